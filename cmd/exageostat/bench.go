@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	goruntime "runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/trace"
+)
+
+func newBenchCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure kernels and the runtime against references in the same run",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return badInput("%s: name a benchmark: cholesky or runtime (see '%s --help')", c.CommandPath(), c.CommandPath())
+		},
+	}
+	c.AddCommand(newBenchCholeskyCmd(), newBenchRuntimeCmd())
+	return c
+}
+
+func newBenchCholeskyCmd() *cobra.Command {
+	var o bench.CholeskyOptions
+	var asJSON bool
+	var tracePath string
+	c := &cobra.Command{
+		Use:   "cholesky",
+		Short: "Tiled Cholesky on the runtime versus LAPACK dpotrf, same matrix, same run",
+		Long: `Factorises one SPD matrix (the exponential covariance of N random points) with
+the tiled Cholesky on exageostat's runtime and with LAPACK dpotrf using as many
+threads as workers, alternating the two --reps times, and reports the median
+GFLOP/s of each, their ratio, the dgemm rate with that many threads (the
+practical ceiling), the residual ||A - L L^T||_F / ||A||_F and the OpenBLAS
+kernels in use.`,
+		Example: `  exageostat bench cholesky --n 8192 --nb 512 --workers 2
+  exageostat bench cholesky --n 4096 --nb 384 --json --trace chol.json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.N < 1 {
+				return badInput("bench cholesky: --n must be >= 1 (got %d)", o.N)
+			}
+			if o.NB < 1 {
+				return badInput("bench cholesky: --nb must be >= 1 (got %d)", o.NB)
+			}
+			if o.Workers < 1 {
+				return badInput("bench cholesky: --workers must be >= 1 (got %d)", o.Workers)
+			}
+			if o.Reps < 1 {
+				return badInput("bench cholesky: --reps must be >= 1 (got %d)", o.Reps)
+			}
+			o.Trace = tracePath != ""
+			if !asJSON {
+				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
+				if ct := os.Getenv(droppedCoretypeEnv); ct != "" {
+					fmt.Fprintf(os.Stderr, "note: ignored OPENBLAS_CORETYPE=%s (set %s=1 to keep it)\n", ct, keepCoretypeEnv)
+				}
+			}
+			r, err := bench.CholeskyBench(o)
+			if err != nil {
+				return err
+			}
+			if tracePath != "" {
+				if err := trace.WriteFile(tracePath, r.Events); err != nil {
+					return err
+				}
+			}
+			if asJSON {
+				return json.NewEncoder(os.Stdout).Encode(r)
+			}
+			fmt.Printf("cholesky n=%d nb=%d workers=%d reps=%d kernels=%s core=%s tasks=%d\n",
+				r.N, r.NB, r.Workers, r.Reps, r.Kernels, r.Core, r.Tasks)
+			fmt.Printf("  tiled (runtime)   %8.1f GFLOP/s  median %.3f s\n", r.Gflops, 1e-9*choleskyFlops(r.N)/r.Gflops)
+			fmt.Printf("  LAPACK dpotrf     %8.1f GFLOP/s  median %.3f s  (%d threads)\n", r.LapackGflops, 1e-9*choleskyFlops(r.N)/r.LapackGflops, r.Workers)
+			fmt.Printf("  dgemm n=%-5d     %8.1f GFLOP/s  (%d threads)\n", r.DgemmN, r.DgemmGflops, r.Workers)
+			fmt.Printf("  ratio tiled/LAPACK %.3f   tiled/dgemm %.3f\n", r.Ratio, r.DgemmRatio)
+			if o.Check {
+				fmt.Printf("  residual ||A-LL^T||/||A||: tiled %.2e  LAPACK %.2e\n", r.Residual, r.LapackResid)
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&o.N, "n", 4096, "matrix order N")
+	f.IntVar(&o.NB, "nb", 512, "tile size")
+	f.IntVar(&o.Workers, "workers", goruntime.NumCPU(), "runtime workers (and LAPACK threads)")
+	f.IntVar(&o.Reps, "reps", 3, "repetitions of each factorisation; medians are reported")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the random points")
+	f.BoolVar(&o.Check, "check", true, "compute the residual ||A - L L^T||_F / ||A||_F")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object instead of the table")
+	f.StringVar(&tracePath, "trace", "", "write a Chrome trace-event JSON (or .csv) of the last tiled run")
+	return c
+}
+
+func choleskyFlops(n int) float64 {
+	x := float64(n)
+	return x*x*x/3 + x*x/2 + x/6
+}
+
+func newBenchRuntimeCmd() *cobra.Command {
+	var tasks, workers int
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "runtime",
+		Short: "Runtime overhead: microseconds per empty task, as a chain and independent",
+		Example: `  exageostat bench runtime --tasks 100000 --workers 2`,
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if tasks < 1 || workers < 1 {
+				return badInput("bench runtime: --tasks and --workers must be >= 1")
+			}
+			r := bench.RuntimeOverhead(tasks, workers, 5)
+			if asJSON {
+				return json.NewEncoder(os.Stdout).Encode(r)
+			}
+			fmt.Printf("runtime overhead, %d empty tasks, %d workers (median of %d runs)\n", r.Tasks, r.Workers, r.Runs)
+			fmt.Printf("  chain (each RW on one handle): %6.2f us/task\n", r.ChainMicros)
+			fmt.Printf("  independent (own handles):     %6.2f us/task\n", r.IndependentMicros)
+			return nil
+		},
+	}
+	c.Flags().IntVar(&tasks, "tasks", 100000, "number of tasks")
+	c.Flags().IntVar(&workers, "workers", goruntime.NumCPU(), "runtime workers")
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}

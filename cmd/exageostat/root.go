@@ -1,0 +1,31 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "exageostat",
+		Short: "Exact Gaussian-process maximum likelihood for geostatistics on a task runtime",
+		Long: `exageostat fits Matérn Gaussian-process models to spatial data by exact
+maximum likelihood, with every phase run as a graph of tile tasks over a task
+runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
+		Example: `  exageostat bench cholesky --n 8192 --nb 512 --workers 2`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return badInput("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+	})
+	root.AddCommand(newBenchCmd())
+	return root
+}
+
+// noArgs rejects positional arguments as bad input.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return badInput("%s: unexpected argument %q (see '%s --help')", c.CommandPath(), args[0], c.CommandPath())
+	}
+	return nil
+}

@@ -1,0 +1,283 @@
+// Package bench measures exageostat's kernels and runtime against reference
+// implementations in the same run, so that ratios mean something on a noisy
+// shared machine.
+package bench
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+
+	"github.com/exageostat/exageostat/pkg/cholesky"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/tile"
+	"github.com/exageostat/exageostat/pkg/trace"
+)
+
+// CholeskyOptions configure CholeskyBench.
+type CholeskyOptions struct {
+	N       int   // matrix order
+	NB      int   // tile size
+	Workers int   // runtime workers and LAPACK threads
+	Reps    int   // repetitions of each timed factorisation (median reported)
+	Seed    uint64
+	Check   bool // compute the residual ||A - L L^T||_F / ||A||_F
+	Trace   bool // record a trace of the last tiled factorisation
+	// Progress, if not nil, receives one line per finished step.
+	Progress func(string)
+}
+
+// CholeskyResult is what CholeskyBench measured. Rates are medians over the
+// repetitions; Ratio is Gflops / LapackGflops.
+type CholeskyResult struct {
+	N            int       `json:"n"`
+	NB           int       `json:"nb"`
+	Workers      int       `json:"workers"`
+	Reps         int       `json:"reps"`
+	Kernels      string    `json:"kernels"`
+	Core         string    `json:"openblas_core"`
+	Seconds      []float64 `json:"seconds"`
+	LapackSecs   []float64 `json:"lapack_seconds"`
+	Gflops       float64   `json:"gflops"`
+	LapackGflops float64   `json:"lapack_gflops"`
+	DgemmGflops  float64   `json:"dgemm_gflops"`
+	DgemmN       int       `json:"dgemm_n"`
+	Ratio        float64   `json:"ratio"`
+	DgemmRatio   float64   `json:"dgemm_ratio"`
+	Residual     float64   `json:"residual"`
+	LapackResid  float64   `json:"lapack_residual"`
+	Tasks        int       `json:"tasks"`
+
+	Events []trace.Event `json:"-"`
+}
+
+// CholeskyBench factorises one SPD matrix - the exponential covariance
+// exp(-|x_i - x_j| / 0.1) of N uniform random points in the unit square -
+// with the tiled Cholesky on the task runtime and with LAPACK dpotrf using
+// the same number of threads, alternating the two Reps times. It also
+// measures the dgemm rate with that many threads (the practical ceiling).
+func CholeskyBench(o CholeskyOptions) (*CholeskyResult, error) {
+	if o.N < 1 || o.NB < 1 || o.Workers < 1 || o.Reps < 1 {
+		return nil, fmt.Errorf("bench: need n, nb, workers, reps >= 1 (got %d, %d, %d, %d)", o.N, o.NB, o.Workers, o.Reps)
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	kern := kernels.Default()
+	thr := kernels.DefaultThreads()
+	res := &CholeskyResult{N: o.N, NB: o.NB, Workers: o.Workers, Reps: o.Reps,
+		Kernels: kern.Name(), Core: thr.CoreName()}
+	n := o.N
+	pristine := ExpCovariance(n, 0.1, o.Seed, o.Workers)
+	work := make([]float64, n*n)
+	a := tile.NewSym(n, o.NB, nil)
+	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: o.Trace})
+	defer rt.Close()
+	flops := cholesky.Flops(n)
+
+	thr.SetThreads(o.Workers)
+	res.DgemmN = min(n, 4096)
+	res.DgemmGflops = dgemmRate(kern, res.DgemmN, 2)
+	thr.SetThreads(1)
+	progress(fmt.Sprintf("dgemm %d threads: %.1f GFLOP/s", o.Workers, res.DgemmGflops))
+
+	for rep := 0; rep < o.Reps; rep++ {
+		a.FromDense(pristine, n)
+		thr.SetThreads(1)
+		rt.Events()
+		t0 := time.Now()
+		cholesky.Submit(rt, a, kern)
+		if err := rt.Wait(); err != nil {
+			return nil, err
+		}
+		res.Seconds = append(res.Seconds, time.Since(t0).Seconds())
+		if o.Trace {
+			res.Events = rt.Events()
+		}
+
+		copy(work, pristine)
+		thr.SetThreads(o.Workers)
+		t0 = time.Now()
+		info := kern.Dpotrf(n, work, n)
+		res.LapackSecs = append(res.LapackSecs, time.Since(t0).Seconds())
+		thr.SetThreads(1)
+		if info != 0 {
+			return nil, fmt.Errorf("bench: LAPACK dpotrf failed at column %d", info)
+		}
+		progress(fmt.Sprintf("rep %d/%d: tiled %.1f GFLOP/s, LAPACK %.1f GFLOP/s", rep+1, o.Reps,
+			flops/res.Seconds[rep]*1e-9, flops/res.LapackSecs[rep]*1e-9))
+	}
+	res.Tasks = taskCount(a.NT)
+	res.Gflops = flops / median(res.Seconds) * 1e-9
+	res.LapackGflops = flops / median(res.LapackSecs) * 1e-9
+	res.Ratio = res.Gflops / res.LapackGflops
+	res.DgemmRatio = res.Gflops / res.DgemmGflops
+	if o.Check {
+		thr.SetThreads(1)
+		r, err := Residual(rt, kern, pristine, a)
+		if err != nil {
+			return nil, err
+		}
+		res.Residual = r
+		l := tile.NewSym(n, o.NB, nil)
+		l.FromDense(work, n)
+		if r, err = Residual(rt, kern, pristine, l); err != nil {
+			return nil, err
+		}
+		res.LapackResid = r
+		rt.Events()
+	}
+	return res, nil
+}
+
+func taskCount(nt int) int {
+	// potrf + trsm + syrk + gemm
+	return nt + nt*(nt-1)/2 + nt*(nt-1)/2 + nt*(nt-1)*(nt-2)/6
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// ExpCovariance returns the column-major n x n matrix
+// A(i,j) = exp(-|x_i - x_j| / beta) for n points drawn uniformly in the unit
+// square with the given seed. Only the lower triangle is filled.
+func ExpCovariance(n int, beta float64, seed uint64, threads int) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	x := make([]float64, n)
+	y := make([]float64, n)
+	for i := range x {
+		x[i], y[i] = rng.Float64(), rng.Float64()
+	}
+	a := make([]float64, n*n)
+	var wg sync.WaitGroup
+	threads = max(threads, 1)
+	for t := 0; t < threads; t++ {
+		wg.Add(1)
+		go func(t int) {
+			defer wg.Done()
+			for j := t; j < n; j += threads {
+				col := a[j*n:]
+				for i := j; i < n; i++ {
+					dx, dy := x[i]-x[j], y[i]-y[j]
+					col[i] = math.Exp(-math.Sqrt(dx*dx+dy*dy) / beta)
+				}
+			}
+		}(t)
+	}
+	wg.Wait()
+	return a
+}
+
+func dgemmRate(kern kernels.Impl, n, reps int) float64 {
+	a := make([]float64, n*n)
+	b := make([]float64, n*n)
+	c := make([]float64, n*n)
+	for i := range a {
+		a[i] = float64(i%7) * 0.1
+		b[i] = float64(i%5) * 0.2
+	}
+	best := math.Inf(1)
+	for r := 0; r < reps; r++ {
+		t0 := time.Now()
+		kern.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n)
+		best = min(best, time.Since(t0).Seconds())
+	}
+	return 2 * float64(n) * float64(n) * float64(n) / best * 1e-9
+}
+
+// Residual returns ||A - L L^T||_F / ||A||_F, where A is the lower triangle
+// of the column-major matrix a (order l.N) and L the lower factor held in the
+// tiles of l. It runs as one task per lower tile on rt.
+func Residual(rt *runtime.Runtime, kern kernels.Impl, a []float64, l *tile.Sym) (float64, error) {
+	n, nt := l.N, l.NT
+	sums := make([]float64, nt*(nt+1)/2) // ||R(m,n)||^2 per tile, off-diagonal tiles counted twice
+	norms := make([]float64, nt*(nt+1)/2)
+	idx := 0
+	for m := 0; m < nt; m++ {
+		for c := 0; c <= m; c++ {
+			i := idx
+			idx++
+			acc := []runtime.Access{}
+			for k := 0; k <= c; k++ {
+				acc = append(acc, runtime.Access{H: l.Handle(m, k), Mode: runtime.R})
+				if c != m {
+					acc = append(acc, runtime.Access{H: l.Handle(c, k), Mode: runtime.R})
+				}
+			}
+			rt.Submit(runtime.Task{Kind: "residual", Tile: [3]int{m, c, -1}, Access: acc,
+				Run: func(runtime.Context) error {
+					mb, nb := l.Rows(m), l.Rows(c)
+					r := make([]float64, mb*nb)
+					for j := 0; j < nb; j++ {
+						copy(r[j*mb:(j+1)*mb], a[(l.Offset(c)+j)*n+l.Offset(m):][:mb])
+					}
+					var an float64
+					for j := 0; j < nb; j++ {
+						for ii := 0; ii < mb; ii++ {
+							if m == c && ii < j {
+								continue
+							}
+							w := 2.0
+							if m == c && ii == j {
+								w = 1
+							}
+							an += w * r[ii+j*mb] * r[ii+j*mb]
+						}
+					}
+					norms[i] = an
+					// Lower-triangular copy of the diagonal factor tile L(c,c).
+					lcc := make([]float64, nb*nb)
+					src := l.Tile(c, c)
+					for j := 0; j < nb; j++ {
+						copy(lcc[j*nb+j:(j+1)*nb], src[j*nb+j:(j+1)*nb])
+					}
+					for k := 0; k < c; k++ {
+						kern.Dgemm(blas.NoTrans, blas.Trans, mb, nb, l.Rows(k), -1, l.Tile(m, k), mb,
+							l.Tile(c, k), nb, 1, r, mb)
+					}
+					lmc := lcc
+					if m != c {
+						lmc = l.Tile(m, c)
+					}
+					kern.Dgemm(blas.NoTrans, blas.Trans, mb, nb, nb, -1, lmc, mb, lcc, nb, 1, r, mb)
+					var s float64
+					for j := 0; j < nb; j++ {
+						for ii := 0; ii < mb; ii++ {
+							if m == c && ii < j {
+								continue
+							}
+							w := 2.0
+							if m == c && ii == j {
+								w = 1
+							}
+							s += w * r[ii+j*mb] * r[ii+j*mb]
+						}
+					}
+					sums[i] = s
+					return nil
+				}})
+		}
+	}
+	if err := rt.Wait(); err != nil {
+		return 0, err
+	}
+	var s, an float64
+	for i := range sums {
+		s += sums[i]
+		an += norms[i]
+	}
+	return math.Sqrt(s / an), nil
+}

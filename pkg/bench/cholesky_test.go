@@ -1,0 +1,84 @@
+package bench
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/exageostat/exageostat/pkg/cholesky"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/tile"
+)
+
+func TestExpCovariance(t *testing.T) {
+	a := ExpCovariance(5, 0.1, 1, 2)
+	for j := 0; j < 5; j++ {
+		if a[j+j*5] != 1 {
+			t.Fatalf("diagonal %d = %v, want 1", j, a[j+j*5])
+		}
+		for i := j + 1; i < 5; i++ {
+			if !(a[i+j*5] > 0 && a[i+j*5] < 1) {
+				t.Fatalf("A(%d,%d) = %v outside (0,1)", i, j, a[i+j*5])
+			}
+		}
+	}
+}
+
+// TestResidualMatchesDense perturbs a correct factor and checks Residual
+// against ||A - L L^T||_F / ||A||_F computed densely with gonum.
+func TestResidualMatchesDense(t *testing.T) {
+	const n, nb = 37, 8
+	a := ExpCovariance(n, 0.1, 3, 1)
+	l := tile.NewSym(n, nb, nil)
+	l.FromDense(a, n)
+	rt := runtime.New(runtime.Options{Workers: 2})
+	defer rt.Close()
+	if err := cholesky.Factor(rt, l, kernels.Default()); err != nil {
+		t.Fatal(err)
+	}
+	l.Set(20, 3, l.At(20, 3)+1e-3)
+	l.Set(30, 30, l.At(30, 30)*1.01)
+	got, err := Residual(rt, kernels.Default(), a, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	A := mat.NewDense(n, n, nil)
+	L := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			A.Set(i, j, a[i+j*n])
+			A.Set(j, i, a[i+j*n])
+			L.Set(i, j, l.At(i, j))
+		}
+	}
+	var r mat.Dense
+	r.Mul(L, L.T())
+	r.Sub(A, &r)
+	want := frob(&r) / frob(A)
+	if math.Abs(got-want) > 1e-10*want {
+		t.Fatalf("Residual %g, dense %g", got, want)
+	}
+}
+
+func frob(m *mat.Dense) float64 {
+	r, c := m.Dims()
+	var s float64
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			s += m.At(i, j) * m.At(i, j)
+		}
+	}
+	return math.Sqrt(s)
+}
+
+func TestCholeskyBenchSmall(t *testing.T) {
+	r, err := CholeskyBench(CholeskyOptions{N: 300, NB: 64, Workers: 2, Reps: 1, Seed: 1, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Residual > 1e-14 || r.LapackResid > 1e-14 || !(r.Gflops > 0) || !(r.LapackGflops > 0) || r.Tasks != 5+10+10+10 {
+		t.Fatalf("unexpected result %+v", r)
+	}
+}

@@ -1,0 +1,84 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sample() []Event {
+	return []Event{
+		{Kind: "gemm", Tile: [3]int{2, 1, 0}, Rank: 0, Worker: 1, Start: 3000, End: 9000, Flops: 10},
+		{Kind: "potrf", Tile: [3]int{0, 0, 0}, Rank: 0, Worker: 0, Start: 1000, End: 2500},
+		{Kind: "dot", Tile: [3]int{-1, -1, -1}, Rank: 1, Worker: 0, Start: 1000, End: 1500},
+	}
+}
+
+func TestChromeJSON(t *testing.T) {
+	ev := sample()
+	Sort(ev)
+	if ev[0].Kind != "potrf" || ev[1].Kind != "dot" || ev[2].Kind != "gemm" {
+		t.Fatalf("Sort order wrong: %v %v %v", ev[0].Kind, ev[1].Kind, ev[2].Kind)
+	}
+	var buf bytes.Buffer
+	if err := WriteChrome(&buf, ev); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name string         `json:"name"`
+			Ph   string         `json:"ph"`
+			Ts   float64        `json:"ts"`
+			Dur  float64        `json:"dur"`
+			Pid  int            `json:"pid"`
+			Tid  int            `json:"tid"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, buf.String())
+	}
+	var x []string
+	for _, e := range doc.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		x = append(x, e.Name)
+		if e.Name == "gemm" {
+			if e.Ts != 3 || e.Dur != 6 || e.Tid != 1 || e.Args["m"] != 2.0 || e.Args["k"] != 0.0 || e.Args["flops"] != 10.0 {
+				t.Fatalf("gemm event wrong: %+v", e)
+			}
+		}
+		if e.Name == "dot" && (e.Pid != 1 || len(e.Args) != 0) {
+			t.Fatalf("dot event wrong: %+v", e)
+		}
+	}
+	if strings.Join(x, ",") != "potrf,dot,gemm" {
+		t.Fatalf("complete events %v", x)
+	}
+}
+
+func TestWriteFileCSVAndAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.csv")
+	if err := WriteFile(p, sample()); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 4 || lines[0] != "rank,worker,kind,m,n,k,start_s,end_s,flops" ||
+		lines[1] != "0,1,gemm,2,1,0,0.000003000,0.000009000,10" {
+		t.Fatalf("csv:\n%s", b)
+	}
+	// A directory that does not exist: error, and nothing left behind.
+	if err := WriteFile(filepath.Join(dir, "no", "t.json"), sample()); err == nil {
+		t.Fatal("no error for a missing directory")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("left files behind: %v", entries)
+	}
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the system packages exageostat needs, from Debian, if missing.
+# Idempotent: does nothing (and needs no network) when all are present.
+set -euo pipefail
+
+pkgs=(libopenblas-dev pkg-config)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
