@@ -106,8 +106,8 @@ func newBenchRuntimeCmd() *cobra.Command {
 	var tasks, workers int
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "runtime",
-		Short: "Runtime overhead: microseconds per empty task, as a chain and independent",
+		Use:     "runtime",
+		Short:   "Runtime overhead: microseconds per empty task, as a chain and independent",
 		Example: `  exageostat bench runtime --tasks 100000 --workers 2`,
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {

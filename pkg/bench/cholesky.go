@@ -22,10 +22,10 @@ import (
 
 // CholeskyOptions configure CholeskyBench.
 type CholeskyOptions struct {
-	N       int   // matrix order
-	NB      int   // tile size
-	Workers int   // runtime workers and LAPACK threads
-	Reps    int   // repetitions of each timed factorisation (median reported)
+	N       int // matrix order
+	NB      int // tile size
+	Workers int // runtime workers and LAPACK threads
+	Reps    int // repetitions of each timed factorisation (median reported)
 	Seed    uint64
 	Check   bool // compute the residual ||A - L L^T||_F / ||A||_F
 	Trace   bool // record a trace of the last tiled factorisation

@@ -36,9 +36,9 @@ type Mode uint8
 
 // Access modes.
 const (
-	R  Mode = 1 << iota // read only
-	W                   // write only (previous contents are not read)
-	RW = R | W          // read and write
+	R  Mode    = 1 << iota // read only
+	W                      // write only (previous contents are not read)
+	RW = R | W             // read and write
 )
 
 func (m Mode) String() string {
