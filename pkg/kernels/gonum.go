@@ -102,6 +102,17 @@ func (Gonum) Dsyrk(uplo blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a
 	if n == 0 {
 		return
 	}
+	if beta == 0 {
+		// gonum v0.17.0's Dsyrk(Lower, Trans) scales C by beta = 0 instead of
+		// zeroing it, so a NaN in C would survive; BLAS must not read C here.
+		for j := 0; j < n; j++ {
+			lo, hi := j, n
+			if uplo == blas.Upper {
+				lo, hi = 0, j+1
+			}
+			clear(c[j*ldc+lo : j*ldc+hi])
+		}
+	}
 	gb.Dsyrk(flipUplo(uplo), flipTrans(tA), n, k, alpha, a, lda, beta, c, ldc)
 }
 
@@ -138,6 +149,9 @@ func (Gonum) Dgeadd(m, n int, alpha float64, a []float64, lda int, beta float64,
 }
 
 func geadd(m, n int, alpha float64, a []float64, lda int, beta float64, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
 	for j := 0; j < n; j++ {
 		aj := a[j*lda : j*lda+m]
 		bj := b[j*ldb : j*ldb+m]

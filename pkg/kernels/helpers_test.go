@@ -66,8 +66,10 @@ var incs = []int{1, 2}
 // scalarPair is one (alpha, beta) combination.
 type scalarPair struct{ alpha, beta float64 }
 
-// scalarPairs covers beta = 0 (where the output must not be read: it is
-// filled with NaN), beta = 1, alpha = 0 and values other than 0 and 1.
+// scalarPairs covers beta = 0, beta = 1, alpha = 0 and values other than 0
+// and 1. With beta = 0 the reference BLAS does not read the output, so
+// TestDgemm and TestDgemv fill it with NaN then (TestDsyrkBetaZero does the
+// same for Dsyrk; Dgeadd, which is not a BLAS routine, gets finite values).
 var scalarPairs = []scalarPair{
 	{1, 0},
 	{-0.7, 1},

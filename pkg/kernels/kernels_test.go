@@ -227,8 +227,8 @@ type syrkCase struct {
 	tA     blas.Transpose
 	n, k   int
 	sp     scalarPair
-	a, c   colMajor // operands, overwritten by run
-	a0, c0 colMajor // operands as given
+	a, c   colMajor // operands passed to the kernel
+	a0, c0 colMajor // copies of the operands as built
 	want   []float64
 	scale  []float64
 }
@@ -501,8 +501,8 @@ func cholesky(a colMajor) []float64 {
 	return l
 }
 
-// lowerInside returns whether a flat index of a lies in its lower triangle,
-// diagonal included.
+// lowerInside returns a predicate reporting whether a flat index of a lies
+// in its lower triangle, diagonal included.
 func lowerInside(a colMajor) func(idx int) bool {
 	return func(idx int) bool {
 		i, j := idx%a.ld, idx/a.ld

@@ -121,6 +121,12 @@ func (OpenBLAS) Dgemv(tA blas.Transpose, m, n int, alpha float64, a []float64, l
 	if m == 0 || n == 0 {
 		return
 	}
+	if tA == blas.NoTrans {
+		_, _ = x[(n-1)*incX], y[(m-1)*incY]
+	} else {
+		_, _ = x[(m-1)*incX], y[(n-1)*incY]
+	}
+	_ = a[(n-1)*lda+m-1]
 	C.cblas_dgemv(C.CblasColMajor, cTrans(tA), C.blasint(m), C.blasint(n), C.double(alpha),
 		ptr(a), C.blasint(lda), ptr(x), C.blasint(incX), C.double(beta), ptr(y), C.blasint(incY))
 }
@@ -131,6 +137,7 @@ func (OpenBLAS) Dtrsv(uplo blas.Uplo, tA blas.Transpose, diag blas.Diag, n int, 
 	if n == 0 {
 		return
 	}
+	_, _ = a[(n-1)*lda+n-1], x[(n-1)*incX]
 	C.cblas_dtrsv(C.CblasColMajor, cUplo(uplo), cTrans(tA), cDiag(diag), C.blasint(n),
 		ptr(a), C.blasint(lda), ptr(x), C.blasint(incX))
 }
@@ -146,6 +153,7 @@ func (OpenBLAS) Ddot(n int, x []float64, incX int, y []float64, incY int) float6
 	if n == 0 {
 		return 0
 	}
+	_, _ = x[(n-1)*incX], y[(n-1)*incY]
 	return float64(C.cblas_ddot(C.blasint(n), ptr(x), C.blasint(incX), ptr(y), C.blasint(incY)))
 }
 
