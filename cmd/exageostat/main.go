@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/exageostat/exageostat/pkg/kernels"
 )
 
 // exitCode is the process status for err: 2 for bad input (flags, files,
@@ -61,6 +63,8 @@ func fixCoretype() {
 
 func main() {
 	fixCoretype()
+	// The runtime owns the cores: one task per worker, BLAS single-threaded.
+	kernels.DefaultThreads().SetThreads(1)
 	cmd := newRootCmd()
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "exageostat:", err)

@@ -11,14 +11,14 @@ func newRootCmd() *cobra.Command {
 		Long: `exageostat fits Matérn Gaussian-process models to spatial data by exact
 maximum likelihood, with every phase run as a graph of tile tasks over a task
 runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
-		Example: `  exageostat bench cholesky --n 8192 --nb 512 --workers 2`,
+		Example:       `  exageostat bench cholesky --n 8192 --nb 512 --workers 2`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})
-	root.AddCommand(newBenchCmd())
+	root.AddCommand(newFitCmd(), newSimulateCmd(), newBenchCmd())
 	return root
 }
 

@@ -1,0 +1,406 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/trace"
+)
+
+// fitFlags holds the raw flag values; applied over the config file for the
+// flags the user set.
+type fitFlags struct {
+	cfg                  string
+	lb, ub, theta, start string
+	verbose              bool
+}
+
+func newFitCmd() *cobra.Command {
+	cfg := config.DefaultFit()
+	var ff fitFlags
+	c := &cobra.Command{
+		Use:   "fit",
+		Short: "Maximum-likelihood estimation of the covariance parameters",
+		Long: `Estimates theta = (sigma2, beta, nu) of a Matérn covariance (or
+(sigma2, beta, delta) of the powered exponential) by maximising the exact
+Gaussian log-likelihood with NLopt BOBYQA within [lb, ub]; a parameter with
+lb = ub is fixed. Each evaluation is one task graph (generation, Cholesky,
+log-determinant, solve, dot product) on the runtime.
+
+Data: --data file.csv with a header x,y,z (or lon,lat,z for great-circle
+distances), or ExaGeoStat's --locations/--observations pair. Without data,
+fits the embedded default: N=1600 points simulated with theta = (1, 0.1, 0.5)
+(--n, --theta, --seed change it), and prints the truth beside the estimate.
+
+Every flag mirrors a key of the TOML --config file (lb, ub, nb, max_evals...);
+flags given on the command line override the file.`,
+		Example: `  exageostat fit
+  exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
+  exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
+  exageostat fit --config fit.toml --trace trace.json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runFit(c, &cfg, &ff)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&ff.cfg, "config", "", "TOML configuration file (keys mirror these flags)")
+	f.StringVar(&cfg.Data, "data", "", "CSV with a header x,y,z or lon,lat,z")
+	f.StringVar(&cfg.Locations, "locations", "", "headerless locations file x,y (with --observations)")
+	f.StringVar(&cfg.Observations, "observations", "", "observations file, one value per line")
+	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")
+	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto (great-circle for lon,lat data)")
+	f.StringVar(&ff.lb, "lb", formatFloats(cfg.Lower), "lower bounds of theta")
+	f.StringVar(&ff.ub, "ub", formatFloats(cfg.Upper), "upper bounds of theta")
+	f.StringVar(&ff.start, "start", cfg.Start, "start: data (data-driven guess), lower (ExaGeoStat: the lower bounds) or values v1,v2,v3")
+	f.StringVar(&cfg.Search, "search", cfg.Search, "search scale: log or linear")
+	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2 added to the diagonal")
+	f.IntVar(&cfg.NB, "nb", cfg.NB, "tile size")
+	f.IntVar(&cfg.Workers, "workers", goruntime.NumCPU(), "runtime workers")
+	f.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "stop when a step improves l by less than this (ftol_abs)")
+	f.IntVar(&cfg.MaxEvals, "max-evals", 0, "maximum number of evaluations (0: no limit)")
+	f.StringVar(&cfg.JSON, "json", "", "write the result as JSON to this file")
+	f.StringVar(&cfg.Trace, "trace", "", "write a Chrome trace-event JSON (or .csv) of every task")
+	f.IntVar(&cfg.N, "n", cfg.N, "without data: number of simulated locations")
+	f.StringVar(&ff.theta, "theta", formatFloats(cfg.Theta), "without data: true theta of the simulation")
+	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "without data: seed of the simulation")
+	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
+	return c
+}
+
+func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
+	if ff.cfg != "" {
+		// Re-apply the flags the user set over the file's values.
+		changed := map[string]string{}
+		c.Flags().Visit(func(f *pflag.Flag) { changed[f.Name] = f.Value.String() })
+		if err := config.Load(ff.cfg, cfg); err != nil {
+			return &inputError{err}
+		}
+		if !c.Flags().Changed("lb") {
+			ff.lb = formatFloats(cfg.Lower)
+		}
+		if !c.Flags().Changed("ub") {
+			ff.ub = formatFloats(cfg.Upper)
+		}
+		if !c.Flags().Changed("theta") {
+			ff.theta = formatFloats(cfg.Theta)
+		}
+		if !c.Flags().Changed("start") {
+			ff.start = cfg.Start
+		}
+		for name, v := range changed {
+			if name == "config" {
+				continue
+			}
+			if err := c.Flags().Set(name, v); err != nil {
+				return badInput("--%s: %v", name, err)
+			}
+		}
+	}
+	var err error
+	if cfg.Lower, err = parseFloats("lb", ff.lb); err != nil {
+		return err
+	}
+	if cfg.Upper, err = parseFloats("ub", ff.ub); err != nil {
+		return err
+	}
+	if cfg.Theta, err = parseFloats("theta", ff.theta); err != nil {
+		return err
+	}
+	model := likelihood.Model(cfg.Kernel)
+	if err := model.Validate(); err != nil {
+		return badInput("fit: kernel: %v", err)
+	}
+	names := model.ParamNames()
+	if err := mle.CheckBounds(names, cfg.Lower, cfg.Upper); err != nil {
+		return badInput("fit: %v", err)
+	}
+	opt := mle.Options{Lower: cfg.Lower, Upper: cfg.Upper, FtolAbs: cfg.Tolerance, MaxEvals: cfg.MaxEvals}
+	switch ff.start {
+	case "data", "":
+		opt.Start = mle.StartData
+	case "lower":
+		opt.Start = mle.StartLower
+	default:
+		x0, err := parseFloats("start", ff.start)
+		if err != nil {
+			return err
+		}
+		if len(x0) != len(names) {
+			return badInput("fit: --start needs %d values (%s), got %d", len(names), strings.Join(names, ","), len(x0))
+		}
+		for i, v := range x0 {
+			if v < cfg.Lower[i] || v > cfg.Upper[i] {
+				return badInput("fit: start %s = %g is outside its bounds [%g, %g]", names[i], v, cfg.Lower[i], cfg.Upper[i])
+			}
+		}
+		opt.Start, opt.Guess = mle.StartData, x0
+	}
+	switch cfg.Search {
+	case "log":
+		opt.LogScale = true
+	case "linear":
+	default:
+		return badInput("fit: search must be log or linear, got %q", cfg.Search)
+	}
+	if cfg.NB < 1 || cfg.Workers < 0 || cfg.MaxEvals < 0 || !(cfg.Tolerance > 0) || cfg.Nugget < 0 || math.IsNaN(cfg.Nugget) {
+		return badInput("fit: need nb >= 1, workers >= 0, max-evals >= 0, tolerance > 0, nugget >= 0")
+	}
+	for _, p := range []string{cfg.JSON, cfg.Trace} {
+		if p != "" {
+			if st, err := os.Stat(filepath.Dir(p)); err != nil || !st.IsDir() {
+				return badInput("fit: cannot write %s: directory %s does not exist", p, filepath.Dir(p))
+			}
+		}
+	}
+
+	// Data.
+	var d *dataset.Data
+	simulated := false
+	switch {
+	case cfg.Data != "":
+		d, err = dataset.ReadCSV(cfg.Data)
+	case cfg.Locations != "" || cfg.Observations != "":
+		if cfg.Locations == "" || cfg.Observations == "" {
+			return badInput("fit: --locations and --observations go together")
+		}
+		d, err = dataset.ReadPair(cfg.Locations, cfg.Observations)
+	default:
+		simulated = true
+		if _, err := model.Kernel(cfg.Theta, 1); err != nil {
+			return badInput("fit: --theta: %v", err)
+		}
+		if cfg.N < 3 {
+			return badInput("fit: --n must be >= 3")
+		}
+		d, err = simulateDefault(cfg, model)
+		if err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		return &inputError{err}
+	}
+	if d.Obs == nil {
+		return badInput("fit: %s has no observations (need a z column)", cfg.Data)
+	}
+	if err := dataset.Validate(d, 3); err != nil {
+		src := cfg.Data
+		if src == "" {
+			src = cfg.Locations
+		}
+		return badInput("%s: %v", src, err)
+	}
+	metric := matern.Euclidean
+	switch cfg.Distance {
+	case "auto":
+		if d.Coords == dataset.Geographic {
+			metric = matern.GreatCircle
+		}
+	case "euclidean":
+	case "great-circle", "gc":
+		metric = matern.GreatCircle
+	default:
+		return badInput("fit: unknown distance %q (want euclidean, great-circle or auto)", cfg.Distance)
+	}
+
+	workers := cfg.Workers
+	if workers == 0 {
+		workers = goruntime.NumCPU()
+	}
+	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: cfg.NB, Workers: workers,
+		Trace: cfg.Trace != "", Opt: opt}
+	tty := term.IsTerminal(int(os.Stderr.Fd())) && !ff.verbose
+	fmt.Fprintf(os.Stderr, "fit: N=%d kernel=%s distance=%s nb=%d workers=%d bounds lb=%s ub=%s start=%s search=%s\n",
+		d.Len(), model, metricName(metric), cfg.NB, workers, formatFloats(cfg.Lower), formatFloats(cfg.Upper), ff.start, cfg.Search)
+	report := func(s mle.Step) {
+		if tty {
+			fmt.Fprintf(os.Stderr, "\r  evaluations %4d   best l %.6f   elapsed %6.1fs ", s.N, s.Best, s.Time)
+			return
+		}
+		logStep(os.Stderr, names, s)
+	}
+	res, err := mle.Fit(d, fo, report)
+	if tty {
+		fmt.Fprintln(os.Stderr)
+	}
+	if err != nil {
+		return err
+	}
+	printFit(os.Stdout, names, res, cfg, simulated)
+	if cfg.Trace != "" {
+		if err := trace.WriteFile(cfg.Trace, res.Events); err != nil {
+			return err
+		}
+	}
+	if cfg.JSON != "" {
+		if err := writeJSON(cfg.JSON, fitJSON(names, res, cfg, model, metric, workers, simulated)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func metricName(m matern.Metric) string {
+	if m == matern.GreatCircle {
+		return "great-circle"
+	}
+	return "euclidean"
+}
+
+func simulateDefault(cfg *config.Fit, model likelihood.Model) (*dataset.Data, error) {
+	t0 := time.Now()
+	d := dataset.Grid(cfg.N, cfg.Seed)
+	rt := runtime.New(runtime.Options{Workers: cfg.Workers})
+	defer rt.Close()
+	p := likelihood.Problem{Points: matern.Points{X: d.X, Y: d.Y}, Metric: matern.Euclidean, Model: model, Nugget: cfg.Nugget}
+	z, err := likelihood.Simulate(p, cfg.Theta, dataset.StandardNormal(cfg.N, cfg.Seed), cfg.NB, rt)
+	if err != nil {
+		return nil, err
+	}
+	d.Obs = z
+	fmt.Fprintf(os.Stderr, "simulated N=%d with theta=%s seed=%d in %.2fs (no --data given: the embedded default problem)\n",
+		cfg.N, formatFloats(cfg.Theta), cfg.Seed, time.Since(t0).Seconds())
+	return d, nil
+}
+
+func logStep(w io.Writer, names []string, s mle.Step) {
+	th := make([]string, len(s.Theta))
+	for i, v := range s.Theta {
+		th[i] = fmt.Sprintf("%s=%.6g", names[i], v)
+	}
+	l := fmt.Sprintf("%.6f", s.LogLik)
+	if s.Failed != nil {
+		l = "failed (not positive definite)"
+	}
+	st := s.Stats
+	fmt.Fprintf(w, "  eval %4d  %s  l=%s  wall %.3fs  gen %.3fs chol %.3fs solve %.3fs  %.1f GFLOP/s\n",
+		s.N, strings.Join(th, " "), l, st.Wall, st.Gen, st.Chol, st.Solve, st.Gflops)
+}
+
+func printFit(w io.Writer, names []string, r *mle.FitResult, cfg *config.Fit, simulated bool) {
+	fmt.Fprintf(w, "%-8s %14s", "param", "estimate")
+	if simulated {
+		fmt.Fprintf(w, " %12s", "truth")
+	}
+	fmt.Fprintf(w, " %12s %12s\n", "lb", "ub")
+	for i, n := range names {
+		fmt.Fprintf(w, "%-8s %14.6g", n, r.Theta[i])
+		if simulated {
+			fmt.Fprintf(w, " %12.6g", cfg.Theta[i])
+		}
+		fmt.Fprintf(w, " %12.6g %12.6g\n", cfg.Lower[i], cfg.Upper[i])
+	}
+	var wall, gen, chol, sol float64
+	for _, s := range r.Steps {
+		wall += s.Stats.Wall
+		gen += s.Stats.Gen
+		chol += s.Stats.Chol
+		sol += s.Stats.Solve
+	}
+	k := float64(max(len(r.Steps), 1))
+	fmt.Fprintf(w, "loglik %.6f  evaluations %d (%d failed, %d restarts)  %.2fs  status %s\n",
+		r.LogLik, r.Evaluations, r.Failed, r.Restarts, r.Seconds, r.Status)
+	fmt.Fprintf(w, "per evaluation: %.4fs wall; busy gen %.4fs chol %.4fs solve %.4fs\n", wall/k, gen/k, chol/k, sol/k)
+}
+
+type fitOut struct {
+	Kernel      string             `json:"kernel"`
+	Distance    string             `json:"distance"`
+	Params      []string           `json:"parameters"`
+	Theta       []float64          `json:"theta"`
+	LogLik      float64            `json:"loglik"`
+	Evaluations int                `json:"evaluations"`
+	Failed      int                `json:"failed_evaluations"`
+	Restarts    int                `json:"restarts"`
+	Seconds     float64            `json:"seconds"`
+	Status      string             `json:"status"`
+	N           int                `json:"n"`
+	NB          int                `json:"nb"`
+	Workers     int                `json:"workers"`
+	Lower       []float64          `json:"lb"`
+	Upper       []float64          `json:"ub"`
+	Start       []float64          `json:"start"`
+	Nugget      float64            `json:"nugget"`
+	TrueTheta   []float64          `json:"true_theta,omitempty"`
+	PerEval     map[string]float64 `json:"seconds_per_evaluation"`
+	Steps       []stepOut          `json:"steps"`
+}
+
+type stepOut struct {
+	N      int       `json:"n"`
+	Theta  []float64 `json:"theta"`
+	LogLik *float64  `json:"loglik"` // null when the evaluation failed
+	Wall   float64   `json:"wall"`
+	Gen    float64   `json:"gen"`
+	Chol   float64   `json:"chol"`
+	Solve  float64   `json:"solve"`
+}
+
+func fitJSON(names []string, r *mle.FitResult, cfg *config.Fit, model likelihood.Model, metric matern.Metric, workers int, simulated bool) fitOut {
+	o := fitOut{Kernel: string(model), Distance: metricName(metric), Params: names, Theta: r.Theta, LogLik: r.LogLik,
+		Evaluations: r.Evaluations, Failed: r.Failed, Restarts: r.Restarts, Seconds: r.Seconds, Status: r.Status, N: r.N, NB: cfg.NB,
+		Workers: workers, Lower: cfg.Lower, Upper: cfg.Upper, Start: r.Start, Nugget: cfg.Nugget,
+		PerEval: map[string]float64{}}
+	if simulated {
+		o.TrueTheta = cfg.Theta
+	}
+	for _, s := range r.Steps {
+		so := stepOut{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve}
+		if s.Failed == nil {
+			l := s.LogLik
+			so.LogLik = &l
+		}
+		o.Steps = append(o.Steps, so)
+		o.PerEval["wall"] += s.Stats.Wall
+		o.PerEval["gen"] += s.Stats.Gen
+		o.PerEval["chol"] += s.Stats.Chol
+		o.PerEval["solve"] += s.Stats.Solve
+	}
+	for k := range o.PerEval {
+		o.PerEval[k] /= float64(max(len(r.Steps), 1))
+	}
+	return o
+}
+
+// writeJSON writes v to path atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".exageostat-*")
+	if err != nil {
+		return badInput("cannot write %s: %v", path, err)
+	}
+	_, err = tmp.Write(append(b, '\n'))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return errors.New("cannot write " + path + ": " + err.Error())
+	}
+	return nil
+}

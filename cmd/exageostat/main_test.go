@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// binary builds exageostat once for the command-line tests.
+func binary(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("EXAGEOSTAT_TEST_BIN_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	bin := filepath.Join(dir, "exageostat")
+	if _, err := os.Stat(bin); err == nil && os.Getenv("EXAGEOSTAT_TEST_BIN_DIR") != "" {
+		return bin
+	}
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func run(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestBadInputExitsTwo(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	good := "x,y,z\n0.1,0.2,1\n0.5,0.1,-0.3\n0.9,0.8,0.2\n0.3,0.7,0.5\n"
+	cases := []struct {
+		name string
+		args []string
+		want string // substring of the one-line message
+	}{
+		{"missing file", []string{"fit", "--data", filepath.Join(dir, "nope.csv")}, "nope.csv: cannot open"},
+		{"malformed row", []string{"fit", "--data", writeFile(t, dir, "bad.csv", "x,y,z\n0.1,0.2,1\n0.5,oops,2\n")}, "bad.csv:3:"},
+		{"nan", []string{"fit", "--data", writeFile(t, dir, "nan.csv", "x,y,z\n0.1,0.2,NaN\n0.5,0.1,2\n0.7,0.7,1\n")}, "nan.csv:2: z is NaN"},
+		{"too few", []string{"fit", "--data", writeFile(t, dir, "two.csv", "x,y,z\n0.1,0.2,1\n0.5,0.1,2\n")}, "at least 3 locations"},
+		{"duplicates", []string{"fit", "--data", writeFile(t, dir, "dup.csv", "x,y,z\n0.1,0.2,1\n0.5,0.1,2\n0.1,0.2,3\n")}, "duplicate locations at rows 1 and 3"},
+		{"lb above ub", []string{"fit", "--data", writeFile(t, dir, "g1.csv", good), "--lb", "1,1,1", "--ub", "2,0.5,2"}, "lower bound of beta (1) is above its upper bound (0.5)"},
+		{"start outside", []string{"fit", "--data", writeFile(t, dir, "g2.csv", good), "--start", "1,9,1"}, "start beta = 9 is outside its bounds"},
+		{"unknown kernel", []string{"fit", "--kernel", "gauss"}, "unknown kernel \"gauss\""},
+		{"unknown distance", []string{"fit", "--data", writeFile(t, dir, "g3.csv", good), "--distance", "manhattan"}, "unknown distance \"manhattan\""},
+		{"unknown config key", []string{"fit", "--config", writeFile(t, dir, "c.toml", "nb = 100\nbogus = 1\n")}, "c.toml:2: key \"bogus\": unknown key"},
+		{"bad flag", []string{"fit", "--nb", "ten"}, "invalid argument"},
+		{"bad theta", []string{"simulate", "--out", filepath.Join(dir, "o.csv"), "--theta", "1,-0.1,0.5"}, "beta must be positive"},
+		{"bench n", []string{"bench", "cholesky", "--n", "0"}, "--n must be >= 1"},
+		{"stray argument", []string{"fit", "extra"}, "unexpected argument \"extra\""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := run(t, bin, c.args...)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2; stderr:\n%s", code, stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			last := lines[len(lines)-1]
+			if !strings.Contains(last, c.want) || strings.Contains(stderr, "panic") {
+				t.Fatalf("message %q does not contain %q (stderr:\n%s)", last, c.want, stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "o.csv")); err == nil {
+		t.Fatal("a failed simulate left an output file")
+	}
+}
+
+func TestSimulateThenFitJSON(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	if _, stderr, code := run(t, bin, "simulate", "--n", "150", "--theta", "1,0.1,0.5", "--seed", "3", "--out", data, "--nb", "40"); code != 0 {
+		t.Fatalf("simulate exit %d: %s", code, stderr)
+	}
+	res := filepath.Join(dir, "r.json")
+	tr := filepath.Join(dir, "t.json")
+	stdout, stderr, code := run(t, bin, "fit", "--data", data, "--nb", "40", "--workers", "2", "--json", res, "--trace", tr, "--max-evals", "30")
+	if code != 0 {
+		t.Fatalf("fit exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "loglik") || !strings.Contains(stderr, "eval    1") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	var r struct {
+		Theta       []float64 `json:"theta"`
+		LogLik      float64   `json:"loglik"`
+		Evaluations int       `json:"evaluations"`
+		Seconds     float64   `json:"seconds"`
+	}
+	b, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Theta) != 3 || r.Evaluations < 1 || r.Evaluations > 30 || r.Seconds <= 0 || r.LogLik == 0 {
+		t.Fatalf("result %+v", r)
+	}
+	var tj struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	b, _ = os.ReadFile(tr)
+	if err := json.Unmarshal(b, &tj); err != nil || len(tj.TraceEvents) < 10 {
+		t.Fatalf("trace: %v, %d events", err, len(tj.TraceEvents))
+	}
+}

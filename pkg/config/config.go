@@ -1,0 +1,139 @@
+// Package config is the TOML schema of exageostat's commands: one struct per
+// command whose keys mirror the command-line flags, with defaults and
+// validation. Unknown keys are errors naming the key; a value of the wrong
+// type names the file, line and key.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Fit configures `exageostat fit`. A flag given on the command line overrides
+// the key of the same name.
+type Fit struct {
+	Data         string    `toml:"data"`         // CSV with a header: x,y,z or lon,lat,z
+	Locations    string    `toml:"locations"`    // headerless x,y file (with Observations)
+	Observations string    `toml:"observations"` // one value per line
+	Kernel       string    `toml:"kernel"`       // matern | powexp
+	Distance     string    `toml:"distance"`     // euclidean | great-circle (auto: from the CSV header)
+	Lower        []float64 `toml:"lb"`           // lower bounds of theta
+	Upper        []float64 `toml:"ub"`           // upper bounds of theta
+	Start        string    `toml:"start"`        // data | lower
+	Search       string    `toml:"search"`       // log | linear
+	Nugget       float64   `toml:"nugget"`       // tau2 on the diagonal
+	NB           int       `toml:"nb"`           // tile size
+	Workers      int       `toml:"workers"`      // 0: one per core
+	Tolerance    float64   `toml:"tolerance"`    // ftol_abs of the optimiser
+	MaxEvals     int       `toml:"max_evals"`    // 0: no limit
+	JSON         string    `toml:"json"`         // result file
+	Trace        string    `toml:"trace"`        // trace file
+	// Used when no data is given: simulate N points with Theta and Seed.
+	N     int       `toml:"n"`
+	Theta []float64 `toml:"theta"`
+	Seed  uint64    `toml:"seed"`
+}
+
+// DefaultFit returns the defaults: Matérn, bounds [0.001, 5]^3, data-driven
+// start on a log scale, ftol_abs 1e-5, nb 320, and the embedded default
+// problem N = 1600, theta = (1, 0.1, 0.5), seed 1.
+func DefaultFit() Fit {
+	return Fit{
+		Kernel: "matern", Distance: "auto",
+		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
+		Start: "data", Search: "log", NB: 320, Tolerance: 1e-5,
+		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
+	}
+}
+
+// Error is a configuration error: the file, the line when known, the key
+// when known, and what is wrong.
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		fmt.Fprintf(&b, "key %q: ", e.Key)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "(.*?)"\): (.*)$`)
+
+// Load decodes the TOML file path into v (a pointer to a struct of this
+// package, already holding defaults): keys present in the file replace the
+// defaults.
+func Load(path string, v any) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, os.ErrNotExist) {
+			msg = "no such file"
+		}
+		return &Error{File: path, Msg: msg}
+	}
+	md, err := toml.Decode(string(src), v)
+	if err != nil {
+		var pe toml.ParseError
+		var ppe *toml.ParseError
+		if errors.As(err, &ppe) {
+			pe = *ppe
+		}
+		if ppe != nil || errors.As(err, &pe) {
+			return &Error{File: path, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+		}
+		// Type mismatches come as "toml: line N (last key "k"): msg".
+		if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return &Error{File: path, Line: line, Key: m[2], Msg: m[3]}
+		}
+		return &Error{File: path, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return &Error{File: path, Line: lineOf(string(src), keys[0]), Key: keys[0], Msg: "unknown key"}
+	}
+	return nil
+}
+
+// lineOf returns the first line that assigns key (its last dotted part), or 0.
+func lineOf(src, key string) int {
+	if i := strings.LastIndex(key, "."); i >= 0 {
+		key = key[i+1:]
+	}
+	for i, line := range strings.Split(src, "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, key) {
+			rest := strings.TrimSpace(strings.TrimPrefix(l, key))
+			if strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, ".") {
+				return i + 1
+			}
+		}
+		if l == "["+key+"]" {
+			return i + 1
+		}
+	}
+	return 0
+}

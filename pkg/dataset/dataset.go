@@ -1,0 +1,90 @@
+// Package dataset holds spatial locations and observations: reading and
+// writing them, checking them before a fit, generating ExaGeoStat-style
+// synthetic locations, and ordering them for locality.
+//
+// A Data value stores one row per location: X[i], Y[i] (x, y for planar
+// coordinates, or longitude, latitude in degrees for geographic ones) and,
+// when observations were read, Obs[i]. Rows are numbered from 1 in every
+// message meant for users.
+//
+// Input formats:
+//
+//   - ReadCSV: a CSV file with a header "x,y,z", "lon,lat,z" or
+//     "longitude,latitude,z" (or the same without z for prediction
+//     locations).
+//   - ReadPair: ExaGeoStat's headerless pair of files, locations "x,y" per
+//     line and observations one value per line.
+//
+// Errors about input files are *InputError values whose message is one
+// line, "file:line: msg".
+//
+// Random functions (Grid, Split, StandardNormal) use math/rand/v2's PCG
+// generator seeded with PCG(seed, stream), where stream is a constant that
+// differs between the three functions, so that the same seed given to each
+// of them yields independent streams. Results are deterministic for a seed.
+package dataset
+
+import "fmt"
+
+// Coords is the metric of the coordinates: planar (x, y) or geographic
+// (longitude, latitude in degrees).
+type Coords int
+
+const (
+	// Planar coordinates (x, y) with Euclidean distance.
+	Planar Coords = iota
+	// Geographic coordinates (longitude, latitude) in degrees, with
+	// great-circle distance.
+	Geographic
+)
+
+// String returns "planar" or "geographic".
+func (c Coords) String() string {
+	switch c {
+	case Planar:
+		return "planar"
+	case Geographic:
+		return "geographic"
+	}
+	return fmt.Sprintf("Coords(%d)", int(c))
+}
+
+// Data is a set of locations with optional observations, one row per
+// location.
+type Data struct {
+	X, Y   []float64 // x, y (Planar) or longitude, latitude in degrees (Geographic)
+	Obs    []float64 // observations z, one per location; nil when only locations were read
+	Coords Coords    // metric of X, Y
+}
+
+// Len returns the number of locations.
+func (d *Data) Len() int { return len(d.X) }
+
+// names returns the column names of d's coordinates.
+func (d *Data) names() (x, y string) {
+	if d.Coords == Geographic {
+		return "lon", "lat"
+	}
+	return "x", "y"
+}
+
+// InputError is an error about an input file: the file as given by the
+// caller, the 1-based line number (0 when the error is about the file as a
+// whole) and a one-line message.
+type InputError struct {
+	File string // path as given by the caller
+	Line int    // 1-based line number, 0 when not about one line
+	Msg  string // what is wrong, one line
+	Err  error  // underlying error, if any (for errors.Is / errors.As)
+}
+
+// Error returns "file:line: msg", or "file: msg" when Line is 0.
+func (e *InputError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Unwrap returns the underlying error, or nil.
+func (e *InputError) Unwrap() error { return e.Err }

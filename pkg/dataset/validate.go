@@ -1,0 +1,80 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+)
+
+// Validate checks d before a fit or a prediction:
+//
+//   - X, Y (and Obs when not nil) have the same length;
+//   - there are at least minPoints locations;
+//   - every value is finite;
+//   - Geographic coordinates lie in longitude [-180, 360] and latitude
+//     [-90, 90] degrees;
+//   - no two locations have exactly equal coordinates: the covariance
+//     matrix would be singular without a nugget.
+//
+// Rows are numbered from 1 in the messages. The duplicate check uses a hash
+// map and is O(N).
+func Validate(d *Data, minPoints int) error {
+	if d == nil {
+		return fmt.Errorf("no data")
+	}
+	n := len(d.X)
+	if len(d.Y) != n {
+		return fmt.Errorf("inconsistent data: %d x values but %d y values", n, len(d.Y))
+	}
+	if d.Obs != nil && len(d.Obs) != n {
+		return fmt.Errorf("inconsistent data: %d locations but %d observations", n, len(d.Obs))
+	}
+	if d.Coords != Planar && d.Coords != Geographic {
+		return fmt.Errorf("unknown coordinate metric %v", d.Coords)
+	}
+	if n < minPoints {
+		return fmt.Errorf("need at least %d locations, got %d", minPoints, n)
+	}
+	xn, yn := d.names()
+	for i := 0; i < n; i++ {
+		if err := checkFinite(i, xn, d.X[i]); err != nil {
+			return err
+		}
+		if err := checkFinite(i, yn, d.Y[i]); err != nil {
+			return err
+		}
+		if d.Obs != nil {
+			if err := checkFinite(i, "z", d.Obs[i]); err != nil {
+				return err
+			}
+		}
+		if d.Coords == Geographic {
+			if lon := d.X[i]; lon < -180 || lon > 360 {
+				return fmt.Errorf("row %d: longitude %g outside [-180, 360] degrees", i+1, lon)
+			}
+			if lat := d.Y[i]; lat < -90 || lat > 90 {
+				return fmt.Errorf("row %d: latitude %g outside [-90, 90] degrees", i+1, lat)
+			}
+		}
+	}
+	// Float keys compare with ==, so 0 and -0 are the same location; NaN
+	// was rejected above.
+	seen := make(map[[2]float64]int, n)
+	for i := 0; i < n; i++ {
+		k := [2]float64{d.X[i], d.Y[i]}
+		if j, ok := seen[k]; ok {
+			return fmt.Errorf("duplicate locations at rows %d and %d: the covariance matrix is singular (add a nugget, e.g. --nugget 1e-6)", j+1, i+1)
+		}
+		seen[k] = i
+	}
+	return nil
+}
+
+func checkFinite(i int, name string, v float64) error {
+	switch {
+	case math.IsNaN(v):
+		return fmt.Errorf("row %d: %s is NaN", i+1, name)
+	case math.IsInf(v, 0):
+		return fmt.Errorf("row %d: %s is %v", i+1, name, v)
+	}
+	return nil
+}

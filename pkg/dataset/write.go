@@ -1,0 +1,138 @@
+package dataset
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// WriteCSV writes d to path as CSV that ReadCSV reads back bit for bit: the
+// header "x,y,z" or "lon,lat,z" (without ",z" when Obs is nil), then one row
+// per location formatted with strconv's 'g', -1 (shortest exact) format.
+// Non-finite values are an error naming the row. The file is written
+// atomically (see WriteTable).
+func WriteCSV(path string, d *Data) error {
+	n := len(d.X)
+	if len(d.Y) != n || (d.Obs != nil && len(d.Obs) != n) {
+		return fmt.Errorf("write %s: inconsistent data: %d x, %d y, %d observations", path, n, len(d.Y), len(d.Obs))
+	}
+	xn, yn := d.names()
+	header := []string{xn, yn}
+	cols := [][]float64{d.X, d.Y}
+	if d.Obs != nil {
+		header = append(header, "z")
+		cols = append(cols, d.Obs)
+	}
+	return writeAtomic(path, func(w io.Writer) error {
+		return writeRows(w, header, cols, true)
+	})
+}
+
+// WriteTable writes a CSV table to path: the header line (names joined by
+// commas) then one row per index of the columns, each value formatted with
+// strconv's 'g', -1 format (non-finite values are written as NaN, +Inf,
+// -Inf). All columns must have the same length, one per header name.
+//
+// The write is atomic: the data go to a temporary file in the same
+// directory, which is synced, closed and renamed onto path only when
+// everything succeeded. On any error the temporary file is removed, so path
+// is either untouched (an existing file stays intact) or completely written.
+// An existing file's permissions are kept; a new file gets 0644.
+func WriteTable(path string, header []string, cols [][]float64) error {
+	if len(header) != len(cols) {
+		return fmt.Errorf("write %s: %d header names but %d columns", path, len(header), len(cols))
+	}
+	for i, h := range header {
+		if strings.ContainsAny(h, ",\n\r") {
+			return fmt.Errorf("write %s: header name %q contains a comma or newline", path, h)
+		}
+		if len(cols[i]) != len(cols[0]) {
+			return fmt.Errorf("write %s: column %s has %d values but %s has %d", path, h, len(cols[i]), header[0], len(cols[0]))
+		}
+	}
+	return writeAtomic(path, func(w io.Writer) error {
+		return writeRows(w, header, cols, false)
+	})
+}
+
+// writeRows writes header and rows of cols to w. With finite set, a
+// non-finite value is an error naming its 1-based row and column.
+func writeRows(w io.Writer, header []string, cols [][]float64, finite bool) error {
+	if _, err := io.WriteString(w, strings.Join(header, ",")+"\n"); err != nil {
+		return err
+	}
+	n := 0
+	if len(cols) > 0 {
+		n = len(cols[0])
+	}
+	buf := make([]byte, 0, 32*len(cols)+1)
+	for i := 0; i < n; i++ {
+		buf = buf[:0]
+		for j, c := range cols {
+			v := c[i]
+			if finite && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				return fmt.Errorf("row %d: %s is %v", i+1, header[j], v)
+			}
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+		}
+		buf = append(buf, '\n')
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes path through fill into a temporary file in the same
+// directory and renames it onto path; on any error the temporary file is
+// removed and path is left untouched.
+func writeAtomic(path string, fill func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	mode := os.FileMode(0o644)
+	if fi, statErr := os.Stat(path); statErr == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("write %s: not a regular file", path)
+		}
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmpName := tmp.Name()
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmpName)
+			err = fmt.Errorf("write %s: %w", path, err)
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	if err = fill(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmpName, path)
+}

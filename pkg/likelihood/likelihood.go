@@ -1,0 +1,275 @@
+// Package likelihood evaluates the exact Gaussian log-likelihood of spatial
+// data under a covariance model,
+//
+//	l(theta) = -1/2 z^T Sigma(theta)^-1 z - 1/2 log|Sigma(theta)| - (N/2) log(2 pi),
+//
+// as ONE asynchronous task graph per evaluation, with no synchronisation
+// between its five phases (seed 000, section 4): covariance generation
+// (dcmg, one task per lower tile, submitted in priority order), the tiled
+// Cholesky Sigma = L L^T, the log-determinant 2 sum log L_ii, the local
+// triangular solve w = L^-1 z (Algorithm 1) and the dot product w^T w.
+// Tile buffers are allocated once per Evaluator and reused by every
+// evaluation.
+package likelihood
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/exageostat/exageostat/pkg/cholesky"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/solve"
+	"github.com/exageostat/exageostat/pkg/tile"
+	"github.com/exageostat/exageostat/pkg/trace"
+)
+
+// Model names a covariance family and maps its parameter vector theta to a
+// covariance function.
+type Model string
+
+// The covariance models.
+const (
+	// Matern is sigma2 2^(1-nu)/Gamma(nu) (r/beta)^nu K_nu(r/beta),
+	// theta = (sigma2, beta, nu).
+	Matern Model = "matern"
+	// PowExp is sigma2 exp(-r^delta / beta), theta = (sigma2, beta, delta),
+	// 0 < delta <= 2.
+	PowExp Model = "powexp"
+)
+
+// ParamNames returns the names of the model's parameters, in theta order.
+func (m Model) ParamNames() []string {
+	if m == PowExp {
+		return []string{"sigma2", "beta", "delta"}
+	}
+	return []string{"sigma2", "beta", "nu"}
+}
+
+// Validate reports an unknown model.
+func (m Model) Validate() error {
+	switch m {
+	case Matern, PowExp:
+		return nil
+	}
+	return fmt.Errorf("unknown kernel %q (want matern or powexp)", string(m))
+}
+
+// Kernel returns the covariance function for theta, valid for distances up
+// to rmax.
+func (m Model) Kernel(theta []float64, rmax float64) (matern.Kernel, error) {
+	if len(theta) != 3 {
+		return nil, fmt.Errorf("%s needs 3 parameters, got %d", m, len(theta))
+	}
+	for i, v := range theta {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s must be positive and finite, got %g", m.ParamNames()[i], v)
+		}
+	}
+	switch m {
+	case Matern:
+		return matern.NewMatern(matern.Theta{Sigma2: theta[0], Beta: theta[1], Nu: theta[2]}, rmax)
+	case PowExp:
+		if theta[2] > 2 {
+			return nil, fmt.Errorf("delta must be in (0, 2], got %g", theta[2])
+		}
+		return matern.PowExp{Sigma2: theta[0], Beta: theta[1], Delta: theta[2]}, nil
+	}
+	return nil, m.Validate()
+}
+
+// Problem is the data of a likelihood: locations (already ordered for
+// locality), observations in the same order, the model and its nugget.
+type Problem struct {
+	Points matern.Points
+	Metric matern.Metric
+	Obs    []float64
+	Model  Model
+	Nugget float64 // tau2, added to the diagonal of Sigma
+}
+
+// Stats describes one evaluation: its wall time and, per phase, the seconds
+// its tasks kept workers busy, summed over workers. Phases overlap, so the
+// busy times add up to at most Wall times the number of workers. Busy times
+// need a runtime that records traces (runtime.Options.Trace).
+type Stats struct {
+	Wall     float64 // seconds, submission of the first task to the end of the last
+	Gen      float64 // busy seconds in dcmg tasks
+	Chol     float64 // busy seconds in potrf/trsm/syrk/gemm tasks
+	Solve    float64 // busy seconds in trsv/gemv/geadd/det/dot tasks
+	Flops    float64 // floating-point operations of the Cholesky
+	Tasks    int
+	Gflops   float64 // Cholesky flops / wall time
+	LogDet   float64 // log |Sigma|
+	Quad     float64 // z^T Sigma^-1 z
+	Evaluate int     // evaluation number, from 1
+}
+
+// Evaluator evaluates l(theta) for one Problem, reusing its tiles.
+type Evaluator struct {
+	p     Problem
+	rt    *runtime.Runtime
+	kern  kernels.Impl
+	sigma *tile.Sym
+	z     *tile.Vector
+	acc   *solve.Accum
+	det   *solve.Scalars
+	dot   *solve.Scalars
+	rmax  float64
+	gen   []genTile
+	evals int
+	keep  bool
+	ev    []trace.Event
+}
+
+type genTile struct{ m, n, prio int }
+
+// New returns an Evaluator of p with tile size nb on rt. With keepTrace the
+// evaluator keeps every task event for Events (rt must record traces).
+func New(p Problem, nb int, rt *runtime.Runtime, keepTrace bool) (*Evaluator, error) {
+	n := len(p.Obs)
+	if n != len(p.Points.X) || n != len(p.Points.Y) {
+		return nil, fmt.Errorf("likelihood: %d observations for %d locations", n, len(p.Points.X))
+	}
+	if err := p.Model.Validate(); err != nil {
+		return nil, err
+	}
+	if nb < 1 {
+		return nil, fmt.Errorf("likelihood: tile size %d < 1", nb)
+	}
+	// Tile kernels run one per worker: BLAS must not start threads of its own.
+	kernels.DefaultThreads().SetThreads(1)
+	e := &Evaluator{p: p, rt: rt, kern: kernels.Default(), keep: keepTrace}
+	e.sigma = tile.NewSym(n, nb, nil)
+	e.z = tile.NewVector("z", n, nb, nil)
+	e.acc = solve.NewAccum(e.sigma)
+	e.det = solve.NewScalars("logdet", e.sigma.NT, nil)
+	e.dot = solve.NewScalars("dot", e.sigma.NT, nil)
+	e.rmax = matern.MaxDistance(p.Metric, p.Points)
+	nt := e.sigma.NT
+	for m := 0; m < nt; m++ {
+		for c := 0; c <= m; c++ {
+			// Equation (2): 3 NT - (m + n)/2.
+			e.gen = append(e.gen, genTile{m, c, 3*nt - (m+c)/2})
+		}
+	}
+	// Generation is submitted in priority order (anti-diagonals first).
+	sort.SliceStable(e.gen, func(i, j int) bool {
+		a, b := e.gen[i], e.gen[j]
+		if a.m+a.n != b.m+b.n {
+			return a.m+a.n < b.m+b.n
+		}
+		return a.n < b.n
+	})
+	return e, nil
+}
+
+// N returns the number of observations.
+func (e *Evaluator) N() int { return len(e.p.Obs) }
+
+// NB returns the tile size.
+func (e *Evaluator) NB() int { return e.sigma.NB }
+
+// Factor returns the tiled matrix that holds the Cholesky factor of Sigma
+// after a successful evaluation.
+func (e *Evaluator) Factor() *tile.Sym { return e.sigma }
+
+// Events returns the task events kept so far (with keepTrace).
+func (e *Evaluator) Events() []trace.Event { return e.ev }
+
+// ErrNotPosDef is wrapped by the error of an evaluation whose covariance
+// matrix is not numerically positive definite.
+var ErrNotPosDef = errors.New("covariance matrix is not positive definite")
+
+// LogLik evaluates l(theta). An error wrapping ErrNotPosDef means Sigma(theta)
+// is numerically singular: a failed evaluation, not a broken input.
+func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
+	e.evals++
+	st := Stats{Evaluate: e.evals}
+	k, err := e.p.Model.Kernel(theta, e.rmax)
+	if err != nil {
+		return math.NaN(), st, err
+	}
+	rt, s := e.rt, e.sigma
+	t0 := time.Now()
+	rt.Events() // start this evaluation's record afresh
+	e.submitGeneration(k)
+	e.submitObservations()
+	cholesky.Submit(rt, s, e.kern)
+	solve.SubmitLogDet(rt, s, e.det)
+	solve.SubmitLocalSolve(rt, s, e.z, e.acc, e.kern)
+	solve.SubmitDot(rt, e.z, e.dot, e.kern)
+	err = rt.Wait()
+	st.Wall = time.Since(t0).Seconds()
+	ev := rt.Events()
+	for _, x := range ev {
+		d := x.Duration()
+		switch x.Kind {
+		case "dcmg":
+			st.Gen += d
+		case "potrf", "trsm", "syrk", "gemm":
+			st.Chol += d
+			st.Flops += x.Flops
+		default:
+			st.Solve += d
+		}
+	}
+	st.Tasks = len(ev)
+	if st.Wall > 0 {
+		st.Gflops = st.Flops / st.Wall * 1e-9
+	}
+	if e.keep {
+		e.ev = append(e.ev, ev...)
+	}
+	if err != nil {
+		var npd *cholesky.NotPosDefError
+		if errors.As(err, &npd) {
+			return math.Inf(-1), st, fmt.Errorf("%w (theta %v): %v", ErrNotPosDef, theta, err)
+		}
+		return math.NaN(), st, err
+	}
+	n := float64(e.N())
+	st.LogDet = 2 * e.det.Sum()
+	st.Quad = e.dot.Sum()
+	l := -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi)
+	return l, st, nil
+}
+
+func (e *Evaluator) submitGeneration(k matern.Kernel) {
+	s, p := e.sigma, e.p
+	for _, g := range e.gen {
+		m, c := g.m, g.n
+		dst, rows, cols := s.Tile(m, c), s.Rows(m), s.Rows(c)
+		r0, c0 := s.Offset(m), s.Offset(c)
+		e.rt.Submit(runtime.Task{
+			Kind: "dcmg", Tile: [3]int{m, c, -1}, Priority: g.prio,
+			Access: []runtime.Access{{H: s.Handle(m, c), Mode: runtime.W}},
+			Run: func(runtime.Context) error {
+				matern.FillTile(k, p.Nugget, p.Metric, p.Points, r0, rows, p.Points, c0, cols, m == c, dst, rows)
+				return nil
+			},
+		})
+	}
+}
+
+// submitObservations copies the observations into the solve vector, which the
+// solve overwrites with L^-1 z.
+func (e *Evaluator) submitObservations() {
+	z := e.z
+	for m := 0; m < z.NT; m++ {
+		dst := z.Tile(m)
+		src := e.p.Obs[z.Offset(m) : z.Offset(m)+len(dst)]
+		e.rt.Submit(runtime.Task{
+			Kind: "zcpy", Tile: [3]int{m, -1, -1}, Priority: 3 * z.NT,
+			Access: []runtime.Access{{H: z.Handle(m), Mode: runtime.W}},
+			Run: func(runtime.Context) error {
+				copy(dst, src)
+				return nil
+			},
+		})
+	}
+}

@@ -1,0 +1,201 @@
+package likelihood
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/runtime"
+)
+
+// problem returns n random points in the unit square with observations.
+func problem(n int, seed uint64) Problem {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	p := Problem{Points: matern.Points{X: make([]float64, n), Y: make([]float64, n)}, Obs: make([]float64, n), Model: Matern}
+	for i := 0; i < n; i++ {
+		p.Points.X[i], p.Points.Y[i] = rng.Float64(), rng.Float64()
+		p.Obs[i] = rng.NormFloat64()
+	}
+	return p
+}
+
+// denseLogLik is the reference: Sigma built entry by entry with the direct
+// covariance (matern.Matern with BesselK, or the powered exponential),
+// factorised by gonum's dense Cholesky.
+func denseLogLik(t *testing.T, p Problem, theta []float64) float64 {
+	n := len(p.Obs)
+	sym := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			r := matern.Distance(p.Metric, p.Points, i, p.Points, j)
+			var c float64
+			if p.Model == PowExp {
+				c = theta[0] * math.Exp(-math.Pow(r, theta[2])/theta[1])
+			} else {
+				c = matern.Matern(matern.Theta{Sigma2: theta[0], Beta: theta[1], Nu: theta[2]}, r)
+			}
+			if i == j {
+				c += p.Nugget
+			}
+			sym.SetSym(i, j, c)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(sym) {
+		t.Fatal("reference: not positive definite")
+	}
+	z := mat.NewVecDense(n, append([]float64(nil), p.Obs...))
+	var x mat.VecDense
+	if err := ch.SolveVecTo(&x, z); err != nil {
+		t.Fatal(err)
+	}
+	return -0.5*mat.Dot(z, &x) - 0.5*ch.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
+}
+
+func TestLogLikMatchesDense(t *testing.T) {
+	type tc struct {
+		n, nb   int
+		model   Model
+		nugget  float64
+		theta   []float64
+		workers int
+	}
+	var cases []tc
+	for _, n := range []int{3, 17, 50, 101} {
+		for _, th := range [][]float64{{1, 0.1, 0.5}, {2.5, 0.05, 1.5}, {0.7, 0.2, 0.73}, {1.3, 0.03, 2.5}} {
+			for _, w := range []int{1, 3} {
+				cases = append(cases, tc{n, 16, Matern, 0, th, w})
+			}
+		}
+	}
+	cases = append(cases,
+		tc{60, 16, Matern, 0.1, []float64{1, 0.3, 1.1}, 2},
+		tc{60, 7, PowExp, 0, []float64{1.5, 0.2, 1.3}, 2},
+		tc{60, 64, PowExp, 0.01, []float64{1, 0.1, 2}, 1},
+	)
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/n=%d/nb=%d/theta=%v/nugget=%g/w=%d", c.model, c.n, c.nb, c.theta, c.nugget, c.workers), func(t *testing.T) {
+			p := problem(c.n, uint64(c.n))
+			p.Model, p.Nugget = c.model, c.nugget
+			rt := runtime.New(runtime.Options{Workers: c.workers, Trace: true})
+			defer rt.Close()
+			ev, err := New(p, c.nb, rt, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := denseLogLik(t, p, c.theta)
+			for rep := 0; rep < 2; rep++ { // buffers are reused: evaluate twice
+				got, st, err := ev.LogLik(c.theta)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rel := math.Abs(got-want) / math.Abs(want); rel > 1e-12 {
+					t.Fatalf("l = %.17g, dense %.17g, rel %g", got, want, rel)
+				}
+				if st.Tasks == 0 || st.Wall <= 0 {
+					t.Fatalf("stats not filled: %+v", st)
+				}
+			}
+		})
+	}
+}
+
+func TestLogLikBitwiseAcrossWorkers(t *testing.T) {
+	p := problem(203, 9)
+	theta := []float64{1.1, 0.08, 0.81}
+	var first float64
+	for i, w := range []int{1, 2, 8} {
+		rt := runtime.New(runtime.Options{Workers: w})
+		ev, err := New(p, 24, rt, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _, err := ev.LogLik(theta)
+		rt.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = l
+		} else if math.Float64bits(l) != math.Float64bits(first) {
+			t.Fatalf("workers=%d: l=%.17g differs from 1 worker %.17g", w, l, first)
+		}
+	}
+}
+
+func TestNotPositiveDefinite(t *testing.T) {
+	p := problem(40, 2)
+	p.Points.X[7], p.Points.Y[7] = p.Points.X[3], p.Points.Y[3] // duplicate point: singular
+	rt := runtime.New(runtime.Options{Workers: 2})
+	defer rt.Close()
+	ev, err := New(p, 8, rt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _, err := ev.LogLik([]float64{1, 0.1, 0.5})
+	if !errors.Is(err, ErrNotPosDef) || !math.IsInf(l, -1) {
+		t.Fatalf("got l=%v err=%v, want -Inf and ErrNotPosDef", l, err)
+	}
+	// The evaluator recovers: a nugget-free valid problem evaluates after.
+	p.Points.X[7] += 0.5
+	p2 := problem(40, 2)
+	ev2, _ := New(p2, 8, rt, false)
+	if _, _, err := ev2.LogLik([]float64{1, 0.1, 0.5}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadTheta(t *testing.T) {
+	p := problem(10, 1)
+	rt := runtime.New(runtime.Options{Workers: 1})
+	defer rt.Close()
+	ev, _ := New(p, 4, rt, false)
+	for _, th := range [][]float64{{0, 1, 1}, {1, -1, 1}, {1, 1, math.NaN()}, {1, 1}} {
+		if _, _, err := ev.LogLik(th); err == nil {
+			t.Fatalf("theta %v accepted", th)
+		}
+	}
+	if _, err := New(Problem{Points: p.Points, Obs: p.Obs, Model: "gauss"}, 4, rt, false); err == nil {
+		t.Fatal("unknown model accepted")
+	}
+}
+
+// TestSimulateCovariance checks z = L e against a dense L e.
+func TestSimulate(t *testing.T) {
+	p := problem(45, 4)
+	theta := []float64{1.2, 0.15, 0.9}
+	e := make([]float64, 45)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range e {
+		e[i] = rng.NormFloat64()
+	}
+	rt := runtime.New(runtime.Options{Workers: 2})
+	defer rt.Close()
+	z, err := Simulate(p, theta, e, 10, rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 45
+	sym := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			sym.SetSym(i, j, matern.Matern(matern.Theta{Sigma2: 1.2, Beta: 0.15, Nu: 0.9}, matern.Distance(p.Metric, p.Points, i, p.Points, j)))
+		}
+	}
+	var ch mat.Cholesky
+	ch.Factorize(sym)
+	var l mat.TriDense
+	ch.LTo(&l)
+	var want mat.VecDense
+	want.MulVec(&l, mat.NewVecDense(n, e))
+	for i := 0; i < n; i++ {
+		if math.Abs(z[i]-want.AtVec(i)) > 1e-12*(1+math.Abs(want.AtVec(i))) {
+			t.Fatalf("z[%d] = %g, dense %g", i, z[i], want.AtVec(i))
+		}
+	}
+}

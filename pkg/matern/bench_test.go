@@ -1,0 +1,75 @@
+package matern
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// benchPoints returns 2*nb points uniform in the unit square.
+func benchPoints(nb int) Points {
+	rng := rand.New(rand.NewPCG(1, 1))
+	p := Points{X: make([]float64, 2*nb), Y: make([]float64, 2*nb)}
+	for i := range p.X {
+		p.X[i] = rng.Float64()
+		p.Y[i] = rng.Float64()
+	}
+	return p
+}
+
+// BenchmarkFillTile fills a 960 x 960 off-diagonal tile of random points in
+// the unit square (beta = 0.1) with several kernels on one goroutine and
+// reports entries per second.
+func BenchmarkFillTile(b *testing.B) {
+	const nb = 960
+	p := benchPoints(nb)
+	rmax := MaxDistance(Euclidean, p)
+	mustNew := func(th Theta) Kernel {
+		k, err := NewMatern(th, rmax)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return k
+	}
+	cases := []struct {
+		name string
+		k    Kernel
+		diag bool // a diagonal tile (symmetric: half the evaluations)
+	}{
+		{"nu=0.5", mustNew(Theta{1, 0.1, 0.5}), false},
+		{"nu=0.73", mustNew(Theta{1, 0.1, 0.73}), false},
+		{"nu=1.5", mustNew(Theta{1, 0.1, 1.5}), false},
+		{"nu=2.5", mustNew(Theta{1, 0.1, 2.5}), false},
+		{"nu=3.7", mustNew(Theta{1, 0.1, 3.7}), false},
+		{"nu=0.73-diag", mustNew(Theta{1, 0.1, 0.73}), true},
+		{"direct-nu=0.73", Theta{1, 0.1, 0.73}, false},
+		{"powexp-delta=1.5", PowExp{1, 0.1, 1.5}, false},
+	}
+	dst := make([]float64, nb*nb)
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			col0 := nb
+			if c.diag {
+				col0 = 0
+			}
+			for b.Loop() {
+				FillTile(c.k, 0.01, Euclidean, p, 0, nb, p, col0, nb, c.diag, dst, nb)
+			}
+			b.ReportMetric(float64(b.N)*nb*nb/b.Elapsed().Seconds(), "entries/s")
+		})
+	}
+}
+
+// BenchmarkNewMatern measures the construction of the interpolating
+// evaluator, once per theta in a likelihood evaluation.
+func BenchmarkNewMatern(b *testing.B) {
+	for _, c := range []struct{ nu, xmax float64 }{{0.73, 14.2}, {0.05, 14.2}, {3.7, 14.2}, {0.73, 1e4}, {30, 1e4}} {
+		b.Run(fmt.Sprintf("nu=%v/rmax=%vbeta", c.nu, c.xmax), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := NewMatern(Theta{1, 0.1, c.nu}, c.xmax*0.1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,110 @@
+package mle
+
+import (
+	"errors"
+	"math"
+
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/trace"
+)
+
+// FitOptions configure Fit.
+type FitOptions struct {
+	Model   likelihood.Model
+	Metric  matern.Metric
+	Nugget  float64
+	NB      int
+	Workers int  // 0: one per core
+	Trace   bool // keep every task event
+	Opt     Options
+}
+
+// Step is one evaluation of a fit with its timing breakdown.
+type Step struct {
+	Eval
+	Stats likelihood.Stats
+}
+
+// FitResult is the outcome of Fit.
+type FitResult struct {
+	*Result
+	N      int
+	Steps  []Step
+	Events []trace.Event
+}
+
+// Points returns d's locations as matern.Points.
+func Points(d *dataset.Data) matern.Points { return matern.Points{X: d.X, Y: d.Y} }
+
+// Guess returns the data-driven start: sigma2 = the sample variance of the
+// observations, beta = a tenth of the diagonal of the locations' bounding
+// box, and nu = 0.5 (delta = 1 for the powered exponential).
+func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []float64 {
+	n := float64(len(d.Obs))
+	var mean, v float64
+	for _, z := range d.Obs {
+		mean += z
+	}
+	mean /= n
+	for _, z := range d.Obs {
+		v += (z - mean) * (z - mean)
+	}
+	v /= n
+	minx, maxx, miny, maxy := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for i := range d.X {
+		minx, maxx = math.Min(minx, d.X[i]), math.Max(maxx, d.X[i])
+		miny, maxy = math.Min(miny, d.Y[i]), math.Max(maxy, d.Y[i])
+	}
+	corners := matern.Points{X: []float64{minx, maxx}, Y: []float64{miny, maxy}}
+	diag := matern.Distance(metric, corners, 0, corners, 1)
+	third := 0.5
+	if model == likelihood.PowExp {
+		third = 1
+	}
+	return []float64{v, 0.1 * diag, third}
+}
+
+// Fit maximises the likelihood of the observations d (in the user's order;
+// they are put in Morton order internally). report, if not nil, is called
+// after each evaluation.
+func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
+	perm := dataset.MortonOrder(d)
+	sd := dataset.Permute(d, perm)
+	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
+	defer rt.Close()
+	p := likelihood.Problem{Points: Points(sd), Metric: o.Metric, Obs: sd.Obs, Model: o.Model, Nugget: o.Nugget}
+	ev, err := likelihood.New(p, o.NB, rt, o.Trace)
+	if err != nil {
+		return nil, err
+	}
+	out := &FitResult{N: d.Len()}
+	var last likelihood.Stats
+	f := func(theta []float64) (float64, error) {
+		l, st, err := ev.LogLik(theta)
+		last = st
+		if err != nil && errors.Is(err, likelihood.ErrNotPosDef) {
+			return l, &Recoverable{Err: err}
+		}
+		return l, err
+	}
+	opt := o.Opt
+	if opt.Guess == nil {
+		opt.Guess = Guess(sd, o.Metric, o.Model)
+	}
+	res, err := Maximize(f, opt, func(e Eval) {
+		s := Step{Eval: e, Stats: last}
+		out.Steps = append(out.Steps, s)
+		if report != nil {
+			report(s)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Result = res
+	out.Events = ev.Events()
+	return out, nil
+}

@@ -1,0 +1,280 @@
+// Package mle maximises a Gaussian log-likelihood l(theta) over box bounds
+// lb <= theta <= ub with NLopt's BOBYQA (derivative-free trust region with
+// quadratic models), as ExaGeoStat does. A parameter with lb = ub is fixed
+// and removed from the search.
+//
+// Two set-ups are offered. ExaGeoStat's: start at the lower bounds and search
+// theta itself. The default: start from a data-driven guess and search
+// u = log(theta) within [log lb, log ub], which makes the scale parameters
+// comparable and reaches the same optimum in fewer evaluations on the
+// problems we measured. Every evaluation is reported through a callback.
+package mle
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/go-nlopt/nlopt"
+)
+
+// Start chooses the starting point.
+type Start string
+
+// Starting points.
+const (
+	StartData  Start = "data"  // the caller's Guess (data-driven), clipped to the bounds
+	StartLower Start = "lower" // the lower bounds (ExaGeoStat)
+)
+
+// Options configure Maximize.
+type Options struct {
+	Lower, Upper []float64 // bounds; Lower[i] == Upper[i] fixes parameter i
+	Start        Start     // StartData (default) or StartLower
+	Guess        []float64 // the data-driven start, used with StartData
+	FtolAbs      float64   // stop when an step changes l by less than this (default 1e-5)
+	MaxEvals     int       // at most this many evaluations (0: no limit)
+	LogScale     bool      // search log(theta) instead of theta
+}
+
+// Eval is one evaluation of the objective.
+type Eval struct {
+	N      int       // evaluation number, from 1
+	Theta  []float64 // the full parameter vector
+	LogLik float64   // -Inf when the evaluation failed (matrix not positive definite)
+	Failed error     // why the evaluation failed, or nil
+	Best   float64   // best l so far
+	Time   float64   // seconds since the start
+}
+
+// Result is the outcome of Maximize.
+type Result struct {
+	Theta       []float64
+	LogLik      float64
+	Evaluations int
+	Failed      int // evaluations that failed (not positive definite)
+	Status      string
+	Seconds     float64
+	Start       []float64
+	Restarts    int // BOBYQA restarts from the best point
+}
+
+// Objective evaluates l(theta). It returns a *Recoverable error for a failed
+// evaluation the optimiser should step away from; any other error stops the
+// search.
+type Objective func(theta []float64) (float64, error)
+
+// Recoverable marks an evaluation failure that is a property of theta (for
+// instance a numerically singular covariance matrix), not of the input.
+type Recoverable struct{ Err error }
+
+func (r *Recoverable) Error() string { return r.Err.Error() }
+func (r *Recoverable) Unwrap() error { return r.Err }
+
+// CheckBounds validates lower/upper bounds of dimension d: finite, positive,
+// lb <= ub. The error names the offending parameter.
+func CheckBounds(names []string, lb, ub []float64) error {
+	d := len(names)
+	if len(lb) != d || len(ub) != d {
+		return fmt.Errorf("bounds need %d values each (%v), got %d lower and %d upper", d, names, len(lb), len(ub))
+	}
+	for i := range lb {
+		if !(lb[i] > 0) || math.IsInf(lb[i], 0) || !(ub[i] > 0) || math.IsInf(ub[i], 0) {
+			return fmt.Errorf("bounds of %s must be positive and finite, got [%g, %g]", names[i], lb[i], ub[i])
+		}
+		if lb[i] > ub[i] {
+			return fmt.Errorf("lower bound of %s (%g) is above its upper bound (%g)", names[i], lb[i], ub[i])
+		}
+	}
+	return nil
+}
+
+// Maximize searches the maximum of f within the bounds with BOBYQA, calling
+// report after every evaluation (report may be nil).
+func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
+	d := len(o.Lower)
+	if len(o.Upper) != d || d == 0 {
+		return nil, errors.New("mle: lower and upper bounds must have the same, non-zero length")
+	}
+	if o.FtolAbs <= 0 {
+		o.FtolAbs = 1e-5
+	}
+	start := make([]float64, d)
+	switch o.Start {
+	case StartLower:
+		copy(start, o.Lower)
+	case StartData, "":
+		if len(o.Guess) != d {
+			return nil, fmt.Errorf("mle: data start needs %d values, got %d", d, len(o.Guess))
+		}
+		for i := range start {
+			start[i] = math.Min(math.Max(o.Guess[i], o.Lower[i]), o.Upper[i])
+		}
+	default:
+		return nil, fmt.Errorf("mle: unknown start %q (want data or lower)", o.Start)
+	}
+	var free []int
+	for i := 0; i < d; i++ {
+		if o.Lower[i] != o.Upper[i] {
+			free = append(free, i)
+		}
+	}
+	res := &Result{Start: append([]float64(nil), start...), LogLik: math.Inf(-1)}
+	t0 := time.Now()
+	// to maps the search vector u to theta.
+	to := func(u []float64) []float64 {
+		th := append([]float64(nil), start...)
+		for j, i := range free {
+			v := u[j]
+			if o.LogScale {
+				v = math.Exp(v)
+			}
+			th[i] = math.Min(math.Max(v, o.Lower[i]), o.Upper[i])
+		}
+		return th
+	}
+	from := func(i int, v float64) float64 {
+		if o.LogScale {
+			return math.Log(v)
+		}
+		return v
+	}
+	var stopErr error
+	worst := math.Inf(1)
+	evaluate := func(th []float64) float64 {
+		res.Evaluations++
+		l, err := f(th)
+		ev := Eval{N: res.Evaluations, Theta: th, LogLik: l}
+		var rec *Recoverable
+		switch {
+		case err == nil && !math.IsNaN(l) && !math.IsInf(l, 0):
+			worst = math.Min(worst, l)
+			if l > res.LogLik {
+				res.LogLik = l
+				res.Theta = th
+			}
+		case err == nil || errors.As(err, &rec):
+			res.Failed++
+			ev.LogLik = math.Inf(-1)
+			if err == nil {
+				err = fmt.Errorf("log-likelihood is %g", l)
+			}
+			ev.Failed = err
+		default:
+			stopErr = err
+		}
+		ev.Best = res.LogLik
+		ev.Time = time.Since(t0).Seconds()
+		if report != nil && stopErr == nil {
+			report(ev)
+		}
+		if ev.Failed != nil {
+			// A failed point gets a value well below everything seen, so the
+			// quadratic model steps away from it without being swamped.
+			if math.IsInf(worst, 1) {
+				return -1e30
+			}
+			return worst - 10*(1+math.Abs(worst))
+		}
+		return l
+	}
+	if len(free) == 0 {
+		evaluate(start)
+		res.Status = "all parameters fixed"
+		res.Seconds = time.Since(t0).Seconds()
+		if stopErr != nil {
+			return nil, stopErr
+		}
+		if res.Theta == nil {
+			return nil, errors.New("the only evaluation failed")
+		}
+		return res, nil
+	}
+	// BOBYQA stops once a step improves l by less than FtolAbs, which on
+	// flat likelihoods happens short of the maximum. Restart it from the best
+	// point with a smaller trust region until a restart gains less than
+	// FtolAbs (at most maxRestarts times).
+	const maxRestarts = 4
+	u0 := make([]float64, len(free))
+	for j, i := range free {
+		u0[j] = from(i, start[i])
+	}
+	var status string
+	var err error
+	for round := 0; ; round++ {
+		before := res.LogLik
+		oo := o
+		if o.MaxEvals > 0 {
+			oo.MaxEvals = o.MaxEvals - res.Evaluations
+		}
+		status, err = runBOBYQA(free, oo, from, u0, round > 0, func(u []float64) float64 {
+			if stopErr != nil {
+				return math.NaN()
+			}
+			return evaluate(to(u))
+		}, func() bool { return stopErr != nil })
+		if err != nil || stopErr != nil || res.Theta == nil || round == maxRestarts ||
+			status == "MAXEVAL_REACHED" || res.LogLik-before < o.FtolAbs {
+			break
+		}
+		if o.MaxEvals > 0 && res.Evaluations >= o.MaxEvals {
+			break
+		}
+		for j, i := range free {
+			u0[j] = from(i, res.Theta[i])
+		}
+		res.Restarts++
+	}
+	res.Status = status
+	res.Seconds = time.Since(t0).Seconds()
+	if stopErr != nil {
+		return nil, stopErr
+	}
+	if res.Theta == nil {
+		return nil, fmt.Errorf("no evaluation succeeded (%d failed)", res.Failed)
+	}
+	if err != nil && status != "MAXEVAL_REACHED" {
+		// Round-off stops still leave the best point found.
+		res.Status = fmt.Sprintf("%s (%v)", res.Status, err)
+	}
+	return res, nil
+}
+
+// runBOBYQA runs one BOBYQA search from u0 over the free parameters. A
+// restart uses a trust region of a tenth of the default.
+func runBOBYQA(free []int, o Options, from func(int, float64) float64, u0 []float64, restart bool,
+	f func([]float64) float64, stop func() bool) (string, error) {
+	opt, err := nlopt.NewNLopt(nlopt.LN_BOBYQA, uint(len(free)))
+	if err != nil {
+		return "", fmt.Errorf("mle: nlopt: %w", err)
+	}
+	defer opt.Destroy()
+	lb := make([]float64, len(free))
+	ub := make([]float64, len(free))
+	step := make([]float64, len(free))
+	for j, i := range free {
+		lb[j], ub[j] = from(i, o.Lower[i]), from(i, o.Upper[i])
+		step[j] = 0.25 * (ub[j] - lb[j])
+		if restart {
+			step[j] *= 0.1
+		}
+		step[j] = math.Min(step[j], 0.5*(ub[j]-lb[j]))
+	}
+	opt.SetLowerBounds(lb)
+	opt.SetUpperBounds(ub)
+	opt.SetInitialStep(step)
+	opt.SetFtolAbs(o.FtolAbs)
+	if o.MaxEvals > 0 {
+		opt.SetMaxEval(o.MaxEvals)
+	}
+	opt.SetMaxObjective(func(u, grad []float64) float64 {
+		v := f(u)
+		if stop() {
+			opt.ForceStop()
+		}
+		return v
+	})
+	_, _, err = opt.Optimize(u0)
+	return opt.LastStatus(), err
+}
