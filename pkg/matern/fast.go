@@ -42,8 +42,8 @@ type RowKernel interface {
 // exponent and leading mantissa bits of x: no search, no logarithm.
 //
 // Accuracy: relative error below 1e-12 against the exact covariance for
-// all r in [0, rmax] where C(r) >= 1e-300*sigma2, 0 < nu <= 30 and any
-// rmax/beta (tested up to 1e4). Measured: below 1e-14 for x = r/beta
+// all r in [0, rmax] where C(r) >= 1e-300*sigma2 (and is a normal
+// float64), 0 < nu <= 30 and any rmax/beta (tested up to 1e4). Measured: below 1e-14 for x = r/beta
 // under about 10, growing with x like the conditioning of C (x times the
 // rounding of r/beta) to about 2e-13 at x = 700. x0 is where C/sigma2
 // falls below 1e-300: for x >= x0 Cov returns 0, an absolute error below
