@@ -18,10 +18,10 @@ deps:
 build: deps
 	$(GO) build -trimpath $(if $(TAGS),-tags '$(TAGS)') -o $(BIN) ./cmd/exageostat
 
-# The main job. Until `fit` exists: the Cholesky benchmark at a size that
-# takes well under a minute on two cores.
+# The main job: the embedded default fit (N=1600 simulated with
+# theta = (1, 0.1, 0.5), all three parameters estimated).
 run: build
-	./$(BIN) bench cholesky --n 4096 --nb 512 --reps 3
+	./$(BIN) fit
 
 vet: deps
 	$(GO) vet ./...
@@ -30,14 +30,15 @@ vet: deps
 test: deps vet
 	@test -z "$$(gofmt -l cmd pkg)" || { echo "gofmt needed:"; gofmt -l cmd pkg; exit 1; }
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -tags purego ./pkg/kernels/... ./pkg/cholesky/...
+	$(GO) test -count=1 -tags purego ./pkg/kernels/... ./pkg/cholesky/... ./pkg/likelihood/...
 	$(GO) test -count=1 -race ./pkg/runtime/... ./pkg/cholesky/...
 	$(GO) build -o /dev/null ./cmd/exageostat
-	CGO_ENABLED=0 $(GO) build -tags purego -o /dev/null ./...
+	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
 
 bench: build
 	./$(BIN) bench runtime --tasks 100000
 	./$(BIN) bench cholesky --n 8192 --nb 512 --reps 3
+	./$(BIN) bench likelihood --n 1600 --nb 320
 
 fmt:
 	gofmt -w cmd pkg

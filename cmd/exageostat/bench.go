@@ -18,10 +18,10 @@ func newBenchCmd() *cobra.Command {
 		Short: "Measure kernels and the runtime against references in the same run",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return badInput("%s: name a benchmark: cholesky or runtime (see '%s --help')", c.CommandPath(), c.CommandPath())
+			return badInput("%s: name a benchmark: cholesky, likelihood or runtime (see '%s --help')", c.CommandPath(), c.CommandPath())
 		},
 	}
-	c.AddCommand(newBenchCholeskyCmd(), newBenchRuntimeCmd())
+	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd())
 	return c
 }
 
@@ -127,5 +127,61 @@ func newBenchRuntimeCmd() *cobra.Command {
 	c.Flags().IntVar(&tasks, "tasks", 100000, "number of tasks")
 	c.Flags().IntVar(&workers, "workers", goruntime.NumCPU(), "runtime workers")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}
+
+func newBenchLikelihoodCmd() *cobra.Command {
+	var o bench.LikelihoodOptions
+	var thetaS string
+	var asJSON, ref bool
+	c := &cobra.Command{
+		Use:   "likelihood",
+		Short: "One log-likelihood evaluation on the runtime versus a dense reference, same run",
+		Long: `Times l(theta) (median over --reps evaluations) on N synthetic locations with
+the five-phase task graph, prints the busy time of each phase, the generation
+rate per core (fast Matérn evaluator vs the direct Bessel function), and the
+same value computed densely (direct Bessel generation, LAPACK dpotrf with as
+many threads as workers) with the speed-up.`,
+		Example: `  exageostat bench likelihood --n 1600 --nb 320 --workers 2
+  exageostat bench likelihood --n 3600 --theta 1,0.1,0.73 --json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			th, err := parseFloats("theta", thetaS)
+			if err != nil {
+				return err
+			}
+			o.Theta, o.Reference = th, ref
+			if o.N < 3 || o.NB < 1 || o.Workers < 1 || o.Reps < 1 || len(th) != 3 {
+				return badInput("bench likelihood: need --n >= 3, --nb, --workers, --reps >= 1 and 3 values in --theta")
+			}
+			r, err := bench.LikelihoodBench(o)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(os.Stdout).Encode(r)
+			}
+			fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s (median of %d)\n", r.N, r.NB, r.Workers, formatFloats(r.Theta), r.Reps)
+			fmt.Printf("  runtime DAG   %.4f s per evaluation  l=%.10f\n", r.Seconds, r.LogLik)
+			fmt.Printf("  busy (summed over workers): generation %.4f s  cholesky %.4f s (%.1f GFLOP/s wall)  solve+det+dot %.4f s\n",
+				r.Gen, r.Chol, r.Gflops, r.Solve)
+			fmt.Printf("  generation rate, one core: fast %.1f M entries/s, direct Bessel %.1f M entries/s (x%.1f)\n",
+				r.GenRate/1e6, r.DirectRate/1e6, r.GenRate/r.DirectRate)
+			if ref {
+				fmt.Printf("  dense reference %.4f s (generation %.4f s)  l=%.10f  rel diff %.1e  speed-up x%.1f\n",
+					r.RefSecs, r.RefGen, r.RefLogLik, r.RelDiff, r.Speedup)
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&o.N, "n", 1600, "number of locations")
+	f.IntVar(&o.NB, "nb", 320, "tile size")
+	f.IntVar(&o.Workers, "workers", goruntime.NumCPU(), "runtime workers (and reference threads)")
+	f.IntVar(&o.Reps, "reps", 10, "evaluations timed; the median is reported")
+	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu (nu = 0.73 exercises the general-nu path)")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
+	f.BoolVar(&ref, "reference", true, "also time the dense reference")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }

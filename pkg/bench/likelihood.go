@@ -1,0 +1,135 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/runtime"
+)
+
+// LikelihoodOptions configure LikelihoodBench.
+type LikelihoodOptions struct {
+	N, NB, Workers, Reps int
+	Theta                []float64 // Matérn (sigma2, beta, nu)
+	Seed                 uint64
+	Reference            bool // also time the dense reference
+}
+
+// LikelihoodResult is what LikelihoodBench measured: medians over the
+// repetitions of one log-likelihood evaluation on the task runtime, its
+// phases' busy seconds (summed over workers), and the same value computed by
+// the dense reference - the full matrix generated with the direct Bessel
+// function on Workers goroutines, LAPACK dpotrf with Workers threads, dtrsv
+// and a dot product.
+type LikelihoodResult struct {
+	N         int       `json:"n"`
+	NB        int       `json:"nb"`
+	Workers   int       `json:"workers"`
+	Reps      int       `json:"reps"`
+	Theta     []float64 `json:"theta"`
+	LogLik    float64   `json:"loglik"`
+	Seconds   float64   `json:"seconds"` // median wall per evaluation
+	Gen       float64   `json:"gen_busy"`
+	Chol      float64   `json:"chol_busy"`
+	Solve     float64   `json:"solve_busy"`
+	Gflops    float64   `json:"chol_gflops"`
+	RefSecs   float64   `json:"reference_seconds,omitempty"`
+	RefGen    float64   `json:"reference_gen_seconds,omitempty"`
+	RefLogLik float64   `json:"reference_loglik,omitempty"`
+	Speedup   float64   `json:"speedup,omitempty"`
+	RelDiff   float64   `json:"reference_rel_diff,omitempty"`
+	// Generation rate on one core (entries per second) with the fast
+	// evaluator and with the direct Bessel function, nb x nb tiles.
+	GenRate    float64 `json:"gen_entries_per_s"`
+	DirectRate float64 `json:"direct_entries_per_s"`
+}
+
+// LikelihoodBench times l(theta) on ExaGeoStat's synthetic locations (seeded
+// jittered grid, Morton order) with standard normal observations.
+func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
+	if o.N < 3 || o.NB < 1 || o.Workers < 1 || o.Reps < 1 || len(o.Theta) != 3 {
+		return nil, fmt.Errorf("bench likelihood: need n >= 3, nb, workers, reps >= 1 and 3 parameters")
+	}
+	d := dataset.Grid(o.N, o.Seed)
+	obs := dataset.StandardNormal(o.N, o.Seed)
+	pts := matern.Points{X: d.X, Y: d.Y}
+	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
+	defer rt.Close()
+	ev, err := likelihood.New(likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern}, o.NB, rt, false)
+	if err != nil {
+		return nil, err
+	}
+	res := &LikelihoodResult{N: o.N, NB: o.NB, Workers: o.Workers, Reps: o.Reps, Theta: o.Theta}
+	var wall, gen, chol, sol []float64
+	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up
+		return nil, err
+	}
+	for r := 0; r < o.Reps; r++ {
+		l, st, err := ev.LogLik(o.Theta)
+		if err != nil {
+			return nil, err
+		}
+		res.LogLik = l
+		wall, gen, chol, sol = append(wall, st.Wall), append(gen, st.Gen), append(chol, st.Chol), append(sol, st.Solve)
+		res.Gflops = st.Flops
+	}
+	res.Seconds, res.Gen, res.Chol, res.Solve = median(wall), median(gen), median(chol), median(sol)
+	res.Gflops = res.Gflops / res.Seconds * 1e-9
+	th := matern.Theta{Sigma2: o.Theta[0], Beta: o.Theta[1], Nu: o.Theta[2]}
+	fast, err := matern.NewMatern(th, matern.MaxDistance(matern.Euclidean, pts))
+	if err != nil {
+		return nil, err
+	}
+	res.GenRate = matern.EntriesPerSecond(fast, min(o.NB, 960), 0.3)
+	res.DirectRate = matern.EntriesPerSecond(th, min(o.NB, 960), 0.3)
+	if o.Reference {
+		res.RefLogLik, res.RefSecs, res.RefGen = denseLogLik(pts, obs, th, o.Workers)
+		res.Speedup = res.RefSecs / res.Seconds
+		res.RelDiff = math.Abs(res.RefLogLik-res.LogLik) / math.Abs(res.RefLogLik)
+	}
+	return res, nil
+}
+
+// denseLogLik is the straightforward dense evaluation, timed: generation of
+// the lower triangle with the direct Bessel function on `threads`
+// goroutines, LAPACK dpotrf on `threads` threads, triangular solve, dot.
+func denseLogLik(pts matern.Points, z []float64, th matern.Theta, threads int) (l, secs, genSecs float64) {
+	n := len(z)
+	kern, ctl := kernels.Default(), kernels.DefaultThreads()
+	a := make([]float64, n*n)
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	for t := 0; t < threads; t++ {
+		wg.Add(1)
+		go func(t int) {
+			defer wg.Done()
+			for j := t; j < n; j += threads {
+				matern.FillTile(th, 0, matern.Euclidean, pts, j, n-j, pts, j, 1, false, a[j*n+j:], n)
+			}
+		}(t)
+	}
+	wg.Wait()
+	genSecs = time.Since(t0).Seconds()
+	ctl.SetThreads(threads)
+	info := kern.Dpotrf(n, a, n)
+	ctl.SetThreads(1)
+	if info != 0 {
+		return math.NaN(), time.Since(t0).Seconds(), genSecs
+	}
+	w := append([]float64(nil), z...)
+	kern.Dtrsv(blas.Lower, blas.NoTrans, blas.NonUnit, n, a, n, w, 1)
+	var logdet float64
+	for i := 0; i < n; i++ {
+		logdet += math.Log(a[i+i*n])
+	}
+	l = -0.5*kern.Ddot(n, w, 1, w, 1) - logdet - 0.5*float64(n)*math.Log(2*math.Pi)
+	return l, time.Since(t0).Seconds(), genSecs
+}
