@@ -123,6 +123,8 @@ type Evaluator struct {
 	gen   []genTile
 	evals int
 	keep  bool
+	// current is the theta whose factor and whitened z are in the tiles.
+	current []float64
 	ev    []trace.Event
 }
 
@@ -178,6 +180,26 @@ func (e *Evaluator) NB() int { return e.sigma.NB }
 // after a successful evaluation.
 func (e *Evaluator) Factor() *tile.Sym { return e.sigma }
 
+// Whitened returns the tiled vector that holds w = L^-1 z after a
+// successful evaluation.
+func (e *Evaluator) Whitened() *tile.Vector { return e.z }
+
+// Problem returns the evaluator's problem (locations in its internal order).
+func (e *Evaluator) Problem() Problem { return e.p }
+
+// Runtime returns the runtime the evaluator submits to.
+func (e *Evaluator) Runtime() *runtime.Runtime { return e.rt }
+
+// Kernels returns the tile kernels the evaluator uses.
+func (e *Evaluator) Kernels() kernels.Impl { return e.kern }
+
+// Current returns the theta of the last evaluation if it succeeded and its
+// factor and whitened vector are still in memory, or nil.
+func (e *Evaluator) Current() []float64 { return e.current }
+
+// RMax returns the largest distance the evaluator's kernels are built for.
+func (e *Evaluator) RMax() float64 { return e.rmax }
+
 // Events returns the task events kept so far (with keepTrace).
 func (e *Evaluator) Events() []trace.Event { return e.ev }
 
@@ -189,6 +211,7 @@ var ErrNotPosDef = errors.New("covariance matrix is not positive definite")
 // is numerically singular: a failed evaluation, not a broken input.
 func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	e.evals++
+	e.current = nil
 	st := Stats{Evaluate: e.evals}
 	k, err := e.p.Model.Kernel(theta, e.rmax)
 	if err != nil {
@@ -233,6 +256,7 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 		return math.NaN(), st, err
 	}
 	n := float64(e.N())
+	e.current = append([]float64(nil), theta...)
 	st.LogDet = 2 * e.det.Sum()
 	st.Quad = e.dot.Sum()
 	l := -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi)

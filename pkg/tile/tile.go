@@ -185,3 +185,48 @@ func (v *Vector) Handle(m int) *runtime.Handle { return v.handles[m] }
 
 // Data returns the whole vector (tiles are contiguous, in order).
 func (v *Vector) Data() []float64 { return v.data }
+
+// General is a tiled general (rectangular) matrix: row tiling Rows and
+// column tiling Cols, every tile stored column-major with leading dimension
+// equal to its number of rows.
+type General struct {
+	RowLayout, ColLayout Layout
+	data                 []float64
+	tiles                [][]float64 // index m + n*RowLayout.NT
+	handles              []*runtime.Handle
+}
+
+// NewGeneral allocates an m x n tiled matrix with square tiles of size nb
+// whose tile (i, j) is owned by owner(i, j) (nil means Local).
+func NewGeneral(name string, m, n, nb int, owner OwnerFunc) *General {
+	if owner == nil {
+		owner = Local
+	}
+	g := &General{RowLayout: NewLayout(m, nb), ColLayout: NewLayout(n, nb), data: make([]float64, m*n)}
+	mt, nt := g.RowLayout.NT, g.ColLayout.NT
+	g.tiles = make([][]float64, mt*nt)
+	g.handles = make([]*runtime.Handle, mt*nt)
+	off := 0
+	for j := 0; j < nt; j++ {
+		for i := 0; i < mt; i++ {
+			sz := g.RowLayout.Rows(i) * g.ColLayout.Rows(j)
+			g.tiles[i+j*mt] = g.data[off : off+sz : off+sz]
+			g.handles[i+j*mt] = runtime.NewHandle(fmt.Sprintf("%s(%d,%d)", name, i, j), owner(i, j))
+			off += sz
+		}
+	}
+	return g
+}
+
+// Tile returns the storage of tile (i, j); its leading dimension is
+// RowLayout.Rows(i).
+func (g *General) Tile(i, j int) []float64 { return g.tiles[i+j*g.RowLayout.NT] }
+
+// Handle returns the runtime handle of tile (i, j).
+func (g *General) Handle(i, j int) *runtime.Handle { return g.handles[i+j*g.RowLayout.NT] }
+
+// At returns element (r, c) by global indices.
+func (g *General) At(r, c int) float64 {
+	i, j := r/g.RowLayout.NB, c/g.ColLayout.NB
+	return g.Tile(i, j)[(r-i*g.RowLayout.NB)+(c-j*g.ColLayout.NB)*g.RowLayout.Rows(i)]
+}
