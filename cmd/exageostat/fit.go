@@ -30,6 +30,7 @@ import (
 type fitFlags struct {
 	cfg                  string
 	lb, ub, theta, start string
+	trueTheta            string
 	verbose              bool
 }
 
@@ -82,6 +83,11 @@ flags given on the command line override the file.`,
 	f.IntVar(&cfg.N, "n", cfg.N, "without data: number of simulated locations")
 	f.StringVar(&ff.theta, "theta", formatFloats(cfg.Theta), "without data: true theta of the simulation")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "without data: seed of the simulation")
+	f.IntVar(&cfg.Holdout, "holdout", 0, "hold out this many random locations (--seed), fit the rest, predict them: MSPE and 95% coverage")
+	f.StringVar(&ff.trueTheta, "true-theta", "", "with --holdout: MLOE and MMOM against this true theta")
+	f.BoolVar(&cfg.StdErr, "stderr", false, "standard errors from the Fisher information (on with --holdout)")
+	f.StringVar(&cfg.Plot, "plot", "", "write pictures (SVG and PNG) into this directory")
+	f.StringVar(&cfg.Grid, "grid", "", "with --plot: predict on an NxM grid over the data's bounding box for the maps")
 	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
 	return c
 }
@@ -106,6 +112,9 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 		if !c.Flags().Changed("start") {
 			ff.start = cfg.Start
 		}
+		if !c.Flags().Changed("true-theta") && cfg.TrueTheta != nil {
+			ff.trueTheta = formatFloats(cfg.TrueTheta)
+		}
 		for name, v := range changed {
 			if name == "config" {
 				continue
@@ -125,9 +134,36 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 	if cfg.Theta, err = parseFloats("theta", ff.theta); err != nil {
 		return err
 	}
+	if ff.trueTheta != "" {
+		if cfg.TrueTheta, err = parseFloats("true-theta", ff.trueTheta); err != nil {
+			return err
+		}
+	}
 	model := likelihood.Model(cfg.Kernel)
 	if err := model.Validate(); err != nil {
 		return badInput("fit: kernel: %v", err)
+	}
+	if cfg.TrueTheta != nil {
+		if cfg.Holdout == 0 {
+			return badInput("fit: --true-theta needs --holdout (MLOE/MMOM are computed at the held-out locations)")
+		}
+		if _, err := model.Kernel(cfg.TrueTheta, 1); err != nil {
+			return badInput("fit: --true-theta: %v", err)
+		}
+	}
+	var gridX, gridY int
+	if cfg.Grid != "" {
+		if cfg.Plot == "" {
+			return badInput("fit: --grid needs --plot DIR")
+		}
+		if gridX, gridY, err = parseGrid(cfg.Grid); err != nil {
+			return err
+		}
+	}
+	if cfg.Plot != "" {
+		if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
+			return badInput("fit: --plot: %v", err)
+		}
 	}
 	names := model.ParamNames()
 	if err := mle.CheckBounds(names, cfg.Lower, cfg.Upper); err != nil {
@@ -209,6 +245,15 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 		}
 		return badInput("%s: %v", src, err)
 	}
+	var test *dataset.Data
+	if cfg.Holdout != 0 {
+		train, held, err := dataset.Split(d.Len(), cfg.Holdout, cfg.Seed)
+		if err != nil {
+			return badInput("fit: --holdout: %v", err)
+		}
+		test = subset(d, held)
+		d = subset(d, train)
+	}
 	metric := matern.Euclidean
 	switch cfg.Distance {
 	case "auto":
@@ -228,6 +273,16 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 	}
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: cfg.NB, Workers: workers,
 		Trace: cfg.Trace != "", Opt: opt}
+	var asmt assessment
+	free := make([]bool, len(names))
+	for i := range free {
+		free[i] = cfg.Lower[i] != cfg.Upper[i]
+	}
+	ao := assessOptions{test: test, train: d, free: free, stderr: cfg.StdErr || test != nil, trueTheta: cfg.TrueTheta,
+		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, workers: workers, metric: metric, seed: cfg.Seed}
+	if ao.test != nil || ao.stderr || ao.plotDir != "" {
+		fo.After = func(ev *likelihood.Evaluator, theta []float64) error { return assess(ev, theta, ao, &asmt) }
+	}
 	tty := term.IsTerminal(int(os.Stderr.Fd())) && !ff.verbose
 	fmt.Fprintf(os.Stderr, "fit: N=%d kernel=%s distance=%s nb=%d workers=%d bounds lb=%s ub=%s start=%s search=%s\n",
 		d.Len(), model, metricName(metric), cfg.NB, workers, formatFloats(cfg.Lower), formatFloats(cfg.Upper), ff.start, cfg.Search)
@@ -246,13 +301,16 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 		return err
 	}
 	printFit(os.Stdout, names, res, cfg, simulated)
+	printAssessment(os.Stdout, names, &asmt)
 	if cfg.Trace != "" {
 		if err := trace.WriteFile(cfg.Trace, res.Events); err != nil {
 			return err
 		}
 	}
 	if cfg.JSON != "" {
-		if err := writeJSON(cfg.JSON, fitJSON(names, res, cfg, model, metric, workers, simulated)); err != nil {
+		fj := fitJSON(names, res, cfg, model, metric, workers, simulated)
+		fj.assessment = &asmt
+		if err := writeJSON(cfg.JSON, fj); err != nil {
 			return err
 		}
 	}
@@ -343,6 +401,7 @@ type fitOut struct {
 	TrueTheta   []float64          `json:"true_theta,omitempty"`
 	PerEval     map[string]float64 `json:"seconds_per_evaluation"`
 	Steps       []stepOut          `json:"steps"`
+	*assessment
 }
 
 type stepOut struct {

@@ -132,3 +132,66 @@ func TestSimulateThenFitJSON(t *testing.T) {
 		t.Fatalf("trace: %v, %d events", err, len(tj.TraceEvents))
 	}
 }
+
+func TestHoldoutAndPredict(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	if _, stderr, code := run(t, bin, "simulate", "--n", "200", "--seed", "5", "--out", data, "--nb", "50"); code != 0 {
+		t.Fatalf("simulate: %s", stderr)
+	}
+	res := filepath.Join(dir, "r.json")
+	stdout, stderr, code := run(t, bin, "fit", "--data", data, "--nb", "50", "--holdout", "20", "--seed", "3",
+		"--true-theta", "1,0.1,0.5", "--json", res, "--plot", filepath.Join(dir, "plots"), "--max-evals", "40")
+	if code != 0 {
+		t.Fatalf("fit: %s", stderr)
+	}
+	if !strings.Contains(stdout, "holdout 20: MSPE") || !strings.Contains(stdout, "MLOE") {
+		t.Fatalf("stdout:\n%s", stdout)
+	}
+	var r map[string]any
+	b, _ := os.ReadFile(res)
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"mspe", "coverage_95", "stderr", "mloe", "mmom", "plots"} {
+		if _, ok := r[k]; !ok {
+			t.Fatalf("JSON lacks %q: %s", k, b)
+		}
+	}
+	for _, name := range []string{"semivariogram", "observations", "prediction", "prediction_sd"} {
+		for _, ext := range []string{".png", ".svg"} {
+			if st, err := os.Stat(filepath.Join(dir, "plots", name+ext)); err != nil || st.Size() == 0 {
+				t.Fatalf("missing plot %s%s", name, ext)
+			}
+		}
+	}
+	// predict in the order of the new file, theta from the fit.
+	newf := writeFile(t, dir, "new.csv", "x,y\n0.9,0.1\n0.2,0.3\n0.55,0.5\n")
+	out := filepath.Join(dir, "p.csv")
+	if _, stderr, code := run(t, bin, "predict", "--data", data, "--theta-from", res, "--at", newf, "--out", out, "--nb", "50"); code != 0 {
+		t.Fatalf("predict: %s", stderr)
+	}
+	b, _ = os.ReadFile(out)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 4 || lines[0] != "x,y,z_hat,variance" || !strings.HasPrefix(lines[1], "0.9,0.1,") || !strings.HasPrefix(lines[3], "0.55,0.5,") {
+		t.Fatalf("predictions:\n%s", b)
+	}
+	bad := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "--data", data, "--theta-from", res, "--kernel", "powexp", "--at", newf, "--out", out}, "holds a matern fit, not powexp"},
+		{[]string{"predict", "--data", data, "--theta", "1,0,0.5", "--at", newf, "--out", out}, "beta must be positive"},
+		{[]string{"predict", "--data", data, "--theta", "1,0.1,0.5", "--at", writeFile(t, dir, "nan.csv", "x,y\n0.1,NaN\n"), "--out", out}, "nan.csv:2: y is NaN"},
+		{[]string{"predict", "--data", data, "--theta", "1,0.1,0.5", "--at", writeFile(t, dir, "empty.csv", ""), "--out", out}, "empty.csv: empty file"},
+		{[]string{"fit", "--data", data, "--true-theta", "1,0.1,0.5"}, "--true-theta needs --holdout"},
+		{[]string{"fit", "--data", data, "--holdout", "199"}, "--holdout"},
+	}
+	for _, c := range bad {
+		_, stderr, code := run(t, bin, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}

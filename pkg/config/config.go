@@ -35,6 +35,11 @@ type Fit struct {
 	MaxEvals     int       `toml:"max_evals"`    // 0: no limit
 	JSON         string    `toml:"json"`         // result file
 	Trace        string    `toml:"trace"`        // trace file
+	Holdout      int       `toml:"holdout"`      // hold out this many locations (seeded) and predict them
+	TrueTheta    []float64 `toml:"true_theta"`   // with holdout: MLOE and MMOM against this theta
+	StdErr       bool      `toml:"stderr"`       // standard errors from the Fisher information
+	Plot         string    `toml:"plot"`         // directory for pictures
+	Grid         string    `toml:"grid"`         // NxM prediction grid for the maps
 	// Used when no data is given: simulate N points with Theta and Seed.
 	N     int       `toml:"n"`
 	Theta []float64 `toml:"theta"`

@@ -20,6 +20,10 @@ type FitOptions struct {
 	Workers int  // 0: one per core
 	Trace   bool // keep every task event
 	Opt     Options
+	// After, if not nil, runs once the search has ended, with the evaluator
+	// (tiles, runtime) still alive, e.g. to predict with the estimate and
+	// reuse its Cholesky factor.
+	After func(ev *likelihood.Evaluator, theta []float64) error
 }
 
 // Step is one evaluation of a fit with its timing breakdown.
@@ -105,6 +109,11 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		return nil, err
 	}
 	out.Result = res
+	if o.After != nil {
+		if err := o.After(ev, res.Theta); err != nil {
+			return nil, err
+		}
+	}
 	out.Events = ev.Events()
 	return out, nil
 }

@@ -163,3 +163,18 @@ func crossMax(m matern.Metric, a, b matern.Points) float64 {
 	}
 	return matern.MaxDistance(m, all)
 }
+
+// Score compares predictions with the held-out truth: the mean squared
+// prediction error mean((z - zhat)^2) and the share of z inside the 95 %
+// prediction intervals zhat +- 1.959964 sqrt(var).
+func Score(z, zhat, variance []float64) (mspe, coverage float64) {
+	for i := range z {
+		d := z[i] - zhat[i]
+		mspe += d * d
+		if math.Abs(d) <= 1.959963984540054*math.Sqrt(variance[i]) {
+			coverage++
+		}
+	}
+	n := float64(len(z))
+	return mspe / n, coverage / n
+}
