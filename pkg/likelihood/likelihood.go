@@ -125,7 +125,7 @@ type Evaluator struct {
 	keep  bool
 	// current is the theta whose factor and whitened z are in the tiles.
 	current []float64
-	ev    []trace.Event
+	ev      []trace.Event
 }
 
 type genTile struct{ m, n, prio int }

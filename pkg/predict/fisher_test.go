@@ -60,7 +60,9 @@ func TestFisherMatchesDense(t *testing.T) {
 		}, 0, false),
 		denseSigma(pts, pts, func(r float64) float64 {
 			h := 1e-3
-			m := func(d float64) float64 { return matern.Matern(matern.Theta{Sigma2: th.Sigma2, Beta: th.Beta, Nu: th.Nu + d}, r) }
+			m := func(d float64) float64 {
+				return matern.Matern(matern.Theta{Sigma2: th.Sigma2, Beta: th.Beta, Nu: th.Nu + d}, r)
+			}
 			return (45*(m(h)-m(-h)) - 9*(m(2*h)-m(-2*h)) + (m(3*h) - m(-3*h))) / (60 * h)
 		}, 0, false),
 	}
