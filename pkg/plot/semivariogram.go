@@ -141,7 +141,8 @@ func lineColor() color.Color  { return color.RGBA{R: 222, G: 96, B: 22, A: 255} 
 // a line over [0, 1.05 max(h)], into base.svg and base.png (900 x 675
 // pixels; see the package documentation). For a Matérn fit, model(r) is
 // sigma2 + nugget - C(r). The axes are "distance" and "semivariance" and
-// both start at 0; the legend reads "empirical" and "fitted model".
+// both start at 0; the legend, top left, reads "empirical" and "fitted
+// model".
 // Points where model is NaN or infinite are left out of the line.
 //
 // It returns an error if h and gamma have different or zero lengths, if
