@@ -12,6 +12,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/predict"
 	"github.com/exageostat/exageostat/pkg/runtime"
 )
 
@@ -21,6 +22,7 @@ type LikelihoodOptions struct {
 	Theta                []float64 // Matérn (sigma2, beta, nu)
 	Seed                 uint64
 	Reference            bool // also time the dense reference
+	Predict              int  // also krige this many random new locations (factor reused)
 }
 
 // LikelihoodResult is what LikelihoodBench measured: medians over the
@@ -50,6 +52,11 @@ type LikelihoodResult struct {
 	// evaluator and with the direct Bessel function, nb x nb tiles.
 	GenRate    float64 `json:"gen_entries_per_s"`
 	DirectRate float64 `json:"direct_entries_per_s"`
+	// Prediction of Predict new locations with the factor of the last
+	// evaluation: median seconds over Reps, and the ratio to one evaluation.
+	PredictN     int     `json:"predict_n,omitempty"`
+	PredictSecs  float64 `json:"predict_seconds,omitempty"`
+	PredictRatio float64 `json:"predict_over_evaluation,omitempty"`
 }
 
 // LikelihoodBench times l(theta) on ExaGeoStat's synthetic locations (seeded
@@ -82,6 +89,19 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 		res.Gflops = st.Flops
 	}
 	res.Seconds, res.Gen, res.Chol, res.Solve = median(wall), median(gen), median(chol), median(sol)
+	if o.Predict > 0 {
+		nw := dataset.Grid(o.Predict, o.Seed+1)
+		var ps []float64
+		for r := 0; r < o.Reps; r++ {
+			pr, err := predict.Krige(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y})
+			if err != nil {
+				return nil, err
+			}
+			ps = append(ps, pr.Seconds)
+		}
+		res.PredictN, res.PredictSecs = o.Predict, median(ps)
+		res.PredictRatio = res.PredictSecs / res.Seconds
+	}
 	res.Gflops = res.Gflops / res.Seconds * 1e-9
 	th := matern.Theta{Sigma2: o.Theta[0], Beta: o.Theta[1], Nu: o.Theta[2]}
 	fast, err := matern.NewMatern(th, matern.MaxDistance(matern.Euclidean, pts))

@@ -30,6 +30,9 @@ import (
 	"github.com/exageostat/exageostat/pkg/tile"
 )
 
+// colTile is the width of the column tiles of the cross-covariance.
+const colTile = 1024
+
 // Result holds predictions at new locations, in their given order.
 type Result struct {
 	Z        []float64 // kriging predictor
@@ -42,6 +45,11 @@ type Result struct {
 // parameters theta. If ev's tiles do not hold the factor for theta, one
 // likelihood evaluation computes it first.
 func Krige(ev *likelihood.Evaluator, theta []float64, at matern.Points) (*Result, error) {
+	return krige(ev, theta, at, colTile)
+}
+
+// krige is Krige with column tiles of width max(nb, colWidth).
+func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth int) (*Result, error) {
 	res := &Result{}
 	if cur := ev.Current(); cur == nil || !slices.Equal(cur, theta) {
 		if _, _, err := ev.LogLik(theta); err != nil {
@@ -64,10 +72,13 @@ func Krige(ev *likelihood.Evaluator, theta []float64, at matern.Points) (*Result
 	nb := l.NB
 	n1 := l.N
 	t0 := time.Now()
-	v := tile.NewGeneral("V", n1, n2, nb, nil)
+	// Wide column tiles make the solve's gemm tasks efficient; the row
+	// tiles (the factor's) give the parallelism.
+	cw := min(n2, max(nb, colWidth))
+	v := tile.NewGeneral("V", n1, n2, nb, cw, nil)
 	mt, nt := v.RowLayout.NT, v.ColLayout.NT
-	pred := tile.NewVector("zhat", n2, nb, nil)
-	sq := tile.NewVector("ss", n2, nb, nil)
+	pred := tile.NewVector("zhat", n2, cw, nil)
+	sq := tile.NewVector("ss", n2, cw, nil)
 	// Cross-covariance tiles Sigma12(m, j).
 	for m := 0; m < mt; m++ {
 		for j := 0; j < nt; j++ {

@@ -86,7 +86,8 @@ func TestKrigeMatchesDense(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Krige(ev, c.theta, p2)
+			// Column tiles as wide as the row tiles: several column tiles.
+			res, err := krige(ev, c.theta, p2, c.nb)
 			if err != nil {
 				t.Fatal(err)
 			}

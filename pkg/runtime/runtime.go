@@ -339,6 +339,10 @@ func (r *Runtime) execute(w *worker, t *task) {
 // next on the same worker without a trip through the queue.
 func (r *Runtime) loop(w *worker) {
 	defer r.wg.Done()
+	// One OS thread per worker: BLAS keeps per-thread buffers warm, and
+	// libraries with thread-local state (GLPK, CUDA contexts) stay put.
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
 	var next *task
 	for {
 		if next == nil {

@@ -196,13 +196,13 @@ type General struct {
 	handles              []*runtime.Handle
 }
 
-// NewGeneral allocates an m x n tiled matrix with square tiles of size nb
-// whose tile (i, j) is owned by owner(i, j) (nil means Local).
-func NewGeneral(name string, m, n, nb int, owner OwnerFunc) *General {
+// NewGeneral allocates an m x n tiled matrix with tiles of mb rows and nb
+// columns whose tile (i, j) is owned by owner(i, j) (nil means Local).
+func NewGeneral(name string, m, n, mb, nb int, owner OwnerFunc) *General {
 	if owner == nil {
 		owner = Local
 	}
-	g := &General{RowLayout: NewLayout(m, nb), ColLayout: NewLayout(n, nb), data: make([]float64, m*n)}
+	g := &General{RowLayout: NewLayout(m, mb), ColLayout: NewLayout(n, nb), data: make([]float64, m*n)}
 	mt, nt := g.RowLayout.NT, g.ColLayout.NT
 	g.tiles = make([][]float64, mt*nt)
 	g.handles = make([]*runtime.Handle, mt*nt)
