@@ -254,17 +254,9 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 		test = subset(d, held)
 		d = subset(d, train)
 	}
-	metric := matern.Euclidean
-	switch cfg.Distance {
-	case "auto":
-		if d.Coords == dataset.Geographic {
-			metric = matern.GreatCircle
-		}
-	case "euclidean":
-	case "great-circle", "gc":
-		metric = matern.GreatCircle
-	default:
-		return badInput("fit: unknown distance %q (want euclidean, great-circle or auto)", cfg.Distance)
+	metric, err := parseDistance("fit", cfg.Distance, d.Coords)
+	if err != nil {
+		return err
 	}
 
 	workers := cfg.Workers

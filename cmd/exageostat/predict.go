@@ -10,7 +10,6 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
-	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/predict"
 	"github.com/exageostat/exageostat/pkg/runtime"
 )
@@ -103,17 +102,9 @@ generation, Cholesky, triangular solves.`,
 			if err := dataset.Validate(nw, 1); err != nil {
 				return badInput("%s: %v", at, err)
 			}
-			metric := matern.Euclidean
-			switch distance {
-			case "auto":
-				if obs.Coords == dataset.Geographic {
-					metric = matern.GreatCircle
-				}
-			case "euclidean":
-			case "great-circle", "gc":
-				metric = matern.GreatCircle
-			default:
-				return badInput("predict: unknown distance %q", distance)
+			metric, err := parseDistance("predict", distance, obs.Coords)
+			if err != nil {
+				return err
 			}
 			if obs.Coords != nw.Coords {
 				return badInput("predict: %s and %s use different coordinates (%s vs %s)", data, at, obs.Coords, nw.Coords)

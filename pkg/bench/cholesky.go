@@ -224,20 +224,7 @@ func Residual(rt *runtime.Runtime, kern kernels.Impl, a []float64, l *tile.Sym) 
 					for j := 0; j < nb; j++ {
 						copy(r[j*mb:(j+1)*mb], a[(l.Offset(c)+j)*n+l.Offset(m):][:mb])
 					}
-					var an float64
-					for j := 0; j < nb; j++ {
-						for ii := 0; ii < mb; ii++ {
-							if m == c && ii < j {
-								continue
-							}
-							w := 2.0
-							if m == c && ii == j {
-								w = 1
-							}
-							an += w * r[ii+j*mb] * r[ii+j*mb]
-						}
-					}
-					norms[i] = an
+					norms[i] = symSumSq(r, mb, nb, m == c)
 					// Lower-triangular copy of the diagonal factor tile L(c,c).
 					lcc := make([]float64, nb*nb)
 					src := l.Tile(c, c)
@@ -253,20 +240,7 @@ func Residual(rt *runtime.Runtime, kern kernels.Impl, a []float64, l *tile.Sym) 
 						lmc = l.Tile(m, c)
 					}
 					kern.Dgemm(blas.NoTrans, blas.Trans, mb, nb, nb, -1, lmc, mb, lcc, nb, 1, r, mb)
-					var s float64
-					for j := 0; j < nb; j++ {
-						for ii := 0; ii < mb; ii++ {
-							if m == c && ii < j {
-								continue
-							}
-							w := 2.0
-							if m == c && ii == j {
-								w = 1
-							}
-							s += w * r[ii+j*mb] * r[ii+j*mb]
-						}
-					}
-					sums[i] = s
+					sums[i] = symSumSq(r, mb, nb, m == c)
 					return nil
 				}})
 		}
@@ -280,4 +254,24 @@ func Residual(rt *runtime.Runtime, kern kernels.Impl, a []float64, l *tile.Sym) 
 		an += norms[i]
 	}
 	return math.Sqrt(s / an), nil
+}
+
+// symSumSq returns the contribution of an mb x nb tile of a symmetric matrix
+// to its squared Frobenius norm: each entry twice for an off-diagonal tile,
+// the lower triangle (off-diagonal entries twice) for a diagonal one.
+func symSumSq(r []float64, mb, nb int, diag bool) float64 {
+	var s float64
+	for j := 0; j < nb; j++ {
+		for i := 0; i < mb; i++ {
+			if diag && i < j {
+				continue
+			}
+			w := 2.0
+			if diag && i == j {
+				w = 1
+			}
+			s += w * r[i+j*mb] * r[i+j*mb]
+		}
+	}
+	return s
 }
