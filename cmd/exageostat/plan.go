@@ -1,0 +1,293 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/distribution"
+)
+
+// maxPlanNT bounds the tiles per side of a plan: the owner tables hold
+// NT(NT+1)/2 entries.
+const maxPlanNT = 4096
+
+type planFlags struct {
+	cfg, svg           string
+	n, nb, nodes       int
+	dist, powers       string
+	genDist, genPowers string
+	asJSON             bool
+}
+
+func newPlanCmd() *cobra.Command {
+	var pf planFlags
+	c := &cobra.Command{
+		Use:   "plan",
+		Short: "Show which node owns which tile in each phase, and the tiles that move between them",
+		Long: `Plans the data distribution of an N x N covariance matrix cut into NT x NT
+tiles of size nb (NT = ceil(N/nb)) over the nodes of a cluster: for the
+factorisation (Cholesky) and for the generation of the matrix, each node's
+number of lower tiles (T = NT(NT+1)/2 in all), its power share of them, and
+the number of tiles that must move between the two phases.
+
+Distributions: bc, the 2D block-cyclic one over a p x q grid of homogeneous
+nodes (tile (m, n) on node (m mod p) q + (n mod q); default the most square
+grid), and 1d1d, the 1D-1D distribution of heterogeneous nodes of relative
+powers (each node owns within one tile of its power share).
+
+The cluster is a TOML --config file (see configs/cluster-*.toml): nodes,
+distribution, p, q, powers for the factorisation, and a [generation] table
+with the same keys (default: the factorisation's distribution). --nodes,
+--dist, --powers, --gen-dist and --gen-powers override the file, or plan
+without one. --svg writes the ownership maps: FILE for the factorisation and
+FILE with -generation before its extension for the generation.`,
+		Example: `  exageostat plan --n 16000 --nb 320 --config configs/cluster-1d1d.toml --svg plan.svg
+  exageostat plan --n 16000 --nb 320 --nodes 4 --dist 1d1d --powers 1,1,4,4 --gen-dist bc
+  exageostat plan --n 48000 --nb 960 --nodes 6 --json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error { return runPlan(c, &pf) },
+	}
+	f := c.Flags()
+	f.StringVar(&pf.cfg, "config", "", "cluster TOML file (nodes, distribution, p, q, powers, [generation])")
+	f.IntVar(&pf.n, "n", 0, "matrix size N (number of locations)")
+	f.IntVar(&pf.nb, "nb", 320, "tile size")
+	f.IntVar(&pf.nodes, "nodes", 1, "number of nodes (overrides the file's nodes)")
+	f.StringVar(&pf.dist, "dist", "bc", "factorisation distribution: bc or 1d1d (overrides the file)")
+	f.StringVar(&pf.powers, "powers", "", "relative node powers for 1d1d, e.g. 1,1,4,4 (implies --dist 1d1d; overrides the file)")
+	f.StringVar(&pf.genDist, "gen-dist", "", "generation distribution: bc or 1d1d (default: as the factorisation)")
+	f.StringVar(&pf.genPowers, "gen-powers", "", "relative node powers for a 1d1d generation (implies --gen-dist 1d1d)")
+	f.StringVar(&pf.svg, "svg", "", "write the ownership maps to FILE.svg and FILE-generation.svg")
+	f.BoolVar(&pf.asJSON, "json", false, "print the plan as JSON")
+	return c
+}
+
+// planPhase is one phase of the plan, as printed in JSON.
+type planPhase struct {
+	Distribution string    `json:"distribution"`
+	Name         string    `json:"name"`
+	Powers       []float64 `json:"powers"` // relative, one per node (equal for bc)
+	Share        []float64 `json:"share"`  // power share of the lower tiles, in tiles
+	Tiles        []int     `json:"tiles"`  // lower tiles owned
+}
+
+type planResult struct {
+	N             int       `json:"n"`
+	NB            int       `json:"nb"`
+	NT            int       `json:"nt"`
+	Tiles         int       `json:"tiles"`
+	Nodes         int       `json:"nodes"`
+	Factorisation planPhase `json:"factorisation"`
+	Generation    planPhase `json:"generation"`
+	Moves         int       `json:"moves"`
+	SVG           []string  `json:"svg,omitempty"`
+}
+
+func runPlan(c *cobra.Command, pf *planFlags) error {
+	flags := c.Flags()
+	cfg := config.DefaultCluster()
+	source := "plan (flags)"
+	if pf.cfg != "" {
+		if err := config.Load(pf.cfg, &cfg); err != nil {
+			return &inputError{err}
+		}
+		source = pf.cfg
+	}
+	overridden := false
+	for _, name := range []string{"nodes", "dist", "powers", "gen-dist", "gen-powers"} {
+		if flags.Changed(name) {
+			overridden = true
+		}
+	}
+	if overridden && pf.cfg != "" {
+		source = pf.cfg + " (with flags)"
+	}
+	if flags.Changed("nodes") || pf.cfg == "" {
+		cfg.Nodes = pf.nodes
+	}
+	if flags.Changed("dist") || pf.cfg == "" {
+		if pf.dist != cfg.Distribution {
+			cfg.Phase = config.Phase{} // p, q, powers of the other kind do not apply
+		}
+		cfg.Distribution = pf.dist
+	}
+	if flags.Changed("powers") {
+		p, err := parseFloats("powers", pf.powers)
+		if err != nil {
+			return err
+		}
+		if !flags.Changed("dist") && cfg.Distribution != "1d1d" {
+			cfg.Phase = config.Phase{Distribution: "1d1d"}
+		}
+		cfg.Powers = p
+	}
+	if flags.Changed("gen-dist") {
+		if pf.genDist != cfg.Generation.Distribution {
+			cfg.Generation = config.Phase{}
+		}
+		cfg.Generation.Distribution = pf.genDist
+	}
+	if flags.Changed("gen-powers") {
+		p, err := parseFloats("gen-powers", pf.genPowers)
+		if err != nil {
+			return err
+		}
+		if !flags.Changed("gen-dist") && cfg.Generation.Distribution != "1d1d" {
+			cfg.Generation = config.Phase{Distribution: "1d1d"}
+		}
+		cfg.Generation.Powers = p
+	}
+	if err := cfg.Validate(source); err != nil {
+		return &inputError{err}
+	}
+	if pf.n < 1 {
+		return badInput("plan: --n must be >= 1 (got %d)", pf.n)
+	}
+	if pf.nb < 1 {
+		return badInput("plan: --nb must be >= 1 (got %d)", pf.nb)
+	}
+	nt := (pf.n + pf.nb - 1) / pf.nb
+	if nt > maxPlanNT {
+		return badInput("plan: %d x %d tiles is too many (at most %d per side); raise --nb", nt, nt, maxPlanNT)
+	}
+
+	fact, gen := cfg.Phases()
+	fd, fp, err := buildPhase(fact, cfg.Nodes, nt)
+	if err != nil {
+		return err
+	}
+	gd, gp, err := buildPhase(gen, cfg.Nodes, nt)
+	if err != nil {
+		return err
+	}
+	res := planResult{
+		N: pf.n, NB: pf.nb, NT: nt, Tiles: distribution.Tiles(nt), Nodes: cfg.Nodes,
+		Factorisation: fp, Generation: gp, Moves: distribution.Moves(gd, fd, nt),
+	}
+	if pf.svg != "" {
+		genPath := generationPath(pf.svg)
+		where := fmt.Sprintf("N = %d, nb = %d, %d x %d tiles", pf.n, pf.nb, nt, nt)
+		err := writeFilesAtomic([]string{pf.svg, genPath}, []func(io.Writer) error{
+			func(w io.Writer) error {
+				return distribution.SVG(w, fd, nt, fmt.Sprintf("factorisation: %s (%s)", describe(fp), where))
+			},
+			func(w io.Writer) error {
+				return distribution.SVG(w, gd, nt, fmt.Sprintf("generation: %s (%s; %d tiles move)", describe(gp), where, res.Moves))
+			},
+		})
+		if err != nil {
+			return badInput("plan: --svg: %v", err)
+		}
+		res.SVG = []string{pf.svg, genPath}
+	}
+	out := c.OutOrStdout()
+	if pf.asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printPlan(out, &res)
+	if len(res.SVG) > 0 {
+		fmt.Fprintf(os.Stderr, "wrote %s\n", strings.Join(res.SVG, ", "))
+	}
+	return nil
+}
+
+// buildPhase makes the distribution of one phase and its per-node summary.
+func buildPhase(ph config.Phase, nodes, nt int) (distribution.Distribution, planPhase, error) {
+	d, err := distribution.New(ph.Distribution, nodes, ph.P, ph.Q, ph.Powers, nt)
+	if err != nil {
+		return nil, planPhase{}, badInput("plan: %v", err)
+	}
+	powers := ph.Powers
+	if ph.Distribution != "1d1d" || len(powers) == 0 {
+		powers = make([]float64, nodes)
+		for i := range powers {
+			powers[i] = 1
+		}
+	}
+	return d, planPhase{
+		Distribution: ph.Distribution, Name: d.Name(), Powers: powers,
+		Share: distribution.Shares(powers, nt), Tiles: distribution.Counts(d, nt),
+	}, nil
+}
+
+func describe(p planPhase) string {
+	if p.Distribution == "1d1d" {
+		return "1d1d, powers " + formatFloats(p.Powers)
+	}
+	return p.Name
+}
+
+func printPlan(w io.Writer, r *planResult) {
+	fmt.Fprintf(w, "N = %d, nb = %d: %d x %d tiles, %d lower tiles over %d nodes\n", r.N, r.NB, r.NT, r.NT, r.Tiles, r.Nodes)
+	fmt.Fprintf(w, "factorisation: %s\n", describe(r.Factorisation))
+	fmt.Fprintf(w, "generation:    %s\n", describe(r.Generation))
+	fmt.Fprintf(w, "%6s  %27s  %27s\n", "", "factorisation", "generation")
+	fmt.Fprintf(w, "%6s  %7s %10s %8s  %7s %10s %8s\n", "node", "power", "share", "tiles", "power", "share", "tiles")
+	fsum, gsum := sum(r.Factorisation.Powers), sum(r.Generation.Powers)
+	for i := 0; i < r.Nodes; i++ {
+		f, g := r.Factorisation, r.Generation
+		fmt.Fprintf(w, "%6d  %6.1f%% %10.2f %8d  %6.1f%% %10.2f %8d\n", i,
+			100*f.Powers[i]/fsum, f.Share[i], f.Tiles[i], 100*g.Powers[i]/gsum, g.Share[i], g.Tiles[i])
+	}
+	fmt.Fprintf(w, "%6s  %6.1f%% %10.2f %8d  %6.1f%% %10.2f %8d\n", "total", 100.0, float64(r.Tiles), r.Tiles, 100.0, float64(r.Tiles), r.Tiles)
+	fmt.Fprintf(w, "moves between the phases: %d of %d tiles (%.1f%%)\n", r.Moves, r.Tiles, 100*float64(r.Moves)/float64(r.Tiles))
+}
+
+func sum(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+// generationPath inserts "-generation" before the extension of path.
+func generationPath(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-generation" + ext
+}
+
+// writeFilesAtomic writes each file to a temporary file beside it, then
+// renames them all into place: on error no file is left half written and
+// no temporary file remains.
+func writeFilesAtomic(paths []string, writers []func(io.Writer) error) (err error) {
+	tmps := make([]string, 0, len(paths))
+	defer func() {
+		if err != nil {
+			for _, t := range tmps {
+				os.Remove(t)
+			}
+		}
+	}()
+	for i, p := range paths {
+		f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, f.Name())
+		werr := writers[i](f)
+		if werr == nil {
+			werr = f.Chmod(0o644)
+		}
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("%s: %v", p, werr)
+		}
+	}
+	for i, p := range paths {
+		if err := os.Rename(tmps[i], p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
