@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,9 +21,10 @@ const maxPlanNT = 4096
 
 type planFlags struct {
 	cfg, svg           string
-	n, nb, nodes       int
+	n, nb, nodes, nt   int
 	dist, powers       string
 	genDist, genPowers string
+	genTiles           string
 	asJSON             bool
 }
 
@@ -47,10 +49,22 @@ distribution, p, q, powers for the factorisation, and a [generation] table
 with the same keys (default: the factorisation's distribution). --nodes,
 --dist, --powers, --gen-dist and --gen-powers override the file, or plan
 without one. --svg writes the ownership maps: FILE for the factorisation and
-FILE with -generation before its extension for the generation.`,
+FILE with -generation before its extension for the generation.
+
+--tiles NT plans NT x NT tiles directly, instead of --n and --nb.
+
+--gen-tiles gives each node's number of generation tiles (summing to
+T = NT(NT+1)/2) and derives the generation distribution from the
+factorisation one by Algorithm 2 of the multi-phase ExaGeoStat paper: only
+nodes above their target give tiles, spread evenly over their tiles in
+generation (anti-diagonal) order, to the nodes below theirs, so that exactly
+sum_i max(0, factorisation_i - target_i) tiles move, the fewest possible,
+and every node ends on its target. Without --config, --nodes defaults to the
+number of values of --powers, --gen-powers or --gen-tiles.`,
 		Example: `  exageostat plan --n 16000 --nb 320 --config configs/cluster-1d1d.toml --svg plan.svg
   exageostat plan --n 16000 --nb 320 --nodes 4 --dist 1d1d --powers 1,1,4,4 --gen-dist bc
-  exageostat plan --n 48000 --nb 960 --nodes 6 --json`,
+  exageostat plan --n 48000 --nb 960 --nodes 6 --json
+  exageostat plan --tiles 50 --powers 60,60,565,590 --gen-tiles 318,319,319,319 --json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return runPlan(c, &pf) },
 	}
@@ -58,11 +72,13 @@ FILE with -generation before its extension for the generation.`,
 	f.StringVar(&pf.cfg, "config", "", "cluster TOML file (nodes, distribution, p, q, powers, [generation])")
 	f.IntVar(&pf.n, "n", 0, "matrix size N (number of locations)")
 	f.IntVar(&pf.nb, "nb", 320, "tile size")
+	f.IntVar(&pf.nt, "tiles", 0, "number NT of tile rows and columns (instead of --n and --nb)")
 	f.IntVar(&pf.nodes, "nodes", 1, "number of nodes (overrides the file's nodes)")
 	f.StringVar(&pf.dist, "dist", "bc", "factorisation distribution: bc or 1d1d (overrides the file)")
 	f.StringVar(&pf.powers, "powers", "", "relative node powers for 1d1d, e.g. 1,1,4,4 (implies --dist 1d1d; overrides the file)")
 	f.StringVar(&pf.genDist, "gen-dist", "", "generation distribution: bc or 1d1d (default: as the factorisation)")
 	f.StringVar(&pf.genPowers, "gen-powers", "", "relative node powers for a 1d1d generation (implies --gen-dist 1d1d)")
+	f.StringVar(&pf.genTiles, "gen-tiles", "", "generation tiles per node, e.g. 318,319,319,319: derive the generation distribution from the factorisation's with the fewest moves (Algorithm 2)")
 	f.StringVar(&pf.svg, "svg", "", "write the ownership maps to FILE.svg and FILE-generation.svg")
 	f.BoolVar(&pf.asJSON, "json", false, "print the plan as JSON")
 	return c
@@ -78,15 +94,22 @@ type planPhase struct {
 }
 
 type planResult struct {
-	N             int       `json:"n"`
-	NB            int       `json:"nb"`
+	N             int       `json:"n,omitempty"`  // 0 with --tiles
+	NB            int       `json:"nb,omitempty"` // 0 with --tiles
 	NT            int       `json:"nt"`
 	Tiles         int       `json:"tiles"`
 	Nodes         int       `json:"nodes"`
 	Factorisation planPhase `json:"factorisation"`
 	Generation    planPhase `json:"generation"`
 	Moves         int       `json:"moves"`
-	SVG           []string  `json:"svg,omitempty"`
+	// The per-node tile counts of the two phases and the tiles that move
+	// between them again, flat, and the fewest moves any generation
+	// distribution with these counts needs: sum_i max(0, fact_i - gen_i).
+	FactorizationTiles []int    `json:"factorization_tiles"`
+	GenerationTiles    []int    `json:"generation_tiles"`
+	Moved              int      `json:"moved"`
+	MinMoves           int      `json:"min_moves"`
+	SVG                []string `json:"svg,omitempty"`
 }
 
 func runPlan(c *cobra.Command, pf *planFlags) error {
@@ -100,7 +123,7 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 		source = pf.cfg
 	}
 	overridden := false
-	for _, name := range []string{"nodes", "dist", "powers", "gen-dist", "gen-powers"} {
+	for _, name := range []string{"nodes", "dist", "powers", "gen-dist", "gen-powers", "gen-tiles"} {
 		if flags.Changed(name) {
 			overridden = true
 		}
@@ -108,8 +131,27 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 	if overridden && pf.cfg != "" {
 		source = pf.cfg + " (with flags)"
 	}
+	var genTiles []int
+	if flags.Changed("gen-tiles") {
+		if flags.Changed("gen-dist") || flags.Changed("gen-powers") {
+			return badInput("plan: --gen-tiles derives the generation distribution: it excludes --gen-dist and --gen-powers")
+		}
+		var err error
+		if genTiles, err = parseTileCounts("gen-tiles", pf.genTiles); err != nil {
+			return err
+		}
+	}
 	if flags.Changed("nodes") || pf.cfg == "" {
 		cfg.Nodes = pf.nodes
+		if !flags.Changed("nodes") {
+			// Without a file, as many nodes as the per-node lists have values.
+			for _, name := range []string{"powers", "gen-powers", "gen-tiles"} {
+				if v, _ := flags.GetString(name); flags.Changed(name) && v != "" {
+					cfg.Nodes = len(strings.Split(v, ","))
+					break
+				}
+			}
+		}
 	}
 	if flags.Changed("dist") || pf.cfg == "" {
 		if pf.dist != cfg.Distribution {
@@ -143,18 +185,32 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 		}
 		cfg.Generation.Powers = p
 	}
+	if genTiles != nil {
+		cfg.Generation = config.Phase{} // replaced by Algorithm 2
+	}
 	if err := cfg.Validate(source); err != nil {
 		return &inputError{err}
 	}
-	if pf.n < 1 {
-		return badInput("plan: --n must be >= 1 (got %d)", pf.n)
-	}
-	if pf.nb < 1 {
-		return badInput("plan: --nb must be >= 1 (got %d)", pf.nb)
-	}
-	nt := (pf.n + pf.nb - 1) / pf.nb
-	if nt > maxPlanNT {
-		return badInput("plan: %d x %d tiles is too many (at most %d per side); raise --nb", nt, nt, maxPlanNT)
+	var nt int
+	if flags.Changed("tiles") {
+		if flags.Changed("n") || flags.Changed("nb") {
+			return badInput("plan: give either --tiles or --n and --nb, not both")
+		}
+		if pf.nt < 1 || pf.nt > maxPlanNT {
+			return badInput("plan: --tiles must be in [1, %d] (got %d)", maxPlanNT, pf.nt)
+		}
+		nt, pf.n, pf.nb = pf.nt, 0, 0
+	} else {
+		if pf.n < 1 {
+			return badInput("plan: --n must be >= 1 (got %d)", pf.n)
+		}
+		if pf.nb < 1 {
+			return badInput("plan: --nb must be >= 1 (got %d)", pf.nb)
+		}
+		nt = (pf.n + pf.nb - 1) / pf.nb
+		if nt > maxPlanNT {
+			return badInput("plan: %d x %d tiles is too many (at most %d per side); raise --nb", nt, nt, maxPlanNT)
+		}
 	}
 
 	fact, gen := cfg.Phases()
@@ -162,17 +218,29 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 	if err != nil {
 		return err
 	}
-	gd, gp, err := buildPhase(gen, cfg.Nodes, nt)
+	var gd distribution.Distribution
+	var gp planPhase
+	if genTiles != nil {
+		gd, gp, err = derivePhase(fd, nt, genTiles)
+	} else {
+		gd, gp, err = buildPhase(gen, cfg.Nodes, nt)
+	}
 	if err != nil {
 		return err
 	}
 	res := planResult{
 		N: pf.n, NB: pf.nb, NT: nt, Tiles: distribution.Tiles(nt), Nodes: cfg.Nodes,
 		Factorisation: fp, Generation: gp, Moves: distribution.Moves(gd, fd, nt),
+		FactorizationTiles: fp.Tiles, GenerationTiles: gp.Tiles,
+		MinMoves: distribution.MinMoves(fd, nt, gp.Tiles),
 	}
+	res.Moved = res.Moves
 	if pf.svg != "" {
 		genPath := generationPath(pf.svg)
-		where := fmt.Sprintf("N = %d, nb = %d, %d x %d tiles", pf.n, pf.nb, nt, nt)
+		where := fmt.Sprintf("%d x %d tiles", nt, nt)
+		if pf.n > 0 {
+			where = fmt.Sprintf("N = %d, nb = %d, %s", pf.n, pf.nb, where)
+		}
 		err := writeFilesAtomic([]string{pf.svg, genPath}, []func(io.Writer) error{
 			func(w io.Writer) error {
 				return distribution.SVG(w, fd, nt, fmt.Sprintf("factorisation: %s (%s)", describe(fp), where))
@@ -218,15 +286,53 @@ func buildPhase(ph config.Phase, nodes, nt int) (distribution.Distribution, plan
 	}, nil
 }
 
+// derivePhase makes the generation distribution from the factorisation's
+// by Algorithm 2 (distribution.Generation) for the given per-node targets.
+func derivePhase(fact distribution.Distribution, nt int, target []int) (distribution.Distribution, planPhase, error) {
+	d, err := distribution.Generation(fact, nt, target)
+	if err != nil {
+		return nil, planPhase{}, badInput("plan: --gen-tiles: %v", err)
+	}
+	t := make([]float64, len(target))
+	for i, v := range target {
+		t[i] = float64(v)
+	}
+	return d, planPhase{
+		Distribution: "alg2", Name: d.Name(), Powers: t, Share: t, Tiles: distribution.Counts(d, nt),
+	}, nil
+}
+
+// parseTileCounts parses a comma-separated list of tile counts such as
+// "318,319,319,319".
+func parseTileCounts(flag, s string) ([]int, error) {
+	parts := strings.Split(s, ",")
+	out := make([]int, 0, len(parts))
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 {
+			return nil, badInput("--%s: %q is not a tile count (an integer >= 0)", flag, p)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 func describe(p planPhase) string {
-	if p.Distribution == "1d1d" {
+	switch p.Distribution {
+	case "1d1d":
 		return "1d1d, powers " + formatFloats(p.Powers)
+	case "alg2":
+		return "from the factorisation by Algorithm 2 (fewest moves), tiles " + formatFloats(p.Powers)
 	}
 	return p.Name
 }
 
 func printPlan(w io.Writer, r *planResult) {
-	fmt.Fprintf(w, "N = %d, nb = %d: %d x %d tiles, %d lower tiles over %d nodes\n", r.N, r.NB, r.NT, r.NT, r.Tiles, r.Nodes)
+	if r.N > 0 {
+		fmt.Fprintf(w, "N = %d, nb = %d: ", r.N, r.NB)
+	}
+	fmt.Fprintf(w, "%d x %d tiles, %d lower tiles over %d nodes\n", r.NT, r.NT, r.Tiles, r.Nodes)
 	fmt.Fprintf(w, "factorisation: %s\n", describe(r.Factorisation))
 	fmt.Fprintf(w, "generation:    %s\n", describe(r.Generation))
 	fmt.Fprintf(w, "%6s  %27s  %27s\n", "", "factorisation", "generation")
@@ -238,7 +344,12 @@ func printPlan(w io.Writer, r *planResult) {
 			100*f.Powers[i]/fsum, f.Share[i], f.Tiles[i], 100*g.Powers[i]/gsum, g.Share[i], g.Tiles[i])
 	}
 	fmt.Fprintf(w, "%6s  %6.1f%% %10.2f %8d  %6.1f%% %10.2f %8d\n", "total", 100.0, float64(r.Tiles), r.Tiles, 100.0, float64(r.Tiles), r.Tiles)
-	fmt.Fprintf(w, "moves between the phases: %d of %d tiles (%.1f%%)\n", r.Moves, r.Tiles, 100*float64(r.Moves)/float64(r.Tiles))
+	fmt.Fprintf(w, "moves between the phases: %d of %d tiles (%.1f%%)", r.Moves, r.Tiles, 100*float64(r.Moves)/float64(r.Tiles))
+	if r.Moves == r.MinMoves {
+		fmt.Fprintf(w, ", the fewest for these counts\n")
+	} else {
+		fmt.Fprintf(w, "; the fewest for these counts: %d\n", r.MinMoves)
+	}
 }
 
 func sum(x []float64) float64 {

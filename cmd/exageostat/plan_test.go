@@ -220,3 +220,127 @@ func countTileRects(t *testing.T, src []byte) int {
 		}
 	}
 }
+
+// TestPlanGenerationTiles covers --tiles and --gen-tiles: the generation
+// distribution derived from the factorisation's by Algorithm 2.
+func TestPlanGenerationTiles(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "cluster.toml", planCluster)
+
+	type flat struct {
+		N, NB              *int
+		NT                 int   `json:"nt"`
+		FactorizationTiles []int `json:"factorization_tiles"`
+		GenerationTiles    []int `json:"generation_tiles"`
+		Moved              int   `json:"moved"`
+		MinMoves           int   `json:"min_moves"`
+		Generation         struct {
+			Distribution string `json:"distribution"`
+		} `json:"generation"`
+	}
+	cases := []struct {
+		name      string
+		args      []string
+		nt        int
+		fact, gen []int
+		moved     int
+	}{
+		// Section 4.4 of the paper: 50 x 50 tiles, 517 tiles move.
+		{"paper", []string{"--tiles", "50", "--powers", "60,60,565,590", "--gen-tiles", "318,319,319,319"},
+			50, []int{60, 60, 565, 590}, []int{318, 319, 319, 319}, 517},
+		{"config", []string{"--tiles", "5", "--config", cfg, "--gen-tiles", "4,4,4,3"},
+			5, []int{2, 1, 6, 6}, []int{4, 4, 4, 3}, 5},
+		{"with n", []string{"--n", "10", "--nb", "2", "--config", cfg, "--gen-tiles", "6,3,3,3"},
+			5, []int{2, 1, 6, 6}, []int{6, 3, 3, 3}, 6},
+		{"bc", []string{"--tiles", "4", "--nodes", "2", "--gen-tiles", "3,7"},
+			4, []int{6, 4}, []int{3, 7}, 3},
+		{"no move", []string{"--tiles", "5", "--powers", "1,1,4,4", "--gen-tiles", "2,1,6,6"},
+			5, []int{2, 1, 6, 6}, []int{2, 1, 6, 6}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code := run(t, bin, append([]string{"plan", "--json"}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var r flat
+			if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+				t.Fatalf("%v:\n%s", err, stdout)
+			}
+			if r.NT != c.nt || !slices.Equal(r.FactorizationTiles, c.fact) || !slices.Equal(r.GenerationTiles, c.gen) ||
+				r.Moved != c.moved || r.MinMoves != c.moved || r.Generation.Distribution != "alg2" {
+				t.Fatalf("plan %+v, want nt %d, %v -> %v, %d moved", r, c.nt, c.fact, c.gen, c.moved)
+			}
+			if tiles := slices.Contains(c.args, "--tiles"); tiles != (r.N == nil && r.NB == nil) {
+				t.Fatalf("n %v, nb %v with --tiles %v", r.N, r.NB, tiles)
+			}
+		})
+	}
+
+	t.Run("table", func(t *testing.T) {
+		stdout, stderr, code := run(t, bin, "plan", "--tiles", "50", "--powers", "60,60,565,590", "--gen-tiles", "318,319,319,319")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		for _, s := range []string{"50 x 50 tiles, 1275 lower tiles over 4 nodes", "by Algorithm 2 (fewest moves), tiles 318,319,319,319",
+			"moves between the phases: 517 of 1275 tiles (40.5%), the fewest for these counts"} {
+			if !strings.Contains(stdout, s) {
+				t.Errorf("output lacks %q:\n%s", s, stdout)
+			}
+		}
+		if strings.Contains(stdout, "N = ") {
+			t.Errorf("N printed with --tiles:\n%s", stdout)
+		}
+	})
+
+	t.Run("not the fewest", func(t *testing.T) {
+		stdout, _, code := run(t, bin, "plan", "--n", "10", "--nb", "2", "--config", cfg)
+		if code != 0 || !strings.Contains(stdout, "moves between the phases: 11 of 15 tiles (73.3%); the fewest for these counts: 6") {
+			t.Fatalf("exit %d:\n%s", code, stdout)
+		}
+	})
+
+	t.Run("svg", func(t *testing.T) {
+		svg := filepath.Join(t.TempDir(), "plan.svg")
+		_, stderr, code := run(t, bin, "plan", "--tiles", "5", "--config", cfg, "--gen-tiles", "4,4,4,3", "--svg", svg)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(generationPath(svg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := countTileRects(t, b); n != 15 {
+			t.Fatalf("%d tiles, want 15", n)
+		}
+	})
+
+	t.Run("bad input", func(t *testing.T) {
+		cases := []struct {
+			name string
+			args []string
+			want string
+		}{
+			{"tiles and n", []string{"--tiles", "5", "--n", "10"}, "give either --tiles or --n and --nb, not both"},
+			{"tiles and nb", []string{"--tiles", "5", "--nb", "2"}, "give either --tiles or --n and --nb, not both"},
+			{"tiles 0", []string{"--tiles", "0"}, "--tiles must be in [1, 4096] (got 0)"},
+			{"tiles big", []string{"--tiles", "5000"}, "--tiles must be in [1, 4096] (got 5000)"},
+			{"sum", []string{"--tiles", "5", "--powers", "1,1,4,4", "--gen-tiles", "4,4,4,4"}, "plan: --gen-tiles: distribution: generation targets sum to 16, want the 15 lower tiles"},
+			{"count", []string{"--tiles", "5", "--nodes", "4", "--gen-tiles", "5,5,5"}, "need 4 generation targets (one per node), got 3"},
+			{"not a count", []string{"--tiles", "5", "--gen-tiles", "5,x"}, `--gen-tiles: "x" is not a tile count`},
+			{"negative", []string{"--tiles", "5", "--gen-tiles", "16,-1"}, `--gen-tiles: "-1" is not a tile count`},
+			{"with gen-dist", []string{"--tiles", "5", "--gen-tiles", "15", "--gen-dist", "bc"}, "excludes --gen-dist and --gen-powers"},
+			{"with gen-powers", []string{"--tiles", "5", "--gen-tiles", "15", "--gen-powers", "1"}, "excludes --gen-dist and --gen-powers"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				_, stderr, code := run(t, bin, append([]string{"plan"}, c.args...)...)
+				lines := strings.Split(strings.TrimSpace(stderr), "\n")
+				if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], c.want) {
+					t.Fatalf("exit %d, stderr %q; want 2 and one line containing %q", code, stderr, c.want)
+				}
+			})
+		}
+	})
+}
