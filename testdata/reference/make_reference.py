@@ -48,6 +48,12 @@ What it computes (all files are written next to this script):
      from the data-driven start sigma2 = var(z) (population variance),
      beta = 0.1 * diagonal of the locations' bounding box, nu = 0.5. A theta
      whose matrix is not positive definite gets the penalty -l = 1e10.
+     Tolerances: L-BFGS-B ftol=1e-13 (relative decrease of -l; ~2e-10
+     absolute here, just above the rounding noise of l), gtol=1e-7,
+     maxls=20, maxfun=600; Nelder-Mead xatol=1e-9 (log theta), fatol=1e-10,
+     maxfev=600, initial simplex u0 + 0.25 e_i. fits.csv takes, per file,
+     the run with the largest l; runs within 1e-9 relative of it are tied
+     and the one with the smaller gradient norm wins (see step_select).
      ``evaluations`` counts likelihood evaluations of that optimiser run
      (finite-difference evaluations included). fits_all.csv lists every
      optimiser run with its wall time, status, message and a central
@@ -360,13 +366,13 @@ def fit_one(task):
     if method == "L-BFGS-B":
         res = scipy.optimize.minimize(
             obj, u0, method="L-BFGS-B", jac="3-point", bounds=bounds,
-            options={"ftol": 1e-15, "gtol": 1e-7, "maxiter": 200, "maxfun": 2000,
-                     "maxls": 40})
+            options={"ftol": 1e-13, "gtol": 1e-7, "maxiter": 200, "maxfun": 600,
+                     "maxls": 20})
     else:
         simplex = np.vstack([u0] + [u0 + 0.25 * e for e in np.eye(3)])
         res = scipy.optimize.minimize(
             obj, u0, method="Nelder-Mead", bounds=bounds,
-            options={"xatol": 1e-9, "fatol": 1e-10, "maxfev": 1500,
+            options={"xatol": 1e-9, "fatol": 1e-10, "maxfev": 600,
                      "initial_simplex": simplex})
     wall = time.time() - t
     nfev = obj.nfev
