@@ -52,8 +52,9 @@ What it computes (all files are written next to this script):
      absolute here, just above the rounding noise of l), gtol=1e-7,
      maxls=20, maxfun=600; Nelder-Mead xatol=1e-9 (log theta), fatol=1e-10,
      maxfev=600, initial simplex u0 + 0.25 e_i. fits.csv takes, per file,
-     the run with the largest l; runs within 1e-9 relative of it are tied
-     and the one with the smaller gradient norm wins (see step_select).
+     the run with the largest l; runs within 1e-9 relative of it (far below
+     any test tolerance) are tied and the one with the smaller gradient norm
+     wins (see step_select).
      ``evaluations`` counts likelihood evaluations of that optimiser run
      (finite-difference evaluations included). fits_all.csv lists every
      optimiser run with its wall time, status, message and a central
@@ -71,10 +72,13 @@ The data sets are regenerated bit for bit from the seeds (numpy's PCG64
 generator, same numpy major version); loglik.csv and fits.csv are computed
 from the CSV files as written, so they depend only on those files.
 
-Runtime (2 shared cores, numpy 1.24.2, scipy 1.10.1, OpenBLAS): data and
-loglik about 1 minute; fits dominated by fit_n3600.csv, where one likelihood
-costs ~5-8 s (K_nu on 6.5e6 pairs plus the Cholesky) -- see README.md for
-the measured wall times.
+Runtime (measured 2026-11-22 on 2 shared cores with other jobs running,
+numpy 1.24.2, scipy 1.10.1, OpenBLAS): the whole script 945 s (~16 min):
+data + loglik 14 s, fits 931 s in 2 worker processes. fit_n3600.csv
+dominates: one likelihood costs ~3-6 s there (K_nu on 6.5e6 pairs plus the
+3600x3600 Cholesky); its Nelder-Mead run took 912 s (245 evaluations) and
+its L-BFGS-B run 611 s (161), the fit_n1600.csv runs ~140 s each.
+``--steps select`` only rebuilds fits.csv from fits_all.csv (instant).
 """
 
 import argparse
@@ -443,8 +447,8 @@ def step_fits(files, workers):
 
 def step_select():
     """fits.csv from fits_all.csv: per file the run with the largest loglik;
-    runs within 1e-9 relative of it (rounding noise of l) are tied and the
-    one with the smallest gradient norm wins."""
+    runs within 1e-9 relative of it are tied and the one with the smallest
+    gradient norm wins."""
     with open(os.path.join(HERE, "fits_all.csv")) as f:
         runs = list(csv.DictReader(f))
     with open(os.path.join(HERE, "fits.csv"), "w", newline="") as f:
