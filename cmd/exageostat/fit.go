@@ -22,6 +22,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/mle"
 	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -74,7 +75,7 @@ flags given on the command line override the file.`,
 	f.StringVar(&ff.start, "start", cfg.Start, "start: data (data-driven guess), lower (ExaGeoStat: the lower bounds) or values v1,v2,v3")
 	f.StringVar(&cfg.Search, "search", cfg.Search, "search scale: log or linear")
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2 added to the diagonal")
-	f.IntVar(&cfg.NB, "nb", cfg.NB, "tile size")
+	f.IntVar(&cfg.NB, "nb", cfg.NB, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.Workers, "workers", goruntime.NumCPU(), "runtime workers")
 	f.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "stop when a step improves l by less than this (ftol_abs)")
 	f.IntVar(&cfg.MaxEvals, "max-evals", 0, "maximum number of evaluations (0: no limit)")
@@ -197,8 +198,8 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 	default:
 		return badInput("fit: search must be log or linear, got %q", cfg.Search)
 	}
-	if cfg.NB < 1 || cfg.Workers < 0 || cfg.MaxEvals < 0 || !(cfg.Tolerance > 0) || cfg.Nugget < 0 || math.IsNaN(cfg.Nugget) {
-		return badInput("fit: need nb >= 1, workers >= 0, max-evals >= 0, tolerance > 0, nugget >= 0")
+	if cfg.NB < 0 || cfg.Workers < 0 || cfg.MaxEvals < 0 || !(cfg.Tolerance > 0) || cfg.Nugget < 0 || math.IsNaN(cfg.Nugget) {
+		return badInput("fit: need nb >= 0, workers >= 0, max-evals >= 0, tolerance > 0, nugget >= 0")
 	}
 	for _, p := range []string{cfg.JSON, cfg.Trace} {
 		if p != "" {
@@ -259,6 +260,9 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 		return err
 	}
 
+	if cfg.NB == 0 {
+		cfg.NB = tile.AutoNB(d.Len())
+	}
 	workers := cfg.Workers
 	if workers == 0 {
 		workers = goruntime.NumCPU()
@@ -322,7 +326,11 @@ func simulateDefault(cfg *config.Fit, model likelihood.Model) (*dataset.Data, er
 	rt := runtime.New(runtime.Options{Workers: cfg.Workers})
 	defer rt.Close()
 	p := likelihood.Problem{Points: matern.Points{X: d.X, Y: d.Y}, Metric: matern.Euclidean, Model: model, Nugget: cfg.Nugget}
-	z, err := likelihood.Simulate(p, cfg.Theta, dataset.StandardNormal(cfg.N, cfg.Seed), cfg.NB, rt)
+	nb := cfg.NB
+	if nb == 0 {
+		nb = tile.AutoNB(cfg.N)
+	}
+	z, err := likelihood.Simulate(p, cfg.Theta, dataset.StandardNormal(cfg.N, cfg.Seed), nb, rt)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/predict"
 	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/tile"
 )
 
 func newPredictCmd() *cobra.Command {
@@ -78,8 +79,8 @@ generation, Cholesky, triangular solves.`,
 			if _, err := model.Kernel(theta, 1); err != nil {
 				return badInput("predict: theta: %v", err)
 			}
-			if nb < 1 || workers < 0 || nugget < 0 {
-				return badInput("predict: need --nb >= 1, --workers >= 0, --nugget >= 0")
+			if nb < 0 || workers < 0 || nugget < 0 {
+				return badInput("predict: need --nb >= 0, --workers >= 0, --nugget >= 0")
 			}
 			obs, err := dataset.ReadCSV(data)
 			if err != nil {
@@ -108,6 +109,9 @@ generation, Cholesky, triangular solves.`,
 			}
 			if obs.Coords != nw.Coords {
 				return badInput("predict: %s and %s use different coordinates (%s vs %s)", data, at, obs.Coords, nw.Coords)
+			}
+			if nb == 0 {
+				nb = tile.AutoNB(obs.Len())
 			}
 			sorted := dataset.Permute(obs, dataset.MortonOrder(obs))
 			rt := runtime.New(runtime.Options{Workers: workers})
@@ -142,7 +146,7 @@ generation, Cholesky, triangular solves.`,
 	f.StringVar(&kernel, "kernel", "matern", "covariance: matern or powexp")
 	f.StringVar(&distance, "distance", "auto", "euclidean, great-circle, or auto")
 	f.Float64Var(&nugget, "nugget", 0, "nugget tau2")
-	f.IntVar(&nb, "nb", 320, "tile size")
+	f.IntVar(&nb, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&workers, "workers", goruntime.NumCPU(), "runtime workers")
 	return c
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/tile"
 )
 
 func newSimulateCmd() *cobra.Command {
@@ -36,8 +37,11 @@ normal, both from --seed. Writes CSV with the header x,y,z.`,
 			if n < 3 {
 				return badInput("simulate: --n must be >= 3 (got %d)", n)
 			}
-			if nb < 1 || workers < 0 {
-				return badInput("simulate: --nb must be >= 1 and --workers >= 0")
+			if nb < 0 || workers < 0 {
+				return badInput("simulate: --nb and --workers must be >= 0")
+			}
+			if nb == 0 {
+				nb = tile.AutoNB(n)
 			}
 			theta, err := parseFloats("theta", thetaS)
 			if err != nil {
@@ -76,7 +80,7 @@ normal, both from --seed. Writes CSV with the header x,y,z.`,
 	f.StringVar(&kernel, "kernel", "matern", "covariance: matern or powexp")
 	f.Float64Var(&nugget, "nugget", 0, "nugget tau2 added to the diagonal")
 	f.StringVar(&out, "out", "", "output CSV (x,y,z)")
-	f.IntVar(&nb, "nb", 320, "tile size")
+	f.IntVar(&nb, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&workers, "workers", goruntime.NumCPU(), "runtime workers")
 	return c
 }

@@ -29,7 +29,7 @@ type Fit struct {
 	Start        string    `toml:"start"`        // data | lower
 	Search       string    `toml:"search"`       // log | linear
 	Nugget       float64   `toml:"nugget"`       // tau2 on the diagonal
-	NB           int       `toml:"nb"`           // tile size
+	NB           int       `toml:"nb"`           // tile size (0: automatic)
 	Workers      int       `toml:"workers"`      // 0: one per core
 	Tolerance    float64   `toml:"tolerance"`    // ftol_abs of the optimiser
 	MaxEvals     int       `toml:"max_evals"`    // 0: no limit
@@ -47,13 +47,13 @@ type Fit struct {
 }
 
 // DefaultFit returns the defaults: Matérn, bounds [0.001, 5]^3, data-driven
-// start on a log scale, ftol_abs 1e-5, nb 320, and the embedded default
+// start on a log scale, ftol_abs 1e-5, automatic tile size, and the embedded default
 // problem N = 1600, theta = (1, 0.1, 0.5), seed 1.
 func DefaultFit() Fit {
 	return Fit{
 		Kernel: "matern", Distance: "auto",
 		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
-		Start: "data", Search: "log", NB: 320, Tolerance: 1e-5,
+		Start: "data", Search: "log", NB: 0, Tolerance: 1e-5,
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 	}
 }

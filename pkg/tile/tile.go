@@ -230,3 +230,12 @@ func (g *General) At(r, c int) float64 {
 	i, j := r/g.RowLayout.NB, c/g.ColLayout.NB
 	return g.Tile(i, j)[(r-i*g.RowLayout.NB)+(c-j*g.ColLayout.NB)*g.RowLayout.Rows(i)]
 }
+
+// AutoNB returns a tile size for an n x n covariance matrix on the CPU:
+// about n/6 (enough tiles for the phases to overlap on a few workers), a
+// multiple of 16, within [160, 960] (small tiles run the BLAS kernels
+// slowly, large ones leave workers idle).
+func AutoNB(n int) int {
+	nb := (n/6 + 15) / 16 * 16
+	return min(960, max(160, nb))
+}

@@ -102,3 +102,11 @@ func TestOwners(t *testing.T) {
 		t.Fatal("vector tiles do not alias the contiguous data")
 	}
 }
+
+func TestAutoNB(t *testing.T) {
+	for _, c := range []struct{ n, want int }{{10, 160}, {1600, 272}, {3600, 608}, {8192, 960}, {100000, 960}} {
+		if got := AutoNB(c.n); got != c.want {
+			t.Errorf("AutoNB(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+}
