@@ -138,8 +138,8 @@ func CholeskyBench(o CholeskyOptions) (*CholeskyResult, error) {
 }
 
 func taskCount(nt int) int {
-	// potrf + trsm + syrk + gemm
-	return nt + nt*(nt-1)/2 + nt*(nt-1)/2 + nt*(nt-1)*(nt-2)/6
+	// potrf + trtri + trsm + syrk + gemm
+	return nt + (nt - 1) + nt*(nt-1)/2 + nt*(nt-1)/2 + nt*(nt-1)*(nt-2)/6
 }
 
 func median(x []float64) float64 {

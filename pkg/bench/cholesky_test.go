@@ -78,7 +78,7 @@ func TestCholeskyBenchSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Residual > 1e-14 || r.LapackResid > 1e-14 || !(r.Gflops > 0) || !(r.LapackGflops > 0) || r.Tasks != 5+10+10+10 {
+	if r.Residual > 1e-14 || r.LapackResid > 1e-14 || !(r.Gflops > 0) || !(r.LapackGflops > 0) || r.Tasks != 5+4+10+10+10 {
 		t.Fatalf("unexpected result %+v", r)
 	}
 }

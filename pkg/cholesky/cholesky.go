@@ -5,7 +5,8 @@
 // loop of task insertions (Chameleon's pdpotrf); for k = 0 .. NT-1:
 //
 //	potrf:  A(k,k) = L(k,k) L(k,k)^T
-//	trsm:   A(m,k) = A(m,k) L(k,k)^-T                     for m > k
+//	trtri:  W(k) = L(k,k)^-1
+//	trsm:   A(m,k) = A(m,k) L(k,k)^-T = A(m,k) W(k)^T     for m > k (a dtrmm)
 //	syrk:   A(n,n) = A(n,n) - A(n,k) A(n,k)^T             for n > k
 //	gemm:   A(m,n) = A(m,n) - A(m,k) A(n,k)^T             for m > n > k
 //
@@ -69,7 +70,12 @@ func Submit(rt *runtime.Runtime, a *tile.Sym, k kernels.Impl) {
 	}
 }
 
-// submitPanel inserts step kk's potrf and trsm tasks.
+// submitPanel inserts step kk's potrf and panel tasks. The panel update
+// A(m,k) <- A(m,k) L(k,k)^-T is a triangular multiply by the inverse of the
+// diagonal block, computed once per step (trtri) into a workspace: OpenBLAS'
+// dtrmm runs about twice as fast as its dtrsm on tiles, and the inverse of a
+// Cholesky block is as well conditioned as the block's square root of the
+// matrix's condition number allows.
 func submitPanel(rt *runtime.Runtime, a *tile.Sym, kern kernels.Impl, kk int) {
 	nt := a.NT
 	nbk := a.Rows(kk)
@@ -85,17 +91,35 @@ func submitPanel(rt *runtime.Runtime, a *tile.Sym, kern kernels.Impl, kk int) {
 			return nil
 		},
 	})
+	if kk+1 == nt {
+		return
+	}
+	inv, invH := a.DiagWork(kk)
+	rt.Submit(runtime.Task{
+		Kind: "trtri", Tile: [3]int{kk, kk, kk}, Priority: potrfPriority(nt, kk),
+		Flops: float64(nbk) * float64(nbk) * float64(nbk) / 3,
+		Access: []runtime.Access{{H: a.Handle(kk, kk), Mode: runtime.R}, {H: invH, Mode: runtime.W}},
+		Run: func(runtime.Context) error {
+			for j := 0; j < nbk; j++ {
+				copy(inv[j*nbk+j:(j+1)*nbk], akk[j*nbk+j:(j+1)*nbk])
+			}
+			if info := kern.Dtrtri(blas.Lower, blas.NonUnit, nbk, inv, nbk); info != 0 {
+				return &NotPosDefError{Tile: kk, Column: a.Offset(kk) + info - 1}
+			}
+			return nil
+		},
+	})
 	for m := kk + 1; m < nt; m++ {
 		amk, mb := a.Tile(m, kk), a.Rows(m)
 		rt.Submit(runtime.Task{
 			Kind: "trsm", Tile: [3]int{m, kk, kk}, Priority: trsmPriority(nt, kk, m),
 			Flops: trsmFlops(float64(mb), float64(nbk)),
 			Access: []runtime.Access{
-				{H: a.Handle(kk, kk), Mode: runtime.R},
+				{H: invH, Mode: runtime.R},
 				{H: a.Handle(m, kk), Mode: runtime.RW},
 			},
 			Run: func(runtime.Context) error {
-				kern.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, mb, nbk, 1, akk, nbk, amk, mb)
+				kern.Dtrmm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, mb, nbk, 1, inv, nbk, amk, mb)
 				return nil
 			},
 		})

@@ -152,7 +152,9 @@ func TestFlops(t *testing.T) {
 	}
 	var sum float64
 	for _, e := range rt.Events() {
-		sum += e.Flops
+		if e.Kind != "trtri" { // the inverse of the diagonal blocks is extra work by design
+			sum += e.Flops
+		}
 	}
 	// syrk is counted as k n (n+1) and potrf with its lower-order terms, so
 	// the tile sum exceeds n^3/3 only by lower-order terms.

@@ -96,6 +96,32 @@ func (Gonum) Dtrsm(side blas.Side, uplo blas.Uplo, tA blas.Transpose, diag blas.
 	gb.Dtrsm(flipSide(side), flipUplo(uplo), tA, diag, n, m, alpha, a, lda, b, ldb)
 }
 
+// Dtrmm implements Impl, with the same transposition as Dtrsm.
+func (Gonum) Dtrmm(side blas.Side, uplo blas.Uplo, tA blas.Transpose, diag blas.Diag, m, n int,
+	alpha float64, a []float64, lda int, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	gb.Dtrmm(flipSide(side), flipUplo(uplo), tA, diag, n, m, alpha, a, lda, b, ldb)
+}
+
+// Dtrtri implements Impl: the inverse of the row-major view is the view of
+// the inverse, with the triangle flipped.
+func (Gonum) Dtrtri(uplo blas.Uplo, diag blas.Diag, n int, a []float64, lda int) int {
+	if n == 0 {
+		return 0
+	}
+	if diag == blas.NonUnit {
+		for j := 0; j < n; j++ {
+			if a[j+j*lda] == 0 {
+				return j + 1
+			}
+		}
+	}
+	gl.Dtrtri(flipUplo(uplo), diag, n, a, lda)
+	return 0
+}
+
 // Dsyrk implements Impl.
 func (Gonum) Dsyrk(uplo blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []float64, lda int,
 	beta float64, c []float64, ldc int) {

@@ -30,6 +30,16 @@ type Impl interface {
 	Dtrsm(side blas.Side, uplo blas.Uplo, tA blas.Transpose, diag blas.Diag, m, n int,
 		alpha float64, a []float64, lda int, b []float64, ldb int)
 
+	// Dtrmm computes B = alpha op(A) B (side Left) or B = alpha B op(A)
+	// (side Right), overwriting the m x n matrix b, with A triangular.
+	Dtrmm(side blas.Side, uplo blas.Uplo, tA blas.Transpose, diag blas.Diag, m, n int,
+		alpha float64, a []float64, lda int, b []float64, ldb int)
+
+	// Dtrtri overwrites the uplo triangle of the n x n triangular matrix a
+	// with its inverse. It returns 0, or j > 0 when A(j-1, j-1) is exactly
+	// zero (A is singular), as LAPACK's info.
+	Dtrtri(uplo blas.Uplo, diag blas.Diag, n int, a []float64, lda int) int
+
 	// Dsyrk computes C = alpha A A^T + beta C (tA NoTrans, A n x k) or
 	// C = alpha A^T A + beta C (tA Trans, A k x n), touching only the
 	// uplo triangle of the n x n matrix c.

@@ -9,6 +9,14 @@ package kernels
 // LAPACK's Fortran symbol, as OpenBLAS exports it (32-bit integers).
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
 
+extern void dtrtri_(const char *uplo, const char *diag, const int *n, double *a, const int *lda, int *info);
+
+static int trtri(char uplo, char diag, int n, double *a, int lda) {
+	int info = 0;
+	dtrtri_(&uplo, &diag, &n, a, &lda, &info);
+	return info;
+}
+
 static int potrf_lower(int n, double *a, int lda) {
 	int info = 0;
 	char uplo = 'L';
@@ -91,6 +99,37 @@ func (OpenBLAS) Dtrsm(side blas.Side, uplo blas.Uplo, tA blas.Transpose, diag bl
 	_ = b[(n-1)*ldb+m-1]
 	C.cblas_dtrsm(C.CblasColMajor, cSide(side), cUplo(uplo), cTrans(tA), cDiag(diag),
 		C.blasint(m), C.blasint(n), C.double(alpha), ptr(a), C.blasint(lda), ptr(b), C.blasint(ldb))
+}
+
+// Dtrmm implements Impl.
+func (OpenBLAS) Dtrmm(side blas.Side, uplo blas.Uplo, tA blas.Transpose, diag blas.Diag, m, n int,
+	alpha float64, a []float64, lda int, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	k := m
+	if side == blas.Right {
+		k = n
+	}
+	_, _ = a[(k-1)*lda+k-1], b[(n-1)*ldb+m-1]
+	C.cblas_dtrmm(C.CblasColMajor, cSide(side), cUplo(uplo), cTrans(tA), cDiag(diag),
+		C.blasint(m), C.blasint(n), C.double(alpha), ptr(a), C.blasint(lda), ptr(b), C.blasint(ldb))
+}
+
+// Dtrtri implements Impl with LAPACK's dtrtri_.
+func (OpenBLAS) Dtrtri(uplo blas.Uplo, diag blas.Diag, n int, a []float64, lda int) int {
+	if n == 0 {
+		return 0
+	}
+	_ = a[(n-1)*lda+n-1]
+	u, d := C.char('L'), C.char('N')
+	if uplo == blas.Upper {
+		u = 'U'
+	}
+	if diag == blas.Unit {
+		d = 'U'
+	}
+	return int(C.trtri(u, d, C.int(n), ptr(a), C.int(lda)))
 }
 
 // Dsyrk implements Impl.

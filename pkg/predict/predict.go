@@ -92,16 +92,30 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 				}})
 		}
 	}
-	// V = L^-1 Sigma12, tile by tile (left-looking order of a tiled trsm).
+	// V = L^-1 Sigma12, tile by tile (left-looking order of a tiled trsm),
+	// multiplying by the inverses of the diagonal blocks (dtrmm is about
+	// twice as fast as dtrsm on tiles).
 	for kk := 0; kk < mt; kk++ {
 		lkk, nbk := l.Tile(kk, kk), l.Rows(kk)
+		inv, invH := l.DiagWork(kk)
+		rt.Submit(runtime.Task{Kind: "trtri", Tile: [3]int{kk, kk, kk}, Priority: 2*(mt-kk) + 1,
+			Access: []runtime.Access{{H: l.Handle(kk, kk), Mode: runtime.R}, {H: invH, Mode: runtime.W}},
+			Run: func(runtime.Context) error {
+				for j := 0; j < nbk; j++ {
+					copy(inv[j*nbk+j:(j+1)*nbk], lkk[j*nbk+j:(j+1)*nbk])
+				}
+				if info := kern.Dtrtri(blas.Lower, blas.NonUnit, nbk, inv, nbk); info != 0 {
+					return fmt.Errorf("predict: singular diagonal block %d", kk)
+				}
+				return nil
+			}})
 		for j := 0; j < nt; j++ {
 			vkj, cols := v.Tile(kk, j), v.ColLayout.Rows(j)
 			rt.Submit(runtime.Task{Kind: "trsm", Tile: [3]int{kk, j, kk}, Priority: 2 * (mt - kk),
-				Flops:  float64(nbk) * float64(nbk) * float64(cols),
-				Access: []runtime.Access{{H: l.Handle(kk, kk), Mode: runtime.R}, {H: v.Handle(kk, j), Mode: runtime.RW}},
+				Flops: float64(nbk) * float64(nbk) * float64(cols),
+				Access: []runtime.Access{{H: invH, Mode: runtime.R}, {H: v.Handle(kk, j), Mode: runtime.RW}},
 				Run: func(runtime.Context) error {
-					kern.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, nbk, cols, 1, lkk, nbk, vkj, nbk)
+					kern.Dtrmm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, nbk, cols, 1, inv, nbk, vkj, nbk)
 					return nil
 				}})
 			for m := kk + 1; m < mt; m++ {

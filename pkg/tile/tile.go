@@ -54,6 +54,11 @@ type Sym struct {
 	data    []float64   // all tiles, one allocation
 	tiles   [][]float64 // lower tiles, index m(m+1)/2 + n
 	handles []*runtime.Handle
+	owner   OwnerFunc
+	// Per-diagonal-tile workspace (e.g. the inverse of a Cholesky diagonal
+	// block), allocated on first use and reused.
+	work        [][]float64
+	workHandles []*runtime.Handle
 }
 
 func lowerIndex(m, n int) int { return m*(m+1)/2 + n }
@@ -65,7 +70,7 @@ func NewSym(n, nb int, owner OwnerFunc) *Sym {
 		owner = Local
 	}
 	l := NewLayout(n, nb)
-	s := &Sym{Layout: l}
+	s := &Sym{Layout: l, owner: owner}
 	total := 0
 	for m := 0; m < l.NT; m++ {
 		for k := 0; k <= m; k++ {
@@ -99,6 +104,21 @@ func (s *Sym) Tile(m, n int) []float64 {
 
 // Handle returns the runtime handle of lower tile (m, n).
 func (s *Sym) Handle(m, n int) *runtime.Handle { return s.handles[lowerIndex(m, n)] }
+
+// DiagWork returns a workspace the size of diagonal tile (k, k), with its
+// own runtime handle owned by the tile's owner. It is allocated on the first
+// call and the same buffer is returned afterwards.
+func (s *Sym) DiagWork(k int) ([]float64, *runtime.Handle) {
+	if s.work == nil {
+		s.work = make([][]float64, s.NT)
+		s.workHandles = make([]*runtime.Handle, s.NT)
+	}
+	if s.work[k] == nil {
+		s.work[k] = make([]float64, s.Rows(k)*s.Rows(k))
+		s.workHandles[k] = runtime.NewHandle(fmt.Sprintf("W(%d)", k), s.owner(k, k))
+	}
+	return s.work[k], s.workHandles[k]
+}
 
 // Words returns the number of float64 values stored.
 func (s *Sym) Words() int { return len(s.data) }

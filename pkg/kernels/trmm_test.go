@@ -1,0 +1,120 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+func TestDtrmm(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, impl Impl) {
+		rnd := newRand()
+		for _, sz := range trsmSizes {
+			for _, side := range sides {
+				for _, uplo := range uplos {
+					for _, tA := range transposes {
+						for _, diag := range diags {
+							for _, alpha := range trsmAlphas {
+								testDtrmm(t, impl, side, uplo, tA, diag, sz[0], sz[1], alpha, 3, rnd)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// testDtrmm checks B = alpha op(A) B or alpha B op(A) against a naive
+// product with the dense triangular op(A).
+func testDtrmm(t *testing.T, impl Impl, side blas.Side, uplo blas.Uplo, tA blas.Transpose, diag blas.Diag,
+	m, n int, alpha float64, extra int, rnd *rand.Rand) {
+	t.Helper()
+	what := fmt.Sprintf("Dtrmm(%s, %s, %s, %s, m=%d, n=%d, alpha=%v)",
+		sideName(side), uploName(uplo), transName(tA), diagName(diag), m, n, alpha)
+	p := m
+	if side == blas.Right {
+		p = n
+	}
+	a := randTriangular(uplo, diag, p, extra, rnd)
+	b := randColMajor(m, n, extra, rnd)
+	a0, b0 := a.clone(), b.clone()
+	opA := triangular(uplo, diag, a)
+	if tA != blas.NoTrans {
+		opA = transposeSquare(p, opA)
+	}
+	want := make([]float64, len(b.data))
+	scale := make([]float64, len(b.data))
+	for j := 0; j < n; j++ {
+		for i := 0; i < m; i++ {
+			var s, sa float64
+			for k := 0; k < p; k++ {
+				var x float64
+				if side == blas.Left {
+					x = opA[i+k*p] * b.at(k, j)
+				} else {
+					x = b.at(i, k) * opA[k+j*p]
+				}
+				s += x
+				sa += math.Abs(x)
+			}
+			want[i+j*b.ld] = alpha * s
+			scale[i+j*b.ld] = math.Abs(alpha) * sa
+		}
+	}
+	impl.Dtrmm(side, uplo, tA, diag, m, n, alpha, a.data, a.ld, b.data, b.ld)
+	checkUnchanged(t, what+": A", a.ld, a.data, a0.data)
+	checkResult(t, what+": B", b.ld, b.data, b0.data, want, scale, b.inside)
+}
+
+func TestDtrtri(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, impl Impl) {
+		rnd := newRand()
+		for _, n := range []int{1, 2, 7, 33, 64, 65, 130} {
+			for _, uplo := range uplos {
+				for _, diag := range diags {
+					what := fmt.Sprintf("Dtrtri(%s, %s, n=%d)", uploName(uplo), diagName(diag), n)
+					a := randTriangular(uplo, diag, n, 2, rnd)
+					a0 := a.clone()
+					if info := impl.Dtrtri(uplo, diag, n, a.data, a.ld); info != 0 {
+						t.Fatalf("%s: info %d", what, info)
+					}
+					// inv(A) A = I on the triangle.
+					ta, ti := triangular(uplo, diag, a0), triangular(uplo, diag, a)
+					for j := 0; j < n; j++ {
+						for i := 0; i < n; i++ {
+							var s float64
+							for k := 0; k < n; k++ {
+								s += ti[i+k*n] * ta[k+j*n]
+							}
+							want := 0.0
+							if i == j {
+								want = 1
+							}
+							if math.Abs(s-want) > 1e-12*float64(n) {
+								t.Fatalf("%s: (inv(A) A)(%d,%d) = %g", what, i, j, s)
+							}
+						}
+					}
+					// The other triangle and the padding are untouched.
+					for idx := range a.data {
+						i, j := idx%a.ld, idx/a.ld
+						other := i >= n || (uplo == blas.Lower && i < j) || (uplo == blas.Upper && i > j) ||
+							(diag == blas.Unit && i == j)
+						if other && math.Float64bits(a.data[idx]) != math.Float64bits(a0.data[idx]) {
+							t.Fatalf("%s: element (%d,%d) outside the triangle changed", what, i, j)
+						}
+					}
+				}
+			}
+		}
+		// A zero on the diagonal is reported.
+		a := []float64{1, 0, 0, 0, 0, 0, 0, 0, 2}
+		if info := impl.Dtrtri(blas.Lower, blas.NonUnit, 3, a, 3); info != 2 {
+			t.Fatalf("singular: info %d, want 2", info)
+		}
+	})
+}
