@@ -97,7 +97,7 @@ func submitPanel(rt *runtime.Runtime, a *tile.Sym, kern kernels.Impl, kk int) {
 	inv, invH := a.DiagWork(kk)
 	rt.Submit(runtime.Task{
 		Kind: "trtri", Tile: [3]int{kk, kk, kk}, Priority: potrfPriority(nt, kk),
-		Flops: float64(nbk) * float64(nbk) * float64(nbk) / 3,
+		Flops:  float64(nbk) * float64(nbk) * float64(nbk) / 3,
 		Access: []runtime.Access{{H: a.Handle(kk, kk), Mode: runtime.R}, {H: invH, Mode: runtime.W}},
 		Run: func(runtime.Context) error {
 			for j := 0; j < nbk; j++ {

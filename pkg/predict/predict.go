@@ -112,7 +112,7 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 		for j := 0; j < nt; j++ {
 			vkj, cols := v.Tile(kk, j), v.ColLayout.Rows(j)
 			rt.Submit(runtime.Task{Kind: "trsm", Tile: [3]int{kk, j, kk}, Priority: 2 * (mt - kk),
-				Flops: float64(nbk) * float64(nbk) * float64(cols),
+				Flops:  float64(nbk) * float64(nbk) * float64(cols),
 				Access: []runtime.Access{{H: invH, Mode: runtime.R}, {H: v.Handle(kk, j), Mode: runtime.RW}},
 				Run: func(runtime.Context) error {
 					kern.Dtrmm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, nbk, cols, 1, inv, nbk, vkj, nbk)
