@@ -103,7 +103,7 @@ func submitPanel(rt *runtime.Runtime, a *tile.Sym, kern kernels.Impl, kk int) {
 			for j := 0; j < nbk; j++ {
 				copy(inv[j*nbk+j:(j+1)*nbk], akk[j*nbk+j:(j+1)*nbk])
 			}
-			if info := kern.Dtrtri(blas.Lower, blas.NonUnit, nbk, inv, nbk); info != 0 {
+			if info := kernels.LowerInverse(kern, nbk, inv, nbk); info != 0 {
 				return &NotPosDefError{Tile: kk, Column: a.Offset(kk) + info - 1}
 			}
 			return nil

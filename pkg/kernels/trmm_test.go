@@ -118,3 +118,45 @@ func TestDtrtri(t *testing.T) {
 		}
 	})
 }
+
+func TestLowerInverse(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, impl Impl) {
+		rnd := newRand()
+		for _, n := range []int{1, 50, 96, 97, 200, 333} {
+			a := randTriangular(blas.Lower, blas.NonUnit, n, 3, rnd)
+			a0 := a.clone()
+			if info := LowerInverse(impl, n, a.data, a.ld); info != 0 {
+				t.Fatalf("n=%d: info %d", n, info)
+			}
+			ta, ti := triangular(blas.Lower, blas.NonUnit, a0), triangular(blas.Lower, blas.NonUnit, a)
+			for j := 0; j < n; j++ {
+				for i := 0; i < n; i++ {
+					var s float64
+					for k := 0; k < n; k++ {
+						s += ti[i+k*n] * ta[k+j*n]
+					}
+					want := 0.0
+					if i == j {
+						want = 1
+					}
+					if math.Abs(s-want) > 1e-12*float64(n) {
+						t.Fatalf("n=%d: (inv(A) A)(%d,%d) = %g", n, i, j, s)
+					}
+				}
+			}
+			for idx := range a.data {
+				i, j := idx%a.ld, idx/a.ld
+				if (i >= n || i < j) && math.Float64bits(a.data[idx]) != math.Float64bits(a0.data[idx]) {
+					t.Fatalf("n=%d: (%d,%d) outside the lower triangle changed", n, i, j)
+				}
+			}
+		}
+		// A zero pivot in the second half is reported at its global order.
+		n := 150
+		a := randTriangular(blas.Lower, blas.NonUnit, n, 0, rnd)
+		a.set(120, 120, 0)
+		if info := LowerInverse(impl, n, a.data, a.ld); info != 121 {
+			t.Fatalf("singular: info %d, want 121", info)
+		}
+	})
+}

@@ -24,6 +24,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/runtime"
@@ -104,7 +105,7 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 				for j := 0; j < nbk; j++ {
 					copy(inv[j*nbk+j:(j+1)*nbk], lkk[j*nbk+j:(j+1)*nbk])
 				}
-				if info := kern.Dtrtri(blas.Lower, blas.NonUnit, nbk, inv, nbk); info != 0 {
+				if info := kernels.LowerInverse(kern, nbk, inv, nbk); info != 0 {
 					return fmt.Errorf("predict: singular diagonal block %d", kk)
 				}
 				return nil
