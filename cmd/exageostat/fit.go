@@ -263,6 +263,18 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 	if cfg.NB == 0 {
 		cfg.NB = tile.AutoNB(d.Len())
 	}
+	if opt.Start == mle.StartData && opt.Guess == nil {
+		for i, g := range mle.Guess(d, metric, model) {
+			if g < cfg.Lower[i] || g > cfg.Upper[i] {
+				unit := ""
+				if metric == matern.GreatCircle && i == 1 {
+					unit = " (great-circle distances are in km)"
+				}
+				fmt.Fprintf(os.Stderr, "note: the data-driven start %s = %.4g is outside its bounds [%g, %g]%s; the search starts at the bound\n",
+					names[i], g, cfg.Lower[i], cfg.Upper[i], unit)
+			}
+		}
+	}
 	workers := cfg.Workers
 	if workers == 0 {
 		workers = goruntime.NumCPU()
