@@ -220,6 +220,7 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	rt, s := e.rt, e.sigma
 	t0 := time.Now()
 	rt.Events() // start this evaluation's record afresh
+	rt.SetIteration(e.evals)
 	e.submitGeneration(k)
 	e.submitObservations()
 	cholesky.Submit(rt, s, e.kern)

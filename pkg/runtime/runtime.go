@@ -116,6 +116,7 @@ func (t *Task) Name() string {
 type task struct {
 	Task
 	seq     uint64
+	iter    int
 	pending atomic.Int32
 
 	mu   sync.Mutex
@@ -137,6 +138,7 @@ type Runtime struct {
 	opts  Options
 	epoch time.Time
 	seq   uint64
+	iter  int
 
 	mu          sync.Mutex
 	work        *sync.Cond // signalled when tasks become ready or on close
@@ -193,7 +195,7 @@ func (r *Runtime) Submit(t Task) {
 	if r.closed {
 		panic("runtime: Submit after Close")
 	}
-	tk := &task{Task: t, seq: r.seq}
+	tk := &task{Task: t, seq: r.seq, iter: r.iter}
 	r.seq++
 	tk.pending.Store(1) // submission guard
 	for _, a := range t.Access {
@@ -243,6 +245,11 @@ func addEdge(pred, succ *task) {
 	}
 	pred.mu.Unlock()
 }
+
+// SetIteration labels the tasks submitted from now on with iteration i in
+// the trace (Chameleon's iteration marks): e.g. the likelihood evaluation
+// they belong to.
+func (r *Runtime) SetIteration(i int) { r.iter = i }
 
 // Wait blocks until every submitted task has completed (or been skipped after
 // a failure) and returns the first task error, if any. The error is then
@@ -330,7 +337,7 @@ func (r *Runtime) execute(w *worker, t *task) {
 	}
 	if r.opts.Trace {
 		w.events = append(w.events, trace.Event{Kind: t.Kind, Tile: t.Tile, Rank: r.opts.Rank,
-			Worker: w.id, Start: start, End: r.Now(), Flops: t.Flops})
+			Worker: w.id, Start: start, End: r.Now(), Flops: t.Flops, Iter: t.iter})
 	}
 }
 

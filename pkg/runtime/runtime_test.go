@@ -313,6 +313,7 @@ func TestRandomGraphsMatchSequential(t *testing.T) {
 func TestTraceEvents(t *testing.T) {
 	rt := New(Options{Workers: 2, Trace: true})
 	defer rt.Close()
+	rt.SetIteration(3)
 	for i := 0; i < 10; i++ {
 		rt.Submit(Task{Kind: "k", Tile: [3]int{i, 0, -1}, Flops: 5, Access: []Access{{NewHandle("x", 0), W}},
 			Run: func(Context) error { time.Sleep(time.Millisecond); return nil }})
@@ -326,7 +327,7 @@ func TestTraceEvents(t *testing.T) {
 	}
 	seen := map[int]bool{}
 	for _, e := range ev {
-		if e.Kind != "k" || e.End-e.Start < int64(time.Millisecond) || e.Worker < 0 || e.Worker > 1 || e.Flops != 5 {
+		if e.Kind != "k" || e.End-e.Start < int64(time.Millisecond) || e.Worker < 0 || e.Worker > 1 || e.Flops != 5 || e.Iter != 3 {
 			t.Fatalf("bad event %+v", e)
 		}
 		seen[e.Tile[0]] = true

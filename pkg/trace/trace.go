@@ -26,6 +26,7 @@ type Event struct {
 	Start  int64  // ns since the runtime's epoch
 	End    int64  // ns since the runtime's epoch
 	Flops  float64
+	Iter   int // iteration mark of the submitting program (e.g. likelihood evaluation), 0 if none
 }
 
 // Duration returns End-Start in seconds.
@@ -85,6 +86,9 @@ func WriteChrome(w io.Writer, ev []Event) error {
 		if e.Flops > 0 {
 			args["flops"] = e.Flops
 		}
+		if e.Iter > 0 {
+			args["iteration"] = e.Iter
+		}
 		out = append(out, chromeEvent{
 			Name: e.Kind, Cat: "task", Ph: "X",
 			Ts: float64(e.Start) / 1e3, Dur: float64(e.End-e.Start) / 1e3,
@@ -110,13 +114,13 @@ func WriteChrome(w io.Writer, ev []Event) error {
 }
 
 // WriteCSV writes ev as CSV with the header
-// rank,worker,kind,m,n,k,start_s,end_s,flops.
+// rank,worker,kind,m,n,k,start_s,end_s,flops,iteration.
 func WriteCSV(w io.Writer, ev []Event) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "rank,worker,kind,m,n,k,start_s,end_s,flops")
+	fmt.Fprintln(bw, "rank,worker,kind,m,n,k,start_s,end_s,flops,iteration")
 	for _, e := range ev {
-		fmt.Fprintf(bw, "%d,%d,%s,%d,%d,%d,%.9f,%.9f,%g\n", e.Rank, e.Worker, e.Kind,
-			e.Tile[0], e.Tile[1], e.Tile[2], float64(e.Start)*1e-9, float64(e.End)*1e-9, e.Flops)
+		fmt.Fprintf(bw, "%d,%d,%s,%d,%d,%d,%.9f,%.9f,%g,%d\n", e.Rank, e.Worker, e.Kind,
+			e.Tile[0], e.Tile[1], e.Tile[2], float64(e.Start)*1e-9, float64(e.End)*1e-9, e.Flops, e.Iter)
 	}
 	return bw.Flush()
 }

@@ -11,7 +11,7 @@ import (
 
 func sample() []Event {
 	return []Event{
-		{Kind: "gemm", Tile: [3]int{2, 1, 0}, Rank: 0, Worker: 1, Start: 3000, End: 9000, Flops: 10},
+		{Kind: "gemm", Tile: [3]int{2, 1, 0}, Rank: 0, Worker: 1, Start: 3000, End: 9000, Flops: 10, Iter: 4},
 		{Kind: "potrf", Tile: [3]int{0, 0, 0}, Rank: 0, Worker: 0, Start: 1000, End: 2500},
 		{Kind: "dot", Tile: [3]int{-1, -1, -1}, Rank: 1, Worker: 0, Start: 1000, End: 1500},
 	}
@@ -48,7 +48,7 @@ func TestChromeJSON(t *testing.T) {
 		}
 		x = append(x, e.Name)
 		if e.Name == "gemm" {
-			if e.Ts != 3 || e.Dur != 6 || e.Tid != 1 || e.Args["m"] != 2.0 || e.Args["k"] != 0.0 || e.Args["flops"] != 10.0 {
+			if e.Ts != 3 || e.Dur != 6 || e.Tid != 1 || e.Args["m"] != 2.0 || e.Args["k"] != 0.0 || e.Args["flops"] != 10.0 || e.Args["iteration"] != 4.0 {
 				t.Fatalf("gemm event wrong: %+v", e)
 			}
 		}
@@ -69,8 +69,8 @@ func TestWriteFileCSVAndAtomic(t *testing.T) {
 	}
 	b, _ := os.ReadFile(p)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 4 || lines[0] != "rank,worker,kind,m,n,k,start_s,end_s,flops" ||
-		lines[1] != "0,1,gemm,2,1,0,0.000003000,0.000009000,10" {
+	if len(lines) != 4 || lines[0] != "rank,worker,kind,m,n,k,start_s,end_s,flops,iteration" ||
+		lines[1] != "0,1,gemm,2,1,0,0.000003000,0.000009000,10,4" {
 		t.Fatalf("csv:\n%s", b)
 	}
 	// A directory that does not exist: error, and nothing left behind.
