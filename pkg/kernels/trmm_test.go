@@ -82,32 +82,7 @@ func TestDtrtri(t *testing.T) {
 					if info := impl.Dtrtri(uplo, diag, n, a.data, a.ld); info != 0 {
 						t.Fatalf("%s: info %d", what, info)
 					}
-					// inv(A) A = I on the triangle.
-					ta, ti := triangular(uplo, diag, a0), triangular(uplo, diag, a)
-					for j := 0; j < n; j++ {
-						for i := 0; i < n; i++ {
-							var s float64
-							for k := 0; k < n; k++ {
-								s += ti[i+k*n] * ta[k+j*n]
-							}
-							want := 0.0
-							if i == j {
-								want = 1
-							}
-							if math.Abs(s-want) > 1e-12*float64(n) {
-								t.Fatalf("%s: (inv(A) A)(%d,%d) = %g", what, i, j, s)
-							}
-						}
-					}
-					// The other triangle and the padding are untouched.
-					for idx := range a.data {
-						i, j := idx%a.ld, idx/a.ld
-						other := i >= n || (uplo == blas.Lower && i < j) || (uplo == blas.Upper && i > j) ||
-							(diag == blas.Unit && i == j)
-						if other && math.Float64bits(a.data[idx]) != math.Float64bits(a0.data[idx]) {
-							t.Fatalf("%s: element (%d,%d) outside the triangle changed", what, i, j)
-						}
-					}
+					checkInverse(t, what, uplo, diag, n, a0, a)
 				}
 			}
 		}
@@ -128,28 +103,7 @@ func TestLowerInverse(t *testing.T) {
 			if info := LowerInverse(impl, n, a.data, a.ld); info != 0 {
 				t.Fatalf("n=%d: info %d", n, info)
 			}
-			ta, ti := triangular(blas.Lower, blas.NonUnit, a0), triangular(blas.Lower, blas.NonUnit, a)
-			for j := 0; j < n; j++ {
-				for i := 0; i < n; i++ {
-					var s float64
-					for k := 0; k < n; k++ {
-						s += ti[i+k*n] * ta[k+j*n]
-					}
-					want := 0.0
-					if i == j {
-						want = 1
-					}
-					if math.Abs(s-want) > 1e-12*float64(n) {
-						t.Fatalf("n=%d: (inv(A) A)(%d,%d) = %g", n, i, j, s)
-					}
-				}
-			}
-			for idx := range a.data {
-				i, j := idx%a.ld, idx/a.ld
-				if (i >= n || i < j) && math.Float64bits(a.data[idx]) != math.Float64bits(a0.data[idx]) {
-					t.Fatalf("n=%d: (%d,%d) outside the lower triangle changed", n, i, j)
-				}
-			}
+			checkInverse(t, fmt.Sprintf("LowerInverse(n=%d)", n), blas.Lower, blas.NonUnit, n, a0, a)
 		}
 		// A zero pivot in the second half is reported at its global order.
 		n := 150
@@ -159,4 +113,34 @@ func TestLowerInverse(t *testing.T) {
 			t.Fatalf("singular: info %d, want 121", info)
 		}
 	})
+}
+
+// checkInverse asserts that the triangle of inv holds the inverse of the
+// triangular matrix a (inv(A) A = I) and that nothing outside the triangle
+// changed.
+func checkInverse(t *testing.T, what string, uplo blas.Uplo, diag blas.Diag, n int, a, inv colMajor) {
+	t.Helper()
+	ta, ti := triangular(uplo, diag, a), triangular(uplo, diag, inv)
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			var s float64
+			for k := 0; k < n; k++ {
+				s += ti[i+k*n] * ta[k+j*n]
+			}
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(s-want) > 1e-12*float64(n) {
+				t.Fatalf("%s: (inv(A) A)(%d,%d) = %g", what, i, j, s)
+			}
+		}
+	}
+	for idx := range inv.data {
+		i, j := idx%inv.ld, idx/inv.ld
+		other := i >= n || (uplo == blas.Lower && i < j) || (uplo == blas.Upper && i > j) || (diag == blas.Unit && i == j)
+		if other && math.Float64bits(inv.data[idx]) != math.Float64bits(a.data[idx]) {
+			t.Fatalf("%s: element (%d,%d) outside the triangle changed", what, i, j)
+		}
+	}
 }
