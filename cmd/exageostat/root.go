@@ -11,7 +11,11 @@ func newRootCmd() *cobra.Command {
 		Long: `exageostat fits Matérn Gaussian-process models to spatial data by exact
 maximum likelihood, with every phase run as a graph of tile tasks over a task
 runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
-		Example:       `  exageostat bench cholesky --n 8192 --nb 512 --workers 2`,
+		Example: `  exageostat fit                                  # the embedded default problem
+  exageostat simulate --n 1600 --theta 1,0.1,0.5 --out data.csv
+  exageostat fit --data data.csv --holdout 100 --json result.json --plot plots
+  exageostat predict --data data.csv --theta-from result.json --at new.csv --out pred.csv
+  exageostat bench cholesky --n 8192 --nb 1024 --workers 2`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
