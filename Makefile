@@ -37,8 +37,8 @@ test: deps vet
 
 bench: build
 	./$(BIN) bench runtime --tasks 100000
-	./$(BIN) bench cholesky --n 8192 --nb 512 --reps 3
-	./$(BIN) bench likelihood --n 1600 --nb 320
+	./$(BIN) bench cholesky --n 8192 --nb 1024 --reps 3
+	./$(BIN) bench likelihood --n 3600 --nb 600 --predict 1000
 
 fmt:
 	gofmt -w cmd pkg
