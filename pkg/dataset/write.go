@@ -1,14 +1,13 @@
 package dataset
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/exageostat/exageostat/pkg/atomicfile"
 )
 
 // WriteCSV writes d to path as CSV that ReadCSV reads back bit for bit: the
@@ -28,7 +27,7 @@ func WriteCSV(path string, d *Data) error {
 		header = append(header, "z")
 		cols = append(cols, d.Obs)
 	}
-	return writeAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		return writeRows(w, header, cols, true)
 	})
 }
@@ -55,7 +54,7 @@ func WriteTable(path string, header []string, cols [][]float64) error {
 			return fmt.Errorf("write %s: column %s has %d values but %s has %d", path, h, len(cols[i]), header[0], len(cols[0]))
 		}
 	}
-	return writeAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		return writeRows(w, header, cols, false)
 	})
 }
@@ -89,50 +88,4 @@ func writeRows(w io.Writer, header []string, cols [][]float64, finite bool) erro
 		}
 	}
 	return nil
-}
-
-// writeAtomic writes path through fill into a temporary file in the same
-// directory and renames it onto path; on any error the temporary file is
-// removed and path is left untouched.
-func writeAtomic(path string, fill func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	mode := os.FileMode(0o644)
-	if fi, statErr := os.Stat(path); statErr == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("write %s: not a regular file", path)
-		}
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmpName := tmp.Name()
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmpName)
-			err = fmt.Errorf("write %s: %w", path, err)
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err = fill(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmpName, path)
 }

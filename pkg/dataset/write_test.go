@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/exageostat/exageostat/pkg/atomicfile"
 )
 
 // dirNames returns the names in dir, sorted.
@@ -153,7 +155,7 @@ func TestWriteAtomicFailures(t *testing.T) {
 			return WriteTable(p, []string{"a"}, [][]float64{{1}, {2}})
 		}, "write P: 1 header names but 2 columns"},
 		{"fill fails midway", func(p string) error {
-			return writeAtomic(p, func(w io.Writer) error {
+			return atomicfile.Write(p, func(w io.Writer) error {
 				if _, err := io.WriteString(w, "x,y,z\n1,2,"); err != nil {
 					return err
 				}

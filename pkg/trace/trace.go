@@ -11,10 +11,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/exageostat/exageostat/pkg/atomicfile"
 )
 
 // Event is one recorded task execution.
@@ -125,30 +125,18 @@ func WriteCSV(w io.Writer, ev []Event) error {
 	return bw.Flush()
 }
 
-// WriteFile writes ev to path atomically (a temporary file renamed into
-// place, so a failed run never leaves a half-written trace). The format
-// follows the extension: ".csv" for CSV, anything else Chrome JSON.
+// WriteFile writes ev to path atomically (see package atomicfile: a failed
+// run never leaves a half-written trace). The format follows the extension:
+// ".csv" for CSV, anything else Chrome JSON.
 func WriteFile(path string, ev []Event) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".trace-*")
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		if strings.HasSuffix(strings.ToLower(path), ".csv") {
+			return WriteCSV(w, ev)
+		}
+		return WriteChrome(w, ev)
+	})
 	if err != nil {
-		return fmt.Errorf("trace %s: %w", path, err)
-	}
-	tmp := f.Name()
-	if strings.HasSuffix(strings.ToLower(path), ".csv") {
-		err = WriteCSV(f, ev)
-	} else {
-		err = WriteChrome(f, ev)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("trace %s: %w", path, err)
+		return fmt.Errorf("trace: %w", err)
 	}
 	return nil
 }
