@@ -14,9 +14,12 @@
 // updates happen in submission order, results do not depend on the number
 // of workers or on timing.
 //
-// Each handle has an owner rank. In a single-process run every rank is 0; the
-// distributed runtime (owner-computes, StarPU-MPI model) builds on the same
-// API.
+// Each handle has an owner rank. With a communicator of several ranks
+// (Options.Comm) the runtime is distributed in the StarPU-MPI model: every
+// rank submits the whole graph in the same order, each task runs on the rank
+// that owns the first handle it writes (or the rank it is pinned to), and the
+// runtime posts the messages that carry handles between ranks (see
+// distributed.go). With one rank there are no messages and no MPI at all.
 package runtime
 
 import (
@@ -28,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -58,15 +62,28 @@ func (m Mode) String() string {
 type Handle struct {
 	name       string
 	owner      int
+	data       []float64
 	lastWriter *task
 	readers    []*task
+	dist       distState // where the latest version lives (distributed runs)
 }
 
-// NewHandle registers a piece of data owned by rank owner. name is used in
-// error messages and traces.
+// NewHandle registers a piece of data owned by rank owner, without a buffer
+// the runtime can send: a handle for ordering only. name is used in error
+// messages and traces.
 func NewHandle(name string, owner int) *Handle {
 	return &Handle{name: name, owner: owner}
 }
+
+// NewData registers the buffer data, owned by rank owner. In a distributed
+// run the runtime sends and receives the buffer itself: tasks must read and
+// write it in place (it is never reallocated).
+func NewData(name string, owner int, data []float64) *Handle {
+	return &Handle{name: name, owner: owner, data: data}
+}
+
+// Data returns the handle's buffer (nil for NewHandle).
+func (h *Handle) Data() []float64 { return h.data }
 
 // Name returns the handle's name.
 func (h *Handle) Name() string { return h.name }
@@ -94,6 +111,11 @@ type Task struct {
 	Flops    float64 // floating-point operations, for rates and traces
 	Access   []Access
 	Run      func(Context) error
+	// Pin runs the task on rank Rank instead of on the owner of the first
+	// handle it writes (e.g. the generation of a tile under a distribution
+	// of its own).
+	Pin  bool
+	Rank int
 }
 
 // Name returns "kind(m,n,k)" with the used tile indices.
@@ -122,13 +144,25 @@ type task struct {
 	mu   sync.Mutex
 	done bool
 	succ []*task
+
+	x *xfer // a message to send or receive, run by the progress goroutine
 }
 
 // Options configure a Runtime.
 type Options struct {
 	Workers int  // number of CPU workers; <= 0 means one per core
-	Trace   bool // record one trace.Event per task
-	Rank    int  // this process's rank (0 without MPI)
+	Trace   bool // record one trace.Event per task (and per message)
+	// Comm connects the ranks of a distributed run; nil means a single
+	// rank (comm.Self).
+	Comm comm.Comm
+	// Record makes Submit record the graph of Ranks ranks (Graph) instead
+	// of running anything: the model pkg/sim replays.
+	Record bool
+	Ranks  int
+	// FailTask makes the task of that name (Task.Name) fail on rank
+	// FailRank: a forced failure to test error handling.
+	FailTask string
+	FailRank int
 }
 
 // Runtime schedules submitted tasks over a pool of workers.
@@ -151,9 +185,14 @@ type Runtime struct {
 	failed   atomic.Bool
 	errMu    sync.Mutex
 	firstErr error
+	firstSeq uint64
 
 	workers []*worker
 	wg      sync.WaitGroup
+
+	rank, size int
+	net        *network  // distributed runs: messages and their progress
+	rec        *recorder // Options.Record
 }
 
 type worker struct {
@@ -167,9 +206,22 @@ func New(opts Options) *Runtime {
 	if opts.Workers <= 0 {
 		opts.Workers = goruntime.NumCPU()
 	}
-	r := &Runtime{opts: opts, epoch: time.Now()}
+	if opts.Comm == nil {
+		opts.Comm = comm.Self{}
+	}
+	r := &Runtime{opts: opts, epoch: time.Now(), rank: opts.Comm.Rank(), size: opts.Comm.Size()}
+	if opts.Record {
+		r.rank, r.size = 0, max(opts.Ranks, 1)
+		r.rec = newRecorder(r.size)
+		return r
+	}
 	r.work = sync.NewCond(&r.mu)
 	r.idle = sync.NewCond(&r.mu)
+	if r.size > 1 {
+		r.net = newNetwork(r)
+		r.wg.Add(1)
+		go r.progress()
+	}
 	r.workers = make([]*worker, opts.Workers)
 	for i := range r.workers {
 		r.workers[i] = &worker{id: i}
@@ -183,19 +235,35 @@ func New(opts Options) *Runtime {
 func (r *Runtime) Workers() int { return r.opts.Workers }
 
 // Rank returns this process's rank.
-func (r *Runtime) Rank() int { return r.opts.Rank }
+func (r *Runtime) Rank() int { return r.rank }
+
+// Size returns the number of ranks.
+func (r *Runtime) Size() int { return r.size }
 
 // Submit adds a task after all previously submitted ones in program order.
-// After a task has failed, Submit drops new tasks until Wait has returned the
-// error.
+// After a task has failed, a single-rank runtime drops new tasks until Wait
+// has returned the error; a distributed one still carries out their messages
+// (so that no rank waits for data that never comes) but runs no task.
 func (r *Runtime) Submit(t Task) {
-	if r.failed.Load() {
-		return
-	}
 	if r.closed {
 		panic("runtime: Submit after Close")
 	}
-	tk := &task{Task: t, seq: r.seq, iter: r.iter}
+	switch {
+	case r.rec != nil:
+		r.rec.submit(r, t)
+	case r.size > 1:
+		r.submitDistributed(t)
+	default:
+		if !r.failed.Load() {
+			r.submitLocal(t, nil)
+		}
+	}
+}
+
+// submitLocal inserts a task that runs on this rank (or the message x) into
+// the local dependency graph.
+func (r *Runtime) submitLocal(t Task, x *xfer) {
+	tk := &task{Task: t, seq: r.seq, iter: r.iter, x: x}
 	r.seq++
 	tk.pending.Store(1) // submission guard
 	for _, a := range t.Access {
@@ -222,6 +290,10 @@ func (r *Runtime) Submit(t Task) {
 	r.outstanding++
 	r.mu.Unlock()
 	if tk.pending.Add(-1) == 0 {
+		if tk.x != nil {
+			r.net.enqueue(tk)
+			return
+		}
 		r.mu.Lock()
 		heap.Push(&r.ready, tk)
 		if r.sleeping > 0 {
@@ -254,17 +326,26 @@ func (r *Runtime) SetIteration(i int) { r.iter = i }
 // Wait blocks until every submitted task has completed (or been skipped after
 // a failure) and returns the first task error, if any. The error is then
 // cleared: the runtime and its handles can be used for the next graph.
+//
+// In a distributed run every rank returns the same error: the failure of the
+// earliest submitted task that failed on any rank, named with its rank.
 func (r *Runtime) Wait() error {
+	if r.rec != nil {
+		return nil
+	}
 	r.mu.Lock()
 	for r.outstanding > 0 {
 		r.idle.Wait()
 	}
 	r.mu.Unlock()
 	r.errMu.Lock()
-	err := r.firstErr
+	err, seq := r.firstErr, r.firstSeq
 	r.firstErr = nil
 	r.errMu.Unlock()
 	r.failed.Store(false)
+	if r.size > 1 {
+		return r.agree(err, seq)
+	}
 	return err
 }
 
@@ -272,10 +353,17 @@ func (r *Runtime) Wait() error {
 // pending error, if any. The runtime cannot be used afterwards.
 func (r *Runtime) Close() error {
 	err := r.Wait()
+	if r.rec != nil {
+		r.closed = true
+		return err
+	}
 	r.mu.Lock()
 	r.closed = true
 	r.work.Broadcast()
 	r.mu.Unlock()
+	if r.net != nil {
+		r.net.close()
+	}
 	r.wg.Wait()
 	return err
 }
@@ -288,6 +376,10 @@ func (r *Runtime) Events() []trace.Event {
 		ev = append(ev, w.events...)
 		w.events = nil
 	}
+	if r.net != nil {
+		ev = append(ev, r.net.w.events...)
+		r.net.w.events = nil
+	}
 	trace.Sort(ev)
 	return ev
 }
@@ -299,18 +391,30 @@ func (r *Runtime) Now() int64 { return int64(time.Since(r.epoch)) }
 type TaskError struct {
 	Task string // e.g. "potrf(3,3)"
 	Err  error
+	// Rank is the rank the task failed on; Ranks the number of ranks (the
+	// message names the rank when there are several).
+	Rank, Ranks int
 }
 
-func (e *TaskError) Error() string { return fmt.Sprintf("task %s: %v", e.Task, e.Err) }
+func (e *TaskError) Error() string {
+	if e.Ranks > 1 {
+		return fmt.Sprintf("rank %d: task %s: %v", e.Rank, e.Task, e.Err)
+	}
+	return fmt.Sprintf("task %s: %v", e.Task, e.Err)
+}
 func (e *TaskError) Unwrap() error { return e.Err }
 
 // ErrPanic wraps a panic raised inside a task.
 var ErrPanic = errors.New("panic in task")
 
+// ErrForced is the error of the task named by Options.FailTask.
+var ErrForced = errors.New("forced failure (Options.FailTask)")
+
 func (r *Runtime) fail(t *task, err error) {
 	r.errMu.Lock()
-	if r.firstErr == nil {
-		r.firstErr = &TaskError{Task: t.Name(), Err: err}
+	if r.firstErr == nil || t.seq < r.firstSeq {
+		r.firstErr = &TaskError{Task: t.Name(), Err: err, Rank: r.rank, Ranks: r.size}
+		r.firstSeq = t.seq
 	}
 	r.errMu.Unlock()
 	r.failed.Store(true)
@@ -330,13 +434,16 @@ func (r *Runtime) execute(w *worker, t *task) {
 				err = fmt.Errorf("%w: %v", ErrPanic, p)
 			}
 		}()
-		return t.Run(Context{Worker: w.id, Rank: r.opts.Rank})
+		if r.opts.FailTask != "" && r.rank == r.opts.FailRank && t.Name() == r.opts.FailTask {
+			return ErrForced
+		}
+		return t.Run(Context{Worker: w.id, Rank: r.rank})
 	}()
 	if err != nil {
 		r.fail(t, err)
 	}
 	if r.opts.Trace {
-		w.events = append(w.events, trace.Event{Kind: t.Kind, Tile: t.Tile, Rank: r.opts.Rank,
+		w.events = append(w.events, trace.Event{Kind: t.Kind, Tile: t.Tile, Rank: r.rank,
 			Worker: w.id, Start: start, End: r.Now(), Flops: t.Flops, Iter: t.iter})
 	}
 }
@@ -368,13 +475,14 @@ func (r *Runtime) loop(w *worker) {
 		}
 		t := next
 		r.execute(w, t)
-		next = r.complete(w, t)
+		next = r.complete(w, t, true)
 	}
 }
 
 // complete marks t done, makes its successors ready and returns the one this
-// worker should run next (or nil).
-func (r *Runtime) complete(w *worker, t *task) *task {
+// worker should run next (or nil; always nil without keep). Ready messages go
+// to the progress goroutine.
+func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 	t.mu.Lock()
 	t.done = true
 	succ := t.succ
@@ -383,6 +491,10 @@ func (r *Runtime) complete(w *worker, t *task) *task {
 	ready := w.buf[:0]
 	for _, s := range succ {
 		if s.pending.Add(-1) == 0 {
+			if s.x != nil {
+				r.net.enqueue(s)
+				continue
+			}
 			ready = append(ready, s)
 		}
 	}
@@ -396,7 +508,7 @@ func (r *Runtime) complete(w *worker, t *task) *task {
 	r.mu.Lock()
 	r.outstanding--
 	if bi >= 0 {
-		if r.ready.Len() == 0 || !before(r.ready[0], ready[bi]) {
+		if keep && (r.ready.Len() == 0 || !before(r.ready[0], ready[bi])) {
 			local = ready[bi]
 		}
 		for _, s := range ready {

@@ -11,21 +11,21 @@ import (
 	"time"
 )
 
-// recorder logs task start and end events in the order they happen.
-type recorder struct {
+// eventLog logs task start and end events in the order they happen.
+type eventLog struct {
 	mu  sync.Mutex
 	log []string
 }
 
-func (r *recorder) add(s string) {
+func (r *eventLog) add(s string) {
 	r.mu.Lock()
 	r.log = append(r.log, s)
 	r.mu.Unlock()
 }
 
-func (r *recorder) index(s string) int { return slices.Index(r.log, s) }
+func (r *eventLog) index(s string) int { return slices.Index(r.log, s) }
 
-func (r *recorder) task(name string, d time.Duration) func(Context) error {
+func (r *eventLog) task(name string, d time.Duration) func(Context) error {
 	return func(Context) error {
 		r.add("start " + name)
 		time.Sleep(d)
@@ -66,7 +66,7 @@ func TestHazards(t *testing.T) {
 			rt := New(Options{Workers: 4})
 			defer rt.Close()
 			hs := []*Handle{NewHandle("h0", 0), NewHandle("h1", 0)}
-			rec := &recorder{}
+			rec := &eventLog{}
 			for _, s := range c.tasks {
 				var acc []Access
 				for i, m := range s.modes {

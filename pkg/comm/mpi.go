@@ -1,0 +1,206 @@
+//go:build mpi
+
+package comm
+
+/*
+#cgo pkg-config: ompi
+#include <mpi.h>
+#include <stdlib.h>
+
+static int xs_isend(double *buf, int n, int dst, int tag, MPI_Request *req) {
+	return MPI_Isend(buf, n, MPI_DOUBLE, dst, tag, MPI_COMM_WORLD, req);
+}
+static int xs_irecv(double *buf, int n, int src, int tag, MPI_Request *req) {
+	return MPI_Irecv(buf, n, MPI_DOUBLE, src, tag, MPI_COMM_WORLD, req);
+}
+static int xs_testsome(int n, MPI_Request *reqs, int *outcount, int *idx) {
+	return MPI_Testsome(n, reqs, outcount, idx, MPI_STATUSES_IGNORE);
+}
+static MPI_Request xs_null(void) { return MPI_REQUEST_NULL; }
+static int xs_tag_ub(void) {
+	int *v = NULL, flag = 0;
+	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
+	return flag && v ? *v : 32767;
+}
+static int xs_bcast(void *buf, int n, int root) {
+	return MPI_Bcast(buf, n, MPI_BYTE, root, MPI_COMM_WORLD);
+}
+static void xs_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+static int xs_finalized(void) { int f = 0; MPI_Finalized(&f); return f; }
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	"github.com/emer/empi/mpi"
+)
+
+// Launched reports whether the process was started by an MPI launcher
+// (mpirun, or srun with PMIx/PMI): then World initialises MPI.
+func Launched() bool {
+	for _, v := range []string{"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"} {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// MPI reports whether this binary was built with MPI (build tag mpi).
+const MPI = true
+
+// World initialises MPI with MPI_THREAD_MULTIPLE (the runtime's progress
+// goroutine and the main goroutine both call MPI, from different threads) and
+// returns MPI_COMM_WORLD, or Self when the process was not started by an MPI
+// launcher. Call Finalize before exiting.
+func World() (Comm, error) {
+	if !Launched() {
+		return Self{}, nil
+	}
+	if err := mpi.InitThreadSafe(); err != nil {
+		return nil, err
+	}
+	w, err := mpi.NewComm(nil)
+	if err != nil {
+		return nil, err
+	}
+	return &mpiComm{w: w, rank: w.Rank(), size: w.Size(), tagUB: int(C.xs_tag_ub())}, nil
+}
+
+// Finalize shuts MPI down if World started it; it must run on the thread
+// that called World (lock the main goroutine to its thread).
+func Finalize(c Comm) {
+	if _, ok := c.(*mpiComm); ok && C.xs_finalized() == 0 {
+		mpi.Finalize()
+	}
+}
+
+type mpiComm struct {
+	w          *mpi.Comm
+	rank, size int
+	tagUB      int
+	reqs       *C.MPI_Request // scratch arrays for Testsome, grown on demand
+	idx        *C.int
+	capacity   int
+}
+
+// mpiReq holds an MPI request handle (a C value) and the buffer MPI reads or
+// writes until it completes. Tile buffers are Go heap memory, which the
+// garbage collector does not move; the request keeps the slice alive.
+type mpiReq struct {
+	r   C.MPI_Request
+	buf []float64
+}
+
+func mpiErr(code C.int, what string) error {
+	if code == C.MPI_SUCCESS {
+		return nil
+	}
+	return fmt.Errorf("comm: %s failed (MPI error %d)", what, int(code))
+}
+
+func (c *mpiComm) Rank() int   { return c.rank }
+func (c *mpiComm) Size() int   { return c.size }
+func (c *mpiComm) MaxTag() int { return c.tagUB }
+
+func bufPtr(buf []float64) *C.double {
+	if len(buf) == 0 {
+		return nil
+	}
+	return (*C.double)(unsafe.Pointer(&buf[0]))
+}
+
+func (c *mpiComm) Isend(buf []float64, dst, tag int) (Request, error) {
+	q := &mpiReq{buf: buf}
+	var r C.MPI_Request
+	if err := mpiErr(C.xs_isend(bufPtr(buf), C.int(len(buf)), C.int(dst), C.int(tag), &r), "MPI_Isend"); err != nil {
+		return nil, err
+	}
+	q.r = r
+	return q, nil
+}
+
+func (c *mpiComm) Irecv(buf []float64, src, tag int) (Request, error) {
+	q := &mpiReq{buf: buf}
+	var r C.MPI_Request
+	if err := mpiErr(C.xs_irecv(bufPtr(buf), C.int(len(buf)), C.int(src), C.int(tag), &r), "MPI_Irecv"); err != nil {
+		return nil, err
+	}
+	q.r = r
+	return q, nil
+}
+
+func (c *mpiComm) Test(reqs []Request, done []int) ([]int, error) {
+	n := len(reqs)
+	if n == 0 {
+		return done, nil
+	}
+	if n > c.capacity {
+		if c.reqs != nil {
+			C.free(unsafe.Pointer(c.reqs))
+			C.free(unsafe.Pointer(c.idx))
+		}
+		c.capacity = 2 * n
+		c.reqs = (*C.MPI_Request)(C.malloc(C.size_t(c.capacity) * C.size_t(unsafe.Sizeof(C.MPI_Request(C.xs_null())))))
+		c.idx = (*C.int)(C.malloc(C.size_t(c.capacity) * C.size_t(unsafe.Sizeof(C.int(0)))))
+	}
+	rs := unsafe.Slice(c.reqs, n)
+	ix := unsafe.Slice(c.idx, n)
+	for i, q := range reqs {
+		if q == nil {
+			rs[i] = C.xs_null()
+		} else {
+			rs[i] = q.(*mpiReq).r
+		}
+	}
+	var out C.int
+	if err := mpiErr(C.xs_testsome(C.int(n), c.reqs, &out, c.idx), "MPI_Testsome"); err != nil {
+		return done, err
+	}
+	if out == C.MPI_UNDEFINED {
+		return done, nil
+	}
+	for i := 0; i < int(out); i++ {
+		j := int(ix[i])
+		reqs[j].(*mpiReq).r = rs[j]
+		done = append(done, j)
+	}
+	return done, nil
+}
+
+func (c *mpiComm) AllreduceMin(x int64) (int64, error) {
+	in, out := []int64{x}, []int64{0}
+	if err := c.w.AllReduceI64(mpi.OpMin, out, in); err != nil {
+		return 0, err
+	}
+	return out[0], nil
+}
+
+func (c *mpiComm) AllreduceSum(x []int64) error {
+	out := make([]int64, len(x))
+	if err := c.w.AllReduceI64(mpi.OpSum, out, x); err != nil {
+		return err
+	}
+	copy(x, out)
+	return nil
+}
+
+func (c *mpiComm) Bcast(root int, b []byte) ([]byte, error) {
+	n := []int64{int64(len(b))}
+	if err := c.w.BcastI64(root, n); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, n[0]+1) // never empty: a valid pointer for C
+	if c.rank == root {
+		copy(buf, b)
+	}
+	if err := mpiErr(C.xs_bcast(unsafe.Pointer(&buf[0]), C.int(n[0]), C.int(root)), "MPI_Bcast"); err != nil {
+		return nil, err
+	}
+	return buf[:n[0]], nil
+}
+
+func (c *mpiComm) Abort(code int) { C.xs_abort(C.int(code)) }
