@@ -73,6 +73,7 @@ type assessOptions struct {
 	workers   int
 	metric    matern.Metric
 	seed      uint64
+	write     bool // this rank writes files (rank 0); the others only take part in the task graphs
 }
 
 // assess runs after the fit with the evaluator alive (its factor reused).
@@ -89,7 +90,7 @@ func assess(ev *likelihood.Evaluator, theta []float64, o assessOptions, out *ass
 		mspe, cov := predict.Score(o.test.Obs, r.Z, r.Var)
 		out.Holdout, out.MSPE, out.Coverage, out.PredSecs = o.test.Len(), &mspe, &cov, r.Seconds
 	}
-	if o.stderr {
+	if o.stderr && o.write {
 		f, err := predict.FisherInfo(p, theta, o.free, o.workers)
 		if err != nil {
 			return fmt.Errorf("standard errors: %w", err)
@@ -103,7 +104,7 @@ func assess(ev *likelihood.Evaluator, theta []float64, o assessOptions, out *ass
 		}
 		out.Fisher, out.FisherOf = f.Info, f.Params
 	}
-	if o.trueTheta != nil && o.test != nil {
+	if o.trueTheta != nil && o.test != nil && o.write {
 		e, err := predict.MLOEMMOM(p, points(o.test), o.trueTheta, theta, o.workers)
 		if err != nil {
 			return fmt.Errorf("MLOE/MMOM: %w", err)
@@ -119,6 +120,16 @@ func assess(ev *likelihood.Evaluator, theta []float64, o assessOptions, out *ass
 func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat, pvar []float64, out *assessment) error {
 	p := ev.Problem()
 	dir := o.plotDir
+	if !o.write {
+		// Other ranks take part in the grid prediction's task graph only.
+		if o.gridX > 0 {
+			minx, maxx, miny, maxy := bbox(o.train)
+			gx, gy := plot.GridPoints(o.gridX, o.gridY, minx, maxx, miny, maxy)
+			_, err := predict.Krige(ev, theta, matern.Points{X: gx, Y: gy})
+			return err
+		}
+		return nil
+	}
 	k, err := p.Model.Kernel(theta, math.Inf(1))
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,8 +17,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
+	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/distribution"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/mle"
@@ -32,10 +35,15 @@ type fitFlags struct {
 	cfg                  string
 	lb, ub, theta, start string
 	trueTheta            string
+	powers               string
 	verbose              bool
 }
 
-func newFitCmd() *cobra.Command {
+// failTaskEnv names a task to fail on purpose, as RANK:TASK (e.g.
+// 1:potrf(2,2,2)): a test hook for the error path of distributed runs.
+const failTaskEnv = "EXAGEOSTAT_FAIL_TASK"
+
+func newFitCmd(w comm.Comm) *cobra.Command {
 	cfg := config.DefaultFit()
 	var ff fitFlags
 	c := &cobra.Command{
@@ -53,14 +61,25 @@ fits the embedded default: N=1600 points simulated with theta = (1, 0.1, 0.5)
 (--n, --theta, --seed change it), and prints the truth beside the estimate.
 
 Every flag mirrors a key of the TOML --config file (lb, ub, nb, max_evals...);
-flags given on the command line override the file.`,
+flags given on the command line override the file.
+
+Over MPI (a binary built with MPI, started by mpirun or srun), every rank
+reads the input and runs the same search; the tiles are spread over the ranks
+by --distribution: bc (2D block-cyclic over a p x q grid, default the most
+square one) or 1d1d (heterogeneous nodes, --powers one per rank). A
+[generation] table in the config gives the generation phase a distribution
+of its own; the runtime moves the tiles between the phases. Only rank 0
+prints and writes files; the JSON result has the messages and bytes each
+rank sent per phase. See configs/fit-mpi.toml and configs/slurm.sbatch.`,
 		Example: `  exageostat fit
   exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
-  exageostat fit --config fit.toml --trace trace.json`,
+  exageostat fit --config fit.toml --trace trace.json
+  mpirun -np 4 exageostat fit --config configs/fit-mpi.toml --json result.json
+  srun --mpi=pmix -n 4 exageostat fit --data data.csv --distribution 1d1d --powers 1,1,2,2`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runFit(c, &cfg, &ff)
+			return runFit(c, w, &cfg, &ff)
 		},
 	}
 	f := c.Flags()
@@ -89,11 +108,15 @@ flags given on the command line override the file.`,
 	f.BoolVar(&cfg.StdErr, "stderr", false, "standard errors from the Fisher information (on with --holdout)")
 	f.StringVar(&cfg.Plot, "plot", "", "write pictures (SVG and PNG) into this directory")
 	f.StringVar(&cfg.Grid, "grid", "", "with --plot: predict on an NxM grid over the data's bounding box for the maps")
+	f.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "MPI runs: tile distribution, bc or 1d1d")
+	f.IntVar(&cfg.P, "p", 0, "MPI runs, bc: process grid rows (0: the most square grid)")
+	f.IntVar(&cfg.Q, "q", 0, "MPI runs, bc: process grid columns (0: the most square grid)")
+	f.StringVar(&ff.powers, "powers", "", "MPI runs, 1d1d: relative power of each rank, e.g. 1,1,4,4 (default equal)")
 	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
 	return c
 }
 
-func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
+func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error {
 	if ff.cfg != "" {
 		// Re-apply the flags the user set over the file's values.
 		changed := map[string]string{}
@@ -116,6 +139,9 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 		if !c.Flags().Changed("true-theta") && cfg.TrueTheta != nil {
 			ff.trueTheta = formatFloats(cfg.TrueTheta)
 		}
+		if !c.Flags().Changed("powers") && cfg.Powers != nil {
+			ff.powers = formatFloats(cfg.Powers)
+		}
 		for name, v := range changed {
 			if name == "config" {
 				continue
@@ -137,6 +163,11 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 	}
 	if ff.trueTheta != "" {
 		if cfg.TrueTheta, err = parseFloats("true-theta", ff.trueTheta); err != nil {
+			return err
+		}
+	}
+	if ff.powers != "" {
+		if cfg.Powers, err = parseFloats("powers", ff.powers); err != nil {
 			return err
 		}
 	}
@@ -209,6 +240,31 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 		}
 	}
 
+	cl := config.Cluster{Nodes: w.Size(), Phase: cfg.Phase, Generation: cfg.Generation}
+	if w.Size() > 1 {
+		src := ff.cfg
+		if src == "" {
+			src = "fit"
+		}
+		if err := cl.Validate(src); err != nil {
+			return &inputError{err}
+		}
+	}
+	workers := cfg.Workers
+	if workers == 0 {
+		workers = goruntime.NumCPU()
+	}
+	ro := runtime.Options{Workers: workers, Trace: true, Comm: w}
+	if v := os.Getenv(failTaskEnv); v != "" {
+		r, name, ok := strings.Cut(v, ":")
+		if _, err := fmt.Sscan(r, &ro.FailRank); err != nil || !ok {
+			return badInput("%s=%q: want RANK:TASK, e.g. 1:potrf(2,2,2)", failTaskEnv, v)
+		}
+		ro.FailTask = name
+	}
+	rt := runtime.New(ro)
+	defer rt.Close()
+
 	// Data.
 	var d *dataset.Data
 	simulated := false
@@ -228,7 +284,7 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 		if cfg.N < 3 {
 			return badInput("fit: --n must be >= 3")
 		}
-		d, err = simulateDefault(cfg, model)
+		d, err = simulateDefault(cfg, model, rt, cl)
 		if err != nil {
 			return err
 		}
@@ -275,25 +331,30 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 			}
 		}
 	}
-	workers := cfg.Workers
-	if workers == 0 {
-		workers = goruntime.NumCPU()
-	}
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: cfg.NB, Workers: workers,
-		Trace: cfg.Trace != "", Opt: opt}
+		Trace: cfg.Trace != "", Opt: opt, Runtime: rt}
+	distName := ""
+	if w.Size() > 1 {
+		if fo.Owner, fo.GenOwner, distName, err = owners(cl, d.Len(), cfg.NB); err != nil {
+			return &inputError{err}
+		}
+	}
 	var asmt assessment
 	free := make([]bool, len(names))
 	for i := range free {
 		free[i] = cfg.Lower[i] != cfg.Upper[i]
 	}
 	ao := assessOptions{test: test, train: d, free: free, stderr: cfg.StdErr || test != nil, trueTheta: cfg.TrueTheta,
-		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, workers: workers, metric: metric, seed: cfg.Seed}
+		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, workers: workers, metric: metric, seed: cfg.Seed, write: w.Rank() == 0}
 	if ao.test != nil || ao.stderr || ao.plotDir != "" {
 		fo.After = func(ev *likelihood.Evaluator, theta []float64) error { return assess(ev, theta, ao, &asmt) }
 	}
 	tty := term.IsTerminal(int(os.Stderr.Fd())) && !ff.verbose
 	fmt.Fprintf(os.Stderr, "fit: N=%d kernel=%s distance=%s nb=%d workers=%d bounds lb=%s ub=%s start=%s search=%s\n",
 		d.Len(), model, metricName(metric), cfg.NB, workers, formatFloats(cfg.Lower), formatFloats(cfg.Upper), ff.start, cfg.Search)
+	if w.Size() > 1 {
+		fmt.Fprintf(os.Stderr, "fit: %d MPI ranks x %d workers, distribution %s\n", w.Size(), workers, distName)
+	}
 	report := func(s mle.Step) {
 		if tty {
 			fmt.Fprintf(os.Stderr, "\r  evaluations %4d   best l %.6f   elapsed %6.1fs ", s.N, s.Best, s.Time)
@@ -309,7 +370,11 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 		return err
 	}
 	printFit(os.Stdout, names, res, cfg, simulated)
+	printComm(os.Stdout, res)
 	printAssessment(os.Stdout, names, &asmt)
+	if w.Rank() != 0 {
+		return nil
+	}
 	if cfg.Trace != "" {
 		if err := trace.WriteFile(cfg.Trace, res.Events); err != nil {
 			return err
@@ -318,6 +383,7 @@ func runFit(c *cobra.Command, cfg *config.Fit, ff *fitFlags) error {
 	if cfg.JSON != "" {
 		fj := fitJSON(names, res, cfg, model, metric, workers, simulated)
 		fj.assessment = &asmt
+		fj.Ranks, fj.Distribution = w.Size(), distName
 		if err := writeJSON(cfg.JSON, fj); err != nil {
 			return err
 		}
@@ -332,17 +398,71 @@ func metricName(m matern.Metric) string {
 	return "euclidean"
 }
 
-func simulateDefault(cfg *config.Fit, model likelihood.Model) (*dataset.Data, error) {
+// owners returns the tile distributions of an MPI run: the factorisation's
+// and, when [generation] differs from it, the generation's; and a name for
+// the log.
+func owners(cl config.Cluster, n, nb int) (fact, gen tile.OwnerFunc, name string, err error) {
+	nt := tile.NewLayout(n, nb).NT
+	fp, gp := cl.Phases()
+	fd, err := distribution.New(fp.Distribution, cl.Nodes, fp.P, fp.Q, fp.Powers, nt)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	name = fd.Name()
+	if fp.Distribution == gp.Distribution && fp.P == gp.P && fp.Q == gp.Q && slices.Equal(fp.Powers, gp.Powers) {
+		return fd.Owner, nil, name, nil
+	}
+	gd, err := distribution.New(gp.Distribution, cl.Nodes, gp.P, gp.Q, gp.Powers, nt)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	moved := distribution.Moves(fd, gd, nt)
+	return fd.Owner, gd.Owner, fmt.Sprintf("%s (generation %s, %d tiles move)", name, gd.Name(), moved), nil
+}
+
+// printComm prints the messages of the first successful evaluation of a
+// distributed fit (every evaluation sends the same ones).
+func printComm(w io.Writer, r *mle.FitResult) {
+	cs := evalComm(r)
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "communication per evaluation (sent):\n  %-15s %4s %9s %12s\n", "phase", "rank", "messages", "MB")
+	var msgs int
+	var bytes int64
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-15s %4d %9d %12.3f\n", c.Phase, c.Rank, c.Messages, float64(c.Bytes)/1e6)
+		msgs += c.Messages
+		bytes += c.Bytes
+	}
+	fmt.Fprintf(w, "  %-15s %4s %9d %12.3f\n", "total", "", msgs, float64(bytes)/1e6)
+}
+
+func evalComm(r *mle.FitResult) []likelihood.CommStat {
+	for _, s := range r.Steps {
+		if s.Failed == nil && len(s.Stats.Comm) > 0 {
+			return s.Stats.Comm
+		}
+	}
+	return nil
+}
+
+func simulateDefault(cfg *config.Fit, model likelihood.Model, rt *runtime.Runtime, cl config.Cluster) (*dataset.Data, error) {
 	t0 := time.Now()
 	d := dataset.Grid(cfg.N, cfg.Seed)
-	rt := runtime.New(runtime.Options{Workers: cfg.Workers})
-	defer rt.Close()
 	p := likelihood.Problem{Points: matern.Points{X: d.X, Y: d.Y}, Metric: matern.Euclidean, Model: model, Nugget: cfg.Nugget}
 	nb := cfg.NB
 	if nb == 0 {
 		nb = tile.AutoNB(cfg.N)
 	}
-	z, err := likelihood.Simulate(p, cfg.Theta, dataset.StandardNormal(cfg.N, cfg.Seed), nb, rt)
+	o := likelihood.Options{NB: nb}
+	if rt.Size() > 1 {
+		var err error
+		if o.Owner, o.GenOwner, _, err = owners(cl, cfg.N, nb); err != nil {
+			return nil, &inputError{err}
+		}
+	}
+	z, err := likelihood.Simulate(p, cfg.Theta, dataset.StandardNormal(cfg.N, cfg.Seed), rt, o)
 	if err != nil {
 		return nil, err
 	}
@@ -393,26 +513,29 @@ func printFit(w io.Writer, names []string, r *mle.FitResult, cfg *config.Fit, si
 }
 
 type fitOut struct {
-	Kernel      string             `json:"kernel"`
-	Distance    string             `json:"distance"`
-	Params      []string           `json:"parameters"`
-	Theta       []float64          `json:"theta"`
-	LogLik      float64            `json:"loglik"`
-	Evaluations int                `json:"evaluations"`
-	Failed      int                `json:"failed_evaluations"`
-	Restarts    int                `json:"restarts"`
-	Seconds     float64            `json:"seconds"`
-	Status      string             `json:"status"`
-	N           int                `json:"n"`
-	NB          int                `json:"nb"`
-	Workers     int                `json:"workers"`
-	Lower       []float64          `json:"lb"`
-	Upper       []float64          `json:"ub"`
-	Start       []float64          `json:"start"`
-	Nugget      float64            `json:"nugget"`
-	TrueTheta   []float64          `json:"true_theta,omitempty"`
-	PerEval     map[string]float64 `json:"seconds_per_evaluation"`
-	Steps       []stepOut          `json:"steps"`
+	Kernel       string                `json:"kernel"`
+	Distance     string                `json:"distance"`
+	Params       []string              `json:"parameters"`
+	Theta        []float64             `json:"theta"`
+	LogLik       float64               `json:"loglik"`
+	Evaluations  int                   `json:"evaluations"`
+	Failed       int                   `json:"failed_evaluations"`
+	Restarts     int                   `json:"restarts"`
+	Seconds      float64               `json:"seconds"`
+	Status       string                `json:"status"`
+	N            int                   `json:"n"`
+	NB           int                   `json:"nb"`
+	Workers      int                   `json:"workers"`
+	Lower        []float64             `json:"lb"`
+	Upper        []float64             `json:"ub"`
+	Start        []float64             `json:"start"`
+	Nugget       float64               `json:"nugget"`
+	TrueTheta    []float64             `json:"true_theta,omitempty"`
+	PerEval      map[string]float64    `json:"seconds_per_evaluation"`
+	Ranks        int                   `json:"ranks"`
+	Distribution string                `json:"distribution,omitempty"`
+	Comm         []likelihood.CommStat `json:"comm_per_evaluation,omitempty"`
+	Steps        []stepOut             `json:"steps"`
 	*assessment
 }
 
@@ -430,7 +553,7 @@ func fitJSON(names []string, r *mle.FitResult, cfg *config.Fit, model likelihood
 	o := fitOut{Kernel: string(model), Distance: metricName(metric), Params: names, Theta: r.Theta, LogLik: r.LogLik,
 		Evaluations: r.Evaluations, Failed: r.Failed, Restarts: r.Restarts, Seconds: r.Seconds, Status: r.Status, N: r.N, NB: cfg.NB,
 		Workers: workers, Lower: cfg.Lower, Upper: cfg.Upper, Start: r.Start, Nugget: cfg.Nugget,
-		PerEval: map[string]float64{}}
+		PerEval: map[string]float64{}, Comm: evalComm(r)}
 	if simulated {
 		o.TrueTheta = cfg.Theta
 	}

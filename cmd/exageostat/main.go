@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"syscall"
 
+	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/runtime"
 )
 
 // exitCode is the process status for err: 2 for bad input (flags, files,
@@ -63,11 +66,41 @@ func fixCoretype() {
 
 func main() {
 	fixCoretype()
+	// MPI_Finalize must run on the thread that initialised MPI.
+	goruntime.LockOSThread()
 	// The runtime owns the cores: one task per worker, BLAS single-threaded.
 	kernels.DefaultThreads().SetThreads(1)
-	cmd := newRootCmd()
-	if err := cmd.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "exageostat:", err)
-		os.Exit(exitCode(err))
+	w, err := comm.World()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "exageostat: MPI:", err)
+		os.Exit(1)
 	}
+	errOut := os.Stderr
+	if w.Rank() != 0 {
+		// Only rank 0 prints; the others keep stderr for their own errors.
+		if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+			os.Stdout, os.Stderr = null, null
+		}
+	}
+	err = newRootCmd(w).Execute()
+	if err == nil {
+		comm.Finalize(w)
+		return
+	}
+	// A task error came back from every rank alike (runtime.Wait agrees on
+	// it): rank 0 reports it and all ranks end together. Any other error
+	// is this rank's: it says so and exits, which makes the MPI launcher
+	// end the others.
+	var te *runtime.TaskError
+	agreed := errors.As(err, &te)
+	switch {
+	case w.Rank() == 0:
+		fmt.Fprintln(errOut, "exageostat:", err)
+	case !agreed:
+		fmt.Fprintf(errOut, "exageostat: rank %d: %v\n", w.Rank(), err)
+	}
+	if agreed || w.Size() == 1 {
+		comm.Finalize(w)
+	}
+	os.Exit(exitCode(err))
 }

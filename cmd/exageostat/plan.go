@@ -117,7 +117,8 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 	cfg := config.DefaultCluster()
 	source := "plan (flags)"
 	if pf.cfg != "" {
-		if err := config.Load(pf.cfg, &cfg); err != nil {
+		var err error
+		if cfg, err = config.DecodeCluster(pf.cfg); err != nil {
 			return &inputError{err}
 		}
 		source = pf.cfg

@@ -2,9 +2,11 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"github.com/exageostat/exageostat/pkg/comm"
 )
 
-func newRootCmd() *cobra.Command {
+func newRootCmd(w comm.Comm) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "exageostat",
 		Short: "Exact Gaussian-process maximum likelihood for geostatistics on a task runtime",
@@ -19,10 +21,16 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if w.Size() > 1 && c.Name() != "fit" {
+			return badInput("%s: only fit runs over MPI ranks (started with %d ranks)", c.CommandPath(), w.Size())
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})
-	root.AddCommand(newFitCmd(), newPredictCmd(), newSimulateCmd(), newBenchCmd(), newPlanCmd())
+	root.AddCommand(newFitCmd(w), newPredictCmd(), newSimulateCmd(), newBenchCmd(), newPlanCmd())
 	return root
 }
 

@@ -21,6 +21,7 @@
 package cholesky
 
 import (
+	"errors"
 	"fmt"
 
 	"gonum.org/v1/gonum/blas"
@@ -42,6 +43,17 @@ type NotPosDefError struct {
 func (e *NotPosDefError) Error() string {
 	return fmt.Sprintf("matrix is not positive definite: potrf failed on tile (%d,%d) at global column %d",
 		e.Tile, e.Tile, e.Column)
+}
+
+// ErrorClass names the error for the other ranks of a distributed run
+// (runtime.Classed).
+func (e *NotPosDefError) ErrorClass() string { return "notposdef" }
+
+// IsNotPosDef reports whether err means a matrix that is not positive
+// definite, raised on this rank (*NotPosDefError) or on another one.
+func IsNotPosDef(err error) bool {
+	var npd *NotPosDefError
+	return errors.As(err, &npd) || runtime.ClassOf(err) == "notposdef"
 }
 
 // Priorities of Equations (3)-(6); nt is the number of tile rows.

@@ -3,6 +3,10 @@ package config
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // Phase is the data distribution of one phase of the likelihood: which node
@@ -14,8 +18,8 @@ type Phase struct {
 	Powers       []float64 `toml:"powers"`       // 1d1d: relative node powers, one per node (empty: equal)
 }
 
-// Cluster configures the nodes a run is spread over (`exageostat plan`, and
-// the MPI runs): the top-level keys are the distribution of the
+// Cluster configures the nodes a run is spread over (`exageostat plan`, the
+// MPI runs, the simulator): the top-level keys are the distribution of the
 // factorisation, the [generation] table the one of the matrix generation.
 //
 //	nodes = 4
@@ -28,10 +32,114 @@ type Phase struct {
 // phases use the same distribution (so no [generation] table means the same
 // distribution for both phases); p, q and powers are not carried over from a
 // phase of the other kind.
+//
+// A heterogeneous cluster is described by [[group]] tables of identical
+// nodes, each with its workers and the time one task of each kind takes on
+// one worker of each type at the tile size nb, and a [network] table:
+//
+//	nb = 960
+//	[network]
+//	bandwidth = 1.25e9    # bytes/s of each node's link, each way
+//	latency = 5e-6        # seconds per message
+//	[[group]]
+//	name = "chifflet"
+//	nodes = 4
+//	cpus = 26             # CPU workers per node
+//	gpus = 2              # GPU workers per node
+//	[group.cpu]           # seconds per task on one CPU worker
+//	dcmg = 0.05
+//	gemm = 0.04
+//	[group.gpu]
+//	gemm = 0.003          # a kind absent from a table cannot run there
+//
+// With groups, nodes may be left out: it is the sum of the groups' nodes
+// (given, it must equal that sum). Ranks are numbered group by group in file
+// order: the first group's nodes are ranks 0 ... nodes-1, and so on.
 type Cluster struct {
 	Nodes int `toml:"nodes"`
 	Phase
 	Generation Phase `toml:"generation"`
+	// NB is the tile size the groups' durations were measured at (required
+	// with groups).
+	NB      int     `toml:"nb"`
+	Network Network `toml:"network"`
+	Groups  []Group `toml:"group"`
+}
+
+// Network models the interconnect: every node has one full-duplex link of
+// the given bandwidth, and a message of b bytes occupies the sender's
+// outgoing and the receiver's incoming link for Latency + b/Bandwidth
+// seconds.
+type Network struct {
+	Bandwidth float64 `toml:"bandwidth"` // bytes per second, each way
+	Latency   float64 `toml:"latency"`   // seconds per message
+}
+
+// Group is a set of identical nodes of a heterogeneous cluster.
+type Group struct {
+	Name  string `toml:"name"`
+	Nodes int    `toml:"nodes"` // >= 1
+	CPUs  int    `toml:"cpus"`  // CPU workers per node (cores running tasks)
+	GPUs  int    `toml:"gpus"`  // GPU workers per node
+	// Bandwidth and Latency override the [network] values for the links
+	// of this group's nodes (0: the [network] value). A message between
+	// two nodes goes at the smaller bandwidth and the larger latency of
+	// the two.
+	Bandwidth float64 `toml:"bandwidth"`
+	Latency   float64 `toml:"latency"`
+	// CPU and GPU give, per task kind, the seconds one task of that kind
+	// takes on one worker of the type at the cluster's tile size nb. A
+	// kind absent from a table cannot run on that type of worker.
+	CPU Durations `toml:"cpu"`
+	GPU Durations `toml:"gpu"`
+}
+
+// Durations maps a task kind (see TaskKinds) to the seconds one task of
+// that kind takes on one worker.
+type Durations map[string]float64
+
+// TaskKinds returns the task kinds a duration table may name, in the order
+// of one likelihood evaluation: dcmg (generate a covariance tile), zcpy
+// (copy observations), potrf, trtri (invert the diagonal factor), trsm (the
+// panel update, a multiplication by that inverse), syrk, gemm, det (log of
+// a diagonal), trsv, gemv, geadd (the local solve) and dot.
+func TaskKinds() []string {
+	return []string{"dcmg", "zcpy", "potrf", "trtri", "trsm", "syrk", "gemm", "det", "trsv", "gemv", "geadd", "dot"}
+}
+
+// Link returns the bandwidth (bytes/s) and latency (s) of the links of g's
+// nodes: g's own values where given, else net's.
+func (g Group) Link(net Network) (bandwidth, latency float64) {
+	bandwidth, latency = net.Bandwidth, net.Latency
+	if g.Bandwidth > 0 {
+		bandwidth = g.Bandwidth
+	}
+	if g.Latency > 0 {
+		latency = g.Latency
+	}
+	return bandwidth, latency
+}
+
+// GroupNodes returns the sum of the groups' nodes (0 without groups).
+func (c Cluster) GroupNodes() int {
+	n := 0
+	for _, g := range c.Groups {
+		n += g.Nodes
+	}
+	return n
+}
+
+// RankGroups returns, for each rank 0 ... GroupNodes()-1, the index in
+// c.Groups of the group it belongs to: ranks are numbered group by group
+// in file order.
+func (c Cluster) RankGroups() []int {
+	out := make([]int, 0, c.GroupNodes())
+	for i, g := range c.Groups {
+		for range max(g.Nodes, 0) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // DefaultCluster returns the defaults: one node, block-cyclic, the same
@@ -65,6 +173,15 @@ func (c Cluster) Phases() (fact, gen Phase) {
 // nodes positive finite powers (or none: equal powers), and no p or q. The
 // keys of [generation] are checked the same way after Phases fills them, and
 // named "generation.<key>".
+//
+// With groups: nodes equals the sum of the groups' nodes; nb >= 1; each
+// group (keys named "group[i].<key>", i from 0) has a name used by no other
+// group, nodes >= 1, cpus and gpus >= 0 and at least one worker, durations
+// of known kinds (TaskKinds) that are positive and finite, and a worker
+// type with workers that can run some kind; bandwidths are positive finite
+// and latencies non-negative finite, and every node's link has a bandwidth
+// when there are two nodes or more. Without groups, nb, [network] and
+// durations are not used and need only be non-negative.
 func (c Cluster) Validate(file string) error {
 	if c.Nodes < 1 {
 		return &Error{File: file, Key: "nodes", Msg: fmt.Sprintf("must be >= 1, got %d", c.Nodes)}
@@ -73,7 +190,94 @@ func (c Cluster) Validate(file string) error {
 	if err := fact.validate(file, "", c.Nodes); err != nil {
 		return err
 	}
-	return gen.validate(file, "generation.", c.Nodes)
+	if err := gen.validate(file, "generation.", c.Nodes); err != nil {
+		return err
+	}
+	return c.validateGroups(file)
+}
+
+func (c Cluster) validateGroups(file string) error {
+	bad := func(key, format string, a ...any) error {
+		return &Error{File: file, Key: key, Msg: fmt.Sprintf(format, a...)}
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	if c.NB < 0 {
+		return bad("nb", "must be >= 0, got %d", c.NB)
+	}
+	if v := c.Network.Bandwidth; v < 0 || !finite(v) {
+		return bad("network.bandwidth", "must be a positive number of bytes per second, got %g", v)
+	}
+	if v := c.Network.Latency; v < 0 || !finite(v) {
+		return bad("network.latency", "must be a non-negative number of seconds, got %g", v)
+	}
+	if len(c.Groups) == 0 {
+		return nil
+	}
+	if sum := c.GroupNodes(); c.Nodes != sum {
+		return bad("nodes", "%d, but the groups have %d nodes in all (leave nodes out to take their sum)", c.Nodes, sum)
+	}
+	if c.NB < 1 {
+		return bad("nb", "missing: the tile size the group durations were measured at")
+	}
+	kinds := TaskKinds()
+	for i, g := range c.Groups {
+		key := func(k string) string { return fmt.Sprintf("group[%d].%s", i, k) }
+		if strings.TrimSpace(g.Name) == "" {
+			return bad(key("name"), "missing")
+		}
+		for j := range i {
+			if c.Groups[j].Name == g.Name {
+				return bad(key("name"), "%q is also the name of group[%d]", g.Name, j)
+			}
+		}
+		if g.Nodes < 1 {
+			return bad(key("nodes"), "must be >= 1, got %d", g.Nodes)
+		}
+		if g.CPUs < 0 {
+			return bad(key("cpus"), "must be >= 0, got %d", g.CPUs)
+		}
+		if g.GPUs < 0 {
+			return bad(key("gpus"), "must be >= 0, got %d", g.GPUs)
+		}
+		if g.CPUs+g.GPUs == 0 {
+			return bad(key("cpus"), "the group has no workers (cpus = gpus = 0)")
+		}
+		if v := g.Bandwidth; v < 0 || !finite(v) {
+			return bad(key("bandwidth"), "must be a positive number of bytes per second, got %g", v)
+		}
+		if v := g.Latency; v < 0 || !finite(v) {
+			return bad(key("latency"), "must be a non-negative number of seconds, got %g", v)
+		}
+		if bw, _ := g.Link(c.Network); bw == 0 && c.Nodes > 1 {
+			return bad("network.bandwidth", "missing: group %q needs a link bandwidth (bytes/s) to talk to the other nodes", g.Name)
+		}
+		runs := false
+		for _, tb := range []struct {
+			name    string
+			d       Durations
+			workers int
+		}{{"cpu", g.CPU, g.CPUs}, {"gpu", g.GPU, g.GPUs}} {
+			names := make([]string, 0, len(tb.d))
+			for k := range tb.d {
+				names = append(names, k)
+			}
+			slices.Sort(names) // the first bad kind, whatever the map order
+			for _, k := range names {
+				v := tb.d[k]
+				if !slices.Contains(kinds, k) {
+					return bad(key(tb.name+"."+k), "unknown task kind (want one of %s)", strings.Join(kinds, ", "))
+				}
+				if !(v > 0) || !finite(v) {
+					return bad(key(tb.name+"."+k), "must be a positive number of seconds, got %g (leave the kind out if it cannot run there)", v)
+				}
+			}
+			runs = runs || (tb.workers > 0 && len(tb.d) > 0)
+		}
+		if !runs {
+			return bad(key("cpu"), "no task kind can run on the group's workers (give durations in [group.cpu] or [group.gpu] for a worker type it has)")
+		}
+	}
+	return nil
 }
 
 func (p Phase) validate(file, prefix string, nodes int) error {
@@ -122,11 +326,31 @@ func (p Phase) validate(file, prefix string, nodes int) error {
 	return nil
 }
 
-// LoadCluster reads the cluster file path over DefaultCluster and validates
-// it.
-func LoadCluster(path string) (Cluster, error) {
+// DecodeCluster reads the cluster file path over DefaultCluster, without
+// validating it (for callers that apply flags first, then Validate): keys
+// present replace the defaults, and when the file has groups and no nodes
+// key, nodes is the sum of the groups' nodes.
+func DecodeCluster(path string) (Cluster, error) {
 	c := DefaultCluster()
 	if err := Load(path, &c); err != nil {
+		return c, err
+	}
+	if len(c.Groups) > 0 {
+		var probe struct {
+			Nodes *int `toml:"nodes"`
+		}
+		if _, err := toml.DecodeFile(path, &probe); err == nil && probe.Nodes == nil {
+			c.Nodes = c.GroupNodes()
+		}
+	}
+	return c, nil
+}
+
+// LoadCluster reads the cluster file path as DecodeCluster does and
+// validates it.
+func LoadCluster(path string) (Cluster, error) {
+	c, err := DecodeCluster(path)
+	if err != nil {
 		return c, err
 	}
 	return c, c.Validate(path)

@@ -117,3 +117,128 @@ func TestClusterExamples(t *testing.T) {
 		}
 	}
 }
+
+const groupsSrc = `nb = 960
+[network]
+bandwidth = 1.25e9
+latency = 5e-6
+[[group]]
+name = "chetemi"
+nodes = 2
+cpus = 18
+[group.cpu]
+dcmg = 0.5
+potrf = 0.016
+trtri = 0.016
+trsm = 0.035
+syrk = 0.033
+gemm = 0.059
+[[group]]
+name = "chifflet"
+nodes = 3
+cpus = 24
+gpus = 2
+bandwidth = 2.5e9
+[group.cpu]
+dcmg = 0.4
+gemm = 0.054
+[group.gpu]
+potrf = 0.0045
+gemm = 0.0068
+`
+
+func TestLoadClusterGroups(t *testing.T) {
+	c, err := LoadCluster(writeCluster(t, groupsSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Nodes != 5 || c.NB != 960 || len(c.Groups) != 2 {
+		t.Fatalf("nodes %d, nb %d, groups %d; want 5, 960, 2", c.Nodes, c.NB, len(c.Groups))
+	}
+	if c.Network != (Network{Bandwidth: 1.25e9, Latency: 5e-6}) {
+		t.Fatalf("network %+v", c.Network)
+	}
+	g := c.Groups[1]
+	if g.Name != "chifflet" || g.Nodes != 3 || g.CPUs != 24 || g.GPUs != 2 ||
+		g.CPU["gemm"] != 0.054 || g.GPU["gemm"] != 0.0068 || len(g.GPU) != 2 || g.GPU["dcmg"] != 0 {
+		t.Fatalf("group 1 %+v", g)
+	}
+	if got := c.RankGroups(); !slices.Equal(got, []int{0, 0, 1, 1, 1}) {
+		t.Fatalf("RankGroups %v", got)
+	}
+	if bw, lat := c.Groups[0].Link(c.Network); bw != 1.25e9 || lat != 5e-6 {
+		t.Fatalf("group 0 link %g %g", bw, lat)
+	}
+	if bw, lat := g.Link(c.Network); bw != 2.5e9 || lat != 5e-6 {
+		t.Fatalf("group 1 link %g %g", bw, lat)
+	}
+	// nodes given and equal to the sum; integer durations are seconds too.
+	c, err = LoadCluster(writeCluster(t, "nodes = 5\n"+strings.Replace(groupsSrc, "dcmg = 0.5", "dcmg = 1", 1)))
+	if err != nil || c.Nodes != 5 || c.Groups[0].CPU["dcmg"] != 1 {
+		t.Fatalf("nodes = 5: %v, %+v", err, c)
+	}
+	// A single-node group needs no network.
+	if _, err := LoadCluster(writeCluster(t, "nb = 64\n[[group]]\nname = \"one\"\nnodes = 1\ncpus = 2\n[group.cpu]\ngemm = 0.001\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClusterGroupErrors(t *testing.T) {
+	rep := func(old, new string) func(string) string {
+		return func(s string) string {
+			if !strings.Contains(s, old) {
+				panic(old)
+			}
+			return strings.Replace(s, old, new, 1)
+		}
+	}
+	tests := []struct {
+		name string
+		edit func(string) string
+		want string
+	}{
+		{"nodes differ", func(s string) string { return "nodes = 4\n" + s }, `key "nodes": 4, but the groups have 5 nodes in all`},
+		{"no nb", rep("nb = 960\n", ""), `key "nb": missing: the tile size`},
+		{"negative nb", rep("nb = 960", "nb = -1"), `key "nb": must be >= 0, got -1`},
+		{"no bandwidth", rep("bandwidth = 1.25e9\n", ""), `key "network.bandwidth": missing: group "chetemi" needs a link bandwidth`},
+		{"negative bandwidth", rep("bandwidth = 1.25e9", "bandwidth = -1"), `key "network.bandwidth": must be a positive number`},
+		{"negative latency", rep("latency = 5e-6", "latency = -5e-6"), `key "network.latency": must be a non-negative number`},
+		{"group bandwidth", rep("bandwidth = 2.5e9", "bandwidth = -2"), `key "group[1].bandwidth": must be a positive number`},
+		{"no name", rep(`name = "chifflet"`, ""), `key "group[1].name": missing`},
+		{"same name", rep(`name = "chifflet"`, `name = "chetemi"`), `key "group[1].name": "chetemi" is also the name of group[0]`},
+		{"zero nodes", rep("nodes = 2", "nodes = 0"), `key "group[0].nodes": must be >= 1, got 0`},
+		{"negative gpus", rep("gpus = 2", "gpus = -2"), `key "group[1].gpus": must be >= 0, got -2`},
+		{"no workers", rep("cpus = 18", "cpus = 0"), `key "group[0].cpus": the group has no workers`},
+		{"unknown kind", rep("gemm = 0.0068", "gemn = 0.0068"), `key "group[1].gpu.gemn": unknown task kind (want one of dcmg, zcpy, potrf`},
+		{"zero duration", rep("gemm = 0.054", "gemm = 0"), `key "group[1].cpu.gemm": must be a positive number of seconds, got 0`},
+		{"nan duration", rep("potrf = 0.016", "potrf = nan"), `key "group[0].cpu.potrf": must be a positive number of seconds, got NaN`},
+		{"inf duration", rep("potrf = 0.0045", "potrf = inf"), `key "group[1].gpu.potrf": must be a positive number of seconds, got +Inf`},
+		{"nothing runs", rep("cpus = 18", "cpus = 0\ngpus = 1"), `key "group[0].cpu": no task kind can run on the group's workers`},
+		{"unknown table", rep("[group.gpu]", "[group.gcpu]"), `key "group.gcpu": unknown key`},
+		{"gpu table only, no gpus", rep("[group.cpu]\ndcmg = 0.4\ngemm = 0.054\n", ""), ``},
+		{"durations without workers", rep("cpus = 24\ngpus = 2", "cpus = 24\ngpus = 0"), ``},
+		{"string duration", rep("gemm = 0.059", `gemm = "fast"`), `key "group.cpu.gemm": incompatible types`},
+		{"unknown group key", rep("cpus = 18", "cpus = 18\ncores = 20"), `key "group.cores": unknown key`},
+	}
+	for _, c := range tests {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeCluster(t, c.edit(groupsSrc))
+			_, err := LoadCluster(p)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", c.want)
+			}
+			if got := err.Error(); !strings.HasPrefix(got, p) || !strings.Contains(got, c.want) {
+				t.Fatalf("error %q, want it to start with the file and contain %q", got, c.want)
+			}
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error of type %T, want *Error", err)
+			}
+		})
+	}
+}

@@ -44,6 +44,11 @@ type Fit struct {
 	N     int       `toml:"n"`
 	Theta []float64 `toml:"theta"`
 	Seed  uint64    `toml:"seed"`
+	// Distribution of the tiles over the MPI ranks (ignored on one rank):
+	// distribution, p, q, powers for the factorisation, as in a Cluster,
+	// and a [generation] table for the generation phase.
+	Phase
+	Generation Phase `toml:"generation"`
 }
 
 // DefaultFit returns the defaults: Matérn, bounds [0.001, 5]^3, data-driven
@@ -55,6 +60,7 @@ func DefaultFit() Fit {
 		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
 		Start: "data", Search: "log", NB: 0, Tolerance: 1e-5,
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
+		Phase: Phase{Distribution: "bc"},
 	}
 }
 

@@ -107,22 +107,94 @@ type Stats struct {
 	LogDet   float64 // log |Sigma|
 	Quad     float64 // z^T Sigma^-1 z
 	Evaluate int     // evaluation number, from 1
+	// Comm lists the messages of a distributed evaluation by phase and
+	// sending rank (empty on one rank).
+	Comm []CommStat
+}
+
+// CommStat counts the messages one rank sent in one phase of an evaluation.
+// Phases: "redistribution" (generated tiles moving to their factorisation
+// owner), "cholesky", "solve", and "reduction" (the partial sums every rank
+// needs for l).
+type CommStat struct {
+	Phase    string `json:"phase"`
+	Rank     int    `json:"rank"`
+	Messages int    `json:"messages"`
+	Bytes    int64  `json:"bytes"`
+}
+
+// Phase returns the phase of a message carrying a handle written by a task
+// of kind writer to one of kind reader.
+func Phase(writer, reader string) string {
+	switch reader {
+	case "fetch":
+		return "reduction"
+	case "trsv", "gemv", "geadd", "det", "dot", "zcpy":
+		return "solve"
+	}
+	if writer == "dcmg" {
+		return "redistribution"
+	}
+	return "cholesky"
+}
+
+// CommStats sums traffic by phase and sending rank, sorted.
+func CommStats(tr map[runtime.TrafficKey]runtime.Traffic) []CommStat {
+	type key struct {
+		phase string
+		rank  int
+	}
+	sum := map[key]CommStat{}
+	for k, v := range tr {
+		kk := key{Phase(k.Writer, k.Reader), k.Src}
+		c := sum[kk]
+		c.Phase, c.Rank = kk.phase, kk.rank
+		c.Messages += v.Messages
+		c.Bytes += v.Bytes
+		sum[kk] = c
+	}
+	out := make([]CommStat, 0, len(sum))
+	for _, c := range sum {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Phase != out[j].Phase {
+			return out[i].Phase < out[j].Phase
+		}
+		return out[i].Rank < out[j].Rank
+	})
+	return out
+}
+
+// Options configure an Evaluator.
+type Options struct {
+	NB        int  // tile size
+	KeepTrace bool // keep every task event for Events (the runtime must record traces)
+	// Owner places tile (m, n) of Sigma, and of its Cholesky factor, on a
+	// rank; nil means rank 0. Tile m of z and the partial sums follow the
+	// diagonal tile (m, m).
+	Owner tile.OwnerFunc
+	// GenOwner, if not nil, generates tile (m, n) on rank GenOwner(m, n):
+	// the generation phase has a distribution of its own, and the runtime
+	// moves each tile to its Owner for the factorisation.
+	GenOwner tile.OwnerFunc
 }
 
 // Evaluator evaluates l(theta) for one Problem, reusing its tiles.
 type Evaluator struct {
-	p     Problem
-	rt    *runtime.Runtime
-	kern  kernels.Impl
-	sigma *tile.Sym
-	z     *tile.Vector
-	acc   *solve.Accum
-	det   *solve.Scalars
-	dot   *solve.Scalars
-	rmax  float64
-	gen   []genTile
-	evals int
-	keep  bool
+	p        Problem
+	genOwner tile.OwnerFunc
+	rt       *runtime.Runtime
+	kern     kernels.Impl
+	sigma    *tile.Sym
+	z        *tile.Vector
+	acc      *solve.Accum
+	det      *solve.Scalars
+	dot      *solve.Scalars
+	rmax     float64
+	gen      []genTile
+	evals    int
+	keep     bool
 	// current is the theta whose factor and whitened z are in the tiles.
 	current []float64
 	ev      []trace.Event
@@ -130,9 +202,16 @@ type Evaluator struct {
 
 type genTile struct{ m, n, prio int }
 
-// New returns an Evaluator of p with tile size nb on rt. With keepTrace the
-// evaluator keeps every task event for Events (rt must record traces).
+// New returns an Evaluator of p with tile size nb on rt, all tiles on rank 0.
+// With keepTrace the evaluator keeps every task event for Events (rt must
+// record traces).
 func New(p Problem, nb int, rt *runtime.Runtime, keepTrace bool) (*Evaluator, error) {
+	return NewWith(p, rt, Options{NB: nb, KeepTrace: keepTrace})
+}
+
+// NewWith returns an Evaluator of p on rt configured by o.
+func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
+	nb, keepTrace := o.NB, o.KeepTrace
 	n := len(p.Obs)
 	if n != len(p.Points.X) || n != len(p.Points.Y) {
 		return nil, fmt.Errorf("likelihood: %d observations for %d locations", n, len(p.Points.X))
@@ -145,12 +224,17 @@ func New(p Problem, nb int, rt *runtime.Runtime, keepTrace bool) (*Evaluator, er
 	}
 	// Tile kernels run one per worker: BLAS must not start threads of its own.
 	kernels.DefaultThreads().SetThreads(1)
-	e := &Evaluator{p: p, rt: rt, kern: kernels.Default(), keep: keepTrace}
-	e.sigma = tile.NewSym(n, nb, nil)
-	e.z = tile.NewVector("z", n, nb, nil)
+	e := &Evaluator{p: p, rt: rt, kern: kernels.Default(), keep: keepTrace, genOwner: o.GenOwner}
+	own := o.Owner
+	if own == nil {
+		own = tile.Local
+	}
+	diag := func(m int) int { return own(m, m) }
+	e.sigma = tile.NewSym(n, nb, own)
+	e.z = tile.NewVector("z", n, nb, diag)
 	e.acc = solve.NewAccum(e.sigma)
-	e.det = solve.NewScalars("logdet", e.sigma.NT, nil)
-	e.dot = solve.NewScalars("dot", e.sigma.NT, nil)
+	e.det = solve.NewScalars("logdet", e.sigma.NT, diag)
+	e.dot = solve.NewScalars("dot", e.sigma.NT, diag)
 	e.rmax = matern.MaxDistance(p.Metric, p.Points)
 	nt := e.sigma.NT
 	for m := 0; m < nt; m++ {
@@ -220,6 +304,7 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	rt, s := e.rt, e.sigma
 	t0 := time.Now()
 	rt.Events() // start this evaluation's record afresh
+	rt.Traffic()
 	rt.SetIteration(e.evals)
 	e.submitGeneration(k)
 	e.submitObservations()
@@ -227,7 +312,10 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	solve.SubmitLogDet(rt, s, e.det)
 	solve.SubmitLocalSolve(rt, s, e.z, e.acc, e.kern)
 	solve.SubmitDot(rt, e.z, e.dot, e.kern)
+	e.det.Fetch(rt)
+	e.dot.Fetch(rt)
 	err = rt.Wait()
+	st.Comm = CommStats(rt.Traffic())
 	st.Wall = time.Since(t0).Seconds()
 	ev := rt.Events()
 	for _, x := range ev {
@@ -240,6 +328,7 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 			st.Flops += x.Flops
 		case "trtri": // extra work of the Cholesky, not counted in its flops
 			st.Chol += d
+		case "send", "recv": // messages in flight, not worker time
 		default:
 			st.Solve += d
 		}
@@ -252,8 +341,7 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 		e.ev = append(e.ev, ev...)
 	}
 	if err != nil {
-		var npd *cholesky.NotPosDefError
-		if errors.As(err, &npd) {
+		if cholesky.IsNotPosDef(err) {
 			return math.Inf(-1), st, fmt.Errorf("%w (theta %v): %v", ErrNotPosDef, theta, err)
 		}
 		return math.NaN(), st, err
@@ -272,14 +360,18 @@ func (e *Evaluator) submitGeneration(k matern.Kernel) {
 		m, c := g.m, g.n
 		dst, rows, cols := s.Tile(m, c), s.Rows(m), s.Rows(c)
 		r0, c0 := s.Offset(m), s.Offset(c)
-		e.rt.Submit(runtime.Task{
-			Kind: "dcmg", Tile: [3]int{m, c, -1}, Priority: g.prio,
+		t := runtime.Task{
+			Kind: "dcmg", Tile: [3]int{m, c, -1}, Priority: g.prio, Flops: float64(rows * cols),
 			Access: []runtime.Access{{H: s.Handle(m, c), Mode: runtime.W}},
 			Run: func(runtime.Context) error {
 				matern.FillTile(k, p.Nugget, p.Metric, p.Points, r0, rows, p.Points, c0, cols, m == c, dst, rows)
 				return nil
 			},
-		})
+		}
+		if e.genOwner != nil {
+			t.Pin, t.Rank = true, e.genOwner(m, c)
+		}
+		e.rt.Submit(t)
 	}
 }
 

@@ -176,7 +176,7 @@ func TestSimulate(t *testing.T) {
 	}
 	rt := runtime.New(runtime.Options{Workers: 2})
 	defer rt.Close()
-	z, err := Simulate(p, theta, e, 10, rt)
+	z, err := Simulate(p, theta, e, rt, Options{NB: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

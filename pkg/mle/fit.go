@@ -8,6 +8,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -20,6 +21,12 @@ type FitOptions struct {
 	Workers int  // 0: one per core
 	Trace   bool // keep every task event
 	Opt     Options
+	// Runtime, if not nil, is the runtime to evaluate on (e.g. a
+	// distributed one; it must record traces); Fit then ignores Workers and
+	// leaves it open. Owner and GenOwner distribute the tiles over its
+	// ranks (likelihood.Options).
+	Runtime         *runtime.Runtime
+	Owner, GenOwner tile.OwnerFunc
 	// After, if not nil, runs once the search has ended, with the evaluator
 	// (tiles, runtime) still alive, e.g. to predict with the estimate and
 	// reuse its Cholesky factor.
@@ -77,10 +84,13 @@ func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []floa
 func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	perm := dataset.MortonOrder(d)
 	sd := dataset.Permute(d, perm)
-	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
-	defer rt.Close()
+	rt := o.Runtime
+	if rt == nil {
+		rt = runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
+		defer rt.Close()
+	}
 	p := likelihood.Problem{Points: Points(sd), Metric: o.Metric, Obs: sd.Obs, Model: o.Model, Nugget: o.Nugget}
-	ev, err := likelihood.New(p, o.NB, rt, o.Trace)
+	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner})
 	if err != nil {
 		return nil, err
 	}

@@ -41,9 +41,17 @@ func NewScalars(name string, n int, owner func(k int) int) *Scalars {
 		if owner != nil {
 			o = owner(k)
 		}
-		s.h[k] = runtime.NewHandle(fmt.Sprintf("%s[%d]", name, k), o)
+		s.h[k] = runtime.NewData(fmt.Sprintf("%s[%d]", name, k), o, s.v[k:k+1:k+1])
 	}
 	return s
+}
+
+// Fetch makes every slot valid on every rank once rt.Wait returns, so that
+// all ranks compute the same Sum.
+func (s *Scalars) Fetch(rt *runtime.Runtime) {
+	for _, h := range s.h {
+		rt.Fetch(h)
+	}
 }
 
 // Sum returns the sum of the slots in index order.

@@ -86,7 +86,7 @@ func NewSym(n, nb int, owner OwnerFunc) *Sym {
 			sz := l.Rows(m) * l.Rows(k)
 			i := lowerIndex(m, k)
 			s.tiles[i] = s.data[off : off+sz : off+sz]
-			s.handles[i] = runtime.NewHandle(fmt.Sprintf("A(%d,%d)", m, k), owner(m, k))
+			s.handles[i] = runtime.NewData(fmt.Sprintf("A(%d,%d)", m, k), owner(m, k), s.tiles[i])
 			off += sz
 		}
 	}
@@ -115,10 +115,13 @@ func (s *Sym) DiagWork(k int) ([]float64, *runtime.Handle) {
 	}
 	if s.work[k] == nil {
 		s.work[k] = make([]float64, s.Rows(k)*s.Rows(k))
-		s.workHandles[k] = runtime.NewHandle(fmt.Sprintf("W(%d)", k), s.owner(k, k))
+		s.workHandles[k] = runtime.NewData(fmt.Sprintf("W(%d)", k), s.owner(k, k), s.work[k])
 	}
 	return s.work[k], s.workHandles[k]
 }
+
+// Owner returns the OwnerFunc of the tiles.
+func (s *Sym) Owner() OwnerFunc { return s.owner }
 
 // Words returns the number of float64 values stored.
 func (s *Sym) Words() int { return len(s.data) }
@@ -192,7 +195,7 @@ func NewVector(name string, n, nb int, owner func(m int) int) *Vector {
 		}
 		off := l.Offset(m)
 		v.tiles[m] = v.data[off : off+l.Rows(m) : off+l.Rows(m)]
-		v.handles[m] = runtime.NewHandle(fmt.Sprintf("%s(%d)", name, m), o)
+		v.handles[m] = runtime.NewData(fmt.Sprintf("%s(%d)", name, m), o, v.tiles[m])
 	}
 	return v
 }
@@ -231,7 +234,7 @@ func NewGeneral(name string, m, n, mb, nb int, owner OwnerFunc) *General {
 		for i := 0; i < mt; i++ {
 			sz := g.RowLayout.Rows(i) * g.ColLayout.Rows(j)
 			g.tiles[i+j*mt] = g.data[off : off+sz : off+sz]
-			g.handles[i+j*mt] = runtime.NewHandle(fmt.Sprintf("%s(%d,%d)", name, i, j), owner(i, j))
+			g.handles[i+j*mt] = runtime.NewData(fmt.Sprintf("%s(%d,%d)", name, i, j), owner(i, j), g.tiles[i+j*mt])
 			off += sz
 		}
 	}

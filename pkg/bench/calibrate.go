@@ -1,0 +1,270 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/matern"
+)
+
+// CalibrateOptions configure Calibrate.
+type CalibrateOptions struct {
+	NB   int     // tile size
+	Reps int     // timed samples per task kind (the median is kept)
+	Nu   float64 // Matérn smoothness of the dcmg tiles; a general value (not 0.5, 1.5, 2.5) has no closed form
+	// MinSample is the shortest sample, in seconds (0: 200 us): a kernel
+	// that can run again on its own output without changing its cost
+	// (dcmg, syrk, gemm, gemv, geadd, det, dot, zcpy) is repeated within
+	// one sample until it lasts this long, and the sample is the time per
+	// call, so that microsecond kernels are not measured at the clock's
+	// resolution.
+	MinSample float64
+	// Progress, if not nil, receives one line per measured kind.
+	Progress func(string)
+}
+
+// KindTiming is the measured duration of one task of a kind.
+type KindTiming struct {
+	Kind    string    `json:"kind"`
+	Seconds float64   `json:"seconds"` // median of Samples
+	Samples []float64 `json:"samples"` // seconds per task, one per sample
+	Calls   int       `json:"calls"`   // calls per sample
+	// Flops of one task at NB, as the task graph counts them (dcmg: the
+	// entries generated, zcpy: 0), and Flops / Seconds in GFLOP/s (0 for
+	// dcmg and zcpy).
+	Flops  float64 `json:"flops"`
+	Gflops float64 `json:"gflops"`
+}
+
+// Calibration is the result of Calibrate.
+type Calibration struct {
+	NB      int          `json:"nb"`
+	Reps    int          `json:"reps"`
+	Nu      float64      `json:"nu"`
+	Kernels string       `json:"kernels"`       // tile kernel implementation
+	Core    string       `json:"openblas_core"` // kernels OpenBLAS selected
+	Kinds   []KindTiming `json:"kinds"`         // in config.TaskKinds order
+}
+
+// Durations returns the median seconds per task kind, as a cluster file's
+// [group.cpu] table.
+func (c *Calibration) Durations() config.Durations {
+	d := config.Durations{}
+	for _, k := range c.Kinds {
+		d[k.Kind] = k.Seconds
+	}
+	return d
+}
+
+// calKind is how to measure one task kind: setup (untimed) puts the inputs
+// in place before each call of a kernel that cannot run again on its own
+// output; run is one task's kernel call.
+type calKind struct {
+	kind   string
+	flops  float64
+	setup  func()
+	run    func()
+	repeat bool // run may be called again without setup
+}
+
+// Calibrate measures, on the calling goroutine (one worker), the duration of
+// one task of each kind of a likelihood evaluation (config.TaskKinds) on
+// full NB x NB tiles, with the same kernel calls as the tasks of pkg/cholesky,
+// pkg/solve and pkg/likelihood:
+//
+//	dcmg   matern.FillTile of an off-diagonal tile, Matérn (1, 0.1, Nu),
+//	       2 NB points uniform in the unit square
+//	potrf  Dpotrf of an exponential covariance tile
+//	trtri  kernels.LowerInverse of its factor
+//	trsm   Dtrmm(Right, Lower, Trans, NonUnit) by that inverse
+//	syrk   Dsyrk(Lower, NoTrans), gemm Dgemm(NoTrans, Trans)
+//	trsv   Dtrsv(Lower, NoTrans, NonUnit), gemv Dgemv(NoTrans), geadd Dgeadd
+//	det    sum of the logs of the factor's diagonal
+//	dot    Ddot of an NB-vector, zcpy copy of an NB-vector
+//
+// Each kind runs once untimed, then Reps timed samples; the duration is the
+// median sample. The caller sets the BLAS threads (one, for a task's
+// duration on one worker).
+func Calibrate(o CalibrateOptions) (*Calibration, error) {
+	if o.NB < 1 || o.Reps < 1 {
+		return nil, fmt.Errorf("bench: calibrate needs nb and reps >= 1 (got %d, %d)", o.NB, o.Reps)
+	}
+	if o.MinSample <= 0 {
+		o.MinSample = 2e-4
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	nb := o.NB
+	fnb := float64(nb)
+	kern := kernels.Default()
+	res := &Calibration{NB: nb, Reps: o.Reps, Nu: o.Nu, Kernels: kern.Name(), Core: kernels.DefaultThreads().CoreName()}
+
+	// Inputs: an SPD tile, its factor and the inverse of the factor, and
+	// general tiles and vectors.
+	spd := ExpCovariance(nb, 0.1, 20261101, 1)
+	factor := append([]float64(nil), spd...)
+	if info := kern.Dpotrf(nb, factor, nb); info != 0 {
+		return nil, fmt.Errorf("bench: calibrate: the test tile is not positive definite (info %d)", info)
+	}
+	inv := make([]float64, nb*nb)
+	lowerCopy := func(dst []float64) {
+		for j := range nb {
+			copy(dst[j*nb+j:(j+1)*nb], factor[j*nb+j:(j+1)*nb])
+		}
+	}
+	lowerCopy(inv)
+	if info := kernels.LowerInverse(kern, nb, inv, nb); info != 0 {
+		return nil, fmt.Errorf("bench: calibrate: the test factor is singular (info %d)", info)
+	}
+	rng := rand.New(rand.NewPCG(20261101, 11))
+	random := func(n int) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.Float64() - 0.5
+		}
+		return x
+	}
+	a, b, c, pristineC := random(nb*nb), random(nb*nb), make([]float64, nb*nb), random(nb*nb)
+	work := make([]float64, nb*nb)
+	z, g, zsrc := random(nb), random(nb), random(nb)
+	pts := matern.Points{X: random(2 * nb), Y: random(2 * nb)}
+	k, err := matern.NewMatern(matern.Theta{Sigma2: 1, Beta: 0.1, Nu: o.Nu}, math.Sqrt2)
+	if err != nil {
+		return nil, fmt.Errorf("bench: calibrate: %w", err)
+	}
+	var sink float64
+
+	kinds := map[string]calKind{
+		"dcmg": {flops: fnb * fnb, repeat: true, run: func() {
+			matern.FillTile(k, 0, matern.Euclidean, pts, 0, nb, pts, nb, nb, false, work, nb)
+		}},
+		"zcpy": {repeat: true, run: func() { copy(z, zsrc) }},
+		"potrf": {flops: fnb*fnb*fnb/3 + fnb*fnb/2 + fnb/6,
+			setup: func() { copy(work, spd) },
+			run:   func() { kern.Dpotrf(nb, work, nb) }},
+		"trtri": {flops: fnb * fnb * fnb / 3,
+			setup: func() { lowerCopy(work) },
+			run:   func() { kernels.LowerInverse(kern, nb, work, nb) }},
+		"trsm": {flops: fnb * fnb * fnb,
+			setup: func() { copy(work, a) },
+			run: func() {
+				kern.Dtrmm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, nb, nb, 1, inv, nb, work, nb)
+			}},
+		"syrk": {flops: fnb * fnb * (fnb + 1), repeat: true,
+			setup: func() { copy(c, pristineC) },
+			run:   func() { kern.Dsyrk(blas.Lower, blas.NoTrans, nb, nb, -1, a, nb, 1, c, nb) }},
+		"gemm": {flops: 2 * fnb * fnb * fnb, repeat: true,
+			setup: func() { copy(c, pristineC) },
+			run: func() {
+				kern.Dgemm(blas.NoTrans, blas.Trans, nb, nb, nb, -1, a, nb, b, nb, 1, c, nb)
+			}},
+		"det": {flops: fnb, repeat: true, run: func() {
+			var s float64
+			for i := range nb {
+				s += math.Log(factor[i+i*nb])
+			}
+			sink += s
+		}},
+		"trsv": {flops: fnb * fnb,
+			setup: func() { copy(z, zsrc) },
+			run:   func() { kern.Dtrsv(blas.Lower, blas.NoTrans, blas.NonUnit, nb, factor, nb, z, 1) }},
+		"gemv": {flops: 2 * fnb * fnb, repeat: true,
+			setup: func() { copy(g, zsrc) },
+			run:   func() { kern.Dgemv(blas.NoTrans, nb, nb, 1, factor, nb, zsrc, 1, 1, g, 1) }},
+		"geadd": {flops: fnb, repeat: true,
+			setup: func() { copy(z, zsrc) },
+			run:   func() { kern.Dgeadd(nb, 1, -1, g, nb, 1, z, nb) }},
+		"dot": {flops: 2 * fnb, repeat: true, run: func() { sink += kern.Ddot(nb, zsrc, 1, zsrc, 1) }},
+	}
+	for _, name := range config.TaskKinds() {
+		ck, ok := kinds[name]
+		if !ok {
+			return nil, fmt.Errorf("bench: calibrate: no measurement for task kind %q", name)
+		}
+		ck.kind = name
+		kt := measure(ck, o.Reps, o.MinSample)
+		if kt.Flops > 0 && name != "dcmg" {
+			kt.Gflops = kt.Flops / kt.Seconds * 1e-9
+		}
+		res.Kinds = append(res.Kinds, kt)
+		rate := ""
+		switch {
+		case name == "dcmg":
+			rate = fmt.Sprintf("  (%.1f M entries/s)", kt.Flops/kt.Seconds*1e-6)
+		case kt.Gflops > 0:
+			rate = fmt.Sprintf("  (%.2f GFLOP/s)", kt.Gflops)
+		}
+		progress(fmt.Sprintf("%-6s nb=%d  median %s over %d samples of %d call(s)%s",
+			name, nb, formatSeconds(kt.Seconds), o.Reps, kt.Calls, rate))
+	}
+	if math.IsNaN(sink) {
+		progress("note: NaN in the det/dot test values")
+	}
+	return res, nil
+}
+
+// measure times ck: one untimed call, then reps samples of calls calls
+// each (calls > 1 only for repeatable kernels shorter than minSample).
+func measure(ck calKind, reps int, minSample float64) KindTiming {
+	once := func() float64 {
+		if ck.setup != nil {
+			ck.setup()
+		}
+		t0 := time.Now()
+		ck.run()
+		return time.Since(t0).Seconds()
+	}
+	first := once() // warm-up: caches, page faults, lazy initialisation
+	calls := 1
+	if ck.repeat && first < minSample {
+		calls = int(min(math.Ceil(minSample/math.Max(first, 1e-9)), 1e6))
+		// A second estimate: the first call is often the slowest.
+		if ck.setup != nil {
+			ck.setup()
+		}
+		t0 := time.Now()
+		for range calls {
+			ck.run()
+		}
+		per := time.Since(t0).Seconds() / float64(calls)
+		calls = int(min(math.Ceil(minSample/math.Max(per, 1e-9)), 1e6))
+	}
+	kt := KindTiming{Kind: ck.kind, Flops: ck.flops, Calls: calls, Samples: make([]float64, reps)}
+	for r := range reps {
+		if calls == 1 {
+			kt.Samples[r] = once()
+			continue
+		}
+		if ck.setup != nil {
+			ck.setup()
+		}
+		t0 := time.Now()
+		for range calls {
+			ck.run()
+		}
+		kt.Samples[r] = time.Since(t0).Seconds() / float64(calls)
+	}
+	kt.Seconds = median(kt.Samples)
+	return kt
+}
+
+// formatSeconds prints a duration with a unit that suits it.
+func formatSeconds(s float64) string {
+	switch {
+	case s >= 1:
+		return fmt.Sprintf("%.3f s", s)
+	case s >= 1e-3:
+		return fmt.Sprintf("%.3f ms", s*1e3)
+	case s >= 1e-6:
+		return fmt.Sprintf("%.3f us", s*1e6)
+	}
+	return fmt.Sprintf("%.1f ns", s*1e9)
+}

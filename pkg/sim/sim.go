@@ -1,0 +1,541 @@
+// Package sim replays a recorded task graph (runtime.Graph) on a modelled
+// heterogeneous cluster (the [[group]] and [network] tables of a
+// config.Cluster) by discrete-event simulation, and reports the makespan,
+// the busy time and utilisation of every type of worker, the messages, and
+// a trace in the format of real runs.
+//
+// The model:
+//
+//   - Rank r of the graph is node r of the cluster (ranks numbered group by
+//     group, config.Cluster.RankGroups); its group gives it cpus CPU workers
+//     and gpus GPU workers, numbered 0 ... cpus-1 and cpus ... cpus+gpus-1
+//     in the trace.
+//   - A task of kind t takes d(t, k) scale seconds on a worker of type k,
+//     d the group's duration table for k (a kind absent cannot run on k)
+//     and scale = Flops / (the largest Flops of a task of kind t in the
+//     graph) when the task has a flop count, else 1: the durations are
+//     those of a full tile, and the ragged last tiles are cheaper.
+//   - Scheduling is list scheduling with earliest-finish placement, in the
+//     spirit of StarPU's dmda: each time a worker frees or a task becomes
+//     ready on a node, the node's ready tasks are considered highest
+//     priority first (ties: submission order). Each goes to the worker
+//     that would finish it first, max(now, free time) + d; if that worker
+//     is idle the task starts now, otherwise it waits for it (and the
+//     waiting time counts against that worker for the lower-priority tasks
+//     considered in the same round, so that they go elsewhere when the
+//     queue is long). A task never waits while an idle worker that would
+//     finish it earliest exists.
+//   - A transfer of b bytes from rank s to rank r starts once its
+//     dependencies have ended and both s's outgoing and r's incoming links
+//     are free, and holds both for max(lat_s, lat_r) + b / min(bw_s, bw_r)
+//     seconds (each node one full-duplex link, config.Group.Link). Ready
+//     transfers are started highest priority first, then in submission
+//     order.
+//
+// The simulation is deterministic: the same graph and cluster give the same
+// Result, bit for bit.
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/trace"
+)
+
+// Resource is a type of worker: a CPU core or a GPU.
+type Resource int
+
+// The resource types.
+const (
+	CPU Resource = iota
+	GPU
+	NumResources
+)
+
+// String returns "cpu" or "gpu".
+func (r Resource) String() string {
+	switch r {
+	case CPU:
+		return "cpu"
+	case GPU:
+		return "gpu"
+	}
+	return fmt.Sprintf("resource(%d)", int(r))
+}
+
+// Options change what Run records.
+type Options struct {
+	// TraceTransfers adds one trace event of kind runtime.XferKind per
+	// message, on the receiving rank, with worker index cpus+gpus (a lane
+	// after the GPU workers).
+	TraceTransfers bool
+}
+
+// Use is the activity of the workers of one type.
+type Use struct {
+	Workers int     `json:"workers"` // number of workers
+	Tasks   int     `json:"tasks"`   // tasks they ran
+	Busy    float64 `json:"busy_s"`  // seconds spent in tasks, summed over the workers
+	// Utilisation is Busy / (Makespan x Workers), in [0, 1]; 0 without
+	// workers.
+	Utilisation float64 `json:"utilisation"`
+}
+
+// RankStats is what one rank (node) did.
+type RankStats struct {
+	Rank             int    `json:"rank"`
+	Group            string `json:"group"`
+	CPU              Use    `json:"cpu"`
+	GPU              Use    `json:"gpu"`
+	MessagesSent     int    `json:"messages_sent"`
+	BytesSent        int64  `json:"bytes_sent"`
+	MessagesReceived int    `json:"messages_received"`
+	BytesReceived    int64  `json:"bytes_received"`
+}
+
+// GroupStats is what the nodes of one group did, summed over them.
+type GroupStats struct {
+	Name         string `json:"name"`
+	Nodes        int    `json:"nodes"`
+	CPU          Use    `json:"cpu"`
+	GPU          Use    `json:"gpu"`
+	MessagesSent int    `json:"messages_sent"`
+	BytesSent    int64  `json:"bytes_sent"`
+}
+
+// KindStats counts the tasks of one kind.
+type KindStats struct {
+	Count int     `json:"count"`
+	CPU   int     `json:"cpu"`    // run on CPU workers
+	GPU   int     `json:"gpu"`    // run on GPU workers
+	Busy  float64 `json:"busy_s"` // seconds, summed over the tasks
+}
+
+// Result is a simulated run.
+type Result struct {
+	// Makespan is the end of the last task or transfer, in seconds from
+	// the start.
+	Makespan float64 `json:"makespan_s"`
+	Tasks    int     `json:"tasks"`
+	Messages int     `json:"messages"`
+	Bytes    int64   `json:"bytes"`
+	// Ranks, Groups: per rank and per group, in rank and file order.
+	Ranks  []RankStats  `json:"ranks"`
+	Groups []GroupStats `json:"groups"`
+	// Kinds counts the tasks per kind (transfers excluded).
+	Kinds map[string]KindStats `json:"kinds"`
+	// Events is the simulated trace, one event per task (and per
+	// transfer with Options.TraceTransfers), sorted by trace.Sort: pass it
+	// to trace.WriteFile.
+	Events []trace.Event `json:"-"`
+}
+
+// use returns the Use of resource k in s.
+func (s *RankStats) use(k Resource) *Use {
+	if k == GPU {
+		return &s.GPU
+	}
+	return &s.CPU
+}
+
+func (s *GroupStats) use(k Resource) *Use {
+	if k == GPU {
+		return &s.GPU
+	}
+	return &s.CPU
+}
+
+// rankModel is the machine of one rank.
+type rankModel struct {
+	group    int
+	workers  [NumResources]int
+	dur      [NumResources][]float64 // per kind id; 0: cannot run
+	bw, lat  float64
+	avail    []float64 // per worker: when it is free
+	kindOf   []Resource
+	ready    []int32 // ready tasks, highest priority first, then submission order
+	tent     []float64
+	outFree  float64 // outgoing link free at
+	inFree   float64 // incoming link free at
+	runnable []bool  // per kind id: some worker type with workers runs it
+}
+
+type event struct {
+	t   float64
+	seq int64
+	n   int32
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if h[i].t != h[j].t {
+		return h[i].t < h[j].t
+	}
+	return h[i].seq < h[j].seq
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// simulator holds the state of one Run.
+type simulator struct {
+	g        *runtime.Graph
+	ranks    []rankModel
+	kindID   []int32 // per node: kind id (-1 for transfers)
+	scale    []float64
+	pending  []int32 // per node: dependencies not yet ended
+	succ     [][]int32
+	xready   []int32 // ready transfers, same order as rankModel.ready
+	events   eventHeap
+	seq      int64
+	start    []float64
+	end      []float64
+	worker   []int32 // per task node: worker index in its rank
+	touched  []bool  // per rank: needs a scheduling round
+	xtouched bool
+}
+
+// Run simulates g on cluster c, which must have groups (durations) and as
+// many nodes as g has ranks. It fails, naming the node, on a malformed
+// graph (a dependency that is not an earlier node, a rank out of range, a
+// transfer to its own rank) and on a task whose rank's group cannot run its
+// kind.
+func Run(g *runtime.Graph, c config.Cluster, opt Options) (*Result, error) {
+	s, err := newSimulator(g, c)
+	if err != nil {
+		return nil, err
+	}
+	s.run()
+	return s.result(c, opt), nil
+}
+
+func newSimulator(g *runtime.Graph, c config.Cluster) (*simulator, error) {
+	if len(c.Groups) == 0 {
+		return nil, fmt.Errorf("sim: the cluster has no [[group]] tables (no task durations)")
+	}
+	if g.Ranks != c.GroupNodes() {
+		return nil, fmt.Errorf("sim: the graph was recorded for %d ranks, the cluster has %d nodes", g.Ranks, c.GroupNodes())
+	}
+	n := len(g.Nodes)
+	s := &simulator{
+		g: g, kindID: make([]int32, n), scale: make([]float64, n), pending: make([]int32, n),
+		succ: make([][]int32, n), start: make([]float64, n), end: make([]float64, n),
+		worker: make([]int32, n), touched: make([]bool, g.Ranks),
+	}
+	// Kind ids, in order of first appearance, and the largest flop count of
+	// each kind.
+	ids := map[string]int32{}
+	var kinds []string
+	var maxFlops []float64
+	for i, nd := range g.Nodes {
+		if nd.Kind == runtime.XferKind {
+			s.kindID[i] = -1
+			continue
+		}
+		id, ok := ids[nd.Kind]
+		if !ok {
+			id = int32(len(kinds))
+			ids[nd.Kind] = id
+			kinds = append(kinds, nd.Kind)
+			maxFlops = append(maxFlops, 0)
+		}
+		s.kindID[i] = id
+		if nd.Flops > maxFlops[id] {
+			maxFlops[id] = nd.Flops
+		}
+	}
+	rg := c.RankGroups()
+	s.ranks = make([]rankModel, g.Ranks)
+	for r := range s.ranks {
+		gr := c.Groups[rg[r]]
+		m := &s.ranks[r]
+		m.group = rg[r]
+		m.workers = [NumResources]int{max(gr.CPUs, 0), max(gr.GPUs, 0)}
+		m.bw, m.lat = gr.Link(c.Network)
+		m.runnable = make([]bool, len(kinds))
+		for k, table := range [NumResources]config.Durations{gr.CPU, gr.GPU} {
+			m.dur[k] = make([]float64, len(kinds))
+			for id, kind := range kinds {
+				d := table[kind]
+				if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
+					return nil, fmt.Errorf("sim: group %q: %s duration of %s is %g", gr.Name, Resource(k), kind, d)
+				}
+				m.dur[k][id] = d
+				if d > 0 && m.workers[k] > 0 {
+					m.runnable[id] = true
+				}
+			}
+			for range m.workers[k] {
+				m.kindOf = append(m.kindOf, Resource(k))
+			}
+		}
+		m.avail = make([]float64, len(m.kindOf))
+		m.tent = make([]float64, len(m.kindOf))
+	}
+	for i, nd := range g.Nodes {
+		if nd.Rank < 0 || nd.Rank >= g.Ranks {
+			return nil, fmt.Errorf("sim: node %d (%s): rank %d out of [0, %d)", i, nd.Kind, nd.Rank, g.Ranks)
+		}
+		for _, d := range nd.Deps {
+			if d < 0 || d >= i {
+				return nil, fmt.Errorf("sim: node %d (%s): dependency %d is not an earlier node", i, nd.Kind, d)
+			}
+			s.succ[d] = append(s.succ[d], int32(i))
+		}
+		s.pending[i] = int32(len(nd.Deps))
+		if id := s.kindID[i]; id < 0 {
+			if nd.Src < 0 || nd.Src >= g.Ranks {
+				return nil, fmt.Errorf("sim: node %d (transfer %s): source rank %d out of [0, %d)", i, nd.Handle, nd.Src, g.Ranks)
+			}
+			if nd.Src == nd.Rank {
+				return nil, fmt.Errorf("sim: node %d (transfer %s): from rank %d to itself", i, nd.Handle, nd.Src)
+			}
+			if nd.Bytes < 0 {
+				return nil, fmt.Errorf("sim: node %d (transfer %s): %d bytes", i, nd.Handle, nd.Bytes)
+			}
+			for _, r := range [2]int{nd.Src, nd.Rank} {
+				if bw := s.ranks[r].bw; !(bw > 0) || math.IsInf(bw, 0) {
+					return nil, fmt.Errorf("sim: node %d (transfer %s): rank %d (group %q) has no link bandwidth", i, nd.Handle, r, c.Groups[rg[r]].Name)
+				}
+			}
+		} else {
+			if !s.ranks[nd.Rank].runnable[id] {
+				return nil, fmt.Errorf("sim: node %d (%s %v): rank %d (group %q) has no worker that can run %s",
+					i, nd.Kind, nd.Tile, nd.Rank, c.Groups[rg[nd.Rank]].Name, nd.Kind)
+			}
+			s.scale[i] = 1
+			if nd.Flops > 0 && maxFlops[id] > 0 {
+				s.scale[i] = nd.Flops / maxFlops[id]
+			}
+		}
+	}
+	return s, nil
+}
+
+// before reports whether node a comes before node b in ready order:
+// higher priority first, then submission order.
+func (s *simulator) before(a, b int32) bool {
+	pa, pb := s.g.Nodes[a].Priority, s.g.Nodes[b].Priority
+	if pa != pb {
+		return pa > pb
+	}
+	return a < b
+}
+
+// insert adds node n to the ordered ready list q.
+func (s *simulator) insert(q []int32, n int32) []int32 {
+	i := sort.Search(len(q), func(i int) bool { return s.before(n, q[i]) })
+	return slices.Insert(q, i, n)
+}
+
+func (s *simulator) makeReady(n int32) {
+	nd := &s.g.Nodes[n]
+	if s.kindID[n] < 0 {
+		s.xready = s.insert(s.xready, n)
+		s.xtouched = true
+		return
+	}
+	m := &s.ranks[nd.Rank]
+	m.ready = s.insert(m.ready, n)
+	s.touched[nd.Rank] = true
+}
+
+func (s *simulator) push(t float64, n int32) {
+	s.seq++
+	heap.Push(&s.events, event{t: t, seq: s.seq, n: n})
+}
+
+func (s *simulator) run() {
+	for i := range s.g.Nodes {
+		if s.pending[i] == 0 {
+			s.makeReady(int32(i))
+		}
+	}
+	now := 0.0
+	for {
+		s.schedule(now)
+		if len(s.events) == 0 {
+			return
+		}
+		now = s.events[0].t
+		for len(s.events) > 0 && s.events[0].t == now {
+			e := heap.Pop(&s.events).(event)
+			nd := &s.g.Nodes[e.n]
+			if s.kindID[e.n] < 0 {
+				s.xtouched = true // links free
+			} else {
+				s.touched[nd.Rank] = true // a worker frees
+			}
+			for _, d := range s.succ[e.n] {
+				if s.pending[d]--; s.pending[d] == 0 {
+					s.makeReady(d)
+				}
+			}
+		}
+	}
+}
+
+// schedule starts, at time now, what can start: the transfers, then the
+// tasks of each rank that needs a round, in rank order.
+func (s *simulator) schedule(now float64) {
+	if s.xtouched {
+		s.xtouched = false
+		s.startTransfers(now)
+	}
+	for r := range s.ranks {
+		if s.touched[r] {
+			s.touched[r] = false
+			s.startTasks(r, now)
+		}
+	}
+}
+
+func (s *simulator) startTransfers(now float64) {
+	kept := s.xready[:0]
+	for _, n := range s.xready {
+		nd := &s.g.Nodes[n]
+		src, dst := &s.ranks[nd.Src], &s.ranks[nd.Rank]
+		if src.outFree > now || dst.inFree > now {
+			kept = append(kept, n)
+			continue
+		}
+		d := math.Max(src.lat, dst.lat) + float64(nd.Bytes)/math.Min(src.bw, dst.bw)
+		s.start[n], s.end[n] = now, now+d
+		src.outFree, dst.inFree = now+d, now+d
+		s.push(now+d, n)
+	}
+	s.xready = kept
+}
+
+func (s *simulator) startTasks(r int, now float64) {
+	m := &s.ranks[r]
+	idle := 0
+	for w, a := range m.avail {
+		m.tent[w] = a
+		if a <= now {
+			idle++
+		}
+	}
+	if idle == 0 || len(m.ready) == 0 {
+		return
+	}
+	kept := m.ready[:0]
+	for i, n := range m.ready {
+		if idle == 0 {
+			kept = append(kept, m.ready[i:]...)
+			break
+		}
+		id := s.kindID[n]
+		best, bestEnd, bestDur := -1, math.Inf(1), 0.0
+		for w, k := range m.kindOf {
+			d := m.dur[k][id]
+			if d == 0 {
+				continue
+			}
+			d *= s.scale[n]
+			if end := math.Max(now, m.tent[w]) + d; end < bestEnd {
+				best, bestEnd, bestDur = w, end, d
+			}
+		}
+		if m.tent[best] <= now {
+			m.avail[best], m.tent[best] = bestEnd, bestEnd
+			idle--
+			s.start[n], s.end[n], s.worker[n] = now, bestEnd, int32(best)
+			s.push(bestEnd, n)
+			continue
+		}
+		// Wait for the busy worker that finishes it first.
+		m.tent[best] += bestDur
+		kept = append(kept, n)
+	}
+	m.ready = kept
+}
+
+func (s *simulator) result(c config.Cluster, opt Options) *Result {
+	g := s.g
+	res := &Result{Kinds: map[string]KindStats{}, Ranks: make([]RankStats, g.Ranks), Groups: make([]GroupStats, len(c.Groups))}
+	for i, gr := range c.Groups {
+		res.Groups[i] = GroupStats{Name: gr.Name, Nodes: gr.Nodes}
+	}
+	for r := range res.Ranks {
+		m := &s.ranks[r]
+		res.Ranks[r] = RankStats{Rank: r, Group: c.Groups[m.group].Name}
+		for k := range NumResources {
+			res.Ranks[r].use(k).Workers = m.workers[k]
+			res.Groups[m.group].use(k).Workers += m.workers[k]
+		}
+	}
+	for i := range g.Nodes {
+		nd := &g.Nodes[i]
+		res.Makespan = math.Max(res.Makespan, s.end[i])
+		ev := trace.Event{Kind: nd.Kind, Tile: nd.Tile, Rank: nd.Rank, Flops: nd.Flops, Iter: nd.Iter,
+			Start: ns(s.start[i]), End: ns(s.end[i])}
+		d := s.end[i] - s.start[i]
+		if s.kindID[i] < 0 {
+			res.Messages++
+			res.Bytes += int64(nd.Bytes)
+			src, dst := &res.Ranks[nd.Src], &res.Ranks[nd.Rank]
+			src.MessagesSent++
+			src.BytesSent += int64(nd.Bytes)
+			dst.MessagesReceived++
+			dst.BytesReceived += int64(nd.Bytes)
+			gs := &res.Groups[s.ranks[nd.Src].group]
+			gs.MessagesSent++
+			gs.BytesSent += int64(nd.Bytes)
+			if opt.TraceTransfers {
+				ev.Worker = len(s.ranks[nd.Rank].kindOf)
+				res.Events = append(res.Events, ev)
+			}
+			continue
+		}
+		m := &s.ranks[nd.Rank]
+		k := m.kindOf[s.worker[i]]
+		res.Tasks++
+		for _, u := range []*Use{res.Ranks[nd.Rank].use(k), res.Groups[m.group].use(k)} {
+			u.Tasks++
+			u.Busy += d
+		}
+		ks := res.Kinds[nd.Kind]
+		ks.Count++
+		if k == GPU {
+			ks.GPU++
+		} else {
+			ks.CPU++
+		}
+		ks.Busy += d
+		res.Kinds[nd.Kind] = ks
+		ev.Worker = int(s.worker[i])
+		res.Events = append(res.Events, ev)
+	}
+	util := func(u *Use) {
+		if u.Workers > 0 && res.Makespan > 0 {
+			u.Utilisation = u.Busy / (res.Makespan * float64(u.Workers))
+		}
+	}
+	for r := range res.Ranks {
+		util(&res.Ranks[r].CPU)
+		util(&res.Ranks[r].GPU)
+	}
+	for i := range res.Groups {
+		util(&res.Groups[i].CPU)
+		util(&res.Groups[i].GPU)
+	}
+	trace.Sort(res.Events)
+	return res
+}
+
+// ns converts seconds to the trace's integer nanoseconds.
+func ns(t float64) int64 { return int64(math.Round(t * 1e9)) }
