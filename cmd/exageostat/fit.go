@@ -25,6 +25,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/mle"
 	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/solve"
 	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -35,7 +36,7 @@ type fitFlags struct {
 	cfg                  string
 	lb, ub, theta, start string
 	trueTheta            string
-	powers               string
+	powers, solve        string
 	verbose              bool
 }
 
@@ -112,6 +113,7 @@ rank sent per phase. See configs/fit-mpi.toml and configs/slurm.sbatch.`,
 	f.IntVar(&cfg.P, "p", 0, "MPI runs, bc: process grid rows (0: the most square grid)")
 	f.IntVar(&cfg.Q, "q", 0, "MPI runs, bc: process grid columns (0: the most square grid)")
 	f.StringVar(&ff.powers, "powers", "", "MPI runs, 1d1d: relative power of each rank, e.g. 1,1,4,4 (default equal)")
+	f.StringVar(&ff.solve, "solve", "chained", "MPI runs: how the local solve sums L(m,k) z(k): chained (same l on any distribution), per-rank (Algorithm 1 as printed) or move-tiles (no local solve: the baseline)")
 	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
 	return c
 }
@@ -333,6 +335,16 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	}
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: cfg.NB, Workers: workers,
 		Trace: cfg.Trace != "", Opt: opt, Runtime: rt}
+	switch ff.solve {
+	case "chained":
+		fo.Solve = solve.Chained
+	case "per-rank":
+		fo.Solve = solve.PerRank
+	case "move-tiles":
+		fo.Solve = solve.MoveTiles
+	default:
+		return badInput("fit: --solve must be chained, per-rank or move-tiles, got %q", ff.solve)
+	}
 	distName := ""
 	if w.Size() > 1 {
 		if fo.Owner, fo.GenOwner, distName, err = owners(cl, d.Len(), cfg.NB); err != nil {

@@ -178,6 +178,9 @@ type Options struct {
 	// the generation phase has a distribution of its own, and the runtime
 	// moves each tile to its Owner for the factorisation.
 	GenOwner tile.OwnerFunc
+	// Solve is how the local solve sums its products (default
+	// solve.Chained: the same l on any distribution).
+	Solve solve.Mode
 }
 
 // Evaluator evaluates l(theta) for one Problem, reusing its tiles.
@@ -232,7 +235,7 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 	diag := func(m int) int { return own(m, m) }
 	e.sigma = tile.NewSym(n, nb, own)
 	e.z = tile.NewVector("z", n, nb, diag)
-	e.acc = solve.NewAccum(e.sigma)
+	e.acc = solve.NewAccum(e.sigma, o.Solve)
 	e.det = solve.NewScalars("logdet", e.sigma.NT, diag)
 	e.dot = solve.NewScalars("dot", e.sigma.NT, diag)
 	e.rmax = matern.MaxDistance(p.Metric, p.Points)

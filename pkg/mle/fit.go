@@ -8,6 +8,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/solve"
 	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -27,6 +28,7 @@ type FitOptions struct {
 	// ranks (likelihood.Options).
 	Runtime         *runtime.Runtime
 	Owner, GenOwner tile.OwnerFunc
+	Solve           solve.Mode
 	// After, if not nil, runs once the search has ended, with the evaluator
 	// (tiles, runtime) still alive, e.g. to predict with the estimate and
 	// reuse its Cholesky factor.
@@ -90,7 +92,7 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		defer rt.Close()
 	}
 	p := likelihood.Problem{Points: Points(sd), Metric: o.Metric, Obs: sd.Obs, Model: o.Model, Nugget: o.Nugget}
-	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner})
+	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner, Solve: o.Solve})
 	if err != nil {
 		return nil, err
 	}

@@ -5,12 +5,21 @@
 // dot product z^T z.
 //
 // Local solve: instead of updating z(m) on the rank that owns z (which would
-// move every tile L(m,k) there), each rank r accumulates
+// move every tile L(m,k) there), the products L(m,k) z(k) are computed next
+// to L(m,k), on its owner, and only short vectors travel to z(m)'s owner,
+// where z(m) <- z(m) - G(m) before z(m) <- L(m,m)^-1 z(m). The Mode says how
+// the products are summed into G:
 //
-//	G(m, r) = sum over k < m with L(m,k) owned by r of L(m,k) z(k)
+//	Chained: one accumulator G(m) per tile row, updated in k order by the
+//	         owner of each L(m,k) (it travels when the owner changes);
+//	PerRank: Algorithm 1 as printed, one G(m, r) per rank r owning a tile of
+//	         row m, then z(m) -= G(m, r) for each r;
+//	MoveTiles: no accumulator, z(m) -= L(m,k) z(k) on z(m)'s owner (the
+//	         tiles travel): the baseline Algorithm 1 improves on.
 //
-// next to its own tiles, and only the short vectors G(m, r) travel to z(m)'s
-// owner, where z(m) <- z(m) - sum_r G(m, r) before z(m) <- L(m,m)^-1 z(m).
+// Chained is the default: its additions happen in the same order whatever
+// the distribution, so l is bitwise the same on any number of ranks, while
+// PerRank's grouping by owner changes the last bits with the distribution.
 // With priorities (7)-(9): trsv 2(NT-k), gemv 2(NT-k)-m, geadd 2(NT-k).
 package solve
 
@@ -66,18 +75,43 @@ func (s *Scalars) Sum() float64 {
 // Values returns the slots.
 func (s *Scalars) Values() []float64 { return s.v }
 
-// Accum holds the local-solve accumulation vectors G(m, r): one per tile row
-// m and per rank r owning a tile L(m, k), k < m.
+// Mode chooses how the local solve sums the products L(m,k) z(k).
+type Mode int
+
+// The solve modes (see the package documentation).
+const (
+	Chained Mode = iota
+	PerRank
+	MoveTiles
+)
+
+// String returns the mode's name as the command line spells it.
+func (m Mode) String() string {
+	switch m {
+	case Chained:
+		return "chained"
+	case PerRank:
+		return "per-rank"
+	case MoveTiles:
+		return "move-tiles"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// Accum holds the local-solve accumulation vectors: G(m, r) for each tile row
+// m and each rank r that sums products of row m (PerRank), or one G(m) on the
+// owner of L(m,m) (Chained).
 type Accum struct {
+	mode  Mode
 	ranks [][]int             // ranks[m]: the ranks with a G(m, .), ascending
 	g     [][]*tile.Vector    // g[m][i]: G(m, ranks[m][i]) as a one-tile vector
 	first [][]bool            // scratch: whether G(m, r) has been written this solve
 	hs    [][]*runtime.Handle // handles of g
 }
 
-// NewAccum allocates the accumulation vectors for factor l.
-func NewAccum(l *tile.Sym) *Accum {
-	a := &Accum{}
+// NewAccum allocates the accumulation vectors for factor l and mode.
+func NewAccum(l *tile.Sym, mode Mode) *Accum {
+	a := &Accum{mode: mode}
 	nt := l.NT
 	a.ranks = make([][]int, nt)
 	a.g = make([][]*tile.Vector, nt)
@@ -87,7 +121,10 @@ func NewAccum(l *tile.Sym) *Accum {
 		seen := map[int]bool{}
 		for k := 0; k < m; k++ {
 			r := l.Handle(m, k).Owner()
-			if !seen[r] {
+			if mode == Chained {
+				r = l.Handle(m, m).Owner()
+			}
+			if !seen[r] && mode != MoveTiles {
 				seen[r] = true
 				a.ranks[m] = append(a.ranks[m], r)
 			}
@@ -159,10 +196,30 @@ func SubmitLocalSolve(rt *runtime.Runtime, l *tile.Sym, z *tile.Vector, acc *Acc
 			},
 		})
 		for m := k + 1; m < nt; m++ {
-			r := l.Handle(m, k).Owner()
+			lmk, mb := l.Tile(m, k), l.Rows(m)
+			if acc.mode == MoveTiles {
+				zm := z.Tile(m)
+				rt.Submit(runtime.Task{
+					Kind: "gemv", Tile: [3]int{m, k, -1}, Priority: 2*(nt-k) - m, Flops: 2 * float64(mb) * float64(nbk),
+					Access: []runtime.Access{
+						{H: z.Handle(m), Mode: runtime.RW},
+						{H: l.Handle(m, k), Mode: runtime.R},
+						{H: z.Handle(k), Mode: runtime.R},
+					},
+					Run: func(runtime.Context) error {
+						kern.Dgemv(blas.NoTrans, mb, nbk, -1, lmk, mb, zk, 1, 1, zm, 1)
+						return nil
+					},
+				})
+				continue
+			}
+			owner := l.Handle(m, k).Owner()
+			r := owner
+			if acc.mode == Chained {
+				r = l.Handle(m, m).Owner()
+			}
 			i := acc.index(m, r)
 			gm := acc.g[m][i].Tile(0)
-			lmk, mb := l.Tile(m, k), l.Rows(m)
 			beta, mode := 1.0, runtime.RW
 			if !acc.first[m][i] {
 				acc.first[m][i] = true
@@ -179,6 +236,8 @@ func SubmitLocalSolve(rt *runtime.Runtime, l *tile.Sym, z *tile.Vector, acc *Acc
 					kern.Dgemv(blas.NoTrans, mb, nbk, 1, lmk, mb, zk, 1, beta, gm, 1)
 					return nil
 				},
+				// Next to L(m,k): the accumulator travels, not the tile.
+				Pin: true, Rank: owner,
 			})
 		}
 		if k+1 < nt {

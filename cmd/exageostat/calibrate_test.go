@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"testing"
+
+	"github.com/exageostat/exageostat/pkg/config"
+)
+
+func TestCalibrate(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "here.toml")
+	stdout, stderr, code := run(t, bin, "calibrate", "--nb", "128", "--reps", "5", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if stdout != "" || !strings.Contains(stderr, "gemm   nb=128  median") || !strings.Contains(stderr, "wrote "+out) {
+		t.Fatalf("stdout %q, stderr:\n%s", stdout, stderr)
+	}
+	c, err := config.LoadCluster(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NB != 128 || c.Nodes != 1 || len(c.Groups) != 1 || c.Network.Bandwidth != 4e9 || c.Network.Latency != 1.5e-6 {
+		t.Fatalf("cluster %+v", c)
+	}
+	g := c.Groups[0]
+	if g.Name != "this-machine" || g.Nodes != 1 || g.CPUs != goruntime.NumCPU() || g.GPUs != 0 || len(g.GPU) != 0 {
+		t.Fatalf("group %+v", g)
+	}
+	d := g.CPU
+	for _, k := range config.TaskKinds() {
+		if !(d[k] > 0) {
+			t.Errorf("%s = %g, want > 0", k, d[k])
+		}
+	}
+	// Sanity relations between kernels of known flop counts (2 nb^3 for
+	// gemm, nb^3 for syrk and trsm, nb^3/3 for potrf and trtri), loose
+	// enough for a noisy shared machine. potrf and trtri run well below
+	// the gemm rate on small tiles (at nb = 128, trtri is mostly
+	// LAPACK's unblocked dtrtri: 1.4 x faster than gemm for 6 x fewer
+	// flops), so they are only checked against an upper bound.
+	within := func(name string, ratio, want, factor float64) {
+		if ratio < want/factor || ratio > want*factor {
+			t.Errorf("%s = %.3g, want %g within a factor %g (durations %v)", name, ratio, want, factor, d)
+		}
+	}
+	within("gemm/syrk", d["gemm"]/d["syrk"], 2, 3)
+	within("gemm/trsm", d["gemm"]/d["trsm"], 2, 3)
+	if !(d["potrf"] < d["gemm"]) || !(d["trtri"] < 3*d["gemm"]) || !(d["gemv"] < d["gemm"]/4) || !(d["trsv"] < d["gemm"]/4) {
+		t.Errorf("potrf, trtri, gemv, trsv too slow against gemm: %v", d)
+	}
+	for _, k := range []string{"zcpy", "det", "geadd", "dot"} {
+		if !(d[k] < d["gemv"]*4) || !(d[k] < d["gemm"]/20) {
+			t.Errorf("%s = %g is not a small task (gemv %g, gemm %g)", k, d[k], d["gemv"], d["gemm"])
+		}
+	}
+
+	// --json on stdout: the same keys, and the samples.
+	stdout, stderr, code = run(t, bin, "calibrate", "--nb", "32", "--reps", "3", "--json")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, stderr)
+	}
+	var j struct {
+		NB      int
+		Network struct{ Bandwidth, Latency float64 }
+		Group   []struct {
+			Name string
+			CPUs int
+			CPU  map[string]float64
+		}
+		Kinds []struct {
+			Kind    string
+			Seconds float64
+			Samples []float64
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &j); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	if j.NB != 32 || j.Network.Bandwidth != 4e9 || len(j.Group) != 1 || j.Group[0].Name != "this-machine" ||
+		len(j.Kinds) != len(config.TaskKinds()) || len(j.Kinds[0].Samples) != 3 || j.Group[0].CPU["gemm"] != j.Kinds[6].Seconds {
+		t.Fatalf("json %+v", j)
+	}
+}
+
+func TestCalibrateBadInput(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nb", "0"}, "--nb must be in [1, 4096] (got 0)"},
+		{[]string{"--nb", "5000"}, "--nb must be in [1, 4096]"},
+		{[]string{"--reps", "0"}, "--reps must be in [1, 1000] (got 0)"},
+		{[]string{"--nu", "-1"}, "--nu must be in (0, 30]"},
+		{[]string{"--nb", "x"}, "invalid argument"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"--nb", "8", "--reps", "1", "--out", filepath.Join(dir, "missing", "x.toml")}, "calibrate: --out:"},
+	} {
+		_, stderr, code := run(t, bin, append([]string{"calibrate"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("created a directory")
+	}
+	stdout, _, code := run(t, bin, "calibrate", "--help")
+	if code != 0 || !strings.Contains(stdout, "exageostat calibrate --out") {
+		t.Fatalf("--help: exit %d:\n%s", code, stdout)
+	}
+}
