@@ -3,7 +3,10 @@
 
 GO      ?= go
 BIN     := bin/exageostat
-TAGS    :=
+# Build tags: mpi when OpenMPI is installed (scripts/deps.sh installs it),
+# decided when the recipe runs, after deps. `make build TAGS=` builds
+# without MPI.
+TAGS    ?= $$(pkg-config --exists ompi 2>/dev/null && echo mpi)
 # OpenBLAS picks AVX2 kernels when OPENBLAS_CORETYPE=Haswell is set; the
 # binary re-executes itself without it, tests run with it unset.
 unexport OPENBLAS_CORETYPE
@@ -16,7 +19,7 @@ deps:
 	@./scripts/deps.sh
 
 build: deps
-	$(GO) build -trimpath $(if $(TAGS),-tags '$(TAGS)') -o $(BIN) ./cmd/exageostat
+	$(GO) build -trimpath -tags "$(TAGS)" -o $(BIN) ./cmd/exageostat
 
 # The main job: the embedded default fit (N=1600 simulated with
 # theta = (1, 0.1, 0.5), all three parameters estimated).
@@ -26,12 +29,13 @@ run: build
 vet: deps
 	$(GO) vet ./...
 	$(GO) vet -tags purego ./...
+	$(GO) vet -tags mpi ./...
 
 test: deps vet
 	@test -z "$$(gofmt -l cmd pkg)" || { echo "gofmt needed:"; gofmt -l cmd pkg; exit 1; }
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -tags purego ./pkg/kernels/... ./pkg/cholesky/... ./pkg/likelihood/...
-	$(GO) test -count=1 -race ./pkg/runtime/... ./pkg/cholesky/...
+	$(GO) test -count=1 -race ./pkg/runtime/... ./pkg/cholesky/... ./pkg/comm/...
 	$(GO) build -o /dev/null ./cmd/exageostat
 	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
 

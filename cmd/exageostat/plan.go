@@ -26,6 +26,8 @@ type planFlags struct {
 	genDist, genPowers string
 	genTiles           string
 	asJSON             bool
+	nodesMax           int
+	excludeCPU         bool
 }
 
 func newPlanCmd() *cobra.Command {
@@ -53,6 +55,13 @@ FILE with -generation before its extension for the generation.
 
 --tiles NT plans NT x NT tiles directly, instead of --n and --nb.
 
+--dist lp (or bc-fast) compares, for a cluster modelled by [[group]] tables
+(durations per task kind, see 'exageostat simulate-cluster'), the four
+strategies of Figure 7 of the multi-phase ExaGeoStat paper by simulating one
+evaluation with each: bc, bc-fast, 1d1d and lp (the linear program's
+distributions), and recommends the fastest. --nodes-max K also tries every
+subset of at most K of the cluster's nodes (capacity planning).
+
 --gen-tiles gives each node's number of generation tiles (summing to
 T = NT(NT+1)/2) and derives the generation distribution from the
 factorisation one by Algorithm 2 of the multi-phase ExaGeoStat paper: only
@@ -64,7 +73,8 @@ number of values of --powers, --gen-powers or --gen-tiles.`,
 		Example: `  exageostat plan --n 16000 --nb 320 --config configs/cluster-1d1d.toml --svg plan.svg
   exageostat plan --n 16000 --nb 320 --nodes 4 --dist 1d1d --powers 1,1,4,4 --gen-dist bc
   exageostat plan --n 48000 --nb 960 --nodes 6 --json
-  exageostat plan --tiles 50 --powers 60,60,565,590 --gen-tiles 318,319,319,319 --json`,
+  exageostat plan --tiles 50 --powers 60,60,565,590 --gen-tiles 318,319,319,319 --json
+  exageostat plan --config configs/cluster-chetemi-chifflet.toml --n 48000 --dist lp --nodes-max 6`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return runPlan(c, &pf) },
 	}
@@ -81,6 +91,8 @@ number of values of --powers, --gen-powers or --gen-tiles.`,
 	f.StringVar(&pf.genTiles, "gen-tiles", "", "generation tiles per node, e.g. 318,319,319,319: derive the generation distribution from the factorisation's with the fewest moves (Algorithm 2)")
 	f.StringVar(&pf.svg, "svg", "", "write the ownership maps to FILE.svg and FILE-generation.svg")
 	f.BoolVar(&pf.asJSON, "json", false, "print the plan as JSON")
+	f.IntVar(&pf.nodesMax, "nodes-max", 0, "with --dist lp: also find the subset of at most K of the config's nodes with the lowest simulated makespan")
+	f.BoolVar(&pf.excludeCPU, "exclude-cpu-only", false, "with --dist lp: keep CPU-only nodes out of the LP's factorisation")
 	return c
 }
 
@@ -114,6 +126,12 @@ type planResult struct {
 
 func runPlan(c *cobra.Command, pf *planFlags) error {
 	flags := c.Flags()
+	if pf.dist == "lp" || pf.dist == "bc-fast" {
+		return runPlanStrategies(c, pf)
+	}
+	if pf.nodesMax != 0 {
+		return badInput("plan: --nodes-max goes with --dist lp")
+	}
 	cfg := config.DefaultCluster()
 	source := "plan (flags)"
 	if pf.cfg != "" {
@@ -402,4 +420,59 @@ func writeFilesAtomic(paths []string, writers []func(io.Writer) error) (err erro
 		}
 	}
 	return nil
+}
+
+// runPlanStrategies is plan --dist lp: the four strategies side by side.
+func runPlanStrategies(c *cobra.Command, pf *planFlags) error {
+	nb := 0
+	if c.Flags().Changed("nb") {
+		nb = pf.nb
+	}
+	cl, err := loadModel("plan", pf.cfg, pf.n, &nb)
+	if err != nil {
+		return err
+	}
+	rows := compareStrategies(cl, pf.n, nb, pf.excludeCPU)
+	var subsets []subsetRow
+	if pf.nodesMax > 0 {
+		subsets = planSubsets(cl, pf.n, nb, pf.nodesMax, pf.excludeCPU)
+	}
+	out := c.OutOrStdout()
+	if pf.asJSON {
+		v := map[string]any{"n": pf.n, "nb": nb, "strategies": rows}
+		if b := bestRow(rows); b >= 0 {
+			v["recommended"] = rows[b].Dist
+		}
+		if subsets != nil {
+			v["subsets"] = subsets
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	fmt.Fprintf(out, "N = %d, nb = %d on %d nodes (%s): one simulated likelihood evaluation per strategy\n",
+		pf.n, nb, cl.GroupNodes(), describeSubset(cl, groupCounts(cl)))
+	printStrategies(out, rows)
+	if pf.nodesMax > 0 {
+		if len(subsets) == 0 {
+			fmt.Fprintf(out, "no subset of at most %d nodes could be simulated\n", pf.nodesMax)
+			return nil
+		}
+		fmt.Fprintf(out, "best subsets of at most %d nodes:\n", pf.nodesMax)
+		for i, s := range subsets {
+			if i == 5 {
+				break
+			}
+			fmt.Fprintf(out, "  %-30s %-5s %10.4g s\n", describeSubset(cl, s.Nodes), s.Dist, s.Makespan)
+		}
+	}
+	return nil
+}
+
+func groupCounts(cl config.Cluster) []int {
+	n := make([]int, len(cl.Groups))
+	for i, g := range cl.Groups {
+		n[i] = g.Nodes
+	}
+	return n
 }

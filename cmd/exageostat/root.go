@@ -30,7 +30,7 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})
-	root.AddCommand(newFitCmd(w), newPredictCmd(), newSimulateCmd(), newBenchCmd(), newPlanCmd(), newCalibrateCmd())
+	root.AddCommand(newFitCmd(w), newPredictCmd(), newSimulateCmd(), newBenchCmd(), newPlanCmd(), newSimulateClusterCmd(), newCalibrateCmd())
 	return root
 }
 

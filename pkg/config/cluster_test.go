@@ -242,3 +242,67 @@ func TestClusterGroupErrors(t *testing.T) {
 		})
 	}
 }
+
+// The paper's machines: 4 Chetemi + 4 Chifflet (+ 1 or 2 Chifflot).
+func TestPaperClusters(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		nodes  int
+		groups []string
+	}{
+		{"cluster-chetemi-chifflet.toml", 8, []string{"chetemi", "chifflet"}},
+		{"cluster-chetemi-chifflet-chifflot1.toml", 9, []string{"chetemi", "chifflet", "chifflot"}},
+		{"cluster-chetemi-chifflet-chifflot2.toml", 10, []string{"chetemi", "chifflet", "chifflot"}},
+	} {
+		cl, err := LoadCluster(filepath.Join("..", "..", "configs", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, g := range cl.Groups {
+			names = append(names, g.Name)
+			for _, k := range TaskKinds() {
+				if !(g.CPU[k] > 0) {
+					t.Errorf("%s: %s has no CPU %s duration", c.file, g.Name, k)
+				}
+			}
+			if _, ok := g.GPU["dcmg"]; ok {
+				t.Errorf("%s: %s generates on the GPU", c.file, g.Name)
+			}
+			if g.GPUs > 0 && !(g.GPU["gemm"] < g.CPU["gemm"]/5) {
+				t.Errorf("%s: %s GPU gemm %g not well below the CPU's %g", c.file, g.Name, g.GPU["gemm"], g.CPU["gemm"])
+			}
+		}
+		if cl.Nodes != c.nodes || cl.NB != 960 || !slices.Equal(names, c.groups) || len(cl.Powers) != c.nodes {
+			t.Errorf("%s: nodes %d, nb %d, groups %v, %d powers", c.file, cl.Nodes, cl.NB, names, len(cl.Powers))
+		}
+		if len(cl.Groups) == 3 {
+			chifflet, chifflot := cl.Groups[1], cl.Groups[2]
+			// The seed: the P100 runs a dgemm 10x faster than the GTX 1080.
+			if r := chifflet.GPU["gemm"] / chifflot.GPU["gemm"]; r < 9.9 || r > 10.1 {
+				t.Errorf("%s: GTX 1080 / P100 gemm time %g, want 10", c.file, r)
+			}
+			if bw, _ := chifflot.Link(cl.Network); bw <= cl.Network.Bandwidth {
+				t.Errorf("%s: chifflot link %g not faster than the 10 Gb one", c.file, bw)
+			}
+		}
+	}
+}
+
+// DecodeCluster leaves validation to the caller, after flags.
+func TestDecodeCluster(t *testing.T) {
+	p := writeCluster(t, groupsSrc)
+	c, err := DecodeCluster(p)
+	if err != nil || c.Nodes != 5 {
+		t.Fatalf("DecodeCluster: %v, nodes %d", err, c.Nodes)
+	}
+	c.Nodes = 4 // e.g. --nodes 4
+	if err := c.Validate("flags"); err == nil || !strings.Contains(err.Error(), `flags: key "nodes": 4, but the groups have 5 nodes`) {
+		t.Fatalf("Validate: %v", err)
+	}
+	// Without groups, nodes keeps its default.
+	c, err = DecodeCluster(writeCluster(t, "distribution = \"bc\"\n"))
+	if err != nil || c.Nodes != 1 {
+		t.Fatalf("no groups: %v, nodes %d", err, c.Nodes)
+	}
+}

@@ -181,6 +181,9 @@ type Options struct {
 	// Solve is how the local solve sums its products (default
 	// solve.Chained: the same l on any distribution).
 	Solve solve.Mode
+	// Shape allocates no covariance tiles: for a runtime that records the
+	// graph (runtime.Options.Record) of an evaluation at any N.
+	Shape bool
 }
 
 // Evaluator evaluates l(theta) for one Problem, reusing its tiles.
@@ -233,7 +236,11 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 		own = tile.Local
 	}
 	diag := func(m int) int { return own(m, m) }
-	e.sigma = tile.NewSym(n, nb, own)
+	if o.Shape {
+		e.sigma = tile.NewSymShape(n, nb, own)
+	} else {
+		e.sigma = tile.NewSym(n, nb, own)
+	}
 	e.z = tile.NewVector("z", n, nb, diag)
 	e.acc = solve.NewAccum(e.sigma, o.Solve)
 	e.det = solve.NewScalars("logdet", e.sigma.NT, diag)
@@ -312,6 +319,13 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	e.submitGeneration(k)
 	e.submitObservations()
 	cholesky.Submit(rt, s, e.kern)
+	// The factorisation's replicas are not read by the solve (it runs next
+	// to the tiles): drop them, as a memory-bounded run must.
+	for m := 0; m < s.NT; m++ {
+		for c := 0; c <= m; c++ {
+			rt.Flush(s.Handle(m, c))
+		}
+	}
 	solve.SubmitLogDet(rt, s, e.det)
 	solve.SubmitLocalSolve(rt, s, e.z, e.acc, e.kern)
 	solve.SubmitDot(rt, e.z, e.dot, e.kern)

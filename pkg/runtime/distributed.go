@@ -193,6 +193,26 @@ func (r *Runtime) Fetch(h *Handle) {
 	}
 }
 
+// Flush tells the runtime that the replicas of h made so far will not be read
+// again (Chameleon's flush hint): ranks other than the one holding the latest
+// version drop them, so a later reader there receives the handle anew. Every
+// rank flushes at the same point of the submission, so they stay in step.
+// Replica buffers are not freed: every rank allocates every tile.
+func (r *Runtime) Flush(h *Handle) {
+	switch {
+	case r.net != nil:
+		h.dist.setup(h.owner, r.size)
+		h.dist.flush()
+	case r.rec != nil:
+		r.rec.get(h).dist.flush()
+	}
+}
+
+func (d *distState) flush() {
+	clear(d.valid)
+	d.add(d.home)
+}
+
 // Traffic returns the messages of every rank since the last call, by
 // (source, destination, writer kind, reader kind), and forgets them. Every
 // rank knows every message, so the counts are the same on all ranks.
@@ -470,7 +490,7 @@ func (rc *recorder) submit(r *Runtime, t Task) {
 		src := s.dist.home
 		id := len(rc.g.Nodes)
 		rc.g.Nodes = append(rc.g.Nodes, Node{Kind: XferKind, Tile: t.Tile, Rank: e, Src: src,
-			Bytes: 8 * len(a.H.data), Iter: r.iter, Handle: a.H.name, Priority: t.Priority})
+			Bytes: 8 * a.H.size, Iter: r.iter, Handle: a.H.name, Priority: t.Priority})
 		rc.access(id, s, src, R)
 		rc.access(id, s, e, W)
 		x := &rc.g.Nodes[id]
@@ -480,7 +500,7 @@ func (rc *recorder) submit(r *Runtime, t Task) {
 		k := TrafficKey{Src: src, Dst: e, Writer: s.dist.lastKind, Reader: t.Kind}
 		tr := rc.traffic[k]
 		tr.Messages++
-		tr.Bytes += int64(8 * len(a.H.data))
+		tr.Bytes += int64(8 * a.H.size)
 		rc.traffic[k] = tr
 	}
 	id := len(rc.g.Nodes)

@@ -63,6 +63,7 @@ type Handle struct {
 	name       string
 	owner      int
 	data       []float64
+	size       int // words of data (of the modelled data for NewSized)
 	lastWriter *task
 	readers    []*task
 	dist       distState // where the latest version lives (distributed runs)
@@ -79,7 +80,13 @@ func NewHandle(name string, owner int) *Handle {
 // run the runtime sends and receives the buffer itself: tasks must read and
 // write it in place (it is never reallocated).
 func NewData(name string, owner int, data []float64) *Handle {
-	return &Handle{name: name, owner: owner, data: data}
+	return &Handle{name: name, owner: owner, data: data, size: len(data)}
+}
+
+// NewSized registers data of size float64 words that is only modelled, not
+// allocated: for graphs recorded (Options.Record) rather than run.
+func NewSized(name string, owner, size int) *Handle {
+	return &Handle{name: name, owner: owner, size: size}
 }
 
 // Data returns the handle's buffer (nil for NewHandle).

@@ -157,13 +157,13 @@ type rankModel struct {
 	workers  [NumResources]int
 	dur      [NumResources][]float64 // per kind id; 0: cannot run
 	bw, lat  float64
-	avail    []float64 // per worker: when it is free
-	kindOf   []Resource
-	ready    []int32 // ready tasks, highest priority first, then submission order
-	tent     []float64
-	outFree  float64 // outgoing link free at
-	inFree   float64 // incoming link free at
-	runnable []bool  // per kind id: some worker type with workers runs it
+	avail    []float64  // per worker: when it is free
+	kindOf   []Resource // per worker: its type (CPUs first, then GPUs)
+	ready    []int32    // ready tasks, highest priority first, then submission order
+	tent     []float64  // per worker, within a round: avail plus the tasks waiting for it
+	outFree  float64    // outgoing link free at
+	inFree   float64    // incoming link free at
+	runnable []bool     // per kind id: some worker type with workers runs it
 }
 
 type event struct {
@@ -198,7 +198,8 @@ type simulator struct {
 	scale    []float64
 	pending  []int32 // per node: dependencies not yet ended
 	succ     [][]int32
-	xready   []int32 // ready transfers, same order as rankModel.ready
+	xready   [][]int32 // per sending rank: ready transfers, same order as rankModel.ready
+	cands    candHeap  // scratch of startTransfers
 	events   eventHeap
 	seq      int64
 	start    []float64
@@ -233,7 +234,7 @@ func newSimulator(g *runtime.Graph, c config.Cluster) (*simulator, error) {
 	s := &simulator{
 		g: g, kindID: make([]int32, n), scale: make([]float64, n), pending: make([]int32, n),
 		succ: make([][]int32, n), start: make([]float64, n), end: make([]float64, n),
-		worker: make([]int32, n), touched: make([]bool, g.Ranks),
+		worker: make([]int32, n), touched: make([]bool, g.Ranks), xready: make([][]int32, g.Ranks),
 	}
 	// Kind ids, in order of first appearance, and the largest flop count of
 	// each kind.
@@ -344,7 +345,7 @@ func (s *simulator) insert(q []int32, n int32) []int32 {
 func (s *simulator) makeReady(n int32) {
 	nd := &s.g.Nodes[n]
 	if s.kindID[n] < 0 {
-		s.xready = s.insert(s.xready, n)
+		s.xready[nd.Src] = s.insert(s.xready[nd.Src], n)
 		s.xtouched = true
 		return
 	}
@@ -403,34 +404,119 @@ func (s *simulator) schedule(now float64) {
 	}
 }
 
+// startTransfers starts, at time now, the ready transfers whose two links
+// are free, highest priority (then submission order) first over all
+// senders. It considers, for each sender with a free link, its first ready
+// transfer to a receiver with a free link, and starts the best of these
+// candidates, until none is left: the same choice as a scan of all ready
+// transfers in order, without scanning the queues of busy senders.
 func (s *simulator) startTransfers(now float64) {
-	kept := s.xready[:0]
-	for _, n := range s.xready {
-		nd := &s.g.Nodes[n]
-		src, dst := &s.ranks[nd.Src], &s.ranks[nd.Rank]
-		if src.outFree > now || dst.inFree > now {
-			kept = append(kept, n)
+	h := &s.cands
+	h.s, h.c = s, h.c[:0]
+	// next pushes the first transfer of src's queue from position from on
+	// whose receiver's link is free.
+	next := func(src, from int) {
+		q := s.xready[src]
+		for i := from; i < len(q); i++ {
+			if n := q[i]; n >= 0 && s.ranks[s.g.Nodes[n].Rank].inFree <= now {
+				heap.Push(h, cand{n: n, src: src, pos: i})
+				return
+			}
+		}
+	}
+	for src := range s.ranks {
+		if len(s.xready[src]) > 0 && s.ranks[src].outFree <= now {
+			next(src, 0)
+		}
+	}
+	started := false
+	for h.Len() > 0 {
+		c := heap.Pop(h).(cand)
+		nd := &s.g.Nodes[c.n]
+		src, dst := &s.ranks[c.src], &s.ranks[nd.Rank]
+		if dst.inFree > now { // taken by a better candidate in this round
+			next(c.src, c.pos+1)
 			continue
 		}
 		d := math.Max(src.lat, dst.lat) + float64(nd.Bytes)/math.Min(src.bw, dst.bw)
-		s.start[n], s.end[n] = now, now+d
+		s.start[c.n], s.end[c.n] = now, now+d
 		src.outFree, dst.inFree = now+d, now+d
-		s.push(now+d, n)
+		s.push(now+d, c.n)
+		s.xready[c.src][c.pos] = -1
+		started = true
+		if d == 0 { // an empty message leaves the links free
+			next(c.src, c.pos+1)
+		}
 	}
-	s.xready = kept
+	if started {
+		for src, q := range s.xready {
+			s.xready[src] = slices.DeleteFunc(q, func(n int32) bool { return n < 0 })
+		}
+	}
 }
 
+// cand is a transfer that startTransfers may start: node n, at position pos
+// of the queue of sender src.
+type cand struct {
+	n        int32
+	src, pos int
+}
+
+// candHeap orders candidates highest priority first, then in submission
+// order.
+type candHeap struct {
+	s *simulator
+	c []cand
+}
+
+func (h *candHeap) Len() int           { return len(h.c) }
+func (h *candHeap) Less(i, j int) bool { return h.s.before(h.c[i].n, h.c[j].n) }
+func (h *candHeap) Swap(i, j int)      { h.c[i], h.c[j] = h.c[j], h.c[i] }
+func (h *candHeap) Push(x any)         { h.c = append(h.c, x.(cand)) }
+func (h *candHeap) Pop() any {
+	c := h.c[len(h.c)-1]
+	h.c = h.c[:len(h.c)-1]
+	return c
+}
+
+// startTasks runs a scheduling round of rank r at time now (see the package
+// documentation). The workers of one type are interchangeable, so a task's
+// best worker of type k is its lowest-numbered idle one, or, when all are
+// busy, the one free first (tentatively, counting the tasks already waiting
+// for it in this round): the round costs O(workers of a type) per task
+// started or waiting, not O(all workers) per task considered.
 func (s *simulator) startTasks(r int, now float64) {
 	m := &s.ranks[r]
+	if len(m.ready) == 0 {
+		return
+	}
+	// Per type: idle workers, and the busy worker free first.
+	var idleK [NumResources]int
+	var minW [NumResources]int
+	lo := [NumResources + 1]int{0, m.workers[CPU], m.workers[CPU] + m.workers[GPU]}
 	idle := 0
 	for w, a := range m.avail {
 		m.tent[w] = a
 		if a <= now {
+			idleK[m.kindOf[w]]++
 			idle++
 		}
 	}
-	if idle == 0 || len(m.ready) == 0 {
+	if idle == 0 {
 		return
+	}
+	first := func(k Resource) { // the busy worker of type k free first
+		minW[k] = lo[k]
+		for w := lo[k] + 1; w < lo[k+1]; w++ {
+			if m.tent[w] < m.tent[minW[k]] {
+				minW[k] = w
+			}
+		}
+	}
+	for k := range NumResources {
+		if m.workers[k] > 0 && idleK[k] == 0 {
+			first(k)
+		}
 	}
 	kept := m.ready[:0]
 	for i, n := range m.ready {
@@ -439,26 +525,40 @@ func (s *simulator) startTasks(r int, now float64) {
 			break
 		}
 		id := s.kindID[n]
-		best, bestEnd, bestDur := -1, math.Inf(1), 0.0
-		for w, k := range m.kindOf {
+		bestK, bestEnd, bestDur := Resource(-1), math.Inf(1), 0.0
+		for k := range NumResources {
 			d := m.dur[k][id]
-			if d == 0 {
+			if d == 0 || m.workers[k] == 0 {
 				continue
 			}
 			d *= s.scale[n]
-			if end := math.Max(now, m.tent[w]) + d; end < bestEnd {
-				best, bestEnd, bestDur = w, end, d
+			start := now
+			if idleK[k] == 0 {
+				start = m.tent[minW[k]]
+			}
+			if end := start + d; end < bestEnd {
+				bestK, bestEnd, bestDur = k, end, d
 			}
 		}
-		if m.tent[best] <= now {
-			m.avail[best], m.tent[best] = bestEnd, bestEnd
+		k := bestK
+		if idleK[k] > 0 {
+			w := lo[k]
+			for m.avail[w] > now {
+				w++
+			}
+			m.avail[w], m.tent[w] = bestEnd, bestEnd
+			idleK[k]--
 			idle--
-			s.start[n], s.end[n], s.worker[n] = now, bestEnd, int32(best)
+			if idleK[k] == 0 {
+				first(k)
+			}
+			s.start[n], s.end[n], s.worker[n] = now, bestEnd, int32(w)
 			s.push(bestEnd, n)
 			continue
 		}
 		// Wait for the busy worker that finishes it first.
-		m.tent[best] += bestDur
+		m.tent[minW[k]] += bestDur
+		first(k)
 		kept = append(kept, n)
 	}
 	m.ready = kept

@@ -59,6 +59,7 @@ type Sym struct {
 	// block), allocated on first use and reused.
 	work        [][]float64
 	workHandles []*runtime.Handle
+	virtual     bool // NewSymShape: handles only, no storage
 }
 
 func lowerIndex(m, n int) int { return m*(m+1)/2 + n }
@@ -93,6 +94,25 @@ func NewSym(n, nb int, owner OwnerFunc) *Sym {
 	return s
 }
 
+// NewSymShape returns the tiling of NewSym with handles sized like the tiles
+// but no storage (every Tile is nil): for task graphs that are recorded, not
+// run (runtime.Options.Record), at any N.
+func NewSymShape(n, nb int, owner OwnerFunc) *Sym {
+	if owner == nil {
+		owner = Local
+	}
+	l := NewLayout(n, nb)
+	s := &Sym{Layout: l, owner: owner, virtual: true}
+	s.tiles = make([][]float64, l.NT*(l.NT+1)/2)
+	s.handles = make([]*runtime.Handle, len(s.tiles))
+	for m := 0; m < l.NT; m++ {
+		for k := 0; k <= m; k++ {
+			s.handles[lowerIndex(m, k)] = runtime.NewSized(fmt.Sprintf("A(%d,%d)", m, k), owner(m, k), l.Rows(m)*l.Rows(k))
+		}
+	}
+	return s
+}
+
 // Tile returns the column-major storage of lower tile (m, n), m >= n; its
 // leading dimension is Rows(m).
 func (s *Sym) Tile(m, n int) []float64 {
@@ -113,9 +133,14 @@ func (s *Sym) DiagWork(k int) ([]float64, *runtime.Handle) {
 		s.work = make([][]float64, s.NT)
 		s.workHandles = make([]*runtime.Handle, s.NT)
 	}
-	if s.work[k] == nil {
-		s.work[k] = make([]float64, s.Rows(k)*s.Rows(k))
-		s.workHandles[k] = runtime.NewData(fmt.Sprintf("W(%d)", k), s.owner(k, k), s.work[k])
+	if s.workHandles[k] == nil {
+		name, words := fmt.Sprintf("W(%d)", k), s.Rows(k)*s.Rows(k)
+		if s.virtual {
+			s.workHandles[k] = runtime.NewSized(name, s.owner(k, k), words)
+		} else {
+			s.work[k] = make([]float64, words)
+			s.workHandles[k] = runtime.NewData(name, s.owner(k, k), s.work[k])
+		}
 	}
 	return s.work[k], s.workHandles[k]
 }
