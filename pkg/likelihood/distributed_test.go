@@ -52,7 +52,7 @@ func onRanks(t *testing.T, p Problem, nb, size int, fact, gen distribution.Distr
 // TestDistributedLogLik: on 2, 3 and 4 ranks, block-cyclic, 1D-1D with
 // unequal powers, and a generation distribution of its own, every rank gets
 // the single-rank log-likelihood bitwise (which matches the dense reference
-// to 1e-12), and
+// to 1e-10 on this ill-conditioned problem), and
 // a singular theta fails as ErrNotPosDef on every rank without breaking the
 // next evaluation.
 func TestDistributedLogLik(t *testing.T) {
@@ -74,7 +74,10 @@ func TestDistributedLogLik(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ref := denseLogLik(t, p, good); math.Abs(want-ref) > 1e-12*math.Abs(ref) {
+	// The near-duplicate points make Sigma ill-conditioned (about 1e5):
+	// the dense reference agrees to 1e-10 here (1e-12 on well-conditioned
+	// problems, TestLogLikMatchesDense).
+	if ref := denseLogLik(t, p, good); math.Abs(want-ref) > 1e-10*math.Abs(ref) {
 		t.Fatalf("single rank %v, dense %v", want, ref)
 	}
 	if _, _, err := ev.LogLik(bad); !errors.Is(err, ErrNotPosDef) {
