@@ -86,15 +86,13 @@ func loadModel(cmd, path string, n int, nb *int) (config.Cluster, error) {
 }
 
 type simOut struct {
-	Dist     string      `json:"distribution"`
-	Note     string      `json:"note,omitempty"`
-	N        int         `json:"n"`
-	NB       int         `json:"nb"`
-	Moved    int         `json:"tiles_moved_between_phases"`
-	IdealLP  float64     `json:"lp_makespan_s,omitempty"`
-	Result   *sim.Result `json:"simulation"`
-	Elapsed  float64     `json:"-"`
-	Included []int       `json:"-"`
+	Dist    string      `json:"distribution"`
+	Note    string      `json:"note,omitempty"`
+	N       int         `json:"n"`
+	NB      int         `json:"nb"`
+	Moved   int         `json:"tiles_moved_between_phases"`
+	IdealLP float64     `json:"lp_makespan_s,omitempty"`
+	Result  *sim.Result `json:"simulation"`
 }
 
 func runSimulateCluster(c *cobra.Command, sf *simFlags) error {

@@ -84,6 +84,14 @@ type Traffic struct {
 	Bytes    int64
 }
 
+// count adds one message of words float64 values to tr[k].
+func count(tr map[TrafficKey]Traffic, k TrafficKey, words int) {
+	v := tr[k]
+	v.Messages++
+	v.Bytes += int64(8 * words)
+	tr[k] = v
+}
+
 // network is the distributed part of a Runtime.
 type network struct {
 	r    *Runtime
@@ -161,11 +169,7 @@ func (r *Runtime) transfer(h *Handle, dst int, reader string) {
 	ti := src*r.size + dst
 	tag := n.tags[ti] % (r.opts.Comm.MaxTag() + 1)
 	n.tags[ti]++
-	k := TrafficKey{Src: src, Dst: dst, Writer: h.dist.lastKind, Reader: reader}
-	tr := n.traffic[k]
-	tr.Messages++
-	tr.Bytes += int64(8 * len(h.data))
-	n.traffic[k] = tr
+	count(n.traffic, TrafficKey{Src: src, Dst: dst, Writer: h.dist.lastKind, Reader: reader}, h.size)
 	h.dist.add(dst)
 	switch r.rank {
 	case dst:
@@ -497,11 +501,7 @@ func (rc *recorder) submit(r *Runtime, t Task) {
 		sort.Ints(x.Deps)
 		x.Deps = compactInts(x.Deps)
 		s.dist.add(e)
-		k := TrafficKey{Src: src, Dst: e, Writer: s.dist.lastKind, Reader: t.Kind}
-		tr := rc.traffic[k]
-		tr.Messages++
-		tr.Bytes += int64(8 * a.H.size)
-		rc.traffic[k] = tr
+		count(rc.traffic, TrafficKey{Src: src, Dst: e, Writer: s.dist.lastKind, Reader: t.Kind}, a.H.size)
 	}
 	id := len(rc.g.Nodes)
 	rc.g.Nodes = append(rc.g.Nodes, Node{Kind: t.Kind, Tile: t.Tile, Priority: t.Priority, Flops: t.Flops,

@@ -65,27 +65,6 @@ func NodePower(g config.Group) float64 {
 	return p
 }
 
-// LPGroups converts the cluster's groups into the LP's: trtri (the inverse
-// of the diagonal block our Cholesky adds) is folded into potrf.
-func LPGroups(c config.Cluster) []lp.Group {
-	out := make([]lp.Group, len(c.Groups))
-	for i, g := range c.Groups {
-		lg := lp.Group{Name: g.Name, Nodes: g.Nodes}
-		lg.Workers[lp.CPU], lg.Workers[lp.GPU] = g.CPUs, g.GPUs
-		for k, d := range [2]config.Durations{g.CPU, g.GPU} {
-			for t := lp.Task(0); t < lp.NumTasks; t++ {
-				v := d[t.String()]
-				if t == lp.POTRF && v > 0 {
-					v += d["trtri"]
-				}
-				lg.Durations[k][t] = v
-			}
-		}
-		out[i] = lg
-	}
-	return out
-}
-
 // Build returns the distributions of strategy name for an nt x nt tile
 // matrix on cluster c (which must have groups).
 func Build(name string, c config.Cluster, nt int, o Options) (*Plan, error) {
@@ -129,7 +108,11 @@ func Build(name string, c config.Cluster, nt int, o Options) (*Plan, error) {
 		}
 		p.Fact = d
 	case "lp":
-		res, err := lp.Solve(nt, LPGroups(c), lp.Options{ExcludeCPUOnly: o.ExcludeCPUOnly})
+		groups, err := lp.FromCluster(c)
+		if err != nil {
+			return nil, err
+		}
+		res, err := lp.Solve(nt, groups, lp.Options{ExcludeCPUOnly: o.ExcludeCPUOnly})
 		if err != nil {
 			return nil, err
 		}
