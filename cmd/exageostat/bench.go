@@ -9,19 +9,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
-func newBenchCmd() *cobra.Command {
+func newBenchCmd(w comm.Comm) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure kernels and the runtime against references in the same run",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return badInput("%s: name a benchmark: cholesky, likelihood or runtime (see '%s --help')", c.CommandPath(), c.CommandPath())
+			return badInput("%s: name a benchmark: cholesky, likelihood, runtime or simulator (see '%s --help')", c.CommandPath(), c.CommandPath())
 		},
 	}
-	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd())
+	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w))
 	return c
 }
 

@@ -117,3 +117,28 @@ func TestCalibrateBadInput(t *testing.T) {
 		t.Fatalf("--help: exit %d:\n%s", code, stdout)
 	}
 }
+
+func TestBenchSimulatorBadInput(t *testing.T) {
+	bin := binary(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--n", "2"}, `--n: "2" is not a size in [3, 32768]`},
+		{[]string{"--n", "100,x"}, `--n: "x" is not a size`},
+		{[]string{"--nb", "0"}, "--nb must be in [1, 4096] (got 0)"},
+		{[]string{"--workers", "0"}, "--workers must be >= 1 (got 0)"},
+		{[]string{"--reps", "0"}, "--reps must be in [1, 100]"},
+		{[]string{"--theta", "1,0.1"}, "--theta needs sigma2, beta > 0 and nu in (0, 30]"},
+		{[]string{"--bandwidth", "0"}, "--bandwidth must be > 0"},
+	} {
+		_, stderr, code := run(t, bin, append([]string{"bench", "simulator"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	stdout, _, code := run(t, bin, "bench", "simulator", "--n", "128", "--nb", "64", "--reps", "1", "--cal-reps", "1", "--workers", "2")
+	if code != 0 || !strings.Contains(stdout, "simulator vs real runs: 1 rank(s) x 2 workers, nb=64") || !strings.Contains(stdout, "    128      2 ") {
+		t.Fatalf("exit %d:\n%s", code, stdout)
+	}
+}

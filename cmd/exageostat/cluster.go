@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	goruntime "runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -205,32 +208,17 @@ type subsetRow struct {
 }
 
 // planSubsets tries every choice of at most k nodes (per group counts) with
-// the 1d1d and lp strategies and returns them by makespan.
-func planSubsets(cl config.Cluster, n, nb, k int, excludeCPU bool) []subsetRow {
-	var rows []subsetRow
+// the 1d1d and lp strategies, on all cores, and returns them by makespan
+// (ties in enumeration order). progress, if not nil, gets a line per
+// subset done.
+func planSubsets(cl config.Cluster, n, nb, k int, excludeCPU bool, progress func(string)) []subsetRow {
+	var subsets [][]int
 	counts := make([]int, len(cl.Groups))
 	var rec func(g, total int)
 	rec = func(g, total int) {
 		if g == len(cl.Groups) {
-			if total == 0 {
-				return
-			}
-			sub := cl
-			sub.Groups = nil
-			for i, c := range counts {
-				if c > 0 {
-					gg := cl.Groups[i]
-					gg.Nodes = c
-					sub.Groups = append(sub.Groups, gg)
-				}
-			}
-			sub.Nodes = total
-			for _, name := range []string{"1d1d", "lp"} {
-				_, res, err := strategy.Best(name, sub, n, nb, strategy.Options{ExcludeCPUOnly: excludeCPU})
-				if err != nil {
-					continue
-				}
-				rows = append(rows, subsetRow{Nodes: append([]int(nil), counts...), Total: total, Dist: name, Makespan: res.Makespan})
+			if total > 0 {
+				subsets = append(subsets, append([]int(nil), counts...))
 			}
 			return
 		}
@@ -241,6 +229,51 @@ func planSubsets(cl config.Cluster, n, nb, k int, excludeCPU bool) []subsetRow {
 		counts[g] = 0
 	}
 	rec(0, 0)
+	names := []string{"1d1d", "lp"}
+	found := make([][]subsetRow, len(subsets))
+	var next, done atomic.Int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range min(goruntime.NumCPU(), len(subsets)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(subsets) {
+					return
+				}
+				sub, total := cl, 0
+				sub.Groups = nil
+				for g, c := range subsets[i] {
+					if c > 0 {
+						gg := cl.Groups[g]
+						gg.Nodes = c
+						sub.Groups = append(sub.Groups, gg)
+						total += c
+					}
+				}
+				sub.Nodes = total
+				for _, name := range names {
+					_, res, err := strategy.Best(name, sub, n, nb, strategy.Options{ExcludeCPUOnly: excludeCPU})
+					if err != nil {
+						continue
+					}
+					found[i] = append(found[i], subsetRow{Nodes: subsets[i], Total: total, Dist: name, Makespan: res.Makespan})
+				}
+				if progress != nil {
+					mu.Lock()
+					progress(fmt.Sprintf("subset %d/%d: %s", done.Add(1), len(subsets), describeSubset(cl, subsets[i])))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var rows []subsetRow
+	for _, f := range found {
+		rows = append(rows, f...)
+	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Makespan < rows[j].Makespan })
 	return rows
 }

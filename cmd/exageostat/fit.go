@@ -26,6 +26,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/mle"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
+	"github.com/exageostat/exageostat/pkg/strategy"
 	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -69,7 +70,13 @@ reads the input and runs the same search; the tiles are spread over the ranks
 by --distribution: bc (2D block-cyclic over a p x q grid, default the most
 square one) or 1d1d (heterogeneous nodes, --powers one per rank). A
 [generation] table in the config gives the generation phase a distribution
-of its own; the runtime moves the tiles between the phases. Only rank 0
+of its own; the runtime moves the tiles between the phases. With --cluster
+FILE (node groups with their workers and task durations, as for
+simulate-cluster; one rank per node, ranks numbered group by group),
+--distribution lp solves the linear program of the multi-phase paper and
+uses its two distributions: 1D-1D with the LP's factorisation shares, and
+Algorithm 2 for the generation; bc-fast is block-cyclic over the fastest
+group only. Only rank 0
 prints and writes files; the JSON result has the messages and bytes each
 rank sent per phase. See configs/fit-mpi.toml and configs/slurm.sbatch.`,
 		Example: `  exageostat fit
@@ -77,7 +84,8 @@ rank sent per phase. See configs/fit-mpi.toml and configs/slurm.sbatch.`,
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
   exageostat fit --config fit.toml --trace trace.json
   mpirun -np 4 exageostat fit --config configs/fit-mpi.toml --json result.json
-  srun --mpi=pmix -n 4 exageostat fit --data data.csv --distribution 1d1d --powers 1,1,2,2`,
+  srun --mpi=pmix -n 4 exageostat fit --data data.csv --distribution 1d1d --powers 1,1,2,2
+  mpirun -np 2 exageostat fit --config configs/fit-lp.toml`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runFit(c, w, &cfg, &ff)
@@ -109,7 +117,9 @@ rank sent per phase. See configs/fit-mpi.toml and configs/slurm.sbatch.`,
 	f.BoolVar(&cfg.StdErr, "stderr", false, "standard errors from the Fisher information (on with --holdout)")
 	f.StringVar(&cfg.Plot, "plot", "", "write pictures (SVG and PNG) into this directory")
 	f.StringVar(&cfg.Grid, "grid", "", "with --plot: predict on an NxM grid over the data's bounding box for the maps")
-	f.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "MPI runs: tile distribution, bc or 1d1d")
+	f.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "MPI runs: tile distribution, bc, 1d1d, lp or bc-fast (the last two need --cluster)")
+	f.StringVar(&cfg.Cluster, "cluster", "", "MPI runs: cluster file whose [[group]] tables model the ranks' nodes (for --distribution lp or bc-fast)")
+	f.BoolVar(&cfg.ExcludeCPUOnly, "exclude-cpu-only", false, "MPI runs, lp: keep the nodes without GPUs out of the factorisation")
 	f.IntVar(&cfg.P, "p", 0, "MPI runs, bc: process grid rows (0: the most square grid)")
 	f.IntVar(&cfg.Q, "q", 0, "MPI runs, bc: process grid columns (0: the most square grid)")
 	f.StringVar(&ff.powers, "powers", "", "MPI runs, 1d1d: relative power of each rank, e.g. 1,1,4,4 (default equal)")
@@ -243,6 +253,19 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	}
 
 	cl := config.Cluster{Nodes: w.Size(), Phase: cfg.Phase, Generation: cfg.Generation}
+	if cfg.Cluster != "" {
+		groups, err := config.LoadCluster(cfg.Cluster)
+		if err != nil {
+			return &inputError{err}
+		}
+		if len(groups.Groups) == 0 {
+			return badInput("fit: cluster file %s has no [[group]] tables (the node groups that lp and bc-fast are computed from)", cfg.Cluster)
+		}
+		if n := groups.GroupNodes(); w.Size() > 1 && n != w.Size() {
+			return badInput("fit: cluster file %s models %d nodes, but the run has %d MPI ranks (one rank per node)", cfg.Cluster, n, w.Size())
+		}
+		cl.NB, cl.Network, cl.Groups = groups.NB, groups.Network, groups.Groups
+	}
 	if w.Size() > 1 {
 		src := ff.cfg
 		if src == "" {
@@ -347,7 +370,7 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	}
 	distName := ""
 	if w.Size() > 1 {
-		if fo.Owner, fo.GenOwner, distName, err = owners(cl, d.Len(), cfg.NB); err != nil {
+		if fo.Owner, fo.GenOwner, distName, err = owners(cl, d.Len(), cfg.NB, cfg.ExcludeCPUOnly); err != nil {
 			return &inputError{err}
 		}
 	}
@@ -412,10 +435,25 @@ func metricName(m matern.Metric) string {
 
 // owners returns the tile distributions of an MPI run: the factorisation's
 // and, when [generation] differs from it, the generation's; and a name for
-// the log.
-func owners(cl config.Cluster, n, nb int) (fact, gen tile.OwnerFunc, name string, err error) {
+// the log. lp and bc-fast are built from cl's node groups by
+// pkg/strategy, as simulate-cluster builds them.
+func owners(cl config.Cluster, n, nb int, excludeCPUOnly bool) (fact, gen tile.OwnerFunc, name string, err error) {
 	nt := tile.NewLayout(n, nb).NT
 	fp, gp := cl.Phases()
+	if fp.Distribution == "lp" || fp.Distribution == "bc-fast" {
+		p, err := strategy.Build(fp.Distribution, cl, nt, strategy.Options{ExcludeCPUOnly: excludeCPUOnly})
+		if err != nil {
+			return nil, nil, "", err
+		}
+		name = p.Fact.Name()
+		if p.Note != "" {
+			name += " (" + p.Note + ")"
+		}
+		if p.Gen == p.Fact {
+			return p.Fact.Owner, nil, name, nil
+		}
+		return p.Fact.Owner, p.Gen.Owner, fmt.Sprintf("%s, %s, %d tiles move", name, p.Gen.Name(), p.Moved), nil
+	}
 	fd, err := distribution.New(fp.Distribution, cl.Nodes, fp.P, fp.Q, fp.Powers, nt)
 	if err != nil {
 		return nil, nil, "", err
@@ -470,7 +508,7 @@ func simulateDefault(cfg *config.Fit, model likelihood.Model, rt *runtime.Runtim
 	o := likelihood.Options{NB: nb}
 	if rt.Size() > 1 {
 		var err error
-		if o.Owner, o.GenOwner, _, err = owners(cl, cfg.N, nb); err != nil {
+		if o.Owner, o.GenOwner, _, err = owners(cl, cfg.N, nb, cfg.ExcludeCPUOnly); err != nil {
 			return nil, &inputError{err}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,7 +62,9 @@ type mpiResult struct {
 	Theta  []float64 `json:"theta"`
 	LogLik float64   `json:"loglik"`
 	Ranks  int       `json:"ranks"`
-	Comm   []struct {
+	// Distribution names the distributions of the run.
+	Distribution string `json:"distribution"`
+	Comm         []struct {
 		Phase string `json:"phase"`
 		Rank  int    `json:"rank"`
 		Bytes int64  `json:"bytes"`
@@ -158,5 +161,144 @@ func TestMPIForcedFailure(t *testing.T) {
 	}
 	if wall > 30*time.Second {
 		t.Errorf("ranks took %v to end", wall)
+	}
+}
+
+// lpCluster models 3 nodes: one CPU-only node, two with a GPU that runs the
+// factorisation kernels 8 times faster than a core.
+const lpCluster = `nb = 100
+[network]
+bandwidth = 4e9
+latency = 2e-6
+[[group]]
+name = "cpu"
+nodes = 1
+cpus = 1
+[group.cpu]
+dcmg = 0.004
+potrf = 0.001
+trtri = 0.001
+trsm = 0.002
+syrk = 0.002
+gemm = 0.004
+[[group]]
+name = "gpu"
+nodes = 2
+cpus = 1
+gpus = 1
+[group.cpu]
+dcmg = 0.004
+potrf = 0.001
+trtri = 0.001
+trsm = 0.002
+syrk = 0.002
+gemm = 0.004
+[group.gpu]
+trsm = 0.00025
+syrk = 0.00025
+gemm = 0.0005
+`
+
+// TestMPILinearProgram: distribution lp over a modelled cluster (the
+// LP's 1D-1D factorisation and its Algorithm 2 generation, tiles moved
+// between the phases by the runtime) gives the one-rank log-likelihood,
+// also with the CPU-only node kept out of the factorisation; bc-fast runs
+// on the GPU nodes only.
+func TestMPILinearProgram(t *testing.T) {
+	bin := mpiBinary(t)
+	dir := t.TempDir()
+	cl := writeFile(t, dir, "cluster.toml", lpCluster)
+	fixed := []string{"fit", "--n", "900", "--nb", "100", "--lb", "1.2,0.08,0.7", "--ub", "1.2,0.08,0.7", "--workers", "1"}
+	one := filepath.Join(dir, "one.json")
+	if _, e, code, _ := mpirun(t, 1, nil, bin, append(fixed, "--json", one)...); code != 0 {
+		t.Fatalf("one rank: exit %d: %s", code, e)
+	}
+	want := readResult(t, one).LogLik
+	for _, c := range []struct {
+		args []string
+		name string // in the distribution the run reports
+		gen  bool   // tiles move between the phases
+	}{
+		{[]string{"--distribution", "lp"}, "1d1d-lp", true},
+		{[]string{"--distribution", "lp", "--exclude-cpu-only"}, "1d1d-lp", true},
+		{[]string{"--distribution", "bc-fast"}, "bc-fast", false},
+	} {
+		out := filepath.Join(dir, "r.json")
+		args := append(append(append([]string{}, fixed...), c.args...), "--cluster", cl, "--json", out)
+		_, e, code, _ := mpirun(t, 3, nil, bin, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, e)
+		}
+		r := readResult(t, out)
+		if r.Ranks != 3 || math.Abs(r.LogLik-want) > 1e-12*math.Abs(want) {
+			t.Errorf("%v: ranks %d, l = %.17g, one rank %.17g", c.args, r.Ranks, r.LogLik, want)
+		}
+		if !strings.Contains(r.Distribution, c.name) || strings.Contains(r.Distribution, "tiles move") != c.gen {
+			t.Errorf("%v: distribution %q, want %q and tiles moving between phases = %v", c.args, r.Distribution, c.name, c.gen)
+		}
+		var redis, rank0 int64
+		for _, s := range r.Comm {
+			if s.Phase == "redistribution" {
+				redis += s.Bytes
+			}
+			if s.Rank == 0 && s.Phase == "cholesky" {
+				rank0 += s.Bytes
+			}
+		}
+		if (redis > 0) != c.gen {
+			t.Errorf("%v: %d bytes of redistribution, want some = %v", c.args, redis, c.gen)
+		}
+		if slices.Contains(c.args, "--exclude-cpu-only") && rank0 != 0 {
+			t.Errorf("%v: the CPU-only rank 0 sent %d bytes in the Cholesky, want none (it holds no factor tile)", c.args, rank0)
+		}
+		if err := os.Remove(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The groups must hold one node per rank.
+	_, e, code, _ := mpirun(t, 2, nil, bin, append(append([]string{}, fixed...), "--distribution", "lp", "--cluster", cl)...)
+	if code != 2 || !strings.Contains(e, "models 3 nodes, but the run has 2 MPI ranks") {
+		t.Errorf("2 ranks on a 3-node cluster file: exit %d, stderr %q", code, e)
+	}
+	_, e, code, _ = mpirun(t, 2, nil, bin, append(append([]string{}, fixed...), "--distribution", "lp")...)
+	if code != 2 || !strings.Contains(e, `key "distribution": "lp" is computed from the node groups`) {
+		t.Errorf("lp without a cluster file: exit %d, stderr %q", code, e)
+	}
+	missing := filepath.Join(dir, "missing.toml")
+	_, e, code, _ = mpirun(t, 1, nil, bin, append(append([]string{}, fixed...), "--cluster", missing)...)
+	if code != 2 || !strings.Contains(e, missing+": no such file") {
+		t.Errorf("missing cluster file: exit %d, stderr %q", code, e)
+	}
+}
+
+// TestMPIBenchSimulator: the simulator check runs over 2 MPI ranks, and the
+// simulated evaluation sends exactly the messages the real one sent.
+func TestMPIBenchSimulator(t *testing.T) {
+	bin := mpiBinary(t)
+	o, e, code, _ := mpirun(t, 2, nil, bin, "bench", "simulator", "--n", "256,320", "--nb", "64", "--workers", "1",
+		"--reps", "1", "--cal-reps", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	var r struct {
+		Ranks int `json:"ranks"`
+		Rows  []struct {
+			N            int   `json:"n"`
+			Messages     int   `json:"sim_messages"`
+			Bytes        int64 `json:"sim_bytes"`
+			RealMessages int   `json:"real_messages"`
+			RealBytes    int64 `json:"real_bytes"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(o), &r); err != nil {
+		t.Fatalf("%v: %q", err, o)
+	}
+	if r.Ranks != 2 || len(r.Rows) != 2 {
+		t.Fatalf("result %+v", r)
+	}
+	for _, row := range r.Rows {
+		if row.Bytes == 0 || row.Messages != row.RealMessages || row.Bytes != row.RealBytes {
+			t.Errorf("N=%d: simulated %d messages %d bytes, real %d messages %d bytes", row.N, row.Messages, row.Bytes, row.RealMessages, row.RealBytes)
+		}
 	}
 }

@@ -435,7 +435,11 @@ func runPlanStrategies(c *cobra.Command, pf *planFlags) error {
 	rows := compareStrategies(cl, pf.n, nb, pf.excludeCPU)
 	var subsets []subsetRow
 	if pf.nodesMax > 0 {
-		subsets = planSubsets(cl, pf.n, nb, pf.nodesMax, pf.excludeCPU)
+		var progress func(string)
+		if !pf.asJSON {
+			progress = func(s string) { fmt.Fprintln(c.ErrOrStderr(), "plan: "+s) }
+		}
+		subsets = planSubsets(cl, pf.n, nb, pf.nodesMax, pf.excludeCPU, progress)
 	}
 	out := c.OutOrStdout()
 	if pf.asJSON {
@@ -459,11 +463,13 @@ func runPlanStrategies(c *cobra.Command, pf *planFlags) error {
 			return nil
 		}
 		fmt.Fprintf(out, "best subsets of at most %d nodes:\n", pf.nodesMax)
-		for i, s := range subsets {
-			if i == 5 {
-				break
-			}
-			fmt.Fprintf(out, "  %-30s %-5s %10.4g s\n", describeSubset(cl, s.Nodes), s.Dist, s.Makespan)
+		top := subsets[:min(5, len(subsets))]
+		width := 0
+		for _, s := range top {
+			width = max(width, len(describeSubset(cl, s.Nodes)))
+		}
+		for _, s := range top {
+			fmt.Fprintf(out, "  %-*s  %-5s %10.4g s\n", width, describeSubset(cl, s.Nodes), s.Dist, s.Makespan)
 		}
 	}
 	return nil

@@ -12,10 +12,14 @@ import (
 // Phase is the data distribution of one phase of the likelihood: which node
 // owns which tile.
 type Phase struct {
-	Distribution string    `toml:"distribution"` // bc (2D block-cyclic) | 1d1d (heterogeneous)
-	P            int       `toml:"p"`            // bc: grid rows (0: the most square grid)
-	Q            int       `toml:"q"`            // bc: grid columns (0: the most square grid)
-	Powers       []float64 `toml:"powers"`       // 1d1d: relative node powers, one per node (empty: equal)
+	// bc (2D block-cyclic) | 1d1d (heterogeneous, powers) | lp (both
+	// phases from the linear program over the node groups: 1D-1D with the
+	// LP's factorisation shares, Algorithm 2 for the generation) | bc-fast
+	// (block-cyclic over the fastest group only).
+	Distribution string    `toml:"distribution"`
+	P            int       `toml:"p"`      // bc: grid rows (0: the most square grid)
+	Q            int       `toml:"q"`      // bc: grid columns (0: the most square grid)
+	Powers       []float64 `toml:"powers"` // 1d1d: relative node powers, one per node (empty: equal)
 }
 
 // Cluster configures the nodes a run is spread over (`exageostat plan`, the
@@ -168,7 +172,8 @@ func (c Cluster) Phases() (fact, gen Phase) {
 
 // Validate checks c after the file (named file in the errors) and the flags
 // are applied, and returns an *Error naming the first bad key: nodes >= 1;
-// distribution bc or 1d1d; for bc, p and q >= 0 with p q = nodes when both
+// distribution bc, 1d1d, lp or bc-fast (the last two need groups, take no
+// p, q or powers, and set the generation distribution themselves); for bc, p and q >= 0 with p q = nodes when both
 // are given (one of them given must divide nodes), and no powers; for 1d1d,
 // nodes positive finite powers (or none: equal powers), and no p or q. The
 // keys of [generation] are checked the same way after Phases fills them, and
@@ -187,10 +192,15 @@ func (c Cluster) Validate(file string) error {
 		return &Error{File: file, Key: "nodes", Msg: fmt.Sprintf("must be >= 1, got %d", c.Nodes)}
 	}
 	fact, gen := c.Phases()
-	if err := fact.validate(file, "", c.Nodes); err != nil {
+	groups := len(c.Groups) > 0
+	if err := fact.validate(file, "", c.Nodes, groups); err != nil {
 		return err
 	}
-	if err := gen.validate(file, "generation.", c.Nodes); err != nil {
+	if derived(fact.Distribution) && gen.Distribution != fact.Distribution {
+		return &Error{File: file, Key: "generation.distribution",
+			Msg: fmt.Sprintf("%q sets the generation distribution itself; leave [generation] out", fact.Distribution)}
+	}
+	if err := gen.validate(file, "generation.", c.Nodes, groups); err != nil {
 		return err
 	}
 	return c.validateGroups(file)
@@ -280,9 +290,24 @@ func (c Cluster) validateGroups(file string) error {
 	return nil
 }
 
-func (p Phase) validate(file, prefix string, nodes int) error {
+// derived reports whether distribution name is computed from the node
+// groups (lp, bc-fast) rather than given by its keys.
+func derived(name string) bool { return name == "lp" || name == "bc-fast" }
+
+func (p Phase) validate(file, prefix string, nodes int, groups bool) error {
 	bad := func(key, format string, a ...any) error {
 		return &Error{File: file, Key: prefix + key, Msg: fmt.Sprintf(format, a...)}
+	}
+	if derived(p.Distribution) {
+		switch {
+		case !groups:
+			return bad("distribution", `%q is computed from the node groups: it needs the [[group]] tables of a cluster file (fit: the cluster key or --cluster)`, p.Distribution)
+		case p.P != 0 || p.Q != 0:
+			return bad("p", "not used with distribution = %q (it is computed from the node groups)", p.Distribution)
+		case len(p.Powers) > 0:
+			return bad("powers", "not used with distribution = %q (it is computed from the node groups)", p.Distribution)
+		}
+		return nil
 	}
 	switch p.Distribution {
 	case "bc":
@@ -319,9 +344,9 @@ func (p Phase) validate(file, prefix string, nodes int) error {
 			}
 		}
 	case "":
-		return bad("distribution", `missing (want "bc" or "1d1d")`)
+		return bad("distribution", `missing (want "bc", "1d1d", "lp" or "bc-fast")`)
 	default:
-		return bad("distribution", `unknown distribution %q (want "bc" or "1d1d")`, p.Distribution)
+		return bad("distribution", `unknown distribution %q (want "bc", "1d1d", "lp" or "bc-fast")`, p.Distribution)
 	}
 	return nil
 }

@@ -61,13 +61,38 @@ func TestLoadCluster(t *testing.T) {
 	}
 }
 
+// withGroups returns the cluster file top followed by two valid groups of
+// one node each.
+func withGroups(top string) string {
+	return "nb = 960\n" + top + `
+[network]
+bandwidth = 1e9
+[[group]]
+name = "slow"
+nodes = 1
+cpus = 2
+[group.cpu]
+gemm = 0.06
+[[group]]
+name = "fast"
+nodes = 1
+cpus = 2
+[group.cpu]
+gemm = 0.02
+`
+}
+
 func TestClusterErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"nodes = 0\n", `cluster.toml: key "nodes": must be >= 1, got 0`},
 		{"nodes = 4\ndistribution = \"1d1d\"\npowers = [1, 1, 4]\n", `cluster.toml: key "powers": need 4 values (nodes = 4), got 3`},
 		{"nodes = 2\ndistribution = \"1d1d\"\npowers = [1, -1]\n", `cluster.toml: key "powers": value 2 (node 1) must be a positive number, got -1`},
 		{"nodes = 2\ndistribution = \"1d1d\"\npowers = [0, 1]\n", `key "powers": value 1 (node 0) must be a positive number, got 0`},
-		{"distribution = \"cyclic\"\n", `cluster.toml: key "distribution": unknown distribution "cyclic" (want "bc" or "1d1d")`},
+		{"distribution = \"cyclic\"\n", `cluster.toml: key "distribution": unknown distribution "cyclic" (want "bc", "1d1d", "lp" or "bc-fast")`},
+		{"nodes = 4\ndistribution = \"lp\"\n", `cluster.toml: key "distribution": "lp" is computed from the node groups: it needs the [[group]] tables`},
+		{withGroups("distribution = \"lp\"\npowers = [1, 2]\n"), `key "powers": not used with distribution = "lp"`},
+		{withGroups("distribution = \"bc-fast\"\np = 2\n"), `key "p": not used with distribution = "bc-fast"`},
+		{withGroups("distribution = \"lp\"\n[generation]\ndistribution = \"bc\"\n"), `key "generation.distribution": "lp" sets the generation distribution itself`},
 		{"distribution = \"\"\n", `key "distribution": missing`},
 		{"nodes = 4\np = 3\nq = 2\n", `cluster.toml: key "p": a 3 x 2 grid holds 6 nodes, need nodes = 4`},
 		{"nodes = 4\np = 3\n", `key "p": 3 grid rows do not divide nodes = 4`},
@@ -304,5 +329,18 @@ func TestDecodeCluster(t *testing.T) {
 	c, err = DecodeCluster(writeCluster(t, "distribution = \"bc\"\n"))
 	if err != nil || c.Nodes != 1 {
 		t.Fatalf("no groups: %v, nodes %d", err, c.Nodes)
+	}
+}
+
+func TestDerivedDistributions(t *testing.T) {
+	for _, name := range []string{"lp", "bc-fast"} {
+		c, err := LoadCluster(writeCluster(t, withGroups("distribution = \""+name+"\"\n")))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		fact, gen := c.Phases()
+		if fact.Distribution != name || gen.Distribution != name || c.Nodes != 2 {
+			t.Errorf("%s: phases %q/%q on %d nodes, want %q for both on 2", name, fact.Distribution, gen.Distribution, c.Nodes, name)
+		}
 	}
 }

@@ -49,6 +49,14 @@ type Fit struct {
 	// and a [generation] table for the generation phase.
 	Phase
 	Generation Phase `toml:"generation"`
+	// Cluster is a cluster file (see Cluster) whose [[group]] tables model
+	// the ranks' nodes, for the distributions computed from them (lp,
+	// bc-fast); its groups must hold as many nodes as there are ranks. A
+	// relative path is taken from the working directory.
+	Cluster string `toml:"cluster"`
+	// ExcludeCPUOnly keeps the nodes without GPUs out of the factorisation
+	// of distribution lp (they still generate tiles).
+	ExcludeCPUOnly bool `toml:"exclude_cpu_only"`
 }
 
 // DefaultFit returns the defaults: Matérn, bounds [0.001, 5]^3, data-driven

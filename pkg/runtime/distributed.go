@@ -183,9 +183,18 @@ func (r *Runtime) transfer(h *Handle, dst int, reader string) {
 
 // Fetch makes the latest version of h valid on every rank once Wait returns
 // (a broadcast through the same messages as task data): for results that all
-// ranks need, such as the partial sums of a log-likelihood. In a single-rank
-// run it does nothing.
+// ranks need, such as the partial sums of a log-likelihood. A recording
+// runtime records these messages; a single-rank run does nothing.
 func (r *Runtime) Fetch(h *Handle) {
+	if r.rec != nil {
+		s := r.rec.get(h)
+		for q := 0; q < r.rec.size; q++ {
+			if !s.dist.has(q) {
+				r.rec.xfer(r, h, s, q, "fetch", [3]int{-1, -1, -1}, 0)
+			}
+		}
+		return
+	}
 	if r.net == nil {
 		return
 	}
@@ -477,6 +486,23 @@ func (rc *recorder) access(id int, s *recState, q int, mode Mode) {
 	s.readers[q] = append(s.readers[q], id)
 }
 
+// xfer records the message that brings h's latest version (state s) from
+// its home to rank dst for a reader of kind reader (tile and priority are
+// the reader's).
+func (rc *recorder) xfer(r *Runtime, h *Handle, s *recState, dst int, reader string, tile [3]int, prio int) {
+	src := s.dist.home
+	id := len(rc.g.Nodes)
+	rc.g.Nodes = append(rc.g.Nodes, Node{Kind: XferKind, Tile: tile, Rank: dst, Src: src,
+		Bytes: 8 * h.size, Iter: r.iter, Handle: h.name, Priority: prio})
+	rc.access(id, s, src, R)
+	rc.access(id, s, dst, W)
+	x := &rc.g.Nodes[id]
+	sort.Ints(x.Deps)
+	x.Deps = compactInts(x.Deps)
+	s.dist.add(dst)
+	count(rc.traffic, TrafficKey{Src: src, Dst: dst, Writer: s.dist.lastKind, Reader: reader}, h.size)
+}
+
 func (rc *recorder) submit(r *Runtime, t Task) {
 	e := execRank(&t)
 	if !t.Pin {
@@ -488,20 +514,9 @@ func (rc *recorder) submit(r *Runtime, t Task) {
 			continue
 		}
 		s := rc.get(a.H)
-		if s.dist.has(e) {
-			continue
+		if !s.dist.has(e) {
+			rc.xfer(r, a.H, s, e, t.Kind, t.Tile, t.Priority)
 		}
-		src := s.dist.home
-		id := len(rc.g.Nodes)
-		rc.g.Nodes = append(rc.g.Nodes, Node{Kind: XferKind, Tile: t.Tile, Rank: e, Src: src,
-			Bytes: 8 * a.H.size, Iter: r.iter, Handle: a.H.name, Priority: t.Priority})
-		rc.access(id, s, src, R)
-		rc.access(id, s, e, W)
-		x := &rc.g.Nodes[id]
-		sort.Ints(x.Deps)
-		x.Deps = compactInts(x.Deps)
-		s.dist.add(e)
-		count(rc.traffic, TrafficKey{Src: src, Dst: e, Writer: s.dist.lastKind, Reader: t.Kind}, a.H.size)
 	}
 	id := len(rc.g.Nodes)
 	rc.g.Nodes = append(rc.g.Nodes, Node{Kind: t.Kind, Tile: t.Tile, Priority: t.Priority, Flops: t.Flops,

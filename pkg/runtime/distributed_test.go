@@ -167,12 +167,6 @@ func TestDistributedMatchesSequential(t *testing.T) {
 			submitProgram(rec, owners, prog, false)
 			g := rec.Graph()
 			recTraffic := rec.Traffic()
-			// Fetch does not record: drop "fetch" messages before comparing.
-			for k := range traffic[0] {
-				if k.Reader == "fetch" {
-					delete(traffic[0], k)
-				}
-			}
 			if !reflect.DeepEqual(recTraffic, traffic[0]) {
 				t.Fatalf("ranks %d seed %d: recorded messages %v, run %v", tc.ranks, seed, recTraffic, traffic[0])
 			}

@@ -100,7 +100,10 @@ func Build(name string, c config.Cluster, nt int, o Options) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.Fact, p.Note = d, fmt.Sprintf("%d %s nodes", len(ranks), c.Groups[best].Name)
+		p.Fact, p.Note = d, fmt.Sprintf("%d %s node", len(ranks), c.Groups[best].Name)
+		if len(ranks) > 1 {
+			p.Note += "s"
+		}
 	case "1d1d":
 		d, err := distribution.NewOneDOneD(nt, power)
 		if err != nil {
@@ -146,6 +149,9 @@ func Build(name string, c config.Cluster, nt int, o Options) (*Plan, error) {
 		}
 		p.Fact, p.Gen = fd, gd
 		p.Note = fmt.Sprintf("LP makespan %.3g s", res.Makespan)
+		if o.ExcludeCPUOnly {
+			p.Note += ", GPU nodes only in the factorisation"
+		}
 	default:
 		return nil, fmt.Errorf("strategy: unknown distribution %q (want bc, bc-fast, 1d1d or lp)", name)
 	}
@@ -238,7 +244,6 @@ func Best(name string, c config.Cluster, n, nb int, o Options) (*Plan, *sim.Resu
 	if err != nil || r2.Makespan >= res.Makespan {
 		return p, res, nil
 	}
-	q.Note += ", GPU nodes only in the factorisation"
 	return q, r2, nil
 }
 

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/kernels"
+)
+
+// Bounds of bench simulator's flags.
+const (
+	maxSimCheckN    = 32768
+	maxSimCheckReps = 100
+)
+
+func newBenchSimulatorCmd(w comm.Comm) *cobra.Command {
+	var o bench.SimCheckOptions
+	var sizes, thetaS string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "simulator",
+		Short: "The cluster simulator against real runs on this machine, same run",
+		Long: `Validates the simulator of simulate-cluster on this machine. For each --n it
+times --reps real log-likelihood evaluations, each right after a measurement
+of the task durations (calibrate, run on every worker of every rank at once
+so that the machine is as loaded as in the real runs: the shared host's speed
+drifts, and both should see the same), (2D block-cyclic over the ranks, --workers
+workers per rank) and simulates the same evaluation - the task graph recorded
+by the same submission code - on a model of this machine: one node per rank,
+--workers CPU workers each, links of --bandwidth and --latency between ranks.
+
+Two simulations per size: with the calibrated durations (the prediction a
+user gets from 'exageostat calibrate'), and with the mean duration of each
+task kind in the real runs (StarPU's history-based models; what is left is
+the simulator's model of scheduling and messages). The errors are
+simulated / real - 1; real is the median wall time of the slowest rank around
+one evaluation.
+
+Run it on one rank, or over MPI for several ranks (each its own cores).`,
+		Example: `  exageostat bench simulator --n 4096,8192 --nb 512 --workers 2
+  mpirun -np 2 exageostat bench simulator --n 4096,8192 --nb 512 --workers 1 --json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			for _, f := range strings.Split(sizes, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || n < 3 || n > maxSimCheckN {
+					return badInput("bench simulator: --n: %q is not a size in [3, %d]", f, maxSimCheckN)
+				}
+				o.N = append(o.N, n)
+			}
+			th, err := parseFloats("theta", thetaS)
+			if err != nil {
+				return err
+			}
+			o.Theta = th
+			if len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0 && th[2] <= 30) {
+				return badInput("bench simulator: --theta needs sigma2, beta > 0 and nu in (0, 30]")
+			}
+			switch {
+			case o.NB < 1 || o.NB > maxCalibrateNB:
+				return badInput("bench simulator: --nb must be in [1, %d] (got %d)", maxCalibrateNB, o.NB)
+			case o.Workers < 1:
+				return badInput("bench simulator: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Reps < 1 || o.Reps > maxSimCheckReps || o.CalReps < 1 || o.CalReps > maxCalibrateReps:
+				return badInput("bench simulator: --reps must be in [1, %d] and --cal-reps in [1, %d]", maxSimCheckReps, maxCalibrateReps)
+			case !(o.Network.Bandwidth > 0) || !(o.Network.Latency >= 0):
+				return badInput("bench simulator: --bandwidth must be > 0 and --latency >= 0")
+			}
+			kernels.DefaultThreads().SetThreads(1)
+			o.Comm = w
+			if !asJSON {
+				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
+			}
+			r, err := bench.SimCheck(o)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(os.Stdout).Encode(r)
+			}
+			printSimCheck(os.Stdout, r)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&sizes, "n", "4096,8192", "problem sizes, comma-separated (multiples of --nb keep every tile full)")
+	f.IntVar(&o.NB, "nb", 512, "tile size")
+	f.IntVar(&o.Workers, "workers", goruntime.NumCPU(), "runtime workers per rank")
+	f.IntVar(&o.Reps, "reps", 5, "timed evaluations per size (the median is reported)")
+	f.IntVar(&o.CalReps, "cal-reps", 3, "calibration samples per task kind, before each timed evaluation")
+	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu of the evaluations and of the calibrated dcmg")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
+	f.Float64Var(&o.Network.Bandwidth, "bandwidth", sharedMemBandwidth, "modelled bandwidth between ranks, bytes/s")
+	f.Float64Var(&o.Network.Latency, "latency", sharedMemLatency, "modelled latency between ranks, s")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}
+
+// printSimCheck prints the comparison table.
+func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
+	fmt.Fprintf(w, "simulator vs real runs: %d rank(s) x %d workers, nb=%d, theta=%s, kernels %s (%s), median of %d evaluations\n",
+		r.Ranks, r.Workers, r.NB, formatFloats(r.Theta), r.Kernels, r.Core, r.Reps)
+	if r.Ranks > 1 {
+		fmt.Fprintf(w, "modelled links between ranks: %.3g B/s, %.3g s per message\n", r.Network.Bandwidth, r.Network.Latency)
+	}
+	fmt.Fprintf(w, "%7s %6s %22s %9s %18s %18s %14s\n", "N", "tiles", "real s (min-max)", "busy", "sim calibrated", "sim trace-durs", "sim busy")
+	for _, row := range r.Rows {
+		fmt.Fprintf(w, "%7d %6d %8.3f (%.3f-%.3f) %8.0f%% %9.3f %+6.1f%% %9.3f %+6.1f%% %13.0f%%\n",
+			row.N, row.Tiles, row.Real, row.RealMin, row.RealMax, 100*row.RealBusy,
+			row.SimCalibrated, 100*row.ErrCalibrated, row.SimTrace, 100*row.ErrTrace, 100*row.SimBusy)
+	}
+	fmt.Fprintln(w, "task durations, ms (calibrated / mean of the real tasks):")
+	for _, row := range r.Rows {
+		fmt.Fprintf(w, "%7d", row.N)
+		for _, k := range []string{"dcmg", "potrf", "trsm", "syrk", "gemm"} {
+			fmt.Fprintf(w, "  %s %.2f/%.2f", k, 1e3*row.Calibrated[k], 1e3*row.TraceDurations[k])
+		}
+		fmt.Fprintln(w)
+	}
+}

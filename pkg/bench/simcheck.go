@@ -1,0 +1,324 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/sim"
+	"github.com/exageostat/exageostat/pkg/strategy"
+	"github.com/exageostat/exageostat/pkg/trace"
+)
+
+// SimCheckOptions configure SimCheck.
+type SimCheckOptions struct {
+	N       []int     // problem sizes (multiples of NB keep every tile full)
+	NB      int       // tile size
+	Workers int       // runtime workers per rank
+	Reps    int       // timed evaluations per size, after one untimed (the median is kept)
+	CalReps int       // calibration samples per task kind
+	Theta   []float64 // Matérn (sigma2, beta, nu)
+	Seed    uint64    // locations and observations (dataset.Grid, StandardNormal)
+	// Comm is the set of ranks the real runs use (comm.Self: one rank).
+	// Every rank calls SimCheck with the same options.
+	Comm comm.Comm
+	// Network models the links between the ranks in the simulation.
+	Network config.Network
+	// Progress, if not nil, receives a line per step (on every rank).
+	Progress func(string)
+}
+
+// SimCheckRow compares one problem size's real evaluations with the
+// simulated ones.
+type SimCheckRow struct {
+	N     int `json:"n"`
+	Tiles int `json:"tiles"` // per side
+	// Real is the median over the timed evaluations of the slowest rank's
+	// wall time around one log-likelihood evaluation (submission, tasks,
+	// messages, the agreement on the result); RealMin and RealMax bound
+	// the samples.
+	Real    float64 `json:"real_seconds"`
+	RealMin float64 `json:"real_min_seconds"`
+	RealMax float64 `json:"real_max_seconds"`
+	// RealBusy is the fraction of the workers' time spent in tasks.
+	RealBusy float64 `json:"real_busy"`
+	// SimCalibrated is the simulated makespan with the calibrated task
+	// durations, and ErrCalibrated = SimCalibrated / Real - 1.
+	SimCalibrated float64 `json:"sim_calibrated_seconds"`
+	ErrCalibrated float64 `json:"err_calibrated"`
+	// SimTrace is the simulated makespan with the mean duration of each
+	// task kind in the real runs (full tiles only), as StarPU's
+	// history-based performance models give it, and ErrTrace its error:
+	// what remains is the simulator's model of scheduling and messages.
+	SimTrace float64 `json:"sim_trace_seconds"`
+	ErrTrace float64 `json:"err_trace"`
+	// SimBusy is the fraction of the workers' time in tasks in the
+	// simulation with the trace durations.
+	SimBusy float64 `json:"sim_busy"`
+	// Calibrated holds the task durations measured by Calibrate on every
+	// worker of every rank at once (the machine as loaded as in the real
+	// runs) before each timed evaluation: the median over the workers and
+	// the evaluations, averaged over the ranks.
+	Calibrated     config.Durations `json:"calibrated"`
+	TraceDurations config.Durations `json:"trace_durations"`
+	// Messages and bytes between the ranks in one evaluation, simulated
+	// and real.
+	Messages     int   `json:"sim_messages"`
+	Bytes        int64 `json:"sim_bytes"`
+	RealMessages int   `json:"real_messages"`
+	RealBytes    int64 `json:"real_bytes"`
+}
+
+// SimCheckResult is what SimCheck measured.
+type SimCheckResult struct {
+	Ranks   int            `json:"ranks"`
+	Workers int            `json:"workers"`
+	NB      int            `json:"nb"`
+	Reps    int            `json:"reps"`
+	Theta   []float64      `json:"theta"`
+	Network config.Network `json:"network"`
+	Kernels string         `json:"kernels"`
+	Core    string         `json:"openblas_core"`
+	Rows    []SimCheckRow  `json:"rows"`
+}
+
+// SimCheck validates pkg/sim against real runs on this machine. For each N
+// it times Reps real log-likelihood evaluations on Comm's ranks (2D
+// block-cyclic over the ranks, Workers workers each), each after a
+// calibration of the task durations, and simulates the same evaluation -
+// the task graph recorded by the same submission code, on a cluster of
+// Comm.Size() nodes with Workers CPU workers each and o.Network - twice:
+// with the calibrated durations, and with the per-kind means of the real
+// tasks.
+// Every rank returns the same result.
+func SimCheck(o SimCheckOptions) (*SimCheckResult, error) {
+	if len(o.N) == 0 || o.NB < 1 || o.Workers < 1 || o.Reps < 1 || o.CalReps < 1 || len(o.Theta) != 3 || o.Comm == nil {
+		return nil, fmt.Errorf("bench: simulator check needs sizes, nb, workers, reps, calibration reps >= 1, 3 parameters and a communicator")
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	w := o.Comm
+	res := &SimCheckResult{Ranks: w.Size(), Workers: o.Workers, NB: o.NB, Reps: o.Reps, Theta: o.Theta,
+		Network: o.Network, Kernels: kernels.Default().Name(), Core: kernels.DefaultThreads().CoreName()}
+
+	for _, n := range o.N {
+		row, err := simCheckSize(o, n, progress)
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = append(res.Rows, *row)
+	}
+	return res, nil
+}
+
+// loadedCalibration runs Calibrate on o.Workers goroutines of every rank at
+// once and returns, per kind (config.TaskKinds order), the median over the
+// goroutines.
+func loadedCalibration(o SimCheckOptions) ([]float64, error) {
+	cals := make([]*Calibration, o.Workers)
+	errs := make([]error, o.Workers)
+	var wg sync.WaitGroup
+	for i := range cals {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cals[i], errs[i] = Calibrate(CalibrateOptions{NB: o.NB, Reps: o.CalReps, Nu: o.Theta[2]})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	kinds := config.TaskKinds()
+	local := make([]float64, len(kinds))
+	for k, kind := range kinds {
+		var s []float64
+		for _, c := range cals {
+			s = append(s, c.Durations()[kind])
+		}
+		local[k] = median(s)
+	}
+	return local, nil
+}
+
+// rankMean averages per-kind values over the ranks that have one (has[k]
+// false or value <= 0: none; has nil: all ranks have every value), in
+// nanoseconds.
+func rankMean(w comm.Comm, kinds []string, v []float64, has []bool) (config.Durations, error) {
+	buf := make([]int64, 2*len(kinds))
+	for k := range kinds {
+		if (has == nil || has[k]) && v[k] > 0 {
+			buf[2*k] = int64(math.Round(v[k] * 1e9))
+			buf[2*k+1] = 1
+		}
+	}
+	if err := w.AllreduceSum(buf); err != nil {
+		return nil, err
+	}
+	d := config.Durations{}
+	for k, kind := range kinds {
+		if buf[2*k+1] > 0 && buf[2*k] > 0 {
+			d[kind] = float64(buf[2*k]) * 1e-9 / float64(buf[2*k+1])
+		}
+	}
+	return d, nil
+}
+
+// simCheckSize measures and simulates one problem size.
+func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow, error) {
+	w := o.Comm
+	nt := (n + o.NB - 1) / o.NB
+	cl := config.Cluster{Nodes: w.Size(), NB: o.NB, Network: o.Network, Groups: []config.Group{{
+		Name: "this-machine", Nodes: w.Size(), CPUs: o.Workers,
+	}}}
+	plan, err := strategy.Build("bc", cl, nt, strategy.Options{})
+	if err != nil {
+		return nil, err
+	}
+	d := dataset.Grid(n, o.Seed)
+	prob := likelihood.Problem{Points: matern.Points{X: d.X, Y: d.Y}, Obs: dataset.StandardNormal(n, o.Seed), Model: likelihood.Matern}
+	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: true, Comm: w})
+	defer rt.Close()
+	lo := likelihood.Options{NB: o.NB, KeepTrace: true}
+	if w.Size() > 1 {
+		lo.Owner = plan.Fact.Owner
+	}
+	ev, err := likelihood.NewWith(prob, rt, lo)
+	if err != nil {
+		return nil, err
+	}
+	progress(fmt.Sprintf("N=%d (%d x %d tiles): %d evaluations, each after a calibration", n, nt, nt, o.Reps+1))
+	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up
+		return nil, err
+	}
+	var walls []float64
+	var events []trace.Event
+	var realMsgs int
+	var realBytes int64
+	kinds := config.TaskKinds()
+	cals := make([][]float64, len(kinds))
+	for range o.Reps {
+		// Calibrate next to each evaluation: the machine's speed drifts
+		// (shared host), and both should see the same.
+		c, err := loadedCalibration(o)
+		if err != nil {
+			return nil, err
+		}
+		for k := range kinds {
+			cals[k] = append(cals[k], c[k])
+		}
+		skip := len(ev.Events())
+		t0 := time.Now()
+		_, st, err := ev.LogLik(o.Theta)
+		wall := time.Since(t0).Seconds()
+		if err != nil {
+			return nil, err
+		}
+		realMsgs, realBytes = 0, 0
+		for _, c := range st.Comm {
+			realMsgs += c.Messages
+			realBytes += c.Bytes
+		}
+		// The evaluation lasts until its slowest rank is done.
+		slowest, err := w.AllreduceMin(-int64(math.Round(wall * 1e9)))
+		if err != nil {
+			return nil, err
+		}
+		walls = append(walls, float64(-slowest)*1e-9)
+		events = append(events, ev.Events()[skip:]...)
+	}
+	row := &SimCheckRow{N: n, Tiles: nt, Real: median(walls), RealMin: slices.Min(walls), RealMax: slices.Max(walls),
+		RealMessages: realMsgs, RealBytes: realBytes}
+
+	calMed := make([]float64, len(kinds))
+	for k := range kinds {
+		calMed[k] = median(cals[k])
+	}
+	cal, err := rankMean(w, kinds, calMed, nil)
+	if err != nil {
+		return nil, err
+	}
+	row.Calibrated = cal
+	cl.Groups[0].CPU = cal
+
+	// Busy fraction and per-kind mean durations of the real tasks, over
+	// the ranks.
+	busy := []int64{0}
+	maxFlops := map[string]float64{}
+	for _, e := range events {
+		if slices.Contains(kinds, e.Kind) { // not the messages' send and recv
+			busy[0] += e.End - e.Start
+		}
+		maxFlops[e.Kind] = max(maxFlops[e.Kind], e.Flops)
+	}
+	if err := w.AllreduceSum(busy); err != nil {
+		return nil, err
+	}
+	var wallSum float64
+	for _, x := range walls {
+		wallSum += x
+	}
+	row.RealBusy = float64(busy[0]) * 1e-9 / (wallSum * float64(w.Size()*o.Workers))
+	mean := make([]float64, len(kinds))
+	has := make([]bool, len(kinds))
+	for k, kind := range kinds {
+		var sum float64
+		var cnt int
+		for _, e := range events {
+			if e.Kind == kind && e.Flops == maxFlops[kind] {
+				sum += e.Duration()
+				cnt++
+			}
+		}
+		if cnt > 0 {
+			mean[k], has[k] = sum/float64(cnt), true
+		}
+	}
+	traced, err := rankMean(w, kinds, mean, has)
+	if err != nil {
+		return nil, err
+	}
+	for kind, v := range cal {
+		if _, ok := traced[kind]; !ok {
+			traced[kind] = v // a kind too short to be timed: the calibration's
+		}
+	}
+	row.TraceDurations = traced
+
+	// The same evaluation, simulated.
+	g, err := strategy.Record(plan, n, o.NB)
+	if err != nil {
+		return nil, err
+	}
+	simCal, err := sim.Run(g, cl, sim.Options{})
+	if err != nil {
+		return nil, err
+	}
+	cl.Groups[0].CPU = traced
+	simTr, err := sim.Run(g, cl, sim.Options{})
+	if err != nil {
+		return nil, err
+	}
+	row.SimCalibrated, row.ErrCalibrated = simCal.Makespan, simCal.Makespan/row.Real-1
+	row.SimTrace, row.ErrTrace = simTr.Makespan, simTr.Makespan/row.Real-1
+	var simBusy float64
+	for _, k := range kinds { // in a fixed order: the same sum on every rank
+		simBusy += simTr.Kinds[k].Busy
+	}
+	row.SimBusy = simBusy / (simTr.Makespan * float64(w.Size()*o.Workers))
+	row.Messages, row.Bytes = simTr.Messages, simTr.Bytes
+	return row, nil
+}

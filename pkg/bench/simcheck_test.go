@@ -1,0 +1,79 @@
+package bench
+
+import (
+	"math"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/kernels"
+)
+
+// TestSimCheckRanks runs the simulator check on 1 and on 2 in-process
+// ranks: every rank returns the same result, the simulated evaluation
+// sends exactly the messages and bytes the real one sent (the recorded
+// graph is the real run's), one rank sends none, and the reported errors
+// are those of the reported times.
+func TestSimCheckRanks(t *testing.T) {
+	kernels.DefaultThreads().SetThreads(1)
+	for _, ranks := range []int{1, 2} {
+		g := comm.NewGroup(ranks)
+		res := make([]*SimCheckResult, ranks)
+		errs := make([]error, ranks)
+		var wg sync.WaitGroup
+		for r := range ranks {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res[r], errs[r] = SimCheck(SimCheckOptions{N: []int{192, 250}, NB: 64, Workers: 1, Reps: 2, CalReps: 1,
+					Theta: []float64{1, 0.1, 0.73}, Seed: 3, Comm: g.Endpoint(r),
+					Network: config.Network{Bandwidth: 4e9, Latency: 1.5e-6}})
+			}()
+		}
+		wg.Wait()
+		for r, err := range errs {
+			if err != nil {
+				t.Fatalf("%d ranks, rank %d: %v", ranks, r, err)
+			}
+		}
+		for r := 1; r < ranks; r++ {
+			if !reflect.DeepEqual(res[r], res[0]) {
+				t.Errorf("%d ranks: rank %d's result differs from rank 0's:\n%+v\n%+v", ranks, r, res[r], res[0])
+			}
+		}
+		rs := res[0]
+		if rs.Ranks != ranks || len(rs.Rows) != 2 || rs.Rows[0].Tiles != 3 || rs.Rows[1].Tiles != 4 {
+			t.Fatalf("%d ranks: result %+v", ranks, rs)
+		}
+		for _, row := range rs.Rows {
+			if row.Messages != row.RealMessages || row.Bytes != row.RealBytes {
+				t.Errorf("%d ranks, N=%d: simulated %d messages %d bytes, real %d messages %d bytes",
+					ranks, row.N, row.Messages, row.Bytes, row.RealMessages, row.RealBytes)
+			}
+			if (row.Bytes > 0) != (ranks > 1) {
+				t.Errorf("%d ranks, N=%d: %d bytes sent", ranks, row.N, row.Bytes)
+			}
+			if !(row.RealMin <= row.Real && row.Real <= row.RealMax && row.RealMin > 0) {
+				t.Errorf("N=%d: real %g not within [%g, %g]", row.N, row.Real, row.RealMin, row.RealMax)
+			}
+			if !(row.RealBusy > 0 && row.RealBusy <= 1+1e-9 && row.SimBusy > 0 && row.SimBusy <= 1+1e-9) {
+				t.Errorf("N=%d: busy fractions real %g, simulated %g", row.N, row.RealBusy, row.SimBusy)
+			}
+			for _, c := range []struct{ sim, err float64 }{{row.SimCalibrated, row.ErrCalibrated}, {row.SimTrace, row.ErrTrace}} {
+				if !(c.sim > 0) || math.Abs(c.err-(c.sim/row.Real-1)) > 1e-12 {
+					t.Errorf("N=%d: simulated %g s, error %g, real %g s", row.N, c.sim, c.err, row.Real)
+				}
+			}
+			for _, k := range []string{"dcmg", "potrf", "trsm", "syrk", "gemm"} {
+				if !(row.TraceDurations[k] > 0) || !(row.Calibrated[k] > 0) {
+					t.Errorf("N=%d: %s durations traced %g, calibrated %g", row.N, k, row.TraceDurations[k], row.Calibrated[k])
+				}
+			}
+		}
+	}
+	if _, err := SimCheck(SimCheckOptions{N: []int{100}, NB: 0, Workers: 1, Reps: 1, CalReps: 1, Theta: []float64{1, 0.1, 0.5}, Comm: comm.Self{}}); err == nil {
+		t.Error("nb = 0 accepted")
+	}
+}
