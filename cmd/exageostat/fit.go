@@ -440,7 +440,7 @@ func metricName(m matern.Metric) string {
 func owners(cl config.Cluster, n, nb int, excludeCPUOnly bool) (fact, gen tile.OwnerFunc, name string, err error) {
 	nt := tile.NewLayout(n, nb).NT
 	fp, gp := cl.Phases()
-	if fp.Distribution == "lp" || fp.Distribution == "bc-fast" {
+	if config.Derived(fp.Distribution) {
 		p, err := strategy.Build(fp.Distribution, cl, nt, strategy.Options{ExcludeCPUOnly: excludeCPUOnly})
 		if err != nil {
 			return nil, nil, "", err

@@ -196,7 +196,7 @@ func (c Cluster) Validate(file string) error {
 	if err := fact.validate(file, "", c.Nodes, groups); err != nil {
 		return err
 	}
-	if derived(fact.Distribution) && gen.Distribution != fact.Distribution {
+	if Derived(fact.Distribution) && gen.Distribution != fact.Distribution {
 		return &Error{File: file, Key: "generation.distribution",
 			Msg: fmt.Sprintf("%q sets the generation distribution itself; leave [generation] out", fact.Distribution)}
 	}
@@ -290,15 +290,15 @@ func (c Cluster) validateGroups(file string) error {
 	return nil
 }
 
-// derived reports whether distribution name is computed from the node
+// Derived reports whether distribution name is computed from the node
 // groups (lp, bc-fast) rather than given by its keys.
-func derived(name string) bool { return name == "lp" || name == "bc-fast" }
+func Derived(name string) bool { return name == "lp" || name == "bc-fast" }
 
 func (p Phase) validate(file, prefix string, nodes int, groups bool) error {
 	bad := func(key, format string, a ...any) error {
 		return &Error{File: file, Key: prefix + key, Msg: fmt.Sprintf(format, a...)}
 	}
-	if derived(p.Distribution) {
+	if Derived(p.Distribution) {
 		switch {
 		case !groups:
 			return bad("distribution", `%q is computed from the node groups: it needs the [[group]] tables of a cluster file (fit: the cluster key or --cluster)`, p.Distribution)
