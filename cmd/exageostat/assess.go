@@ -90,8 +90,8 @@ func assess(ev *likelihood.Evaluator, theta []float64, o assessOptions, out *ass
 		mspe, cov := predict.Score(o.test.Obs, r.Z, r.Var)
 		out.Holdout, out.MSPE, out.Coverage, out.PredSecs = o.test.Len(), &mspe, &cov, r.Seconds
 	}
-	if o.stderr && o.write {
-		f, err := predict.FisherInfo(p, theta, o.free, o.workers)
+	if o.stderr {
+		f, err := predict.FisherInfo(ev, theta, o.free)
 		if err != nil {
 			return fmt.Errorf("standard errors: %w", err)
 		}
@@ -104,8 +104,8 @@ func assess(ev *likelihood.Evaluator, theta []float64, o assessOptions, out *ass
 		}
 		out.Fisher, out.FisherOf = f.Info, f.Params
 	}
-	if o.trueTheta != nil && o.test != nil && o.write {
-		e, err := predict.MLOEMMOM(p, points(o.test), o.trueTheta, theta, o.workers)
+	if o.trueTheta != nil && o.test != nil {
+		e, err := predict.MLOEMMOM(ev, points(o.test), o.trueTheta, theta)
 		if err != nil {
 			return fmt.Errorf("MLOE/MMOM: %w", err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/kind"
 )
 
 // Bounds of bench simulator's flags.
@@ -121,7 +122,7 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 	fmt.Fprintln(w, "task durations, ms (calibrated / mean of the real tasks):")
 	for _, row := range r.Rows {
 		fmt.Fprintf(w, "%7d", row.N)
-		for _, k := range []string{"dcmg", "potrf", "trsm", "syrk", "gemm"} {
+		for _, k := range []string{kind.Dcmg, kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm} {
 			fmt.Fprintf(w, "  %s %.2f/%.2f", k, 1e3*row.Calibrated[k], 1e3*row.TraceDurations[k])
 		}
 		fmt.Fprintln(w)

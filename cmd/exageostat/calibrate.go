@@ -14,6 +14,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/atomicfile"
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/kind"
 )
 
 // The network between ranks on one machine (shared memory), from
@@ -43,7 +44,7 @@ func newCalibrateCmd() *cobra.Command {
 		Use:   "calibrate",
 		Short: "Measure the duration of one task of each kind on one core, as a cluster file's [[group]]",
 		Long: `Measures, on this machine's CPU, the median duration of one task of each kind of
-a likelihood evaluation (dcmg, zcpy, potrf, trtri, trsm, syrk, gemm, det, trsv,
+a likelihood evaluation (dcmg, zcpy, potrf, trtri, trmm, syrk, gemm, det, trsv,
 gemv, geadd, dot) on full --nb x --nb tiles, running the same tile kernels as
 the real tasks on one thread (BLAS single-threaded, one task per worker): one
 untimed call, then --reps timed samples. dcmg generates an off-diagonal Matérn
@@ -159,7 +160,7 @@ func calibrationTOML(cal *bench.Calibration, cpus int, cf *calibrateFlags) strin
 	for _, k := range cal.Kinds {
 		var note string
 		switch {
-		case k.Kind == "dcmg":
+		case k.Kind == kind.Dcmg:
 			note = fmt.Sprintf("%.0f entries, %.1f M entries/s", k.Flops, k.Flops/k.Seconds*1e-6)
 		case k.Gflops > 0:
 			note = fmt.Sprintf("%.2f GFLOP/s", k.Gflops)

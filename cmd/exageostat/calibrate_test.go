@@ -40,7 +40,7 @@ func TestCalibrate(t *testing.T) {
 		}
 	}
 	// Sanity relations between kernels of known flop counts (2 nb^3 for
-	// gemm, nb^3 for syrk and trsm, nb^3/3 for potrf and trtri), loose
+	// gemm, nb^3 for syrk and trmm, nb^3/3 for potrf and trtri), loose
 	// enough for a noisy shared machine. potrf and trtri run well below
 	// the gemm rate on small tiles (at nb = 128, trtri is mostly
 	// LAPACK's unblocked dtrtri: 1.4 x faster than gemm for 6 x fewer
@@ -51,7 +51,7 @@ func TestCalibrate(t *testing.T) {
 		}
 	}
 	within("gemm/syrk", d["gemm"]/d["syrk"], 2, 3)
-	within("gemm/trsm", d["gemm"]/d["trsm"], 2, 3)
+	within("gemm/trmm", d["gemm"]/d["trmm"], 2, 3)
 	if !(d["potrf"] < d["gemm"]) || !(d["trtri"] < 3*d["gemm"]) || !(d["gemv"] < d["gemm"]/4) || !(d["trsv"] < d["gemm"]/4) {
 		t.Errorf("potrf, trtri, gemv, trsv too slow against gemm: %v", d)
 	}

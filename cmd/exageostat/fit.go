@@ -512,7 +512,7 @@ func simulateDefault(cfg *config.Fit, model likelihood.Model, rt *runtime.Runtim
 			return nil, &inputError{err}
 		}
 	}
-	z, err := likelihood.Simulate(p, cfg.Theta, dataset.StandardNormal(cfg.N, cfg.Seed), rt, o)
+	z, err := likelihood.Simulate(p, cfg.Theta, dataset.StandardNormal(cfg.N, cfg.Seed), rt, o, -1)
 	if err != nil {
 		return nil, err
 	}

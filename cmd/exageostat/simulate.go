@@ -61,7 +61,7 @@ normal, both from --seed. Writes CSV with the header x,y,z.`,
 			rt := runtime.New(runtime.Options{Workers: workers})
 			defer rt.Close()
 			p := likelihood.Problem{Points: matern.Points{X: d.X, Y: d.Y}, Metric: matern.Euclidean, Model: model, Nugget: nugget}
-			z, err := likelihood.Simulate(p, theta, dataset.StandardNormal(n, seed), rt, likelihood.Options{NB: nb})
+			z, err := likelihood.Simulate(p, theta, dataset.StandardNormal(n, seed), rt, likelihood.Options{NB: nb}, 0)
 			if err != nil {
 				return err
 			}

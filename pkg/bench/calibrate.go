@@ -10,6 +10,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/matern"
 )
 
@@ -82,7 +83,7 @@ type calKind struct {
 //	       2 NB points uniform in the unit square
 //	potrf  Dpotrf of an exponential covariance tile
 //	trtri  kernels.LowerInverse of its factor
-//	trsm   Dtrmm(Right, Lower, Trans, NonUnit) by that inverse
+//	trmm   Dtrmm(Right, Lower, Trans, NonUnit) by that inverse
 //	syrk   Dsyrk(Lower, NoTrans), gemm Dgemm(NoTrans, Trans)
 //	trsv   Dtrsv(Lower, NoTrans, NonUnit), gemv Dgemv(NoTrans), geadd Dgeadd
 //	det    sum of the logs of the factor's diagonal
@@ -143,46 +144,46 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 	var sink float64
 
 	kinds := map[string]calKind{
-		"dcmg": {flops: fnb * fnb, repeat: true, run: func() {
+		kind.Dcmg: {flops: fnb * fnb, repeat: true, run: func() {
 			matern.FillTile(k, 0, matern.Euclidean, pts, 0, nb, pts, nb, nb, false, work, nb)
 		}},
-		"zcpy": {repeat: true, run: func() { copy(z, zsrc) }},
-		"potrf": {flops: fnb*fnb*fnb/3 + fnb*fnb/2 + fnb/6,
+		kind.Zcpy: {repeat: true, run: func() { copy(z, zsrc) }},
+		kind.Potrf: {flops: fnb*fnb*fnb/3 + fnb*fnb/2 + fnb/6,
 			setup: func() { copy(work, spd) },
 			run:   func() { kern.Dpotrf(nb, work, nb) }},
-		"trtri": {flops: fnb * fnb * fnb / 3,
+		kind.Trtri: {flops: fnb * fnb * fnb / 3,
 			setup: func() { lowerCopy(work) },
 			run:   func() { kernels.LowerInverse(kern, nb, work, nb) }},
-		"trsm": {flops: fnb * fnb * fnb,
+		kind.Trmm: {flops: fnb * fnb * fnb,
 			setup: func() { copy(work, a) },
 			run: func() {
 				kern.Dtrmm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, nb, nb, 1, inv, nb, work, nb)
 			}},
-		"syrk": {flops: fnb * fnb * (fnb + 1), repeat: true,
+		kind.Syrk: {flops: fnb * fnb * (fnb + 1), repeat: true,
 			setup: func() { copy(c, pristineC) },
 			run:   func() { kern.Dsyrk(blas.Lower, blas.NoTrans, nb, nb, -1, a, nb, 1, c, nb) }},
-		"gemm": {flops: 2 * fnb * fnb * fnb, repeat: true,
+		kind.Gemm: {flops: 2 * fnb * fnb * fnb, repeat: true,
 			setup: func() { copy(c, pristineC) },
 			run: func() {
 				kern.Dgemm(blas.NoTrans, blas.Trans, nb, nb, nb, -1, a, nb, b, nb, 1, c, nb)
 			}},
-		"det": {flops: fnb, repeat: true, run: func() {
+		kind.Det: {flops: fnb, repeat: true, run: func() {
 			var s float64
 			for i := range nb {
 				s += math.Log(factor[i+i*nb])
 			}
 			sink += s
 		}},
-		"trsv": {flops: fnb * fnb,
+		kind.Trsv: {flops: fnb * fnb,
 			setup: func() { copy(z, zsrc) },
 			run:   func() { kern.Dtrsv(blas.Lower, blas.NoTrans, blas.NonUnit, nb, factor, nb, z, 1) }},
-		"gemv": {flops: 2 * fnb * fnb, repeat: true,
+		kind.Gemv: {flops: 2 * fnb * fnb, repeat: true,
 			setup: func() { copy(g, zsrc) },
 			run:   func() { kern.Dgemv(blas.NoTrans, nb, nb, 1, factor, nb, zsrc, 1, 1, g, 1) }},
-		"geadd": {flops: fnb, repeat: true,
+		kind.Geadd: {flops: fnb, repeat: true,
 			setup: func() { copy(z, zsrc) },
 			run:   func() { kern.Dgeadd(nb, 1, -1, g, nb, 1, z, nb) }},
-		"dot": {flops: 2 * fnb, repeat: true, run: func() { sink += kern.Ddot(nb, zsrc, 1, zsrc, 1) }},
+		kind.Dot: {flops: 2 * fnb, repeat: true, run: func() { sink += kern.Ddot(nb, zsrc, 1, zsrc, 1) }},
 	}
 	for _, name := range config.TaskKinds() {
 		ck, ok := kinds[name]
@@ -191,13 +192,13 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 		}
 		ck.kind = name
 		kt := measure(ck, o.Reps, o.MinSample)
-		if kt.Flops > 0 && name != "dcmg" {
+		if kt.Flops > 0 && name != kind.Dcmg {
 			kt.Gflops = kt.Flops / kt.Seconds * 1e-9
 		}
 		res.Kinds = append(res.Kinds, kt)
 		rate := ""
 		switch {
-		case name == "dcmg":
+		case name == kind.Dcmg:
 			rate = fmt.Sprintf("  (%.1f M entries/s)", kt.Flops/kt.Seconds*1e-6)
 		case kt.Gflops > 0:
 			rate = fmt.Sprintf("  (%.2f GFLOP/s)", kt.Gflops)

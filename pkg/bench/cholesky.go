@@ -77,9 +77,9 @@ func CholeskyBench(o CholeskyOptions) (*CholeskyResult, error) {
 	n := o.N
 	pristine := ExpCovariance(n, 0.1, o.Seed, o.Workers)
 	work := make([]float64, n*n)
-	a := tile.NewSym(n, o.NB, nil)
 	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: o.Trace})
 	defer rt.Close()
+	a := tile.NewSym(rt, n, o.NB, nil)
 	flops := cholesky.Flops(n)
 
 	thr.SetThreads(o.Workers)
@@ -90,10 +90,13 @@ func CholeskyBench(o CholeskyOptions) (*CholeskyResult, error) {
 
 	for rep := 0; rep < o.Reps; rep++ {
 		a.FromDense(pristine, n)
+		if err := rt.Wait(); err != nil {
+			return nil, err
+		}
 		thr.SetThreads(1)
 		rt.Events()
 		t0 := time.Now()
-		cholesky.Submit(rt, a, kern)
+		cholesky.Submit(a, kern)
 		if err := rt.Wait(); err != nil {
 			return nil, err
 		}
@@ -121,14 +124,15 @@ func CholeskyBench(o CholeskyOptions) (*CholeskyResult, error) {
 	res.DgemmRatio = res.Gflops / res.DgemmGflops
 	if o.Check {
 		thr.SetThreads(1)
-		r, err := Residual(rt, kern, pristine, a)
+		r, err := Residual(kern, pristine, a)
 		if err != nil {
 			return nil, err
 		}
 		res.Residual = r
-		l := tile.NewSym(n, o.NB, nil)
+		a.Invalidate()
+		l := tile.NewSym(rt, n, o.NB, nil)
 		l.FromDense(work, n)
-		if r, err = Residual(rt, kern, pristine, l); err != nil {
+		if r, err = Residual(kern, pristine, l); err != nil {
 			return nil, err
 		}
 		res.LapackResid = r
@@ -138,7 +142,7 @@ func CholeskyBench(o CholeskyOptions) (*CholeskyResult, error) {
 }
 
 func taskCount(nt int) int {
-	// potrf + trtri + trsm + syrk + gemm
+	// potrf + trtri + trmm + syrk + gemm
 	return nt + (nt - 1) + nt*(nt-1)/2 + nt*(nt-1)/2 + nt*(nt-1)*(nt-2)/6
 }
 
@@ -200,8 +204,9 @@ func dgemmRate(kern kernels.Impl, n, reps int) float64 {
 
 // Residual returns ||A - L L^T||_F / ||A||_F, where A is the lower triangle
 // of the column-major matrix a (order l.N) and L the lower factor held in the
-// tiles of l. It runs as one task per lower tile on rt.
-func Residual(rt *runtime.Runtime, kern kernels.Impl, a []float64, l *tile.Sym) (float64, error) {
+// tiles of l. It runs as one task per lower tile on l's runtime.
+func Residual(kern kernels.Impl, a []float64, l *tile.Sym) (float64, error) {
+	rt := l.Runtime()
 	n, nt := l.N, l.NT
 	sums := make([]float64, nt*(nt+1)/2) // ||R(m,n)||^2 per tile, off-diagonal tiles counted twice
 	norms := make([]float64, nt*(nt+1)/2)
@@ -210,15 +215,23 @@ func Residual(rt *runtime.Runtime, kern kernels.Impl, a []float64, l *tile.Sym) 
 		for c := 0; c <= m; c++ {
 			i := idx
 			idx++
+			// Accesses: L(m,0..c), then L(c,0..c-1) when c != m.
 			acc := []runtime.Access{}
 			for k := 0; k <= c; k++ {
 				acc = append(acc, runtime.Access{H: l.Handle(m, k), Mode: runtime.R})
-				if c != m {
+			}
+			if c != m {
+				for k := 0; k <= c; k++ {
 					acc = append(acc, runtime.Access{H: l.Handle(c, k), Mode: runtime.R})
 				}
 			}
 			rt.Submit(runtime.Task{Kind: "residual", Tile: [3]int{m, c, -1}, Access: acc,
-				Run: func(runtime.Context) error {
+				Run: func(ctx runtime.Context) error {
+					lm := func(k int) []float64 { return ctx.Dense(k) } // L(m,k)
+					lc := lm                                              // L(c,k)
+					if c != m {
+						lc = func(k int) []float64 { return ctx.Dense(c + 1 + k) }
+					}
 					mb, nb := l.Rows(m), l.Rows(c)
 					r := make([]float64, mb*nb)
 					for j := 0; j < nb; j++ {
@@ -227,17 +240,16 @@ func Residual(rt *runtime.Runtime, kern kernels.Impl, a []float64, l *tile.Sym) 
 					norms[i] = symSumSq(r, mb, nb, m == c)
 					// Lower-triangular copy of the diagonal factor tile L(c,c).
 					lcc := make([]float64, nb*nb)
-					src := l.Tile(c, c)
+					src := lc(c)
 					for j := 0; j < nb; j++ {
 						copy(lcc[j*nb+j:(j+1)*nb], src[j*nb+j:(j+1)*nb])
 					}
 					for k := 0; k < c; k++ {
-						kern.Dgemm(blas.NoTrans, blas.Trans, mb, nb, l.Rows(k), -1, l.Tile(m, k), mb,
-							l.Tile(c, k), nb, 1, r, mb)
+						kern.Dgemm(blas.NoTrans, blas.Trans, mb, nb, l.Rows(k), -1, lm(k), mb, lc(k), nb, 1, r, mb)
 					}
 					lmc := lcc
 					if m != c {
-						lmc = l.Tile(m, c)
+						lmc = lm(c)
 					}
 					kern.Dgemm(blas.NoTrans, blas.Trans, mb, nb, nb, -1, lmc, mb, lcc, nb, 1, r, mb)
 					sums[i] = symSumSq(r, mb, nb, m == c)

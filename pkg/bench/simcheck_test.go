@@ -9,6 +9,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/kind"
 )
 
 // TestSimCheckRanks runs the simulator check on 1 and on 2 in-process
@@ -66,7 +67,7 @@ func TestSimCheckRanks(t *testing.T) {
 					t.Errorf("N=%d: simulated %g s, error %g, real %g s", row.N, c.sim, c.err, row.Real)
 				}
 			}
-			for _, k := range []string{"dcmg", "potrf", "trsm", "syrk", "gemm"} {
+			for _, k := range []string{kind.Dcmg, kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm} {
 				if !(row.TraceDurations[k] > 0) || !(row.Calibrated[k] > 0) {
 					t.Errorf("N=%d: %s durations traced %g, calibrated %g", row.N, k, row.TraceDurations[k], row.Calibrated[k])
 				}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
 )
@@ -57,17 +58,21 @@ func TestFactorMatchesDense(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/n=%d/w=%d", kern.Name(), n, workers), func(t *testing.T) {
 					a := spd(n, uint64(n))
 					ref := denseFactor(t, a, n)
-					s := tile.NewSym(n, nb, nil)
-					s.FromDense(a, n)
 					rt := runtime.New(runtime.Options{Workers: workers})
 					defer rt.Close()
-					if err := Factor(rt, s, kern); err != nil {
+					s := tile.NewSym(rt, n, nb, nil)
+					s.FromDense(a, n)
+					if err := Factor(s, kern); err != nil {
+						t.Fatal(err)
+					}
+					got := make([]float64, n*n)
+					if err := s.ToDense(got, n); err != nil {
 						t.Fatal(err)
 					}
 					var maxErr, norm float64
 					for i := 0; i < n; i++ {
 						for j := 0; j <= i; j++ {
-							maxErr = math.Max(maxErr, math.Abs(s.At(i, j)-ref.At(i, j)))
+							maxErr = math.Max(maxErr, math.Abs(got[i+j*n]-ref.At(i, j)))
 							norm = math.Max(norm, math.Abs(ref.At(i, j)))
 						}
 					}
@@ -85,15 +90,17 @@ func TestFactorBitwiseIndependentOfWorkers(t *testing.T) {
 	a := spd(n, 11)
 	var first []float64
 	for _, workers := range []int{1, 2, 8} {
-		s := tile.NewSym(n, nb, nil)
-		s.FromDense(a, n)
 		rt := runtime.New(runtime.Options{Workers: workers})
-		if err := Factor(rt, s, kernels.Default()); err != nil {
+		s := tile.NewSym(rt, n, nb, nil)
+		s.FromDense(a, n)
+		if err := Factor(s, kernels.Default()); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, n*n)
+		if err := s.ToDense(got, n); err != nil {
 			t.Fatal(err)
 		}
 		rt.Close()
-		got := make([]float64, n*n)
-		s.ToDense(got, n)
 		if first == nil {
 			first = got
 			continue
@@ -118,11 +125,11 @@ func TestNotPositiveDefinite(t *testing.T) {
 					a[i+col*n], a[col+i*n] = 0, 0
 				}
 				a[col+col*n] = -1
-				s := tile.NewSym(n, nb, nil)
-				s.FromDense(a, n)
 				rt := runtime.New(runtime.Options{Workers: 2})
 				defer rt.Close()
-				err := Factor(rt, s, kern)
+				s := tile.NewSym(rt, n, nb, nil)
+				s.FromDense(a, n)
+				err := Factor(s, kern)
 				var npd *NotPosDefError
 				if !errors.As(err, &npd) {
 					t.Fatalf("got %v, want NotPosDefError", err)
@@ -143,16 +150,16 @@ func TestNotPositiveDefinite(t *testing.T) {
 func TestFlops(t *testing.T) {
 	// Sum of the task flop counts equals n^3/3 + n^2/2 + n/6 when nb divides n.
 	const n, nb = 96, 16
-	s := tile.NewSym(n, nb, nil)
 	rt := runtime.New(runtime.Options{Workers: 1, Trace: true})
 	defer rt.Close()
+	s := tile.NewSym(rt, n, nb, nil)
 	s.FromDense(spd(n, 1), n)
-	if err := Factor(rt, s, kernels.Default()); err != nil {
+	if err := Factor(s, kernels.Default()); err != nil {
 		t.Fatal(err)
 	}
 	var sum float64
 	for _, e := range rt.Events() {
-		if e.Kind != "trtri" { // the inverse of the diagonal blocks is extra work by design
+		if e.Kind != kind.Trtri { // the inverse of the diagonal blocks is extra work by design
 			sum += e.Flops
 		}
 	}

@@ -24,8 +24,11 @@ type Comm interface {
 	Size() int
 	// Isend starts sending buf to rank dst with the given tag.
 	Isend(buf []float64, dst, tag int) (Request, error)
-	// Irecv starts receiving len(buf) values from rank src with the given tag.
+	// Irecv starts receiving at most len(buf) values from rank src with
+	// the given tag.
 	Irecv(buf []float64, src, tag int) (Request, error)
+	// Received returns the number of values a completed Irecv received.
+	Received(Request) int
 	// Test checks reqs (nil entries are ignored) and appends to done the
 	// indices of the requests that have completed since they were posted
 	// (each index is reported once; the caller drops the request).
@@ -38,6 +41,9 @@ type Comm interface {
 	AllreduceSum(x []int64) error
 	// Bcast returns root's b on every rank.
 	Bcast(root int, b []byte) ([]byte, error)
+	// Gather returns, on root, every rank's b in rank order (nil on the
+	// other ranks).
+	Gather(root int, b []byte) ([][]byte, error)
 	// Abort ends every rank of the communicator with the exit code.
 	Abort(code int)
 }
@@ -57,6 +63,12 @@ func (Self) Isend([]float64, int, int) (Request, error) { return nil, errNoPeer 
 
 // Irecv fails: a single rank has nobody to receive from.
 func (Self) Irecv([]float64, int, int) (Request, error) { return nil, errNoPeer }
+
+// Received returns 0.
+func (Self) Received(Request) int { return 0 }
+
+// Gather returns [b].
+func (Self) Gather(_ int, b []byte) ([][]byte, error) { return [][]byte{b}, nil }
 
 // Test reports nothing done.
 func (Self) Test(_ []Request, done []int) ([]int, error) { return done, nil }

@@ -38,6 +38,7 @@ type groupReq struct {
 	done     atomic.Bool
 	src, tag int
 	buf      []float64
+	n        int // values received
 }
 
 // NewGroup returns a communicator of size ranks; Endpoint(r) is rank r's.
@@ -77,10 +78,10 @@ func (e *endpoint) Isend(buf []float64, dst, tag int) (Request, error) {
 	defer b.mu.Unlock()
 	for i, r := range b.posted {
 		if r.src == e.rank && r.tag == tag {
-			if len(r.buf) != len(buf) {
+			if len(r.buf) < len(buf) {
 				return nil, fmt.Errorf("comm: message of %d values for a receive of %d (tag %d)", len(buf), len(r.buf), tag)
 			}
-			copy(r.buf, buf)
+			r.n = copy(r.buf, buf)
 			r.done.Store(true)
 			b.posted = append(b.posted[:i], b.posted[i+1:]...)
 			return doneReq(), nil
@@ -106,10 +107,10 @@ func (e *endpoint) Irecv(buf []float64, src, tag int) (Request, error) {
 	r := &groupReq{src: src, tag: tag, buf: buf}
 	for i, m := range b.arrived {
 		if m.src == src && m.tag == tag {
-			if len(m.data) != len(buf) {
+			if len(m.data) > len(buf) {
 				return nil, fmt.Errorf("comm: message of %d values for a receive of %d (tag %d)", len(m.data), len(buf), tag)
 			}
-			copy(buf, m.data)
+			r.n = copy(buf, m.data)
 			r.done.Store(true)
 			b.arrived = append(b.arrived[:i], b.arrived[i+1:]...)
 			return r, nil
@@ -118,6 +119,8 @@ func (e *endpoint) Irecv(buf []float64, src, tag int) (Request, error) {
 	b.posted = append(b.posted, r)
 	return r, nil
 }
+
+func (e *endpoint) Received(q Request) int { return q.(*groupReq).n }
 
 func (e *endpoint) Test(reqs []Request, done []int) ([]int, error) {
 	for i, q := range reqs {
@@ -178,6 +181,18 @@ func (e *endpoint) Bcast(root int, b []byte) ([]byte, error) {
 	}
 	all := e.g.exchange(e.rank, v)
 	return append([]byte(nil), all[root].([]byte)...), nil
+}
+
+func (e *endpoint) Gather(root int, b []byte) ([][]byte, error) {
+	all := e.g.exchange(e.rank, append([]byte(nil), b...))
+	if e.rank != root {
+		return nil, nil
+	}
+	out := make([][]byte, len(all))
+	for i, v := range all {
+		out[i] = v.([]byte)
+	}
+	return out, nil
 }
 
 func (e *endpoint) Abort(code int) { e.g.aborted.CompareAndSwap(0, int64(code)+1) }

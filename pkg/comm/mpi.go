@@ -13,8 +13,24 @@ static int xs_isend(double *buf, int n, int dst, int tag, MPI_Request *req) {
 static int xs_irecv(double *buf, int n, int src, int tag, MPI_Request *req) {
 	return MPI_Irecv(buf, n, MPI_DOUBLE, src, tag, MPI_COMM_WORLD, req);
 }
-static int xs_testsome(int n, MPI_Request *reqs, int *outcount, int *idx) {
-	return MPI_Testsome(n, reqs, outcount, idx, MPI_STATUSES_IGNORE);
+static int xs_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, int *counts) {
+	MPI_Status *st = malloc((n > 0 ? n : 1) * sizeof(MPI_Status));
+	int rc = MPI_Testsome(n, reqs, outcount, idx, st);
+	if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED) {
+		for (int i = 0; i < *outcount; i++) {
+			int c = 0;
+			MPI_Get_count(&st[i], MPI_DOUBLE, &c);
+			counts[i] = c;
+		}
+	}
+	free(st);
+	return rc;
+}
+static int xs_gather_sizes(long long n, long long *all, int root) {
+	return MPI_Gather(&n, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD);
+}
+static int xs_gatherv(void *buf, int n, void *out, int *counts, int *displs, int root) {
+	return MPI_Gatherv(buf, n, MPI_BYTE, out, counts, displs, MPI_BYTE, root, MPI_COMM_WORLD);
 }
 static MPI_Request xs_null(void) { return MPI_REQUEST_NULL; }
 static int xs_tag_ub(void) {
@@ -84,6 +100,7 @@ type mpiComm struct {
 	tagUB      int
 	reqs       *C.MPI_Request // scratch arrays for Testsome, grown on demand
 	idx        *C.int
+	counts     *C.int
 	capacity   int
 }
 
@@ -93,6 +110,7 @@ type mpiComm struct {
 type mpiReq struct {
 	r   C.MPI_Request
 	buf []float64
+	n   int // values received (receives)
 }
 
 func mpiErr(code C.int, what string) error {
@@ -142,13 +160,16 @@ func (c *mpiComm) Test(reqs []Request, done []int) ([]int, error) {
 		if c.reqs != nil {
 			C.free(unsafe.Pointer(c.reqs))
 			C.free(unsafe.Pointer(c.idx))
+			C.free(unsafe.Pointer(c.counts))
 		}
 		c.capacity = 2 * n
 		c.reqs = (*C.MPI_Request)(C.malloc(C.size_t(c.capacity) * C.size_t(unsafe.Sizeof(C.MPI_Request(C.xs_null())))))
 		c.idx = (*C.int)(C.malloc(C.size_t(c.capacity) * C.size_t(unsafe.Sizeof(C.int(0)))))
+		c.counts = (*C.int)(C.malloc(C.size_t(c.capacity) * C.size_t(unsafe.Sizeof(C.int(0)))))
 	}
 	rs := unsafe.Slice(c.reqs, n)
 	ix := unsafe.Slice(c.idx, n)
+	cs := unsafe.Slice(c.counts, n)
 	for i, q := range reqs {
 		if q == nil {
 			rs[i] = C.xs_null()
@@ -157,7 +178,7 @@ func (c *mpiComm) Test(reqs []Request, done []int) ([]int, error) {
 		}
 	}
 	var out C.int
-	if err := mpiErr(C.xs_testsome(C.int(n), c.reqs, &out, c.idx), "MPI_Testsome"); err != nil {
+	if err := mpiErr(C.xs_testsome(C.int(n), c.reqs, &out, c.idx, c.counts), "MPI_Testsome"); err != nil {
 		return done, err
 	}
 	if out == C.MPI_UNDEFINED {
@@ -165,10 +186,52 @@ func (c *mpiComm) Test(reqs []Request, done []int) ([]int, error) {
 	}
 	for i := 0; i < int(out); i++ {
 		j := int(ix[i])
-		reqs[j].(*mpiReq).r = rs[j]
+		q := reqs[j].(*mpiReq)
+		q.r = rs[j]
+		q.n = int(cs[i])
 		done = append(done, j)
 	}
 	return done, nil
+}
+
+func (c *mpiComm) Received(q Request) int { return q.(*mpiReq).n }
+
+func (c *mpiComm) Gather(root int, b []byte) ([][]byte, error) {
+	sizes := make([]C.longlong, c.size)
+	if err := mpiErr(C.xs_gather_sizes(C.longlong(len(b)), &sizes[0], C.int(root)), "MPI_Gather"); err != nil {
+		return nil, err
+	}
+	var counts, displs []C.int
+	var total int
+	if c.rank == root {
+		counts, displs = make([]C.int, c.size), make([]C.int, c.size)
+		for i, s := range sizes {
+			if total+int(s) > 1<<31-1 {
+				return nil, fmt.Errorf("comm: gather of more than 2 GiB")
+			}
+			counts[i], displs[i] = C.int(s), C.int(total)
+			total += int(s)
+		}
+	} else {
+		counts, displs = make([]C.int, 1), make([]C.int, 1)
+	}
+	in := C.malloc(C.size_t(len(b) + 1))
+	defer C.free(in)
+	copy(unsafe.Slice((*byte)(in), len(b)+1), b)
+	out := C.malloc(C.size_t(total + 1))
+	defer C.free(out)
+	if err := mpiErr(C.xs_gatherv(in, C.int(len(b)), out, &counts[0], &displs[0], C.int(root)), "MPI_Gatherv"); err != nil {
+		return nil, err
+	}
+	if c.rank != root {
+		return nil, nil
+	}
+	all := unsafe.Slice((*byte)(out), total+1)
+	res := make([][]byte, c.size)
+	for i := range res {
+		res[i] = append([]byte(nil), all[displs[i]:int(displs[i])+int(counts[i])]...)
+	}
+	return res, nil
 }
 
 func (c *mpiComm) AllreduceMin(x int64) (int64, error) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/exageostat/exageostat/pkg/kind"
 )
 
 // Phase is the data distribution of one phase of the likelihood: which node
@@ -102,13 +104,27 @@ type Group struct {
 // that kind takes on one worker.
 type Durations map[string]float64
 
-// TaskKinds returns the task kinds a duration table may name, in the order
-// of one likelihood evaluation: dcmg (generate a covariance tile), zcpy
-// (copy observations), potrf, trtri (invert the diagonal factor), trsm (the
-// panel update, a multiplication by that inverse), syrk, gemm, det (log of
-// a diagonal), trsv, gemv, geadd (the local solve) and dot.
-func TaskKinds() []string {
-	return []string{"dcmg", "zcpy", "potrf", "trtri", "trsm", "syrk", "gemm", "det", "trsv", "gemv", "geadd", "dot"}
+// TaskKinds returns the task kinds a duration table may name (package
+// kind), in the order of one likelihood evaluation: dcmg (generate a
+// covariance tile), zcpy (copy observations), potrf, trtri (invert the
+// diagonal factor), trmm (the panel update, a multiplication by that
+// inverse), syrk, gemm, det (log of a diagonal), trsv, gemv, geadd (the
+// local solve) and dot.
+func TaskKinds() []string { return kind.Durations() }
+
+// oldTrsm is the name the panel update had before it was named after its
+// kernel (trmm); files that use it still load.
+const oldTrsm = "trsm"
+
+// renameOld moves a duration given under the panel update's old name to
+// its kind, unless both are given.
+func (d Durations) renameOld() {
+	if v, ok := d[oldTrsm]; ok {
+		if _, both := d[kind.Trmm]; !both {
+			d[kind.Trmm] = v
+			delete(d, oldTrsm)
+		}
+	}
 }
 
 // Link returns the bandwidth (bytes/s) and latency (s) of the links of g's
@@ -231,6 +247,8 @@ func (c Cluster) validateGroups(file string) error {
 	}
 	kinds := TaskKinds()
 	for i, g := range c.Groups {
+		g.CPU.renameOld()
+		g.GPU.renameOld()
 		key := func(k string) string { return fmt.Sprintf("group[%d].%s", i, k) }
 		if strings.TrimSpace(g.Name) == "" {
 			return bad(key("name"), "missing")
@@ -359,6 +377,10 @@ func DecodeCluster(path string) (Cluster, error) {
 	c := DefaultCluster()
 	if err := Load(path, &c); err != nil {
 		return c, err
+	}
+	for _, g := range c.Groups {
+		g.CPU.renameOld()
+		g.GPU.renameOld()
 	}
 	if len(c.Groups) > 0 {
 		var probe struct {

@@ -8,8 +8,10 @@
 // (dcmg, one task per lower tile, submitted in priority order), the tiled
 // Cholesky Sigma = L L^T, the log-determinant 2 sum log L_ii, the local
 // triangular solve w = L^-1 z (Algorithm 1) and the dot product w^T w.
-// Tile buffers are allocated once per Evaluator and reused by every
-// evaluation.
+// The runtime owns the tile buffers: each rank allocates the tiles it owns
+// (pre-allocated in the runtime's pool when the Evaluator is made) plus the
+// replicas its part of the graph reads, and reuses them from one
+// evaluation to the next.
 package likelihood
 
 import (
@@ -20,7 +22,9 @@ import (
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/cholesky"
+	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
@@ -99,7 +103,7 @@ type Problem struct {
 type Stats struct {
 	Wall     float64 // seconds, submission of the first task to the end of the last
 	Gen      float64 // busy seconds in dcmg tasks
-	Chol     float64 // busy seconds in potrf/trsm/syrk/gemm tasks
+	Chol     float64 // busy seconds in potrf/trtri/trmm/syrk/gemm tasks
 	Solve    float64 // busy seconds in trsv/gemv/geadd/det/dot tasks
 	Flops    float64 // floating-point operations of the Cholesky
 	Tasks    int
@@ -127,12 +131,12 @@ type CommStat struct {
 // of kind writer to one of kind reader.
 func Phase(writer, reader string) string {
 	switch reader {
-	case "fetch":
+	case kind.Fetch:
 		return "reduction"
-	case "trsv", "gemv", "geadd", "det", "dot", "zcpy":
+	case kind.Trsv, kind.Gemv, kind.Geadd, kind.Det, kind.Dot, kind.Zcpy:
 		return "solve"
 	}
-	if writer == "dcmg" {
+	if writer == kind.Dcmg {
 		return "redistribution"
 	}
 	return "cholesky"
@@ -181,14 +185,12 @@ type Options struct {
 	// Solve is how the local solve sums its products (default
 	// solve.Chained: the same l on any distribution).
 	Solve solve.Mode
-	// Shape allocates no covariance tiles: for a runtime that records the
-	// graph (runtime.Options.Record) of an evaluation at any N.
-	Shape bool
 }
 
 // Evaluator evaluates l(theta) for one Problem, reusing its tiles.
 type Evaluator struct {
 	p        Problem
+	opts     Options
 	genOwner tile.OwnerFunc
 	rt       *runtime.Runtime
 	kern     kernels.Impl
@@ -215,7 +217,9 @@ func New(p Problem, nb int, rt *runtime.Runtime, keepTrace bool) (*Evaluator, er
 	return NewWith(p, rt, Options{NB: nb, KeepTrace: keepTrace})
 }
 
-// NewWith returns an Evaluator of p on rt configured by o.
+// NewWith returns an Evaluator of p on rt configured by o. It registers
+// the tiles with rt and, on a runtime that runs tasks, pre-allocates in its
+// pool the tiles this rank owns.
 func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 	nb, keepTrace := o.NB, o.KeepTrace
 	n := len(p.Obs)
@@ -230,28 +234,31 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 	}
 	// Tile kernels run one per worker: BLAS must not start threads of its own.
 	kernels.DefaultThreads().SetThreads(1)
-	e := &Evaluator{p: p, rt: rt, kern: kernels.Default(), keep: keepTrace, genOwner: o.GenOwner}
+	e := &Evaluator{p: p, opts: o, rt: rt, kern: kernels.Default(), keep: keepTrace, genOwner: o.GenOwner}
 	own := o.Owner
 	if own == nil {
 		own = tile.Local
 	}
 	diag := func(m int) int { return own(m, m) }
-	if o.Shape {
-		e.sigma = tile.NewSymShape(n, nb, own)
-	} else {
-		e.sigma = tile.NewSym(n, nb, own)
-	}
-	e.z = tile.NewVector("z", n, nb, diag)
+	e.sigma = tile.NewSym(rt, n, nb, own)
+	e.z = tile.NewVector(rt, "z", n, nb, diag)
 	e.acc = solve.NewAccum(e.sigma, o.Solve)
-	e.det = solve.NewScalars("logdet", e.sigma.NT, diag)
-	e.dot = solve.NewScalars("dot", e.sigma.NT, diag)
+	e.det = solve.NewScalars(rt, "logdet", e.sigma.NT, diag)
+	e.dot = solve.NewScalars(rt, "dot", e.sigma.NT, diag)
 	e.rmax = matern.MaxDistance(p.Metric, p.Points)
 	nt := e.sigma.NT
+	counts := map[runtime.Dense]int{}
 	for m := 0; m < nt; m++ {
 		for c := 0; c <= m; c++ {
 			// Equation (2): 3 NT - (m + n)/2.
 			e.gen = append(e.gen, genTile{m, c, 3*nt - (m+c)/2})
+			if rt.Size() == 1 || own(m, c) == rt.Rank() {
+				counts[runtime.Dense{M: e.sigma.Rows(m), N: e.sigma.Rows(c)}]++
+			}
 		}
+	}
+	for f, k := range counts {
+		rt.Reserve(f, k)
 	}
 	// Generation is submitted in priority order (anti-diagonals first).
 	sort.SliceStable(e.gen, func(i, j int) bool {
@@ -280,6 +287,15 @@ func (e *Evaluator) Whitened() *tile.Vector { return e.z }
 
 // Problem returns the evaluator's problem (locations in its internal order).
 func (e *Evaluator) Problem() Problem { return e.p }
+
+// Options returns the options the evaluator was made with (KeepTrace
+// off): another evaluator of the same problem with them has the same tile
+// distribution.
+func (e *Evaluator) Options() Options {
+	o := e.opts
+	o.KeepTrace = false
+	return o
+}
 
 // Runtime returns the runtime the evaluator submits to.
 func (e *Evaluator) Runtime() *runtime.Runtime { return e.rt }
@@ -318,19 +334,12 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	rt.SetIteration(e.evals)
 	e.submitGeneration(k)
 	e.submitObservations()
-	cholesky.Submit(rt, s, e.kern)
-	// The factorisation's replicas are not read by the solve (it runs next
-	// to the tiles): drop them, as a memory-bounded run must.
-	for m := 0; m < s.NT; m++ {
-		for c := 0; c <= m; c++ {
-			rt.Flush(s.Handle(m, c))
-		}
-	}
-	solve.SubmitLogDet(rt, s, e.det)
-	solve.SubmitLocalSolve(rt, s, e.z, e.acc, e.kern)
-	solve.SubmitDot(rt, e.z, e.dot, e.kern)
-	e.det.Fetch(rt)
-	e.dot.Fetch(rt)
+	cholesky.Submit(s, e.kern)
+	solve.SubmitLogDet(s, e.det)
+	solve.SubmitLocalSolve(s, e.z, e.acc, e.kern)
+	solve.SubmitDot(e.z, e.dot, e.kern)
+	e.det.Fetch()
+	e.dot.Fetch()
 	err = rt.Wait()
 	st.Comm = CommStats(rt.Traffic())
 	st.Wall = time.Since(t0).Seconds()
@@ -338,14 +347,14 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	for _, x := range ev {
 		d := x.Duration()
 		switch x.Kind {
-		case "dcmg":
+		case kind.Dcmg:
 			st.Gen += d
-		case "potrf", "trsm", "syrk", "gemm":
+		case kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm:
 			st.Chol += d
 			st.Flops += x.Flops
-		case "trtri": // extra work of the Cholesky, not counted in its flops
+		case kind.Trtri: // extra work of the Cholesky, not counted in its flops
 			st.Chol += d
-		case "send", "recv": // messages in flight, not worker time
+		case kind.Send, kind.Recv: // messages in flight, not worker time
 		default:
 			st.Solve += d
 		}
@@ -373,22 +382,15 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 
 func (e *Evaluator) submitGeneration(k matern.Kernel) {
 	s, p := e.sigma, e.p
+	ts := insert.New(e.rt, e.kern)
 	for _, g := range e.gen {
 		m, c := g.m, g.n
-		dst, rows, cols := s.Tile(m, c), s.Rows(m), s.Rows(c)
-		r0, c0 := s.Offset(m), s.Offset(c)
-		t := runtime.Task{
-			Kind: "dcmg", Tile: [3]int{m, c, -1}, Priority: g.prio, Flops: float64(rows * cols),
-			Access: []runtime.Access{{H: s.Handle(m, c), Mode: runtime.W}},
-			Run: func(runtime.Context) error {
-				matern.FillTile(k, p.Nugget, p.Metric, p.Points, r0, rows, p.Points, c0, cols, m == c, dst, rows)
-				return nil
-			},
-		}
+		at := insert.At(m, c, -1, g.prio)
 		if e.genOwner != nil {
-			t.Pin, t.Rank = true, e.genOwner(m, c)
+			at = at.On(e.genOwner(m, c))
 		}
-		e.rt.Submit(t)
+		ts.Dcmg(at, insert.Cov{K: k, Nugget: p.Nugget, Metric: p.Metric, Rows: p.Points, Row0: s.Offset(m),
+			Cols: p.Points, Col0: s.Offset(c), Diag: m == c}, s.Handle(m, c))
 	}
 }
 
@@ -396,16 +398,16 @@ func (e *Evaluator) submitGeneration(k matern.Kernel) {
 // solve overwrites with L^-1 z.
 func (e *Evaluator) submitObservations() {
 	z := e.z
+	ts := insert.New(e.rt, e.kern)
 	for m := 0; m < z.NT; m++ {
-		dst := z.Tile(m)
-		src := e.p.Obs[z.Offset(m) : z.Offset(m)+len(dst)]
-		e.rt.Submit(runtime.Task{
-			Kind: "zcpy", Tile: [3]int{m, -1, -1}, Priority: 3 * z.NT,
-			Access: []runtime.Access{{H: z.Handle(m), Mode: runtime.W}},
-			Run: func(runtime.Context) error {
-				copy(dst, src)
-				return nil
-			},
-		})
+		ts.Zcpy(insert.At(m, -1, -1, 3*z.NT), e.p.Obs[z.Offset(m):z.Offset(m)+z.Rows(m)], z.Handle(m))
 	}
+}
+
+// Release drops the evaluator's tiles (runtime.Invalidate): their buffers
+// go back to the runtime's pool, for another evaluator or phase to reuse.
+func (e *Evaluator) Release() {
+	e.current = nil
+	e.sigma.Invalidate()
+	e.z.Invalidate()
 }

@@ -176,7 +176,7 @@ func TestSimulate(t *testing.T) {
 	}
 	rt := runtime.New(runtime.Options{Workers: 2})
 	defer rt.Close()
-	z, err := Simulate(p, theta, e, rt, Options{NB: 10})
+	z, err := Simulate(p, theta, e, rt, Options{NB: 10}, -1)
 	if err != nil {
 		t.Fatal(err)
 	}

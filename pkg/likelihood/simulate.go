@@ -6,16 +6,25 @@ import (
 	"gonum.org/v1/gonum/blas"
 
 	"github.com/exageostat/exageostat/pkg/cholesky"
+	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
 )
 
 // Simulate returns z = L e, a draw of the zero-mean Gaussian field with
 // covariance Sigma(theta) = L L^T at p's locations, for the given standard
-// normal vector e (len(e) = number of locations). p.Obs is ignored. It runs as
-// tile tasks: generation, Cholesky, and z(m) = sum_{k<=m} L(m,k) e(k), with
-// the tiles distributed by o (o.NB is the tile size).
-func Simulate(p Problem, theta []float64, e []float64, rt *runtime.Runtime, o Options) ([]float64, error) {
+// normal vector e (len(e) = number of locations, the same on every rank).
+// p.Obs is ignored. It runs as tile tasks with the tiles distributed by o
+// (o.NB is the tile size): generation, Cholesky, and
+//
+//	z(m) = sum_{c<m} L(m,c) e(c) + tril(L(m,m)) e(m),
+//
+// each product on the owner of L(m,c), the partial sum z(m) travelling
+// from one owner to the next in c order (so no factor tile moves and the
+// sum is the same on any distribution). z is returned on rank root, or on
+// every rank when root < 0 (nil elsewhere). The tiles are released before
+// it returns.
+func Simulate(p Problem, theta []float64, e []float64, rt *runtime.Runtime, o Options, root int) ([]float64, error) {
 	nb := o.NB
 	n := len(p.Points.X)
 	if len(e) != n {
@@ -27,40 +36,36 @@ func Simulate(p Problem, theta []float64, e []float64, rt *runtime.Runtime, o Op
 	if err != nil {
 		return nil, err
 	}
+	defer rt.Trim()
+	defer ev.Release()
 	k, err := p.Model.Kernel(theta, ev.rmax)
 	if err != nil {
 		return nil, err
 	}
 	ev.submitGeneration(k)
 	s := ev.sigma
-	cholesky.Submit(rt, s, ev.kern)
-	// z(m) = sum_{c<=m} L(m,c) e(c) on the owner of L(m,m); then every rank
-	// gets all of z.
-	z := tile.NewVector("zsim", n, nb, func(m int) int { return s.Handle(m, m).Owner() })
+	cholesky.Submit(s, ev.kern)
+	ts := insert.New(rt, ev.kern)
+	diag := func(m int) int { return s.Handle(m, m).Owner() }
+	z := tile.NewVector(rt, "zsim", n, nb, diag)
+	es := make([]*runtime.Handle, s.NT)
+	for c := range es {
+		es[c] = rt.RegisterReplicated(fmt.Sprintf("e(%d)", c), diag(c), e[s.Offset(c):s.Offset(c)+s.Rows(c)])
+	}
 	for m := 0; m < s.NT; m++ {
-		zm := z.Tile(m)
-		acc := make([]runtime.Access, 0, m+2)
-		acc = append(acc, runtime.Access{H: z.Handle(m), Mode: runtime.W})
-		for c := 0; c <= m; c++ {
-			acc = append(acc, runtime.Access{H: s.Handle(m, c), Mode: runtime.R})
+		for c := 0; c < m; c++ {
+			beta := 1.0
+			if c == 0 {
+				beta = 0
+			}
+			ts.Gemv(insert.At(m, c, -1, 0).On(s.Handle(m, c).Owner()), blas.NoTrans, 1, s.Handle(m, c), es[c], beta, z.Handle(m))
 		}
-		rt.Submit(runtime.Task{Kind: "trmv", Tile: [3]int{m, -1, -1}, Access: acc, Run: func(runtime.Context) error {
-			mb := s.Rows(m)
-			clear(zm)
-			for c := 0; c < m; c++ {
-				ec := e[s.Offset(c) : s.Offset(c)+s.Rows(c)]
-				ev.kern.Dgemv(blas.NoTrans, mb, s.Rows(c), 1, s.Tile(m, c), mb, ec, 1, 1, zm, 1)
-			}
-			// Lower-triangular diagonal tile.
-			lmm, em := s.Tile(m, m), e[s.Offset(m):s.Offset(m)+mb]
-			for j := 0; j < mb; j++ {
-				for i := j; i < mb; i++ {
-					zm[i] += lmm[i+j*mb] * em[j]
-				}
-			}
-			return nil
-		}})
-		rt.Fetch(z.Handle(m))
+		ts.Trmv(insert.At(m, -1, -1, 0), s.Handle(m, m), es[m], z.Handle(m), m == 0)
+	}
+	if root < 0 {
+		z.Fetch()
+	} else {
+		z.FetchOn(root)
 	}
 	if err := rt.Wait(); err != nil {
 		if cholesky.IsNotPosDef(err) {
@@ -68,5 +73,10 @@ func Simulate(p Problem, theta []float64, e []float64, rt *runtime.Runtime, o Op
 		}
 		return nil, err
 	}
-	return append([]float64(nil), z.Data()...), nil
+	var out []float64
+	if root < 0 || root == rt.Rank() {
+		out = z.Values()
+	}
+	z.Invalidate()
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/kind"
 )
 
 // FromCluster returns the LP groups of a cluster file's [[group]] tables, in
@@ -15,7 +16,8 @@ import (
 // tile) after each potrf, on the potrf's critical path, which the LP's task
 // types do not have: where the table gives trtri, its duration is added to
 // potrf's (d(potrf) + d(trtri), on the same worker type). The trsm of the LP
-// is the tiled Cholesky's trsm (a multiplication by that inverse).
+// is the tiled Cholesky's panel update, a multiplication by that inverse
+// (kind.Trmm).
 func FromCluster(c config.Cluster) ([]Group, error) {
 	if len(c.Groups) == 0 {
 		return nil, fmt.Errorf("lp: the cluster has no [[group]] tables (no durations to model)")
@@ -31,7 +33,7 @@ func FromCluster(c config.Cluster) ([]Group, error) {
 					continue
 				}
 				if t == POTRF {
-					d += table["trtri"]
+					d += table[kind.Trtri]
 				}
 				lg.Durations[k][t] = d
 			}

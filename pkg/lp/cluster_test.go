@@ -11,7 +11,7 @@ import (
 func TestFromCluster(t *testing.T) {
 	c := config.Cluster{Groups: []config.Group{
 		{Name: "cpu", Nodes: 2, CPUs: 18,
-			CPU: config.Durations{"dcmg": 0.5, "potrf": 0.016, "trtri": 0.004, "trsm": 0.035, "syrk": 0.033, "gemm": 0.059, "dot": 1e-6}},
+			CPU: config.Durations{"dcmg": 0.5, "potrf": 0.016, "trtri": 0.004, "trmm": 0.035, "syrk": 0.033, "gemm": 0.059, "dot": 1e-6}},
 		{Name: "gpu", Nodes: 4, CPUs: 24, GPUs: 2,
 			CPU: config.Durations{"dcmg": 0.4, "gemm": 0.054},
 			GPU: config.Durations{"potrf": 0.0045, "gemm": 0.0068}},

@@ -256,7 +256,7 @@ func TestSolveErrors(t *testing.T) {
 		{"no groups", 3, nil, "no resource groups"},
 		{"nodes", 3, []Group{cpuGroup("a", 0, 1, unit)}, "group 0 (a): need at least one node"},
 		{"workers", 3, []Group{cpuGroup("a", 1, -1, unit)}, "negative number of cpu workers"},
-		{"duration", 3, []Group{cpuGroup("a", 1, 1, bad)}, "trsm duration on cpu is -1"},
+		{"duration", 3, []Group{cpuGroup("a", 1, 1, bad)}, "trmm duration on cpu is -1"},
 		{"no gemm", 3, []Group{cpuGroup("a", 1, 1, noGemm)}, "no group can run gemm tasks"},
 		{"no workers", 3, []Group{cpuGroup("a", 1, 0, unit)}, "no group can run dcmg tasks"},
 	}

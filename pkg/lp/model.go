@@ -43,6 +43,8 @@ package lp
 import (
 	"fmt"
 	"math"
+
+	"github.com/exageostat/exageostat/pkg/kind"
 )
 
 // Task is a task type of the ExaGeoStat likelihood: the generation of one
@@ -53,15 +55,16 @@ type Task int
 const (
 	DCMG  Task = iota // generate one tile of the covariance matrix
 	POTRF             // Cholesky factorisation of a diagonal tile
-	TRSM              // triangular solve of an off-diagonal tile
+	TRSM              // the panel update of an off-diagonal tile (the paper's trsm; kind.Trmm here)
 	SYRK              // symmetric rank-nb update of a diagonal tile
 	GEMM              // general update of an off-diagonal tile
 	NumTasks
 )
 
-var taskNames = [NumTasks]string{"dcmg", "potrf", "trsm", "syrk", "gemm"}
+var taskNames = [NumTasks]string{kind.Dcmg, kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm}
 
-// String returns the task's lower-case name, such as "gemm".
+// String returns the kind of the tasks of this type (package kind), such
+// as "gemm"; the panel update TRSM is "trmm", the kernel it runs.
 func (t Task) String() string {
 	if t < 0 || t >= NumTasks {
 		return fmt.Sprintf("task(%d)", int(t))

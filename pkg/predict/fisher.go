@@ -4,50 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/solve"
+	"github.com/exageostat/exageostat/pkg/tile"
 )
 
-// Dense computations below work on full column-major n x n matrices with
-// the BLAS library using `threads` threads: they are O(n^3) like one
-// factorisation each and run once after a fit.
-
-// fill writes Sigma(i, j) = k(d(p_i, q_j)) (+ nugget on the diagonal when
-// diag) into the column-major len(p) x len(q) matrix a, using threads
-// goroutines over column blocks.
-func fill(a []float64, k matern.Kernel, nugget float64, metric matern.Metric, p, q matern.Points, diag bool, threads int) {
-	n1, n2 := len(p.X), len(q.X)
-	var wg sync.WaitGroup
-	const blk = 64
-	for t := 0; t < threads; t++ {
-		wg.Add(1)
-		go func(t int) {
-			defer wg.Done()
-			for c0 := t * blk; c0 < n2; c0 += threads * blk {
-				cols := min(blk, n2-c0)
-				matern.FillTile(k, nugget, metric, p, 0, n1, q, c0, cols, diag, a[c0*n1:], n1)
-			}
-		}(t)
-	}
-	wg.Wait()
-}
-
-// potrf factors the full matrix a in place (lower) with threads BLAS threads.
-func potrf(a []float64, n, threads int) error {
-	ctl := kernels.DefaultThreads()
-	ctl.SetThreads(threads)
-	defer ctl.SetThreads(1)
-	if info := kernels.Default().Dpotrf(n, a, n); info != 0 {
-		return fmt.Errorf("%w: leading minor of order %d", likelihood.ErrNotPosDef, info)
-	}
-	return nil
-}
+// The computations below are tiled task graphs on the evaluator's runtime
+// and tile distribution, like the likelihood: every rank of a distributed
+// run calls them and gets the same result, and no rank holds more than its
+// share of the tiles plus the replicas it reads.
 
 // Fisher is the Fisher information of the estimated parameters and what
 // follows from it.
@@ -63,23 +35,22 @@ type Fisher struct {
 const derivStep = 1e-3
 
 // FisherInfo computes the Fisher information of the free parameters (those
-// with free[j] true) at theta for the locations of problem p (nugget
+// with free[j] true) at theta for the locations of ev's problem (nugget
 // included in Sigma, not estimated):
 //
 //	I_jk = 1/2 tr(Sigma^-1 D_j Sigma^-1 D_k),  D_j = dSigma/dtheta_j,
 //
-// as 1/2 sum(A_j .* A_k) with A_j = L^-1 D_j L^-T. D for sigma2 is exact,
-// (Sigma - tau2 I)/sigma2; the others are fourth-order central differences
-// (Richardson) with relative step 1e-3 of the fast covariance evaluator,
-// accurate to about 1e-9 relative (see the tests).
-func FisherInfo(p likelihood.Problem, theta []float64, free []bool, threads int) (*Fisher, error) {
-	n := len(p.Points.X)
+// as 1/2 sum(A_j .* A_k) with A_j = L^-1 D_j L^-T, summed tile by tile in
+// a fixed order. Each A_j is a full tiled matrix distributed like the
+// factor (tile (m, n) with tile (max, min) of L): D_j is generated tile by
+// tile, then solved from the left (L^-1 D_j) and from the right (. L^-T).
+// D for sigma2 is exact, (Sigma - tau2 I)/sigma2; the others are
+// fourth-order central differences (Richardson) with relative step 1e-3 of
+// the fast covariance evaluator, accurate to about 1e-9 relative (see the
+// tests). ev's factor is reused when it holds theta.
+func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher, error) {
+	p := ev.Problem()
 	names := p.Model.ParamNames()
-	rmax := matern.MaxDistance(p.Metric, p.Points)
-	k, err := p.Model.Kernel(theta, rmax)
-	if err != nil {
-		return nil, err
-	}
 	f := &Fisher{}
 	for j, ok := range free {
 		if ok {
@@ -90,39 +61,63 @@ func FisherInfo(p likelihood.Problem, theta []float64, free []bool, threads int)
 	if len(f.Index) == 0 {
 		return nil, errors.New("fisher: no estimated parameter")
 	}
-	l := make([]float64, n*n)
-	fill(l, k, p.Nugget, p.Metric, p.Points, p.Points, true, threads)
-	if err := potrf(l, n, threads); err != nil {
+	if _, err := factor(ev, theta); err != nil {
 		return nil, err
 	}
-	kern, ctl := kernels.Default(), kernels.DefaultThreads()
-	as := make([][]float64, len(f.Index))
-	for a, j := range f.Index {
-		d := make([]float64, n*n)
-		if j == 0 && (p.Model == likelihood.Matern || p.Model == likelihood.PowExp) {
-			fill(d, k, 0, p.Metric, p.Points, p.Points, false, threads)
-			for i := range d {
-				d[i] /= theta[0]
+	rt := ev.Runtime()
+	defer rt.Trim()
+	ts := insert.New(rt, ev.Kernels())
+	l := ev.Factor()
+	n, nb, nt := l.N, l.NB, l.NT
+	own := tile.SymOwner(l.Owner())
+	scratch := rt.Register("fisher scratch", 0, runtime.Dense{M: nb, N: nb})
+	as := make([]*tile.General, len(f.Index))
+	defer func() {
+		for _, a := range as {
+			if a != nil {
+				a.Invalidate()
 			}
-		} else if err := derivative(d, p, theta, j, rmax, threads); err != nil {
+		}
+		rt.Wait()
+	}()
+	for a, j := range f.Index {
+		terms, err := derivTerms(p, theta, j, ev.RMax())
+		if err != nil {
 			return nil, err
 		}
-		// A = L^-1 D L^-T.
-		ctl.SetThreads(threads)
-		kern.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, n, 1, l, n, d, n)
-		kern.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, n, n, 1, l, n, d, n)
-		ctl.SetThreads(1)
+		d := tile.NewGeneral(rt, fmt.Sprintf("D%d", j), n, n, nb, nb, own)
+		for m := 0; m < nt; m++ {
+			for c := 0; c < nt; c++ {
+				ts.Dderiv(insert.At(m, c, -1, 0), insert.Cov{Metric: p.Metric, Rows: p.Points, Row0: l.Offset(m),
+					Cols: p.Points, Col0: l.Offset(c), Diag: m == c}, terms, d.Handle(m, c), scratch)
+			}
+		}
+		solveLower(ts, l, d)
+		solveRightT(ts, l, d)
 		as[a] = d
 	}
 	m := len(f.Index)
-	info := mat.NewSymDense(m, nil)
 	f.Info = make([][]float64, m)
+	sums := make([][]*solve.Scalars, m)
 	for a := 0; a < m; a++ {
 		f.Info[a] = make([]float64, m)
+		sums[a] = make([]*solve.Scalars, m)
+		for b := 0; b <= a; b++ {
+			s := solve.NewScalars(rt, fmt.Sprintf("I%d%d", a, b), nt*nt, func(k int) int { return own(k%nt, k/nt) })
+			for k := 0; k < nt*nt; k++ {
+				ts.Tdot(insert.At(k%nt, k/nt, -1, 0), as[a].Handle(k%nt, k/nt), as[b].Handle(k%nt, k/nt), s.Handle(k))
+			}
+			s.Fetch()
+			sums[a][b] = s
+		}
 	}
+	if err := rt.Wait(); err != nil {
+		return nil, err
+	}
+	info := mat.NewSymDense(m, nil)
 	for a := 0; a < m; a++ {
 		for b := 0; b <= a; b++ {
-			v := 0.5 * kern.Ddot(n*n, as[a], 1, as[b], 1)
+			v := 0.5 * sums[a][b].Sum()
 			f.Info[a][b], f.Info[b][a] = v, v
 			info.SetSym(a, b, v)
 		}
@@ -146,28 +141,97 @@ func FisherInfo(p likelihood.Problem, theta []float64, free []bool, threads int)
 	return f, nil
 }
 
-// derivative writes dSigma/dtheta_j (no nugget) into d by the fourth-order
-// central difference (8 (f(+h) - f(-h)) - (f(+2h) - f(-2h))) / (12 h).
-func derivative(d []float64, p likelihood.Problem, theta []float64, j int, rmax float64, threads int) error {
-	n := len(p.Points.X)
+// derivTerms returns dSigma/dtheta_j (no nugget) as a linear combination of
+// covariances: Sigma/sigma2 for sigma2, otherwise the fourth-order central
+// difference (8 (C(+h) - C(-h)) - (C(+2h) - C(-2h))) / (12 h).
+func derivTerms(p likelihood.Problem, theta []float64, j int, rmax float64) ([]insert.Term, error) {
+	if j == 0 && (p.Model == likelihood.Matern || p.Model == likelihood.PowExp) {
+		k, err := p.Model.Kernel(theta, rmax)
+		if err != nil {
+			return nil, err
+		}
+		return []insert.Term{{K: k, Weight: 1 / theta[0]}}, nil
+	}
 	h := derivStep * theta[j]
-	tmp := make([]float64, n*n)
+	var terms []insert.Term
 	for _, s := range []struct{ step, w float64 }{{1, 8}, {-1, -8}, {2, -1}, {-2, 1}} {
 		th := append([]float64(nil), theta...)
 		th[j] += s.step * h
 		k, err := p.Model.Kernel(th, rmax)
 		if err != nil {
-			return fmt.Errorf("fisher: derivative in %s: %v", p.Model.ParamNames()[j], err)
+			return nil, fmt.Errorf("fisher: derivative in %s: %v", p.Model.ParamNames()[j], err)
 		}
-		fill(tmp, k, 0, p.Metric, p.Points, p.Points, false, threads)
-		for i := range d {
-			d[i] += s.w * tmp[i]
+		terms = append(terms, insert.Term{K: k, Weight: s.w / (12 * h)})
+	}
+	return terms, nil
+}
+
+// solveRightT submits X = X L^-T for the lower factor l and a square tiled
+// matrix x with l's tiling: for each step k, X(:,k) = X(:,k) L(k,k)^-T,
+// then X(:,n) -= X(:,k) L(n,k)^T for n > k.
+func solveRightT(ts insert.Tasks, l *tile.Sym, x *tile.General) {
+	nt := l.NT
+	rt := ts.RT
+	for kk := 0; kk < nt; kk++ {
+		inv := l.DiagWork(kk)
+		ts.Trtri(insert.At(kk, kk, kk, 2*(nt-kk)+1), l.Handle(kk, kk), inv, l.Offset(kk))
+		for m := 0; m < nt; m++ {
+			ts.Trmm(insert.At(m, kk, kk, 2*(nt-kk)), blas.Right, blas.Trans, inv, x.Handle(m, kk))
+			for c := kk + 1; c < nt; c++ {
+				ts.Gemm(insert.At(m, c, kk, 2*(nt-kk)-(c-kk)), blas.NoTrans, blas.Trans,
+					-1, x.Handle(m, kk), l.Handle(c, kk), 1, x.Handle(m, c))
+			}
+			rt.Flush(x.Handle(m, kk))
+		}
+		rt.Invalidate(inv)
+		for c := kk; c < nt; c++ {
+			rt.Flush(l.Handle(c, kk))
 		}
 	}
-	for i := range d {
-		d[i] /= 12 * h
+}
+
+// solveUpperT submits V = L^-T V for the lower factor l and a tiled matrix
+// v with l's row tiling (backward: V(k) = L(k,k)^-T V(k), then
+// V(m) -= L(k,m)^T V(k) for m < k).
+func solveUpperT(ts insert.Tasks, l *tile.Sym, v *tile.General) {
+	mt, nt := v.RowLayout.NT, v.ColLayout.NT
+	rt := ts.RT
+	for kk := mt - 1; kk >= 0; kk-- {
+		inv := l.DiagWork(kk)
+		ts.Trtri(insert.At(kk, kk, kk, 2*kk+1), l.Handle(kk, kk), inv, l.Offset(kk))
+		for j := 0; j < nt; j++ {
+			ts.Trmm(insert.At(kk, j, kk, 2*kk), blas.Left, blas.Trans, inv, v.Handle(kk, j))
+			for m := 0; m < kk; m++ {
+				ts.Gemm(insert.At(m, j, kk, 2*kk-(kk-m)), blas.Trans, blas.NoTrans,
+					-1, l.Handle(kk, m), v.Handle(kk, j), 1, v.Handle(m, j))
+			}
+			rt.Flush(v.Handle(kk, j))
+		}
+		rt.Invalidate(inv)
+		for m := 0; m <= kk; m++ {
+			rt.Flush(l.Handle(kk, m))
+		}
 	}
-	return nil
+}
+
+// mulLowerT submits V = L^T V in place for the lower factor l (its tiles'
+// lower triangles) and a tiled matrix v with l's row tiling: for m in
+// increasing order, V(m) = L(m,m)^T V(m) + sum_{k>m} L(k,m)^T V(k), which
+// reads only rows not yet overwritten.
+func mulLowerT(ts insert.Tasks, l *tile.Sym, v *tile.General) {
+	mt, nt := v.RowLayout.NT, v.ColLayout.NT
+	rt := ts.RT
+	for m := 0; m < mt; m++ {
+		for j := 0; j < nt; j++ {
+			ts.Trmm(insert.At(m, j, m, mt-m), blas.Left, blas.Trans, l.Handle(m, m), v.Handle(m, j))
+			for k := m + 1; k < mt; k++ {
+				ts.Gemm(insert.At(m, j, k, mt-m), blas.Trans, blas.NoTrans, 1, l.Handle(k, m), v.Handle(k, j), 1, v.Handle(m, j))
+			}
+		}
+		for k := m; k < mt; k++ {
+			rt.Flush(l.Handle(k, m))
+		}
+	}
 }
 
 // Efficiency is the MLOE/MMOM assessment of predicting with estimated rather
@@ -183,11 +247,25 @@ type Efficiency struct {
 	MLOE, MMOM float64
 }
 
-// MLOEMMOM computes Efficiency for observed locations p (nugget included)
-// and prediction locations at.
-func MLOEMMOM(p likelihood.Problem, at matern.Points, thetaTrue, thetaEst []float64, threads int) (*Efficiency, error) {
-	n1, n2 := len(p.Points.X), len(at.X)
-	rmax := math.Max(matern.MaxDistance(p.Metric, p.Points), crossMax(p.Metric, p.Points, at))
+// MLOEMMOM computes Efficiency for the observed locations of ev's problem
+// (nugget included) and prediction locations at, as tile task graphs.
+// With Sigma_0 = L0 L0^T and Sigma_a = La La^T (ev's factor, reused when
+// it holds thetaEst), c0 and ca the cross-covariances of a location s0,
+// and Va = La^-1 ca, U0 = L0^-1 c0, Wa0 = La^-1 c0, Ua = La^-T Va:
+//
+//	E0[(Z - zhat_0)^2] = C0(0) - ||U0||^2,
+//	E0[(Z - zhat_a)^2] = C0(0) - 2 Va.Wa0 + ||L0^T Ua||^2,
+//	Ea[(Z - zhat_a)^2] = Ca(0) - ||Va||^2,
+//
+// (C(0) includes the nugget) column by column of the tiled n1 x n2
+// matrices.
+func MLOEMMOM(ev *likelihood.Evaluator, at matern.Points, thetaTrue, thetaEst []float64) (*Efficiency, error) {
+	p := ev.Problem()
+	n2 := len(at.X)
+	if n2 == 0 {
+		return nil, errors.New("MLOE/MMOM: no prediction locations")
+	}
+	rmax := math.Max(ev.RMax(), crossMax(p.Metric, p.Points, at))
 	k0, err := p.Model.Kernel(thetaTrue, rmax)
 	if err != nil {
 		return nil, fmt.Errorf("true theta: %v", err)
@@ -196,38 +274,72 @@ func MLOEMMOM(p likelihood.Problem, at matern.Points, thetaTrue, thetaEst []floa
 	if err != nil {
 		return nil, fmt.Errorf("estimated theta: %v", err)
 	}
-	kern, ctl := kernels.Default(), kernels.DefaultThreads()
-	s0 := make([]float64, n1*n1) // full Sigma0, kept
-	fill(s0, k0, p.Nugget, p.Metric, p.Points, p.Points, true, threads)
-	l0 := append([]float64(nil), s0...)
-	la := make([]float64, n1*n1)
-	fill(la, ka, p.Nugget, p.Metric, p.Points, p.Points, true, threads)
-	if err := potrf(l0, n1, threads); err != nil {
-		return nil, fmt.Errorf("true theta: %w", err)
-	}
-	if err := potrf(la, n1, threads); err != nil {
+	if _, err := factor(ev, thetaEst); err != nil {
 		return nil, fmt.Errorf("estimated theta: %w", err)
 	}
-	c0 := make([]float64, n1*n2)
-	fill(c0, k0, 0, p.Metric, p.Points, at, false, threads)
-	ca := make([]float64, n1*n2)
-	fill(ca, ka, 0, p.Metric, p.Points, at, false, threads)
-	ua := append([]float64(nil), ca...) // Sigma_a^-1 c_a
-	u0 := append([]float64(nil), c0...) // L0^-1 c0
-	sua := make([]float64, n1*n2)       // Sigma0 Sigma_a^-1 c_a
-	ctl.SetThreads(threads)
-	kern.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n1, n2, 1, la, n1, ua, n1)
-	kern.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n1, n2, 1, la, n1, ua, n1)
-	kern.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n1, n2, 1, l0, n1, u0, n1)
-	kern.Dgemm(blas.NoTrans, blas.NoTrans, n1, n2, n1, 1, s0, n1, ua, n1, 0, sua, n1)
-	ctl.SetThreads(1)
-	var e Efficiency
+	rt := ev.Runtime()
+	defer rt.Trim()
+	ev0, err := likelihood.NewWith(p, rt, ev.Options())
+	if err != nil {
+		return nil, err
+	}
+	defer ev0.Release()
+	if _, _, err := ev0.LogLik(thetaTrue); err != nil {
+		return nil, fmt.Errorf("true theta: %w", err)
+	}
+	ts := insert.New(rt, ev.Kernels())
+	la, l0 := ev.Factor(), ev0.Factor()
+	cw := min(n2, max(la.NB, colTile))
+	va := crossCov(ev, "Va", ka, at, cw)
+	wa0 := crossCov(ev, "Wa0", k0, at, cw)
+	u0 := crossCov(ev, "U0", k0, at, cw)
+	defer func() {
+		va.Invalidate()
+		wa0.Invalidate()
+		u0.Invalidate()
+		rt.Wait()
+	}()
+	solveLower(ts, la, va)
+	solveLower(ts, la, wa0)
+	solveLower(ts, l0, u0)
+	mt, nt := va.RowLayout.NT, va.ColLayout.NT
+	ssa := tile.NewVector(rt, "ssa", n2, cw, nil) // ||Va||^2
+	ss0 := tile.NewVector(rt, "ss0", n2, cw, nil) // ||U0||^2
+	dot := tile.NewVector(rt, "dot", n2, cw, nil) // Va . Wa0
+	ssy := tile.NewVector(rt, "ssy", n2, cw, nil) // ||L0^T Ua||^2
+	colSums := func(v *tile.General, out *tile.Vector) {
+		for j := 0; j < nt; j++ {
+			for kk := 0; kk < mt; kk++ {
+				ts.Colss(insert.At(kk, j, -1, 0).On(v.Handle(kk, j).Owner()), v.Handle(kk, j), out.Handle(j), kk == 0)
+			}
+		}
+	}
+	colSums(va, ssa)
+	colSums(u0, ss0)
+	for j := 0; j < nt; j++ {
+		for kk := 0; kk < mt; kk++ {
+			ts.Coldot(insert.At(kk, j, -1, 0).On(va.Handle(kk, j).Owner()), va.Handle(kk, j), wa0.Handle(kk, j), dot.Handle(j), kk == 0)
+		}
+	}
+	solveUpperT(ts, la, va) // Ua
+	mulLowerT(ts, l0, va)   // L0^T Ua
+	colSums(va, ssy)
+	for _, v := range []*tile.Vector{ssa, ss0, dot, ssy} {
+		v.Fetch()
+	}
+	if err := rt.Wait(); err != nil {
+		return nil, err
+	}
+	sa, s0, d, sy := ssa.Values(), ss0.Values(), dot.Values(), ssy.Values()
+	for _, v := range []*tile.Vector{ssa, ss0, dot, ssy} {
+		v.Invalidate()
+	}
 	cz0, cza := k0.Cov(0)+p.Nugget, ka.Cov(0)+p.Nugget
+	var e Efficiency
 	for j := 0; j < n2; j++ {
-		col := func(x []float64) []float64 { return x[j*n1 : (j+1)*n1] }
-		mse0 := cz0 - kern.Ddot(n1, col(u0), 1, col(u0), 1)
-		msea0 := cz0 - 2*kern.Ddot(n1, col(ua), 1, col(c0), 1) + kern.Ddot(n1, col(ua), 1, col(sua), 1)
-		mseaa := cza - kern.Ddot(n1, col(ua), 1, col(ca), 1)
+		mse0 := cz0 - s0[j]
+		msea0 := cz0 - 2*d[j] + sy[j]
+		mseaa := cza - sa[j]
 		e.MLOE += msea0/mse0 - 1
 		e.MMOM += mseaa/msea0 - 1
 	}

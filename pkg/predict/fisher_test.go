@@ -9,7 +9,20 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/runtime"
 )
+
+// evaluator returns a likelihood evaluator of p on a runtime of the given
+// workers with tile size nb (closed with the test).
+func evaluator(t *testing.T, p likelihood.Problem, nb, workers int) *likelihood.Evaluator {
+	rt := runtime.New(runtime.Options{Workers: workers})
+	t.Cleanup(func() { rt.Close() })
+	ev, err := likelihood.New(p, nb, rt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
 
 // denseSigma builds Sigma with a covariance function of r, nugget on the
 // diagonal.
@@ -37,8 +50,9 @@ func TestFisherMatchesDense(t *testing.T) {
 	pts := randomPoints(n, rng)
 	theta := []float64{1.3, 0.12, 0.8}
 	nugget := 0.01
-	p := likelihood.Problem{Points: pts, Model: likelihood.Matern, Nugget: nugget}
-	f, err := FisherInfo(p, theta, []bool{true, true, true}, 2)
+	p := likelihood.Problem{Points: pts, Model: likelihood.Matern, Nugget: nugget, Obs: make([]float64, n)}
+	ev := evaluator(t, p, 16, 2)
+	f, err := FisherInfo(ev, theta, []bool{true, true, true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +103,7 @@ func TestFisherMatchesDense(t *testing.T) {
 		}
 	}
 	// Fixing nu leaves a 2 x 2 information equal to the leading block.
-	f2, err := FisherInfo(p, theta, []bool{true, true, false}, 1)
+	f2, err := FisherInfo(ev, theta, []bool{true, true, false})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +117,9 @@ func TestMLOEMMOMMatchesDense(t *testing.T) {
 	p1, p2 := randomPoints(80, rng), randomPoints(15, rng)
 	t0 := []float64{1, 0.1, 0.5}
 	ta := []float64{0.8, 0.13, 0.6}
-	p := likelihood.Problem{Points: p1, Model: likelihood.Matern}
-	e, err := MLOEMMOM(p, p2, t0, ta, 2)
+	p := likelihood.Problem{Points: p1, Model: likelihood.Matern, Obs: make([]float64, 80)}
+	ev := evaluator(t, p, 24, 2)
+	e, err := MLOEMMOM(ev, p2, t0, ta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +152,7 @@ func TestMLOEMMOMMatchesDense(t *testing.T) {
 	if mloe <= 0 {
 		t.Fatalf("loss of efficiency must be positive with wrong parameters, got %g", mloe)
 	}
-	same, err := MLOEMMOM(p, p2, t0, t0, 1)
+	same, err := MLOEMMOM(ev, p2, t0, t0)
 	if err != nil || math.Abs(same.MLOE) > 1e-10 || math.Abs(same.MMOM) > 1e-10 {
 		t.Fatalf("true = estimated: %+v %v", same, err)
 	}

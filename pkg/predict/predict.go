@@ -7,13 +7,16 @@
 //
 // the variance of a new observation at X2_i given z1 (tau2 is the nugget;
 // drop it for the latent field). Everything runs as tile tasks on the
-// runtime: generation of the cross-covariance tiles of Sigma12, the
-// triangular solve V = L^-1 Sigma12 (trsm and gemm per tile, reusing the
-// Cholesky factor of the likelihood evaluator when it holds theta), and per
-// column tile of X2 the products V^T w and the column sums of squares.
+// likelihood evaluator's runtime and tile distribution: generation of the
+// cross-covariance tiles of Sigma12 (tile row m on the owner of L(m,m)),
+// the triangular solve V = L^-1 Sigma12 (trmm and gemm per tile, reusing
+// the evaluator's Cholesky factor when it holds theta), and per column
+// tile of X2 the products V^T w and the column sums of squares, summed
+// next to the tiles of V.
 //
-// The package also computes the uncertainty of the estimates: the Fisher
-// information of theta and the MLOE/MMOM criteria (fisher.go).
+// The package also computes the uncertainty of the estimates, with the same
+// tiled building blocks: the Fisher information of theta and the MLOE/MMOM
+// criteria (fisher.go).
 package predict
 
 import (
@@ -24,15 +27,18 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
-	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
-	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
 )
 
 // colTile is the width of the column tiles of the cross-covariance.
 const colTile = 1024
+
+// batchBytes bounds the cross-covariance tiles one batch of prediction
+// columns holds, summed over the ranks; larger requests run in batches.
+const batchBytes = 512 << 20
 
 // Result holds predictions at new locations, in their given order.
 type Result struct {
@@ -44,19 +50,46 @@ type Result struct {
 
 // Krige predicts at the points at from the observations of ev's problem with
 // parameters theta. If ev's tiles do not hold the factor for theta, one
-// likelihood evaluation computes it first.
+// likelihood evaluation computes it first. Every rank of a distributed
+// runtime calls it and gets the whole result.
 func Krige(ev *likelihood.Evaluator, theta []float64, at matern.Points) (*Result, error) {
 	return krige(ev, theta, at, colTile)
+}
+
+// factor makes sure ev holds the Cholesky factor of Sigma(theta).
+func factor(ev *likelihood.Evaluator, theta []float64) (bool, error) {
+	if cur := ev.Current(); cur != nil && slices.Equal(cur, theta) {
+		return false, nil
+	}
+	_, _, err := ev.LogLik(theta)
+	return true, err
+}
+
+// crossCov registers the n1 x n2 tiled cross-covariance with ev's row
+// tiling (tile row m on the owner of L(m,m)) and column tiles of width cw,
+// and submits the generation of its tiles K(X1, at).
+func crossCov(ev *likelihood.Evaluator, name string, k matern.Kernel, at matern.Points, cw int) *tile.General {
+	p, l := ev.Problem(), ev.Factor()
+	rt := ev.Runtime()
+	own := l.Owner()
+	v := tile.NewGeneral(rt, name, l.N, len(at.X), l.NB, cw, func(m, j int) int { return own(m, m) })
+	ts := insert.New(rt, ev.Kernels())
+	mt, nt := v.RowLayout.NT, v.ColLayout.NT
+	for m := 0; m < mt; m++ {
+		for j := 0; j < nt; j++ {
+			ts.Dcmg(insert.At(m, j, -1, 3*mt-m), insert.Cov{K: k, Metric: p.Metric, Rows: p.Points, Row0: v.RowLayout.Offset(m),
+				Cols: at, Col0: v.ColLayout.Offset(j)}, v.Handle(m, j))
+		}
+	}
+	return v
 }
 
 // krige is Krige with column tiles of width max(nb, colWidth).
 func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth int) (*Result, error) {
 	res := &Result{}
-	if cur := ev.Current(); cur == nil || !slices.Equal(cur, theta) {
-		if _, _, err := ev.LogLik(theta); err != nil {
-			return nil, err
-		}
-		res.Factored = true
+	var err error
+	if res.Factored, err = factor(ev, theta); err != nil {
+		return nil, err
 	}
 	p := ev.Problem()
 	n2 := len(at.X)
@@ -69,116 +102,81 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 		return nil, err
 	}
 	rt, kern := ev.Runtime(), ev.Kernels()
+	ts := insert.New(rt, kern)
 	l, w := ev.Factor(), ev.Whitened()
-	nb := l.NB
 	n1 := l.N
 	t0 := time.Now()
 	// Wide column tiles make the solve's gemm tasks efficient; the row
 	// tiles (the factor's) give the parallelism.
-	cw := min(n2, max(nb, colWidth))
-	v := tile.NewGeneral("V", n1, n2, nb, cw, nil)
-	mt, nt := v.RowLayout.NT, v.ColLayout.NT
-	pred := tile.NewVector("zhat", n2, cw, nil)
-	sq := tile.NewVector("ss", n2, cw, nil)
-	// Cross-covariance tiles Sigma12(m, j).
-	for m := 0; m < mt; m++ {
-		for j := 0; j < nt; j++ {
-			dst, rows, cols := v.Tile(m, j), v.RowLayout.Rows(m), v.ColLayout.Rows(j)
-			r0, c0 := v.RowLayout.Offset(m), v.ColLayout.Offset(j)
-			rt.Submit(runtime.Task{Kind: "dcmg", Tile: [3]int{m, j, -1}, Priority: 3*mt - m,
-				Access: []runtime.Access{{H: v.Handle(m, j), Mode: runtime.W}},
-				Run: func(runtime.Context) error {
-					matern.FillTile(k, 0, p.Metric, p.Points, r0, rows, at, c0, cols, false, dst, rows)
-					return nil
-				}})
+	cw := min(n2, max(l.NB, colWidth))
+	// Batches of columns bound the memory of V.
+	per := max(cw, batchBytes/(8*max(n1, 1))/cw*cw)
+	res.Z, res.Var = make([]float64, 0, n2), make([]float64, 0, n2)
+	c0 := k.Cov(0) + p.Nugget
+	for b0 := 0; b0 < n2; b0 += per {
+		sub := matern.Points{X: at.X[b0:min(n2, b0+per)], Y: at.Y[b0:min(n2, b0+per)]}
+		if at.Z != nil {
+			sub.Z = at.Z[b0:min(n2, b0+per)]
 		}
-	}
-	// V = L^-1 Sigma12, tile by tile (left-looking order of a tiled trsm),
-	// multiplying by the inverses of the diagonal blocks (dtrmm is about
-	// twice as fast as dtrsm on tiles).
-	for kk := 0; kk < mt; kk++ {
-		lkk, nbk := l.Tile(kk, kk), l.Rows(kk)
-		inv, invH := l.DiagWork(kk)
-		rt.Submit(runtime.Task{Kind: "trtri", Tile: [3]int{kk, kk, kk}, Priority: 2*(mt-kk) + 1,
-			Access: []runtime.Access{{H: l.Handle(kk, kk), Mode: runtime.R}, {H: invH, Mode: runtime.W}},
-			Run: func(runtime.Context) error {
-				for j := 0; j < nbk; j++ {
-					copy(inv[j*nbk+j:(j+1)*nbk], lkk[j*nbk+j:(j+1)*nbk])
-				}
-				if info := kernels.LowerInverse(kern, nbk, inv, nbk); info != 0 {
-					return fmt.Errorf("predict: singular diagonal block %d", kk)
-				}
-				return nil
-			}})
+		v := crossCov(ev, "V", k, sub, cw)
+		mt, nt := v.RowLayout.NT, v.ColLayout.NT
+		solveLower(ts, l, v)
+		// z2_hat(j) = sum_k V(k,j)^T w(k); ss(j) = column sums of V(:,j)^2,
+		// each accumulated next to V(k,j) and travelling down the rows.
+		pred := tile.NewVector(rt, "zhat", len(sub.X), cw, nil)
+		sq := tile.NewVector(rt, "ss", len(sub.X), cw, nil)
 		for j := 0; j < nt; j++ {
-			vkj, cols := v.Tile(kk, j), v.ColLayout.Rows(j)
-			rt.Submit(runtime.Task{Kind: "trsm", Tile: [3]int{kk, j, kk}, Priority: 2 * (mt - kk),
-				Flops:  float64(nbk) * float64(nbk) * float64(cols),
-				Access: []runtime.Access{{H: invH, Mode: runtime.R}, {H: v.Handle(kk, j), Mode: runtime.RW}},
-				Run: func(runtime.Context) error {
-					kern.Dtrmm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, nbk, cols, 1, inv, nbk, vkj, nbk)
-					return nil
-				}})
-			for m := kk + 1; m < mt; m++ {
-				lmk, vmj, rows := l.Tile(m, kk), v.Tile(m, j), l.Rows(m)
-				rt.Submit(runtime.Task{Kind: "gemm", Tile: [3]int{m, j, kk}, Priority: 2*(mt-kk) - (m - kk),
-					Flops: 2 * float64(rows) * float64(cols) * float64(nbk),
-					Access: []runtime.Access{{H: l.Handle(m, kk), Mode: runtime.R}, {H: v.Handle(kk, j), Mode: runtime.R},
-						{H: v.Handle(m, j), Mode: runtime.RW}},
-					Run: func(runtime.Context) error {
-						kern.Dgemm(blas.NoTrans, blas.NoTrans, rows, cols, nbk, -1, lmk, rows, vkj, nbk, 1, vmj, rows)
-						return nil
-					}})
+			for kk := 0; kk < mt; kk++ {
+				pl := insert.At(kk, j, -1, 0).On(v.Handle(kk, j).Owner())
+				beta := 1.0
+				if kk == 0 {
+					beta = 0
+				}
+				ts.Gemv(pl, blas.Trans, 1, v.Handle(kk, j), w.Handle(kk), beta, pred.Handle(j))
+				ts.Colss(pl, v.Handle(kk, j), sq.Handle(j), kk == 0)
 			}
 		}
-	}
-	// z2_hat(j) = sum_k V(k,j)^T w(k); ss(j) = column sums of V(:,j)^2.
-	for j := 0; j < nt; j++ {
-		pj, sj, cols := pred.Tile(j), sq.Tile(j), v.ColLayout.Rows(j)
-		for kk := 0; kk < mt; kk++ {
-			vkj, rows, wk := v.Tile(kk, j), v.RowLayout.Rows(kk), w.Tile(kk)
-			beta, mode := 1.0, runtime.RW
-			if kk == 0 {
-				beta, mode = 0, runtime.W
-			}
-			rt.Submit(runtime.Task{Kind: "gemv", Tile: [3]int{kk, j, -1}, Flops: 2 * float64(rows) * float64(cols),
-				Access: []runtime.Access{{H: v.Handle(kk, j), Mode: runtime.R}, {H: w.Handle(kk), Mode: runtime.R},
-					{H: pred.Handle(j), Mode: mode}},
-				Run: func(runtime.Context) error {
-					kern.Dgemv(blas.Trans, rows, cols, 1, vkj, rows, wk, 1, beta, pj, 1)
-					return nil
-				}})
-			first := kk == 0
-			rt.Submit(runtime.Task{Kind: "colss", Tile: [3]int{kk, j, -1}, Flops: 2 * float64(rows) * float64(cols),
-				Access: []runtime.Access{{H: v.Handle(kk, j), Mode: runtime.R}, {H: sq.Handle(j), Mode: mode}},
-				Run: func(runtime.Context) error {
-					for c := 0; c < cols; c++ {
-						col := vkj[c*rows : (c+1)*rows]
-						var s float64
-						for _, x := range col {
-							s += x * x
-						}
-						if first {
-							sj[c] = s
-						} else {
-							sj[c] += s
-						}
-					}
-					return nil
-				}})
+		v.Invalidate()
+		pred.Fetch()
+		sq.Fetch()
+		if err := rt.Wait(); err != nil {
+			return nil, err
 		}
-	}
-	if err := rt.Wait(); err != nil {
-		return nil, err
+		res.Z = append(res.Z, pred.Values()...)
+		for _, s := range sq.Values() {
+			res.Var = append(res.Var, math.Max(c0-s, 0))
+		}
+		pred.Invalidate()
+		sq.Invalidate()
 	}
 	res.Seconds = time.Since(t0).Seconds()
-	c0 := k.Cov(0) + p.Nugget
-	res.Z = append([]float64(nil), pred.Data()...)
-	res.Var = make([]float64, n2)
-	for i, s := range sq.Data() {
-		res.Var[i] = math.Max(c0-s, 0)
-	}
 	return res, nil
+}
+
+// solveLower submits V = L^-1 V for the lower factor l and a tiled matrix v
+// with l's row tiling (left-looking order of a tiled trsm), multiplying by
+// the inverses of the diagonal blocks (dtrmm is about twice as fast as
+// dtrsm on tiles). Each step's factor tiles and V's panel row are flushed
+// after their last read.
+func solveLower(ts insert.Tasks, l *tile.Sym, v *tile.General) {
+	mt, nt := v.RowLayout.NT, v.ColLayout.NT
+	rt := ts.RT
+	for kk := 0; kk < mt; kk++ {
+		inv := l.DiagWork(kk)
+		ts.Trtri(insert.At(kk, kk, kk, 2*(mt-kk)+1), l.Handle(kk, kk), inv, l.Offset(kk))
+		for j := 0; j < nt; j++ {
+			ts.Trmm(insert.At(kk, j, kk, 2*(mt-kk)), blas.Left, blas.NoTrans, inv, v.Handle(kk, j))
+			for m := kk + 1; m < mt; m++ {
+				ts.Gemm(insert.At(m, j, kk, 2*(mt-kk)-(m-kk)), blas.NoTrans, blas.NoTrans,
+					-1, l.Handle(m, kk), v.Handle(kk, j), 1, v.Handle(m, j))
+			}
+			rt.Flush(v.Handle(kk, j))
+		}
+		rt.Invalidate(inv)
+		for m := kk; m < mt; m++ {
+			rt.Flush(l.Handle(m, kk))
+		}
+	}
 }
 
 // crossMax bounds the distances between two point sets.

@@ -8,11 +8,14 @@ import (
 	"math"
 	"os"
 	goruntime "runtime"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -23,11 +26,20 @@ import (
 // ran its last writer (home) and the ranks holding a valid replica. A task
 // runs on one rank (the owner of the first handle it writes, or Task.Rank).
 // When it reads a handle its rank has no valid replica of, the home rank sends
-// it and the running rank receives it into the handle's own buffer: both
-// ranks derive the message and its tag from the submission alone, so they
-// agree without talking. The replica stays valid until the handle is written
-// again, so a version goes to a rank at most once. Ranks that neither run a
-// task nor send for it only update that record.
+// it and the running rank receives it: both ranks derive the message and its
+// tag from the submission alone, so they agree without talking. The replica
+// stays valid until the handle is written again (or flushed), so a version
+// goes to a rank at most once. Ranks that neither run a task nor send for it
+// only update that record.
+//
+// Memory follows the data: a receive allocates the replica's buffer from the
+// pool when it is posted, and a replica that becomes stale (a writer
+// elsewhere, Flush, Invalidate) is returned to the pool by a release node
+// that waits for its local readers, so a rank holds the tiles it owns plus
+// the replicas its part of the graph is reading. Receives of replicas are
+// posted in submission order within Options.ReplicaBudget; beyond it only
+// the earliest pending receive is posted, which always lets the program
+// advance (the data it waits for depends only on earlier submissions).
 //
 // On each rank a message is a node of the local graph: a send reads the
 // handle (it waits for the local writer, and the next local writer waits for
@@ -38,7 +50,7 @@ import (
 // distState is a handle's location record, identical on every rank.
 type distState struct {
 	init     bool
-	home     int      // rank that holds the latest version (ran the last writer)
+	home     int      // rank that holds the latest version (ran the last writer); -1 after invalidate
 	valid    []uint64 // bitset of the ranks holding the latest version
 	lastKind string   // kind of the task that wrote the latest version
 }
@@ -62,12 +74,25 @@ func (d *distState) written(r int, kind string) {
 	d.lastKind = kind
 }
 
+func (d *distState) flush() {
+	if d.home >= 0 {
+		clear(d.valid)
+		d.add(d.home)
+	}
+}
+
+func (d *distState) invalidate() {
+	clear(d.valid)
+	d.home = -1
+}
+
 // xfer is a message of the local graph.
 type xfer struct {
 	send      bool
 	peer, tag int
 	h         *Handle
 	start     int64
+	req       comm.Request
 }
 
 // TrafficKey classifies messages: from Src to Dst, carrying a handle last
@@ -78,7 +103,8 @@ type TrafficKey struct {
 	Writer, Reader string
 }
 
-// Traffic counts messages and their payload bytes.
+// Traffic counts messages and their payload bytes (the size of the
+// handle's format: what every rank knows at submission).
 type Traffic struct {
 	Messages int
 	Bytes    int64
@@ -101,10 +127,14 @@ type network struct {
 	queue  []*task
 	closed bool
 	wake   chan struct{}
+	// recvs holds the receives submitted and not completed, in submission
+	// order (completed ones are dropped from the front lazily).
+	recvs []*task
 
 	w *worker // the progress goroutine's buffers and trace events
 
 	traffic map[TrafficKey]Traffic // every message of the run, on every rank
+	sent    atomic.Int64           // bytes this rank actually sent (packed content)
 }
 
 func newNetwork(r *Runtime) *network {
@@ -118,12 +148,14 @@ func execRank(t *Task) int {
 		return t.Rank
 	}
 	for _, a := range t.Access {
-		if a.Mode&W != 0 {
+		if a.Mode&W != 0 && a.Mode != Scratch {
 			return a.H.owner
 		}
 	}
-	if len(t.Access) > 0 {
-		return t.Access[0].H.owner
+	for _, a := range t.Access {
+		if a.Mode != Scratch {
+			return a.H.owner
+		}
 	}
 	return 0
 }
@@ -138,7 +170,7 @@ func (r *Runtime) submitDistributed(t Task) {
 	e := execRank(&t)
 	r.checkRank(e, &t)
 	for _, a := range t.Access {
-		if a.Mode&R == 0 {
+		if a.Mode&R == 0 || a.Mode == Scratch {
 			continue
 		}
 		a.H.dist.setup(a.H.owner, r.size)
@@ -147,13 +179,22 @@ func (r *Runtime) submitDistributed(t Task) {
 		}
 	}
 	if e == r.rank {
-		r.submitLocal(t, nil)
+		r.insert(r.newTask(t))
 	}
 	for _, a := range t.Access {
-		if a.Mode&W != 0 {
-			a.H.dist.setup(a.H.owner, r.size)
-			a.H.dist.written(e, t.Kind)
+		if a.Mode&W == 0 || a.Mode == Scratch {
+			continue
 		}
+		h := a.H
+		h.dist.setup(h.owner, r.size)
+		switch {
+		case e == r.rank:
+			h.copyHere = true
+		case h.copyHere && h.owner != r.rank:
+			// This rank's copy goes stale: release it after its readers.
+			r.submitFree(h)
+		}
+		h.dist.written(e, t.Kind)
 	}
 }
 
@@ -163,21 +204,30 @@ func (r *Runtime) submitDistributed(t Task) {
 func (r *Runtime) transfer(h *Handle, dst int, reader string) {
 	n := r.net
 	src := h.dist.home
-	if h.data == nil {
-		panic(fmt.Sprintf("runtime: handle %s has no data to send from rank %d to rank %d (register it with NewData)", h.name, src, dst))
+	if src < 0 {
+		panic(fmt.Sprintf("runtime: %s is read on rank %d after Invalidate, before any task wrote it", h.name, dst))
+	}
+	if h.format == nil {
+		panic(fmt.Sprintf("runtime: handle %s has no data to send from rank %d to rank %d (register it with a format)", h.name, src, dst))
 	}
 	ti := src*r.size + dst
 	tag := n.tags[ti] % (r.opts.Comm.MaxTag() + 1)
 	n.tags[ti]++
-	count(n.traffic, TrafficKey{Src: src, Dst: dst, Writer: h.dist.lastKind, Reader: reader}, h.size)
+	count(n.traffic, TrafficKey{Src: src, Dst: dst, Writer: h.dist.lastKind, Reader: reader}, h.words)
 	h.dist.add(dst)
 	switch r.rank {
 	case dst:
-		r.submitLocal(Task{Kind: "recv", Tile: [3]int{src, -1, -1}, Access: []Access{{H: h, Mode: W}}},
-			&xfer{peer: src, tag: tag, h: h})
+		tk := r.newTask(Task{Kind: kind.Recv, Tile: [3]int{src, -1, -1}, Access: []Access{{H: h, Mode: W}}})
+		tk.x = &xfer{peer: src, tag: tag, h: h}
+		n.mu.Lock()
+		n.recvs = append(n.recvs, tk)
+		n.mu.Unlock()
+		r.insert(tk)
+		h.copyHere = true
 	case src:
-		r.submitLocal(Task{Kind: "send", Tile: [3]int{dst, -1, -1}, Access: []Access{{H: h, Mode: R}}},
-			&xfer{send: true, peer: dst, tag: tag, h: h})
+		tk := r.newTask(Task{Kind: kind.Send, Tile: [3]int{dst, -1, -1}, Access: []Access{{H: h, Mode: R}}})
+		tk.x = &xfer{send: true, peer: dst, tag: tag, h: h}
+		r.insert(tk)
 	}
 }
 
@@ -186,44 +236,26 @@ func (r *Runtime) transfer(h *Handle, dst int, reader string) {
 // ranks need, such as the partial sums of a log-likelihood. A recording
 // runtime records these messages; a single-rank run does nothing.
 func (r *Runtime) Fetch(h *Handle) {
-	if r.rec != nil {
-		s := r.rec.get(h)
-		for q := 0; q < r.rec.size; q++ {
-			if !s.dist.has(q) {
-				r.rec.xfer(r, h, s, q, "fetch", [3]int{-1, -1, -1}, 0)
-			}
-		}
-		return
-	}
-	if r.net == nil {
-		return
-	}
-	h.dist.setup(h.owner, r.size)
 	for q := 0; q < r.size; q++ {
-		if !h.dist.has(q) {
-			r.transfer(h, q, "fetch")
-		}
+		r.FetchOn(h, q)
 	}
 }
 
-// Flush tells the runtime that the replicas of h made so far will not be read
-// again (Chameleon's flush hint): ranks other than the one holding the latest
-// version drop them, so a later reader there receives the handle anew. Every
-// rank flushes at the same point of the submission, so they stay in step.
-// Replica buffers are not freed: every rank allocates every tile.
-func (r *Runtime) Flush(h *Handle) {
+// FetchOn makes the latest version of h valid on rank q once Wait returns
+// (e.g. the blocks of a result that rank 0 writes to a file).
+func (r *Runtime) FetchOn(h *Handle, q int) {
 	switch {
+	case r.rec != nil:
+		s := r.rec.get(h)
+		if !s.dist.has(q) {
+			r.rec.xfer(r, h, s, q, kind.Fetch, [3]int{-1, -1, -1}, 0)
+		}
 	case r.net != nil:
 		h.dist.setup(h.owner, r.size)
-		h.dist.flush()
-	case r.rec != nil:
-		r.rec.get(h).dist.flush()
+		if !h.dist.has(q) {
+			r.transfer(h, q, kind.Fetch)
+		}
 	}
-}
-
-func (d *distState) flush() {
-	clear(d.valid)
-	d.add(d.home)
 }
 
 // Traffic returns the messages of every rank since the last call, by
@@ -243,10 +275,26 @@ func (r *Runtime) Traffic() map[TrafficKey]Traffic {
 	return nil
 }
 
+// SentBytes returns the bytes this rank has put on the wire so far: the
+// packed content of each message (a low-rank tile's current rank, not its
+// largest).
+func (r *Runtime) SentBytes() int64 {
+	if r.net == nil {
+		return 0
+	}
+	return r.net.sent.Load()
+}
+
 func (n *network) enqueue(t *task) {
 	n.mu.Lock()
 	n.queue = append(n.queue, t)
 	n.mu.Unlock()
+	n.poke()
+}
+
+// poke wakes the progress goroutine (a message is ready or replica memory
+// was freed).
+func (n *network) poke() {
 	select {
 	case n.wake <- struct{}{}:
 	default:
@@ -257,23 +305,82 @@ func (n *network) close() {
 	n.mu.Lock()
 	n.closed = true
 	n.mu.Unlock()
-	select {
-	case n.wake <- struct{}{}:
-	default:
+	n.poke()
+}
+
+// earliestRecv returns the first receive in submission order that has not
+// completed, or nil.
+func (n *network) earliestRecv() *task {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for len(n.recvs) > 0 {
+		t := n.recvs[0]
+		t.mu.Lock()
+		done := t.done
+		t.mu.Unlock()
+		if !done {
+			return t
+		}
+		n.recvs[0] = nil
+		n.recvs = n.recvs[1:]
+	}
+	return nil
+}
+
+// budget returns the replica bytes receives may be posted for ahead of need.
+func (r *Runtime) budget() int64 {
+	if b := r.opts.ReplicaBudget; b != 0 {
+		if b < 0 {
+			return math.MaxInt64
+		}
+		return b
+	}
+	return max(r.owned/4, 4*bytesOf(r.maxWords))
+}
+
+// post starts message t.
+func (r *Runtime) post(t *task) {
+	x := t.x
+	h := x.h
+	var err error
+	if x.send {
+		if h.buf == nil {
+			// Only after a failure skipped the writer: send something of
+			// the right size so that the receiver does not wait forever.
+			r.allocate(h)
+			clear(h.buf)
+		}
+		msg := h.format.Pack(h.buf)
+		r.net.sent.Add(bytesOf(len(msg)))
+		x.req, err = r.opts.Comm.Isend(msg, x.peer, x.tag)
+	} else {
+		if h.buf == nil {
+			r.allocate(h)
+		}
+		x.req, err = r.opts.Comm.Irecv(h.buf, x.peer, x.tag)
+	}
+	if err != nil {
+		r.commFailure(t, err)
+	}
+	if r.opts.Trace {
+		x.start = r.Now()
 	}
 }
 
 // progress posts ready messages and completes them: the only goroutine that
-// makes point-to-point calls. With messages in flight it polls, backing off
-// from 5 us to 200 us while nothing completes; otherwise it sleeps until a
-// message is ready.
+// makes point-to-point calls. Sends and receives into existing buffers are
+// posted at once; receives that allocate a replica wait, in submission
+// order, for room in the replica budget (the earliest one never waits).
+// With messages in flight it polls, backing off from 5 us to 200 us while
+// nothing completes; otherwise it sleeps until a message is ready or
+// replica memory is freed.
 func (r *Runtime) progress() {
 	defer r.wg.Done()
 	goruntime.LockOSThread()
 	defer goruntime.UnlockOSThread()
 	n := r.net
 	c := r.opts.Comm
-	var active []*task
+	var active, waiting []*task
 	var reqs []comm.Request
 	var done []int
 	timer := time.NewTimer(time.Hour)
@@ -283,25 +390,33 @@ func (r *Runtime) progress() {
 		q, closed := n.queue, n.closed
 		n.queue = nil
 		n.mu.Unlock()
-		if closed && len(q) == 0 && len(active) == 0 {
+		if closed && len(q) == 0 && len(active) == 0 && len(waiting) == 0 {
 			return
 		}
 		for _, t := range q {
-			var err error
-			var req comm.Request
-			if t.x.send {
-				req, err = c.Isend(t.x.h.data, t.x.peer, t.x.tag)
-			} else {
-				req, err = c.Irecv(t.x.h.data, t.x.peer, t.x.tag)
+			h := t.x.h
+			if !t.x.send && h.buf == nil && h.owner != r.rank {
+				i := sort.Search(len(waiting), func(i int) bool { return waiting[i].seq > t.seq })
+				waiting = slices.Insert(waiting, i, t)
+				continue
 			}
-			if err != nil {
-				r.commFailure(t, err)
-			}
-			if r.opts.Trace {
-				t.x.start = r.Now()
-			}
+			r.post(t)
 			active = append(active, t)
-			reqs = append(reqs, req)
+			reqs = append(reqs, t.x.req)
+		}
+		if len(waiting) > 0 {
+			budget, first := r.budget(), n.earliestRecv()
+			for len(waiting) > 0 {
+				t := waiting[0]
+				if r.replicas.Load()+bytesOf(t.x.h.words) > budget && t != first {
+					break
+				}
+				r.post(t)
+				active = append(active, t)
+				reqs = append(reqs, t.x.req)
+				waiting[0] = nil
+				waiting = waiting[1:]
+			}
 		}
 		if len(active) == 0 {
 			<-n.wake
@@ -314,10 +429,20 @@ func (r *Runtime) progress() {
 		}
 		for _, i := range done {
 			t := active[i]
+			words := 0
+			if t.x.send {
+				words = len(t.x.h.format.Pack(t.x.h.buf))
+			} else {
+				words = c.Received(t.x.req)
+				if err := t.x.h.format.Unpack(t.x.h.buf, words); err != nil {
+					r.commFailure(t, err)
+				}
+			}
 			if r.opts.Trace {
 				n.w.events = append(n.w.events, trace.Event{Kind: t.Kind, Tile: t.Tile, Rank: r.rank,
-					Worker: n.w.id, Start: t.x.start, End: r.Now(), Flops: float64(8 * len(t.x.h.data)), Iter: t.iter})
+					Worker: n.w.id, Start: t.x.start, End: r.Now(), Flops: float64(8 * words), Iter: t.iter})
 			}
+			t.x.req = nil
 			r.complete(n.w, t, false)
 			active[i], reqs[i] = nil, nil
 		}
@@ -435,125 +560,3 @@ func (r *Runtime) agree(err error, seq uint64) error {
 	return &TaskError{Task: w.Task, Rank: w.Rank, Ranks: r.size, Err: &RemoteError{Class: w.Class, Msg: w.Msg}}
 }
 
-// recorder builds the Graph of Options.Record: the tasks of every rank, with
-// the dependencies and messages each rank's runtime would create.
-type recorder struct {
-	size    int
-	g       Graph
-	state   map[*Handle]*recState
-	traffic map[TrafficKey]Traffic
-}
-
-type recState struct {
-	dist    distState
-	writer  []int   // per rank: the node that last wrote its copy (-1 none)
-	readers [][]int // per rank: the nodes that read its copy since
-}
-
-func newRecorder(size int) *recorder {
-	return &recorder{size: size, g: Graph{Ranks: size}, state: map[*Handle]*recState{}, traffic: map[TrafficKey]Traffic{}}
-}
-
-func (rc *recorder) get(h *Handle) *recState {
-	s := rc.state[h]
-	if s == nil {
-		s = &recState{writer: make([]int, rc.size), readers: make([][]int, rc.size)}
-		for i := range s.writer {
-			s.writer[i] = -1
-		}
-		s.dist.setup(min(h.owner, rc.size-1), rc.size)
-		rc.state[h] = s
-	}
-	return s
-}
-
-// access adds node id's dependencies for mode on h's copy on rank q.
-func (rc *recorder) access(id int, s *recState, q int, mode Mode) {
-	nd := &rc.g.Nodes[id]
-	if mode&W != 0 {
-		if len(s.readers[q]) > 0 {
-			nd.Deps = append(nd.Deps, s.readers[q]...)
-		} else if s.writer[q] >= 0 {
-			nd.Deps = append(nd.Deps, s.writer[q])
-		}
-		s.writer[q] = id
-		s.readers[q] = s.readers[q][:0]
-		return
-	}
-	if s.writer[q] >= 0 {
-		nd.Deps = append(nd.Deps, s.writer[q])
-	}
-	s.readers[q] = append(s.readers[q], id)
-}
-
-// xfer records the message that brings h's latest version (state s) from
-// its home to rank dst for a reader of kind reader (tile and priority are
-// the reader's).
-func (rc *recorder) xfer(r *Runtime, h *Handle, s *recState, dst int, reader string, tile [3]int, prio int) {
-	src := s.dist.home
-	id := len(rc.g.Nodes)
-	rc.g.Nodes = append(rc.g.Nodes, Node{Kind: XferKind, Tile: tile, Rank: dst, Src: src,
-		Bytes: 8 * h.size, Iter: r.iter, Handle: h.name, Priority: prio})
-	rc.access(id, s, src, R)
-	rc.access(id, s, dst, W)
-	x := &rc.g.Nodes[id]
-	sort.Ints(x.Deps)
-	x.Deps = compactInts(x.Deps)
-	s.dist.add(dst)
-	count(rc.traffic, TrafficKey{Src: src, Dst: dst, Writer: s.dist.lastKind, Reader: reader}, h.size)
-}
-
-func (rc *recorder) submit(r *Runtime, t Task) {
-	e := execRank(&t)
-	if !t.Pin {
-		e = min(e, rc.size-1)
-	}
-	r.checkRank(e, &t)
-	for _, a := range t.Access {
-		if a.Mode&R == 0 {
-			continue
-		}
-		s := rc.get(a.H)
-		if !s.dist.has(e) {
-			rc.xfer(r, a.H, s, e, t.Kind, t.Tile, t.Priority)
-		}
-	}
-	id := len(rc.g.Nodes)
-	rc.g.Nodes = append(rc.g.Nodes, Node{Kind: t.Kind, Tile: t.Tile, Priority: t.Priority, Flops: t.Flops,
-		Rank: e, Src: -1, Iter: r.iter})
-	for _, a := range t.Access {
-		s := rc.get(a.H)
-		rc.access(id, s, e, a.Mode)
-		if a.Mode&W != 0 {
-			s.dist.written(e, t.Kind)
-		}
-	}
-	nd := &rc.g.Nodes[id]
-	sort.Ints(nd.Deps)
-	nd.Deps = compactInts(nd.Deps)
-}
-
-func compactInts(x []int) []int {
-	if len(x) < 2 {
-		return x
-	}
-	j := 1
-	for i := 1; i < len(x); i++ {
-		if x[i] != x[j-1] {
-			x[j] = x[i]
-			j++
-		}
-	}
-	return x[:j]
-}
-
-// Graph returns the graph recorded since the last call (Options.Record) and
-// starts a new one; handles keep their location records.
-func (r *Runtime) Graph() *Graph {
-	if r.rec == nil {
-		return nil
-	}
-	g := r.rec.g
-	r.rec.g = Graph{Ranks: r.rec.size}
-	return &g
-}

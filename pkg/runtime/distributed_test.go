@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -75,28 +76,28 @@ func sequential(nh int, prog []randomStep) [][]float64 {
 	return data
 }
 
-// submitProgram submits prog on rt over fresh handles and fetches them all.
-func submitProgram(rt *Runtime, owners []int, prog []randomStep, slow bool) [][]float64 {
-	data := make([][]float64, len(owners))
+// submitProgram submits prog on rt over fresh handles, each task reading and
+// writing the buffers the runtime hands it, and fetches them all.
+func submitProgram(rt *Runtime, owners []int, prog []randomStep, slow bool) []*Handle {
 	hs := make([]*Handle, len(owners))
-	for i := range data {
-		data[i] = []float64{float64(i), 1, 2}
-		hs[i] = NewData(fmt.Sprint("h", i), owners[i], data[i])
+	for i := range hs {
+		hs[i] = rt.RegisterData(fmt.Sprint("h", i), owners[i], []float64{float64(i), 1, 2})
 	}
 	for s, st := range prog {
 		acc := []Access{{H: hs[st.out], Mode: st.mode}}
-		in := make([][]float64, len(st.in))
-		for k, h := range st.in {
+		for _, h := range st.in {
 			acc = append(acc, Access{H: hs[h], Mode: R})
-			in[k] = data[h]
 		}
-		out := data[st.out]
 		t := Task{Kind: "step", Tile: [3]int{s, -1, -1}, Priority: s % 3, Access: acc,
-			Run: func(Context) error {
+			Run: func(c Context) error {
 				if slow && s%7 == 0 {
 					time.Sleep(50 * time.Microsecond)
 				}
-				apply(s, st, out, in)
+				in := make([][]float64, len(st.in))
+				for k := range in {
+					in[k] = c.Vector(k + 1)
+				}
+				apply(s, st, c.Vector(0), in)
 				return nil
 			}}
 		if st.pin >= 0 {
@@ -107,7 +108,16 @@ func submitProgram(rt *Runtime, owners []int, prog []randomStep, slow bool) [][]
 	for _, h := range hs {
 		rt.Fetch(h)
 	}
-	return data
+	return hs
+}
+
+// values returns this rank's copies of hs (after Wait).
+func values(rt *Runtime, hs []*Handle) [][]float64 {
+	out := make([][]float64, len(hs))
+	for i, h := range hs {
+		out[i] = slices.Clone(rt.Local(h))
+	}
+	return out
 }
 
 // runRanks runs f on size goroutine ranks sharing a comm.Group.
@@ -134,19 +144,21 @@ func runRanks(t *testing.T, size int, f func(c comm.Comm)) {
 func TestDistributedMatchesSequential(t *testing.T) {
 	for _, tc := range []struct {
 		ranks, workers int
-	}{{2, 1}, {3, 2}, {4, 2}, {5, 1}} {
+		budget         int64 // Options.ReplicaBudget; 1: only the earliest receive is posted ahead
+	}{{2, 1, 0}, {3, 2, 0}, {4, 2, 0}, {5, 1, 0}, {3, 2, 1}, {4, 1, -1}} {
 		for seed := uint64(1); seed <= 12; seed++ {
 			owners, prog := randomProgram(seed, 9, 80, tc.ranks)
 			want := sequential(len(owners), prog)
 			traffic := make([]map[TrafficKey]Traffic, tc.ranks)
 			runRanks(t, tc.ranks, func(c comm.Comm) {
-				rt := New(Options{Workers: tc.workers, Comm: c, Trace: true})
+				rt := New(Options{Workers: tc.workers, Comm: c, Trace: true, ReplicaBudget: tc.budget})
 				defer rt.Close()
-				got := submitProgram(rt, owners, prog, true)
+				hs := submitProgram(rt, owners, prog, true)
 				if err := rt.Wait(); err != nil {
 					t.Errorf("rank %d: %v", c.Rank(), err)
 					return
 				}
+				got := values(rt, hs)
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("ranks %d seed %d: rank %d holds %v, sequential %v", tc.ranks, seed, c.Rank(), got, want)
 				}
@@ -188,10 +200,10 @@ func TestNoVersionSentTwice(t *testing.T) {
 	runRanks(t, 2, func(c comm.Comm) {
 		rt := New(Options{Workers: 2, Comm: c})
 		defer rt.Close()
-		a := NewData("a", 0, make([]float64, 10))
+		a := rt.Register("a", 0, Vector{N: 10})
 		bs := make([]*Handle, 5)
 		for i := range bs {
-			bs[i] = NewData(fmt.Sprint("b", i), 1, make([]float64, 10))
+			bs[i] = rt.RegisterData(fmt.Sprint("b", i), 1, make([]float64, 10))
 		}
 		for round := 0; round < 2; round++ {
 			rt.Submit(Task{Kind: "w", Access: []Access{{H: a, Mode: W}}, Run: func(Context) error { return nil }})
@@ -229,8 +241,7 @@ func TestDistributedFailure(t *testing.T) {
 			rt := New(opts)
 			defer rt.Close()
 			owners, prog := randomProgram(3, 6, 40, 3)
-			data := make([]float64, 3)
-			h := NewData("x", 1, data)
+			h := rt.Register("x", 1, Vector{N: 3})
 			rt.Submit(Task{Kind: "fail", Tile: [3]int{1, 2, -1}, Access: []Access{{H: h, Mode: W}},
 				Pin: forced, Rank: 2, Run: func(Context) error {
 					if forced {

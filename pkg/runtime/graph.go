@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/exageostat/exageostat/pkg/kind"
+
 // Graph is a task graph recorded instead of run (Options.Record): every task
 // every rank would run for the submitted program, plus one Xfer node per
 // message the distributed runtime would send, with the dependencies each
@@ -8,10 +10,29 @@ package runtime
 type Graph struct {
 	Ranks int
 	Nodes []Node
+	// Memory is, per rank, the tile data it would hold, in program order:
+	// a copy's buffer counts from the node that allocates it (a write or a
+	// receive on that rank) to the point where it is released (a writer
+	// elsewhere, Flush, Invalidate; an owner keeps its copies).
+	Memory []RankMemory
+}
+
+// RankMemory is the tile data of one rank of a recorded graph, in bytes.
+type RankMemory struct {
+	Rank int `json:"rank"`
+	// Owned is the size of the handles the rank owns (all registered so
+	// far, used or not).
+	Owned int64 `json:"owned_bytes"`
+	// Peak is the most the rank holds at once, replicas included, and
+	// PeakReplicas the most of it in copies of handles it does not own.
+	Peak         int64 `json:"peak_bytes"`
+	PeakReplicas int64 `json:"peak_replica_bytes"`
+	// PeakByPhase is Peak during the nodes of each phase (kind.Phase).
+	PeakByPhase map[string]int64 `json:"peak_bytes_by_phase"`
 }
 
 // XferKind is the Kind of a transfer node.
-const XferKind = "xfer"
+const XferKind = kind.Xfer
 
 // Node is one task or one transfer of a Graph.
 type Node struct {

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -43,6 +44,9 @@ const (
 	R  Mode    = 1 << iota // read only
 	W                      // write only (previous contents are not read)
 	RW = R | W             // read and write
+	// Scratch gives the task a buffer of the handle's format for its
+	// duration only (StarPU's SCRATCH): no dependency, contents undefined.
+	Scratch Mode = 4
 )
 
 func (m Mode) String() string {
@@ -53,44 +57,98 @@ func (m Mode) String() string {
 		return "W"
 	case RW:
 		return "RW"
+	case Scratch:
+		return "Scratch"
 	}
 	return fmt.Sprintf("Mode(%d)", uint8(m))
 }
 
-// Handle is a piece of data (a tile, a small vector) known to the runtime.
-// Its dependency state is updated only by the goroutine that submits tasks.
+// Handle is a piece of data known to the runtime (StarPU's data handle): a
+// name, the rank that owns it, and a Format. The runtime owns its buffers:
+// a rank allocates one, from the runtime's pool, when a task there first
+// writes the handle or a message brings a replica, and returns it when the
+// copy is no longer needed (see Flush and Invalidate); the owner keeps its
+// copy's buffer from one graph to the next. Tasks receive the buffers
+// through their Context.
+//
+// The dependency state is updated only by the goroutine that submits tasks.
 type Handle struct {
-	name       string
-	owner      int
-	data       []float64
-	size       int // words of data (of the modelled data for NewSized)
-	lastWriter *task
-	readers    []*task
-	dist       distState // where the latest version lives (distributed runs)
+	name   string
+	owner  int
+	format Format // nil: a handle for ordering only, without data
+	words  int
+
+	// This rank's copy, set when a task (or a receive) allocates it and
+	// read by the tasks the graph orders after that one.
+	buf       []float64
+	user      bool // buf is the caller's memory (RegisterData): never pooled
+	transient bool // buf counts in the replica bytes (a rank other than the owner)
+
+	deps     depState[*task] // the local graph's hazards
+	copyHere bool            // submission view: this rank holds or will hold a copy
+	dist     distState       // where the latest version lives (distributed runs)
 }
 
-// NewHandle registers a piece of data owned by rank owner, without a buffer
-// the runtime can send: a handle for ordering only. name is used in error
-// messages and traces.
+// NewHandle registers data without a buffer, owned by rank owner: a handle
+// for ordering tasks only. name is used in error messages and traces.
 func NewHandle(name string, owner int) *Handle {
 	return &Handle{name: name, owner: owner}
 }
 
-// NewData registers the buffer data, owned by rank owner. In a distributed
-// run the runtime sends and receives the buffer itself: tasks must read and
-// write it in place (it is never reallocated).
-func NewData(name string, owner int, data []float64) *Handle {
-	return &Handle{name: name, owner: owner, data: data, size: len(data)}
+// Register registers data of format f owned by rank owner. No buffer is
+// allocated until a task writes the handle.
+func (r *Runtime) Register(name string, owner int, f Format) *Handle {
+	h := &Handle{name: name, owner: owner, format: f, words: f.Words()}
+	r.registered(h)
+	return h
 }
 
-// NewSized registers data of size float64 words that is only modelled, not
-// allocated: for graphs recorded (Options.Record) rather than run.
-func NewSized(name string, owner, size int) *Handle {
-	return &Handle{name: name, owner: owner, size: size}
+// RegisterData registers the caller's buffer data (a Vector format of its
+// length), owned by rank owner, as the handle's valid copy on that rank:
+// tasks there read and write it in place. Other ranks ignore data.
+func (r *Runtime) RegisterData(name string, owner int, data []float64) *Handle {
+	h := &Handle{name: name, owner: owner, format: Vector{N: len(data)}, words: len(data)}
+	if r.rec == nil && (r.size == 1 || owner == r.rank) {
+		h.buf, h.user, h.copyHere = data, true, true
+	}
+	r.registered(h)
+	return h
 }
 
-// Data returns the handle's buffer (nil for NewHandle).
-func (h *Handle) Data() []float64 { return h.data }
+// RegisterReplicated registers input data that every rank already holds,
+// the same on all (e.g. normal variates drawn from a common seed): each
+// rank's copy is its own data, valid at once, so no task reading it waits
+// for a message. Rank owner is its home.
+func (r *Runtime) RegisterReplicated(name string, owner int, data []float64) *Handle {
+	h := &Handle{name: name, owner: owner, format: Vector{N: len(data)}, words: len(data)}
+	if r.rec == nil {
+		h.buf, h.user, h.copyHere = data, true, true
+	}
+	switch {
+	case r.rec != nil:
+		s := r.rec.get(h)
+		for q := 0; q < r.size; q++ {
+			s.dist.add(q)
+		}
+	case r.net != nil:
+		h.dist.setup(owner, r.size)
+		for q := 0; q < r.size; q++ {
+			h.dist.add(q)
+		}
+	}
+	r.maxWords = max(r.maxWords, h.words)
+	return h
+}
+
+func (r *Runtime) registered(h *Handle) {
+	switch {
+	case r.rec != nil:
+		r.rec.register(h)
+	case r.size == 1 || h.owner == r.rank:
+		r.owned += bytesOf(h.words)
+	}
+	r.maxWords = max(r.maxWords, h.words)
+}
 
 // Name returns the handle's name.
 func (h *Handle) Name() string { return h.name }
@@ -98,26 +156,62 @@ func (h *Handle) Name() string { return h.name }
 // Owner returns the rank that owns the handle's data.
 func (h *Handle) Owner() int { return h.owner }
 
+// Format returns the handle's format (nil for NewHandle).
+func (h *Handle) Format() Format { return h.format }
+
 // Access pairs a handle with the mode a task uses it in.
 type Access struct {
 	H    *Handle
 	Mode Mode
 }
 
-// Context is what a running task learns about where it runs.
+// Context is what a running task learns from the runtime: where it runs,
+// and one buffer per access of its Task.Access, in that order (StarPU's
+// descr[]). A task must not keep a buffer after it returns.
 type Context struct {
 	Worker int // worker index in [0, Workers())
 	Rank   int
+	acc    []Access
+	bufs   [][]float64
+}
+
+// Buffer returns the buffer of access i: the handle's Format().Words()
+// words (nil for a handle without data).
+func (c Context) Buffer(i int) []float64 { return c.bufs[i] }
+
+// Dense returns the column-major M x N tile of access i (a Dense handle).
+func (c Context) Dense(i int) []float64 {
+	if _, ok := c.acc[i].H.format.(Dense); !ok {
+		panic(fmt.Sprintf("runtime: access %d (%s) is %v, not a dense tile", i, c.acc[i].H.name, c.acc[i].H.format))
+	}
+	return c.bufs[i]
+}
+
+// Vector returns the values of access i (a Vector handle).
+func (c Context) Vector(i int) []float64 {
+	if _, ok := c.acc[i].H.format.(Vector); !ok {
+		panic(fmt.Sprintf("runtime: access %d (%s) is %v, not a vector", i, c.acc[i].H.name, c.acc[i].H.format))
+	}
+	return c.bufs[i]
+}
+
+// Scalar returns the value of access i (a Scalar handle).
+func (c Context) Scalar(i int) *float64 {
+	if _, ok := c.acc[i].H.format.(Scalar); !ok {
+		panic(fmt.Sprintf("runtime: access %d (%s) is %v, not a scalar", i, c.acc[i].H.name, c.acc[i].H.format))
+	}
+	return &c.bufs[i][0]
 }
 
 // Task describes one unit of work.
 type Task struct {
-	Kind     string  // kernel name: dcmg, potrf, trsm, syrk, gemm, ...
+	Kind     string  // kernel name (package kind): dcmg, potrf, trmm, syrk, gemm, ...
 	Tile     [3]int  // tile indices for traces and errors; -1 where unused
 	Priority int     // higher runs first among ready tasks
 	Flops    float64 // floating-point operations, for rates and traces
 	Access   []Access
-	Run      func(Context) error
+	// Run is the task's code; it gets its buffers from the Context.
+	Run func(Context) error
 	// Pin runs the task on rank Rank instead of on the owner of the first
 	// handle it writes (e.g. the generation of a tile under a distribution
 	// of its own).
@@ -152,7 +246,8 @@ type task struct {
 	done bool
 	succ []*task
 
-	x *xfer // a message to send or receive, run by the progress goroutine
+	x    *xfer   // a message to send or receive, run by the progress goroutine
+	free *Handle // a release of this rank's copy of the handle, run inline
 }
 
 // Options configure a Runtime.
@@ -166,6 +261,12 @@ type Options struct {
 	// of running anything: the model pkg/sim replays.
 	Record bool
 	Ranks  int
+	// ReplicaBudget bounds the bytes of replicas (copies held on a rank
+	// other than the handle's owner) for which receives are posted ahead
+	// of need: beyond it a rank posts only its earliest pending receive,
+	// in submission order. 0 means a quarter of the bytes this rank owns
+	// (at least four of the largest handles); < 0 means no bound.
+	ReplicaBudget int64
 	// FailTask makes the task of that name (Task.Name) fail on rank
 	// FailRank: a forced failure to test error handling.
 	FailTask string
@@ -180,6 +281,8 @@ type Runtime struct {
 	epoch time.Time
 	seq   uint64
 	iter  int
+	preds []*task  // scratch for dependency inference
+	sub   *worker  // the submitting goroutine's scratch for inline nodes
 
 	mu          sync.Mutex
 	work        *sync.Cond // signalled when tasks become ready or on close
@@ -197,18 +300,28 @@ type Runtime struct {
 	workers []*worker
 	wg      sync.WaitGroup
 
+	pool                   *pool
+	replicas, peakReplicas atomic.Int64
+	owned                  int64 // bytes of the handles this rank owns
+	maxWords               int
+
 	rank, size int
 	net        *network  // distributed runs: messages and their progress
 	rec        *recorder // Options.Record
 }
 
 type worker struct {
-	id     int
-	events []trace.Event
-	buf    []*task
+	id      int
+	events  []trace.Event
+	buf     []*task
+	stack   []*task
+	bufs    [][]float64
+	scratch map[int][]float64 // Scratch buffers by size, kept by the worker
 }
 
-// New starts a runtime with its workers. Call Close when done.
+// New starts a runtime with its workers. Call Close when done. A
+// distributed runtime (Options.Comm of several ranks) synchronises the
+// ranks once so that their trace clocks start together.
 func New(opts Options) *Runtime {
 	if opts.Workers <= 0 {
 		opts.Workers = goruntime.NumCPU()
@@ -216,12 +329,17 @@ func New(opts Options) *Runtime {
 	if opts.Comm == nil {
 		opts.Comm = comm.Self{}
 	}
-	r := &Runtime{opts: opts, epoch: time.Now(), rank: opts.Comm.Rank(), size: opts.Comm.Size()}
+	r := &Runtime{opts: opts, rank: opts.Comm.Rank(), size: opts.Comm.Size(), pool: newPool(), sub: &worker{id: -1}}
 	if opts.Record {
 		r.rank, r.size = 0, max(opts.Ranks, 1)
 		r.rec = newRecorder(r.size)
+		r.epoch = time.Now()
 		return r
 	}
+	if r.size > 1 {
+		r.opts.Comm.AllreduceMin(0) // a barrier: a common epoch for the traces
+	}
+	r.epoch = time.Now()
 	r.work = sync.NewCond(&r.mu)
 	r.idle = sync.NewCond(&r.mu)
 	if r.size > 1 {
@@ -262,51 +380,97 @@ func (r *Runtime) Submit(t Task) {
 		r.submitDistributed(t)
 	default:
 		if !r.failed.Load() {
-			r.submitLocal(t, nil)
+			r.insert(r.newTask(t))
+		}
+		for _, a := range t.Access {
+			if a.Mode&W != 0 && a.Mode != Scratch {
+				a.H.copyHere = true
+			}
 		}
 	}
 }
 
-// submitLocal inserts a task that runs on this rank (or the message x) into
-// the local dependency graph.
-func (r *Runtime) submitLocal(t Task, x *xfer) {
-	tk := &task{Task: t, seq: r.seq, iter: r.iter, x: x}
+func (r *Runtime) newTask(t Task) *task {
+	tk := &task{Task: t, seq: r.seq, iter: r.iter}
 	r.seq++
+	return tk
+}
+
+// insert adds tk to the local dependency graph and hands it on when it is
+// ready at once.
+func (r *Runtime) insert(tk *task) {
 	tk.pending.Store(1) // submission guard
-	for _, a := range t.Access {
-		h := a.H
-		if a.Mode&W != 0 {
-			if len(h.readers) > 0 {
-				for _, rd := range h.readers {
-					addEdge(rd, tk)
-				}
-			} else if h.lastWriter != nil {
-				addEdge(h.lastWriter, tk)
-			}
-			h.lastWriter = tk
-			clear(h.readers)
-			h.readers = h.readers[:0]
-		} else {
-			if h.lastWriter != nil {
-				addEdge(h.lastWriter, tk)
-			}
-			h.readers = append(h.readers, tk)
+	preds := r.preds[:0]
+	for _, a := range tk.Access {
+		if a.Mode != Scratch {
+			preds = a.H.deps.access(tk, a.Mode, preds)
 		}
 	}
+	for _, p := range preds {
+		addEdge(p, tk)
+	}
+	clear(preds)
+	r.preds = preds[:0]
 	r.mu.Lock()
 	r.outstanding++
 	r.mu.Unlock()
 	if tk.pending.Add(-1) == 0 {
-		if tk.x != nil {
+		switch {
+		case tk.free != nil:
+			r.release(tk.free)
+			r.complete(r.sub, tk, false)
+		case tk.x != nil:
 			r.net.enqueue(tk)
-			return
+		default:
+			r.mu.Lock()
+			heap.Push(&r.ready, tk)
+			if r.sleeping > 0 {
+				r.work.Signal()
+			}
+			r.mu.Unlock()
 		}
-		r.mu.Lock()
-		heap.Push(&r.ready, tk)
-		if r.sleeping > 0 {
-			r.work.Signal()
+	}
+}
+
+// submitFree inserts the release of this rank's copy of h after the local
+// accesses submitted so far.
+func (r *Runtime) submitFree(h *Handle) {
+	tk := r.newTask(Task{Kind: kind.Free, Tile: [3]int{-1, -1, -1}, Access: []Access{{H: h, Mode: W}}})
+	tk.free = h
+	r.insert(tk)
+	h.copyHere = false
+}
+
+// allocate gives h's copy on this rank a buffer from the pool.
+func (r *Runtime) allocate(h *Handle) {
+	h.buf = r.pool.get(h.words)
+	if r.size > 1 && h.owner != r.rank {
+		h.transient = true
+		v := r.replicas.Add(bytesOf(h.words))
+		for {
+			p := r.peakReplicas.Load()
+			if v <= p || r.peakReplicas.CompareAndSwap(p, v) {
+				break
+			}
 		}
-		r.mu.Unlock()
+	}
+}
+
+// release returns h's buffer on this rank to the pool.
+func (r *Runtime) release(h *Handle) {
+	if h.buf == nil {
+		return
+	}
+	if !h.user {
+		r.pool.put(h.buf)
+	}
+	h.buf = nil
+	if h.transient {
+		h.transient = false
+		r.replicas.Add(-bytesOf(h.words))
+		if r.net != nil {
+			r.net.poke()
+		}
 	}
 }
 
@@ -329,6 +493,82 @@ func addEdge(pred, succ *task) {
 // the trace (Chameleon's iteration marks): e.g. the likelihood evaluation
 // they belong to.
 func (r *Runtime) SetIteration(i int) { r.iter = i }
+
+// Flush tells the runtime that the replicas of h made so far will not be
+// read again (Chameleon's flush hint, placed where an algorithm reads a
+// tile for the last time): the ranks other than the one holding the latest
+// version return their copies' buffers to the pool once their local
+// readers are done (an owner keeps its buffer), and a later reader there
+// receives the handle anew. Every rank flushes at the same point of the
+// submission, so they stay in step. On one rank it does nothing.
+func (r *Runtime) Flush(h *Handle) {
+	switch {
+	case r.rec != nil:
+		r.rec.flush(h, false)
+	case r.net != nil:
+		h.dist.setup(h.owner, r.size)
+		if r.rank != h.dist.home && h.copyHere && h.owner != r.rank {
+			r.submitFree(h)
+		}
+		h.dist.flush()
+	}
+}
+
+// Invalidate tells the runtime that h's content is no longer needed
+// anywhere (StarPU's data invalidation): every rank, the owner included,
+// returns its copy's buffer once the local accesses submitted so far are
+// done. The handle can be written again; reading it first is an error.
+func (r *Runtime) Invalidate(h *Handle) {
+	switch {
+	case r.rec != nil:
+		r.rec.flush(h, true)
+		return
+	case r.net != nil:
+		h.dist.setup(h.owner, r.size)
+		h.dist.invalidate()
+	}
+	if h.copyHere {
+		r.submitFree(h)
+	}
+}
+
+// Local returns this rank's buffer of h when it holds h's latest version
+// (nil otherwise): for the program to read results after Wait, e.g. once
+// Fetch has brought them.
+func (r *Runtime) Local(h *Handle) []float64 {
+	if r.rec != nil || (r.net != nil && h.dist.init && !h.dist.has(r.rank)) {
+		return nil
+	}
+	return h.buf
+}
+
+// Reserve pre-allocates count buffers of format f in the pool, so that the
+// first graph does not allocate (seed 000's pre-allocation).
+func (r *Runtime) Reserve(f Format, count int) {
+	if r.rec == nil && count > 0 {
+		r.pool.reserve(f.Words(), count)
+	}
+}
+
+// Trim gives the pool's free buffers back to the system: after a phase
+// whose buffer sizes will not come back.
+func (r *Runtime) Trim() { r.pool.trim() }
+
+// Mem returns the tile data this rank holds (call it after Wait).
+func (r *Runtime) Mem() MemStats {
+	return MemStats{InUse: r.pool.inUse.Load(), Peak: r.pool.peak.Load(), Replicas: r.replicas.Load(),
+		PeakReplicas: r.peakReplicas.Load(), Held: r.pool.held.Load(), Allocs: r.pool.allocs.Load()}
+}
+
+// ResetPeak starts the peaks of Mem afresh from the current values.
+func (r *Runtime) ResetPeak() {
+	r.pool.peak.Store(r.pool.inUse.Load())
+	r.peakReplicas.Store(r.replicas.Load())
+}
+
+// OwnedBytes returns the bytes of the handles registered so far that this
+// rank owns (with a buffer or not yet).
+func (r *Runtime) OwnedBytes() int64 { return r.owned }
 
 // Wait blocks until every submitted task has completed (or been skipped after
 // a failure) and returns the first task error, if any. The error is then
@@ -356,8 +596,9 @@ func (r *Runtime) Wait() error {
 	return err
 }
 
-// Close waits for outstanding tasks, stops the workers and returns the
-// pending error, if any. The runtime cannot be used afterwards.
+// Close waits for outstanding tasks, stops the workers, gives the pool's
+// memory back and returns the pending error, if any. The runtime cannot be
+// used afterwards.
 func (r *Runtime) Close() error {
 	err := r.Wait()
 	if r.rec != nil {
@@ -372,6 +613,13 @@ func (r *Runtime) Close() error {
 		r.net.close()
 	}
 	r.wg.Wait()
+	for _, w := range r.workers {
+		for _, b := range w.scratch {
+			r.pool.put(b)
+		}
+		w.scratch = nil
+	}
+	r.pool.trim()
 	return err
 }
 
@@ -417,6 +665,10 @@ var ErrPanic = errors.New("panic in task")
 // ErrForced is the error of the task named by Options.FailTask.
 var ErrForced = errors.New("forced failure (Options.FailTask)")
 
+// ErrUnwritten is the error of a task that reads a handle no task has
+// written on its rank (or that was invalidated since).
+var ErrUnwritten = errors.New("reads data that was never written")
+
 func (r *Runtime) fail(t *task, err error) {
 	r.errMu.Lock()
 	if r.firstErr == nil || t.seq < r.firstSeq {
@@ -425,6 +677,39 @@ func (r *Runtime) fail(t *task, err error) {
 	}
 	r.errMu.Unlock()
 	r.failed.Store(true)
+}
+
+// buffers resolves t's accesses to this rank's buffers, allocating those
+// of handles the task writes and this rank does not hold yet.
+func (r *Runtime) buffers(w *worker, t *task) ([][]float64, error) {
+	bufs := w.bufs[:0]
+	for _, a := range t.Access {
+		h := a.H
+		switch {
+		case h.format == nil:
+			bufs = append(bufs, nil)
+		case a.Mode == Scratch:
+			b := w.scratch[h.words]
+			if b == nil {
+				if w.scratch == nil {
+					w.scratch = map[int][]float64{}
+				}
+				b = r.pool.get(h.words)
+				w.scratch[h.words] = b
+			}
+			bufs = append(bufs, b)
+		case h.buf != nil:
+			bufs = append(bufs, h.buf)
+		case a.Mode&R == 0:
+			r.allocate(h)
+			bufs = append(bufs, h.buf)
+		default:
+			w.bufs = bufs
+			return nil, fmt.Errorf("%s %w on rank %d", h.name, ErrUnwritten, r.rank)
+		}
+	}
+	w.bufs = bufs
+	return bufs, nil
 }
 
 func (r *Runtime) execute(w *worker, t *task) {
@@ -444,8 +729,13 @@ func (r *Runtime) execute(w *worker, t *task) {
 		if r.opts.FailTask != "" && r.rank == r.opts.FailRank && t.Name() == r.opts.FailTask {
 			return ErrForced
 		}
-		return t.Run(Context{Worker: w.id, Rank: r.rank})
+		bufs, err := r.buffers(w, t)
+		if err != nil {
+			return err
+		}
+		return t.Run(Context{Worker: w.id, Rank: r.rank, acc: t.Access, bufs: bufs})
 	}()
+	clear(w.bufs)
 	if err != nil {
 		r.fail(t, err)
 	}
@@ -488,23 +778,36 @@ func (r *Runtime) loop(w *worker) {
 
 // complete marks t done, makes its successors ready and returns the one this
 // worker should run next (or nil; always nil without keep). Ready messages go
-// to the progress goroutine.
+// to the progress goroutine; ready releases of copies run here at once.
 func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
-	t.mu.Lock()
-	t.done = true
-	succ := t.succ
-	t.succ = nil
-	t.mu.Unlock()
 	ready := w.buf[:0]
-	for _, s := range succ {
-		if s.pending.Add(-1) == 0 {
-			if s.x != nil {
-				r.net.enqueue(s)
+	stack := append(w.stack[:0], t)
+	done := 0
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		c.mu.Lock()
+		c.done = true
+		succ := c.succ
+		c.succ = nil
+		c.mu.Unlock()
+		done++
+		for _, s := range succ {
+			if s.pending.Add(-1) != 0 {
 				continue
 			}
-			ready = append(ready, s)
+			switch {
+			case s.free != nil:
+				r.release(s.free)
+				stack = append(stack, s)
+			case s.x != nil:
+				r.net.enqueue(s)
+			default:
+				ready = append(ready, s)
+			}
 		}
 	}
+	w.stack = stack[:0]
 	var local *task
 	bi := -1
 	for i, s := range ready {
@@ -513,7 +816,7 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 		}
 	}
 	r.mu.Lock()
-	r.outstanding--
+	r.outstanding -= done
 	if bi >= 0 {
 		if keep && (r.ready.Len() == 0 || !before(r.ready[0], ready[bi])) {
 			local = ready[bi]

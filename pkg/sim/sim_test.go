@@ -63,7 +63,7 @@ func span(r *Result, tile int) (start, end float64) {
 func tiled(n runtime.Node, i int) runtime.Node { n.Tile = [3]int{i, -1, -1}; return n }
 
 func TestMakespan(t *testing.T) {
-	durs := config.Durations{"potrf": 1, "trsm": 2, "gemm": 3, "syrk": 0.5, "dcmg": 10}
+	durs := config.Durations{"potrf": 1, "trmm": 2, "gemm": 3, "syrk": 0.5, "dcmg": 10}
 	cases := []struct {
 		name  string
 		nodes []runtime.Node
@@ -71,29 +71,29 @@ func TestMakespan(t *testing.T) {
 		want  float64
 	}{
 		// 1 + 2 + 3, one after the other.
-		{"chain", []runtime.Node{task("potrf", 0), task("trsm", 0, 0), task("gemm", 0, 1)},
+		{"chain", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 1)},
 			cluster(1, 1, 0, durs, nil), 6},
 		// The chain ignores extra workers.
-		{"chain on 4 workers", []runtime.Node{task("potrf", 0), task("trsm", 0, 0), task("gemm", 0, 1)},
+		{"chain on 4 workers", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 1)},
 			cluster(1, 4, 0, durs, nil), 6},
 		// 7 independent gemms of 3 s on 3 workers: ceil(7/3) = 3 rounds.
 		{"independent 7 on 3", repeat(task("gemm", 0), 7), cluster(1, 3, 0, durs, nil), 9},
 		{"independent 6 on 3", repeat(task("gemm", 0), 6), cluster(1, 3, 0, durs, nil), 6},
 		{"independent 1 on 3", repeat(task("gemm", 0), 1), cluster(1, 3, 0, durs, nil), 3},
-		// A diamond: potrf, then trsm and gemm in parallel, then syrk:
+		// A diamond: potrf, then trmm and gemm in parallel, then syrk:
 		// 1 + max(2, 3) + 0.5.
-		{"diamond", []runtime.Node{task("potrf", 0), task("trsm", 0, 0), task("gemm", 0, 0), task("syrk", 0, 1, 2)},
+		{"diamond", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 0), task("syrk", 0, 1, 2)},
 			cluster(1, 2, 0, durs, nil), 4.5},
 		// The same on one worker: the sum.
-		{"diamond on 1", []runtime.Node{task("potrf", 0), task("trsm", 0, 0), task("gemm", 0, 0), task("syrk", 0, 1, 2)},
+		{"diamond on 1", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 0), task("syrk", 0, 1, 2)},
 			cluster(1, 1, 0, durs, nil), 6.5},
 		// Ragged tiles: a gemm of half the largest gemm's flops takes half
 		// its time (3 + 1.5); a task without flops takes the full time.
-		{"ragged", []runtime.Node{withFlops(task("gemm", 0), 2e9), withFlops(task("gemm", 0, 0), 1e9), task("trsm", 0, 1)},
+		{"ragged", []runtime.Node{withFlops(task("gemm", 0), 2e9), withFlops(task("gemm", 0, 0), 1e9), task("trmm", 0, 1)},
 			cluster(1, 1, 0, durs, nil), 3 + 1.5 + 2},
 		// A transfer of 1e6 bytes at 1e9 B/s with 1 ms latency between a
-		// potrf on rank 0 and a trsm on rank 1: 1 + (0.001 + 0.001) + 2.
-		{"transfer", []runtime.Node{task("potrf", 0), xfer(0, 1, 1e6, 0), on(task("trsm", 0, 1), 1)},
+		// potrf on rank 0 and a trmm on rank 1: 1 + (0.001 + 0.001) + 2.
+		{"transfer", []runtime.Node{task("potrf", 0), xfer(0, 1, 1e6, 0), on(task("trmm", 0, 1), 1)},
 			cluster(2, 1, 0, durs, nil), 3.002},
 		// Two messages on the same pair of links go one after the other.
 		{"same link", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 1, 1e6)}, cluster(2, 1, 0, durs, nil), 0.004},
@@ -181,10 +181,10 @@ func checkSchedule(t *testing.T, g *runtime.Graph, c config.Cluster) {
 func TestPriorityOrder(t *testing.T) {
 	// Four independent tasks on one worker, priorities 1, 5, 3, 5: the
 	// two of priority 5 first in submission order, then 3, then 1.
-	durs := config.Durations{"potrf": 1, "trsm": 2, "syrk": 4, "gemm": 8}
-	nodes := []runtime.Node{tiled(task("potrf", 1), 0), tiled(task("trsm", 5), 1), tiled(task("syrk", 3), 2), tiled(task("gemm", 5), 3)}
+	durs := config.Durations{"potrf": 1, "trmm": 2, "syrk": 4, "gemm": 8}
+	nodes := []runtime.Node{tiled(task("potrf", 1), 0), tiled(task("trmm", 5), 1), tiled(task("syrk", 3), 2), tiled(task("gemm", 5), 3)}
 	r := mustRun(t, &runtime.Graph{Ranks: 1, Nodes: nodes}, cluster(1, 1, 0, durs, nil))
-	// Order: trsm (0-2), gemm (2-10), syrk (10-14), potrf (14-15).
+	// Order: trmm (0-2), gemm (2-10), syrk (10-14), potrf (14-15).
 	want := [][2]float64{0: {14, 15}, 1: {0, 2}, 2: {10, 14}, 3: {2, 10}}
 	for i, w := range want {
 		s, e := span(r, i)
@@ -205,17 +205,17 @@ func TestPriorityOrder(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
-	// Rank 0 (2 CPUs): gemm 3 s and trsm 1 s in parallel, then a 1e6-byte
+	// Rank 0 (2 CPUs): gemm 3 s and trmm 1 s in parallel, then a 1e6-byte
 	// message to rank 1 (1 CPU, 1 GPU), which runs a gemm on its GPU
 	// (0.5 s) and a dcmg on its CPU (10 s, from time 0).
-	cpu := config.Durations{"gemm": 3, "trsm": 1, "dcmg": 10}
+	cpu := config.Durations{"gemm": 3, "trmm": 1, "dcmg": 10}
 	c := cluster(2, 2, 0, cpu, nil)
 	c.Groups = []config.Group{
 		{Name: "a", Nodes: 1, CPUs: 2, CPU: cpu},
 		{Name: "b", Nodes: 1, CPUs: 1, GPUs: 1, CPU: cpu, GPU: config.Durations{"gemm": 0.5}},
 	}
 	nodes := []runtime.Node{
-		tiled(task("gemm", 0), 0), tiled(task("trsm", 0), 1),
+		tiled(task("gemm", 0), 0), tiled(task("trmm", 0), 1),
 		xfer(0, 1, 1e6, 0),
 		tiled(on(task("gemm", 0, 2), 1), 3), tiled(on(task("dcmg", 0), 1), 4),
 	}
@@ -242,7 +242,7 @@ func TestStats(t *testing.T) {
 	if g := r.Groups[1]; g.Name != "b" || g.Nodes != 1 || !near(g.GPU.Utilisation, 0.05) || r.Groups[0].BytesSent != 1e6 {
 		t.Errorf("groups %+v", r.Groups)
 	}
-	want := map[string]KindStats{"gemm": {Count: 2, CPU: 1, GPU: 1, Busy: 3.5}, "trsm": {Count: 1, CPU: 1, Busy: 1}, "dcmg": {Count: 1, CPU: 1, Busy: 10}}
+	want := map[string]KindStats{"gemm": {Count: 2, CPU: 1, GPU: 1, Busy: 3.5}, "trmm": {Count: 1, CPU: 1, Busy: 1}, "dcmg": {Count: 1, CPU: 1, Busy: 10}}
 	if !reflect.DeepEqual(r.Kinds, want) {
 		t.Errorf("kinds %+v, want %+v", r.Kinds, want)
 	}
@@ -398,7 +398,7 @@ func cholesky(ranks, n, nb int, owner func(m, k int) int) *runtime.Graph {
 		}
 		r.submit("trtri", [3]int{k, k, k}, 3*(nt-k), b*b*b/3, acc{tileName(k, k), false}, acc{"W" + tileName(k, k), true})
 		for m := k + 1; m < nt; m++ {
-			r.submit("trsm", [3]int{m, k, k}, 3*(nt-k)-(m-k), rows(m)*b*b, acc{"W" + tileName(k, k), false}, acc{tileName(m, k), true})
+			r.submit("trmm", [3]int{m, k, k}, 3*(nt-k)-(m-k), rows(m)*b*b, acc{"W" + tileName(k, k), false}, acc{tileName(m, k), true})
 		}
 		for j := k + 1; j < nt; j++ {
 			r.submit("syrk", [3]int{j, j, k}, 3*(nt-k)-2*(j-k), b*rows(j)*(rows(j)+1), acc{tileName(j, k), false}, acc{tileName(j, j), true})
@@ -412,7 +412,7 @@ func cholesky(ranks, n, nb int, owner func(m, k int) int) *runtime.Graph {
 }
 
 func TestCholeskyGraph(t *testing.T) {
-	durs := config.Durations{"potrf": 0.3, "trtri": 0.25, "trsm": 0.9, "syrk": 1.0, "gemm": 2.0}
+	durs := config.Durations{"potrf": 0.3, "trtri": 0.25, "trmm": 0.9, "syrk": 1.0, "gemm": 2.0}
 	// N = 50 in tiles of 12: 5 tile rows, the last one 2 rows (ragged).
 	g := cholesky(1, 50, 12, func(int, int) int { return 0 })
 	// On one worker the makespan is the sum of the (scaled) durations.
@@ -426,8 +426,8 @@ func TestCholeskyGraph(t *testing.T) {
 		sum += durs[n.Kind] * n.Flops / maxFlops[n.Kind]
 		count[n.Kind]++
 	}
-	// 5 potrf, 4 trtri, 10 trsm and syrk, 10 gemm (nt(nt-1)(nt-2)/6).
-	if count["potrf"] != 5 || count["trtri"] != 4 || count["trsm"] != 10 || count["syrk"] != 10 || count["gemm"] != 10 {
+	// 5 potrf, 4 trtri, 10 trmm and syrk, 10 gemm (nt(nt-1)(nt-2)/6).
+	if count["potrf"] != 5 || count["trtri"] != 4 || count["trmm"] != 10 || count["syrk"] != 10 || count["gemm"] != 10 {
 		t.Fatalf("counts %v", count)
 	}
 	r := mustRun(t, g, cluster(1, 1, 0, durs, nil))
@@ -475,10 +475,10 @@ func TestDistributedCholesky(t *testing.T) {
 	// 2 x 2 block-cyclic over a CPU-only and a GPU group.
 	c := cluster(4, 2, 0, nil, nil)
 	c.Groups = []config.Group{
-		{Name: "cpu", Nodes: 2, CPUs: 4, CPU: config.Durations{"potrf": 0.3, "trtri": 0.25, "trsm": 0.9, "syrk": 1.0, "gemm": 2.0}},
+		{Name: "cpu", Nodes: 2, CPUs: 4, CPU: config.Durations{"potrf": 0.3, "trtri": 0.25, "trmm": 0.9, "syrk": 1.0, "gemm": 2.0}},
 		{Name: "gpu", Nodes: 2, CPUs: 2, GPUs: 1,
-			CPU: config.Durations{"potrf": 0.3, "trtri": 0.25, "trsm": 0.9, "syrk": 1.0, "gemm": 2.0},
-			GPU: config.Durations{"potrf": 0.1, "trsm": 0.1, "syrk": 0.1, "gemm": 0.2}},
+			CPU: config.Durations{"potrf": 0.3, "trtri": 0.25, "trmm": 0.9, "syrk": 1.0, "gemm": 2.0},
+			GPU: config.Durations{"potrf": 0.1, "trmm": 0.1, "syrk": 0.1, "gemm": 0.2}},
 	}
 	g := cholesky(4, 100, 10, func(m, k int) int { return (m%2)*2 + k%2 })
 	r := mustRun(t, g, c)

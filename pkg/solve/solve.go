@@ -29,6 +29,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
@@ -38,42 +39,57 @@ import (
 // per-tile partial results (log-determinant, dot product) that are summed in
 // a fixed order afterwards, so the total does not depend on timing.
 type Scalars struct {
-	v []float64
-	h []*runtime.Handle
+	rt *runtime.Runtime
+	h  []*runtime.Handle
 }
 
-// NewScalars returns n partial-result slots owned by owner(k).
-func NewScalars(name string, n int, owner func(k int) int) *Scalars {
-	s := &Scalars{v: make([]float64, n), h: make([]*runtime.Handle, n)}
+// NewScalars registers n partial-result slots with rt, slot k owned by
+// owner(k) (nil: rank 0).
+func NewScalars(rt *runtime.Runtime, name string, n int, owner func(k int) int) *Scalars {
+	s := &Scalars{rt: rt, h: make([]*runtime.Handle, n)}
 	for k := range s.h {
 		o := 0
 		if owner != nil {
 			o = owner(k)
 		}
-		s.h[k] = runtime.NewData(fmt.Sprintf("%s[%d]", name, k), o, s.v[k:k+1:k+1])
+		s.h[k] = rt.Register(fmt.Sprintf("%s[%d]", name, k), o, runtime.Scalar{})
 	}
 	return s
 }
 
-// Fetch makes every slot valid on every rank once rt.Wait returns, so that
-// all ranks compute the same Sum.
-func (s *Scalars) Fetch(rt *runtime.Runtime) {
+// Handle returns the handle of slot k.
+func (s *Scalars) Handle(k int) *runtime.Handle { return s.h[k] }
+
+// Fetch makes every slot valid on every rank once the runtime's Wait
+// returns, so that all ranks compute the same Sum.
+func (s *Scalars) Fetch() {
 	for _, h := range s.h {
-		rt.Fetch(h)
+		s.rt.Fetch(h)
 	}
+}
+
+// Values returns the slots from this rank's copies (after Wait and Fetch);
+// a slot this rank does not hold reads NaN.
+func (s *Scalars) Values() []float64 {
+	v := make([]float64, len(s.h))
+	for k, h := range s.h {
+		if b := s.rt.Local(h); b != nil {
+			v[k] = b[0]
+		} else {
+			v[k] = math.NaN()
+		}
+	}
+	return v
 }
 
 // Sum returns the sum of the slots in index order.
 func (s *Scalars) Sum() float64 {
 	var t float64
-	for _, x := range s.v {
+	for _, x := range s.Values() {
 		t += x
 	}
 	return t
 }
-
-// Values returns the slots.
-func (s *Scalars) Values() []float64 { return s.v }
 
 // Mode chooses how the local solve sums the products L(m,k) z(k).
 type Mode int
@@ -109,7 +125,7 @@ type Accum struct {
 	hs    [][]*runtime.Handle // handles of g
 }
 
-// NewAccum allocates the accumulation vectors for factor l and mode.
+// NewAccum registers the accumulation vectors for factor l and mode.
 func NewAccum(l *tile.Sym, mode Mode) *Accum {
 	a := &Accum{mode: mode}
 	nt := l.NT
@@ -131,7 +147,7 @@ func NewAccum(l *tile.Sym, mode Mode) *Accum {
 		}
 		sortInts(a.ranks[m])
 		for _, r := range a.ranks[m] {
-			v := tile.NewVector(fmt.Sprintf("G%d@%d", m, r), l.Rows(m), l.Rows(m), func(int) int { return r })
+			v := tile.NewVector(l.Runtime(), fmt.Sprintf("G%d@%d", m, r), l.Rows(m), l.Rows(m), func(int) int { return r })
 			a.g[m] = append(a.g[m], v)
 			a.hs[m] = append(a.hs[m], v.Handle(0))
 		}
@@ -160,57 +176,27 @@ func (a *Accum) index(m, r int) int {
 // SubmitLogDet submits one task per diagonal tile k writing
 // out[k] = sum_i log L(k,k)_ii; then log|A| = 2 out.Sum() for A = L L^T.
 // Priority 0 (Equation 10).
-func SubmitLogDet(rt *runtime.Runtime, l *tile.Sym, out *Scalars) {
+func SubmitLogDet(l *tile.Sym, out *Scalars) {
+	ts := insert.New(l.Runtime(), nil)
 	for k := 0; k < l.NT; k++ {
-		t, nb := l.Tile(k, k), l.Rows(k)
-		rt.Submit(runtime.Task{
-			Kind: "det", Tile: [3]int{k, k, -1}, Flops: float64(nb),
-			Access: []runtime.Access{{H: l.Handle(k, k), Mode: runtime.R}, {H: out.h[k], Mode: runtime.W}},
-			Run: func(runtime.Context) error {
-				var s float64
-				for i := 0; i < nb; i++ {
-					s += math.Log(t[i+i*nb])
-				}
-				out.v[k] = s
-				return nil
-			},
-		})
+		ts.Det(insert.At(k, k, -1, 0), l.Handle(k, k), out.h[k])
 	}
 }
 
 // SubmitLocalSolve submits z <- L^-1 z (Algorithm 1) for the lower factor l
 // held in a tiled matrix and the tiled vector z with the same tiling.
-func SubmitLocalSolve(rt *runtime.Runtime, l *tile.Sym, z *tile.Vector, acc *Accum, kern kernels.Impl) {
+func SubmitLocalSolve(l *tile.Sym, z *tile.Vector, acc *Accum, kern kernels.Impl) {
+	ts := insert.New(l.Runtime(), kern)
 	nt := l.NT
 	for m := range acc.first {
 		clear(acc.first[m])
 	}
 	for k := 0; k < nt; k++ {
-		lkk, zk, nbk := l.Tile(k, k), z.Tile(k), l.Rows(k)
-		rt.Submit(runtime.Task{
-			Kind: "trsv", Tile: [3]int{k, k, -1}, Priority: 2 * (nt - k), Flops: float64(nbk) * float64(nbk),
-			Access: []runtime.Access{{H: l.Handle(k, k), Mode: runtime.R}, {H: z.Handle(k), Mode: runtime.RW}},
-			Run: func(runtime.Context) error {
-				kern.Dtrsv(blas.Lower, blas.NoTrans, blas.NonUnit, nbk, lkk, nbk, zk, 1)
-				return nil
-			},
-		})
+		ts.Trsv(insert.At(k, k, -1, 2*(nt-k)), l.Handle(k, k), z.Handle(k))
 		for m := k + 1; m < nt; m++ {
-			lmk, mb := l.Tile(m, k), l.Rows(m)
+			p := insert.At(m, k, -1, 2*(nt-k)-m)
 			if acc.mode == MoveTiles {
-				zm := z.Tile(m)
-				rt.Submit(runtime.Task{
-					Kind: "gemv", Tile: [3]int{m, k, -1}, Priority: 2*(nt-k) - m, Flops: 2 * float64(mb) * float64(nbk),
-					Access: []runtime.Access{
-						{H: z.Handle(m), Mode: runtime.RW},
-						{H: l.Handle(m, k), Mode: runtime.R},
-						{H: z.Handle(k), Mode: runtime.R},
-					},
-					Run: func(runtime.Context) error {
-						kern.Dgemv(blas.NoTrans, mb, nbk, -1, lmk, mb, zk, 1, 1, zm, 1)
-						return nil
-					},
-				})
+				ts.Gemv(p, blas.NoTrans, -1, l.Handle(m, k), z.Handle(k), 1, z.Handle(m))
 				continue
 			}
 			owner := l.Handle(m, k).Owner()
@@ -219,44 +205,18 @@ func SubmitLocalSolve(rt *runtime.Runtime, l *tile.Sym, z *tile.Vector, acc *Acc
 				r = l.Handle(m, m).Owner()
 			}
 			i := acc.index(m, r)
-			gm := acc.g[m][i].Tile(0)
-			beta, mode := 1.0, runtime.RW
+			beta := 1.0
 			if !acc.first[m][i] {
 				acc.first[m][i] = true
-				beta, mode = 0, runtime.W
+				beta = 0
 			}
-			rt.Submit(runtime.Task{
-				Kind: "gemv", Tile: [3]int{m, k, -1}, Priority: 2*(nt-k) - m, Flops: 2 * float64(mb) * float64(nbk),
-				Access: []runtime.Access{
-					{H: l.Handle(m, k), Mode: runtime.R},
-					{H: z.Handle(k), Mode: runtime.R},
-					{H: acc.hs[m][i], Mode: mode},
-				},
-				Run: func(runtime.Context) error {
-					kern.Dgemv(blas.NoTrans, mb, nbk, 1, lmk, mb, zk, 1, beta, gm, 1)
-					return nil
-				},
-				// Next to L(m,k): the accumulator travels, not the tile.
-				Pin: true, Rank: owner,
-			})
+			// Next to L(m,k): the accumulator travels, not the tile.
+			ts.Gemv(p.On(owner), blas.NoTrans, 1, l.Handle(m, k), z.Handle(k), beta, acc.hs[m][i])
 		}
 		if k+1 < nt {
 			m := k + 1
-			zm, mb := z.Tile(m), l.Rows(m)
 			for i := range acc.ranks[m] {
-				gm := acc.g[m][i].Tile(0)
-				rt.Submit(runtime.Task{
-					Kind: "geadd", Tile: [3]int{m, -1, -1}, Priority: 2 * (nt - k),
-					Flops: float64(mb),
-					Access: []runtime.Access{
-						{H: acc.hs[m][i], Mode: runtime.R},
-						{H: z.Handle(m), Mode: runtime.RW},
-					},
-					Run: func(runtime.Context) error {
-						kern.Dgeadd(mb, 1, -1, gm, mb, 1, zm, mb)
-						return nil
-					},
-				})
+				ts.Geadd(insert.At(m, -1, -1, 2*(nt-k)), -1, acc.hs[m][i], z.Handle(m))
 			}
 		}
 	}
@@ -264,16 +224,9 @@ func SubmitLocalSolve(rt *runtime.Runtime, l *tile.Sym, z *tile.Vector, acc *Acc
 
 // SubmitDot submits one task per tile writing out[k] = z(k)^T z(k); the
 // squared norm is out.Sum(). Priority 0 (Equation 11).
-func SubmitDot(rt *runtime.Runtime, z *tile.Vector, out *Scalars, kern kernels.Impl) {
+func SubmitDot(z *tile.Vector, out *Scalars, kern kernels.Impl) {
+	ts := insert.New(out.rt, kern)
 	for k := 0; k < z.NT; k++ {
-		zk := z.Tile(k)
-		rt.Submit(runtime.Task{
-			Kind: "dot", Tile: [3]int{k, -1, -1}, Flops: 2 * float64(len(zk)),
-			Access: []runtime.Access{{H: z.Handle(k), Mode: runtime.R}, {H: out.h[k], Mode: runtime.W}},
-			Run: func(runtime.Context) error {
-				out.v[k] = kern.Ddot(len(zk), zk, 1, zk, 1)
-				return nil
-			},
-		})
+		ts.Dot(insert.At(k, -1, -1, 0), z.Handle(k), out.h[k])
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
@@ -15,10 +16,11 @@ import (
 
 // lower returns a random well-conditioned lower-triangular n x n matrix in
 // a tiled matrix whose tile (m, k) is owned by owner(m, k).
-func lower(n, nb int, owner tile.OwnerFunc, seed uint64) (*tile.Sym, *mat.TriDense) {
+func lower(rt *runtime.Runtime, n, nb int, owner tile.OwnerFunc, seed uint64) (*tile.Sym, *mat.TriDense) {
 	rng := rand.New(rand.NewPCG(seed, 5))
-	s := tile.NewSym(n, nb, owner)
+	s := tile.NewSym(rt, n, nb, owner)
 	ref := mat.NewTriDense(n, mat.Lower, nil)
+	a := make([]float64, n*n)
 	for i := 0; i < n; i++ {
 		for j := 0; j <= i; j++ {
 			v := rng.Float64() - 0.5
@@ -27,10 +29,11 @@ func lower(n, nb int, owner tile.OwnerFunc, seed uint64) (*tile.Sym, *mat.TriDen
 			} else {
 				v /= float64(n)
 			}
-			s.Set(i, j, v)
+			a[i+j*n] = v
 			ref.SetTri(i, j, v)
 		}
 	}
+	s.FromDense(a, n)
 	return s, ref
 }
 
@@ -46,35 +49,38 @@ func TestLocalSolveDetDot(t *testing.T) {
 				for _, mode := range []Mode{Chained, PerRank, MoveTiles} {
 					t.Run(fmt.Sprintf("%s/n=%d/w=%d/%s", name, n, w, mode), func(t *testing.T) {
 						const nb = 5
-						l, ref := lower(n, nb, own, uint64(n))
-						z := tile.NewVector("z", n, nb, nil)
+						rt := runtime.New(runtime.Options{Workers: w})
+						defer rt.Close()
+						l, ref := lower(rt, n, nb, own, uint64(n))
+						z := tile.NewVector(rt, "z", n, nb, nil)
 						rng := rand.New(rand.NewPCG(9, 9))
 						b := make([]float64, n)
 						for i := range b {
 							b[i] = rng.NormFloat64()
-							z.Data()[i] = b[i]
 						}
-						rt := runtime.New(runtime.Options{Workers: w})
-						defer rt.Close()
 						acc := NewAccum(l, mode)
-						det := NewScalars("det", l.NT, nil)
-						dot := NewScalars("dot", l.NT, nil)
+						det := NewScalars(rt, "det", l.NT, nil)
+						dot := NewScalars(rt, "dot", l.NT, nil)
 						kern := kernels.Default()
+						ts := insert.New(rt, kern)
 						for rep := 0; rep < 2; rep++ { // reuse: G vectors must restart from zero
-							copy(z.Data(), b)
-							SubmitLogDet(rt, l, det)
-							SubmitLocalSolve(rt, l, z, acc, kern)
-							SubmitDot(rt, z, dot, kern)
+							for m := 0; m < z.NT; m++ {
+								ts.Zcpy(insert.At(m, -1, -1, 0), b[z.Offset(m):z.Offset(m)+z.Rows(m)], z.Handle(m))
+							}
+							SubmitLogDet(l, det)
+							SubmitLocalSolve(l, z, acc, kern)
+							SubmitDot(z, dot, kern)
 							if err := rt.Wait(); err != nil {
 								t.Fatal(err)
 							}
+							w := z.Values()
 							var x mat.VecDense
 							if err := x.SolveVec(ref, mat.NewVecDense(n, b)); err != nil {
 								t.Fatal(err)
 							}
 							for i := 0; i < n; i++ {
-								if math.Abs(z.Data()[i]-x.AtVec(i)) > 1e-13*(1+math.Abs(x.AtVec(i))) {
-									t.Fatalf("w[%d] = %g, dense %g", i, z.Data()[i], x.AtVec(i))
+								if math.Abs(w[i]-x.AtVec(i)) > 1e-13*(1+math.Abs(x.AtVec(i))) {
+									t.Fatalf("w[%d] = %g, dense %g", i, w[i], x.AtVec(i))
 								}
 							}
 							var wantDet, wantDot float64
@@ -94,7 +100,7 @@ func TestLocalSolveDetDot(t *testing.T) {
 }
 
 func TestAccumRanks(t *testing.T) {
-	l := tile.NewSym(20, 5, func(m, k int) int { return (m + k) % 3 })
+	l := tile.NewSym(runtime.New(runtime.Options{Record: true, Ranks: 3}), 20, 5, func(m, k int) int { return (m + k) % 3 })
 	a := NewAccum(l, PerRank)
 	// Row 3 has tiles (3,0),(3,1),(3,2) owned by 0, 1, 2.
 	if fmt.Sprint(a.ranks[3]) != "[0 1 2]" || len(a.ranks[0]) != 0 || fmt.Sprint(a.ranks[1]) != "[1]" {

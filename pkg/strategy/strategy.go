@@ -183,7 +183,7 @@ func Record(p *Plan, n, nb int) (*runtime.Graph, error) {
 	prob := likelihood.Problem{Points: pts, Metric: matern.Euclidean, Obs: make([]float64, n), Model: likelihood.Matern}
 	rt := runtime.New(runtime.Options{Record: true, Ranks: p.Fact.Nodes()})
 	defer rt.Close()
-	o := likelihood.Options{NB: nb, Owner: p.Fact.Owner, Shape: true}
+	o := likelihood.Options{NB: nb, Owner: p.Fact.Owner}
 	if p.Gen != p.Fact {
 		o.GenOwner = p.Gen.Owner
 	}

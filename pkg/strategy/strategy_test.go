@@ -39,7 +39,7 @@ func TestFigure7Ordering(t *testing.T) {
 }
 
 // TestRecordCounts: the recorded graph of one evaluation has every task of
-// the real submission: NT(NT+1)/2 dcmg, NT potrf, NT(NT-1)/2 trsm and syrk,
+// the real submission: NT(NT+1)/2 dcmg, NT potrf, NT(NT-1)/2 trmm and syrk,
 // NT(NT-1)(NT-2)/6 gemm, on the ranks of the distribution.
 func TestRecordCounts(t *testing.T) {
 	c, err := config.LoadCluster("../../configs/cluster-chetemi-chifflet.toml")
@@ -62,7 +62,7 @@ func TestRecordCounts(t *testing.T) {
 			t.Fatalf("node on rank %d", n.Rank)
 		}
 	}
-	want := map[string]int{"dcmg": nt * (nt + 1) / 2, "potrf": nt, "trsm": nt * (nt - 1) / 2, "syrk": nt * (nt - 1) / 2, "gemm": nt * (nt - 1) * (nt - 2) / 6}
+	want := map[string]int{"dcmg": nt * (nt + 1) / 2, "potrf": nt, "trmm": nt * (nt - 1) / 2, "syrk": nt * (nt - 1) / 2, "gemm": nt * (nt - 1) * (nt - 2) / 6}
 	for k, v := range want {
 		if count[k] != v {
 			t.Errorf("%s: %d tasks, want %d", k, count[k], v)

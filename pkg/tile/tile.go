@@ -7,12 +7,15 @@
 // smaller than nb. Sym stores only the lower tiles m >= n, each column-major
 // and contiguous with leading dimension equal to its number of rows: about
 // half the memory of the full matrix. Every tile is registered with the
-// runtime as a handle owned by one rank.
+// runtime as a handle of format runtime.Dense owned by one rank: a
+// descriptor holds no data, the runtime allocates each tile's buffer where
+// a task writes it (Chameleon's descriptors over StarPU handles).
 package tile
 
 import (
 	"fmt"
 
+	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/runtime"
 )
 
@@ -51,232 +54,264 @@ func (l Layout) Offset(m int) int { return m * l.NB }
 // Sym is a tiled symmetric matrix storing its lower tiles.
 type Sym struct {
 	Layout
-	data    []float64   // all tiles, one allocation
-	tiles   [][]float64 // lower tiles, index m(m+1)/2 + n
-	handles []*runtime.Handle
+	rt      *runtime.Runtime
+	handles []*runtime.Handle // lower tiles, index m(m+1)/2 + n
 	owner   OwnerFunc
-	// Per-diagonal-tile workspace (e.g. the inverse of a Cholesky diagonal
-	// block), allocated on first use and reused.
-	work        [][]float64
-	workHandles []*runtime.Handle
-	virtual     bool // NewSymShape: handles only, no storage
+	work    []*runtime.Handle // per diagonal tile workspace, registered on first use
 }
 
 func lowerIndex(m, n int) int { return m*(m+1)/2 + n }
 
-// NewSym allocates an N x N tiled symmetric matrix with tile size nb whose
-// tile (m, n) is owned by owner(m, n) (nil means Local).
-func NewSym(n, nb int, owner OwnerFunc) *Sym {
+// NewSym registers with rt an N x N tiled symmetric matrix with tile size nb
+// whose tile (m, n) is owned by owner(m, n) (nil means Local). No tile
+// data is allocated.
+func NewSym(rt *runtime.Runtime, n, nb int, owner OwnerFunc) *Sym {
 	if owner == nil {
 		owner = Local
 	}
 	l := NewLayout(n, nb)
-	s := &Sym{Layout: l, owner: owner}
-	total := 0
+	s := &Sym{Layout: l, rt: rt, owner: owner}
+	s.handles = make([]*runtime.Handle, l.NT*(l.NT+1)/2)
 	for m := 0; m < l.NT; m++ {
 		for k := 0; k <= m; k++ {
-			total += l.Rows(m) * l.Rows(k)
-		}
-	}
-	s.data = make([]float64, total)
-	s.tiles = make([][]float64, l.NT*(l.NT+1)/2)
-	s.handles = make([]*runtime.Handle, len(s.tiles))
-	off := 0
-	for m := 0; m < l.NT; m++ {
-		for k := 0; k <= m; k++ {
-			sz := l.Rows(m) * l.Rows(k)
-			i := lowerIndex(m, k)
-			s.tiles[i] = s.data[off : off+sz : off+sz]
-			s.handles[i] = runtime.NewData(fmt.Sprintf("A(%d,%d)", m, k), owner(m, k), s.tiles[i])
-			off += sz
+			s.handles[lowerIndex(m, k)] = rt.Register(fmt.Sprintf("A(%d,%d)", m, k), owner(m, k),
+				runtime.Dense{M: l.Rows(m), N: l.Rows(k)})
 		}
 	}
 	return s
 }
 
-// NewSymShape returns the tiling of NewSym with handles sized like the tiles
-// but no storage (every Tile is nil): for task graphs that are recorded, not
-// run (runtime.Options.Record), at any N.
-func NewSymShape(n, nb int, owner OwnerFunc) *Sym {
-	if owner == nil {
-		owner = Local
-	}
-	l := NewLayout(n, nb)
-	s := &Sym{Layout: l, owner: owner, virtual: true}
-	s.tiles = make([][]float64, l.NT*(l.NT+1)/2)
-	s.handles = make([]*runtime.Handle, len(s.tiles))
-	for m := 0; m < l.NT; m++ {
-		for k := 0; k <= m; k++ {
-			s.handles[lowerIndex(m, k)] = runtime.NewSized(fmt.Sprintf("A(%d,%d)", m, k), owner(m, k), l.Rows(m)*l.Rows(k))
-		}
-	}
-	return s
-}
-
-// Tile returns the column-major storage of lower tile (m, n), m >= n; its
-// leading dimension is Rows(m).
-func (s *Sym) Tile(m, n int) []float64 {
+// Handle returns the runtime handle of lower tile (m, n), m >= n.
+func (s *Sym) Handle(m, n int) *runtime.Handle {
 	if n > m {
 		panic(fmt.Sprintf("tile: (%d,%d) is not a lower tile", m, n))
 	}
-	return s.tiles[lowerIndex(m, n)]
+	return s.handles[lowerIndex(m, n)]
 }
 
-// Handle returns the runtime handle of lower tile (m, n).
-func (s *Sym) Handle(m, n int) *runtime.Handle { return s.handles[lowerIndex(m, n)] }
+// Tile returns this rank's copy of lower tile (m, n), column-major with
+// leading dimension Rows(m), once the tasks writing it are done (after
+// Wait), or nil when this rank does not hold its latest version.
+func (s *Sym) Tile(m, n int) []float64 { return s.rt.Local(s.Handle(m, n)) }
 
-// DiagWork returns a workspace the size of diagonal tile (k, k), with its
-// own runtime handle owned by the tile's owner. It is allocated on the first
-// call and the same buffer is returned afterwards.
-func (s *Sym) DiagWork(k int) ([]float64, *runtime.Handle) {
+// DiagWork returns the handle of a workspace the size of diagonal tile
+// (k, k), owned by the tile's owner (e.g. for the inverse of a Cholesky
+// diagonal block). It is registered on the first call; an algorithm
+// invalidates it after its last reader (runtime.Invalidate) so that its
+// buffer goes back to the pool.
+func (s *Sym) DiagWork(k int) *runtime.Handle {
 	if s.work == nil {
-		s.work = make([][]float64, s.NT)
-		s.workHandles = make([]*runtime.Handle, s.NT)
+		s.work = make([]*runtime.Handle, s.NT)
 	}
-	if s.workHandles[k] == nil {
-		name, words := fmt.Sprintf("W(%d)", k), s.Rows(k)*s.Rows(k)
-		if s.virtual {
-			s.workHandles[k] = runtime.NewSized(name, s.owner(k, k), words)
-		} else {
-			s.work[k] = make([]float64, words)
-			s.workHandles[k] = runtime.NewData(name, s.owner(k, k), s.work[k])
-		}
+	if s.work[k] == nil {
+		s.work[k] = s.rt.Register(fmt.Sprintf("W(%d)", k), s.owner(k, k), runtime.Dense{M: s.Rows(k), N: s.Rows(k)})
 	}
-	return s.work[k], s.workHandles[k]
+	return s.work[k]
 }
 
 // Owner returns the OwnerFunc of the tiles.
 func (s *Sym) Owner() OwnerFunc { return s.owner }
 
-// Words returns the number of float64 values stored.
-func (s *Sym) Words() int { return len(s.data) }
+// Runtime returns the runtime the tiles are registered with.
+func (s *Sym) Runtime() *runtime.Runtime { return s.rt }
 
-// At returns A(i, j) for global indices, using symmetry for i < j.
-func (s *Sym) At(i, j int) float64 {
-	if i < j {
-		i, j = j, i
+// Words returns the number of float64 values of the lower tiles.
+func (s *Sym) Words() int {
+	total := 0
+	for m := 0; m < s.NT; m++ {
+		for k := 0; k <= m; k++ {
+			total += s.Rows(m) * s.Rows(k)
+		}
 	}
-	m, n := i/s.NB, j/s.NB
-	return s.Tile(m, n)[(i-m*s.NB)+(j-n*s.NB)*s.Rows(m)]
+	return total
 }
 
-// Set sets A(i, j) (and so A(j, i)).
-func (s *Sym) Set(i, j int, v float64) {
-	if i < j {
-		i, j = j, i
+// OwnedWords returns the number of float64 values of the lower tiles rank
+// r owns.
+func (s *Sym) OwnedWords(r int) int {
+	total := 0
+	for m := 0; m < s.NT; m++ {
+		for k := 0; k <= m; k++ {
+			if s.owner(m, k) == r {
+				total += s.Rows(m) * s.Rows(k)
+			}
+		}
 	}
-	m, n := i/s.NB, j/s.NB
-	s.Tile(m, n)[(i-m*s.NB)+(j-n*s.NB)*s.Rows(m)] = v
+	return total
 }
 
-// FromDense copies the lower triangle of the column-major N x N matrix a
-// (leading dimension lda) into the lower tiles.
+// Invalidate drops the content of every tile (runtime.Invalidate): their
+// buffers go back to the pool once the tasks submitted so far are done.
+func (s *Sym) Invalidate() {
+	for _, h := range s.handles {
+		s.rt.Invalidate(h)
+	}
+}
+
+// FromDense submits one task per lower tile that copies the lower triangle
+// of the column-major N x N matrix a (leading dimension lda; every rank
+// passes the same) into the tile, on the tile's owner.
 func (s *Sym) FromDense(a []float64, lda int) {
 	for m := 0; m < s.NT; m++ {
 		for n := 0; n <= m; n++ {
-			t, rows, cols := s.Tile(m, n), s.Rows(m), s.Rows(n)
-			for j := 0; j < cols; j++ {
-				src := a[(s.Offset(n)+j)*lda+s.Offset(m):]
-				copy(t[j*rows:(j+1)*rows], src[:rows])
-			}
+			rows, cols, r0, c0 := s.Rows(m), s.Rows(n), s.Offset(m), s.Offset(n)
+			s.rt.Submit(runtime.Task{Kind: kind.Copy, Tile: [3]int{m, n, -1}, Priority: 3*s.NT - m - n,
+				Access: []runtime.Access{{H: s.Handle(m, n), Mode: runtime.W}},
+				Run: func(c runtime.Context) error {
+					t := c.Dense(0)
+					for j := 0; j < cols; j++ {
+						copy(t[j*rows:(j+1)*rows], a[(c0+j)*lda+r0:][:rows])
+					}
+					return nil
+				}})
 		}
 	}
 }
 
-// ToDense copies the lower tiles into the lower triangle (and the diagonal
-// tiles' upper parts) of the column-major N x N matrix a with leading
-// dimension lda.
-func (s *Sym) ToDense(a []float64, lda int) {
+// ToDense brings every lower tile to this rank, waits, and copies them into
+// the lower triangle (and the diagonal tiles' upper parts) of the
+// column-major N x N matrix a with leading dimension lda. In a distributed
+// run every rank must call it (the tiles travel like task data).
+func (s *Sym) ToDense(a []float64, lda int) error {
+	for _, h := range s.handles {
+		s.rt.FetchOn(h, s.rt.Rank())
+	}
+	if err := s.rt.Wait(); err != nil {
+		return err
+	}
 	for m := 0; m < s.NT; m++ {
 		for n := 0; n <= m; n++ {
 			t, rows, cols := s.Tile(m, n), s.Rows(m), s.Rows(n)
+			if t == nil {
+				return fmt.Errorf("tile: (%d,%d) was never written", m, n)
+			}
 			for j := 0; j < cols; j++ {
-				dst := a[(s.Offset(n)+j)*lda+s.Offset(m):]
-				copy(dst[:rows], t[j*rows:(j+1)*rows])
+				copy(a[(s.Offset(n)+j)*lda+s.Offset(m):][:rows], t[j*rows:(j+1)*rows])
 			}
 		}
 	}
+	return nil
 }
 
-// Vector is a tiled vector of length N with the same tiling as a matrix.
+// Vector is a tiled vector of length N with the same tiling as a matrix,
+// each tile a handle of format runtime.Vector.
 type Vector struct {
 	Layout
-	data    []float64
-	tiles   [][]float64
+	rt      *runtime.Runtime
 	handles []*runtime.Handle
 }
 
-// NewVector allocates a tiled vector of length n, tile size nb, whose tile m
-// is owned by owner(m).
-func NewVector(name string, n, nb int, owner func(m int) int) *Vector {
+// NewVector registers with rt a tiled vector of length n, tile size nb,
+// whose tile m is owned by owner(m) (nil: rank 0).
+func NewVector(rt *runtime.Runtime, name string, n, nb int, owner func(m int) int) *Vector {
 	l := NewLayout(n, nb)
-	v := &Vector{Layout: l, data: make([]float64, n)}
-	v.tiles = make([][]float64, l.NT)
-	v.handles = make([]*runtime.Handle, l.NT)
+	v := &Vector{Layout: l, rt: rt, handles: make([]*runtime.Handle, l.NT)}
 	for m := 0; m < l.NT; m++ {
 		o := 0
 		if owner != nil {
 			o = owner(m)
 		}
-		off := l.Offset(m)
-		v.tiles[m] = v.data[off : off+l.Rows(m) : off+l.Rows(m)]
-		v.handles[m] = runtime.NewData(fmt.Sprintf("%s(%d)", name, m), o, v.tiles[m])
+		v.handles[m] = rt.Register(fmt.Sprintf("%s(%d)", name, m), o, runtime.Vector{N: l.Rows(m)})
 	}
 	return v
 }
 
-// Tile returns the storage of tile m.
-func (v *Vector) Tile(m int) []float64 { return v.tiles[m] }
-
 // Handle returns the runtime handle of tile m.
 func (v *Vector) Handle(m int) *runtime.Handle { return v.handles[m] }
 
-// Data returns the whole vector (tiles are contiguous, in order).
-func (v *Vector) Data() []float64 { return v.data }
+// Tile returns this rank's copy of tile m after Wait (nil if it does not
+// hold the latest version).
+func (v *Vector) Tile(m int) []float64 { return v.rt.Local(v.handles[m]) }
 
-// General is a tiled general (rectangular) matrix: row tiling Rows and
-// column tiling Cols, every tile stored column-major with leading dimension
-// equal to its number of rows.
-type General struct {
-	RowLayout, ColLayout Layout
-	data                 []float64
-	tiles                [][]float64 // index m + n*RowLayout.NT
-	handles              []*runtime.Handle
+// Fetch makes every tile valid on every rank once Wait returns.
+func (v *Vector) Fetch() {
+	for _, h := range v.handles {
+		v.rt.Fetch(h)
+	}
 }
 
-// NewGeneral allocates an m x n tiled matrix with tiles of mb rows and nb
-// columns whose tile (i, j) is owned by owner(i, j) (nil means Local).
-func NewGeneral(name string, m, n, mb, nb int, owner OwnerFunc) *General {
+// FetchOn makes every tile valid on rank q once Wait returns.
+func (v *Vector) FetchOn(q int) {
+	for _, h := range v.handles {
+		v.rt.FetchOn(h, q)
+	}
+}
+
+// Values returns the whole vector from this rank's copies after Wait, or
+// nil if this rank lacks a tile (see Fetch).
+func (v *Vector) Values() []float64 {
+	out := make([]float64, 0, v.N)
+	for m := range v.handles {
+		t := v.Tile(m)
+		if t == nil {
+			return nil
+		}
+		out = append(out, t...)
+	}
+	return out
+}
+
+// Invalidate drops the content of every tile (runtime.Invalidate).
+func (v *Vector) Invalidate() {
+	for _, h := range v.handles {
+		v.rt.Invalidate(h)
+	}
+}
+
+// General is a tiled general (rectangular) matrix: row tiling RowLayout and
+// column tiling ColLayout, every tile a runtime.Dense handle, column-major
+// with leading dimension equal to its number of rows.
+type General struct {
+	RowLayout, ColLayout Layout
+	rt                   *runtime.Runtime
+	handles              []*runtime.Handle // index m + n*RowLayout.NT
+}
+
+// NewGeneral registers with rt an m x n tiled matrix with tiles of mb rows
+// and nb columns whose tile (i, j) is owned by owner(i, j) (nil means
+// Local).
+func NewGeneral(rt *runtime.Runtime, name string, m, n, mb, nb int, owner OwnerFunc) *General {
 	if owner == nil {
 		owner = Local
 	}
-	g := &General{RowLayout: NewLayout(m, mb), ColLayout: NewLayout(n, nb), data: make([]float64, m*n)}
+	g := &General{RowLayout: NewLayout(m, mb), ColLayout: NewLayout(n, nb), rt: rt}
 	mt, nt := g.RowLayout.NT, g.ColLayout.NT
-	g.tiles = make([][]float64, mt*nt)
 	g.handles = make([]*runtime.Handle, mt*nt)
-	off := 0
 	for j := 0; j < nt; j++ {
 		for i := 0; i < mt; i++ {
-			sz := g.RowLayout.Rows(i) * g.ColLayout.Rows(j)
-			g.tiles[i+j*mt] = g.data[off : off+sz : off+sz]
-			g.handles[i+j*mt] = runtime.NewData(fmt.Sprintf("%s(%d,%d)", name, i, j), owner(i, j), g.tiles[i+j*mt])
-			off += sz
+			g.handles[i+j*mt] = rt.Register(fmt.Sprintf("%s(%d,%d)", name, i, j), owner(i, j),
+				runtime.Dense{M: g.RowLayout.Rows(i), N: g.ColLayout.Rows(j)})
 		}
 	}
 	return g
 }
 
-// Tile returns the storage of tile (i, j); its leading dimension is
-// RowLayout.Rows(i).
-func (g *General) Tile(i, j int) []float64 { return g.tiles[i+j*g.RowLayout.NT] }
-
 // Handle returns the runtime handle of tile (i, j).
 func (g *General) Handle(i, j int) *runtime.Handle { return g.handles[i+j*g.RowLayout.NT] }
 
-// At returns element (r, c) by global indices.
-func (g *General) At(r, c int) float64 {
-	i, j := r/g.RowLayout.NB, c/g.ColLayout.NB
-	return g.Tile(i, j)[(r-i*g.RowLayout.NB)+(c-j*g.ColLayout.NB)*g.RowLayout.Rows(i)]
+// Tile returns this rank's copy of tile (i, j) after Wait, or nil; its
+// leading dimension is RowLayout.Rows(i).
+func (g *General) Tile(i, j int) []float64 { return g.rt.Local(g.Handle(i, j)) }
+
+// Invalidate drops the content of every tile (runtime.Invalidate).
+func (g *General) Invalidate() {
+	for _, h := range g.handles {
+		g.rt.Invalidate(h)
+	}
+}
+
+// SymOwner extends the owner of a symmetric matrix's lower tiles to a
+// full tiling: tile (m, n) of the upper part goes with tile (n, m).
+func SymOwner(owner OwnerFunc) OwnerFunc {
+	if owner == nil {
+		owner = Local
+	}
+	return func(m, n int) int {
+		if m < n {
+			m, n = n, m
+		}
+		return owner(m, n)
+	}
 }
 
 // AutoNB returns a tile size for an n x n covariance matrix on the CPU:

@@ -3,6 +3,8 @@ package tile
 import (
 	"fmt"
 	"testing"
+
+	"github.com/exageostat/exageostat/pkg/runtime"
 )
 
 func TestLayout(t *testing.T) {
@@ -36,18 +38,18 @@ func TestSymRoundTripAndStorage(t *testing.T) {
 			a := make([]float64, n*n)
 			for j := 0; j < n; j++ {
 				for i := j; i < n; i++ {
-					a[i+j*n] = float64(1000*i + j) // lower triangle; A(i,j) = A(j,i)
-					a[j+i*n] = float64(1000*i + j)
+					a[i+j*n] = float64(1000*i + j) // lower triangle
 				}
 			}
-			s := NewSym(n, c.nb, nil)
+			rt := runtime.New(runtime.Options{Workers: 2})
+			defer rt.Close()
+			s := NewSym(rt, n, c.nb, nil)
+			if m := rt.Mem(); m.InUse != 0 {
+				t.Fatalf("registration allocated %d bytes", m.InUse)
+			}
 			s.FromDense(a, n)
-			for i := 0; i < n; i++ {
-				for j := 0; j < n; j++ {
-					if got := s.At(i, j); got != a[i+j*n] {
-						t.Fatalf("At(%d,%d)=%v want %v", i, j, got, a[i+j*n])
-					}
-				}
+			if err := rt.Wait(); err != nil {
+				t.Fatal(err)
 			}
 			// Lower tiles only: sum over m >= k of rows(m) rows(k).
 			want := 0
@@ -56,11 +58,13 @@ func TestSymRoundTripAndStorage(t *testing.T) {
 					want += s.Rows(m) * s.Rows(k)
 				}
 			}
-			if s.Words() != want {
-				t.Fatalf("stores %d words, want %d", s.Words(), want)
+			if s.Words() != want || rt.Mem().InUse != int64(8*want) {
+				t.Fatalf("stores %d words and holds %d bytes, want %d words", s.Words(), rt.Mem().InUse, want)
 			}
 			b := make([]float64, n*n)
-			s.ToDense(b, n)
+			if err := s.ToDense(b, n); err != nil {
+				t.Fatal(err)
+			}
 			for j := 0; j < n; j++ {
 				for i := j; i < n; i++ {
 					if b[i+j*n] != a[i+j*n] {
@@ -68,24 +72,29 @@ func TestSymRoundTripAndStorage(t *testing.T) {
 					}
 				}
 			}
-			s.Set(n-1, 0, -5)
-			if s.At(0, n-1) != -5 {
-				t.Fatal("Set is not symmetric")
+			s.Invalidate()
+			if err := rt.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if m := rt.Mem(); m.InUse != 0 || m.Peak != int64(8*want) {
+				t.Fatalf("after Invalidate: %d bytes in use, peak %d; want 0 and %d", m.InUse, m.Peak, 8*want)
 			}
 		})
 	}
 }
 
 func TestSymHalfMemory(t *testing.T) {
-	s := NewSym(1000, 100, nil)
+	rt := runtime.New(runtime.Options{Record: true})
+	s := NewSym(rt, 1000, 100, nil)
 	// 10 x 10 tiles of 100 x 100: 55 lower tiles = 550,000 words, vs 1,000,000.
-	if s.Words() != 550000 {
+	if s.Words() != 550000 || s.OwnedWords(0) != 550000 {
 		t.Fatalf("words %d, want 550000", s.Words())
 	}
 }
 
 func TestOwners(t *testing.T) {
-	s := NewSym(10, 3, func(m, n int) int { return (m + n) % 3 })
+	rt := runtime.New(runtime.Options{Record: true, Ranks: 4})
+	s := NewSym(rt, 10, 3, func(m, n int) int { return (m + n) % 3 })
 	for m := 0; m < s.NT; m++ {
 		for n := 0; n <= m; n++ {
 			if s.Handle(m, n).Owner() != (m+n)%3 {
@@ -93,13 +102,13 @@ func TestOwners(t *testing.T) {
 			}
 		}
 	}
-	v := NewVector("z", 10, 3, func(m int) int { return m })
-	if v.NT != 4 || len(v.Tile(3)) != 1 || v.Handle(2).Owner() != 2 || len(v.Data()) != 10 {
-		t.Fatalf("vector layout wrong: NT=%d last=%d", v.NT, len(v.Tile(3)))
+	v := NewVector(rt, "z", 10, 3, func(m int) int { return m })
+	if v.NT != 4 || v.Handle(3).Format() != (runtime.Vector{N: 1}) || v.Handle(2).Owner() != 2 {
+		t.Fatalf("vector layout wrong: NT=%d last=%v", v.NT, v.Handle(3).Format())
 	}
-	v.Tile(1)[0] = 7
-	if v.Data()[3] != 7 {
-		t.Fatal("vector tiles do not alias the contiguous data")
+	g := NewGeneral(rt, "V", 10, 7, 4, 5, SymOwner(s.Owner()))
+	if g.Handle(2, 1).Format() != (runtime.Dense{M: 2, N: 2}) || g.Handle(0, 1).Owner() != 1 {
+		t.Fatalf("general tile (2,1) is %v owned by %d", g.Handle(2, 1).Format(), g.Handle(0, 1).Owner())
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 
 // Event is one recorded task execution.
 type Event struct {
-	Kind   string // task kind: dcmg, potrf, trsm, syrk, gemm, ...
+	Kind   string // task kind (package kind): dcmg, potrf, trmm, syrk, gemm, ...
 	Tile   [3]int // tile indices (m, n, k) of the task; -1 where unused
 	Rank   int    // MPI rank that ran it
 	Worker int    // worker index within the rank

@@ -1,0 +1,63 @@
+// Package kind names the task kinds of exageostat's task graphs: one set of
+// constants used by the algorithms that submit tasks, the traces, the
+// cluster configuration (durations per kind), the linear program, the
+// calibration and the simulator.
+//
+// A kind names the kernel a task runs: a task that multiplies by the
+// inverse of a triangular tile (dtrmm) is Trmm, one that solves with the
+// triangular tile itself (dtrsm) would be Trsm.
+package kind
+
+// Task kinds.
+const (
+	Dcmg   = "dcmg"   // generate a covariance tile (ExaGeoStat's dcmg)
+	Zcpy   = "zcpy"   // copy observations into a vector tile
+	Potrf  = "potrf"  // Cholesky of a diagonal tile
+	Trtri  = "trtri"  // inverse of a lower-triangular diagonal factor tile
+	Trmm   = "trmm"   // multiply a tile by a triangular tile (the inverted diagonal factor)
+	Syrk   = "syrk"   // symmetric rank-k update of a diagonal tile
+	Gemm   = "gemm"   // general tile product update
+	Det    = "det"    // sum of the logs of a diagonal tile's diagonal
+	Trsv   = "trsv"   // triangular solve of a vector tile
+	Gemv   = "gemv"   // tile times vector tile
+	Geadd  = "geadd"  // add a vector tile to another
+	Dot    = "dot"    // squared norm of a vector tile
+	Trmv   = "trmv"   // lower-triangular tile times vector tile
+	Colss  = "colss"  // column sums of squares of a tile
+	Coldot = "coldot" // column dot products of two tiles
+	Tdot   = "tdot"   // Frobenius inner product of two tiles
+	Copy   = "copy"   // copy a tile in or out of the runtime
+	Dderiv = "dderiv" // generate a tile of a covariance derivative
+
+	// Messages and runtime actions (not tasks of the algorithms).
+	Send  = "send"
+	Recv  = "recv"
+	Xfer  = "xfer"  // a message of a recorded graph
+	Fetch = "fetch" // the reader kind of a message that makes a result valid on other ranks
+	Free  = "free"  // the runtime returns a copy's buffer to its pool
+)
+
+// Durations lists the kinds a cluster file's duration tables may name, in
+// the order of one likelihood evaluation: dcmg, zcpy, potrf, trtri, trmm
+// (the panel update, a multiplication by that inverse), syrk, gemm, det,
+// trsv, gemv, geadd and dot.
+func Durations() []string {
+	return []string{Dcmg, Zcpy, Potrf, Trtri, Trmm, Syrk, Gemm, Det, Trsv, Gemv, Geadd, Dot}
+}
+
+// Phase returns the phase of a likelihood evaluation a task kind belongs
+// to: "generation", "cholesky", "solve", or "other".
+func Phase(k string) string {
+	switch k {
+	case Dcmg, Zcpy, Dderiv:
+		return "generation"
+	case Potrf, Trtri, Trmm, Syrk, Gemm:
+		return "cholesky"
+	case Det, Trsv, Gemv, Geadd, Dot, Trmv, Colss, Coldot, Tdot:
+		return "solve"
+	}
+	return "other"
+}
+
+// Phases lists the phases Phase returns, in evaluation order.
+func Phases() []string { return []string{"generation", "cholesky", "solve", "other"} }

@@ -1,0 +1,113 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+)
+
+// Format is the layout of a handle's data (StarPU's data interface): the
+// size of a buffer, and which of its words a message carries. Buffers are
+// float64 words; a format may store other types in them (a float32 tile
+// takes half as many words).
+type Format interface {
+	// Words is the size of a buffer in float64 words: the most the data
+	// can take.
+	Words() int
+	// Pack returns the words of buf that hold its current content, a
+	// prefix of buf (no copy): what a message carries. A format whose size
+	// varies (a low-rank tile of the current rank) sends only that.
+	Pack(buf []float64) []float64
+	// Unpack checks that the first n words of buf, just received, are a
+	// content of this format.
+	Unpack(buf []float64, n int) error
+	String() string
+}
+
+// Dense is an M x N float64 tile, column-major with leading dimension M.
+type Dense struct{ M, N int }
+
+// Words returns M N.
+func (f Dense) Words() int { return f.M * f.N }
+
+// Pack returns buf[:M N].
+func (f Dense) Pack(buf []float64) []float64 { return buf[:f.M*f.N] }
+
+// Unpack checks n = M N.
+func (f Dense) Unpack(_ []float64, n int) error { return wantWords(f, n, f.M*f.N) }
+
+func (f Dense) String() string { return fmt.Sprintf("dense %dx%d", f.M, f.N) }
+
+// Vector is a block of N float64 values.
+type Vector struct{ N int }
+
+// Words returns N.
+func (f Vector) Words() int { return f.N }
+
+// Pack returns buf[:N].
+func (f Vector) Pack(buf []float64) []float64 { return buf[:f.N] }
+
+// Unpack checks n = N.
+func (f Vector) Unpack(_ []float64, n int) error { return wantWords(f, n, f.N) }
+
+func (f Vector) String() string { return fmt.Sprintf("vector %d", f.N) }
+
+// Scalar is one float64 value (a partial sum).
+type Scalar struct{}
+
+// Words returns 1.
+func (Scalar) Words() int { return 1 }
+
+// Pack returns buf[:1].
+func (Scalar) Pack(buf []float64) []float64 { return buf[:1] }
+
+// Unpack checks n = 1.
+func (f Scalar) Unpack(_ []float64, n int) error { return wantWords(f, n, 1) }
+
+func (Scalar) String() string { return "scalar" }
+
+// LowRank is an M x N tile held as U V^T, U of M x k and V of N x k, with
+// a rank k <= MaxRank that changes as tasks write it. A buffer holds k in
+// its first word, then U and V column-major: 1 + (M+N) k words are in use
+// out of 1 + (M+N) MaxRank, and a message carries only those.
+type LowRank struct{ M, N, MaxRank int }
+
+// Words returns 1 + (M+N) MaxRank.
+func (f LowRank) Words() int { return 1 + (f.M+f.N)*f.MaxRank }
+
+// Rank returns the rank k held in buf.
+func (f LowRank) Rank(buf []float64) int { return int(buf[0]) }
+
+// Factors sets the rank held in buf to k and returns U (M x k) and V
+// (N x k) within buf.
+func (f LowRank) Factors(buf []float64, k int) (u, v []float64) {
+	if k < 0 || k > f.MaxRank {
+		panic(fmt.Sprintf("runtime: rank %d outside [0, %d] for %v", k, f.MaxRank, f))
+	}
+	buf[0] = float64(k)
+	return buf[1 : 1+f.M*k], buf[1+f.M*k : 1+(f.M+f.N)*k]
+}
+
+// Pack returns the rank and the factors of the current rank.
+func (f LowRank) Pack(buf []float64) []float64 { return buf[:1+(f.M+f.N)*f.Rank(buf)] }
+
+// Unpack checks that the message holds a rank in [0, MaxRank] and exactly
+// the factors of that rank.
+func (f LowRank) Unpack(buf []float64, n int) error {
+	if n < 1 {
+		return fmt.Errorf("%v: empty message", f)
+	}
+	k := buf[0]
+	if k != math.Trunc(k) || k < 0 || int(k) > f.MaxRank {
+		return fmt.Errorf("%v: message holds rank %g", f, k)
+	}
+	return wantWords(f, n, 1+(f.M+f.N)*int(k))
+}
+
+func (f LowRank) String() string { return fmt.Sprintf("low-rank %dx%d (rank <= %d)", f.M, f.N, f.MaxRank) }
+
+func wantWords(f Format, n, want int) error {
+	if n != want {
+		return fmt.Errorf("%v: message of %d words, want %d", f, n, want)
+	}
+	return nil
+}
