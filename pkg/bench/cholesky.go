@@ -228,7 +228,7 @@ func Residual(kern kernels.Impl, a []float64, l *tile.Sym) (float64, error) {
 			rt.Submit(runtime.Task{Kind: "residual", Tile: [3]int{m, c, -1}, Access: acc,
 				Run: func(ctx runtime.Context) error {
 					lm := func(k int) []float64 { return ctx.Dense(k) } // L(m,k)
-					lc := lm                                              // L(c,k)
+					lc := lm                                            // L(c,k)
 					if c != m {
 						lc = func(k int) []float64 { return ctx.Dense(c + 1 + k) }
 					}

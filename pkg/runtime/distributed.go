@@ -559,4 +559,3 @@ func (r *Runtime) agree(err error, seq uint64) error {
 	}
 	return &TaskError{Task: w.Task, Rank: w.Rank, Ranks: r.size, Err: &RemoteError{Class: w.Class, Msg: w.Msg}}
 }
-

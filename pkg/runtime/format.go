@@ -103,7 +103,9 @@ func (f LowRank) Unpack(buf []float64, n int) error {
 	return wantWords(f, n, 1+(f.M+f.N)*int(k))
 }
 
-func (f LowRank) String() string { return fmt.Sprintf("low-rank %dx%d (rank <= %d)", f.M, f.N, f.MaxRank) }
+func (f LowRank) String() string {
+	return fmt.Sprintf("low-rank %dx%d (rank <= %d)", f.M, f.N, f.MaxRank)
+}
 
 func wantWords(f Format, n, want int) error {
 	if n != want {

@@ -41,9 +41,9 @@ type Mode uint8
 
 // Access modes.
 const (
-	R  Mode    = 1 << iota // read only
-	W                      // write only (previous contents are not read)
-	RW = R | W             // read and write
+	R  Mode = 1 << iota // read only
+	W                   // write only (previous contents are not read)
+	RW      = R | W     // read and write
 	// Scratch gives the task a buffer of the handle's format for its
 	// duration only (StarPU's SCRATCH): no dependency, contents undefined.
 	Scratch Mode = 4
@@ -281,8 +281,8 @@ type Runtime struct {
 	epoch time.Time
 	seq   uint64
 	iter  int
-	preds []*task  // scratch for dependency inference
-	sub   *worker  // the submitting goroutine's scratch for inline nodes
+	preds []*task // scratch for dependency inference
+	sub   *worker // the submitting goroutine's scratch for inline nodes
 
 	mu          sync.Mutex
 	work        *sync.Cond // signalled when tasks become ready or on close
