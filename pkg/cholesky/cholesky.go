@@ -58,10 +58,10 @@ func Flops(n int) float64 { return insert.PotrfFlops(float64(n)) }
 // non-positive-definite matrix makes Wait return an error wrapping
 // *NotPosDefError.
 //
-// Each step's panel tiles are flushed after their last read by the
-// factorisation (Chameleon's pzpotrf), so a rank keeps the replicas of a
-// step only while its updates run; the inverted diagonal block is
-// invalidated after its last use.
+// Each panel tile is flushed after its last read by the factorisation
+// (Chameleon's pzpotrf): A(n,k) once column n of step k's update is
+// submitted, so a rank keeps a replica only while the updates that read it
+// run; the inverted diagonal block is invalidated after its last use.
 func Submit(a *tile.Sym, k kernels.Impl) {
 	ts := insert.New(a.Runtime(), k)
 	for kk := 0; kk < a.NT; kk++ {
@@ -101,9 +101,9 @@ func submitUpdate(ts insert.Tasks, a *tile.Sym, kk int) {
 			ts.Gemm(insert.At(m, n, kk, gemmPriority(nt, kk, m, n)), blas.NoTrans, blas.Trans,
 				-1, a.Handle(m, kk), a.Handle(n, kk), 1, a.Handle(m, n))
 		}
-	}
-	for m := kk + 1; m < nt; m++ {
-		ts.RT.Flush(a.Handle(m, kk))
+		// A(n,kk) was read as A(m,kk) by the columns before and as A(n,kk)
+		// by this one: the step reads it no more.
+		ts.RT.Flush(a.Handle(n, kk))
 	}
 }
 

@@ -30,6 +30,19 @@ func (b BlockCyclic) Nodes() int { return b.P * b.Q }
 // Name returns "bc PxQ".
 func (b BlockCyclic) Name() string { return fmt.Sprintf("bc %dx%d", b.P, b.Q) }
 
+// TallGrid returns the most square grid p x q with p q = nodes and p >= q
+// (2 -> 2 x 1, 6 -> 3 x 2): the default grid of a run. With more grid rows
+// than columns, a node's gemm updates of one step read the panel tiles of
+// its own rows (which it owns when the panel column is its) and of the
+// other rows, so it receives about 1 - 1/p of a panel at every step; with
+// more columns, a node owning none of a panel column receives the whole
+// panel every q-th step. The traffic is the same; the replicas held at once
+// are fewer with the tall grid.
+func TallGrid(nodes int) (p, q int) {
+	q, p = SquareGrid(nodes)
+	return p, q
+}
+
 // SquareGrid returns the most square grid p x q with p q = nodes and p <= q:
 // p is the largest divisor of nodes not above its square root (4 -> 2 x 2,
 // 6 -> 2 x 3, 7 -> 1 x 7). It returns 0, 0 for nodes < 1.

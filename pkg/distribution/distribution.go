@@ -145,7 +145,7 @@ func Quotas(powers []float64, nt int) []int {
 }
 
 // New builds the distribution named kind over nodes nodes for an nt x nt
-// tile matrix: "bc" is BlockCyclic on a p x q grid (p = q = 0: SquareGrid;
+// tile matrix: "bc" is BlockCyclic on a p x q grid (p = q = 0: TallGrid;
 // one of them 0: nodes divided by the other), "1d1d" is NewOneDOneD with the
 // relative powers (nil: equal powers). It is the one place that turns a
 // configuration's keys into a distribution.
@@ -157,7 +157,7 @@ func New(kind string, nodes, p, q int, powers []float64, nt int) (Distribution, 
 	case "bc":
 		switch {
 		case p == 0 && q == 0:
-			p, q = SquareGrid(nodes)
+			p, q = TallGrid(nodes)
 		case p == 0 && q > 0 && nodes%q == 0:
 			p = nodes / q
 		case q == 0 && p > 0 && nodes%p == 0:

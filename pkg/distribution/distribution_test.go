@@ -306,8 +306,9 @@ func TestNew(t *testing.T) {
 		err         string
 	}{
 		{"bc", 4, 0, 0, nil, "bc 2x2", ""},
-		{"bc", 6, 0, 0, nil, "bc 2x3", ""},
-		{"bc", 6, 3, 0, nil, "bc 3x2", ""},
+		{"bc", 6, 0, 0, nil, "bc 3x2", ""},
+		{"bc", 2, 0, 0, nil, "bc 2x1", ""},
+		{"bc", 6, 2, 0, nil, "bc 2x3", ""},
 		{"bc", 6, 0, 6, nil, "bc 1x6", ""},
 		{"bc", 6, 4, 0, nil, "", "a 4 x 0 grid does not hold 6 nodes"},
 		{"bc", 6, 2, 2, nil, "", "a 2 x 2 grid does not hold 6 nodes"},

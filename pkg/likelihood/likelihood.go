@@ -411,3 +411,51 @@ func (e *Evaluator) Release() {
 	e.sigma.Invalidate()
 	e.z.Invalidate()
 }
+
+// Overhead is the memory a rank uses besides tile data (the Go runtime,
+// BLAS and MPI buffers, the input data of a few hundred thousand points),
+// in bytes: what MemoryNeed adds to the tiles.
+const Overhead = 64 << 20
+
+// MemoryNeed returns, for each of ranks ranks, the bytes an evaluation of n
+// points with the tile size and distributions of o holds at most on that
+// rank: the lower tiles it owns; the tiles it generates for other ranks
+// under a generation distribution of its own (all of them, the worst
+// case); the replicas it receives, the larger of the runtime's default
+// replica budget and one full tile column (what a step of the Cholesky may
+// read at once); two diagonal workspaces; the vectors; and Overhead. It
+// allocates nothing, so a run can check it against the memory available
+// before starting.
+func MemoryNeed(n int, o Options, ranks int) []int64 {
+	l := tile.NewLayout(n, o.NB)
+	own := o.Owner
+	if own == nil {
+		own = tile.Local
+	}
+	owned := make([]int64, ranks)
+	gen := make([]int64, ranks)
+	vec := make([]int64, ranks)
+	for m := 0; m < l.NT; m++ {
+		for c := 0; c <= m; c++ {
+			b := int64(8 * l.Rows(m) * l.Rows(c))
+			owned[min(max(own(m, c), 0), ranks-1)] += b
+			if o.GenOwner != nil {
+				if g := min(max(o.GenOwner(m, c), 0), ranks-1); g != own(m, c) {
+					gen[g] += b
+				}
+			}
+		}
+		vec[min(max(own(m, m), 0), ranks-1)] += int64(8 * 4 * l.Rows(m))
+	}
+	tileBytes := int64(8 * o.NB * o.NB)
+	column := int64(l.NT) * tileBytes
+	out := make([]int64, ranks)
+	for r := range out {
+		replicas := int64(0)
+		if ranks > 1 {
+			replicas = max(owned[r]/8, 4*tileBytes, column)
+		}
+		out[r] = owned[r] + gen[r] + replicas + 2*tileBytes + vec[r] + Overhead
+	}
+	return out
+}

@@ -347,3 +347,45 @@ func MLOEMMOM(ev *likelihood.Evaluator, at matern.Points, thetaTrue, thetaEst []
 	e.MMOM /= float64(n2)
 	return &e, nil
 }
+
+// FisherNeed returns, for each of ranks ranks, the bytes FisherInfo with
+// params free parameters adds to the likelihood's (MemoryNeed): the tiles
+// of params full n x n matrices the rank owns (distributed like the
+// factor), plus one tile column of replicas.
+func FisherNeed(n int, o likelihood.Options, params, ranks int) []int64 {
+	l := tile.NewLayout(n, o.NB)
+	own := tile.SymOwner(o.Owner)
+	out := make([]int64, ranks)
+	for m := 0; m < l.NT; m++ {
+		for c := 0; c < l.NT; c++ {
+			out[min(max(own(m, c), 0), ranks-1)] += int64(8*params*l.Rows(m)*l.Rows(c)) + 8
+		}
+	}
+	for r := range out {
+		out[r] += int64(8 * l.NT * o.NB * o.NB)
+	}
+	return out
+}
+
+// KrigeNeed returns, for each of ranks ranks, the bytes Krige at n2 new
+// locations adds to the likelihood's (MemoryNeed): the rank's rows of one
+// batch of the cross-covariance V (at most batchBytes over all ranks), the
+// predictions, and one tile column of replicas. MLOEMMOM needs three such
+// batches at once plus a second likelihood's tiles.
+func KrigeNeed(n1, n2 int, o likelihood.Options, ranks int) []int64 {
+	l := tile.NewLayout(n1, o.NB)
+	own := o.Owner
+	if own == nil {
+		own = tile.Local
+	}
+	cw := min(n2, max(o.NB, colTile))
+	per := min(n2, max(cw, batchBytes/(8*max(n1, 1))/cw*cw))
+	out := make([]int64, ranks)
+	for m := 0; m < l.NT; m++ {
+		out[min(max(own(m, m), 0), ranks-1)] += int64(8 * l.Rows(m) * per)
+	}
+	for r := range out {
+		out[r] += int64(16*n2) + int64(8*l.NT*o.NB*cw)
+	}
+	return out
+}

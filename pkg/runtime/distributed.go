@@ -37,9 +37,12 @@ import (
 // elsewhere, Flush, Invalidate) is returned to the pool by a release node
 // that waits for its local readers, so a rank holds the tiles it owns plus
 // the replicas its part of the graph is reading. Receives of replicas are
-// posted in submission order within Options.ReplicaBudget; beyond it only
-// the earliest pending receive is posted, which always lets the program
-// advance (the data it waits for depends only on earlier submissions).
+// posted in submission order within Options.ReplicaBudget; beyond it a
+// receive is posted only once it is the earliest incomplete node of its
+// rank. That always lets the program advance: the globally earliest
+// incomplete node (in the submission order every rank shares) is either a
+// task whose inputs are ready, or a message whose send is posted and whose
+// receive is the earliest incomplete node of its rank.
 //
 // On each rank a message is a node of the local graph: a send reads the
 // handle (it waits for the local writer, and the next local writer waits for
@@ -127,14 +130,18 @@ type network struct {
 	queue  []*task
 	closed bool
 	wake   chan struct{}
-	// recvs holds the receives submitted and not completed, in submission
-	// order (completed ones are dropped from the front lazily).
-	recvs []*task
+	// order holds the local nodes (tasks, messages, releases) in
+	// submission order; completed ones are dropped from the front lazily.
+	order []*task
 
 	w *worker // the progress goroutine's buffers and trace events
 
 	traffic map[TrafficKey]Traffic // every message of the run, on every rank
 	sent    atomic.Int64           // bytes this rank actually sent (packed content)
+	// waiting counts receives held back by the replica budget: while there
+	// are some, every completed node wakes the progress goroutine (the
+	// frontier may have moved to one of them).
+	waiting atomic.Int32
 }
 
 func newNetwork(r *Runtime) *network {
@@ -219,9 +226,6 @@ func (r *Runtime) transfer(h *Handle, dst int, reader string) {
 	case dst:
 		tk := r.newTask(Task{Kind: kind.Recv, Tile: [3]int{src, -1, -1}, Access: []Access{{H: h, Mode: W}}})
 		tk.x = &xfer{peer: src, tag: tag, h: h}
-		n.mu.Lock()
-		n.recvs = append(n.recvs, tk)
-		n.mu.Unlock()
 		r.insert(tk)
 		h.copyHere = true
 	case src:
@@ -308,21 +312,26 @@ func (n *network) close() {
 	n.poke()
 }
 
-// earliestRecv returns the first receive in submission order that has not
-// completed, or nil.
-func (n *network) earliestRecv() *task {
+// track records a local node in submission order.
+func (n *network) track(t *task) {
+	n.mu.Lock()
+	n.order = append(n.order, t)
+	n.mu.Unlock()
+}
+
+// frontier returns the earliest local node in submission order that has
+// not completed, or nil. When it is a receive, everything this rank
+// submitted before it is done: the program advances only through it.
+func (n *network) frontier() *task {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for len(n.recvs) > 0 {
-		t := n.recvs[0]
-		t.mu.Lock()
-		done := t.done
-		t.mu.Unlock()
-		if !done {
+	for len(n.order) > 0 {
+		t := n.order[0]
+		if !t.finished.Load() {
 			return t
 		}
-		n.recvs[0] = nil
-		n.recvs = n.recvs[1:]
+		n.order[0] = nil
+		n.order = n.order[1:]
 	}
 	return nil
 }
@@ -335,7 +344,7 @@ func (r *Runtime) budget() int64 {
 		}
 		return b
 	}
-	return max(r.owned/4, 4*bytesOf(r.maxWords))
+	return max(r.owned/8, 4*bytesOf(r.maxWords))
 }
 
 // post starts message t.
@@ -370,7 +379,8 @@ func (r *Runtime) post(t *task) {
 // progress posts ready messages and completes them: the only goroutine that
 // makes point-to-point calls. Sends and receives into existing buffers are
 // posted at once; receives that allocate a replica wait, in submission
-// order, for room in the replica budget (the earliest one never waits).
+// order, for room in the replica budget, except a receive that is the
+// earliest incomplete node of this rank (nothing else can advance).
 // With messages in flight it polls, backing off from 5 us to 200 us while
 // nothing completes; otherwise it sleeps until a message is ready or
 // replica memory is freed.
@@ -398,6 +408,7 @@ func (r *Runtime) progress() {
 			if !t.x.send && h.buf == nil && h.owner != r.rank {
 				i := sort.Search(len(waiting), func(i int) bool { return waiting[i].seq > t.seq })
 				waiting = slices.Insert(waiting, i, t)
+				n.waiting.Store(int32(len(waiting)))
 				continue
 			}
 			r.post(t)
@@ -405,7 +416,7 @@ func (r *Runtime) progress() {
 			reqs = append(reqs, t.x.req)
 		}
 		if len(waiting) > 0 {
-			budget, first := r.budget(), n.earliestRecv()
+			budget, first := r.budget(), n.frontier()
 			for len(waiting) > 0 {
 				t := waiting[0]
 				if r.replicas.Load()+bytesOf(t.x.h.words) > budget && t != first {
@@ -417,6 +428,7 @@ func (r *Runtime) progress() {
 				waiting[0] = nil
 				waiting = waiting[1:]
 			}
+			n.waiting.Store(int32(len(waiting)))
 		}
 		if len(active) == 0 {
 			<-n.wake

@@ -23,16 +23,29 @@ type pool struct {
 
 func newPool() *pool { return &pool{free: map[int][][]float64{}} }
 
-// get returns a buffer of words float64 values; its contents are
-// undefined.
+// slack is how much larger than asked a free buffer may be and still be
+// handed out (the ragged last tiles of a matrix take a full tile's buffer
+// rather than a new one).
+const slack = 1.25
+
+// get returns a buffer of words float64 values (its capacity may be up to
+// slack times more); its contents are undefined.
 func (p *pool) get(words int) []float64 {
 	p.mu.Lock()
-	l := p.free[words]
+	class := words
+	if len(p.free[class]) == 0 {
+		for c, l := range p.free {
+			if len(l) > 0 && c > words && float64(c) <= slack*float64(words) && (class == words || c < class) {
+				class = c
+			}
+		}
+	}
 	var b []float64
-	if n := len(l); n > 0 {
-		b = l[n-1]
+	if l := p.free[class]; len(l) > 0 {
+		n := len(l)
+		b = l[n-1][:words]
 		l[n-1] = nil
-		p.free[words] = l[:n-1]
+		p.free[class] = l[:n-1]
 	}
 	p.mu.Unlock()
 	if b == nil {
@@ -40,7 +53,7 @@ func (p *pool) get(words int) []float64 {
 		p.held.Add(bytesOf(words))
 		p.allocs.Add(1)
 	}
-	v := p.inUse.Add(bytesOf(words))
+	v := p.inUse.Add(bytesOf(cap(b)))
 	for {
 		pk := p.peak.Load()
 		if v <= pk || p.peak.CompareAndSwap(pk, v) {

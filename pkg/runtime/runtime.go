@@ -242,9 +242,10 @@ type task struct {
 	iter    int
 	pending atomic.Int32
 
-	mu   sync.Mutex
-	done bool
-	succ []*task
+	mu       sync.Mutex
+	done     bool
+	finished atomic.Bool // done, readable without the lock
+	succ     []*task
 
 	x    *xfer   // a message to send or receive, run by the progress goroutine
 	free *Handle // a release of this rank's copy of the handle, run inline
@@ -264,7 +265,7 @@ type Options struct {
 	// ReplicaBudget bounds the bytes of replicas (copies held on a rank
 	// other than the handle's owner) for which receives are posted ahead
 	// of need: beyond it a rank posts only its earliest pending receive,
-	// in submission order. 0 means a quarter of the bytes this rank owns
+	// in submission order. 0 means an eighth of the bytes this rank owns
 	// (at least four of the largest handles); < 0 means no bound.
 	ReplicaBudget int64
 	// FailTask makes the task of that name (Task.Name) fail on rank
@@ -400,6 +401,9 @@ func (r *Runtime) newTask(t Task) *task {
 // ready at once.
 func (r *Runtime) insert(tk *task) {
 	tk.pending.Store(1) // submission guard
+	if r.net != nil {
+		r.net.track(tk)
+	}
 	preds := r.preds[:0]
 	for _, a := range tk.Access {
 		if a.Mode != Scratch {
@@ -791,6 +795,7 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 		succ := c.succ
 		c.succ = nil
 		c.mu.Unlock()
+		c.finished.Store(true)
 		done++
 		for _, s := range succ {
 			if s.pending.Add(-1) != 0 {
@@ -838,6 +843,9 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 		r.idle.Broadcast()
 	}
 	r.mu.Unlock()
+	if r.net != nil && r.net.waiting.Load() > 0 {
+		r.net.poke()
+	}
 	clear(ready)
 	w.buf = ready[:0]
 	return local
