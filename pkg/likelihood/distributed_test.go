@@ -134,3 +134,88 @@ func TestDistributedLogLik(t *testing.T) {
 		}
 	}
 }
+
+// TestDistributedMemory: on 2 and 4 in-process ranks each rank holds, at
+// its peak, the lower tiles it owns plus the replicas its part of the
+// graph reads (at most the larger of the runtime's replica budget and the
+// program-order peak of the recorded graph, counted independently), and
+// far less than the whole matrix; the buffers come from the pool, counted
+// there.
+func TestDistributedMemory(t *testing.T) {
+	const n, nb = 2000, 100
+	p := problem(n, 5)
+	theta := []float64{1, 0.1, 0.5}
+	l := tile.NewLayout(n, nb)
+	tileBytes := int64(8 * nb * nb)
+	var total int64
+	for m := 0; m < l.NT; m++ {
+		for c := 0; c <= m; c++ {
+			total += int64(8 * l.Rows(m) * l.Rows(c))
+		}
+	}
+	for _, tc := range []struct {
+		kind  string
+		ranks int
+		bound float64 // peak / total
+	}{{"bc", 2, 0.65}, {"bc", 4, 0.4}, {"1d1d", 2, 0.65}, {"1d1d", 4, 0.4}} {
+		d, err := distribution.New(tc.kind, tc.ranks, 0, 0, nil, l.NT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owned := make([]int64, tc.ranks)
+		for m := 0; m < l.NT; m++ {
+			for c := 0; c <= m; c++ {
+				owned[d.Owner(m, c)] += int64(8 * l.Rows(m) * l.Rows(c))
+			}
+		}
+		// The program-order replicas each rank's part of the graph needs.
+		rec := runtime.New(runtime.Options{Record: true, Ranks: tc.ranks})
+		ev, err := NewWith(p, rec, Options{NB: nb, Owner: d.Owner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ev.LogLik(theta); err != nil {
+			t.Fatal(err)
+		}
+		g := rec.Graph()
+		mems := make([]runtime.MemStats, tc.ranks)
+		budgets := make([]int64, tc.ranks)
+		grp := comm.NewGroup(tc.ranks)
+		var wg sync.WaitGroup
+		for r := 0; r < tc.ranks; r++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rt := runtime.New(runtime.Options{Workers: 2, Comm: grp.Endpoint(r)})
+				defer rt.Close()
+				ev, err := NewWith(p, rt, Options{NB: nb, Owner: d.Owner})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for range 2 {
+					if _, _, err := ev.LogLik(theta); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				mems[r], budgets[r] = rt.Mem(), rt.ReplicaBudget()
+			}()
+		}
+		wg.Wait()
+		for r := 0; r < tc.ranks; r++ {
+			m := mems[r]
+			allowed := owned[r] + max(budgets[r], g.Memory[r].PeakReplicas) + 2*tileBytes + int64(8*4*n)
+			t.Logf("%s %d ranks, rank %d: peak %.2f MB (owned %.2f, replicas %.2f; recorded replicas %.2f, budget %.2f), %.0f%% of the matrix",
+				tc.kind, tc.ranks, r, float64(m.Peak)/1e6, float64(owned[r])/1e6, float64(m.PeakReplicas)/1e6,
+				float64(g.Memory[r].PeakReplicas)/1e6, float64(budgets[r])/1e6, 100*float64(m.Peak)/float64(total))
+			if m.Peak > allowed || m.Peak < owned[r] {
+				t.Errorf("%s %d ranks, rank %d: peak tile bytes %d outside [owned %d, owned + replicas allowed %d]", tc.kind, tc.ranks, r, m.Peak, owned[r], allowed)
+			}
+			if float64(m.Peak) > tc.bound*float64(total) {
+				t.Errorf("%s %d ranks, rank %d: peak %d is %.0f%% of the matrix (%d), want < %.0f%%", tc.kind, tc.ranks, r, m.Peak,
+					100*float64(m.Peak)/float64(total), total, 100*tc.bound)
+			}
+		}
+	}
+}

@@ -213,6 +213,7 @@ func SubmitLocalSolve(l *tile.Sym, z *tile.Vector, acc *Accum, kern kernels.Impl
 			// Next to L(m,k): the accumulator travels, not the tile.
 			ts.Gemv(p.On(owner), blas.NoTrans, 1, l.Handle(m, k), z.Handle(k), beta, acc.hs[m][i])
 		}
+		ts.RT.Flush(z.Handle(k)) // read by the products of column k only
 		if k+1 < nt {
 			m := k + 1
 			for i := range acc.ranks[m] {
