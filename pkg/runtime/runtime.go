@@ -14,6 +14,18 @@
 // updates happen in submission order, results do not depend on the number
 // of workers or on timing.
 //
+// The runtime owns the data (StarPU's data management). A handle has a
+// Format (a dense tile, a vector block, a scalar, a low-rank tile whose
+// rank changes...) that knows its size and what a message of it carries. A
+// task's code receives its buffers from the runtime through its Context,
+// one per access (StarPU's descr[]), and never holds slices of its own. A
+// rank allocates a handle's buffer from a pool that lives as long as the
+// Runtime when a task there first writes it or a message brings a replica,
+// and gives it back when the copy is no longer needed: replicas after
+// their last local reader once another rank writes the handle or the
+// program flushes it (Flush), any copy once the program invalidates the
+// handle (Invalidate); an owner keeps its copy from one graph to the next.
+//
 // Each handle has an owner rank. With a communicator of several ranks
 // (Options.Comm) the runtime is distributed in the StarPU-MPI model: every
 // rank submits the whole graph in the same order, each task runs on the rank
