@@ -293,8 +293,8 @@ func TestRecordedMemory(t *testing.T) {
 	rt.Submit(Task{Kind: "dcmg", Access: []Access{{H: b, Mode: W}}, Run: noop})
 	rt.Submit(Task{Kind: "potrf", Access: []Access{{H: a, Mode: R}, {H: b, Mode: RW}}, Run: noop}) // a -> rank 1
 	rt.Submit(Task{Kind: "trtri", Access: []Access{{H: b, Mode: R}, {H: w, Mode: W}}, Run: noop})
-	rt.Flush(a)      // rank 1's replica of a goes
-	rt.Invalidate(w) // w goes
+	rt.Flush(a)                                                                                  // rank 1's replica of a goes
+	rt.Invalidate(w)                                                                             // w goes
 	rt.Submit(Task{Kind: "dot", Access: []Access{{H: b, Mode: R}, {H: a, Mode: RW}}, Run: noop}) // b -> rank 0
 	g := rt.Graph()
 	want := []RankMemory{
