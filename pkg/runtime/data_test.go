@@ -31,6 +31,7 @@ func TestFormats(t *testing.T) {
 		{Dense{M: 3, N: 2}, make([]float64, 6), 6, 6, 5},
 		{Vector{N: 7}, make([]float64, 7), 7, 7, 8},
 		{Scalar{}, make([]float64, 1), 1, 1, 0},
+		{Single{M: 3, N: 3}, make([]float64, 5), 5, 5, 9},
 		{lr, buf, 1 + 9*3, 1 + 9*2, 1 + 9*3},
 	}
 	for _, c := range cases {
@@ -137,6 +138,22 @@ func TestBuffersThroughContext(t *testing.T) {
 	}
 	if m := rt.Mem(); m.InUse != 8*12 || m.Allocs != 1 {
 		t.Fatalf("one 4x3 tile: %+v", m)
+	}
+	// A float32 tile takes half the words and reads back as float32.
+	sg := rt.Register("s", 0, Single{M: 3, N: 3})
+	var single []float32
+	rt.Submit(Task{Kind: "w", Access: []Access{{H: sg, Mode: W}}, Run: func(c Context) error {
+		for i := range c.Single(0) {
+			c.Single(0)[i] = float32(i) / 3
+		}
+		return nil
+	}})
+	rt.Submit(Task{Kind: "r", Access: []Access{{H: sg, Mode: R}}, Run: func(c Context) error {
+		single = append(single, c.Single(0)...)
+		return nil
+	}})
+	if err := rt.Wait(); err != nil || len(single) != 9 || single[8] != float32(8)/3 || len(rt.Local(sg)) != 5 {
+		t.Fatalf("float32 tile: %v %v (%d words)", err, single, len(rt.Local(sg)))
 	}
 	// Reading data nobody wrote is an error naming the handle.
 	b := rt.Register("never", 0, Vector{N: 2})

@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // Format is the layout of a handle's data (StarPU's data interface): the
@@ -50,6 +51,29 @@ func (f Vector) Pack(buf []float64) []float64 { return buf[:f.N] }
 func (f Vector) Unpack(_ []float64, n int) error { return wantWords(f, n, f.N) }
 
 func (f Vector) String() string { return fmt.Sprintf("vector %d", f.N) }
+
+// Single is an M x N float32 tile, column-major with leading dimension M,
+// stored two values to a word (mixed-precision tiles).
+type Single struct{ M, N int }
+
+// Words returns ceil(M N / 2).
+func (f Single) Words() int { return (f.M*f.N + 1) / 2 }
+
+// Pack returns the words holding the M N values.
+func (f Single) Pack(buf []float64) []float64 { return buf[:f.Words()] }
+
+// Unpack checks n = ceil(M N / 2).
+func (f Single) Unpack(_ []float64, n int) error { return wantWords(f, n, f.Words()) }
+
+func (f Single) String() string { return fmt.Sprintf("float32 %dx%d", f.M, f.N) }
+
+// Values returns buf's M N float32 values (the same memory).
+func (f Single) Values(buf []float64) []float32 {
+	if f.M*f.N == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&buf[0])), f.M*f.N)
+}
 
 // Scalar is one float64 value (a partial sum).
 type Scalar struct{}

@@ -207,6 +207,15 @@ func (c Context) Vector(i int) []float64 {
 	return c.bufs[i]
 }
 
+// Single returns the float32 M x N tile of access i (a Single handle).
+func (c Context) Single(i int) []float32 {
+	f, ok := c.acc[i].H.format.(Single)
+	if !ok {
+		panic(fmt.Sprintf("runtime: access %d (%s) is %v, not a float32 tile", i, c.acc[i].H.name, c.acc[i].H.format))
+	}
+	return f.Values(c.bufs[i])
+}
+
 // Scalar returns the value of access i (a Scalar handle).
 func (c Context) Scalar(i int) *float64 {
 	if _, ok := c.acc[i].H.format.(Scalar); !ok {
