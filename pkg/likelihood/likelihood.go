@@ -355,11 +355,13 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 		case kind.Trtri: // extra work of the Cholesky, not counted in its flops
 			st.Chol += d
 		case kind.Send, kind.Recv: // messages in flight, not worker time
+		case trace.MemoryKind:
+			continue
 		default:
 			st.Solve += d
 		}
+		st.Tasks++
 	}
-	st.Tasks = len(ev)
 	if st.Wall > 0 {
 		st.Gflops = st.Flops / st.Wall * 1e-9
 	}

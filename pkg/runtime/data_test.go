@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/trace"
 )
 
 func TestFormats(t *testing.T) {
@@ -320,5 +321,30 @@ func TestRecordedMemory(t *testing.T) {
 	}
 	if fmt.Sprint(g.Memory) != fmt.Sprint(want) {
 		t.Fatalf("recorded memory\n%v\nwant\n%v", g.Memory, want)
+	}
+}
+
+// TestMemorySamples: with tracing on, every allocation and release of tile
+// data leaves a sample of the bytes held.
+func TestMemorySamples(t *testing.T) {
+	rt := New(Options{Workers: 1, Trace: true})
+	defer rt.Close()
+	a := rt.Register("a", 0, Vector{N: 100})
+	b := rt.Register("b", 0, Vector{N: 50})
+	for _, h := range []*Handle{a, b} {
+		rt.Submit(Task{Kind: "w", Access: []Access{{H: h, Mode: W}}, Run: func(Context) error { return nil }})
+	}
+	rt.Invalidate(a)
+	if err := rt.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, e := range rt.Events() {
+		if e.Kind == trace.MemoryKind {
+			got = append(got, e.Bytes)
+		}
+	}
+	if fmt.Sprint(got) != "[800 0 400]" { // a is released as soon as its writer is done, before b is written
+		t.Fatalf("memory samples %v, want [800 0 400]", got)
 	}
 }

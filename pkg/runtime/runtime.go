@@ -324,6 +324,8 @@ type Runtime struct {
 
 	pool                   *pool
 	replicas, peakReplicas atomic.Int64
+	memMu                  sync.Mutex
+	memEvents              []trace.Event // memory samples (Options.Trace)
 	owned                  int64 // bytes of the handles this rank owns
 	maxWords               int
 
@@ -466,8 +468,21 @@ func (r *Runtime) submitFree(h *Handle) {
 	h.copyHere = false
 }
 
+// sample records, with Options.Trace, the tile bytes this rank holds now.
+func (r *Runtime) sample() {
+	if !r.opts.Trace {
+		return
+	}
+	now := r.Now()
+	r.memMu.Lock()
+	r.memEvents = append(r.memEvents, trace.Event{Kind: trace.MemoryKind, Tile: [3]int{-1, -1, -1}, Rank: r.rank, Worker: -1,
+		Start: now, End: now, Bytes: r.pool.inUse.Load()})
+	r.memMu.Unlock()
+}
+
 // allocate gives h's copy on this rank a buffer from the pool.
 func (r *Runtime) allocate(h *Handle) {
+	defer r.sample()
 	h.buf = r.pool.get(h.words)
 	if r.size > 1 && h.owner != r.rank {
 		h.transient = true
@@ -488,6 +503,7 @@ func (r *Runtime) release(h *Handle) {
 	}
 	if !h.user {
 		r.pool.put(h.buf)
+		r.sample()
 	}
 	h.buf = nil
 	if h.transient {
@@ -649,9 +665,14 @@ func (r *Runtime) Close() error {
 }
 
 // Events returns the trace events recorded since the last call, sorted by
-// start time, and forgets them. Call it after Wait.
+// start time, and forgets them: one per task and message, and the memory
+// samples (trace.MemoryKind) of every allocation and release of tile data.
+// Call it after Wait.
 func (r *Runtime) Events() []trace.Event {
-	var ev []trace.Event
+	r.memMu.Lock()
+	ev := r.memEvents
+	r.memEvents = nil
+	r.memMu.Unlock()
 	for _, w := range r.workers {
 		ev = append(ev, w.events...)
 		w.events = nil

@@ -27,7 +27,15 @@ type Event struct {
 	End    int64  // ns since the runtime's epoch
 	Flops  float64
 	Iter   int // iteration mark of the submitting program (e.g. likelihood evaluation), 0 if none
+	// Bytes is, for an event of kind MemoryKind (a sample at Start, End =
+	// Start), the tile data the rank holds from then on.
+	Bytes int64
 }
+
+// MemoryKind is the kind of a memory sample: the bytes of tile data a rank
+// holds after an allocation or a release. Chrome traces show the samples
+// as a counter track per rank; CSV writes the bytes in the flops column.
+const MemoryKind = "memory"
 
 // Duration returns End-Start in seconds.
 func (e Event) Duration() float64 { return float64(e.End-e.Start) * 1e-9 }
@@ -66,16 +74,20 @@ func WriteChrome(w io.Writer, ev []Event) error {
 	out := make([]chromeEvent, 0, len(ev)+8)
 	seen := map[[2]int]bool{}
 	for _, e := range ev {
-		key := [2]int{e.Rank, e.Worker}
-		if !seen[key] {
+		if !seen[[2]int{e.Rank, -1}] {
+			seen[[2]int{e.Rank, -1}] = true
+			out = append(out, chromeEvent{Name: "process_name", Ph: "M", Pid: e.Rank,
+				Args: map[string]any{"name": fmt.Sprintf("rank %d", e.Rank)}})
+		}
+		if key := [2]int{e.Rank, e.Worker}; !seen[key] && e.Kind != MemoryKind {
 			seen[key] = true
 			out = append(out, chromeEvent{Name: "thread_name", Ph: "M", Pid: e.Rank, Tid: e.Worker,
 				Args: map[string]any{"name": fmt.Sprintf("worker %d", e.Worker)}})
-			if !seen[[2]int{e.Rank, -1}] {
-				seen[[2]int{e.Rank, -1}] = true
-				out = append(out, chromeEvent{Name: "process_name", Ph: "M", Pid: e.Rank,
-					Args: map[string]any{"name": fmt.Sprintf("rank %d", e.Rank)}})
-			}
+		}
+		if e.Kind == MemoryKind {
+			out = append(out, chromeEvent{Name: "tile memory (MB)", Ph: "C", Ts: float64(e.Start) / 1e3, Pid: e.Rank,
+				Args: map[string]any{"MB": float64(e.Bytes) / 1e6}})
+			continue
 		}
 		args := map[string]any{}
 		for i, name := range [3]string{"m", "n", "k"} {
@@ -119,8 +131,12 @@ func WriteCSV(w io.Writer, ev []Event) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "rank,worker,kind,m,n,k,start_s,end_s,flops,iteration")
 	for _, e := range ev {
+		f := e.Flops
+		if e.Kind == MemoryKind {
+			f = float64(e.Bytes)
+		}
 		fmt.Fprintf(bw, "%d,%d,%s,%d,%d,%d,%.9f,%.9f,%g,%d\n", e.Rank, e.Worker, e.Kind,
-			e.Tile[0], e.Tile[1], e.Tile[2], float64(e.Start)*1e-9, float64(e.End)*1e-9, e.Flops, e.Iter)
+			e.Tile[0], e.Tile[1], e.Tile[2], float64(e.Start)*1e-9, float64(e.End)*1e-9, f, e.Iter)
 	}
 	return bw.Flush()
 }

@@ -82,3 +82,22 @@ func TestWriteFileCSVAndAtomic(t *testing.T) {
 		t.Fatalf("left files behind: %v", entries)
 	}
 }
+
+func TestMemoryCounter(t *testing.T) {
+	ev := []Event{{Kind: MemoryKind, Rank: 1, Worker: -1, Start: 2000, End: 2000, Bytes: 3_000_000}}
+	var b strings.Builder
+	if err := WriteChrome(&b, ev); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `{"name":"tile memory (MB)","ph":"C","ts":2,"pid":1,"tid":0,"args":{"MB":3}}`) ||
+		strings.Contains(b.String(), "thread_name") {
+		t.Fatalf("memory sample as a counter of rank 1, no worker lane:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WriteCSV(&b, ev); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "1,-1,memory,0,0,0,0.000002000,0.000002000,3e+06,0") {
+		t.Fatalf("CSV: %s", b.String())
+	}
+}
