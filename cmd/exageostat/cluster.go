@@ -5,11 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	goruntime "runtime"
-	"sort"
-	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -144,44 +139,8 @@ func runSimulateCluster(c *cobra.Command, sf *simFlags) error {
 	return nil
 }
 
-// strategyRow is one strategy's simulated makespan.
-type strategyRow struct {
-	Dist     string  `json:"distribution"`
-	Makespan float64 `json:"makespan_s"`
-	IdealLP  float64 `json:"lp_makespan_s,omitempty"`
-	Moved    int     `json:"tiles_moved"`
-	MB       float64 `json:"mb_moved"`
-	Note     string  `json:"note,omitempty"`
-	Err      string  `json:"error,omitempty"`
-}
-
-// compareStrategies simulates the four strategies of Figure 7 on cl.
-func compareStrategies(cl config.Cluster, n, nb int, excludeCPU bool) []strategyRow {
-	var rows []strategyRow
-	for _, name := range strategy.Names() {
-		p, res, err := strategy.Best(name, cl, n, nb, strategy.Options{ExcludeCPUOnly: excludeCPU})
-		row := strategyRow{Dist: name}
-		if err != nil {
-			row.Err = err.Error()
-		} else {
-			row.Makespan, row.IdealLP, row.Moved, row.MB, row.Note = res.Makespan, p.Ideal, p.Moved, float64(res.Bytes)/1e6, p.Note
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-func bestRow(rows []strategyRow) int {
-	best := -1
-	for i, r := range rows {
-		if r.Err == "" && (best < 0 || r.Makespan < rows[best].Makespan) {
-			best = i
-		}
-	}
-	return best
-}
-
-func printStrategies(w io.Writer, rows []strategyRow) {
+// printStrategies prints the rows of strategy.Compare and the recommended one.
+func printStrategies(w io.Writer, rows []strategy.Row) {
 	fmt.Fprintf(w, "%-8s %12s %12s %8s %10s  %s\n", "strategy", "makespan s", "LP ideal s", "moved", "MB sent", "note")
 	for _, r := range rows {
 		if r.Err != "" {
@@ -194,96 +153,7 @@ func printStrategies(w io.Writer, rows []strategyRow) {
 		}
 		fmt.Fprintf(w, "%-8s %12.4g %12s %8d %10.1f  %s\n", r.Dist, r.Makespan, ideal, r.Moved, r.MB, r.Note)
 	}
-	if b := bestRow(rows); b >= 0 {
+	if b := strategy.BestRow(rows); b >= 0 {
 		fmt.Fprintf(w, "recommended: %s (simulated makespan %.4g s)\n", rows[b].Dist, rows[b].Makespan)
 	}
-}
-
-// subsetRow is one choice of nodes per group for capacity planning.
-type subsetRow struct {
-	Nodes    []int   `json:"nodes_per_group"`
-	Total    int     `json:"nodes"`
-	Dist     string  `json:"distribution"`
-	Makespan float64 `json:"makespan_s"`
-}
-
-// planSubsets tries every choice of at most k nodes (per group counts) with
-// the 1d1d and lp strategies, on all cores, and returns them by makespan
-// (ties in enumeration order). progress, if not nil, gets a line per
-// subset done.
-func planSubsets(cl config.Cluster, n, nb, k int, excludeCPU bool, progress func(string)) []subsetRow {
-	var subsets [][]int
-	counts := make([]int, len(cl.Groups))
-	var rec func(g, total int)
-	rec = func(g, total int) {
-		if g == len(cl.Groups) {
-			if total > 0 {
-				subsets = append(subsets, append([]int(nil), counts...))
-			}
-			return
-		}
-		for c := 0; c <= cl.Groups[g].Nodes && total+c <= k; c++ {
-			counts[g] = c
-			rec(g+1, total+c)
-		}
-		counts[g] = 0
-	}
-	rec(0, 0)
-	names := []string{"1d1d", "lp"}
-	found := make([][]subsetRow, len(subsets))
-	var next, done atomic.Int64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range min(goruntime.NumCPU(), len(subsets)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(subsets) {
-					return
-				}
-				sub, total := cl, 0
-				sub.Groups = nil
-				for g, c := range subsets[i] {
-					if c > 0 {
-						gg := cl.Groups[g]
-						gg.Nodes = c
-						sub.Groups = append(sub.Groups, gg)
-						total += c
-					}
-				}
-				sub.Nodes = total
-				for _, name := range names {
-					_, res, err := strategy.Best(name, sub, n, nb, strategy.Options{ExcludeCPUOnly: excludeCPU})
-					if err != nil {
-						continue
-					}
-					found[i] = append(found[i], subsetRow{Nodes: subsets[i], Total: total, Dist: name, Makespan: res.Makespan})
-				}
-				if progress != nil {
-					mu.Lock()
-					progress(fmt.Sprintf("subset %d/%d: %s", done.Add(1), len(subsets), describeSubset(cl, subsets[i])))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	var rows []subsetRow
-	for _, f := range found {
-		rows = append(rows, f...)
-	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Makespan < rows[j].Makespan })
-	return rows
-}
-
-func describeSubset(cl config.Cluster, nodes []int) string {
-	var parts []string
-	for i, c := range nodes {
-		if c > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", c, cl.Groups[i].Name))
-		}
-	}
-	return strings.Join(parts, " + ")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/distribution"
+	"github.com/exageostat/exageostat/pkg/strategy"
 )
 
 // maxPlanNT bounds the tiles per side of a plan: the owner tables hold
@@ -41,9 +43,19 @@ factorisation (Cholesky) and for the generation of the matrix, each node's
 number of lower tiles (T = NT(NT+1)/2 in all), its power share of them, and
 the number of tiles that must move between the two phases.
 
+With --n and --nb it also records the task graph of one likelihood
+evaluation with these distributions (the submission code of a real run, on
+a recording runtime that runs and allocates nothing; up to 200 x 200 tiles
+and 1024 nodes) and prints each node's tile memory: the bytes of the lower
+tiles it owns and of those it generates, the most it holds during the
+generation, the Cholesky and the solve, and the most it holds at all with
+the part of that in replicas (tiles received, or generated for another
+node), in program order. Units are decimal (1 MB = 1e6 bytes); --json
+gives bytes.
+
 Distributions: bc, the 2D block-cyclic one over a p x q grid of homogeneous
 nodes (tile (m, n) on node (m mod p) q + (n mod q); default the most square
-grid), and 1d1d, the 1D-1D distribution of heterogeneous nodes of relative
+grid with p >= q, e.g. 3 x 2 for 6 nodes), and 1d1d, the 1D-1D distribution of heterogeneous nodes of relative
 powers (each node owns within one tile of its power share).
 
 The cluster is a TOML --config file (see configs/cluster-*.toml): nodes,
@@ -59,8 +71,9 @@ FILE with -generation before its extension for the generation.
 (durations per task kind, see 'exageostat simulate-cluster'), the four
 strategies of Figure 7 of the multi-phase ExaGeoStat paper by simulating one
 evaluation with each: bc, bc-fast, 1d1d and lp (the linear program's
-distributions), and recommends the fastest. --nodes-max K also tries every
-subset of at most K of the cluster's nodes (capacity planning).
+distributions), recommends the fastest and prints its tile memory per node.
+--nodes-max K also tries every subset of at most K of the cluster's nodes
+(capacity planning).
 
 --gen-tiles gives each node's number of generation tiles (summing to
 T = NT(NT+1)/2) and derives the generation distribution from the
@@ -122,6 +135,10 @@ type planResult struct {
 	Moved              int      `json:"moved"`
 	MinMoves           int      `json:"min_moves"`
 	SVG                []string `json:"svg,omitempty"`
+	// The tile memory of each node in one recorded evaluation (with --n
+	// and --nb), or why it was not recorded.
+	Memory     []strategy.NodeMemory `json:"memory,omitempty"`
+	MemoryNote string                `json:"memory_note,omitempty"`
 }
 
 func runPlan(c *cobra.Command, pf *planFlags) error {
@@ -254,6 +271,14 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 		MinMoves: distribution.MinMoves(fd, nt, gp.Tiles),
 	}
 	res.Moved = res.Moves
+	if pf.n > 0 {
+		res.Memory, err = strategy.Memory(&strategy.Plan{Name: fp.Name, Fact: fd, Gen: gd}, pf.n, pf.nb)
+		if errors.Is(err, strategy.ErrTooLarge) {
+			res.MemoryNote = err.Error()
+		} else if err != nil {
+			return err
+		}
+	}
 	if pf.svg != "" {
 		genPath := generationPath(pf.svg)
 		where := fmt.Sprintf("%d x %d tiles", nt, nt)
@@ -369,6 +394,48 @@ func printPlan(w io.Writer, r *planResult) {
 	} else {
 		fmt.Fprintf(w, "; the fewest for these counts: %d\n", r.MinMoves)
 	}
+	if r.MemoryNote != "" {
+		fmt.Fprintf(w, "tile memory per node: %s\n", r.MemoryNote)
+	}
+	if r.Memory != nil {
+		printMemory(w, r.Memory, nil)
+	}
+}
+
+// printMemory prints the tile memory per node of one recorded evaluation;
+// names, if not nil, labels each node (its group).
+func printMemory(w io.Writer, mem []strategy.NodeMemory, names []string) {
+	label := func(i int) string {
+		if names == nil {
+			return strconv.Itoa(i)
+		}
+		return fmt.Sprintf("%d %s", i, names[i])
+	}
+	width := len("node")
+	for i := range mem {
+		width = max(width, len(label(i)))
+	}
+	fmt.Fprintf(w, "tile memory per node, one evaluation in program order:\n")
+	fmt.Fprintf(w, "%*s  %21s  %32s  %21s\n", width, "", "lower tiles of Sigma", "peak during", "peak")
+	fmt.Fprintf(w, "%-*s  %10s %10s  %10s %10s %10s  %10s %10s\n", width, "node", "owned", "generated", "generation", "cholesky", "solve", "total", "replicas")
+	for i, m := range mem {
+		fmt.Fprintf(w, "%-*s  %10s %10s  %10s %10s %10s  %10s %10s\n", width, label(i), formatBytes(m.Owned), formatBytes(m.Generated),
+			formatBytes(m.Generation), formatBytes(m.Cholesky), formatBytes(m.Solve), formatBytes(m.Peak), formatBytes(m.Replicas))
+	}
+}
+
+// formatBytes writes b bytes with a decimal unit: 352 B, 368.64 MB, 10.15 GB.
+func formatBytes(b int64) string {
+	if b < 1000 {
+		return fmt.Sprintf("%d B", b)
+	}
+	x, units := float64(b)/1000, []string{"kB", "MB", "GB", "TB", "PB"}
+	u := 0
+	for x >= 999.995 && u < len(units)-1 {
+		x /= 1000
+		u++
+	}
+	return fmt.Sprintf("%.2f %s", x, units[u])
 }
 
 func sum(x []float64) float64 {
@@ -422,7 +489,9 @@ func writeFilesAtomic(paths []string, writers []func(io.Writer) error) (err erro
 	return nil
 }
 
-// runPlanStrategies is plan --dist lp: the four strategies side by side.
+// runPlanStrategies is plan --dist lp: the four strategies side by side,
+// the tile memory of the recommended one, and with --nodes-max the best
+// subsets of nodes.
 func runPlanStrategies(c *cobra.Command, pf *planFlags) error {
 	nb := 0
 	if c.Flags().Changed("nb") {
@@ -432,20 +501,22 @@ func runPlanStrategies(c *cobra.Command, pf *planFlags) error {
 	if err != nil {
 		return err
 	}
-	rows := compareStrategies(cl, pf.n, nb, pf.excludeCPU)
-	var subsets []subsetRow
+	rows := strategy.Compare(cl, pf.n, nb, pf.excludeCPU)
+	var subsets []strategy.Subset
 	if pf.nodesMax > 0 {
 		var progress func(string)
 		if !pf.asJSON {
 			progress = func(s string) { fmt.Fprintln(c.ErrOrStderr(), "plan: "+s) }
 		}
-		subsets = planSubsets(cl, pf.n, nb, pf.nodesMax, pf.excludeCPU, progress)
+		subsets = strategy.Subsets(cl, pf.n, nb, pf.nodesMax, pf.excludeCPU, progress)
 	}
+	best := strategy.BestRow(rows)
 	out := c.OutOrStdout()
 	if pf.asJSON {
 		v := map[string]any{"n": pf.n, "nb": nb, "strategies": rows}
-		if b := bestRow(rows); b >= 0 {
-			v["recommended"] = rows[b].Dist
+		if best >= 0 {
+			v["recommended"] = rows[best].Dist
+			v["memory"] = rows[best].Memory
 		}
 		if subsets != nil {
 			v["subsets"] = subsets
@@ -455,30 +526,30 @@ func runPlanStrategies(c *cobra.Command, pf *planFlags) error {
 		return enc.Encode(v)
 	}
 	fmt.Fprintf(out, "N = %d, nb = %d on %d nodes (%s): one simulated likelihood evaluation per strategy\n",
-		pf.n, nb, cl.GroupNodes(), describeSubset(cl, groupCounts(cl)))
+		pf.n, nb, cl.GroupNodes(), strategy.DescribeSubset(cl, strategy.GroupCounts(cl)))
 	printStrategies(out, rows)
 	if pf.nodesMax > 0 {
 		if len(subsets) == 0 {
 			fmt.Fprintf(out, "no subset of at most %d nodes could be simulated\n", pf.nodesMax)
-			return nil
+		} else {
+			fmt.Fprintf(out, "best subsets of at most %d nodes:\n", pf.nodesMax)
+			top := subsets[:min(5, len(subsets))]
+			width := 0
+			for _, s := range top {
+				width = max(width, len(strategy.DescribeSubset(cl, s.Nodes)))
+			}
+			for _, s := range top {
+				fmt.Fprintf(out, "  %-*s  %-5s %10.4g s\n", width, strategy.DescribeSubset(cl, s.Nodes), s.Dist, s.Makespan)
+			}
 		}
-		fmt.Fprintf(out, "best subsets of at most %d nodes:\n", pf.nodesMax)
-		top := subsets[:min(5, len(subsets))]
-		width := 0
-		for _, s := range top {
-			width = max(width, len(describeSubset(cl, s.Nodes)))
+	}
+	if best >= 0 {
+		names := make([]string, cl.GroupNodes())
+		for r, g := range cl.RankGroups() {
+			names[r] = cl.Groups[g].Name
 		}
-		for _, s := range top {
-			fmt.Fprintf(out, "  %-*s  %-5s %10.4g s\n", width, describeSubset(cl, s.Nodes), s.Dist, s.Makespan)
-		}
+		fmt.Fprintf(out, "%s: ", rows[best].Dist)
+		printMemory(out, rows[best].Memory, names)
 	}
 	return nil
-}
-
-func groupCounts(cl config.Cluster) []int {
-	n := make([]int, len(cl.Groups))
-	for i, g := range cl.Groups {
-		n[i] = g.Nodes
-	}
-	return n
 }

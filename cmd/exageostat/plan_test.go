@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -124,6 +125,62 @@ func TestPlan(t *testing.T) {
 					t.Fatalf("tiles %v / %v, moves %d; want %v / %v, %d", r.Factorisation.Tiles, r.Generation.Tiles, r.Moves, c.fact, c.gen, c.moves)
 				}
 			})
+		}
+	})
+
+	// The tile memory of one evaluation: the values of the strategy
+	// package's TestTileBytes and TestMemoryBlockCyclic (N = 9, nb = 2 on
+	// the 2 x 2 grid), counted by hand, through the command.
+	t.Run("memory", func(t *testing.T) {
+		stdout, stderr, code := run(t, bin, "plan", "--n", "9", "--nb", "2", "--nodes", "4", "--json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var r planResult
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("%v:\n%s", err, stdout)
+		}
+		if len(r.Memory) != 4 || r.MemoryNote != "" {
+			t.Fatalf("memory %+v, note %q", r.Memory, r.MemoryNote)
+		}
+		owned := []int64{136, 64, 96, 96}
+		gen := []int64{176, 64, 96, 128} // + z_0, z_2, z_4 on node 0, z_1, z_3 on node 3
+		column := int64(5 * 8 * 2 * 2)
+		for i, m := range r.Memory {
+			if m.Node != i || m.Owned != owned[i] || m.Generated != owned[i] || m.Generation != gen[i] ||
+				m.Cholesky < m.Generation || m.Solve < m.Owned || m.Peak < max(m.Cholesky, m.Solve) ||
+				m.Peak > gen[i]+column || m.Replicas > column {
+				t.Errorf("node %d: %+v", i, m)
+			}
+		}
+		for _, key := range []string{`"owned_bytes": 136`, `"generation_peak_bytes": 176`, `"cholesky_peak_bytes"`, `"solve_peak_bytes"`, `"peak_bytes"`, `"peak_replica_bytes"`} {
+			if !strings.Contains(stdout, key) {
+				t.Errorf("JSON lacks %s", key)
+			}
+		}
+
+		stdout, stderr, code = run(t, bin, "plan", "--n", "9", "--nb", "2", "--nodes", "4")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		m := r.Memory[3]
+		row := strings.Fields(fmt.Sprintf("3 96 B 96 B 128 B %d B %d B %d B %d B", m.Cholesky, m.Solve, m.Peak, m.Replicas))
+		found := false
+		for _, l := range strings.Split(stdout, "\n") {
+			found = found || slices.Equal(strings.Fields(l), row)
+		}
+		if !found || !strings.Contains(stdout, "tile memory per node, one evaluation in program order:") {
+			t.Errorf("no memory row %v in:\n%s", row, stdout)
+		}
+
+		// Without --n and --nb, or over 200 tiles per side: no memory.
+		stdout, _, _ = run(t, bin, "plan", "--tiles", "5", "--nodes", "4", "--json")
+		if strings.Contains(stdout, "memory") {
+			t.Errorf("--tiles:\n%s", stdout)
+		}
+		stdout, _, code = run(t, bin, "plan", "--n", "2010", "--nb", "10")
+		if code != 0 || !strings.Contains(stdout, "tile memory per node: too large to record: 201 x 201 tiles (at most 200 per side)") {
+			t.Errorf("exit %d:\n%s", code, stdout)
 		}
 	})
 
@@ -253,8 +310,9 @@ func TestPlanGenerationTiles(t *testing.T) {
 			5, []int{2, 1, 6, 6}, []int{4, 4, 4, 3}, 5},
 		{"with n", []string{"--n", "10", "--nb", "2", "--config", cfg, "--gen-tiles", "6,3,3,3"},
 			5, []int{2, 1, 6, 6}, []int{6, 3, 3, 3}, 6},
+		// The default grid of 2 nodes is 2 x 1: node m mod 2 owns row m.
 		{"bc", []string{"--tiles", "4", "--nodes", "2", "--gen-tiles", "3,7"},
-			4, []int{6, 4}, []int{3, 7}, 3},
+			4, []int{4, 6}, []int{3, 7}, 1},
 		{"no move", []string{"--tiles", "5", "--powers", "1,1,4,4", "--gen-tiles", "2,1,6,6"},
 			5, []int{2, 1, 6, 6}, []int{2, 1, 6, 6}, 0},
 	}
@@ -343,4 +401,64 @@ func TestPlanGenerationTiles(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestPlanStrategies: plan --dist lp compares the four strategies of
+// Figure 7 (the pkg/strategy tests check the numbers) and prints the tile
+// memory of the recommended one, one row per node of the cluster.
+func TestPlanStrategies(t *testing.T) {
+	bin := binary(t)
+	cfg := "../../configs/cluster-chetemi-chifflet.toml"
+	const n, nb = 19200, 960 // 20 x 20 tiles
+	stdout, stderr, code := run(t, bin, "plan", "--config", cfg, "--n", "19200", "--dist", "lp", "--nodes-max", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		N           int `json:"n"`
+		NB          int `json:"nb"`
+		Recommended string
+		Strategies  []map[string]any
+		Subsets     []map[string]any
+		Memory      []map[string]float64
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	if r.N != n || r.NB != nb || len(r.Strategies) != 4 || len(r.Subsets) != 10 || len(r.Memory) != 8 {
+		t.Fatalf("%+v", r)
+	}
+	for i, name := range []string{"bc", "bc-fast", "1d1d", "lp"} {
+		s := r.Strategies[i]
+		if s["distribution"] != name || s["makespan_s"] == nil || s["tiles_moved"] == nil || s["mb_moved"] == nil {
+			t.Errorf("strategy %d: %v", i, s)
+		}
+	}
+	for _, s := range r.Subsets {
+		if s["nodes_per_group"] == nil || s["nodes"] == nil || s["distribution"] == nil || s["makespan_s"] == nil {
+			t.Errorf("subset %v", s)
+		}
+	}
+	var owned float64
+	for _, m := range r.Memory {
+		owned += m["owned_bytes"]
+		if m["peak_bytes"] < m["owned_bytes"] || m["peak_bytes"] < m["peak_replica_bytes"] {
+			t.Errorf("node %v", m)
+		}
+	}
+	if want := float64(4 * (n*n + 20*nb*nb)); owned != want {
+		t.Errorf("the nodes own %g bytes, want %g", owned, want)
+	}
+
+	stdout, stderr, code = run(t, bin, "plan", "--config", cfg, "--n", "19200", "--dist", "lp")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, s := range []string{"N = 19200, nb = 960 on 8 nodes (4 chetemi + 4 chifflet): one simulated likelihood evaluation per strategy",
+		"recommended: " + r.Recommended + " (simulated makespan", r.Recommended + ": tile memory per node, one evaluation in program order:",
+		"\n0 chetemi ", "\n7 chifflet "} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("output lacks %q:\n%s", s, stdout)
+		}
+	}
 }

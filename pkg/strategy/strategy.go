@@ -212,11 +212,18 @@ func gridPoints(n int) matern.Points {
 
 // Simulate records p's evaluation graph and replays it on c.
 func Simulate(p *Plan, c config.Cluster, n, nb int, o sim.Options) (*sim.Result, error) {
+	res, _, err := simulate(p, c, n, nb, o)
+	return res, err
+}
+
+// simulate is Simulate that also returns the recorded graph.
+func simulate(p *Plan, c config.Cluster, n, nb int, o sim.Options) (*sim.Result, *runtime.Graph, error) {
 	g, err := Record(p, n, nb)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sim.Run(g, c, o)
+	res, err := sim.Run(g, c, o)
+	return res, g, err
 }
 
 // Best builds and simulates strategy name; for lp on a cluster with both
@@ -224,27 +231,33 @@ func Simulate(p *Plan, c config.Cluster, n, nb int, o sim.Options) (*sim.Result,
 // out of the factorisation (the paper's best set-up with Chifflot nodes,
 // Figure 8) and returns the faster of the two.
 func Best(name string, c config.Cluster, n, nb int, o Options) (*Plan, *sim.Result, error) {
+	p, res, _, err := best(name, c, n, nb, o)
+	return p, res, err
+}
+
+// best is Best that also returns the recorded graph of the plan it returns.
+func best(name string, c config.Cluster, n, nb int, o Options) (*Plan, *sim.Result, *runtime.Graph, error) {
 	nt := (n + nb - 1) / nb
 	p, err := Build(name, c, nt, o)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	res, err := Simulate(p, c, n, nb, sim.Options{})
+	res, g, err := simulate(p, c, n, nb, sim.Options{})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if name != "lp" || o.ExcludeCPUOnly || !mixed(c) {
-		return p, res, nil
+		return p, res, g, nil
 	}
 	q, err := Build(name, c, nt, Options{ExcludeCPUOnly: true})
 	if err != nil {
-		return p, res, nil
+		return p, res, g, nil
 	}
-	r2, err := Simulate(q, c, n, nb, sim.Options{})
+	r2, g2, err := simulate(q, c, n, nb, sim.Options{})
 	if err != nil || r2.Makespan >= res.Makespan {
-		return p, res, nil
+		return p, res, g, nil
 	}
-	return q, r2, nil
+	return q, r2, g2, nil
 }
 
 // mixed reports whether c has both CPU-only and GPU groups.
