@@ -38,16 +38,18 @@ the tiled Cholesky on exageostat's runtime and with LAPACK dpotrf using as many
 threads as workers, alternating the two --reps times, and reports the median
 GFLOP/s of each, their ratio, the dgemm rate with that many threads (the
 practical ceiling), the residual ||A - L L^T||_F / ||A||_F and the OpenBLAS
-kernels in use.`,
-		Example: `  exageostat bench cholesky --n 8192 --nb 512 --workers 2
+kernels in use. Without --nb the tile size is fit's automatic one (about
+N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
+		Example: `  exageostat bench cholesky --n 8192 --workers 2
+  exageostat bench cholesky --n 8192 --nb 1024 --workers 2
   exageostat bench cholesky --n 4096 --nb 384 --json --trace chol.json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.N < 1 {
 				return badInput("bench cholesky: --n must be >= 1 (got %d)", o.N)
 			}
-			if o.NB < 1 {
-				return badInput("bench cholesky: --nb must be >= 1 (got %d)", o.NB)
+			if o.NB < 0 {
+				return badInput("bench cholesky: --nb must be >= 1, or 0 for the automatic tile size (got %d)", o.NB)
 			}
 			if o.Workers < 1 {
 				return badInput("bench cholesky: --workers must be >= 1 (got %d)", o.Workers)
@@ -88,7 +90,7 @@ kernels in use.`,
 	}
 	f := c.Flags()
 	f.IntVar(&o.N, "n", 4096, "matrix order N")
-	f.IntVar(&o.NB, "nb", 512, "tile size")
+	f.IntVar(&o.NB, "nb", 0, "tile size (0: automatic, as fit: about N/6, a multiple of 16 within [160, 960])")
 	f.IntVar(&o.Workers, "workers", goruntime.NumCPU(), "runtime workers (and LAPACK threads)")
 	f.IntVar(&o.Reps, "reps", 3, "repetitions of each factorisation; medians are reported")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the random points")

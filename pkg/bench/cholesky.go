@@ -23,7 +23,7 @@ import (
 // CholeskyOptions configure CholeskyBench.
 type CholeskyOptions struct {
 	N       int // matrix order
-	NB      int // tile size
+	NB      int // tile size; 0: tile.AutoNB(N), fit's automatic tile size
 	Workers int // runtime workers and LAPACK threads
 	Reps    int // repetitions of each timed factorisation (median reported)
 	Seed    uint64
@@ -63,6 +63,9 @@ type CholeskyResult struct {
 // the same number of threads, alternating the two Reps times. It also
 // measures the dgemm rate with that many threads (the practical ceiling).
 func CholeskyBench(o CholeskyOptions) (*CholeskyResult, error) {
+	if o.NB == 0 && o.N >= 1 {
+		o.NB = tile.AutoNB(o.N)
+	}
 	if o.N < 1 || o.NB < 1 || o.Workers < 1 || o.Reps < 1 {
 		return nil, fmt.Errorf("bench: need n, nb, workers, reps >= 1 (got %d, %d, %d, %d)", o.N, o.NB, o.Workers, o.Reps)
 	}

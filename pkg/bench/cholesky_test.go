@@ -87,3 +87,16 @@ func TestCholeskyBenchSmall(t *testing.T) {
 		t.Fatalf("unexpected result %+v", r)
 	}
 }
+
+// TestCholeskyBenchAutoNB: without a tile size the bench uses fit's,
+// tile.AutoNB: N = 1000 gives (1000/6 + 15)/16 16 = 176, so 6 x 6 tiles and
+// 6 potrf, 5 trtri, 15 trmm, 15 syrk and 20 gemm tasks, and reports it.
+func TestCholeskyBenchAutoNB(t *testing.T) {
+	r, err := CholeskyBench(CholeskyOptions{N: 1000, Workers: 2, Reps: 1, Seed: 1, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.NB != 176 || r.Tasks != 6+5+15+15+20 || r.Residual > 1e-14 {
+		t.Fatalf("nb %d, %d tasks, residual %g; want 176, 61, < 1e-14", r.NB, r.Tasks, r.Residual)
+	}
+}
