@@ -12,7 +12,9 @@
 //
 // Simulate records the evaluation's task graph with the same submission code
 // as a real run (pkg/likelihood on a recording runtime) and replays it with
-// pkg/sim.
+// pkg/sim. Compare simulates the four side by side, Subsets does capacity
+// planning (the fastest choice of at most k nodes), and Memory gives each
+// node's tile memory during the recorded evaluation.
 package strategy
 
 import (
