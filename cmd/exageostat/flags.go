@@ -3,27 +3,7 @@ package main
 import (
 	"strconv"
 	"strings"
-
-	"github.com/exageostat/exageostat/pkg/dataset"
-	"github.com/exageostat/exageostat/pkg/matern"
 )
-
-// parseDistance maps --distance to a metric: "auto" is great-circle for
-// geographic (lon,lat) data and Euclidean otherwise.
-func parseDistance(cmd, name string, coords dataset.Coords) (matern.Metric, error) {
-	switch name {
-	case "auto":
-		if coords == dataset.Geographic {
-			return matern.GreatCircle, nil
-		}
-		return matern.Euclidean, nil
-	case "euclidean":
-		return matern.Euclidean, nil
-	case "great-circle", "gc":
-		return matern.GreatCircle, nil
-	}
-	return 0, badInput("%s: unknown distance %q (want euclidean, great-circle or auto)", cmd, name)
-}
 
 // parseFloats parses a comma-separated list such as "1,0.1,0.5".
 func parseFloats(flag, s string) ([]float64, error) {

@@ -12,15 +12,16 @@ import (
 	"syscall"
 
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
-	"github.com/exageostat/exageostat/pkg/runtime"
 )
 
 // exitCode is the process status for err: 2 for bad input (flags, files,
-// configuration), 1 for failures while computing.
+// configuration, a run that does not fit in memory), 1 for failures while
+// computing.
 func exitCode(err error) int {
 	var ie *inputError
-	if errors.As(err, &ie) {
+	if errors.As(err, &ie) || job.IsInput(err) {
 		return 2
 	}
 	return 1
@@ -87,12 +88,11 @@ func main() {
 		comm.Finalize(w)
 		return
 	}
-	// A task error came back from every rank alike (runtime.Wait agrees on
-	// it): rank 0 reports it and all ranks end together. Any other error
-	// is this rank's: it says so and exits, which makes the MPI launcher
-	// end the others.
-	var te *runtime.TaskError
-	agreed := errors.As(err, &te)
+	// A task error, or an input error the ranks agreed on (the memory
+	// check), came back from every rank alike: rank 0 reports it and all
+	// ranks end together. Any other error is this rank's: it says so and
+	// exits, which makes the MPI launcher end the others.
+	agreed := job.Agreed(err)
 	switch {
 	case w.Rank() == 0:
 		fmt.Fprintln(errOut, "exageostat:", err)

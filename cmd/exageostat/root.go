@@ -22,15 +22,19 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
 		SilenceErrors: true,
 	}
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
-		if w.Size() > 1 && c.Name() != "fit" && c.CommandPath() != "exageostat bench simulator" {
-			return badInput("%s: only fit and bench simulator run over MPI ranks (started with %d ranks)", c.CommandPath(), w.Size())
+		switch c.CommandPath() {
+		case "exageostat fit", "exageostat simulate", "exageostat predict", "exageostat bench simulator":
+		default:
+			if w.Size() > 1 {
+				return badInput("%s: only fit, simulate, predict and bench simulator run over MPI ranks (started with %d ranks)", c.CommandPath(), w.Size())
+			}
 		}
 		return nil
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})
-	root.AddCommand(newFitCmd(w), newPredictCmd(), newSimulateCmd(), newBenchCmd(w), newPlanCmd(), newSimulateClusterCmd(), newCalibrateCmd())
+	root.AddCommand(newFitCmd(w), newPredictCmd(w), newSimulateCmd(w), newBenchCmd(w), newPlanCmd(), newSimulateClusterCmd(), newCalibrateCmd())
 	return root
 }
 

@@ -7,80 +7,66 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/exageostat/exageostat/pkg/dataset"
-	"github.com/exageostat/exageostat/pkg/likelihood"
-	"github.com/exageostat/exageostat/pkg/matern"
-	"github.com/exageostat/exageostat/pkg/runtime"
-	"github.com/exageostat/exageostat/pkg/tile"
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/job"
 )
 
-func newSimulateCmd() *cobra.Command {
-	var (
-		n, nb, workers int
-		thetaS, kernel string
-		seed           uint64
-		nugget         float64
-		out            string
-	)
+func newSimulateCmd(w comm.Comm) *cobra.Command {
+	cfg := config.DefaultSimulate()
+	var thetaS, powers string
 	c := &cobra.Command{
 		Use:   "simulate",
 		Short: "Draw a synthetic Gaussian field on ExaGeoStat's jittered grid",
 		Long: `Draws N locations on ExaGeoStat's jittered grid in the unit square (Morton
 ordered) and observations Z = L e, where Sigma(theta) = L L^T and e is standard
-normal, both from --seed. Writes CSV with the header x,y,z.`,
-		Example: `  exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv`,
-		Args:    noArgs,
+normal, both from --seed. Writes CSV with the header x,y,z.
+
+Over MPI (mpirun), the tiles are spread over the ranks as in fit
+(--distribution bc or 1d1d, --p, --q, --powers) and rank 0 writes the file:
+the same bytes on any number of ranks. The need of each rank is checked
+against its memory first (--memory-limit, or what the node has).`,
+		Example: `  exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
+  mpirun -np 4 exageostat simulate --n 40000 --nb 800 --out big.csv --memory-limit 4GB`,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if out == "" {
-				return badInput("simulate: --out is required")
+			var err error
+			if cfg.Theta, err = parseFloats("theta", thetaS); err != nil {
+				return err
 			}
-			if n < 3 {
-				return badInput("simulate: --n must be >= 3 (got %d)", n)
+			if powers != "" {
+				if cfg.Powers, err = parseFloats("powers", powers); err != nil {
+					return err
+				}
 			}
-			if nb < 0 || workers < 0 {
-				return badInput("simulate: --nb and --workers must be >= 0")
-			}
-			if nb == 0 {
-				nb = tile.AutoNB(n)
-			}
-			theta, err := parseFloats("theta", thetaS)
+			r, err := job.Simulate(cfg, job.Env{Comm: w, Log: os.Stderr})
 			if err != nil {
 				return err
 			}
-			model := likelihood.Model(kernel)
-			if err := model.Validate(); err != nil {
-				return badInput("simulate: --kernel: %v", err)
-			}
-			if _, err := model.Kernel(theta, 1); err != nil {
-				return badInput("simulate: --theta: %v", err)
-			}
-			if nugget < 0 {
-				return badInput("simulate: --nugget must be >= 0")
-			}
-			d := dataset.Grid(n, seed)
-			rt := runtime.New(runtime.Options{Workers: workers})
-			defer rt.Close()
-			p := likelihood.Problem{Points: matern.Points{X: d.X, Y: d.Y}, Metric: matern.Euclidean, Model: model, Nugget: nugget}
-			z, err := likelihood.Simulate(p, theta, dataset.StandardNormal(n, seed), rt, likelihood.Options{NB: nb}, 0)
-			if err != nil {
-				return err
-			}
-			d.Obs = z
-			if err := dataset.WriteCSV(out, d); err != nil {
-				return badInput("simulate: %v", err)
-			}
-			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s to %s\n", n, kernel, formatFloats(theta), out)
+			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s to %s\n", r.N, r.Kernel, formatFloats(r.Theta), r.Out)
 			return nil
 		},
 	}
 	f := c.Flags()
-	f.IntVar(&n, "n", 1600, "number of locations")
-	f.StringVar(&thetaS, "theta", "1,0.1,0.5", "parameters: sigma2,beta,nu (matern) or sigma2,beta,delta (powexp)")
-	f.Uint64Var(&seed, "seed", 1, "random seed (locations and field)")
-	f.StringVar(&kernel, "kernel", "matern", "covariance: matern or powexp")
-	f.Float64Var(&nugget, "nugget", 0, "nugget tau2 added to the diagonal")
-	f.StringVar(&out, "out", "", "output CSV (x,y,z)")
-	f.IntVar(&nb, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")
-	f.IntVar(&workers, "workers", goruntime.NumCPU(), "runtime workers")
+	f.IntVar(&cfg.N, "n", cfg.N, "number of locations")
+	f.StringVar(&thetaS, "theta", formatFloats(cfg.Theta), "parameters: sigma2,beta,nu (matern) or sigma2,beta,delta (powexp)")
+	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed (locations and field)")
+	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")
+	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2 added to the diagonal")
+	f.StringVar(&cfg.Out, "out", "", "output CSV (x,y,z)")
+	f.IntVar(&cfg.NB, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")
+	f.IntVar(&cfg.Workers, "workers", goruntime.NumCPU(), "runtime workers")
+	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")
+	distributionFlags(c, &cfg.Phase, &powers)
 	return c
+}
+
+// distributionFlags adds the flags of the tiles' distribution over MPI
+// ranks (simulate, predict; fit has its own with --cluster).
+func distributionFlags(c *cobra.Command, p *config.Phase, powers *string) {
+	f := c.Flags()
+	f.StringVar(&p.Distribution, "distribution", p.Distribution, "MPI runs: tile distribution, bc or 1d1d")
+	f.IntVar(&p.P, "p", 0, "MPI runs, bc: process grid rows (0: the most square grid, p >= q)")
+	f.IntVar(&p.Q, "q", 0, "MPI runs, bc: process grid columns (0: the most square grid, p >= q)")
+	f.StringVar(powers, "powers", "", "MPI runs, 1d1d: relative power of each rank, e.g. 1,1,4,4 (default equal)")
 }

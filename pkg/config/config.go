@@ -40,6 +40,8 @@ type Fit struct {
 	StdErr       bool      `toml:"stderr"`       // standard errors from the Fisher information
 	Plot         string    `toml:"plot"`         // directory for pictures
 	Grid         string    `toml:"grid"`         // NxM prediction grid for the maps
+	Solve        string    `toml:"solve"`        // MPI runs: chained | per-rank | move-tiles
+	MemoryLimit  string    `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
 	// Used when no data is given: simulate N points with Theta and Seed.
 	N     int       `toml:"n"`
 	Theta []float64 `toml:"theta"`
@@ -57,6 +59,9 @@ type Fit struct {
 	// ExcludeCPUOnly keeps the nodes without GPUs out of the factorisation
 	// of distribution lp (they still generate tiles).
 	ExcludeCPUOnly bool `toml:"exclude_cpu_only"`
+	// File is the configuration file the values came from, for messages
+	// (empty: the command line). It is not a key.
+	File string `toml:"-"`
 }
 
 // DefaultFit returns the defaults: Matérn, bounds [0.001, 5]^3, data-driven
@@ -66,7 +71,7 @@ func DefaultFit() Fit {
 	return Fit{
 		Kernel: "matern", Distance: "auto",
 		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
-		Start: "data", Search: "log", NB: 0, Tolerance: 1e-5,
+		Start: "data", Search: "log", NB: 0, Tolerance: 1e-5, Solve: "chained",
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 		Phase: Phase{Distribution: "bc"},
 	}

@@ -1,0 +1,378 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/exageostat/exageostat/pkg/memory"
+)
+
+// ParamNames returns the names of the parameters of a covariance kernel,
+// in theta order: matern (sigma2, beta, nu) or powexp (sigma2, beta,
+// delta). It is the schema's copy of pkg/likelihood's models.
+func ParamNames(kernel string) ([]string, error) {
+	switch kernel {
+	case "matern":
+		return []string{"sigma2", "beta", "nu"}, nil
+	case "powexp":
+		return []string{"sigma2", "beta", "delta"}, nil
+	}
+	return nil, fmt.Errorf("unknown kernel %q (want matern or powexp)", kernel)
+}
+
+// CheckTheta reports a parameter vector the kernel cannot take: not three
+// values, a value that is not positive and finite, or a powexp delta above 2.
+func CheckTheta(kernel string, theta []float64) error {
+	names, err := ParamNames(kernel)
+	if err != nil {
+		return err
+	}
+	if len(theta) != len(names) {
+		return fmt.Errorf("%s needs %d parameters (%s), got %d", kernel, len(names), strings.Join(names, ","), len(theta))
+	}
+	for i, v := range theta {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s must be positive and finite, got %g", names[i], v)
+		}
+	}
+	if kernel == "powexp" && theta[2] > 2 {
+		return fmt.Errorf("delta must be in (0, 2], got %g", theta[2])
+	}
+	return nil
+}
+
+// StartValues returns the explicit start of the search when Start lists
+// values ("1,0.1,0.5"), or nil for "data" and "lower".
+func (f *Fit) StartValues() ([]float64, error) {
+	switch f.Start {
+	case "", "data", "lower":
+		return nil, nil
+	}
+	return ParseFloats(f.Start)
+}
+
+// ParseFloats parses a comma-separated list such as "1,0.1,0.5".
+func ParseFloats(s string) ([]float64, error) {
+	parts := strings.Split(s, ",")
+	out := make([]float64, 0, len(parts))
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", p)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// GridSize parses Grid, "NxM", into its two sizes (0, 0 when Grid is empty).
+func (f *Fit) GridSize() (nx, ny int, err error) {
+	if f.Grid == "" {
+		return 0, 0, nil
+	}
+	return ParseGrid(f.Grid)
+}
+
+// ParseGrid parses "NxM" with 2 <= N, M and N M <= 1e6.
+func ParseGrid(s string) (nx, ny int, err error) {
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	if ok {
+		nx, err = strconv.Atoi(a)
+		if err == nil {
+			ny, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || nx < 2 || ny < 2 || nx*ny > 1_000_000 {
+		return 0, 0, fmt.Errorf("--grid must be NxM with 2 <= N, M and N*M <= 1e6, got %q", s)
+	}
+	return nx, ny, nil
+}
+
+// MemoryLimitBytes returns MemoryLimit in bytes (0 when empty).
+func MemoryLimitBytes(s string) (int64, error) {
+	if strings.TrimSpace(s) == "" {
+		return 0, nil
+	}
+	return memory.ParseBytes(s)
+}
+
+// Simulated reports whether the fit simulates its data (no data given).
+func (f *Fit) Simulated() bool {
+	return f.Data == "" && f.Locations == "" && f.Observations == ""
+}
+
+// Validate checks f after the file and the flags are applied, and returns
+// an *Error naming the first bad key (File is f.File, or "fit"): kernel
+// matern or powexp; distance euclidean, great-circle (gc) or auto; lb and
+// ub three positive finite values each with lb <= ub; start data, lower or
+// three values within the bounds; search log or linear; nb, workers,
+// max_evals, holdout >= 0, tolerance > 0, nugget >= 0 and finite; solve
+// chained, per-rank or move-tiles; memory_limit a size ("2GB"); grid NxM
+// and only with plot; true_theta a valid theta and only with holdout;
+// locations and observations together; without data, n >= 3 and a valid
+// theta; and the directories of json and trace must exist. The
+// distribution keys are checked by Cluster.Validate, which knows the
+// number of ranks.
+func (f *Fit) Validate() error {
+	file := f.File
+	if file == "" {
+		file = "fit"
+	}
+	bad := func(key, format string, a ...any) error {
+		return &Error{File: file, Key: key, Msg: fmt.Sprintf(format, a...)}
+	}
+	names, err := ParamNames(f.Kernel)
+	if err != nil {
+		return bad("kernel", "%v", err)
+	}
+	switch f.Distance {
+	case "auto", "euclidean", "great-circle", "gc":
+	default:
+		return bad("distance", "unknown distance %q (want euclidean, great-circle or auto)", f.Distance)
+	}
+	if f.TrueTheta != nil {
+		if f.Holdout == 0 {
+			return bad("true_theta", "--true-theta needs --holdout (MLOE/MMOM are computed at the held-out locations)")
+		}
+		if err := CheckTheta(f.Kernel, f.TrueTheta); err != nil {
+			return bad("true_theta", "%v", err)
+		}
+	}
+	if f.Grid != "" {
+		if f.Plot == "" {
+			return bad("grid", "--grid needs --plot DIR")
+		}
+		if _, _, err := ParseGrid(f.Grid); err != nil {
+			return bad("grid", "%v", err)
+		}
+	}
+	if len(f.Lower) != len(names) || len(f.Upper) != len(names) {
+		key := "lb"
+		if len(f.Lower) == len(names) {
+			key = "ub"
+		}
+		return bad(key, "bounds need %d values each (%s), got %d lower and %d upper", len(names), strings.Join(names, ","), len(f.Lower), len(f.Upper))
+	}
+	for i := range names {
+		lb, ub := f.Lower[i], f.Upper[i]
+		if !(lb > 0) || math.IsInf(lb, 0) {
+			return bad("lb", "bounds of %s must be positive and finite, got [%g, %g]", names[i], lb, ub)
+		}
+		if !(ub > 0) || math.IsInf(ub, 0) {
+			return bad("ub", "bounds of %s must be positive and finite, got [%g, %g]", names[i], lb, ub)
+		}
+		if lb > ub {
+			return bad("lb", "lower bound of %s (%g) is above its upper bound (%g)", names[i], lb, ub)
+		}
+	}
+	x0, err := f.StartValues()
+	if err != nil {
+		return bad("start", "want data, lower or values v1,v2,v3: %v", err)
+	}
+	if x0 != nil {
+		if len(x0) != len(names) {
+			return bad("start", "--start needs %d values (%s), got %d", len(names), strings.Join(names, ","), len(x0))
+		}
+		for i, v := range x0 {
+			if !(v >= f.Lower[i] && v <= f.Upper[i]) {
+				return bad("start", "start %s = %g is outside its bounds [%g, %g]", names[i], v, f.Lower[i], f.Upper[i])
+			}
+		}
+	}
+	switch f.Search {
+	case "log", "linear":
+	default:
+		return bad("search", "search must be log or linear, got %q", f.Search)
+	}
+	switch {
+	case f.NB < 0:
+		return bad("nb", "must be >= 0 (0: automatic), got %d", f.NB)
+	case f.Workers < 0:
+		return bad("workers", "must be >= 0 (0: one per core), got %d", f.Workers)
+	case f.MaxEvals < 0:
+		return bad("max_evals", "must be >= 0 (0: no limit), got %d", f.MaxEvals)
+	case !(f.Tolerance > 0) || math.IsInf(f.Tolerance, 0):
+		return bad("tolerance", "must be > 0 and finite, got %g", f.Tolerance)
+	case !(f.Nugget >= 0) || math.IsInf(f.Nugget, 0):
+		return bad("nugget", "must be >= 0 and finite, got %g", f.Nugget)
+	case f.Holdout < 0:
+		return bad("holdout", "must be >= 0, got %d", f.Holdout)
+	}
+	switch f.Solve {
+	case "chained", "per-rank", "move-tiles":
+	default:
+		return bad("solve", "--solve must be chained, per-rank or move-tiles, got %q", f.Solve)
+	}
+	if _, err := MemoryLimitBytes(f.MemoryLimit); err != nil {
+		return bad("memory_limit", "%v", err)
+	}
+	if (f.Locations == "") != (f.Observations == "") {
+		key := "locations"
+		if f.Observations == "" {
+			key = "observations"
+		}
+		return bad(key, "--locations and --observations go together")
+	}
+	if f.Simulated() {
+		if f.N < 3 {
+			return bad("n", "--n must be >= 3, got %d", f.N)
+		}
+		if err := CheckTheta(f.Kernel, f.Theta); err != nil {
+			return bad("theta", "--theta: %v", err)
+		}
+	}
+	for _, o := range []struct{ key, path string }{{"json", f.JSON}, {"trace", f.Trace}} {
+		if err := dirExists(o.path); err != nil {
+			return bad(o.key, "%v", err)
+		}
+	}
+	return nil
+}
+
+// dirExists reports an output path whose directory does not exist.
+func dirExists(path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("cannot write %s: directory %s does not exist", path, dir)
+	}
+	return nil
+}
+
+// Simulate configures `exageostat simulate`: N locations on ExaGeoStat's
+// jittered grid and a draw of the field there, written as CSV.
+type Simulate struct {
+	N           int       `toml:"n"`
+	Theta       []float64 `toml:"theta"`
+	Seed        uint64    `toml:"seed"`
+	Kernel      string    `toml:"kernel"`
+	Nugget      float64   `toml:"nugget"`
+	Out         string    `toml:"out"`
+	NB          int       `toml:"nb"`
+	Workers     int       `toml:"workers"`
+	MemoryLimit string    `toml:"memory_limit"`
+	// Distribution of the tiles over the MPI ranks (ignored on one rank).
+	Phase
+}
+
+// DefaultSimulate returns the defaults: N = 1600, Matérn theta = (1, 0.1,
+// 0.5), seed 1, automatic tile size, block-cyclic over the ranks.
+func DefaultSimulate() Simulate {
+	return Simulate{N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1, Kernel: "matern", Phase: Phase{Distribution: "bc"}}
+}
+
+// Validate checks s and returns an *Error (File "simulate") naming the
+// first bad key: out given and its directory existing, n >= 3, nb and
+// workers >= 0, a known kernel and a valid theta for it, nugget >= 0 and
+// finite, memory_limit a size.
+func (s *Simulate) Validate() error {
+	bad := func(key, format string, a ...any) error {
+		return &Error{File: "simulate", Key: key, Msg: fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case s.Out == "":
+		return bad("out", "--out is required")
+	case s.N < 3:
+		return bad("n", "--n must be >= 3 (got %d)", s.N)
+	case s.NB < 0:
+		return bad("nb", "--nb must be >= 0 (0: automatic), got %d", s.NB)
+	case s.Workers < 0:
+		return bad("workers", "--workers must be >= 0 (0: one per core), got %d", s.Workers)
+	}
+	if _, err := ParamNames(s.Kernel); err != nil {
+		return bad("kernel", "%v", err)
+	}
+	if err := CheckTheta(s.Kernel, s.Theta); err != nil {
+		return bad("theta", "--theta: %v", err)
+	}
+	if !(s.Nugget >= 0) || math.IsInf(s.Nugget, 0) {
+		return bad("nugget", "--nugget must be >= 0 and finite")
+	}
+	if _, err := MemoryLimitBytes(s.MemoryLimit); err != nil {
+		return bad("memory_limit", "%v", err)
+	}
+	if err := dirExists(s.Out); err != nil {
+		return bad("out", "%v", err)
+	}
+	return nil
+}
+
+// Predict configures `exageostat predict`: kriging at the locations of At
+// from the observations in Data with parameters Theta.
+type Predict struct {
+	Data        string    `toml:"data"`
+	At          string    `toml:"at"`
+	Out         string    `toml:"out"`
+	Theta       []float64 `toml:"theta"`
+	ThetaFrom   string    `toml:"theta_from"` // a fit's JSON result (read by the command into Theta, Kernel, ...)
+	Kernel      string    `toml:"kernel"`
+	Distance    string    `toml:"distance"`
+	Nugget      float64   `toml:"nugget"`
+	NB          int       `toml:"nb"`
+	Workers     int       `toml:"workers"`
+	MemoryLimit string    `toml:"memory_limit"`
+	// Distribution of the tiles over the MPI ranks (ignored on one rank).
+	Phase
+}
+
+// DefaultPredict returns the defaults: Matérn, distance from the data's
+// header, automatic tile size, block-cyclic over the ranks.
+func DefaultPredict() Predict {
+	return Predict{Kernel: "matern", Distance: "auto", Phase: Phase{Distribution: "bc"}}
+}
+
+// Validate checks p and returns an *Error (File "predict") naming the
+// first bad key: data, at and out given (out's directory existing), a
+// known kernel and a valid theta for it, a known distance, nb and workers
+// >= 0, nugget >= 0 and finite, memory_limit a size.
+func (p *Predict) Validate() error {
+	bad := func(key, format string, a ...any) error {
+		return &Error{File: "predict", Key: key, Msg: fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case p.Data == "" || p.At == "" || p.Out == "":
+		key := "data"
+		if p.Data != "" {
+			key = "at"
+			if p.At != "" {
+				key = "out"
+			}
+		}
+		return bad(key, "--data, --at and --out are required")
+	case p.Theta == nil:
+		return bad("theta", "give exactly one of --theta and --theta-from")
+	}
+	if _, err := ParamNames(p.Kernel); err != nil {
+		return bad("kernel", "%v", err)
+	}
+	if err := CheckTheta(p.Kernel, p.Theta); err != nil {
+		return bad("theta", "theta: %v", err)
+	}
+	switch p.Distance {
+	case "auto", "euclidean", "great-circle", "gc":
+	default:
+		return bad("distance", "unknown distance %q (want euclidean, great-circle or auto)", p.Distance)
+	}
+	switch {
+	case p.NB < 0:
+		return bad("nb", "--nb must be >= 0 (0: automatic), got %d", p.NB)
+	case p.Workers < 0:
+		return bad("workers", "--workers must be >= 0 (0: one per core), got %d", p.Workers)
+	case !(p.Nugget >= 0) || math.IsInf(p.Nugget, 0):
+		return bad("nugget", "--nugget must be >= 0 and finite, got %g", p.Nugget)
+	}
+	if _, err := MemoryLimitBytes(p.MemoryLimit); err != nil {
+		return bad("memory_limit", "%v", err)
+	}
+	if err := dirExists(p.Out); err != nil {
+		return bad("out", "%v", err)
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package job
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/plot"
+	"github.com/exageostat/exageostat/pkg/predict"
+)
+
+// Assessment is what a fit computes after the search: predictions of the
+// held-out locations and their scores, standard errors, MLOE/MMOM, and
+// the pictures it wrote.
+type Assessment struct {
+	Holdout  int         `json:"holdout,omitempty"`
+	MSPE     *float64    `json:"mspe,omitempty"`
+	Coverage *float64    `json:"coverage_95,omitempty"`
+	PredSecs float64     `json:"prediction_seconds,omitempty"`
+	StdErr   []float64   `json:"stderr,omitempty"` // per parameter, in theta order; 0 for a fixed one
+	Fisher   [][]float64 `json:"fisher_information,omitempty"`
+	FisherOf []string    `json:"fisher_parameters,omitempty"`
+	MLOE     *float64    `json:"mloe,omitempty"`
+	MMOM     *float64    `json:"mmom,omitempty"`
+	Plots    []string    `json:"plots,omitempty"`
+}
+
+type assessOptions struct {
+	test      *dataset.Data // held-out data, or nil
+	train     *dataset.Data
+	free      []bool
+	stderr    bool
+	trueTheta []float64
+	plotDir   string
+	gridX     int
+	gridY     int
+	metric    matern.Metric
+	seed      uint64
+	write     bool // this rank writes files (rank 0); the others only take part in the task graphs
+}
+
+// assess runs after the fit with the evaluator alive (its factor reused),
+// on every rank: each phase is a collective task graph. The pool's free
+// buffers go back to the system after each phase, whose buffer sizes do
+// not come back (what the memory check assumes).
+func assess(ev *likelihood.Evaluator, theta []float64, o assessOptions, out *Assessment) error {
+	p := ev.Problem()
+	defer ev.Runtime().Trim()
+	names := p.Model.ParamNames()
+	var zhat, pvar []float64
+	if o.test != nil {
+		r, err := predict.Krige(ev, theta, points(o.test))
+		if err != nil {
+			return err
+		}
+		ev.Runtime().Trim()
+		zhat, pvar = r.Z, r.Var
+		mspe, cov := predict.Score(o.test.Obs, r.Z, r.Var)
+		out.Holdout, out.MSPE, out.Coverage, out.PredSecs = o.test.Len(), &mspe, &cov, r.Seconds
+	}
+	if o.stderr {
+		f, err := predict.FisherInfo(ev, theta, o.free)
+		if err != nil {
+			return fmt.Errorf("standard errors: %w", err)
+		}
+		out.StdErr = make([]float64, len(names))
+		for a, j := range f.Index {
+			out.StdErr[j] = f.StdErr[a]
+		}
+		out.Fisher, out.FisherOf = f.Info, f.Params
+	}
+	if o.trueTheta != nil && o.test != nil {
+		e, err := predict.MLOEMMOM(ev, points(o.test), o.trueTheta, theta)
+		if err != nil {
+			return fmt.Errorf("MLOE/MMOM: %w", err)
+		}
+		out.MLOE, out.MMOM = &e.MLOE, &e.MMOM
+	}
+	if o.plotDir != "" {
+		return makePlots(ev, theta, o, zhat, pvar, out)
+	}
+	return nil
+}
+
+func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat, pvar []float64, out *Assessment) error {
+	p := ev.Problem()
+	dir := o.plotDir
+	// The grid prediction is a task graph of every rank: first, so that a
+	// failure of rank 0's pictures cannot leave the others waiting in it.
+	var grid *predict.Result
+	minx, maxx, miny, maxy := bbox(o.train)
+	if o.gridX > 0 {
+		gx, gy := plot.GridPoints(o.gridX, o.gridY, minx, maxx, miny, maxy)
+		var err error
+		if grid, err = predict.Krige(ev, theta, matern.Points{X: gx, Y: gy}); err != nil {
+			return err
+		}
+		ev.Runtime().Trim()
+	}
+	if !o.write {
+		return nil
+	}
+	k, err := p.Model.Kernel(theta, math.Inf(1))
+	if err != nil {
+		return err
+	}
+	xl, yl := "x", "y"
+	if o.train.Coords == dataset.Geographic {
+		xl, yl = "longitude", "latitude"
+	}
+	add := func(name string) { out.Plots = append(out.Plots, filepath.Join(dir, name+".png")) }
+	h, g, _ := plot.EmpiricalSemivariogram(points(o.train), o.metric, o.train.Obs, 25, 2_000_000, o.seed)
+	c0 := k.Cov(0) + p.Nugget
+	if err := plot.Semivariogram(filepath.Join(dir, "semivariogram"), h, g,
+		func(r float64) float64 { return c0 - k.Cov(r) }, fmt.Sprintf("Semivariogram: data vs fitted %s", p.Model)); err != nil {
+		return err
+	}
+	add("semivariogram")
+	if err := plot.Map(filepath.Join(dir, "observations"), o.train.X, o.train.Y, o.train.Obs,
+		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: "z", XLabel: xl, YLabel: yl}); err != nil {
+		return err
+	}
+	add("observations")
+	if grid != nil {
+		if err := plot.Grid(filepath.Join(dir, "prediction"), o.gridX, o.gridY, minx, maxx, miny, maxy, grid.Z,
+			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction on a %dx%d grid", o.gridX, o.gridY), Label: "z_hat", XLabel: xl, YLabel: yl}); err != nil {
+			return err
+		}
+		add("prediction")
+		if err := plot.Grid(filepath.Join(dir, "prediction_sd"), o.gridX, o.gridY, minx, maxx, miny, maxy, sqrtAll(grid.Var),
+			plot.MapOptions{Title: "Prediction standard deviation", Label: "sd", XLabel: xl, YLabel: yl}); err != nil {
+			return err
+		}
+		add("prediction_sd")
+	} else if zhat != nil {
+		if err := plot.Map(filepath.Join(dir, "prediction"), o.test.X, o.test.Y, zhat,
+			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction at %d held-out locations", o.test.Len()), Label: "z_hat", XLabel: xl, YLabel: yl}); err != nil {
+			return err
+		}
+		add("prediction")
+		if err := plot.Map(filepath.Join(dir, "prediction_sd"), o.test.X, o.test.Y, sqrtAll(pvar),
+			plot.MapOptions{Title: "Prediction standard deviation (held-out locations)", Label: "sd", XLabel: xl, YLabel: yl}); err != nil {
+			return err
+		}
+		add("prediction_sd")
+	}
+	return nil
+}
+
+func sqrtAll(v []float64) []float64 {
+	s := make([]float64, len(v))
+	for i, x := range v {
+		s[i] = math.Sqrt(x)
+	}
+	return s
+}
+
+func bbox(d *dataset.Data) (minx, maxx, miny, maxy float64) {
+	minx, maxx, miny, maxy = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for i := range d.X {
+		minx, maxx = math.Min(minx, d.X[i]), math.Max(maxx, d.X[i])
+		miny, maxy = math.Min(miny, d.Y[i]), math.Max(maxy, d.Y[i])
+	}
+	return
+}

@@ -1,0 +1,502 @@
+package job
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/exageostat/exageostat/pkg/atomicfile"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/memory"
+	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/predict"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/solve"
+	"github.com/exageostat/exageostat/pkg/tile"
+	"github.com/exageostat/exageostat/pkg/trace"
+)
+
+// FitResult is the result of a fit: what `exageostat fit` prints and
+// writes as JSON (--json), and what `predict --theta-from` reads back.
+type FitResult struct {
+	Kernel      string    `json:"kernel"`
+	Distance    string    `json:"distance"`
+	Params      []string  `json:"parameters"`
+	Theta       []float64 `json:"theta"`
+	LogLik      float64   `json:"loglik"`
+	Evaluations int       `json:"evaluations"`
+	Failed      int       `json:"failed_evaluations"`
+	Restarts    int       `json:"restarts"`
+	Seconds     float64   `json:"seconds"`
+	Status      string    `json:"status"`
+	N           int       `json:"n"`
+	NB          int       `json:"nb"`
+	Workers     int       `json:"workers"`
+	Lower       []float64 `json:"lb"`
+	Upper       []float64 `json:"ub"`
+	Start       []float64 `json:"start"`
+	Nugget      float64   `json:"nugget"`
+	// TrueTheta is the theta the data were simulated with (no data given).
+	TrueTheta []float64 `json:"true_theta,omitempty"`
+	// PerEval averages the steps' seconds: wall, and the busy seconds of
+	// gen, chol and solve.
+	PerEval      map[string]float64    `json:"seconds_per_evaluation"`
+	Ranks        int                   `json:"ranks"`
+	Distribution string                `json:"distribution,omitempty"`
+	Comm         []likelihood.CommStat `json:"comm_per_evaluation,omitempty"`
+	Steps        []Step                `json:"steps"`
+	Assessment
+	// Memory has one report per rank (on rank 0; nil on the others).
+	Memory []RankMemory `json:"memory,omitempty"`
+}
+
+// Step is one evaluation of the search.
+type Step struct {
+	N      int       `json:"n"`
+	Theta  []float64 `json:"theta"`
+	LogLik *float64  `json:"loglik"` // null when the evaluation failed
+	Wall   float64   `json:"wall"`
+	Gen    float64   `json:"gen"`
+	Chol   float64   `json:"chol"`
+	Solve  float64   `json:"solve"`
+}
+
+// ReadFitResult reads a fit's JSON result (FitResult) from path.
+func ReadFitResult(path string) (*FitResult, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	var r FitResult
+	if err := json.Unmarshal(b, &r); err != nil || r.Theta == nil {
+		return nil, badInput("%s is not a fit result (no theta)", path)
+	}
+	return &r, nil
+}
+
+// ApplyTo sets p's theta from the fit, and its kernel, nugget and distance
+// unless the user set them (set reports whether a key was given). A kernel
+// the user gave must be the fit's.
+func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string) bool) error {
+	if set("kernel") && r.Kernel != "" && r.Kernel != p.Kernel {
+		return badInput("predict: %s holds a %s fit, not %s", path, r.Kernel, p.Kernel)
+	}
+	if r.Kernel != "" {
+		p.Kernel = r.Kernel
+	}
+	p.Theta = r.Theta
+	if !set("nugget") {
+		p.Nugget = r.Nugget
+	}
+	if !set("distance") && r.Distance != "" {
+		p.Distance = r.Distance
+	}
+	return nil
+}
+
+// Fit runs `exageostat fit` as cfg says on the ranks of env.Comm: every
+// rank reads (or simulates) the same data and runs the same search over
+// the distributed likelihood, then the assessment (hold-out prediction,
+// standard errors, MLOE/MMOM, plots). Before anything large is allocated,
+// each rank's need is checked against the memory it has (an agreed
+// *InputError when some rank lacks it). Rank 0 writes the trace (every
+// rank's events), the pictures and the JSON result. The result comes back
+// on every rank; its Memory report only on rank 0.
+func Fit(cfg config.Fit, env Env) (*FitResult, error) {
+	w := env.comm()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	src := cfg.File
+	if src == "" {
+		src = "fit"
+	}
+	model := likelihood.Model(cfg.Kernel)
+	names := model.ParamNames()
+	gridX, gridY, _ := cfg.GridSize()
+	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
+	x0, _ := cfg.StartValues()
+	if cfg.Plot != "" {
+		if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
+			return nil, badInput("fit: --plot: %v", err)
+		}
+	}
+	opt := mle.Options{Lower: cfg.Lower, Upper: cfg.Upper, FtolAbs: cfg.Tolerance, MaxEvals: cfg.MaxEvals, LogScale: cfg.Search == "log"}
+	switch {
+	case x0 != nil:
+		opt.Start, opt.Guess = mle.StartData, x0
+	case cfg.Start == "lower":
+		opt.Start = mle.StartLower
+	default:
+		opt.Start = mle.StartData
+	}
+	cl, err := fitCluster(cfg, src, w.Size())
+	if err != nil {
+		return nil, err
+	}
+	workers := workersOr(cfg.Workers)
+
+	// The data, or the size of the simulated data, and the hold-out split.
+	var d *dataset.Data
+	simulated := cfg.Simulated()
+	nAll := cfg.N
+	if !simulated {
+		if d, err = readFitData(cfg); err != nil {
+			return nil, err
+		}
+		nAll = d.Len()
+	}
+	var train, held []int
+	if cfg.Holdout != 0 {
+		if train, held, err = dataset.Split(nAll, cfg.Holdout, cfg.Seed); err != nil {
+			return nil, badInput("fit: --holdout: %v", err)
+		}
+	}
+	n := nAll - len(held)
+	coords := dataset.Planar
+	if d != nil {
+		coords = d.Coords
+	}
+	metric, err := Metric(cfg.Distance, coords)
+	if err != nil {
+		return nil, &config.Error{File: src, Key: "distance", Msg: err.Error()}
+	}
+	nb := cfg.NB
+	if nb == 0 {
+		nb = tile.AutoNB(n)
+	}
+	lo := likelihood.Options{NB: nb}
+	distName := ""
+	if lo.Owner, lo.GenOwner, distName, err = distribute(cl, n, nb, cfg.ExcludeCPUOnly); err != nil {
+		return nil, err
+	}
+	// The simulation of the default problem has its own tile size and
+	// distribution, over all N points.
+	simNB := cfg.NB
+	if simNB == 0 {
+		simNB = tile.AutoNB(nAll)
+	}
+	simOpts := likelihood.Options{NB: simNB}
+	if simulated {
+		if simOpts.Owner, simOpts.GenOwner, _, err = distribute(cl, nAll, simNB, cfg.ExcludeCPUOnly); err != nil {
+			return nil, err
+		}
+	}
+
+	// Memory: the likelihood's tiles, and the largest of the assessment's
+	// phases, which run one after the other with the factor kept.
+	free := make([]bool, len(names))
+	nfree := 0
+	for i := range free {
+		free[i] = cfg.Lower[i] != cfg.Upper[i]
+		if free[i] {
+			nfree++
+		}
+	}
+	stderr := cfg.StdErr || cfg.Holdout > 0
+	need, what := fitNeed(n, lo, w.Size(), fitExtras{stderr: stderr && nfree > 0, free: nfree, holdout: len(held),
+		mloe: cfg.TrueTheta != nil, grid: gridX * gridY})
+	if simulated {
+		sim := likelihood.MemoryNeed(nAll, simOpts, w.Size())
+		for r := range need {
+			need[r] = max(need[r], sim[r])
+		}
+	}
+	lim, err := checkMemory(w, "fit", need, limit, what)
+	if err != nil {
+		return nil, err
+	}
+
+	rt, err := newRuntime(w, workers, true)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	if simulated {
+		t0 := time.Now()
+		if d, err = simulateGrid(nAll, cfg.Seed, model, cfg.Theta, cfg.Nugget, rt, simOpts, -1); err != nil {
+			return nil, err
+		}
+		env.logf("simulated N=%d with theta=%s seed=%d in %.2fs (no --data given: the embedded default problem)\n",
+			cfg.N, formatFloats(cfg.Theta), cfg.Seed, time.Since(t0).Seconds())
+	}
+	var test *dataset.Data
+	if held != nil {
+		test = subset(d, held)
+		d = subset(d, train)
+	}
+	if opt.Start == mle.StartData && opt.Guess == nil {
+		for i, g := range mle.Guess(d, metric, model) {
+			if g < cfg.Lower[i] || g > cfg.Upper[i] {
+				unit := ""
+				if metric == matern.GreatCircle && i == 1 {
+					unit = " (great-circle distances are in km)"
+				}
+				env.logf("note: the data-driven start %s = %.4g is outside its bounds [%g, %g]%s; the search starts at the bound\n",
+					names[i], g, cfg.Lower[i], cfg.Upper[i], unit)
+			}
+		}
+	}
+	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: nb, Workers: workers,
+		Trace: cfg.Trace != "", Opt: opt, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve)}
+	var asmt Assessment
+	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
+		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0}
+	var budget int64
+	fo.After = func(ev *likelihood.Evaluator, theta []float64) error {
+		budget = rt.ReplicaBudget()
+		if ao.test != nil || ao.stderr || ao.plotDir != "" {
+			return assess(ev, theta, ao, &asmt)
+		}
+		return nil
+	}
+	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%d bounds lb=%s ub=%s start=%s search=%s\n",
+		d.Len(), model, MetricName(metric), nb, workers, formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search)
+	if w.Size() > 1 {
+		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", w.Size(), workers, distName)
+	}
+	res, err := mle.Fit(d, fo, env.Step)
+	if err != nil {
+		return nil, err
+	}
+	out := fitResult(names, res, cfg, model, metric, nb, workers)
+	out.Assessment = asmt
+	out.Ranks, out.Distribution = w.Size(), distName
+
+	// Per-rank reports, gathered on rank 0 (collectives: every rank).
+	mem := rt.Mem()
+	owned := ownedTileBytes(n, nb, lo.Owner, w.Size())
+	if out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), OwnedTileBytes: owned[w.Rank()],
+		PeakTileBytes: mem.Peak, PeakReplicaBytes: mem.PeakReplicas, ReplicaBudgetBytes: budget,
+		PeakRSSBytes: memory.PeakRSS(), NeedBytes: need[w.Rank()], AvailableBytes: lim.Bytes, AvailableSource: lim.Source}); err != nil {
+		return nil, err
+	}
+	var events []trace.Event
+	if cfg.Trace != "" {
+		if events, err = rt.GatherEvents(res.Events, 0); err != nil {
+			return nil, err
+		}
+	}
+	if w.Rank() != 0 {
+		return out, nil
+	}
+	if cfg.Trace != "" {
+		if err := trace.WriteFile(cfg.Trace, events); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.JSON != "" {
+		if err := WriteJSON(cfg.JSON, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// fitCluster returns the ranks' distribution settings of a fit, with the
+// node groups of its cluster file, checked against the number of ranks.
+func fitCluster(cfg config.Fit, src string, ranks int) (config.Cluster, error) {
+	cl := config.Cluster{Nodes: ranks, Phase: cfg.Phase, Generation: cfg.Generation}
+	if cfg.Cluster != "" {
+		groups, err := config.LoadCluster(cfg.Cluster)
+		if err != nil {
+			return cl, err
+		}
+		if len(groups.Groups) == 0 {
+			return cl, badInput("fit: cluster file %s has no [[group]] tables (the node groups that lp and bc-fast are computed from)", cfg.Cluster)
+		}
+		if n := groups.GroupNodes(); ranks > 1 && n != ranks {
+			return cl, badInput("fit: cluster file %s models %d nodes, but the run has %d MPI ranks (one rank per node)", cfg.Cluster, n, ranks)
+		}
+		cl.NB, cl.Network, cl.Groups = groups.NB, groups.Network, groups.Groups
+	}
+	if ranks > 1 {
+		if err := cl.Validate(src); err != nil {
+			return cl, err
+		}
+	}
+	return cl, nil
+}
+
+// readFitData reads a fit's data: a CSV with a header, or the headerless
+// locations/observations pair.
+func readFitData(cfg config.Fit) (*dataset.Data, error) {
+	var d *dataset.Data
+	var err error
+	src := cfg.Data
+	if src != "" {
+		d, err = dataset.ReadCSV(cfg.Data)
+	} else {
+		src = cfg.Locations
+		d, err = dataset.ReadPair(cfg.Locations, cfg.Observations)
+	}
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if d.Obs == nil {
+		return nil, badInput("fit: %s has no observations (need a z column)", cfg.Data)
+	}
+	if err := dataset.Validate(d, 3); err != nil {
+		return nil, badInput("%s: %v", src, err)
+	}
+	return d, nil
+}
+
+func solveMode(s string) solve.Mode {
+	switch s {
+	case "per-rank":
+		return solve.PerRank
+	case "move-tiles":
+		return solve.MoveTiles
+	}
+	return solve.Chained
+}
+
+// fitExtras are the assessment phases a fit runs after the search.
+type fitExtras struct {
+	stderr  bool
+	free    int // estimated parameters (Fisher information)
+	holdout int // held-out locations (kriging)
+	mloe    bool
+	grid    int // grid points of the prediction map
+}
+
+// fitNeed returns each rank's need of a fit of n points with the
+// likelihood options o over ranks ranks, and a description of the problem
+// and of its largest phase for messages: the likelihood's tiles
+// (likelihood.MemoryNeed, kept for the assessment), plus the largest of
+// the assessment's phases on each rank.
+func fitNeed(n int, o likelihood.Options, ranks int, x fitExtras) ([]int64, string) {
+	base := likelihood.MemoryNeed(n, o, ranks)
+	extra := make([]int64, ranks)
+	phase := make([]string, ranks)
+	take := func(name string, b []int64) {
+		for r := range extra {
+			if b[r] > extra[r] {
+				extra[r], phase[r] = b[r], name
+			}
+		}
+	}
+	if x.stderr {
+		take("the Fisher information", predict.FisherNeed(n, o, x.free, ranks))
+	}
+	if x.holdout > 0 {
+		k := predict.KrigeNeed(n, x.holdout, o, ranks)
+		take(fmt.Sprintf("kriging %d held-out locations", x.holdout), k)
+		if x.mloe {
+			// Three cross-covariance batches and a second likelihood's
+			// tiles (its Overhead is the process's, counted once).
+			m := likelihood.MemoryNeed(n, o, ranks)
+			b := make([]int64, ranks)
+			for r := range b {
+				b[r] = 3*k[r] + m[r] - likelihood.Overhead
+			}
+			take("MLOE/MMOM", b)
+		}
+	}
+	if x.grid > 0 {
+		take(fmt.Sprintf("kriging a %d-point grid", x.grid), predict.KrigeNeed(n, x.grid, o, ranks))
+	}
+	what := fmt.Sprintf("N=%d, nb=%d, %d ranks", n, o.NB, ranks)
+	if ranks == 1 {
+		what = fmt.Sprintf("N=%d, nb=%d, 1 rank", n, o.NB)
+	}
+	need := make([]int64, ranks)
+	for r := range need {
+		need[r] = base[r] + extra[r]
+	}
+	// The phase that makes the need, when it is not the likelihood alone.
+	if ph := phase[argmax(need)]; ph != "" {
+		what += ", with " + ph
+	}
+	return need, what
+}
+
+func argmax(v []int64) int {
+	k := 0
+	for i, x := range v {
+		if x > v[k] {
+			k = i
+		}
+	}
+	return k
+}
+
+// simulateGrid draws n points on ExaGeoStat's jittered grid (seed) and the
+// field there (likelihood.Simulate with the tiles distributed by o). The
+// observations come back on rank root, or on every rank when root < 0.
+func simulateGrid(n int, seed uint64, model likelihood.Model, theta []float64, nugget float64, rt *runtime.Runtime, o likelihood.Options, root int) (*dataset.Data, error) {
+	d := dataset.Grid(n, seed)
+	p := likelihood.Problem{Points: points(d), Metric: matern.Euclidean, Model: model, Nugget: nugget}
+	z, err := likelihood.Simulate(p, theta, dataset.StandardNormal(n, seed), rt, o, root)
+	if err != nil {
+		return nil, err
+	}
+	d.Obs = z
+	return d, nil
+}
+
+// fitResult makes the result of a search.
+func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihood.Model, metric matern.Metric, nb, workers int) *FitResult {
+	o := &FitResult{Kernel: string(model), Distance: MetricName(metric), Params: names, Theta: r.Theta, LogLik: r.LogLik,
+		Evaluations: r.Evaluations, Failed: r.Failed, Restarts: r.Restarts, Seconds: r.Seconds, Status: r.Status, N: r.N, NB: nb,
+		Workers: workers, Lower: cfg.Lower, Upper: cfg.Upper, Start: r.Start, Nugget: cfg.Nugget,
+		PerEval: map[string]float64{"wall": 0, "gen": 0, "chol": 0, "solve": 0}, Comm: evalComm(r)}
+	if cfg.Simulated() {
+		o.TrueTheta = cfg.Theta
+	}
+	for _, s := range r.Steps {
+		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve}
+		if s.Failed == nil {
+			l := s.LogLik
+			so.LogLik = &l
+		}
+		o.Steps = append(o.Steps, so)
+		o.PerEval["wall"] += s.Stats.Wall
+		o.PerEval["gen"] += s.Stats.Gen
+		o.PerEval["chol"] += s.Stats.Chol
+		o.PerEval["solve"] += s.Stats.Solve
+	}
+	for k := range o.PerEval {
+		o.PerEval[k] /= float64(max(len(r.Steps), 1))
+	}
+	return o
+}
+
+// evalComm returns the messages of the first successful evaluation of a
+// distributed fit (every evaluation sends the same ones).
+func evalComm(r *mle.FitResult) []likelihood.CommStat {
+	for _, s := range r.Steps {
+		if s.Failed == nil && len(s.Stats.Comm) > 0 {
+			return s.Stats.Comm
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes v to path atomically, indented.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+func formatFloats(x []float64) string {
+	s := make([]string, len(x))
+	for i, v := range x {
+		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,216 @@
+// Package job runs exageostat's commands: a job is one run of a command
+// from its configuration. Fit, Simulate and Predict take a validated
+// configuration (pkg/config) and the ranks to run on, and do everything
+// between the flags and the printed result: they read the data, build the
+// tile distributions, check that every rank has the memory the run needs,
+// start the runtime, run the task graphs, assess the fit, and write the
+// output files (rank 0 only, atomically). Every rank of a distributed run
+// calls the same entry point; results come back on every rank, and the
+// per-rank reports (memory, trace events) are gathered on rank 0.
+package job
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	goruntime "runtime"
+	"slices"
+	"strings"
+
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/distribution"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/strategy"
+	"github.com/exageostat/exageostat/pkg/tile"
+)
+
+// Env is what a job runs in besides its configuration.
+type Env struct {
+	// Comm connects the ranks of the run (nil: one rank).
+	Comm comm.Comm
+	// Log receives notes while the job runs: the set-up, a start outside
+	// the bounds, the simulated data (nil: discarded).
+	Log io.Writer
+	// Step, if not nil, is called after every evaluation of a fit.
+	Step func(mle.Step)
+}
+
+func (e Env) comm() comm.Comm {
+	if e.Comm == nil {
+		return comm.Self{}
+	}
+	return e.Comm
+}
+
+func (e Env) logf(format string, a ...any) {
+	if e.Log != nil {
+		fmt.Fprintf(e.Log, format, a...)
+	}
+}
+
+// InputError is an error caused by the user's input (files, values, a run
+// that does not fit in memory): the command exits with status 2.
+type InputError struct {
+	Err error
+	// Agreed is set when every rank of the run returns this error, having
+	// agreed on it with a collective: rank 0 alone reports it and the
+	// ranks end together.
+	Agreed bool
+}
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func badInput(format string, a ...any) error { return &InputError{Err: fmt.Errorf(format, a...)} }
+
+// IsInput reports whether err is caused by the user's input: an
+// *InputError, a *config.Error or a *dataset.InputError.
+func IsInput(err error) bool {
+	var ie *InputError
+	var ce *config.Error
+	var de *dataset.InputError
+	return errors.As(err, &ie) || errors.As(err, &ce) || errors.As(err, &de)
+}
+
+// Agreed reports whether every rank of a distributed run returns err
+// alike: a task error (runtime.Wait agrees on it) or an input error the
+// ranks agreed on (the memory check).
+func Agreed(err error) bool {
+	var te *runtime.TaskError
+	var ie *InputError
+	return errors.As(err, &te) || (errors.As(err, &ie) && ie.Agreed)
+}
+
+// FailTaskEnv names a task to fail on purpose, as RANK:TASK (e.g.
+// 1:potrf(2,2,2)): a test hook for the error path of distributed runs.
+const FailTaskEnv = "EXAGEOSTAT_FAIL_TASK"
+
+// newRuntime starts the runtime of a job on w's ranks (workers 0: one
+// per core), with the forced failure of FailTaskEnv if set.
+func newRuntime(w comm.Comm, workers int, trace bool) (*runtime.Runtime, error) {
+	ro := runtime.Options{Workers: workers, Trace: trace, Comm: w}
+	if v := os.Getenv(FailTaskEnv); v != "" {
+		r, name, ok := strings.Cut(v, ":")
+		if _, err := fmt.Sscan(r, &ro.FailRank); err != nil || !ok {
+			return nil, badInput("%s=%q: want RANK:TASK, e.g. 1:potrf(2,2,2)", FailTaskEnv, v)
+		}
+		ro.FailTask = name
+	}
+	return runtime.New(ro), nil
+}
+
+func workersOr(n int) int {
+	if n <= 0 {
+		return goruntime.NumCPU()
+	}
+	return n
+}
+
+// Metric maps a distance name to a metric: "auto" is great-circle for
+// geographic (lon,lat) data and Euclidean otherwise.
+func Metric(name string, coords dataset.Coords) (matern.Metric, error) {
+	switch name {
+	case "auto":
+		if coords == dataset.Geographic {
+			return matern.GreatCircle, nil
+		}
+		return matern.Euclidean, nil
+	case "euclidean":
+		return matern.Euclidean, nil
+	case "great-circle", "gc":
+		return matern.GreatCircle, nil
+	}
+	return 0, fmt.Errorf("unknown distance %q (want euclidean, great-circle or auto)", name)
+}
+
+// MetricName is the name of m in results: "euclidean" or "great-circle".
+func MetricName(m matern.Metric) string {
+	if m == matern.GreatCircle {
+		return "great-circle"
+	}
+	return "euclidean"
+}
+
+// Owners returns the tile distributions of an MPI run: the
+// factorisation's and, when the generation phase differs from it, the
+// generation's (nil otherwise); and a name for the log. lp and bc-fast are
+// built from cl's node groups by pkg/strategy, as simulate-cluster builds
+// them.
+func Owners(cl config.Cluster, n, nb int, excludeCPUOnly bool) (fact, gen tile.OwnerFunc, name string, err error) {
+	nt := tile.NewLayout(n, nb).NT
+	fp, gp := cl.Phases()
+	if config.Derived(fp.Distribution) {
+		p, err := strategy.Build(fp.Distribution, cl, nt, strategy.Options{ExcludeCPUOnly: excludeCPUOnly})
+		if err != nil {
+			return nil, nil, "", err
+		}
+		name = p.Fact.Name()
+		if p.Note != "" {
+			name += " (" + p.Note + ")"
+		}
+		if p.Gen == p.Fact {
+			return p.Fact.Owner, nil, name, nil
+		}
+		return p.Fact.Owner, p.Gen.Owner, fmt.Sprintf("%s, %s, %d tiles move", name, p.Gen.Name(), p.Moved), nil
+	}
+	fd, err := distribution.New(fp.Distribution, cl.Nodes, fp.P, fp.Q, fp.Powers, nt)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	name = fd.Name()
+	if fp.Distribution == gp.Distribution && fp.P == gp.P && fp.Q == gp.Q && slices.Equal(fp.Powers, gp.Powers) {
+		return fd.Owner, nil, name, nil
+	}
+	gd, err := distribution.New(gp.Distribution, cl.Nodes, gp.P, gp.Q, gp.Powers, nt)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	moved := distribution.Moves(fd, gd, nt)
+	return fd.Owner, gd.Owner, fmt.Sprintf("%s (generation %s, %d tiles move)", name, gd.Name(), moved), nil
+}
+
+// distribute returns the distributions of n points with tile size nb over
+// the ranks of cl (nil owners on one rank: every tile on rank 0).
+func distribute(cl config.Cluster, n, nb int, excludeCPUOnly bool) (fact, gen tile.OwnerFunc, name string, err error) {
+	if cl.Nodes <= 1 {
+		return nil, nil, "", nil
+	}
+	fact, gen, name, err = Owners(cl, n, nb, excludeCPUOnly)
+	if err != nil {
+		return nil, nil, "", &InputError{Err: err}
+	}
+	return fact, gen, name, nil
+}
+
+// phaseCluster checks the distribution keys of a command without a
+// cluster file over w's ranks (src names the command in errors).
+func phaseCluster(src string, nodes int, p config.Phase) (config.Cluster, error) {
+	cl := config.Cluster{Nodes: nodes, Phase: p}
+	if nodes > 1 {
+		if err := cl.Validate(src); err != nil {
+			return cl, err
+		}
+	}
+	return cl, nil
+}
+
+// points returns d's locations.
+func points(d *dataset.Data) matern.Points { return matern.Points{X: d.X, Y: d.Y} }
+
+// subset returns the rows idx of d.
+func subset(d *dataset.Data, idx []int) *dataset.Data {
+	s := &dataset.Data{Coords: d.Coords}
+	for _, i := range idx {
+		s.X = append(s.X, d.X[i])
+		s.Y = append(s.Y, d.Y[i])
+		if d.Obs != nil {
+			s.Obs = append(s.Obs, d.Obs[i])
+		}
+	}
+	return s
+}

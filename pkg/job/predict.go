@@ -1,0 +1,113 @@
+package job
+
+import (
+	"fmt"
+
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/predict"
+	"github.com/exageostat/exageostat/pkg/tile"
+)
+
+// PredictResult describes the predictions that were written.
+type PredictResult struct {
+	Observed     int // observations used
+	Predicted    int // locations predicted
+	Kernel       string
+	Theta        []float64
+	Out          string
+	Seconds      float64 // wall time of the prediction's task graphs
+	Ranks        int
+	Distribution string // the tiles' distribution over the ranks ("" on one rank)
+}
+
+// Predict runs `exageostat predict` as cfg says on the ranks of
+// env.Comm: simple kriging at the locations of cfg.At from the
+// observations of cfg.Data (predict.Krige, with the tiles distributed
+// over the ranks like a fit's); rank 0 writes x,y,z_hat,variance in the
+// order of cfg.At. The file is the same on any number of ranks. Every
+// rank's need is checked against its memory first.
+func Predict(cfg config.Predict, env Env) (*PredictResult, error) {
+	w := env.comm()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
+	cl, err := phaseCluster("predict", w.Size(), cfg.Phase)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := dataset.ReadCSV(cfg.Data)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if obs.Obs == nil {
+		return nil, badInput("predict: %s has no observations (need a z column)", cfg.Data)
+	}
+	if err := dataset.Validate(obs, 3); err != nil {
+		return nil, badInput("%s: %v", cfg.Data, err)
+	}
+	nw, err := dataset.ReadCSV(cfg.At)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if nw.Len() == 0 {
+		return nil, badInput("%s: no locations", cfg.At)
+	}
+	nw.Obs = nil
+	if err := dataset.Validate(nw, 1); err != nil {
+		return nil, badInput("%s: %v", cfg.At, err)
+	}
+	metric, err := Metric(cfg.Distance, obs.Coords)
+	if err != nil {
+		return nil, badInput("predict: %v", err)
+	}
+	if obs.Coords != nw.Coords {
+		return nil, badInput("predict: %s and %s use different coordinates (%s vs %s)", cfg.Data, cfg.At, obs.Coords, nw.Coords)
+	}
+	n1, n2 := obs.Len(), nw.Len()
+	nb := cfg.NB
+	if nb == 0 {
+		nb = tile.AutoNB(n1)
+	}
+	o := likelihood.Options{NB: nb}
+	res := &PredictResult{Observed: n1, Predicted: n2, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+	if o.Owner, o.GenOwner, res.Distribution, err = distribute(cl, n1, nb, false); err != nil {
+		return nil, err
+	}
+	need := likelihood.MemoryNeed(n1, o, w.Size())
+	addTo(need, predict.KrigeNeed(n1, n2, o, w.Size()))
+	what := fmt.Sprintf("N=%d, nb=%d, %d ranks, kriging %d locations", n1, nb, w.Size(), n2)
+	if _, err := checkMemory(w, "predict", need, limit, what); err != nil {
+		return nil, err
+	}
+	rt, err := newRuntime(w, workersOr(cfg.Workers), false)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	sorted := dataset.Permute(obs, dataset.MortonOrder(obs))
+	ev, err := likelihood.NewWith(likelihood.Problem{Points: points(sorted), Metric: metric, Obs: sorted.Obs,
+		Model: likelihood.Model(cfg.Kernel), Nugget: cfg.Nugget}, rt, o)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Release()
+	r, err := predict.Krige(ev, cfg.Theta, points(nw))
+	if err != nil {
+		return nil, err
+	}
+	res.Seconds = r.Seconds
+	if w.Rank() != 0 {
+		return res, nil
+	}
+	hdr := []string{"x", "y", "z_hat", "variance"}
+	if nw.Coords == dataset.Geographic {
+		hdr[0], hdr[1] = "lon", "lat"
+	}
+	if err := dataset.WriteTable(cfg.Out, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var}); err != nil {
+		return nil, badInput("predict: %v", err)
+	}
+	return res, nil
+}

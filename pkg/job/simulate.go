@@ -1,0 +1,71 @@
+package job
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/tile"
+)
+
+// SimulateResult describes a simulated data set that was written.
+type SimulateResult struct {
+	N            int
+	NB           int
+	Kernel       string
+	Theta        []float64
+	Out          string
+	Seconds      float64
+	Ranks        int
+	Distribution string // the tiles' distribution over the ranks ("" on one rank)
+}
+
+// Simulate runs `exageostat simulate` as cfg says on the ranks of
+// env.Comm: N locations on ExaGeoStat's jittered grid and observations
+// Z = L e (likelihood.Simulate, the tiles distributed over the ranks like
+// a fit's), written by rank 0 as CSV (x,y,z). The file is the same on any
+// number of ranks. Every rank's need is checked against its memory first.
+func Simulate(cfg config.Simulate, env Env) (*SimulateResult, error) {
+	w := env.comm()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
+	cl, err := phaseCluster("simulate", w.Size(), cfg.Phase)
+	if err != nil {
+		return nil, err
+	}
+	nb := cfg.NB
+	if nb == 0 {
+		nb = tile.AutoNB(cfg.N)
+	}
+	o := likelihood.Options{NB: nb}
+	res := &SimulateResult{N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+	if o.Owner, o.GenOwner, res.Distribution, err = distribute(cl, cfg.N, nb, false); err != nil {
+		return nil, err
+	}
+	need := likelihood.MemoryNeed(cfg.N, o, w.Size())
+	if _, err := checkMemory(w, "simulate", need, limit, fmt.Sprintf("N=%d, nb=%d, %d ranks", cfg.N, nb, w.Size())); err != nil {
+		return nil, err
+	}
+	rt, err := newRuntime(w, workersOr(cfg.Workers), false)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	t0 := time.Now()
+	d, err := simulateGrid(cfg.N, cfg.Seed, likelihood.Model(cfg.Kernel), cfg.Theta, cfg.Nugget, rt, o, 0)
+	if err != nil {
+		return nil, err
+	}
+	res.Seconds = time.Since(t0).Seconds()
+	if w.Rank() != 0 {
+		return res, nil
+	}
+	if err := dataset.WriteCSV(cfg.Out, d); err != nil {
+		return nil, badInput("simulate: %v", err)
+	}
+	return res, nil
+}
