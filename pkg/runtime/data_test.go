@@ -316,8 +316,8 @@ func TestRecordedMemory(t *testing.T) {
 	rt.Submit(Task{Kind: "dot", Access: []Access{{H: b, Mode: R}, {H: a, Mode: RW}}, Run: noop}) // b -> rank 0
 	g := rt.Graph()
 	want := []RankMemory{
-		{Rank: 0, Owned: 800, Peak: 1200, PeakReplicas: 400, PeakByPhase: map[string]int64{"generation": 800, "solve": 1200}},
-		{Rank: 1, Owned: 600, Peak: 1400, PeakReplicas: 800, PeakByPhase: map[string]int64{"generation": 400, "cholesky": 1400}},
+		{Rank: 0, Owned: 800, Peak: 1200, PeakReplicas: 400, PeakByPhase: map[string]int64{"generation": 800, "cholesky": 800, "solve": 1200}},
+		{Rank: 1, Owned: 600, Peak: 1400, PeakReplicas: 800, PeakByPhase: map[string]int64{"generation": 400, "cholesky": 1400, "solve": 400}},
 	}
 	if fmt.Sprint(g.Memory) != fmt.Sprint(want) {
 		t.Fatalf("recorded memory\n%v\nwant\n%v", g.Memory, want)

@@ -17,6 +17,7 @@ type recorder struct {
 	mem     []RankMemory
 	live    []int64 // per rank: bytes of copies held now
 	replica []int64 // per rank: of which on a rank other than the owner
+	phase   string  // phase of the last node recorded
 }
 
 type recState struct {
@@ -114,6 +115,14 @@ func (rc *recorder) submit(r *Runtime, t Task) {
 	}
 	r.checkRank(e, &t)
 	phase := kind.Phase(t.Kind)
+	if phase != rc.phase {
+		// A rank holds what it holds in every phase, whether it runs
+		// tasks of that phase or not.
+		rc.phase = phase
+		for q := range rc.mem {
+			rc.mem[q].PeakByPhase[phase] = max(rc.mem[q].PeakByPhase[phase], rc.live[q])
+		}
+	}
 	for _, a := range t.Access {
 		if a.Mode&R == 0 || a.Mode == Scratch {
 			continue

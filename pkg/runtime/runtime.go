@@ -326,7 +326,7 @@ type Runtime struct {
 	replicas, peakReplicas atomic.Int64
 	memMu                  sync.Mutex
 	memEvents              []trace.Event // memory samples (Options.Trace)
-	owned                  int64 // bytes of the handles this rank owns
+	owned                  int64         // bytes of the handles this rank owns
 	maxWords               int
 
 	rank, size int
