@@ -11,6 +11,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/distribution"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/memory"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/tile"
 )
 
 // mpiBinary builds exageostat with the mpi tag. MPI is a dependency of the
@@ -299,6 +307,292 @@ func TestMPIBenchSimulator(t *testing.T) {
 	for _, row := range r.Rows {
 		if row.Bytes == 0 || row.Messages != row.RealMessages || row.Bytes != row.RealBytes {
 			t.Errorf("N=%d: simulated %d messages %d bytes, real %d messages %d bytes", row.N, row.Messages, row.Bytes, row.RealMessages, row.RealBytes)
+		}
+	}
+}
+
+// TestMPISimulatePredict: simulate writes the same bytes on 1, 2 and 4
+// ranks (block-cyclic and 1D-1D), and predict on 2 ranks writes the
+// one-rank file.
+func TestMPISimulatePredict(t *testing.T) {
+	bin := mpiBinary(t)
+	dir := t.TempDir()
+	sim := []string{"simulate", "--n", "2000", "--nb", "250", "--seed", "4", "--workers", "1"}
+	one := filepath.Join(dir, "one.csv")
+	if _, e, code, _ := mpirun(t, 1, nil, bin, append(sim, "--out", one)...); code != 0 {
+		t.Fatalf("one rank: exit %d: %s", code, e)
+	}
+	want, err := os.ReadFile(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(want), "\n"); lines != 2001 {
+		t.Fatalf("one rank wrote %d lines, want a header and 2000 rows", lines)
+	}
+	for _, c := range []struct {
+		np   int
+		dist []string
+	}{
+		{2, nil},
+		{4, nil},
+		{4, []string{"--distribution", "1d1d", "--powers", "1,2,3,4"}},
+	} {
+		out := filepath.Join(dir, "p.csv")
+		_, e, code, _ := mpirun(t, c.np, nil, bin, append(append(append([]string{}, sim...), c.dist...), "--out", out)...)
+		if code != 0 {
+			t.Fatalf("%d ranks %v: exit %d: %s", c.np, c.dist, code, e)
+		}
+		if got, err := os.ReadFile(out); err != nil || string(got) != string(want) {
+			t.Errorf("%d ranks %v: the file differs from the one-rank file (%v)", c.np, c.dist, err)
+		}
+	}
+	at := writeFile(t, dir, "at.csv", "x,y\n0.9,0.1\n0.2,0.3\n0.55,0.5\n0.013,0.987\n0.5,0.5\n")
+	pred := []string{"predict", "--data", one, "--theta", "1,0.1,0.5", "--at", at, "--nb", "250", "--workers", "1"}
+	p1, p2 := filepath.Join(dir, "p1.csv"), filepath.Join(dir, "p2.csv")
+	if _, e, code, _ := mpirun(t, 1, nil, bin, append(pred, "--out", p1)...); code != 0 {
+		t.Fatalf("predict, one rank: exit %d: %s", code, e)
+	}
+	if _, e, code, _ := mpirun(t, 2, nil, bin, append(pred, "--out", p2)...); code != 0 {
+		t.Fatalf("predict, two ranks: exit %d: %s", code, e)
+	}
+	a, _ := os.ReadFile(p1)
+	b, _ := os.ReadFile(p2)
+	if lines := strings.Split(strings.TrimSpace(string(a)), "\n"); len(lines) != 6 || lines[0] != "x,y,z_hat,variance" {
+		t.Fatalf("one-rank predictions:\n%s", a)
+	}
+	if string(a) != string(b) {
+		t.Errorf("predictions on two ranks differ:\n%s\none rank:\n%s", b, a)
+	}
+}
+
+// fitReport is the part of fit's JSON result the distributed tests read.
+type fitReport struct {
+	Theta    []float64 `json:"theta"`
+	LogLik   float64   `json:"loglik"`
+	MSPE     float64   `json:"mspe"`
+	Coverage float64   `json:"coverage_95"`
+	StdErr   []float64 `json:"stderr"`
+	Ranks    int       `json:"ranks"`
+	Memory   []struct {
+		Rank          int   `json:"rank"`
+		Owned         int64 `json:"owned_tile_bytes"`
+		Peak          int64 `json:"peak_tile_bytes"`
+		PeakReplicas  int64 `json:"peak_replica_bytes"`
+		ReplicaBudget int64 `json:"replica_budget_bytes"`
+		PeakRSS       int64 `json:"peak_rss_bytes"`
+	} `json:"memory"`
+}
+
+func readFitReport(t *testing.T, path string) fitReport {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r fitReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestMPIFitAssessment: fit --holdout --stderr on 2 ranks gives the
+// one-rank estimate, log-likelihood, MSPE, coverage and standard errors
+// (to 1e-12 relative; the runtime makes them bitwise equal); its trace has
+// the tasks of both ranks, and its memory report one entry per rank.
+func TestMPIFitAssessment(t *testing.T) {
+	bin := mpiBinary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	if _, e, code, _ := mpirun(t, 1, nil, bin, "simulate", "--n", "1100", "--seed", "6", "--out", data); code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, e)
+	}
+	args := []string{"fit", "--data", data, "--nb", "125", "--workers", "1", "--holdout", "100", "--stderr", "--max-evals", "12"}
+	one, two, tr := filepath.Join(dir, "one.json"), filepath.Join(dir, "two.json"), filepath.Join(dir, "trace.json")
+	if _, e, code, _ := mpirun(t, 1, nil, bin, append(args, "--json", one)...); code != 0 {
+		t.Fatalf("one rank: exit %d: %s", code, e)
+	}
+	o, e, code, _ := mpirun(t, 2, nil, bin, append(args, "--json", two, "--trace", tr)...)
+	if code != 0 {
+		t.Fatalf("two ranks: exit %d: %s", code, e)
+	}
+	a, b := readFitReport(t, one), readFitReport(t, two)
+	near := func(x, y float64) bool { return math.Abs(x-y) <= 1e-12*math.Abs(x) }
+	bitwise := true
+	check := func(name string, x, y []float64) {
+		if len(x) != len(y) || len(x) == 0 {
+			t.Errorf("%s: one rank %v, two ranks %v", name, x, y)
+			return
+		}
+		for i := range x {
+			if !near(x[i], y[i]) {
+				t.Errorf("%s[%d]: one rank %.17g, two ranks %.17g", name, i, x[i], y[i])
+			}
+			bitwise = bitwise && x[i] == y[i]
+		}
+	}
+	check("theta", a.Theta, b.Theta)
+	check("loglik", []float64{a.LogLik}, []float64{b.LogLik})
+	check("mspe", []float64{a.MSPE}, []float64{b.MSPE})
+	check("coverage", []float64{a.Coverage}, []float64{b.Coverage})
+	check("stderr", a.StdErr, b.StdErr)
+	t.Logf("two ranks equal one rank bitwise: %v", bitwise)
+	if len(b.Memory) != 2 || len(a.Memory) != 1 {
+		t.Fatalf("memory reports: %d on one rank, %d on two", len(a.Memory), len(b.Memory))
+	}
+	for i, m := range b.Memory {
+		if m.Rank != i || m.Peak <= 0 || m.Owned <= 0 || m.PeakRSS <= 0 {
+			t.Errorf("memory of rank %d: %+v", i, m)
+		}
+	}
+	if !strings.Contains(o, "memory per rank") {
+		t.Errorf("no memory table on stdout:\n%s", o)
+	}
+	var tj struct {
+		TraceEvents []struct {
+			Ph  string `json:"ph"`
+			Pid int    `json:"pid"`
+		} `json:"traceEvents"`
+	}
+	tb, err := os.ReadFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(tb, &tj); err != nil {
+		t.Fatal(err)
+	}
+	tasks := map[int]int{}
+	for _, ev := range tj.TraceEvents {
+		if ev.Ph == "X" {
+			tasks[ev.Pid]++
+		}
+	}
+	if len(tasks) != 2 || tasks[0] == 0 || tasks[1] == 0 {
+		t.Errorf("trace: tasks per rank %v, want both ranks", tasks)
+	}
+}
+
+// TestMPIMemoryLimit: a run that needs more than --memory-limit stops
+// before it starts, with exit status 2 and one line naming the first rank
+// that lacks memory, on 1 rank and on 2 (all ranks agree, none hangs),
+// and writes no file.
+func TestMPIMemoryLimit(t *testing.T) {
+	bin := mpiBinary(t)
+	dir := t.TempDir()
+	const n, nb = 4000, 400
+	// 1D-1D with powers 1, 3: rank 1 owns three quarters of the tiles, so
+	// a limit between the two ranks' needs stops rank 1 only.
+	d, err := distribution.New("1d1d", 2, 0, 0, []float64{1, 3}, tile.NewLayout(n, nb).NT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := likelihood.MemoryNeed(n, likelihood.Options{NB: nb, Owner: d.Owner}, 2)
+	if need[1] <= need[0] {
+		t.Fatalf("needs %v: want rank 1's larger", need)
+	}
+	mid := strconv.FormatInt((need[0]+need[1])/2, 10)
+	out := filepath.Join(dir, "r.json")
+	csv := filepath.Join(dir, "s.csv")
+	for _, c := range []struct {
+		np   int
+		args []string
+		want string
+	}{
+		{1, []string{"fit", "--n", "4000", "--nb", "400", "--memory-limit", "50MB", "--json", out},
+			"fit: rank 0 needs 1"},
+		{2, []string{"fit", "--n", "4000", "--nb", "400", "--distribution", "1d1d", "--powers", "1,3", "--memory-limit", mid, "--json", out},
+			"fit: rank 1 needs " + memory.Format(need[1]) + " (N=4000, nb=400, 2 ranks); " + memory.Format((need[0]+need[1])/2) + " available (--memory-limit)"},
+		{2, []string{"simulate", "--n", "4000", "--nb", "400", "--memory-limit", "10MB", "--out", csv},
+			"simulate: rank 0 needs "},
+	} {
+		_, e, code, wall := mpirun(t, c.np, nil, bin, c.args...)
+		if code != 2 || strings.Count(e, c.want) != 1 || strings.Count(e, "exageostat:") != 1 {
+			t.Errorf("%d ranks %v: exit %d, stderr:\n%s\nwant status 2 and one line with %q", c.np, c.args, code, e, c.want)
+		}
+		if wall > 30*time.Second {
+			t.Errorf("%d ranks %v: took %v", c.np, c.args, wall)
+		}
+	}
+	for _, p := range []string{out, csv} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s written by a run that did not start", p)
+		}
+	}
+}
+
+// TestMPIMemoryShare: on 2 and 4 ranks (block-cyclic and 1D-1D), each
+// rank's peak of tile memory stays within its share of the matrix plus
+// the replicas its part of the graph needs: (a) the owned bytes reported
+// are those of the lower tiles the distribution gives the rank, and (b)
+// the peak is at most owned + max(replica budget, the program-order peak
+// of replicas of the recorded evaluation graph) + two tiles of workspace
+// + a few vectors; and it is well below the whole matrix.
+func TestMPIMemoryShare(t *testing.T) {
+	bin := mpiBinary(t)
+	dir := t.TempDir()
+	const n, nb = 3600, 300
+	theta := []float64{1, 0.1, 0.5}
+	data := filepath.Join(dir, "d.csv")
+	if _, e, code, _ := mpirun(t, 1, nil, bin, "simulate", "--n", "3600", "--out", data); code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, e)
+	}
+	l := tile.NewLayout(n, nb)
+	var total int64
+	for m := 0; m < l.NT; m++ {
+		for c := 0; c <= m; c++ {
+			total += int64(8 * l.Rows(m) * l.Rows(c))
+		}
+	}
+	for _, c := range []struct {
+		np    int
+		dist  string
+		share float64 // the most of the whole lower matrix one rank may hold
+	}{
+		{2, "bc", 0.65}, {2, "1d1d", 0.65}, {4, "bc", 0.4}, {4, "1d1d", 0.4},
+	} {
+		out := filepath.Join(dir, "r.json")
+		_, e, code, _ := mpirun(t, c.np, nil, bin, "fit", "--data", data, "--nb", "300", "--lb", "1,0.1,0.5", "--ub", "1,0.1,0.5",
+			"--workers", "1", "--distribution", c.dist, "--json", out)
+		if code != 0 {
+			t.Fatalf("%d ranks %s: exit %d: %s", c.np, c.dist, code, e)
+		}
+		r := readFitReport(t, out)
+		d, err := distribution.New(c.dist, c.np, 0, 0, nil, l.NT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owned := make([]int64, c.np)
+		for m := 0; m < l.NT; m++ {
+			for k := 0; k <= m; k++ {
+				owned[d.Owner(m, k)] += int64(8 * l.Rows(m) * l.Rows(k))
+			}
+		}
+		// The recorded graph of one evaluation with the same distribution.
+		rt := runtime.New(runtime.Options{Record: true, Ranks: c.np})
+		pts := dataset.Grid(n, 1)
+		ev, err := likelihood.NewWith(likelihood.Problem{Points: matern.Points{X: pts.X, Y: pts.Y}, Metric: matern.Euclidean,
+			Obs: make([]float64, n), Model: likelihood.Matern}, rt, likelihood.Options{NB: nb, Owner: d.Owner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt.Graph()
+		if _, _, err := ev.LogLik(theta); err != nil {
+			t.Fatal(err)
+		}
+		g := rt.Graph()
+		rt.Close()
+		if len(r.Memory) != c.np {
+			t.Fatalf("%d ranks %s: %d memory reports", c.np, c.dist, len(r.Memory))
+		}
+		tileBytes, vectors := int64(8*nb*nb), int64(8*8*n)
+		for q, m := range r.Memory {
+			bound := owned[q] + max(m.ReplicaBudget, g.Memory[q].PeakReplicas) + 2*tileBytes + vectors
+			if m.Owned != owned[q] || m.Peak <= 0 || m.Peak > bound || float64(m.Peak) > c.share*float64(total) {
+				t.Errorf("%d ranks %s, rank %d: owned %d (distribution: %d), peak %d (bound %d = owned + max(budget %d, recorded replicas %d) + 2 tiles + vectors; %.3f of the matrix, at most %.2f)",
+					c.np, c.dist, q, m.Owned, owned[q], m.Peak, bound, m.ReplicaBudget, g.Memory[q].PeakReplicas, float64(m.Peak)/float64(total), c.share)
+			}
+			t.Logf("%d ranks %s, rank %d: owned %.3f, peak %.3f of the matrix; peak replicas %d, budget %d, recorded %d",
+				c.np, c.dist, q, float64(owned[q])/float64(total), float64(m.Peak)/float64(total), m.PeakReplicas, m.ReplicaBudget, g.Memory[q].PeakReplicas)
 		}
 	}
 }

@@ -404,10 +404,7 @@ func fitNeed(n int, o likelihood.Options, ranks int, x fitExtras) ([]int64, stri
 	if x.grid > 0 {
 		take(fmt.Sprintf("kriging a %d-point grid", x.grid), predict.KrigeNeed(n, x.grid, o, ranks))
 	}
-	what := fmt.Sprintf("N=%d, nb=%d, %d ranks", n, o.NB, ranks)
-	if ranks == 1 {
-		what = fmt.Sprintf("N=%d, nb=%d, 1 rank", n, o.NB)
-	}
+	what := problem(n, o.NB, ranks)
 	need := make([]int64, ranks)
 	for r := range need {
 		need[r] = base[r] + extra[r]

@@ -117,3 +117,12 @@ func addTo(a, b []int64) {
 		a[i] += b[i]
 	}
 }
+
+// problem describes a run's size for messages: "N=4000, nb=400, 2 ranks".
+func problem(n, nb, ranks int) string {
+	s := "s"
+	if ranks == 1 {
+		s = ""
+	}
+	return fmt.Sprintf("N=%d, nb=%d, %d rank%s", n, nb, ranks, s)
+}

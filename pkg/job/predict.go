@@ -78,7 +78,7 @@ func Predict(cfg config.Predict, env Env) (*PredictResult, error) {
 	}
 	need := likelihood.MemoryNeed(n1, o, w.Size())
 	addTo(need, predict.KrigeNeed(n1, n2, o, w.Size()))
-	what := fmt.Sprintf("N=%d, nb=%d, %d ranks, kriging %d locations", n1, nb, w.Size(), n2)
+	what := fmt.Sprintf("%s, kriging %d locations", problem(n1, nb, w.Size()), n2)
 	if _, err := checkMemory(w, "predict", need, limit, what); err != nil {
 		return nil, err
 	}

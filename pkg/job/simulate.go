@@ -1,7 +1,6 @@
 package job
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/config"
@@ -47,7 +46,7 @@ func Simulate(cfg config.Simulate, env Env) (*SimulateResult, error) {
 		return nil, err
 	}
 	need := likelihood.MemoryNeed(cfg.N, o, w.Size())
-	if _, err := checkMemory(w, "simulate", need, limit, fmt.Sprintf("N=%d, nb=%d, %d ranks", cfg.N, nb, w.Size())); err != nil {
+	if _, err := checkMemory(w, "simulate", need, limit, problem(cfg.N, nb, w.Size())); err != nil {
 		return nil, err
 	}
 	rt, err := newRuntime(w, workersOr(cfg.Workers), false)

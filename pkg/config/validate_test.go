@@ -1,0 +1,113 @@
+package config
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFitValidate: each bad value is an *Error naming its key (and the
+// file the configuration came from), and the defaults are valid.
+func TestFitValidate(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		set  func(*Fit)
+		key  string
+		msg  string
+	}{
+		{"kernel", func(f *Fit) { f.Kernel = "gauss" }, "kernel", `unknown kernel "gauss"`},
+		{"distance", func(f *Fit) { f.Distance = "manhattan" }, "distance", `unknown distance "manhattan"`},
+		{"true theta without holdout", func(f *Fit) { f.TrueTheta = []float64{1, 0.1, 0.5} }, "true_theta", "--true-theta needs --holdout"},
+		{"true theta value", func(f *Fit) { f.Holdout = 10; f.TrueTheta = []float64{1, -0.1, 0.5} }, "true_theta", "beta must be positive"},
+		{"grid without plot", func(f *Fit) { f.Grid = "10x10" }, "grid", "--grid needs --plot"},
+		{"grid format", func(f *Fit) { f.Plot = dir; f.Grid = "10by10" }, "grid", "must be NxM"},
+		{"bounds length", func(f *Fit) { f.Upper = []float64{5, 5} }, "ub", "bounds need 3 values each"},
+		{"lb not positive", func(f *Fit) { f.Lower = []float64{0, 0.1, 0.1} }, "lb", "bounds of sigma2 must be positive"},
+		{"lb above ub", func(f *Fit) { f.Lower = []float64{1, 1, 1}; f.Upper = []float64{2, 0.5, 2} }, "lb", "lower bound of beta (1) is above its upper bound (0.5)"},
+		{"start values", func(f *Fit) { f.Start = "1,x,1" }, "start", `"x" is not a number`},
+		{"start count", func(f *Fit) { f.Start = "1,1" }, "start", "--start needs 3 values"},
+		{"start outside", func(f *Fit) { f.Start = "1,9,1" }, "start", "start beta = 9 is outside its bounds"},
+		{"search", func(f *Fit) { f.Search = "grid" }, "search", "search must be log or linear"},
+		{"nb", func(f *Fit) { f.NB = -1 }, "nb", "must be >= 0"},
+		{"workers", func(f *Fit) { f.Workers = -2 }, "workers", "must be >= 0"},
+		{"max evals", func(f *Fit) { f.MaxEvals = -1 }, "max_evals", "must be >= 0"},
+		{"tolerance", func(f *Fit) { f.Tolerance = 0 }, "tolerance", "must be > 0"},
+		{"nugget", func(f *Fit) { f.Nugget = -1 }, "nugget", "must be >= 0"},
+		{"holdout", func(f *Fit) { f.Holdout = -3 }, "holdout", "must be >= 0"},
+		{"solve", func(f *Fit) { f.Solve = "fast" }, "solve", "chained, per-rank or move-tiles"},
+		{"memory limit", func(f *Fit) { f.MemoryLimit = "lots" }, "memory_limit", "not a size in bytes"},
+		{"pair", func(f *Fit) { f.Locations = "l.txt" }, "observations", "go together"},
+		{"n", func(f *Fit) { f.N = 2 }, "n", "--n must be >= 3"},
+		{"theta", func(f *Fit) { f.Theta = []float64{1, 0.1, 3}; f.Kernel = "powexp" }, "theta", "delta must be in (0, 2]"},
+		{"json directory", func(f *Fit) { f.JSON = filepath.Join(dir, "no", "r.json") }, "json", "does not exist"},
+		{"trace directory", func(f *Fit) { f.Trace = filepath.Join(dir, "no", "t.json") }, "trace", "does not exist"},
+	}
+	ok := DefaultFit()
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	for _, c := range cases {
+		f := DefaultFit()
+		c.set(&f)
+		err := f.Validate()
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != c.key || ce.File != "fit" || !strings.Contains(ce.Msg, c.msg) {
+			t.Errorf("%s: %v, want key %q and %q", c.name, err, c.key, c.msg)
+		}
+	}
+	f := DefaultFit()
+	f.File, f.Search = "fit.toml", "grid"
+	if err := f.Validate(); err == nil || !strings.HasPrefix(err.Error(), `fit.toml: key "search": `) {
+		t.Errorf("from a file: %v", err)
+	}
+}
+
+// TestSimulatePredictValidate: the keys of simulate's and predict's
+// errors.
+func TestSimulatePredictValidate(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o.csv")
+	sims := []struct {
+		set func(*Simulate)
+		key string
+	}{
+		{func(s *Simulate) { s.Out = "" }, "out"},
+		{func(s *Simulate) { s.N = 1 }, "n"},
+		{func(s *Simulate) { s.NB = -1 }, "nb"},
+		{func(s *Simulate) { s.Kernel = "x" }, "kernel"},
+		{func(s *Simulate) { s.Theta = []float64{1, -0.1, 0.5} }, "theta"},
+		{func(s *Simulate) { s.MemoryLimit = "-1GB" }, "memory_limit"},
+		{func(s *Simulate) { s.Out = filepath.Join(dir, "no", "o.csv") }, "out"},
+	}
+	for i, c := range sims {
+		s := DefaultSimulate()
+		s.Out = out
+		c.set(&s)
+		var ce *Error
+		if err := s.Validate(); !errors.As(err, &ce) || ce.Key != c.key || ce.File != "simulate" {
+			t.Errorf("simulate case %d: %v, want key %q", i, err, c.key)
+		}
+	}
+	preds := []struct {
+		set func(*Predict)
+		key string
+	}{
+		{func(p *Predict) { p.At = "" }, "at"},
+		{func(p *Predict) { p.Theta = nil }, "theta"},
+		{func(p *Predict) { p.Theta = []float64{1, 0.1} }, "theta"},
+		{func(p *Predict) { p.Distance = "l1" }, "distance"},
+		{func(p *Predict) { p.Workers = -1 }, "workers"},
+		{func(p *Predict) { p.MemoryLimit = "2XB" }, "memory_limit"},
+	}
+	for i, c := range preds {
+		p := DefaultPredict()
+		p.Data, p.At, p.Out, p.Theta = "d.csv", "a.csv", out, []float64{1, 0.1, 0.5}
+		c.set(&p)
+		var ce *Error
+		if err := p.Validate(); !errors.As(err, &ce) || ce.Key != c.key || ce.File != "predict" {
+			t.Errorf("predict case %d: %v, want key %q", i, err, c.key)
+		}
+	}
+}
