@@ -223,7 +223,7 @@ func (f *Fit) Validate() error {
 			return bad("n", "--n must be >= 3, got %d", f.N)
 		}
 		if err := CheckTheta(f.Kernel, f.Theta); err != nil {
-			return bad("theta", "--theta: %v", err)
+			return bad("theta", "%v", err)
 		}
 	}
 	for _, o := range []struct{ key, path string }{{"json", f.JSON}, {"trace", f.Trace}} {
@@ -290,7 +290,7 @@ func (s *Simulate) Validate() error {
 		return bad("kernel", "%v", err)
 	}
 	if err := CheckTheta(s.Kernel, s.Theta); err != nil {
-		return bad("theta", "--theta: %v", err)
+		return bad("theta", "%v", err)
 	}
 	if !(s.Nugget >= 0) || math.IsInf(s.Nugget, 0) {
 		return bad("nugget", "--nugget must be >= 0 and finite")
@@ -353,7 +353,7 @@ func (p *Predict) Validate() error {
 		return bad("kernel", "%v", err)
 	}
 	if err := CheckTheta(p.Kernel, p.Theta); err != nil {
-		return bad("theta", "theta: %v", err)
+		return bad("theta", "%v", err)
 	}
 	switch p.Distance {
 	case "auto", "euclidean", "great-circle", "gc":
