@@ -344,7 +344,7 @@ func (r *Runtime) budget() int64 {
 		}
 		return b
 	}
-	return max(r.owned/8, 4*bytesOf(r.maxWords))
+	return max(r.owned.Load()/8, 32*r.maxWords.Load())
 }
 
 // post starts message t.

@@ -148,7 +148,7 @@ func (r *Runtime) RegisterReplicated(name string, owner int, data []float64) *Ha
 			h.dist.add(q)
 		}
 	}
-	r.maxWords = max(r.maxWords, h.words)
+	r.growMax(h.words)
 	return h
 }
 
@@ -157,9 +157,9 @@ func (r *Runtime) registered(h *Handle) {
 	case r.rec != nil:
 		r.rec.register(h)
 	case r.size == 1 || h.owner == r.rank:
-		r.owned += bytesOf(h.words)
+		r.owned.Add(bytesOf(h.words))
 	}
-	r.maxWords = max(r.maxWords, h.words)
+	r.growMax(h.words)
 }
 
 // Name returns the handle's name.
@@ -326,8 +326,8 @@ type Runtime struct {
 	replicas, peakReplicas atomic.Int64
 	memMu                  sync.Mutex
 	memEvents              []trace.Event // memory samples (Options.Trace)
-	owned                  int64         // bytes of the handles this rank owns
-	maxWords               int
+	owned                  atomic.Int64  // bytes of the handles this rank owns (read by the progress goroutine)
+	maxWords               atomic.Int64  // words of the largest handle
 
 	rank, size int
 	net        *network  // distributed runs: messages and their progress
@@ -609,7 +609,17 @@ func (r *Runtime) ResetPeak() {
 
 // OwnedBytes returns the bytes of the handles registered so far that this
 // rank owns (with a buffer or not yet).
-func (r *Runtime) OwnedBytes() int64 { return r.owned }
+func (r *Runtime) OwnedBytes() int64 { return r.owned.Load() }
+
+// growMax raises maxWords to words.
+func (r *Runtime) growMax(words int) {
+	for {
+		m := r.maxWords.Load()
+		if int64(words) <= m || r.maxWords.CompareAndSwap(m, int64(words)) {
+			return
+		}
+	}
+}
 
 // Wait blocks until every submitted task has completed (or been skipped after
 // a failure) and returns the first task error, if any. The error is then
