@@ -54,7 +54,7 @@ flags given on the command line override the file.
 Over MPI (a binary built with MPI, started by mpirun or srun), every rank
 reads the input and runs the same search; the tiles are spread over the ranks
 by --distribution: bc (2D block-cyclic over a p x q grid, default the most
-square one) or 1d1d (heterogeneous nodes, --powers one per rank). A
+square one with p >= q: fewer replicas at once) or 1d1d (heterogeneous nodes, --powers one per rank). A
 [generation] table in the config gives the generation phase a distribution
 of its own; the runtime moves the tiles between the phases. With --cluster
 FILE (node groups with their workers and task durations, as for

@@ -55,8 +55,9 @@ gives bytes.
 
 Distributions: bc, the 2D block-cyclic one over a p x q grid of homogeneous
 nodes (tile (m, n) on node (m mod p) q + (n mod q); default the most square
-grid with p >= q, e.g. 3 x 2 for 6 nodes), and 1d1d, the 1D-1D distribution of heterogeneous nodes of relative
-powers (each node owns within one tile of its power share).
+grid with p >= q, e.g. 3 x 2 for 6 nodes), and 1d1d, the 1D-1D distribution
+of heterogeneous nodes of relative powers (each node owns within one tile of
+its power share).
 
 The cluster is a TOML --config file (see configs/cluster-*.toml): nodes,
 distribution, p, q, powers for the factorisation, and a [generation] table
