@@ -179,6 +179,7 @@ func TestDistributedMemory(t *testing.T) {
 		}
 		g := rec.Graph()
 		mems := make([]runtime.MemStats, tc.ranks)
+		firstAllocs := make([]int64, tc.ranks)
 		budgets := make([]int64, tc.ranks)
 		grp := comm.NewGroup(tc.ranks)
 		var wg sync.WaitGroup
@@ -193,10 +194,13 @@ func TestDistributedMemory(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				for range 2 {
+				for i := range 2 {
 					if _, _, err := ev.LogLik(theta); err != nil {
 						t.Error(err)
 						return
+					}
+					if i == 0 {
+						firstAllocs[r] = rt.Mem().Allocs
 					}
 				}
 				mems[r], budgets[r] = rt.Mem(), rt.ReplicaBudget()
@@ -211,6 +215,9 @@ func TestDistributedMemory(t *testing.T) {
 				float64(g.Memory[r].PeakReplicas)/1e6, float64(budgets[r])/1e6, 100*float64(m.Peak)/float64(total))
 			if m.Peak > allowed || m.Peak < owned[r] {
 				t.Errorf("%s %d ranks, rank %d: peak tile bytes %d outside [owned %d, owned + replicas allowed %d]", tc.kind, tc.ranks, r, m.Peak, owned[r], allowed)
+			}
+			if m.Allocs != firstAllocs[r] {
+				t.Errorf("%s %d ranks, rank %d: the second evaluation allocated %d buffers (the pool must serve it)", tc.kind, tc.ranks, r, m.Allocs-firstAllocs[r])
 			}
 			if float64(m.Peak) > tc.bound*float64(total) {
 				t.Errorf("%s %d ranks, rank %d: peak %d is %.0f%% of the matrix (%d), want < %.0f%%", tc.kind, tc.ranks, r, m.Peak,
