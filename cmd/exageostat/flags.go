@@ -3,21 +3,18 @@ package main
 import (
 	"strconv"
 	"strings"
+
+	"github.com/exageostat/exageostat/pkg/config"
 )
 
-// parseFloats parses a comma-separated list such as "1,0.1,0.5".
+// parseFloats parses a comma-separated list such as "1,0.1,0.5" given to
+// --flag (config.ParseFloats); an error is bad input naming the flag.
 func parseFloats(flag, s string) ([]float64, error) {
-	parts := strings.Split(s, ",")
-	out := make([]float64, 0, len(parts))
-	for _, p := range parts {
-		p = strings.TrimSpace(p)
-		v, err := strconv.ParseFloat(p, 64)
-		if err != nil {
-			return nil, badInput("--%s: %q is not a number", flag, p)
-		}
-		out = append(out, v)
+	v, err := config.ParseFloats(s)
+	if err != nil {
+		return nil, badInput("--%s: %v", flag, err)
 	}
-	return out, nil
+	return v, nil
 }
 
 func formatFloats(x []float64) string {
