@@ -381,11 +381,14 @@ func (r *Runtime) post(t *task) {
 // posted at once; receives that allocate a replica wait, in submission
 // order, for room in the replica budget, except a receive that is the
 // earliest incomplete node of this rank (nothing else can advance).
-// With messages in flight it polls, backing off from 5 us to 1 ms while
-// nothing completes (each wake-up takes the core from a worker: with one
-// worker per rank on a 2-core machine a 200 us cap cost 7 % of an
-// evaluation at N = 8192); otherwise it sleeps until a message is ready or
-// replica memory is freed.
+// With messages in flight it polls: from 5 us backing off to 50 us while a
+// worker waits for work (a completed receive may be what it waits for), and
+// every 2 ms while all workers are busy (each wake-up takes a core from a
+// worker: with one worker per rank on a 2-core machine, polling at 200 us
+// cost 7 % of an evaluation at N = 8192, and slowed the tile kernels by
+// evicting their caches). A worker that goes idle wakes it. Without
+// messages in flight it sleeps until a message is ready or replica memory
+// is freed.
 func (r *Runtime) progress() {
 	defer r.wg.Done()
 	goruntime.LockOSThread()
@@ -396,7 +399,7 @@ func (r *Runtime) progress() {
 	var reqs []comm.Request
 	var done []int
 	timer := time.NewTimer(time.Hour)
-	backoff := 5 * time.Microsecond
+	backoff := pollFast
 	for {
 		n.mu.Lock()
 		q, closed := n.queue, n.closed
@@ -471,7 +474,10 @@ func (r *Runtime) progress() {
 			clear(active[j:])
 			clear(reqs[j:])
 			active, reqs = active[:j], reqs[:j]
-			backoff = 5 * time.Microsecond
+			backoff = pollFast
+			if r.idleWorkers.Load() == 0 {
+				backoff = pollBusy
+			}
 			continue
 		}
 		if len(q) > 0 {
@@ -484,10 +490,21 @@ func (r *Runtime) progress() {
 				<-timer.C
 			}
 		case <-timer.C:
-			backoff = min(2*backoff, time.Millisecond)
+			if r.idleWorkers.Load() > 0 {
+				backoff = min(2*backoff, pollIdle)
+			} else {
+				backoff = pollBusy
+			}
 		}
 	}
 }
+
+// Polling intervals of the progress goroutine.
+const (
+	pollFast = 5 * time.Microsecond  // right after a completion, a worker idle
+	pollIdle = 50 * time.Microsecond // the longest while a worker is idle
+	pollBusy = 2 * time.Millisecond  // while every worker runs a task
+)
 
 // commFailure ends every rank: a message that cannot be posted or completed
 // leaves the ranks out of step, with no way to agree on an error.

@@ -312,6 +312,7 @@ type Runtime struct {
 	ready       taskHeap
 	outstanding int
 	sleeping    int
+	idleWorkers atomic.Int32 // sleeping, readable without the lock
 	closed      bool
 
 	failed   atomic.Bool
@@ -816,7 +817,12 @@ func (r *Runtime) loop(w *worker) {
 			r.mu.Lock()
 			for r.ready.Len() == 0 && !r.closed {
 				r.sleeping++
+				r.idleWorkers.Add(1)
+				if r.net != nil {
+					r.net.poke() // poll messages fast while a worker waits
+				}
 				r.work.Wait()
+				r.idleWorkers.Add(-1)
 				r.sleeping--
 			}
 			if r.ready.Len() == 0 {
