@@ -1,26 +1,74 @@
 // Package atomicfile writes output files so that a reader never sees a
 // half-written one: the content goes to a temporary file in the same
 // directory, which is synced and renamed onto the target only when complete.
+//
+// A symbolic link is written through: the link is resolved (link after
+// link) and its target is replaced, in the target's directory, so the link
+// itself stays a link. CheckWritable and Same let a command check its
+// outputs before it starts its work.
 package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
+
+// maxLinks bounds the symbolic links followed by Resolve (as the kernel's
+// ELOOP limit).
+const maxLinks = 40
+
+// Resolve returns the file that writing path replaces: path itself, or the
+// final target of the symbolic links it names, followed one by one (a
+// relative link is taken from the directory holding it). The target need
+// not exist (a dangling link is resolved to the file it names). Only the
+// last element is followed: the directories on the way are left as given,
+// which reaches the same file.
+func Resolve(path string) (string, error) {
+	p := path
+	for range maxLinks {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return p, nil // the callers report the missing directory
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		to, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = to
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+}
 
 // Write creates or replaces path with what fill writes. On any error the
 // temporary file is removed and path is left untouched; an existing file
-// keeps its permissions. Errors name the path.
+// keeps its permissions. A symbolic link is written through to its target
+// (Resolve), which is replaced; the link stays. Errors name the path.
 func Write(path string, fill func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
+	target, err := Resolve(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
 	mode := os.FileMode(0o644)
-	if fi, statErr := os.Stat(path); statErr == nil {
+	if fi, statErr := os.Stat(target); statErr == nil {
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("write %s: not a regular file", path)
 		}
@@ -54,5 +102,90 @@ func Write(path string, fill func(io.Writer) error) (err error) {
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmpName, path)
+	return os.Rename(tmpName, target)
+}
+
+// CheckWritable reports, before any work, whether Write could replace
+// path: path (through its links) is not a directory or another
+// non-regular file, and a temporary file can be created and removed in
+// its directory. Nothing is left behind. The error says why, without
+// naming path (the caller names it with its flag).
+func CheckWritable(path string) error {
+	if path == "" {
+		return errors.New("empty path")
+	}
+	target, err := Resolve(path)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(target); err == nil {
+		if fi.IsDir() {
+			return errors.New("is a directory")
+		}
+		if !fi.Mode().IsRegular() {
+			return errors.New("not a regular file")
+		}
+	}
+	dir := filepath.Dir(target)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("directory %s does not exist", dir)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return CheckDir(dir)
+}
+
+// CheckDir reports whether a file can be created (and is then removed) in
+// the existing directory dir.
+func CheckDir(dir string) error {
+	f, err := os.CreateTemp(dir, ".exageostat-check-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot create a file in %s: %v", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// Same reports whether the paths a and b name the same file: equal once
+// made absolute and cleaned, or, when both exist, the same file after
+// their symbolic links (os.SameFile); a link that dangles is compared by
+// the path it resolves to.
+func Same(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	abs := func(p string) string {
+		if q, err := filepath.Abs(p); err == nil {
+			return q
+		}
+		return filepath.Clean(p)
+	}
+	if abs(a) == abs(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	ra, errA := Resolve(a)
+	rb, errB := Resolve(b)
+	if errA == nil && errB == nil {
+		ra, rb = abs(ra), abs(rb)
+		if ra == rb {
+			return true
+		}
+		// The same name in the same directory reached two ways.
+		da, errA := os.Stat(filepath.Dir(ra))
+		db, errB := os.Stat(filepath.Dir(rb))
+		return errA == nil && errB == nil && filepath.Base(ra) == filepath.Base(rb) && os.SameFile(da, db)
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +41,122 @@ func TestWrite(t *testing.T) {
 	}
 	if err := Write(filepath.Join(dir, "missing", "x"), func(io.Writer) error { return nil }); err == nil {
 		t.Fatal("no error for a missing directory")
+	}
+}
+
+func writeString(s string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+}
+
+func TestWriteThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(sub, "target.txt")
+	if err := os.WriteFile(target, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.txt")
+	if err := os.Symlink("sub/target.txt", link); err != nil {
+		t.Fatal(err)
+	}
+	link2 := filepath.Join(dir, "link2.txt") // a link to the link
+	if err := os.Symlink(link, link2); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link2, writeString("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{link, link2} {
+		fi, err := os.Lstat(l)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("%s is no longer a link: %v %v", l, fi.Mode(), err)
+		}
+	}
+	b, _ := os.ReadFile(target)
+	fi, _ := os.Stat(target)
+	if string(b) != "new\n" || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("target %q mode %v", b, fi.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(sub); len(entries) != 1 {
+		t.Fatalf("temporary files left: %v", entries)
+	}
+	// A dangling link creates its target.
+	dang := filepath.Join(dir, "dangling")
+	if err := os.Symlink(filepath.Join(sub, "new.txt"), dang); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dang, writeString("x")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sub, "new.txt")); string(b) != "x" {
+		t.Fatalf("dangling link target %q", b)
+	}
+	// A loop is an error, not a hang.
+	loop := filepath.Join(dir, "loop")
+	if err := os.Symlink("loop", loop); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(loop, writeString("x")); err == nil {
+		t.Fatal("no error for a link loop")
+	}
+	if err := CheckWritable(loop); err == nil {
+		t.Fatal("CheckWritable: no error for a link loop")
+	}
+}
+
+func TestCheckWritable(t *testing.T) {
+	dir := t.TempDir()
+	if err := CheckWritable(filepath.Join(dir, "new.json")); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("CheckWritable left %v", entries)
+	}
+	f := filepath.Join(dir, "file")
+	os.WriteFile(f, nil, 0o644)
+	for _, c := range []struct{ path, want string }{
+		{dir, "is a directory"},
+		{filepath.Join(dir, "missing", "x"), "does not exist"},
+		{filepath.Join(f, "x"), "is not a directory"},
+		{"/proc/exageostat-out.json", "cannot create a file in /proc"},
+		{"", "empty path"},
+	} {
+		err := CheckWritable(c.path)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckWritable(%q) = %v, want %q", c.path, err, c.want)
+		}
+	}
+}
+
+func TestSame(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.csv")
+	os.WriteFile(a, []byte("x"), 0o644)
+	l := filepath.Join(dir, "l.csv")
+	os.Symlink("a.csv", l)
+	h := filepath.Join(dir, "h.csv")
+	os.Link(a, h)
+	wd, _ := os.Getwd()
+	rel, _ := filepath.Rel(wd, a)
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{a, a, true},
+		{a, filepath.Join(dir, ".", "x", "..", "a.csv"), true},
+		{a, rel, true},
+		{a, l, true},
+		{l, a, true},
+		{a, h, true},
+		{a, filepath.Join(dir, "b.csv"), false},
+		{filepath.Join(dir, "new"), filepath.Join(dir, "new"), true},
+		{"", "", false},
+	} {
+		if got := Same(c.a, c.b); got != c.same {
+			t.Errorf("Same(%q, %q) = %v", c.a, c.b, got)
+		}
 	}
 }
