@@ -31,7 +31,8 @@ type FitOptions struct {
 	Solve           solve.Mode
 	// After, if not nil, runs once the search has ended, with the evaluator
 	// (tiles, runtime) still alive, e.g. to predict with the estimate and
-	// reuse its Cholesky factor.
+	// reuse its Cholesky factor. It does not run when Opt.Stop ended the
+	// search (status "interrupted").
 	After func(ev *likelihood.Evaluator, theta []float64) error
 }
 
@@ -112,6 +113,9 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	}
 	res, err := Maximize(f, opt, func(e Eval) {
 		s := Step{Eval: e, Stats: last}
+		if e.Replayed {
+			s.Stats = likelihood.Stats{}
+		}
 		out.Steps = append(out.Steps, s)
 		if report != nil {
 			report(s)
@@ -121,7 +125,7 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		return nil, err
 	}
 	out.Result = res
-	if o.After != nil {
+	if o.After != nil && res.Status != StatusInterrupted {
 		if err := o.After(ev, res.Theta); err != nil {
 			return nil, err
 		}

@@ -36,7 +36,21 @@ type Options struct {
 	FtolAbs      float64   // stop when an step changes l by less than this (default 1e-5)
 	MaxEvals     int       // at most this many evaluations (0: no limit)
 	LogScale     bool      // search log(theta) instead of theta
+	// Replay, if not nil, answers the evaluations already paid for (a
+	// checkpoint's) without calling the objective: the search retraces
+	// the checkpointed path bitwise, then carries on.
+	Replay *Cache
+	// Stop, if not nil, is called after every evaluation (replayed ones
+	// included); true ends the search there with status "interrupted".
+	Stop func() bool
 }
+
+// StatusInterrupted is the status of a search that Options.Stop ended.
+const StatusInterrupted = "interrupted"
+
+// ErrInterrupted is returned by Maximize when Options.Stop ended the
+// search before any evaluation succeeded.
+var ErrInterrupted = errors.New("interrupted before any evaluation succeeded")
 
 // Eval is one evaluation of the objective.
 type Eval struct {
@@ -46,6 +60,8 @@ type Eval struct {
 	Failed error     // why the evaluation failed, or nil
 	Best   float64   // best l so far
 	Time   float64   // seconds since the start
+	// Replayed is set when the value came from Options.Replay (no cost).
+	Replayed bool
 }
 
 // Result is the outcome of Maximize.
@@ -58,6 +74,8 @@ type Result struct {
 	Seconds     float64
 	Start       []float64
 	Restarts    int // BOBYQA restarts from the best point
+	// Replayed evaluations (of Evaluations) came from Options.Replay.
+	Replayed int
 }
 
 // Objective evaluates l(theta). It returns a *Recoverable error for a failed
@@ -141,11 +159,15 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		return v
 	}
 	var stopErr error
+	interrupted := false
 	worst := math.Inf(1)
 	evaluate := func(th []float64) float64 {
 		res.Evaluations++
-		l, err := f(th)
-		ev := Eval{N: res.Evaluations, Theta: th, LogLik: l}
+		l, err, replayed := o.Replay.eval(f, th)
+		if replayed {
+			res.Replayed++
+		}
+		ev := Eval{N: res.Evaluations, Theta: th, LogLik: l, Replayed: replayed}
 		var rec *Recoverable
 		switch {
 		case err == nil && !math.IsNaN(l) && !math.IsInf(l, 0):
@@ -169,6 +191,9 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		if report != nil && stopErr == nil {
 			report(ev)
 		}
+		if stopErr == nil && o.Stop != nil && o.Stop() {
+			interrupted = true
+		}
 		if ev.Failed != nil {
 			// A failed point gets a value well below everything seen, so the
 			// quadratic model steps away from it without being swamped.
@@ -182,9 +207,15 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 	if len(free) == 0 {
 		evaluate(start)
 		res.Status = "all parameters fixed"
+		if interrupted {
+			res.Status = StatusInterrupted
+		}
 		res.Seconds = time.Since(t0).Seconds()
 		if stopErr != nil {
 			return nil, stopErr
+		}
+		if res.Theta == nil && interrupted {
+			return nil, ErrInterrupted
 		}
 		if res.Theta == nil {
 			return nil, errors.New("the only evaluation failed")
@@ -209,11 +240,15 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 			oo.MaxEvals = o.MaxEvals - res.Evaluations
 		}
 		status, err = runBOBYQA(free, oo, from, u0, round > 0, func(u []float64) float64 {
-			if stopErr != nil {
+			if stopErr != nil || interrupted {
 				return math.NaN()
 			}
 			return evaluate(to(u))
-		}, func() bool { return stopErr != nil })
+		}, func() bool { return stopErr != nil || interrupted })
+		if interrupted {
+			status, err = StatusInterrupted, nil
+			break
+		}
 		if err != nil || stopErr != nil || res.Theta == nil || round == maxRestarts ||
 			status == "MAXEVAL_REACHED" || res.LogLik-before < o.FtolAbs {
 			break
@@ -230,6 +265,9 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 	res.Seconds = time.Since(t0).Seconds()
 	if stopErr != nil {
 		return nil, stopErr
+	}
+	if res.Theta == nil && interrupted {
+		return nil, ErrInterrupted
 	}
 	if res.Theta == nil {
 		return nil, fmt.Errorf("no evaluation succeeded (%d failed)", res.Failed)

@@ -1,0 +1,86 @@
+package mle
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+)
+
+// Record is one evaluation as a checkpoint keeps it: theta and l(theta),
+// or why the evaluation failed.
+type Record struct {
+	Theta  []float64
+	LogLik float64 // meaningless when Failed is set
+	Failed string  // why the evaluation failed ("" when it succeeded)
+}
+
+// Cache answers evaluations already paid for: a map from the exact bits of
+// the full theta vector to its record. BOBYQA is deterministic given the
+// objective's values, so a search whose evaluations are answered from the
+// cache of an earlier run retraces that run's path bitwise (replay costs
+// nothing) and then goes on where it stopped. A nil *Cache answers nothing.
+type Cache struct {
+	m    map[string]Record
+	hits int
+}
+
+// NewCache returns the cache of records (a later record of the same theta
+// replaces an earlier one; both hold the same value in a deterministic run).
+func NewCache(records []Record) *Cache {
+	c := &Cache{m: make(map[string]Record, len(records))}
+	for _, r := range records {
+		c.m[key(r.Theta)] = r
+	}
+	return c
+}
+
+// Len returns the number of distinct thetas in the cache.
+func (c *Cache) Len() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.m)
+}
+
+// Hits returns the number of evaluations the cache has answered.
+func (c *Cache) Hits() int {
+	if c == nil {
+		return 0
+	}
+	return c.hits
+}
+
+// eval returns the cached value of theta if there is one (replayed), or
+// calls f. A cached failure comes back as a *Recoverable error, as the
+// original one did (Maximize maps both to the same value).
+func (c *Cache) eval(f Objective, theta []float64) (l float64, err error, replayed bool) {
+	if c != nil {
+		if r, ok := c.m[key(theta)]; ok {
+			c.hits++
+			if r.Failed != "" {
+				return math.Inf(-1), &Recoverable{Err: errors.New(r.Failed)}, true
+			}
+			return r.LogLik, nil, true
+		}
+	}
+	l, err = f(theta)
+	return l, err, false
+}
+
+// key is the exact bit pattern of theta.
+func key(theta []float64) string {
+	b := make([]byte, 8*len(theta))
+	for i, v := range theta {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+	}
+	return string(b)
+}
+
+// Record returns e as a checkpoint keeps it.
+func (e Eval) Record() Record {
+	r := Record{Theta: append([]float64(nil), e.Theta...), LogLik: e.LogLik}
+	if e.Failed != nil {
+		r.LogLik, r.Failed = 0, e.Failed.Error()
+	}
+	return r
+}
