@@ -129,10 +129,9 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		// Re-apply the flags the user set over the file's values.
 		changed := map[string]string{}
 		c.Flags().Visit(func(f *pflag.Flag) { changed[f.Name] = f.Value.String() })
-		if err := config.Load(ff.cfg, cfg); err != nil {
+		if err := config.LoadFit(ff.cfg, cfg); err != nil {
 			return err
 		}
-		cfg.File = ff.cfg
 		if !c.Flags().Changed("lb") {
 			ff.lb = formatFloats(cfg.Lower)
 		}
@@ -157,6 +156,9 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 			}
 		}
 	}
+	var given []string
+	c.Flags().Visit(func(f *pflag.Flag) { given = append(given, f.Name) })
+	cfg.SetFlags(given...)
 	var err error
 	if cfg.Lower, err = parseFloats("lb", ff.lb); err != nil {
 		return err

@@ -7,8 +7,12 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,6 +46,13 @@ type Fit struct {
 	Grid         string    `toml:"grid"`         // NxM prediction grid for the maps
 	Solve        string    `toml:"solve"`        // MPI runs: chained | per-rank | move-tiles
 	MemoryLimit  string    `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
+	// Checkpoint is the file the fit rewrites (atomically) after every
+	// evaluation: "" means the default (the resume file, else the json
+	// path with the suffix .ckpt, else none), "none" disables it.
+	Checkpoint string `toml:"checkpoint"`
+	// Resume is a checkpoint to continue from: its evaluations are replayed
+	// at no cost; one made from other data or settings is refused.
+	Resume string `toml:"resume"`
 	// Used when no data is given: simulate N points with Theta and Seed.
 	N     int       `toml:"n"`
 	Theta []float64 `toml:"theta"`
@@ -54,7 +65,8 @@ type Fit struct {
 	// Cluster is a cluster file (see Cluster) whose [[group]] tables model
 	// the ranks' nodes, for the distributions computed from them (lp,
 	// bc-fast); its groups must hold as many nodes as there are ranks. A
-	// relative path is taken from the working directory.
+	// relative path in a file is taken from the file's directory (as every
+	// path key: PathKeys).
 	Cluster string `toml:"cluster"`
 	// ExcludeCPUOnly keeps the nodes without GPUs out of the factorisation
 	// of distribution lp (they still generate tiles).
@@ -62,6 +74,12 @@ type Fit struct {
 	// File is the configuration file the values came from, for messages
 	// (empty: the command line). It is not a key.
 	File string `toml:"-"`
+	// FileKeys holds the keys the file gave, with their lines (0: not
+	// known), and FlagKeys the keys given on the command line, which
+	// override the file's (LoadFit, SetFlags). They place the messages
+	// of Validate and tell a key given from one left at its default.
+	FileKeys map[string]int  `toml:"-"`
+	FlagKeys map[string]bool `toml:"-"`
 }
 
 // DefaultFit returns the defaults: Matérn, bounds [0.001, 5]^3, data-driven
@@ -104,17 +122,54 @@ var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "(.*?)"\): (.*)$`
 
 // Load decodes the TOML file path into v (a pointer to a struct of this
 // package, already holding defaults): keys present in the file replace the
-// defaults.
+// defaults. Errors are *Error values naming the file, the line and the
+// key: a syntax error, a value of the wrong type, an unknown key, and a
+// negative value for an unsigned key such as seed (which TOML would
+// otherwise wrap around to a huge number).
 func Load(path string, v any) error {
-	src, err := os.ReadFile(path)
+	_, err := load(path, v)
+	return err
+}
+
+// LoadKeys is Load that also returns the keys the file gave (tables'
+// keys dotted: "generation.p"), each with its line (0: not found), and
+// takes the relative paths the file gives for path keys (PathKeys) from
+// the file's directory, as a file's own references should be.
+func LoadKeys(path string, v any) (map[string]int, error) {
+	keys, err := load(path, v)
+	if err != nil {
+		return nil, err
+	}
+	resolvePaths(v, filepath.Dir(path), keys)
+	return keys, nil
+}
+
+// LoadFit loads a fit's configuration file over f (LoadKeys) and records
+// it as f's File and FileKeys.
+func LoadFit(path string, f *Fit) error {
+	keys, err := LoadKeys(path, f)
+	if err != nil {
+		return err
+	}
+	f.File, f.FileKeys = path, keys
+	return nil
+}
+
+func load(path string, v any) (map[string]int, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		msg := err.Error()
-		if errors.Is(err, os.ErrNotExist) {
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, os.ErrNotExist):
 			msg = "no such file"
+		case errors.As(err, &pe):
+			msg = "cannot read: " + pe.Err.Error()
 		}
-		return &Error{File: path, Msg: msg}
+		return nil, &Error{File: path, Msg: msg}
 	}
-	md, err := toml.Decode(string(src), v)
+	src := string(b)
+	md, err := toml.Decode(src, v)
 	if err != nil {
 		var pe toml.ParseError
 		var ppe *toml.ParseError
@@ -122,14 +177,14 @@ func Load(path string, v any) error {
 			pe = *ppe
 		}
 		if ppe != nil || errors.As(err, &pe) {
-			return &Error{File: path, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+			return nil, &Error{File: path, Line: pe.Position.Line, Key: pe.LastKey, Msg: oneLine(pe.Message)}
 		}
 		// Type mismatches come as "toml: line N (last key "k"): msg".
 		if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
 			line, _ := strconv.Atoi(m[1])
-			return &Error{File: path, Line: line, Key: m[2], Msg: m[3]}
+			return nil, &Error{File: path, Line: line, Key: m[2], Msg: oneLine(m[3])}
 		}
-		return &Error{File: path, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+		return nil, &Error{File: path, Msg: oneLine(strings.TrimPrefix(err.Error(), "toml: "))}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))
@@ -137,27 +192,192 @@ func Load(path string, v any) error {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return &Error{File: path, Line: lineOf(string(src), keys[0]), Key: keys[0], Msg: "unknown key"}
+		return nil, &Error{File: path, Line: lineOf(src, keys[0]), Key: keys[0], Msg: "unknown key"}
 	}
-	return nil
+	keys := map[string]int{}
+	for _, k := range md.Keys() {
+		keys[k.String()] = lineOf(src, k.String())
+	}
+	// Negative values decoded into unsigned fields wrap around: read the
+	// file again as plain values to find them.
+	var raw map[string]any
+	if _, err := toml.Decode(src, &raw); err == nil {
+		if key, val := negativeUnsigned(reflect.TypeOf(v), raw, ""); key != "" {
+			return nil, &Error{File: path, Line: lineOf(src, key), Key: key, Msg: fmt.Sprintf("must be >= 0, got %d", val)}
+		}
+	}
+	return keys, nil
 }
 
-// lineOf returns the first line that assigns key (its last dotted part), or 0.
-func lineOf(src, key string) int {
-	if i := strings.LastIndex(key, "."); i >= 0 {
-		key = key[i+1:]
+// oneLine joins the lines of a message (TOML's parse errors may hold
+// several) so that every error is one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
 	}
-	for i, line := range strings.Split(src, "\n") {
-		l := strings.TrimSpace(line)
-		if strings.HasPrefix(l, key) {
-			rest := strings.TrimSpace(strings.TrimPrefix(l, key))
-			if strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, ".") {
-				return i + 1
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// negativeUnsigned returns the first key (dotted) whose field in t (a
+// struct, or a pointer to one) is unsigned and whose value in raw is a
+// negative integer, with that value.
+func negativeUnsigned(t reflect.Type, raw map[string]any, prefix string) (string, int64) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return "", 0
+	}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("toml"), ",")
+		if name == "-" || !sf.IsExported() {
+			continue
+		}
+		if sf.Anonymous && name == "" {
+			if k, v := negativeUnsigned(sf.Type, raw, prefix); k != "" {
+				return k, v
+			}
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		val, ok := raw[name]
+		if !ok {
+			for k, x := range raw { // TOML matches field names without case
+				if strings.EqualFold(k, name) {
+					val, ok = x, true
+					break
+				}
 			}
 		}
-		if l == "["+key+"]" {
-			return i + 1
+		if !ok {
+			continue
+		}
+		ft := sf.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch ft.Kind() {
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			if n, isInt := val.(int64); isInt && n < 0 {
+				return prefix + name, n
+			}
+		case reflect.Struct:
+			if m, isMap := val.(map[string]any); isMap {
+				if k, v := negativeUnsigned(ft, m, prefix+name+"."); k != "" {
+					return k, v
+				}
+			}
+		case reflect.Slice:
+			if tables, isTables := val.([]map[string]any); isTables {
+				for j, m := range tables {
+					if k, v := negativeUnsigned(ft.Elem(), m, fmt.Sprintf("%s%s[%d].", prefix, name, j)); k != "" {
+						return k, v
+					}
+				}
+			}
 		}
 	}
-	return 0
+	return "", 0
+}
+
+// PathKeys are the keys that name files or directories, in any command's
+// configuration. A relative path given in a configuration file is taken
+// from the file's directory (LoadKeys); one given by a flag stays relative
+// to the working directory.
+var PathKeys = []string{"data", "locations", "observations", "json", "trace", "plot", "cluster",
+	"at", "out", "theta_from", "checkpoint", "resume", "svg"}
+
+// resolvePaths joins dir before the relative paths that keys (the ones
+// the file gave) set in v's top-level string fields named by PathKeys.
+func resolvePaths(v any, dir string, keys map[string]int) {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer {
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct || dir == "." || dir == "" {
+		return
+	}
+	t := rv.Type()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("toml"), ",")
+		if sf.Type.Kind() != reflect.String || !sf.IsExported() || !slices.Contains(PathKeys, name) {
+			continue
+		}
+		if _, given := keys[name]; !given {
+			continue
+		}
+		fv := rv.Field(i)
+		if p := fv.String(); p != "" && !filepath.IsAbs(p) {
+			fv.SetString(filepath.Join(dir, p))
+		}
+	}
+}
+
+// lineOf returns the line of src that gives key, or 0: a dotted key
+// ("generation.p") is looked for in its table, a key of the i-th table of
+// an array ("group[1].cpus") in the i-th [[group]], and a table's key at
+// its header. Without such a line, the first line that assigns the key's
+// last part, or 0.
+func lineOf(src, key string) int {
+	type want struct {
+		table string
+		index int // -1: any
+		name  string
+	}
+	parse := func(k string) want {
+		w := want{index: -1, name: k}
+		if i := strings.LastIndex(k, "."); i >= 0 {
+			w.table, w.name = k[:i], k[i+1:]
+		}
+		if a, b, ok := strings.Cut(w.table, "["); ok {
+			if n, err := strconv.Atoi(strings.TrimSuffix(b, "]")); err == nil {
+				w.table, w.index = a, n
+			}
+		}
+		return w
+	}
+	w := parse(key)
+	last := w.name
+	table, count := "", map[string]int{}
+	index := 0
+	fallback := 0
+	for i, line := range strings.Split(src, "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "[") {
+			h, _, _ := strings.Cut(l, "#")
+			h = strings.TrimSpace(h)
+			array := strings.HasPrefix(h, "[[")
+			name := strings.TrimSpace(strings.Trim(h, "[]"))
+			table, index = name, 0
+			if array {
+				index = count[name]
+				count[name]++
+			}
+			if name == key || (array && name == w.table+"."+w.name) {
+				return i + 1
+			}
+			continue
+		}
+		k, _, ok := strings.Cut(l, "=")
+		if !ok {
+			continue
+		}
+		k = strings.Trim(strings.TrimSpace(k), `"'`)
+		full := k
+		if table != "" {
+			full = table + "." + k
+		}
+		if full == key || (full == w.table+"."+w.name && (w.index < 0 || w.index == index)) {
+			return i + 1
+		}
+		if fallback == 0 && (k == last || strings.HasSuffix(k, "."+last)) {
+			fallback = i + 1
+		}
+	}
+	return fallback
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -114,17 +115,18 @@ func (f *Fit) Simulated() bool {
 // max_evals, holdout >= 0, tolerance > 0, nugget >= 0 and finite; solve
 // chained, per-rank or move-tiles; memory_limit a size ("2GB"); grid NxM
 // and only with plot; true_theta a valid theta and only with holdout;
-// locations and observations together; without data, n >= 3 and a valid
-// theta; and the directories of json and trace must exist. The
+// locations and observations together; no two sources of data (data and
+// locations/observations), and no key of the simulated default problem
+// (n, theta; seed unless holdout or plot use it) given with data, unless
+// the command line gave the data over a file's problem; without data, n
+// >= 3 and a valid theta; and the directories of json and trace must
+// exist. An error given by a flag names the command ("fit"), one given
+// by the file names the file and the line (Locate). The
 // distribution keys are checked by Cluster.Validate, which knows the
 // number of ranks.
 func (f *Fit) Validate() error {
-	file := f.File
-	if file == "" {
-		file = "fit"
-	}
 	bad := func(key, format string, a ...any) error {
-		return &Error{File: file, Key: key, Msg: fmt.Sprintf(format, a...)}
+		return f.Locate(&Error{File: f.File, Key: key, Msg: fmt.Sprintf(format, a...)})
 	}
 	names, err := ParamNames(f.Kernel)
 	if err != nil {
@@ -211,6 +213,9 @@ func (f *Fit) Validate() error {
 	if _, err := MemoryLimitBytes(f.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
 	}
+	if err := f.conflicts(); err != nil {
+		return err
+	}
 	if (f.Locations == "") != (f.Observations == "") {
 		key := "locations"
 		if f.Observations == "" {
@@ -230,6 +235,96 @@ func (f *Fit) Validate() error {
 		if err := dirExists(o.path); err != nil {
 			return bad(o.key, "%v", err)
 		}
+	}
+	return nil
+}
+
+// Given reports whether key was given by the configuration file or on
+// the command line (rather than left at its default).
+func (f *Fit) Given(key string) bool {
+	_, inFile := f.FileKeys[key]
+	return inFile || f.FlagKeys[key]
+}
+
+// SetFlags records the keys that flags given on the command line set, all
+// of them in one call (a flag's name is its key with '-' for '_'; names
+// that are no key, such as config, are recorded harmlessly). A source of
+// data given by a flag replaces the one the file gives: --data drops the
+// file's locations and observations, --locations or --observations the
+// file's data.
+func (f *Fit) SetFlags(names ...string) {
+	if f.FlagKeys == nil {
+		f.FlagKeys = map[string]bool{}
+	}
+	for _, n := range names {
+		f.FlagKeys[strings.ReplaceAll(n, "-", "_")] = true
+	}
+	pair := f.FlagKeys["locations"] || f.FlagKeys["observations"]
+	switch {
+	case f.FlagKeys["data"] && !pair:
+		f.Locations, f.Observations = "", ""
+	case pair && !f.FlagKeys["data"]:
+		f.Data = ""
+	}
+}
+
+// Locate places a configuration error of f's: an *Error about a key that
+// a flag gave names the command ("fit") instead of the file, and one about
+// a key of the file gets the key's line. Other errors come back as they
+// are.
+func (f *Fit) Locate(err error) error {
+	var e *Error
+	if !errors.As(err, &e) || (e.File != f.File && e.File != "fit") {
+		return err
+	}
+	switch {
+	case f.File == "" || f.FlagKeys[e.Key]:
+		e.File, e.Line = "fit", 0
+	default:
+		e.File = f.File
+		if e.Line == 0 {
+			e.Line = f.FileKeys[e.Key]
+		}
+	}
+	return err
+}
+
+// conflicts reports keys that contradict each other: two sources of data,
+// or a key of the simulated default problem given with data (it would be
+// ignored). The command line overrides the file: a problem the file
+// describes gives way to data given by a flag.
+func (f *Fit) conflicts() error {
+	bad := func(key, format string, a ...any) error {
+		return f.Locate(&Error{File: f.File, Key: key, Msg: fmt.Sprintf(format, a...)})
+	}
+	if f.Data != "" {
+		for _, k := range []string{"locations", "observations"} {
+			if (k == "locations" && f.Locations != "") || (k == "observations" && f.Observations != "") {
+				return bad(k, "--data and --locations/--observations both give the data: give one of them")
+			}
+		}
+	}
+	if f.Simulated() {
+		return nil
+	}
+	dataKey := "data"
+	if f.Data == "" {
+		dataKey = "locations"
+	}
+	dataByFlag := f.FlagKeys["data"] || f.FlagKeys["locations"] || f.FlagKeys["observations"]
+	for _, k := range []string{"n", "theta", "seed"} {
+		if !f.Given(k) || (!f.FlagKeys[k] && dataByFlag) {
+			continue
+		}
+		if k == "seed" && (f.Holdout > 0 || f.Plot != "") {
+			continue // the seed of the hold-out split and of the semivariogram's pairs
+		}
+		what := map[string]string{
+			"n":     "the number of simulated locations",
+			"theta": "the true theta of the simulated default problem (the search's start is --start)",
+			"seed":  "the seed of the simulated default problem (and of --holdout and --plot, not given)",
+		}[k]
+		return bad(k, "--%s is %s: it does nothing with --%s (leave it out)", k, what, dataKey)
 	}
 	return nil
 }

@@ -111,3 +111,69 @@ func TestSimulatePredictValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestFitConflicts: two sources of data, and the simulated problem's keys
+// given with data, are errors naming the key and where it was given; the
+// command line overrides a file.
+func TestFitConflicts(t *testing.T) {
+	cases := []struct {
+		name  string
+		set   func(*Fit)
+		file  map[string]int // keys given by the file "c.toml", with lines
+		flags []string
+		want  string // "" : valid
+	}{
+		{"data and locations by flags", func(f *Fit) { f.Data, f.Locations, f.Observations = "d.csv", "l", "o" }, nil,
+			[]string{"data", "locations", "observations"}, `fit: key "locations": --data and --locations/--observations both give the data`},
+		{"data and observations in the file", func(f *Fit) { f.Data, f.Observations = "d.csv", "o" }, map[string]int{"data": 1, "observations": 2},
+			nil, `c.toml:2: key "observations": --data and --locations`},
+		{"flag data over file pair", func(f *Fit) { f.Data, f.Locations, f.Observations = "d.csv", "l", "o" }, map[string]int{"locations": 1, "observations": 2},
+			[]string{"data"}, ""},
+		{"flag pair over file data", func(f *Fit) { f.Data, f.Locations, f.Observations = "d.csv", "l", "o" }, map[string]int{"data": 1},
+			[]string{"locations", "observations"}, ""},
+		{"n with data", func(f *Fit) { f.Data, f.N = "d.csv", 100 }, nil, []string{"data", "n"}, `fit: key "n": --n is the number of simulated locations: it does nothing with --data`},
+		{"theta with data", func(f *Fit) { f.Data = "d.csv" }, nil, []string{"data", "theta"}, `fit: key "theta"`},
+		{"theta with pair", func(f *Fit) { f.Locations, f.Observations = "l", "o" }, nil, []string{"locations", "observations", "theta"}, `it does nothing with --locations`},
+		{"seed with data", func(f *Fit) { f.Data = "d.csv" }, nil, []string{"data", "seed"}, `fit: key "seed"`},
+		{"seed with data and holdout", func(f *Fit) { f.Data, f.Holdout = "d.csv", 10 }, nil, []string{"data", "seed", "holdout"}, ""},
+		{"seed with data and plot", func(f *Fit) { f.Data, f.Plot = "d.csv", "plots" }, nil, []string{"data", "seed", "plot"}, ""},
+		{"file problem, flag data", func(f *Fit) { f.Data = "d.csv" }, map[string]int{"n": 1, "theta": 2, "seed": 3}, []string{"data"}, ""},
+		{"file problem and file data", func(f *Fit) { f.Data = "d.csv" }, map[string]int{"data": 4, "theta": 2}, nil, `c.toml:2: key "theta"`},
+		{"flag n, file data", func(f *Fit) { f.Data = "d.csv" }, map[string]int{"data": 4}, []string{"n"}, `fit: key "n"`},
+		{"defaults with data", func(f *Fit) { f.Data = "d.csv" }, nil, []string{"data"}, ""},
+	}
+	for _, c := range cases {
+		f := DefaultFit()
+		c.set(&f)
+		if c.file != nil {
+			f.File, f.FileKeys = "c.toml", c.file
+		}
+		f.SetFlags(c.flags...)
+		err := f.Validate()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestFitLocate: a bad key from the file names its line, one from a flag
+// the command.
+func TestFitLocate(t *testing.T) {
+	f := DefaultFit()
+	f.File, f.FileKeys = "c.toml", map[string]int{"nb": 3, "workers": 4}
+	f.NB = -1
+	if err := f.Validate(); err == nil || err.Error() != `c.toml:3: key "nb": must be >= 0 (0: automatic), got -1` {
+		t.Fatal(err)
+	}
+	f.SetFlags("nb")
+	if err := f.Validate(); err == nil || err.Error() != `fit: key "nb": must be >= 0 (0: automatic), got -1` {
+		t.Fatal(err)
+	}
+	f.NB, f.Workers = 0, -1
+	if err := f.Validate(); err == nil || err.Error() != `c.toml:4: key "workers": must be >= 0 (0: one per core), got -1` {
+		t.Fatal(err)
+	}
+}
