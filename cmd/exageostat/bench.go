@@ -114,8 +114,11 @@ func newBenchRuntimeCmd() *cobra.Command {
 		Example: `  exageostat bench runtime --tasks 100000 --workers 2`,
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if tasks < 1 || workers < 1 {
-				return badInput("bench runtime: --tasks and --workers must be >= 1")
+			switch {
+			case tasks < 1:
+				return badInput("bench runtime: --tasks must be >= 1 (got %d)", tasks)
+			case workers < 1:
+				return badInput("bench runtime: --workers must be >= 1 (got %d)", workers)
 			}
 			r := bench.RuntimeOverhead(tasks, workers, 5)
 			if asJSON {
@@ -154,8 +157,17 @@ many threads as workers) with the speed-up.`,
 				return err
 			}
 			o.Theta, o.Reference = th, ref
-			if o.N < 3 || o.NB < 1 || o.Workers < 1 || o.Reps < 1 || len(th) != 3 {
-				return badInput("bench likelihood: need --n >= 3, --nb, --workers, --reps >= 1 and 3 values in --theta")
+			switch {
+			case o.N < 3:
+				return badInput("bench likelihood: --n must be >= 3 (got %d)", o.N)
+			case o.NB < 1:
+				return badInput("bench likelihood: --nb must be >= 1 (got %d)", o.NB)
+			case o.Workers < 1:
+				return badInput("bench likelihood: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Reps < 1:
+				return badInput("bench likelihood: --reps must be >= 1 (got %d)", o.Reps)
+			case len(th) != 3:
+				return badInput("bench likelihood: --theta needs 3 values (sigma2,beta,nu), got %d", len(th))
 			}
 			r, err := bench.LikelihoodBench(o)
 			if err != nil {

@@ -71,10 +71,14 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 				return badInput("bench simulator: --nb must be in [1, %d] (got %d)", maxCalibrateNB, o.NB)
 			case o.Workers < 1:
 				return badInput("bench simulator: --workers must be >= 1 (got %d)", o.Workers)
-			case o.Reps < 1 || o.Reps > maxSimCheckReps || o.CalReps < 1 || o.CalReps > maxCalibrateReps:
-				return badInput("bench simulator: --reps must be in [1, %d] and --cal-reps in [1, %d]", maxSimCheckReps, maxCalibrateReps)
-			case !(o.Network.Bandwidth > 0) || !(o.Network.Latency >= 0):
-				return badInput("bench simulator: --bandwidth must be > 0 and --latency >= 0")
+			case o.Reps < 1 || o.Reps > maxSimCheckReps:
+				return badInput("bench simulator: --reps must be in [1, %d] (got %d)", maxSimCheckReps, o.Reps)
+			case o.CalReps < 1 || o.CalReps > maxCalibrateReps:
+				return badInput("bench simulator: --cal-reps must be in [1, %d] (got %d)", maxCalibrateReps, o.CalReps)
+			case !(o.Network.Bandwidth > 0):
+				return badInput("bench simulator: --bandwidth must be > 0 (got %g)", o.Network.Bandwidth)
+			case !(o.Network.Latency >= 0):
+				return badInput("bench simulator: --latency must be >= 0 (got %g)", o.Network.Latency)
 			}
 			kernels.DefaultThreads().SetThreads(1)
 			o.Comm = w

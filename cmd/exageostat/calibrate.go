@@ -13,6 +13,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
 	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
 )
@@ -103,6 +104,11 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags) error {
 	}
 	if !(cf.nu > 0 && cf.nu <= 30) {
 		return badInput("calibrate: --nu must be in (0, 30] (got %g)", cf.nu)
+	}
+	if cf.out != "" {
+		if err := checkOutputs("calibrate", []job.File{{Flag: "out", Path: cf.out}}); err != nil {
+			return err
+		}
 	}
 	kernels.DefaultThreads().SetThreads(1)
 	stderr := c.ErrOrStderr()

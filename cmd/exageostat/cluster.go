@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/sim"
 	"github.com/exageostat/exageostat/pkg/strategy"
 	"github.com/exageostat/exageostat/pkg/tile"
@@ -96,6 +97,9 @@ type simOut struct {
 func runSimulateCluster(c *cobra.Command, sf *simFlags) error {
 	cl, err := loadModel("simulate-cluster", sf.cfg, sf.n, &sf.nb)
 	if err != nil {
+		return err
+	}
+	if err := checkOutputs("simulate-cluster", []job.File{{Flag: "trace", Path: sf.trace}}, job.File{Flag: "config", Path: sf.cfg}); err != nil {
 		return err
 	}
 	nt := tile.NewLayout(sf.n, sf.nb).NT

@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/exageostat/exageostat/pkg/atomicfile"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/distribution"
+	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/strategy"
 )
 
@@ -149,6 +151,12 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 	}
 	if pf.nodesMax != 0 {
 		return badInput("plan: --nodes-max goes with --dist lp")
+	}
+	if pf.svg != "" {
+		if err := checkOutputs("plan", []job.File{{Flag: "svg", Path: pf.svg}, {Flag: "svg", Path: generationPath(pf.svg)}},
+			job.File{Flag: "config", Path: pf.cfg}); err != nil {
+			return err
+		}
 	}
 	cfg := config.DefaultCluster()
 	source := "plan (flags)"
@@ -465,8 +473,12 @@ func writeFilesAtomic(paths []string, writers []func(io.Writer) error) (err erro
 			}
 		}
 	}()
+	targets := make([]string, len(paths)) // through symbolic links
 	for i, p := range paths {
-		f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
+		if targets[i], err = atomicfile.Resolve(p); err != nil {
+			return err
+		}
+		f, err := os.CreateTemp(filepath.Dir(targets[i]), "."+filepath.Base(targets[i])+".tmp*")
 		if err != nil {
 			return err
 		}
@@ -482,8 +494,8 @@ func writeFilesAtomic(paths []string, writers []func(io.Writer) error) (err erro
 			return fmt.Errorf("%s: %v", p, werr)
 		}
 	}
-	for i, p := range paths {
-		if err := os.Rename(tmps[i], p); err != nil {
+	for i := range paths {
+		if err := os.Rename(tmps[i], targets[i]); err != nil {
 			return err
 		}
 	}

@@ -44,7 +44,7 @@ memory first (--memory-limit, or what the node has).`,
 			if cfg.ThetaFrom != "" {
 				r, err := job.ReadFitResult(cfg.ThetaFrom)
 				if err != nil {
-					return fmt.Errorf("predict: --theta-from: %w", err)
+					return fmt.Errorf("predict: --theta-from %w", err)
 				}
 				if err := r.ApplyTo(&cfg, cfg.ThetaFrom, c.Flags().Changed); err != nil {
 					return err

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/comm"
@@ -31,6 +34,20 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
 		}
 		return nil
 	}
+	// An unknown command is bad input (exit 2) in one line; without a
+	// command, the help.
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+		}
+		return badInput("%s (see '%s --help')", msg, c.CommandPath())
+	}
+	root.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+	root.SuggestionsMinimumDistance = 2
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})

@@ -415,6 +415,10 @@ type Predict struct {
 	MemoryLimit string    `toml:"memory_limit"`
 	// Distribution of the tiles over the MPI ranks (ignored on one rank).
 	Phase
+	// FitDistance, when set, is the distance of the fit that ThetaFrom
+	// holds, which Distance "auto" must turn out to be once the data's
+	// coordinates are known. It is not a key.
+	FitDistance string `toml:"-"`
 }
 
 // DefaultPredict returns the defaults: Matérn, distance from the data's

@@ -118,7 +118,14 @@ func (r *lineReader) parseValue(field, name string) (float64, error) {
 // strconv.ParseFloat; NaN, ±Inf, unparsable values, a wrong number of fields
 // and an unknown header are *InputError values naming the line. A file with
 // a header and no rows gives an empty Data; Validate rejects it.
-func ReadCSV(path string) (*Data, error) {
+func ReadCSV(path string) (*Data, error) { return readCSV(path, false) }
+
+// ReadLocations reads the locations of a CSV file as ReadCSV does, with
+// Obs nil: a z column, if the header has one, is not read at all (so NaN
+// or an empty value there is fine), but its field must be on every row.
+func ReadLocations(path string) (*Data, error) { return readCSV(path, true) }
+
+func readCSV(path string, skipObs bool) (*Data, error) {
 	r, f, err := openLines(path)
 	if err != nil {
 		return nil, err
@@ -142,10 +149,13 @@ func ReadCSV(path string) (*Data, error) {
 		return nil, r.errorf(r.line, "unknown header %q: want one of %s", head, acceptedHeaders)
 	}
 	d := &Data{Coords: coords, X: []float64{}, Y: []float64{}}
+	cols := len(fields)
+	if skipObs {
+		hasObs = false
+	}
 	if hasObs {
 		d.Obs = []float64{}
 	}
-	cols := len(fields)
 
 	for {
 		line, err := r.next()
@@ -161,6 +171,9 @@ func ReadCSV(path string) (*Data, error) {
 		}
 		var v [3]float64
 		for j, p := range parts {
+			if j == 2 && !hasObs {
+				break
+			}
 			if v[j], err = r.parseValue(strings.TrimSpace(p), fields[j]); err != nil {
 				return nil, err
 			}

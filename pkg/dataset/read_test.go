@@ -222,3 +222,34 @@ func TestReadCSVFullPrecision(t *testing.T) {
 		t.Errorf("got %v %v %v", d.X[0], d.Y[0], d.Obs[0])
 	}
 }
+
+// TestReadLocations: the z column of a locations file is not read (NaN,
+// empty or text there is fine), but its field must be there.
+func TestReadLocations(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "at.csv", "x,y,z\n0.1,0.2,NaN\n0.3,0.4,\n0.5,0.6,n/a\n")
+	d, err := ReadLocations(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Obs != nil || !slices.Equal(d.X, []float64{0.1, 0.3, 0.5}) || !slices.Equal(d.Y, []float64{0.2, 0.4, 0.6}) {
+		t.Fatalf("%+v", d)
+	}
+	if _, err := ReadCSV(p); err == nil {
+		t.Fatal("ReadCSV read a NaN observation")
+	}
+	for _, c := range []struct{ content, want string }{
+		{"x,y,z\n0.1,0.2\n", "at.csv:2: expected 3 fields, got 2"},
+		{"x,y,z\nNaN,0.2,1\n", "at.csv:2: x is NaN"},
+		{"lon,lat\n1,2\n3,x\n", `at.csv:3: lat: cannot parse "x"`},
+	} {
+		p := writeFile(t, dir, "at.csv", c.content)
+		if _, err := ReadLocations(p); err == nil || err.Error() != c.want && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.content, err, c.want)
+		}
+	}
+	d, err = ReadLocations(writeFile(t, dir, "ll.csv", "lon,lat\n10,20\n"))
+	if err != nil || d.Coords != Geographic || d.Len() != 1 {
+		t.Fatalf("%v %+v", err, d)
+	}
+}

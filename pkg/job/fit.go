@@ -68,39 +68,6 @@ type Step struct {
 	Solve  float64   `json:"solve"`
 }
 
-// ReadFitResult reads a fit's JSON result (FitResult) from path.
-func ReadFitResult(path string) (*FitResult, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &InputError{Err: err}
-	}
-	var r FitResult
-	if err := json.Unmarshal(b, &r); err != nil || r.Theta == nil {
-		return nil, badInput("%s is not a fit result (no theta)", path)
-	}
-	return &r, nil
-}
-
-// ApplyTo sets p's theta from the fit, and its kernel, nugget and distance
-// unless the user set them (set reports whether a key was given). A kernel
-// the user gave must be the fit's.
-func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string) bool) error {
-	if set("kernel") && r.Kernel != "" && r.Kernel != p.Kernel {
-		return badInput("predict: %s holds a %s fit, not %s", path, r.Kernel, p.Kernel)
-	}
-	if r.Kernel != "" {
-		p.Kernel = r.Kernel
-	}
-	p.Theta = r.Theta
-	if !set("nugget") {
-		p.Nugget = r.Nugget
-	}
-	if !set("distance") && r.Distance != "" {
-		p.Distance = r.Distance
-	}
-	return nil
-}
-
 // Fit runs `exageostat fit` as cfg says on the ranks of env.Comm: every
 // rank reads (or simulates) the same data and runs the same search over
 // the distributed likelihood, then the assessment (hold-out prediction,
@@ -114,6 +81,11 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if w.Rank() == 0 { // the rank that writes them
+		if err := fitOutputs(&cfg).Check(); err != nil {
+			return nil, err
+		}
+	}
 	src := cfg.File
 	if src == "" {
 		src = "fit"
@@ -123,11 +95,6 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 	gridX, gridY, _ := cfg.GridSize()
 	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
 	x0, _ := cfg.StartValues()
-	if cfg.Plot != "" {
-		if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
-			return nil, badInput("fit: --plot: %v", err)
-		}
-	}
 	opt := mle.Options{Lower: cfg.Lower, Upper: cfg.Upper, FtolAbs: cfg.Tolerance, MaxEvals: cfg.MaxEvals, LogScale: cfg.Search == "log"}
 	switch {
 	case x0 != nil:
@@ -214,6 +181,11 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 		return nil, err
 	}
 
+	if cfg.Plot != "" && w.Rank() == 0 {
+		if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
+			return nil, badInput("fit: --plot: %v", err)
+		}
+	}
 	rt, err := newRuntime(w, workers, true)
 	if err != nil {
 		return nil, err

@@ -33,6 +33,11 @@ func Predict(cfg config.Predict, env Env) (*PredictResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if w.Rank() == 0 {
+		if err := predictOutputs(&cfg).Check(); err != nil {
+			return nil, err
+		}
+	}
 	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
 	cl, err := phaseCluster("predict", w.Size(), cfg.Phase)
 	if err != nil {
@@ -48,20 +53,23 @@ func Predict(cfg config.Predict, env Env) (*PredictResult, error) {
 	if err := dataset.Validate(obs, 3); err != nil {
 		return nil, badInput("%s: %v", cfg.Data, err)
 	}
-	nw, err := dataset.ReadCSV(cfg.At)
+	nw, err := dataset.ReadLocations(cfg.At) // a z column is not read
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
 	if nw.Len() == 0 {
 		return nil, badInput("%s: no locations", cfg.At)
 	}
-	nw.Obs = nil
 	if err := dataset.Validate(nw, 1); err != nil {
 		return nil, badInput("%s: %v", cfg.At, err)
 	}
 	metric, err := Metric(cfg.Distance, obs.Coords)
 	if err != nil {
 		return nil, badInput("predict: %v", err)
+	}
+	if fd := cfg.FitDistance; fd != "" && MetricName(metric) != fd {
+		return nil, badInput("predict: --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
+			MetricName(metric), cfg.Data, cfg.ThetaFrom, fd)
 	}
 	if obs.Coords != nw.Coords {
 		return nil, badInput("predict: %s and %s use different coordinates (%s vs %s)", cfg.Data, cfg.At, obs.Coords, nw.Coords)

@@ -31,6 +31,11 @@ func Simulate(cfg config.Simulate, env Env) (*SimulateResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if w.Rank() == 0 {
+		if err := (Outputs{Cmd: "simulate", Outputs: []File{{Flag: "out", Path: cfg.Out}}}).Check(); err != nil {
+			return nil, err
+		}
+	}
 	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
 	cl, err := phaseCluster("simulate", w.Size(), cfg.Phase)
 	if err != nil {

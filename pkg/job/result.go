@@ -1,0 +1,123 @@
+package job
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/exageostat/exageostat/pkg/config"
+)
+
+// ReadFitResult reads a fit's JSON result (FitResult) from path, for
+// predict --theta-from. Errors are bad input, one line starting with the
+// path: a file that cannot be read, JSON that is not valid (a truncated
+// file is reported as such, with the byte where it ends), JSON that is no
+// fit result (not an object, a value of the wrong type, no theta), and a
+// result predict cannot use: an unknown kernel or distance, a theta the
+// kernel cannot take (config.CheckTheta), a negative nugget.
+func ReadFitResult(path string) (*FitResult, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, &InputError{Err: &pathError{path: path, msg: "cannot open: " + pe.Err.Error(), err: err}}
+		}
+		return nil, &InputError{Err: err}
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		return nil, badInput("%s: empty file (want the JSON result of fit --json)", path)
+	}
+	var r FitResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se) && se.Offset >= int64(len(b)) || strings.Contains(err.Error(), "unexpected end of JSON input"):
+			return nil, badInput("%s: not valid JSON (unexpected end at byte %d: the file is truncated)", path, len(b))
+		case errors.As(err, &se):
+			return nil, badInput("%s: not valid JSON (%s at byte %d)", path, oneLine(strings.TrimPrefix(se.Error(), "json: ")), se.Offset)
+		case errors.As(err, &te) && te.Field == "":
+			return nil, badInput("%s: not a fit result (a JSON %s, not an object)", path, te.Value)
+		case errors.As(err, &te):
+			return nil, badInput("%s: not a fit result (%q is a JSON %s, want %s)", path, te.Field, te.Value, te.Type)
+		}
+		return nil, badInput("%s: not a fit result (%s)", path, oneLine(strings.TrimPrefix(err.Error(), "json: ")))
+	}
+	if r.Theta == nil {
+		return nil, badInput("%s: not a fit result (no theta)", path)
+	}
+	kernel := r.Kernel
+	if kernel == "" {
+		kernel = "matern"
+	}
+	if _, err := config.ParamNames(kernel); err != nil {
+		return nil, badInput("%s: \"kernel\": %v", path, err)
+	}
+	if err := config.CheckTheta(kernel, r.Theta); err != nil {
+		return nil, badInput("%s: \"theta\": %v", path, err)
+	}
+	switch r.Distance {
+	case "", "auto", "euclidean", "great-circle", "gc":
+	default:
+		return nil, badInput("%s: \"distance\": unknown distance %q (want euclidean or great-circle)", path, r.Distance)
+	}
+	if !(r.Nugget >= 0) {
+		return nil, badInput("%s: \"nugget\": must be >= 0, got %g", path, r.Nugget)
+	}
+	return &r, nil
+}
+
+// pathError is an error about a file as a whole: "path: msg".
+type pathError struct {
+	path, msg string
+	err       error
+}
+
+func (e *pathError) Error() string { return e.path + ": " + e.msg }
+func (e *pathError) Unwrap() error { return e.err }
+
+// oneLine joins the lines of s.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// distanceName is the name of a distance in results: "gc" is
+// "great-circle".
+func distanceName(d string) string {
+	if d == "gc" {
+		return "great-circle"
+	}
+	return d
+}
+
+// ApplyTo sets p's theta from the fit, and its kernel, nugget and distance
+// (set reports whether the user gave a key). A kernel, nugget or distance
+// the user gave must be the fit's: the same value given again is fine,
+// another is bad input naming both. A distance of "auto" is checked
+// against the fit's once the data tell what it means (p.FitDistance).
+func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string) bool) error {
+	if set("kernel") && r.Kernel != "" && r.Kernel != p.Kernel {
+		return badInput("predict: --kernel %s disagrees with %s, which holds a %s fit (leave --kernel out)", p.Kernel, path, r.Kernel)
+	}
+	if set("nugget") && p.Nugget != r.Nugget {
+		return badInput("predict: --nugget %g disagrees with the nugget %g of the fit in %s (leave --nugget out)", p.Nugget, r.Nugget, path)
+	}
+	if r.Kernel != "" {
+		p.Kernel = r.Kernel
+	}
+	p.Theta = r.Theta
+	p.Nugget = r.Nugget
+	fd := distanceName(r.Distance)
+	switch {
+	case !set("distance"):
+		if fd != "" {
+			p.Distance = fd
+		}
+	case fd == "" || fd == "auto":
+	case p.Distance == "auto":
+		p.FitDistance = fd
+	case distanceName(p.Distance) != fd:
+		return badInput("predict: --distance %s disagrees with the %s distance of the fit in %s (leave --distance out)", p.Distance, fd, path)
+	}
+	return nil
+}
