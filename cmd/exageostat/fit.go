@@ -1,11 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	goruntime "runtime"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -73,11 +77,28 @@ has: --memory-limit, or else the node's available memory (cgroup limit
 included) shared by the ranks on the node. A run that does not fit stops
 with exit status 2 and one line naming the rank. After the fit, a table
 gives each rank's tiles, peak tile memory and peak resident set size (the
-"memory" list of the JSON result).`,
+"memory" list of the JSON result).
+
+Checkpoint and resume: with --json r.json the fit rewrites r.ckpt
+atomically after every evaluation (--checkpoint PATH elsewhere, none
+to disable): a hash of the data, the settings, and every (theta, l)
+evaluated. --resume r.ckpt continues a fit that was killed (kill -9, a
+Slurm time limit): the search replays the evaluations already paid for
+at no cost, retracing the same path, and goes on, to the same theta and
+l as an uninterrupted run; the checkpoint goes on growing. A checkpoint
+of other data, or of other kernel, distance, nugget, lb, ub, start,
+search, tolerance, holdout or seed, is refused (exit status 2); nb,
+workers, ranks and max_evals may differ. SIGINT (Ctrl-C) or SIGTERM
+(scancel, mpirun) stops the search after the evaluation under way
+(a second signal stops at once): the best result so far is printed and
+written with status "interrupted", and the exit status is 130 (SIGINT)
+or 143 (SIGTERM).`,
 		Example: `  exageostat fit
   exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
   exageostat fit --config fit.toml --trace trace.json
+  exageostat fit --data data.csv --json r.json         # killed? then:
+  exageostat fit --data data.csv --json r.json --resume r.ckpt
   mpirun -np 4 exageostat fit --config configs/fit-mpi.toml --json result.json
   srun --mpi=pmix -n 4 exageostat fit --data data.csv --distribution 1d1d --powers 1,1,2,2
   mpirun -np 2 exageostat fit --config configs/fit-lp.toml`,
@@ -103,6 +124,8 @@ gives each rank's tiles, peak tile memory and peak resident set size (the
 	f.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "stop when a step improves l by less than this (ftol_abs)")
 	f.IntVar(&cfg.MaxEvals, "max-evals", 0, "maximum number of evaluations (0: no limit)")
 	f.StringVar(&cfg.JSON, "json", "", "write the result as JSON to this file")
+	f.StringVar(&cfg.Checkpoint, "checkpoint", "", "rewrite this checkpoint after every evaluation (default: the --resume file, else the --json path with .ckpt for its extension, else none; none disables it)")
+	f.StringVar(&cfg.Resume, "resume", "", "continue the fit of this checkpoint: its evaluations are replayed at no cost; one made from other data or settings is refused")
 	f.StringVar(&cfg.Trace, "trace", "", "write a Chrome trace-event JSON (or .csv) of every task")
 	f.IntVar(&cfg.N, "n", cfg.N, "without data: number of simulated locations")
 	f.StringVar(&ff.theta, "theta", formatFloats(cfg.Theta), "without data: true theta of the simulation")
@@ -193,18 +216,49 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		}
 		logStep(os.Stderr, names, s)
 	}}
+	var stopSignals func()
+	env.Interrupt, stopSignals = catchSignals(w.Rank() == 0)
 	res, err := job.Fit(*cfg, env)
+	stopSignals()
 	if progress {
 		fmt.Fprintln(os.Stderr)
 	}
-	if err != nil {
+	var in *job.Interrupted
+	if err != nil && (res == nil || !errors.As(err, &in)) {
 		return err
 	}
+	// An interrupted fit prints its best so far, then ends with the error.
 	printFit(os.Stdout, res)
 	printComm(os.Stdout, res.Comm)
 	printAssessment(os.Stdout, os.Stderr, res)
 	printRankMemory(os.Stdout, res.Memory)
-	return nil
+	return err
+}
+
+// catchSignals makes SIGINT and SIGTERM ask the fit to stop after the
+// evaluation under way (job.Env.Interrupt); a second signal ends the
+// process at once. done restores the default handling.
+func catchSignals(say bool) (interrupt func() os.Signal, done func()) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	go func() {
+		s, ok := <-c
+		if !ok {
+			return
+		}
+		got.Store(s)
+		signal.Stop(c) // the next one takes the default action
+		if say {
+			name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM"}[s]
+			fmt.Fprintf(os.Stderr, "\nfit: %s: stopping after the evaluation under way, writing the best so far (again to stop at once)\n", name)
+		}
+	}()
+	interrupt = func() os.Signal {
+		s, _ := got.Load().(os.Signal)
+		return s
+	}
+	return interrupt, func() { signal.Stop(c); close(c) }
 }
 
 func logStep(w io.Writer, names []string, s mle.Step) {
@@ -219,6 +273,10 @@ func logStep(w io.Writer, names []string, s mle.Step) {
 	l := fmt.Sprintf("%.6f", s.LogLik)
 	if s.Failed != nil {
 		l = "failed (not positive definite)"
+	}
+	if s.Replayed {
+		fmt.Fprintf(w, "  eval %4d  %s  l=%s  replayed from the checkpoint\n", s.N, strings.Join(th, " "), l)
+		return
 	}
 	st := s.Stats
 	fmt.Fprintf(w, "  eval %4d  %s  l=%s  wall %.3fs  gen %.3fs chol %.3fs solve %.3fs  %.1f GFLOP/s\n",
@@ -242,8 +300,12 @@ func printFit(w io.Writer, r *job.FitResult) {
 		fmt.Fprintf(w, " %12.6g %12.6g\n", r.Lower[i], r.Upper[i])
 	}
 	pe := r.PerEval
-	fmt.Fprintf(w, "loglik %.6f  evaluations %d (%d failed, %d restarts)  %.2fs  status %s\n",
-		r.LogLik, r.Evaluations, r.Failed, r.Restarts, r.Seconds, r.Status)
+	replayed := ""
+	if r.Replayed > 0 {
+		replayed = fmt.Sprintf("%d replayed from %s, %d computed, ", r.Replayed, r.ResumedFrom, r.Evaluations-r.Replayed)
+	}
+	fmt.Fprintf(w, "loglik %.6f  evaluations %d (%s%d failed, %d restarts)  %.2fs  status %s\n",
+		r.LogLik, r.Evaluations, replayed, r.Failed, r.Restarts, r.Seconds, r.Status)
 	fmt.Fprintf(w, "per evaluation: %.4fs wall; busy gen %.4fs chol %.4fs solve %.4fs\n", pe["wall"], pe["gen"], pe["chol"], pe["solve"])
 }
 

@@ -18,8 +18,13 @@ import (
 
 // exitCode is the process status for err: 2 for bad input (flags, files,
 // configuration, a run that does not fit in memory), 1 for failures while
-// computing.
+// computing; a fit that SIGINT or SIGTERM stopped says so with 128 + the
+// signal's number (130, 143).
 func exitCode(err error) int {
+	var in *job.Interrupted
+	if errors.As(err, &in) {
+		return in.ExitCode()
+	}
 	var ie *inputError
 	if errors.As(err, &ie) || job.IsInput(err) {
 		return 2

@@ -2,11 +2,13 @@ package job
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
@@ -34,6 +36,11 @@ type FitResult struct {
 	Evaluations int       `json:"evaluations"`
 	Failed      int       `json:"failed_evaluations"`
 	Restarts    int       `json:"restarts"`
+	// Replayed evaluations (of Evaluations) came from the checkpoint of
+	// --resume at no cost; Evaluations - Replayed were computed.
+	Replayed    int       `json:"replayed_evaluations"`
+	Checkpoint  string    `json:"checkpoint,omitempty"`
+	ResumedFrom string    `json:"resumed_from,omitempty"`
 	Seconds     float64   `json:"seconds"`
 	Status      string    `json:"status"`
 	N           int       `json:"n"`
@@ -66,6 +73,8 @@ type Step struct {
 	Gen    float64   `json:"gen"`
 	Chol   float64   `json:"chol"`
 	Solve  float64   `json:"solve"`
+	// Replayed is set for an evaluation answered from --resume's checkpoint.
+	Replayed bool `json:"replayed,omitempty"`
 }
 
 // Fit runs `exageostat fit` as cfg says on the ranks of env.Comm: every
@@ -134,6 +143,15 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 	metric, err := Metric(cfg.Distance, coords)
 	if err != nil {
 		return nil, &config.Error{File: src, Key: "distance", Msg: err.Error()}
+	}
+	// The checkpoint and the file to resume from, checked before the work.
+	ckData := d
+	if simulated {
+		ckData = nil
+	}
+	ckw, resume, err := prepareCheckpoint(w, cfg, checkpointSettings(cfg, MetricName(metric), x0), dataSHA256(cfg, ckData), env.logf)
+	if err != nil {
+		return nil, err
 	}
 	nb := cfg.NB
 	if nb == 0 {
@@ -234,13 +252,47 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 	if w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", w.Size(), workers, distName)
 	}
-	res, err := mle.Fit(d, fo, env.Step)
+	// Every evaluation computed goes to the checkpoint; a resumed search
+	// replays the checkpoint's; the ranks agree after each on stopping
+	// (SIGINT, SIGTERM).
+	var sig syscall.Signal
+	stop := stopper(w, env.Interrupt, &sig)
+	fo.Opt.Stop = stop
+	if resume != nil {
+		fo.Opt.Replay = resume.cache
+	}
+	if ckw != nil {
+		ckw.write()
+	}
+	res, err := mle.Fit(d, fo, func(s mle.Step) {
+		ckw.add(s.Eval)
+		if env.Step != nil {
+			env.Step(s)
+		}
+	})
+	if errors.Is(err, mle.ErrInterrupted) {
+		ckw.finish(mle.StatusInterrupted)
+		return nil, &Interrupted{Signal: sig, Checkpoint: CheckpointPath(cfg)}
+	}
 	if err != nil {
+		ckw.finish("failed")
 		return nil, err
+	}
+	ckw.finish(res.Status)
+	if resume != nil {
+		env.logf("%s", replayNote(cfg.Resume, res.Result, resume.cache))
+	}
+	var fin error
+	switch {
+	case res.Status == mle.StatusInterrupted:
+		fin = &Interrupted{Signal: sig, Evaluations: res.Evaluations, Checkpoint: CheckpointPath(cfg)}
+	case stop():
+		fin = &Interrupted{Signal: sig, Evaluations: res.Evaluations, Complete: true}
 	}
 	out := fitResult(names, res, cfg, model, metric, nb, workers)
 	out.Assessment = asmt
 	out.Ranks, out.Distribution = w.Size(), distName
+	out.Checkpoint, out.ResumedFrom = CheckpointPath(cfg), cfg.Resume
 
 	// Per-rank reports, gathered on rank 0 (collectives: every rank).
 	mem := rt.Mem()
@@ -257,7 +309,7 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 		}
 	}
 	if w.Rank() != 0 {
-		return out, nil
+		return out, fin
 	}
 	if cfg.Trace != "" {
 		if err := trace.WriteFile(cfg.Trace, events); err != nil {
@@ -269,7 +321,7 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 			return nil, err
 		}
 	}
-	return out, nil
+	return out, fin
 }
 
 // fitCluster returns the ranks' distribution settings of a fit, with the
@@ -415,26 +467,29 @@ func simulateGrid(n int, seed uint64, model likelihood.Model, theta []float64, n
 // fitResult makes the result of a search.
 func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihood.Model, metric matern.Metric, nb, workers int) *FitResult {
 	o := &FitResult{Kernel: string(model), Distance: MetricName(metric), Params: names, Theta: r.Theta, LogLik: r.LogLik,
-		Evaluations: r.Evaluations, Failed: r.Failed, Restarts: r.Restarts, Seconds: r.Seconds, Status: r.Status, N: r.N, NB: nb,
+		Evaluations: r.Evaluations, Failed: r.Failed, Restarts: r.Restarts, Replayed: r.Replayed, Seconds: r.Seconds, Status: r.Status, N: r.N, NB: nb,
 		Workers: workers, Lower: cfg.Lower, Upper: cfg.Upper, Start: r.Start, Nugget: cfg.Nugget,
 		PerEval: map[string]float64{"wall": 0, "gen": 0, "chol": 0, "solve": 0}, Comm: evalComm(r)}
 	if cfg.Simulated() {
 		o.TrueTheta = cfg.Theta
 	}
 	for _, s := range r.Steps {
-		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve}
+		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Replayed: s.Replayed}
 		if s.Failed == nil {
 			l := s.LogLik
 			so.LogLik = &l
 		}
 		o.Steps = append(o.Steps, so)
+		if s.Replayed {
+			continue // no cost: out of the averages
+		}
 		o.PerEval["wall"] += s.Stats.Wall
 		o.PerEval["gen"] += s.Stats.Gen
 		o.PerEval["chol"] += s.Stats.Chol
 		o.PerEval["solve"] += s.Stats.Solve
 	}
 	for k := range o.PerEval {
-		o.PerEval[k] /= float64(max(len(r.Steps), 1))
+		o.PerEval[k] /= float64(max(len(r.Steps)-r.Replayed, 1))
 	}
 	return o
 }

@@ -38,6 +38,10 @@ type Env struct {
 	Log io.Writer
 	// Step, if not nil, is called after every evaluation of a fit.
 	Step func(mle.Step)
+	// Interrupt, if not nil, returns the signal (SIGINT, SIGTERM) that
+	// asks a fit to stop, or nil: the search stops after the evaluation
+	// under way and the fit returns its best so far with an *Interrupted.
+	Interrupt func() os.Signal
 }
 
 func (e Env) comm() comm.Comm {
@@ -78,12 +82,14 @@ func IsInput(err error) bool {
 }
 
 // Agreed reports whether every rank of a distributed run returns err
-// alike: a task error (runtime.Wait agrees on it) or an input error the
-// ranks agreed on (the memory check).
+// alike: a task error (runtime.Wait agrees on it), an input error the
+// ranks agreed on (the memory check), or an *Interrupted (the ranks agree
+// on stopping after every evaluation).
 func Agreed(err error) bool {
 	var te *runtime.TaskError
 	var ie *InputError
-	return errors.As(err, &te) || (errors.As(err, &ie) && ie.Agreed)
+	var in *Interrupted
+	return errors.As(err, &te) || (errors.As(err, &ie) && ie.Agreed) || errors.As(err, &in)
 }
 
 // FailTaskEnv names a task to fail on purpose, as RANK:TASK (e.g.

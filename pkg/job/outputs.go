@@ -120,6 +120,7 @@ func fitOutputs(cfg *config.Fit) Outputs {
 			{Flag: "json", Key: "json", Path: cfg.JSON},
 			{Flag: "trace", Key: "trace", Path: cfg.Trace},
 			{Flag: "plot", Key: "plot", Path: cfg.Plot, Dir: true},
+			checkpointFile(cfg),
 		},
 		Inputs: []File{
 			{Flag: "data", Path: cfg.Data},

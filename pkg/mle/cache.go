@@ -21,13 +21,14 @@ type Record struct {
 // nothing) and then goes on where it stopped. A nil *Cache answers nothing.
 type Cache struct {
 	m    map[string]Record
+	used map[string]bool
 	hits int
 }
 
 // NewCache returns the cache of records (a later record of the same theta
 // replaces an earlier one; both hold the same value in a deterministic run).
 func NewCache(records []Record) *Cache {
-	c := &Cache{m: make(map[string]Record, len(records))}
+	c := &Cache{m: make(map[string]Record, len(records)), used: map[string]bool{}}
 	for _, r := range records {
 		c.m[key(r.Theta)] = r
 	}
@@ -50,13 +51,25 @@ func (c *Cache) Hits() int {
 	return c.hits
 }
 
+// Unused returns the number of distinct thetas of the cache that no
+// evaluation has asked for (a resumed search that left the checkpointed
+// path).
+func (c *Cache) Unused() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.m) - len(c.used)
+}
+
 // eval returns the cached value of theta if there is one (replayed), or
 // calls f. A cached failure comes back as a *Recoverable error, as the
 // original one did (Maximize maps both to the same value).
 func (c *Cache) eval(f Objective, theta []float64) (l float64, err error, replayed bool) {
 	if c != nil {
-		if r, ok := c.m[key(theta)]; ok {
+		k := key(theta)
+		if r, ok := c.m[k]; ok {
 			c.hits++
+			c.used[k] = true
 			if r.Failed != "" {
 				return math.Inf(-1), &Recoverable{Err: errors.New(r.Failed)}, true
 			}
