@@ -311,9 +311,10 @@ func (c *checkpointer) write() {
 	}
 }
 
-// agree returns an error on every rank when some rank has one: its own
-// on the ranks that have one, a pointer to the first such rank's on the
-// others. All ranks must call it at the same point.
+// agree returns an error on every rank when some rank has one: the
+// message of the first rank that has one (broadcast, so that rank 0, the
+// one that prints, says it), as an agreed *InputError. All ranks must
+// call it at the same point.
 func agree(w comm.Comm, err error) error {
 	if w.Size() == 1 {
 		return err
@@ -329,15 +330,14 @@ func agree(w comm.Comm, err error) error {
 	if first == int64(w.Size()) {
 		return nil
 	}
-	if err == nil {
-		err = fmt.Errorf("fit: rank %d refused the input (see its message)", first)
+	var msg []byte
+	if err != nil {
+		msg = []byte(err.Error())
 	}
-	var ie *InputError
-	if errors.As(err, &ie) {
-		ie.Agreed = true
-		return err
+	if msg, cerr = w.Bcast(int(first), msg); cerr != nil {
+		return cerr
 	}
-	return &InputError{Err: err, Agreed: true}
+	return &InputError{Err: errors.New(string(msg)), Agreed: true}
 }
 
 // resumeState is what a fit resumes from.
