@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
 	"github.com/exageostat/exageostat/pkg/config"
@@ -101,7 +102,7 @@ func checkOutputDir(dir string) error {
 				return errors.New("not a directory")
 			}
 			return fmt.Errorf("%s is not a directory", d)
-		case !errors.Is(err, fs.ErrNotExist):
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 			return err
 		}
 		up := filepath.Dir(d)

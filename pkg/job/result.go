@@ -34,7 +34,7 @@ func ReadFitResult(path string) (*FitResult, error) {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
 		switch {
-		case errors.As(err, &se) && se.Offset >= int64(len(b)) || strings.Contains(err.Error(), "unexpected end of JSON input"):
+		case strings.Contains(err.Error(), "unexpected end of JSON input"):
 			return nil, badInput("%s: not valid JSON (unexpected end at byte %d: the file is truncated)", path, len(b))
 		case errors.As(err, &se):
 			return nil, badInput("%s: not valid JSON (%s at byte %d)", path, oneLine(strings.TrimPrefix(se.Error(), "json: ")), se.Offset)
