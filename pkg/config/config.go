@@ -292,7 +292,8 @@ var PathKeys = []string{"data", "locations", "observations", "json", "trace", "p
 	"at", "out", "theta_from", "checkpoint", "resume", "svg"}
 
 // resolvePaths joins dir before the relative paths that keys (the ones
-// the file gave) set in v's top-level string fields named by PathKeys.
+// the file gave) set in v's top-level string fields named by PathKeys
+// (checkpoint = "none" is no path: it turns the checkpoint off).
 func resolvePaths(v any, dir string, keys map[string]int) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
@@ -312,7 +313,7 @@ func resolvePaths(v any, dir string, keys map[string]int) {
 			continue
 		}
 		fv := rv.Field(i)
-		if p := fv.String(); p != "" && !filepath.IsAbs(p) {
+		if p := fv.String(); p != "" && !filepath.IsAbs(p) && !(name == "checkpoint" && p == "none") {
 			fv.SetString(filepath.Join(dir, p))
 		}
 	}

@@ -104,6 +104,12 @@ func TestLoadFitPaths(t *testing.T) {
 		f.Plot != filepath.Join(sub, "plots") || f.Cluster != filepath.Join(sub, "c.toml") || f.Kernel != "matern" || f.Locations != "keep.txt" {
 		t.Fatalf("paths %+v", f)
 	}
+	h := DefaultFit()
+	p2 := filepath.Join(sub, "ck.toml")
+	os.WriteFile(p2, []byte("checkpoint = \"none\"\nresume = \"r.ckpt\"\n"), 0o644)
+	if err := LoadFit(p2, &h); err != nil || h.Checkpoint != "none" || h.Resume != filepath.Join(sub, "r.ckpt") {
+		t.Fatalf("checkpoint %q resume %q: %v", h.Checkpoint, h.Resume, err)
+	}
 	if f.File != p || f.FileKeys["data"] != 1 || f.FileKeys["kernel"] != 6 || f.FileKeys["generation.distribution"] != 8 {
 		t.Fatalf("keys %v", f.FileKeys)
 	}

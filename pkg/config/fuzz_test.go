@@ -83,11 +83,6 @@ func FuzzLoadFit(f *testing.F) {
 }
 
 func FuzzLoadCluster(f *testing.F) {
-	for _, name := range []string{"cluster-1d1d.toml", "cluster-bc.toml", "cluster-chetemi-chifflet.toml", "cluster-local-2.toml"} {
-		if b, err := os.ReadFile(filepath.Join("..", "..", "configs", name)); err == nil {
-			f.Add(b)
-		}
-	}
 	for _, s := range []string{
 		"nodes = 4\ndistribution = \"1d1d\"\npowers = [1, 1, 4, 4]\n[generation]\ndistribution = \"bc\"\n",
 		"nb = 960\n[network]\nbandwidth = 1.25e9\nlatency = 5e-6\n[[group]]\nname = \"a\"\nnodes = 2\ncpus = 4\n[group.cpu]\ngemm = 0.04\ntrsm = 0.01\n",

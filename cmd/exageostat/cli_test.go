@@ -1,0 +1,373 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cliCase is one command line of the bad-input table: it runs in a fresh
+// directory holding the fixtures (cliFixtures) and the case's own files;
+// "@name" in args stands for that directory's file name.
+type cliCase struct {
+	name   string
+	defect int // the defect of issue 16 the case checks (0: none)
+	args   []string
+	files  map[string]string // extra files of the case (content)
+	links  map[string]string // symbolic links of the case: name -> target
+	env    []string
+	code   int    // expected exit status (0 read as 2; ok for 0)
+	ok     bool   // the command succeeds (exit status 0)
+	want   string // a substring of stderr's one line (code 2), or of stderr/stdout (other codes)
+	// lines allows stderr lines before the message (logs of a run that
+	// started); by default stderr is exactly the one line.
+	lines bool
+	// writes lists the files the command may write (code 0); any other
+	// change to the directory fails the case.
+	writes []string
+}
+
+// cliFixtures are the files every case's directory starts with.
+func cliFixtures() map[string]string {
+	r := rand.New(rand.NewPCG(7, 7))
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "%g,%g,%g\n", float64(i%8)/8+r.Float64()/20, float64(i/8)/8+r.Float64()/20, r.NormFloat64())
+	}
+	return map[string]string{
+		"d.csv":      b.String(),
+		"at.csv":     "x,y\n0.5,0.5\n0.25,0.75\n",
+		"r.json":     `{"kernel":"matern","distance":"euclidean","parameters":["sigma2","beta","nu"],"theta":[1,0.1,0.5],"nugget":0}` + "\n",
+		"old.json":   "old\n",
+		"l.txt":      "0.1 0.2\n0.5 0.1\n0.9 0.8\n0.3 0.7\n",
+		"o.txt":      "1\n-0.3\n0.2\n0.5\n",
+		"cl.toml":    "nodes = 2\n",
+		"adir/.keep": "",
+	}
+}
+
+// badInputCases is the table: bad arguments, flags, configuration files
+// and data files over every command, each with its exit status (2) and
+// message, and the cases of the defects of issue 16.
+func badInputCases() []cliCase {
+	dup := "x,y,z\n0.1,0.2,1\n0.5,0.1,2\n0.1,0.2,3\n0.7,0.7,1\n"
+	return []cliCase{
+		// fit: flags.
+		{name: "fit nb negative", defect: 9, args: []string{"fit", "--nb", "-1"}, want: `fit: key "nb": must be >= 0`},
+		{name: "fit workers negative", defect: 9, args: []string{"fit", "--workers", "-1"}, want: `fit: key "workers": must be >= 0`},
+		{name: "fit lb count", defect: 9, args: []string{"fit", "--lb", "1,2"}, want: `fit: key "lb": bounds need 3 values each`},
+		{name: "fit ub count", defect: 9, args: []string{"fit", "--ub", "1,1"}, want: `fit: key "ub": bounds need 3 values each`},
+		{name: "fit lb zero", args: []string{"fit", "--lb", "0,0.1,0.1"}, want: `key "lb": bounds of sigma2 must be positive`},
+		{name: "fit lb above ub", args: []string{"fit", "--lb", "2,1,1", "--ub", "1,5,5"}, want: `key "lb": lower bound of sigma2 (2) is above its upper bound (1)`},
+		{name: "fit lb not a number", args: []string{"fit", "--lb", "x,1,1"}, want: `--lb: "x" is not a number`},
+		{name: "fit start outside", args: []string{"fit", "--start", "1,9,1"}, want: `key "start": start beta = 9 is outside its bounds`},
+		{name: "fit start word", args: []string{"fit", "--start", "banana"}, want: `key "start": want data, lower or values`},
+		{name: "fit search", args: []string{"fit", "--search", "grid"}, want: `key "search": search must be log or linear`},
+		{name: "fit tolerance", args: []string{"fit", "--tolerance", "0"}, want: `key "tolerance": must be > 0`},
+		{name: "fit nugget", args: []string{"fit", "--nugget", "-1"}, want: `key "nugget": must be >= 0`},
+		{name: "fit max evals", args: []string{"fit", "--max-evals", "-1"}, want: `key "max_evals": must be >= 0`},
+		{name: "fit holdout negative", args: []string{"fit", "--holdout", "-3"}, want: `key "holdout": must be >= 0`},
+		{name: "fit holdout too many", args: []string{"fit", "--data", "@d.csv", "--holdout", "59"}, want: "--holdout"},
+		{name: "fit solve", args: []string{"fit", "--solve", "fast"}, want: `key "solve": --solve must be chained, per-rank or move-tiles`},
+		{name: "fit kernel", args: []string{"fit", "--kernel", "gauss"}, want: `key "kernel": unknown kernel "gauss"`},
+		{name: "fit distance", args: []string{"fit", "--data", "@d.csv", "--distance", "manhattan"}, want: `unknown distance "manhattan"`},
+		{name: "fit n", args: []string{"fit", "--n", "2"}, want: `key "n": --n must be >= 3`},
+		{name: "fit theta", args: []string{"fit", "--theta", "1,-0.1,0.5"}, want: `key "theta": beta must be positive`},
+		{name: "fit grid without plot", args: []string{"fit", "--grid", "10x10"}, want: `key "grid": --grid needs --plot`},
+		{name: "fit grid format", args: []string{"fit", "--plot", "@plots", "--grid", "1x1"}, want: `key "grid": --grid must be NxM`},
+		{name: "fit true theta without holdout", args: []string{"fit", "--true-theta", "1,0.1,0.5"}, want: "--true-theta needs --holdout"},
+		{name: "fit memory limit", args: []string{"fit", "--memory-limit", "lots"}, want: `key "memory_limit": "lots" is not a size in bytes`},
+		{name: "fit stray argument", args: []string{"fit", "extra"}, want: `unexpected argument "extra"`},
+		{name: "fit flag type", args: []string{"fit", "--nb", "ten"}, want: `invalid argument "ten" for "--nb"`},
+		{name: "fit unknown flag", args: []string{"fit", "--bogus"}, want: "unknown flag: --bogus"},
+		{name: "fit cluster missing", args: []string{"fit", "--cluster", "@none.toml"}, want: "none.toml: no such file"},
+		{name: "fit resume missing", args: []string{"fit", "--data", "@d.csv", "--resume", "@none.ckpt"}, want: "none.ckpt: cannot read"},
+
+		// fit: data files.
+		{name: "data missing", args: []string{"fit", "--data", "@nope.csv"}, want: "nope.csv: cannot open: no such file"},
+		{name: "data malformed row", args: []string{"fit", "--data", "@bad.csv"}, files: map[string]string{"bad.csv": "x,y,z\n0.1,0.2,1\n0.5,oops,2\n"},
+			want: `bad.csv:3: y: cannot parse "oops" as a number`},
+		{name: "data NaN", args: []string{"fit", "--data", "@nan.csv"}, files: map[string]string{"nan.csv": "x,y,z\n0.1,0.2,NaN\n0.5,0.1,2\n0.7,0.7,1\n"}, want: "nan.csv:2: z is NaN"},
+		{name: "data Inf", args: []string{"fit", "--data", "@inf.csv"}, files: map[string]string{"inf.csv": "x,y,z\n0.1,0.2,1\n0.5,Inf,2\n"}, want: "inf.csv:3: y is +Inf"},
+		{name: "data out of range", args: []string{"fit", "--data", "@big.csv"}, files: map[string]string{"big.csv": "x,y,z\n1e999,0,0\n"}, want: `big.csv:2: x value "1e999" is out of range`},
+		{name: "data too few", args: []string{"fit", "--data", "@two.csv"}, files: map[string]string{"two.csv": "x,y,z\n0.1,0.2,1\n0.5,0.1,2\n"}, want: "two.csv: need at least 3 locations, got 2"},
+		{name: "data duplicates", defect: 5, args: []string{"fit", "--data", "@dup.csv"}, files: map[string]string{"dup.csv": dup},
+			want: "duplicate locations at rows 1 and 3"},
+		{name: "data header", args: []string{"fit", "--data", "@h.csv"}, files: map[string]string{"h.csv": "a,b,c\n1,2,3\n"}, want: `h.csv:1: unknown header "a,b,c"`},
+		{name: "data empty", args: []string{"fit", "--data", "@e.csv"}, files: map[string]string{"e.csv": ""}, want: "e.csv: empty file"},
+		{name: "data field count", args: []string{"fit", "--data", "@f.csv"}, files: map[string]string{"f.csv": "x,y,z\n1,2,3\n4,5\n"}, want: "f.csv:3: expected 3 fields, got 2"},
+		{name: "data without z", args: []string{"fit", "--data", "@at.csv"}, want: "has no observations (need a z column)"},
+		{name: "data latitude", args: []string{"fit", "--data", "@g.csv"}, files: map[string]string{"g.csv": "lon,lat,z\n10,95,1\n11,20,2\n12,21,3\n"}, want: "latitude 95 outside [-90, 90]"},
+		{name: "data long line", args: []string{"fit", "--data", "@long.csv"}, files: map[string]string{"long.csv": "x,y,z\n" + strings.Repeat("1", 1<<21) + "\n"}, want: "long.csv:2: line longer than"},
+		{name: "pair without observations", args: []string{"fit", "--locations", "@l.txt"}, want: `key "observations": --locations and --observations go together`},
+		{name: "pair counts", args: []string{"fit", "--locations", "@l.txt", "--observations", "@o3.txt"}, files: map[string]string{"o3.txt": "1\n2\n3\n"},
+			want: "o3.txt: 3 observations but"},
+
+		// Defect 8: conflicting inputs.
+		{name: "data with pair", defect: 8, args: []string{"fit", "--data", "@d.csv", "--locations", "@l.txt", "--observations", "@o.txt"},
+			want: `fit: key "locations": --data and --locations/--observations both give the data`},
+		{name: "data with missing pair", defect: 8, args: []string{"fit", "--data", "@d.csv", "--observations", "@none.txt"},
+			want: `key "observations": --data and --locations/--observations both give the data`},
+		{name: "data with n", defect: 8, args: []string{"fit", "--data", "@d.csv", "--n", "100"}, want: `fit: key "n": --n is the number of simulated locations: it does nothing with --data`},
+		{name: "data with theta", defect: 8, args: []string{"fit", "--data", "@d.csv", "--theta", "1,0.1,0.5"}, want: `fit: key "theta": --theta is the true theta of the simulated default problem`},
+		{name: "data with seed", defect: 8, args: []string{"fit", "--data", "@d.csv", "--seed", "3"}, want: `fit: key "seed": --seed is the seed of the simulated default problem`},
+		{name: "pair with theta", defect: 8, args: []string{"fit", "--locations", "@l.txt", "--observations", "@o.txt", "--theta", "1,0.1,0.5"}, want: "it does nothing with --locations"},
+		{name: "theta-from nugget", defect: 8, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@r.json", "--nugget", "0.5"},
+			want: "predict: --nugget 0.5 disagrees with the nugget 0 of the fit in"},
+		{name: "theta-from distance", defect: 8, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@r.json", "--distance", "great-circle"},
+			want: "predict: --distance great-circle disagrees with the euclidean distance of the fit in"},
+		{name: "theta-from kernel", defect: 8, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@r.json", "--kernel", "powexp"},
+			want: "predict: --kernel powexp disagrees with"},
+		{name: "theta-from auto distance", defect: 8, args: []string{"predict", "--data", "@ll.csv", "--at", "@llat.csv", "--out", "@p.csv", "--theta-from", "@r.json", "--distance", "auto"},
+			files: map[string]string{"ll.csv": "lon,lat,z\n10,20,1\n11,21,2\n12,20,3\n", "llat.csv": "lon,lat\n10.5,20.5\n"},
+			want:  "predict: --distance auto gives great-circle distances for"},
+
+		// Defect 7: outputs checked before the work.
+		{name: "json onto data", defect: 7, args: []string{"fit", "--data", "@d.csv", "--json", "@d.csv"}, want: "fit: --json d.csv: is the --data file"},
+		{name: "json onto data by link", defect: 7, args: []string{"fit", "--data", "@d.csv", "--json", "@link.json"}, links: map[string]string{"link.json": "d.csv"},
+			want: "fit: --json link.json: is the --data file"},
+		{name: "json unwritable", defect: 7, args: []string{"fit", "--data", "@d.csv", "--json", "/proc/exageostat-r.json"}, want: "fit: --json /proc/exageostat-r.json: cannot be written"},
+		{name: "trace unwritable", defect: 7, args: []string{"fit", "--data", "@d.csv", "--trace", "/proc/exageostat-t.json"}, want: "fit: --trace /proc/exageostat-t.json: cannot be written"},
+		{name: "trace directory missing", defect: 7, args: []string{"fit", "--data", "@d.csv", "--trace", "@nodir/t.json"}, want: "directory nodir does not exist"},
+		{name: "json is a directory", defect: 7, args: []string{"fit", "--data", "@d.csv", "--json", "@adir"}, want: "fit: --json adir: cannot be written: is a directory"},
+		{name: "json and trace one file", defect: 7, args: []string{"fit", "--data", "@d.csv", "--json", "@x.json", "--trace", "@x.json"}, want: "fit: --trace x.json: is also the --json output"},
+		{name: "plot onto data", defect: 7, args: []string{"fit", "--data", "@d.csv", "--plot", "@d.csv"}, want: "fit: --plot d.csv: is the --data file"},
+		{name: "plot unwritable", defect: 7, args: []string{"fit", "--data", "@d.csv", "--plot", "/proc/exageostat-plots"}, want: "fit: --plot /proc/exageostat-plots: cannot be written"},
+		{name: "checkpoint onto data", defect: 7, args: []string{"fit", "--data", "@d.csv", "--checkpoint", "@d.csv"}, want: "fit: --checkpoint d.csv: is the --data file"},
+		{name: "json onto locations", defect: 7, args: []string{"fit", "--locations", "@l.txt", "--observations", "@o.txt", "--json", "@l.txt"}, want: "is the --locations file"},
+		{name: "predict out onto data", defect: 7, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@d.csv", "--theta", "1,0.1,0.5"}, want: "predict: --out d.csv: is the --data file"},
+		{name: "predict out onto at", defect: 7, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@at.csv", "--theta", "1,0.1,0.5"}, want: "predict: --out at.csv: is the --at file"},
+		{name: "predict out onto theta-from", defect: 7, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@r.json", "--theta-from", "@r.json"}, want: "is the --theta-from file"},
+		{name: "predict out unwritable", defect: 7, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "/proc/exageostat-p.csv", "--theta", "1,0.1,0.5"}, want: "predict: --out /proc/exageostat-p.csv: cannot be written"},
+		{name: "simulate out unwritable", defect: 7, args: []string{"simulate", "--out", "/proc/exageostat-s.csv", "--n", "50"}, want: "simulate: --out /proc/exageostat-s.csv: cannot be written"},
+		{name: "simulate out directory", defect: 7, args: []string{"simulate", "--out", "@adir", "--n", "50"}, want: "simulate: --out adir: cannot be written: is a directory"},
+		{name: "plan svg unwritable", defect: 7, args: []string{"plan", "--n", "100", "--nb", "10", "--nodes", "2", "--svg", "/proc/exageostat-p.svg"}, want: "plan: --svg /proc/exageostat-p.svg: cannot be written"},
+		{name: "plan svg onto config", defect: 7, args: []string{"plan", "--n", "100", "--nb", "10", "--config", "@cl.toml", "--svg", "@cl.toml"}, want: "plan: --svg cl.toml: is the --config file"},
+		{name: "calibrate out unwritable", defect: 7, args: []string{"calibrate", "--nb", "8", "--reps", "1", "--out", "/proc/exageostat-c.toml"}, want: "calibrate: --out /proc/exageostat-c.toml: cannot be written"},
+		{name: "simulate-cluster trace onto config", defect: 7, args: []string{"simulate-cluster", "--config", "@g.toml", "--n", "100", "--nb", "50", "--trace", "@g.toml"},
+			files: map[string]string{"g.toml": "nb = 50\n[[group]]\nname = \"a\"\nnodes = 1\ncpus = 1\n[group.cpu]\ndcmg = 0.01\npotrf = 0.01\ntrtri = 0.01\ntrmm = 0.01\nsyrk = 0.01\ngemm = 0.01\nzcpy = 0.01\ndet = 0.01\ntrsv = 0.01\ngemv = 0.01\ngeadd = 0.01\ndot = 0.01\n"},
+			want:  "simulate-cluster: --trace g.toml: is the --config file"},
+
+		// Configuration files (defect 9: seed = -1, relative paths).
+		{name: "config unknown key", args: []string{"fit", "--config", "@c.toml"}, files: map[string]string{"c.toml": "nb = 100\nbogus = 1\n"}, want: `c.toml:2: key "bogus": unknown key`},
+		{name: "config seed negative", defect: 9, args: []string{"fit", "--config", "@c.toml"}, files: map[string]string{"c.toml": "n = 100\nseed = -1\n"}, want: `c.toml:2: key "seed": must be >= 0, got -1`},
+		{name: "config type", args: []string{"fit", "--config", "@c.toml"}, files: map[string]string{"c.toml": "nb = \"big\"\n"}, want: `c.toml:1: key "nb": incompatible types`},
+		{name: "config syntax", args: []string{"fit", "--config", "@c.toml"}, files: map[string]string{"c.toml": "n = 100\nlb = [1, 2\n"}, want: "c.toml:"},
+		{name: "config value", args: []string{"fit", "--config", "@c.toml"}, files: map[string]string{"c.toml": "n = 100\nsearch = \"grid\"\n"}, want: `c.toml:2: key "search": search must be log or linear`},
+		{name: "config nb negative", defect: 9, args: []string{"fit", "--config", "@c.toml"}, files: map[string]string{"c.toml": "n = 100\nnb = -5\n"}, want: `c.toml:2: key "nb": must be >= 0`},
+		{name: "config flag over file", args: []string{"fit", "--config", "@c.toml", "--nb", "-3"}, files: map[string]string{"c.toml": "nb = 10\n"}, want: `fit: key "nb": must be >= 0 (0: automatic), got -3`},
+		{name: "config missing", args: []string{"fit", "--config", "@none.toml"}, want: "none.toml: no such file"},
+		{name: "config path from its directory", defect: 9, args: []string{"fit", "--config", "@sub/c.toml"},
+			files: map[string]string{"sub/c.toml": "data = \"d.csv\"\n", "sub/d.csv": "x,y,z\n1,2,3\n4,x,6\n"}, want: "sub/d.csv:3: y: cannot parse"},
+		{name: "config data with n", defect: 8, args: []string{"fit", "--config", "@c.toml"}, files: map[string]string{"c.toml": "data = \"d.csv\"\nn = 100\n"}, want: `c.toml:2: key "n": --n is the number of simulated locations`},
+		{name: "config json onto data", defect: 7, args: []string{"fit", "--config", "@sub/c.toml"}, files: map[string]string{"sub/c.toml": "data = \"../d.csv\"\njson = \"../d.csv\"\n"},
+			want: `sub/c.toml:2: key "json": d.csv: is the --data file`},
+		{name: "config json unwritable", defect: 7, args: []string{"fit", "--config", "@c.toml"}, files: map[string]string{"c.toml": "n = 50\njson = \"/proc/exageostat-r.json\"\n"},
+			want: `c.toml:2: key "json": /proc/exageostat-r.json: cannot be written`},
+		{name: "cluster file of a fit", args: []string{"fit", "--cluster", "@c.toml"}, files: map[string]string{"c.toml": "nodes = 0\n"}, want: `c.toml: key "nodes": must be >= 1`},
+
+		// predict.
+		{name: "predict missing out", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--theta", "1,0.1,0.5"}, want: "predict: --data, --at and --out are required"},
+		{name: "predict theta twice", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--theta-from", "@r.json"},
+			want: "give exactly one of --theta and --theta-from"},
+		{name: "predict theta", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0,0.5"}, want: "beta must be positive"},
+		{name: "predict at NaN", args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5"}, files: map[string]string{"a.csv": "x,y\n0.1,NaN\n"},
+			want: "a.csv:2: y is NaN"},
+		{name: "predict at empty", args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5"}, files: map[string]string{"a.csv": ""}, want: "a.csv: empty file"},
+		{name: "predict at no rows", args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5"}, files: map[string]string{"a.csv": "x,y\n"}, want: "a.csv: no locations"},
+		{name: "predict coordinates", args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5"}, files: map[string]string{"a.csv": "lon,lat\n1,2\n"},
+			want: "use different coordinates (planar vs geographic)"},
+		{name: "predict distance", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--distance", "l1"}, want: `unknown distance "l1"`},
+		{name: "theta-from truncated", defect: 9, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@t.json"},
+			files: map[string]string{"t.json": `{"kernel":"matern","theta":[1,0.1`}, want: "predict: --theta-from t.json: not valid JSON (unexpected end at byte 33: the file is truncated)"},
+		{name: "theta-from no theta", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@t.json"},
+			files: map[string]string{"t.json": `{"kernel":"matern"}`}, want: "predict: --theta-from t.json: not a fit result (no theta)"},
+		{name: "theta-from missing", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@none.json"},
+			want: "predict: --theta-from none.json: cannot open: no such file"},
+
+		// simulate.
+		{name: "simulate without out", args: []string{"simulate"}, want: `simulate: key "out": --out is required`},
+		{name: "simulate n", args: []string{"simulate", "--out", "@s.csv", "--n", "2"}, want: `key "n": --n must be >= 3`},
+		{name: "simulate powexp delta", args: []string{"simulate", "--out", "@s.csv", "--kernel", "powexp", "--theta", "1,0.1,3"}, want: "delta must be in (0, 2]"},
+		{name: "simulate nugget", args: []string{"simulate", "--out", "@s.csv", "--nugget", "-1"}, want: `key "nugget"`},
+		{name: "simulate seed negative", defect: 9, args: []string{"simulate", "--out", "@s.csv", "--seed", "-1"}, want: `invalid argument "-1" for "--seed"`},
+		{name: "simulate workers", defect: 9, args: []string{"simulate", "--out", "@s.csv", "--workers", "-2"}, want: `simulate: key "workers": --workers must be >= 0`},
+
+		// The other commands.
+		{name: "unknown command", defect: 9, args: []string{"bogus"}, want: `unknown command "bogus" for "exageostat"`},
+		{name: "unknown command suggestion", defect: 9, args: []string{"fitt"}, want: "(did you mean fit?)"},
+		{name: "bench name", args: []string{"bench", "bogus"}, want: `unexpected argument "bogus"`},
+		{name: "bench cholesky n", args: []string{"bench", "cholesky", "--n", "0"}, want: "bench cholesky: --n must be >= 1"},
+		{name: "bench likelihood nb", defect: 9, args: []string{"bench", "likelihood", "--nb", "0"}, want: "bench likelihood: --nb must be >= 1 (got 0)"},
+		{name: "bench runtime workers", defect: 9, args: []string{"bench", "runtime", "--workers", "0"}, want: "bench runtime: --workers must be >= 1 (got 0)"},
+		{name: "plan nb", args: []string{"plan", "--n", "100", "--nb", "0"}, want: "plan: --nb must be >= 1"},
+		{name: "plan tiles and n", args: []string{"plan", "--tiles", "5", "--n", "10"}, want: "plan: give either --tiles or --n and --nb, not both"},
+		{name: "plan config key", args: []string{"plan", "--n", "100", "--config", "@k.toml"}, files: map[string]string{"k.toml": "nodes = 4\nrank = 1\n"}, want: `k.toml:2: key "rank": unknown key`},
+		{name: "calibrate nb", args: []string{"calibrate", "--nb", "0"}, want: "calibrate: --nb must be in"},
+		{name: "simulate-cluster config", args: []string{"simulate-cluster"}, want: "simulate-cluster: --config cluster.toml (with [[group]] tables) is required"},
+
+		// What the fixes keep legal (exit status 0), and the outputs they write.
+		{name: "at with a NaN z column", defect: 9, ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--nb", "30"},
+			files: map[string]string{"a.csv": "x,y,z\n0.5,0.5,NaN\n0.2,0.7,\n"}, want: "predicted 2 locations", writes: []string{"p.csv"}},
+		{name: "theta-from with the same nugget", defect: 8, ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@r.json", "--nugget", "0", "--distance", "euclidean", "--kernel", "matern"},
+			want: "predicted 2 locations", writes: []string{"p.csv"}},
+		{name: "seed with data and holdout", defect: 8, ok: true, args: []string{"fit", "--data", "@d.csv", "--holdout", "10", "--seed", "4", "--max-evals", "4", "--nb", "30"},
+			want: "holdout 10: MSPE"},
+		{name: "flag data over the file's problem", defect: 8, ok: true, args: []string{"fit", "--config", "@c.toml", "--data", "@d.csv", "--max-evals", "2"},
+			files: map[string]string{"c.toml": "n = 1600\ntheta = [1.0, 0.1, 0.5]\nseed = 1\nnb = 30\n"}, want: "fit: N=60 "},
+		{name: "config paths from its directory", defect: 9, ok: true, args: []string{"fit", "--config", "@sub/c.toml", "--max-evals", "2"},
+			files: map[string]string{"sub/c.toml": "data = \"../d.csv\"\njson = \"r.json\"\ncheckpoint = \"none\"\nnb = 30\n"}, want: "fit: N=60 ", writes: []string{"sub/r.json"}},
+		{name: "output through a link", defect: 7, ok: true, args: []string{"simulate", "--n", "20", "--nb", "10", "--out", "@link.csv"},
+			links: map[string]string{"link.csv": "adir/target.csv"}, files: map[string]string{"adir/target.csv": "old\n"}, want: "wrote 20 locations", writes: []string{"adir/target.csv"}},
+	}
+}
+
+// snapshot returns the files, links and directories under dir, with the
+// files' contents and the links' targets.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	s := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			to, _ := os.Readlink(p)
+			s[rel] = "link -> " + to
+		case d.IsDir():
+			s[rel] = "dir"
+		default:
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			s[rel] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// runIn runs bin with args in dir, with env added.
+func runIn(t *testing.T, dir string, env []string, bin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+// runCLICases runs the cases of the table in parallel, each in its own
+// directory, and checks the exit status, the one-line message and that
+// nothing was written.
+func runCLICases(t *testing.T, bin string, cases []cliCase) {
+	fixtures := cliFixtures()
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if seen[c.name] {
+			t.Fatalf("two cases named %q", c.name)
+		}
+		seen[c.name] = true
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for _, fs := range []map[string]string{fixtures, c.files} {
+				for name, content := range fs {
+					p := filepath.Join(dir, name)
+					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for name, to := range c.links {
+				if err := os.Symlink(to, filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = strings.TrimPrefix(a, "@")
+			}
+			before := snapshot(t, dir)
+			stdout, stderr, code := runIn(t, dir, c.env, bin, args...)
+			want := c.code
+			switch {
+			case c.ok:
+				want = 0
+			case want == 0:
+				want = 2
+			}
+			if strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "fatal error") {
+				t.Fatalf("exageostat %s: a Go panic or fatal error:\n%s", strings.Join(args, " "), stderr)
+			}
+			if code != want {
+				t.Fatalf("exageostat %s: exit %d, want %d\nstderr:\n%s", strings.Join(args, " "), code, want, stderr)
+			}
+			if want == 2 {
+				lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+				last := lines[len(lines)-1]
+				if (len(lines) != 1 && !c.lines) || !strings.HasPrefix(last, "exageostat: ") || !strings.Contains(last, c.want) {
+					t.Fatalf("exageostat %s: want one line containing %q, stderr:\n%s", strings.Join(args, " "), c.want, stderr)
+				}
+			} else if !strings.Contains(stderr+stdout, c.want) {
+				t.Fatalf("exageostat %s: output lacks %q\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), c.want, stdout, stderr)
+			}
+			after := snapshot(t, dir)
+			for _, w := range c.writes {
+				delete(before, w)
+				delete(after, w)
+			}
+			for name, v := range after {
+				if b, ok := before[name]; !ok {
+					t.Errorf("exageostat %s wrote %s", strings.Join(args, " "), name)
+				} else if b != v {
+					t.Errorf("exageostat %s changed %s", strings.Join(args, " "), name)
+				}
+			}
+			for name := range before {
+				if _, ok := after[name]; !ok {
+					t.Errorf("exageostat %s removed %s", strings.Join(args, " "), name)
+				}
+			}
+		})
+	}
+}
+
+// TestBadInputTable: every bad input of the table exits with status 2 and
+// one line naming the problem and its place, writes nothing and replaces
+// nothing; the cases of issue 16's defects behave as fixed.
+func TestBadInputTable(t *testing.T) {
+	cases := badInputCases()
+	n := 0
+	for _, c := range cases {
+		if !c.ok && (c.code == 0 || c.code == 2) {
+			n++
+		}
+	}
+	if n < 60 {
+		t.Fatalf("%d bad-input cases, want at least 60", n)
+	}
+	runCLICases(t, binary(t), cases)
+}
