@@ -194,9 +194,10 @@ func load(path string, v any) (map[string]int, error) {
 		sort.Strings(keys)
 		return nil, &Error{File: path, Line: lineOf(src, keys[0]), Key: keys[0], Msg: "unknown key"}
 	}
+	lines := newLineIndex(src)
 	keys := map[string]int{}
 	for _, k := range md.Keys() {
-		keys[k.String()] = lineOf(src, k.String())
+		keys[k.String()] = lines.line(k.String())
 	}
 	// Negative values decoded into unsigned fields wrap around: read the
 	// file again as plain values to find them.
@@ -319,48 +320,45 @@ func resolvePaths(v any, dir string, keys map[string]int) {
 	}
 }
 
-// lineOf returns the line of src that gives key, or 0: a dotted key
-// ("generation.p") is looked for in its table, a key of the i-th table of
-// an array ("group[1].cpus") in the i-th [[group]], and a table's key at
-// its header. Without such a line, the first line that assigns the key's
-// last part, or 0.
-func lineOf(src, key string) int {
-	type want struct {
-		table string
-		index int // -1: any
-		name  string
-	}
-	parse := func(k string) want {
-		w := want{index: -1, name: k}
-		if i := strings.LastIndex(k, "."); i >= 0 {
-			w.table, w.name = k[:i], k[i+1:]
+// lineOf returns the line of src that gives key, or 0 (lineIndex).
+func lineOf(src, key string) int { return newLineIndex(src).line(key) }
+
+// lineIndex finds the lines that give keys in a TOML source: a dotted key
+// ("generation.p") in its table, a key of the i-th table of an array
+// ("group[1].cpus") in the i-th [[group]], and a table at its header;
+// without such a line, the first line that assigns the key's last part.
+// It is built in one pass over the source.
+type lineIndex struct {
+	full  map[string]int // "table.key", "table[i].key", "key", "table" -> first line
+	short map[string]int // a key's last part -> first line
+}
+
+func newLineIndex(src string) lineIndex {
+	x := lineIndex{full: map[string]int{}, short: map[string]int{}}
+	put := func(m map[string]int, k string, line int) {
+		if _, ok := m[k]; !ok {
+			m[k] = line
 		}
-		if a, b, ok := strings.Cut(w.table, "["); ok {
-			if n, err := strconv.Atoi(strings.TrimSuffix(b, "]")); err == nil {
-				w.table, w.index = a, n
-			}
-		}
-		return w
 	}
-	w := parse(key)
-	last := w.name
-	table, count := "", map[string]int{}
-	index := 0
-	fallback := 0
-	for i, line := range strings.Split(src, "\n") {
-		l := strings.TrimSpace(line)
+	table, indexed := "", ""
+	count := map[string]int{}
+	for i, l := range strings.Split(src, "\n") {
+		l = strings.TrimSpace(l)
 		if strings.HasPrefix(l, "[") {
 			h, _, _ := strings.Cut(l, "#")
 			h = strings.TrimSpace(h)
-			array := strings.HasPrefix(h, "[[")
 			name := strings.TrimSpace(strings.Trim(h, "[]"))
-			table, index = name, 0
-			if array {
-				index = count[name]
+			table, indexed = name, ""
+			if strings.HasPrefix(h, "[[") {
+				indexed = fmt.Sprintf("%s[%d]", name, count[name])
 				count[name]++
 			}
-			if name == key || (array && name == w.table+"."+w.name) {
-				return i + 1
+			put(x.full, name, i+1)
+			if indexed != "" {
+				put(x.full, indexed, i+1)
+			}
+			if j := strings.LastIndex(name, "."); j >= 0 {
+				put(x.short, name[j+1:], i+1)
 			}
 			continue
 		}
@@ -373,12 +371,26 @@ func lineOf(src, key string) int {
 		if table != "" {
 			full = table + "." + k
 		}
-		if full == key || (full == w.table+"."+w.name && (w.index < 0 || w.index == index)) {
-			return i + 1
+		put(x.full, full, i+1)
+		if indexed != "" {
+			put(x.full, indexed+"."+k, i+1)
 		}
-		if fallback == 0 && (k == last || strings.HasSuffix(k, "."+last)) {
-			fallback = i + 1
+		last := k
+		if j := strings.LastIndex(k, "."); j >= 0 {
+			last = k[j+1:]
 		}
+		put(x.short, last, i+1)
 	}
-	return fallback
+	return x
+}
+
+func (x lineIndex) line(key string) int {
+	if n, ok := x.full[key]; ok {
+		return n
+	}
+	last := key
+	if j := strings.LastIndex(key, "."); j >= 0 {
+		last = key[j+1:]
+	}
+	return x.short[last]
 }
