@@ -7,6 +7,11 @@ BIN     := bin/exageostat
 # decided when the recipe runs, after deps. `make build TAGS=` builds
 # without MPI.
 TAGS    ?= $$(pkg-config --exists ompi 2>/dev/null && echo mpi)
+# How long `make test` fuzzes each reader of user input (the CSV readers,
+# the fit config, the cluster file, the fit result), one target per run;
+# longer by hand: make test FUZZTIME=5m. The seed corpora are in each
+# package's testdata/fuzz/<target>/, where `go test` finds them.
+FUZZTIME ?= 4s
 # OpenBLAS picks AVX2 kernels when OPENBLAS_CORETYPE=Haswell is set; the
 # binary re-executes itself without it, tests run with it unset.
 unexport OPENBLAS_CORETYPE
@@ -37,6 +42,11 @@ test: deps vet
 	$(GO) test -count=1 -tags purego ./pkg/kernels/... ./pkg/cholesky/... ./pkg/likelihood/...
 	$(GO) test -count=1 -race ./pkg/runtime/... ./pkg/cholesky/... ./pkg/comm/... ./pkg/solve/... ./pkg/likelihood/... ./pkg/predict/... ./pkg/job/...
 	$(GO) build -o /dev/null ./cmd/exageostat
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadCSV$$' -fuzztime=$(FUZZTIME) ./pkg/dataset
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadPair$$' -fuzztime=$(FUZZTIME) ./pkg/dataset
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadFit$$' -fuzztime=$(FUZZTIME) ./pkg/config
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadCluster$$' -fuzztime=$(FUZZTIME) ./pkg/config
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadFitResult$$' -fuzztime=$(FUZZTIME) ./pkg/job
 	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
 
 bench: build
