@@ -53,7 +53,13 @@ fits the embedded default: N=1600 points simulated with theta = (1, 0.1, 0.5)
 (--n, --theta, --seed change it), and prints the truth beside the estimate.
 
 Every flag mirrors a key of the TOML --config file (lb, ub, nb, max_evals...);
-flags given on the command line override the file.
+flags given on the command line override the file. Relative paths in the
+file are taken from the file's directory. --n, --theta and --seed describe
+the simulated problem: with data they are errors (but --seed also seeds
+--holdout and --plot), as are --data with --locations/--observations.
+
+Outputs (--json, --trace, --plot, --checkpoint) are checked before the
+work starts: writable, and none of them an input or another output.
 
 Over MPI (a binary built with MPI, started by mpirun or srun), every rank
 reads the input and runs the same search; the tiles are spread over the ranks
