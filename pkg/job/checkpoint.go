@@ -53,17 +53,18 @@ const (
 
 // Checkpoint is the content of a checkpoint file.
 type Checkpoint struct {
-	Format         string             `json:"format"`
-	Version        int                `json:"version"`
-	Written        string             `json:"written"`
-	Status         string             `json:"status"`
-	Data           string             `json:"data"` // the data's source, for messages
-	DataSHA256     string             `json:"data_sha256"`
-	SettingsSHA256 string             `json:"settings_sha256"`
-	Settings       CheckpointSettings `json:"settings"`
-	Config         map[string]any     `json:"config,omitempty"`
-	Best           *CheckpointEval    `json:"best,omitempty"`
-	Evaluations    []CheckpointEval   `json:"evaluations"`
+	Format         string              `json:"format"`
+	Version        int                 `json:"version"`
+	Written        string              `json:"written"`
+	Status         string              `json:"status"`
+	Data           string              `json:"data"` // the data's source, for messages
+	DataSHA256     string              `json:"data_sha256"`
+	SettingsSHA256 string              `json:"settings_sha256"`
+	Settings       CheckpointSettings  `json:"settings"`
+	Optimizer      CheckpointOptimizer `json:"optimizer"`
+	Config         map[string]any      `json:"config,omitempty"`
+	Best           *CheckpointEval     `json:"best,omitempty"`
+	Evaluations    []CheckpointEval    `json:"evaluations"`
 }
 
 // CheckpointSettings are the settings a resumed fit must share with the
@@ -86,11 +87,24 @@ type CheckpointSettings struct {
 	Seed      uint64    `json:"seed"` // the hold-out split's (0 without one)
 }
 
-// CheckpointEval is one evaluation: LogLik is nil when it failed.
+// CheckpointEval is one evaluation: LogLik is nil when it failed;
+// Restart is the BOBYQA search it belongs to (0: the first, k: the k-th
+// restart from the best point).
 type CheckpointEval struct {
-	Theta  []float64 `json:"theta"`
-	LogLik *float64  `json:"loglik"`
-	Error  string    `json:"error,omitempty"`
+	Theta   []float64 `json:"theta"`
+	LogLik  *float64  `json:"loglik"`
+	Error   string    `json:"error,omitempty"`
+	Restart int       `json:"restart"`
+}
+
+// CheckpointOptimizer describes the search, for the record: the settings
+// that shape its path are in CheckpointSettings; its state (the trust
+// region, the quadratic model, the restart under way) is rebuilt by
+// replaying the evaluations.
+type CheckpointOptimizer struct {
+	Algorithm string `json:"algorithm"`
+	MaxEvals  int    `json:"max_evals"` // 0: no limit
+	Restarts  int    `json:"restarts"`  // restarts so far
 }
 
 // diff returns the first setting that differs between s (the
@@ -252,7 +266,8 @@ type checkpointer struct {
 func newCheckpoint(cfg config.Fit, set CheckpointSettings, dataHash string, from *Checkpoint) Checkpoint {
 	ck := Checkpoint{Format: CheckpointFormat, Version: CheckpointVersion, Status: "running",
 		Data: dataSource(cfg), DataSHA256: dataHash, Settings: set, SettingsSHA256: set.sha256(),
-		Config: configMap(cfg), Evaluations: []CheckpointEval{}}
+		Config: configMap(cfg), Evaluations: []CheckpointEval{},
+		Optimizer: CheckpointOptimizer{Algorithm: "NLopt BOBYQA, restarted from the best point", MaxEvals: cfg.MaxEvals}}
 	if from != nil {
 		ck.Evaluations = append(ck.Evaluations, from.Evaluations...)
 		ck.Best = from.Best
@@ -278,7 +293,8 @@ func (c *checkpointer) add(e mle.Eval) {
 	if c == nil || e.Replayed {
 		return
 	}
-	ce := CheckpointEval{Theta: append([]float64(nil), e.Theta...)}
+	ce := CheckpointEval{Theta: append([]float64(nil), e.Theta...), Restart: e.Restart}
+	c.ck.Optimizer.Restarts = e.Restart
 	if e.Failed != nil {
 		ce.Error = e.Failed.Error()
 	} else {

@@ -62,6 +62,9 @@ type Eval struct {
 	Time   float64   // seconds since the start
 	// Replayed is set when the value came from Options.Replay (no cost).
 	Replayed bool
+	// Restart is the BOBYQA search the evaluation belongs to: 0 for the
+	// first, k for the k-th restart from the best point.
+	Restart int
 }
 
 // Result is the outcome of Maximize.
@@ -167,7 +170,7 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		if replayed {
 			res.Replayed++
 		}
-		ev := Eval{N: res.Evaluations, Theta: th, LogLik: l, Replayed: replayed}
+		ev := Eval{N: res.Evaluations, Theta: th, LogLik: l, Replayed: replayed, Restart: res.Restarts}
 		var rec *Recoverable
 		switch {
 		case err == nil && !math.IsNaN(l) && !math.IsInf(l, 0):
