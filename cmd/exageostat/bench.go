@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	goruntime "runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -91,7 +91,7 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
 	f := c.Flags()
 	f.IntVar(&o.N, "n", 4096, "matrix order N")
 	f.IntVar(&o.NB, "nb", 0, "tile size (0: automatic, as fit: about N/6, a multiple of 16 within [160, 960])")
-	f.IntVar(&o.Workers, "workers", goruntime.NumCPU(), "runtime workers (and LAPACK threads)")
+	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers (and LAPACK threads)")
 	f.IntVar(&o.Reps, "reps", 3, "repetitions of each factorisation; medians are reported")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the random points")
 	f.BoolVar(&o.Check, "check", true, "compute the residual ||A - L L^T||_F / ||A||_F")
@@ -131,7 +131,7 @@ func newBenchRuntimeCmd() *cobra.Command {
 		},
 	}
 	c.Flags().IntVar(&tasks, "tasks", 100000, "number of tasks")
-	c.Flags().IntVar(&workers, "workers", goruntime.NumCPU(), "runtime workers")
+	c.Flags().IntVar(&workers, "workers", job.DefaultWorkers(), "runtime workers")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }
@@ -196,7 +196,7 @@ many threads as workers) with the speed-up.`,
 	f := c.Flags()
 	f.IntVar(&o.N, "n", 1600, "number of locations")
 	f.IntVar(&o.NB, "nb", 320, "tile size")
-	f.IntVar(&o.Workers, "workers", goruntime.NumCPU(), "runtime workers (and reference threads)")
+	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers (and reference threads)")
 	f.IntVar(&o.Reps, "reps", 10, "evaluations timed; the median is reported")
 	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu (nu = 0.73 exercises the general-nu path)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")

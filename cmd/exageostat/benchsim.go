@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	goruntime "runtime"
 	"strconv"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
 )
@@ -99,7 +99,7 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 	f := c.Flags()
 	f.StringVar(&sizes, "n", "4096,8192", "problem sizes, comma-separated (multiples of --nb keep every tile full)")
 	f.IntVar(&o.NB, "nb", 512, "tile size")
-	f.IntVar(&o.Workers, "workers", goruntime.NumCPU(), "runtime workers per rank")
+	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers per rank")
 	f.IntVar(&o.Reps, "reps", 5, "timed evaluations per size (the median is reported)")
 	f.IntVar(&o.CalReps, "cal-reps", 3, "calibration samples per task kind, before each timed evaluation")
 	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu of the evaluations and of the calibrated dcmg")

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	goruntime "runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -126,7 +125,7 @@ or 143 (SIGTERM).`,
 	f.StringVar(&cfg.Search, "search", cfg.Search, "search scale: log or linear")
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2 added to the diagonal")
 	f.IntVar(&cfg.NB, "nb", cfg.NB, "tile size (0: automatic, about N/6 within [160, 960])")
-	f.IntVar(&cfg.Workers, "workers", goruntime.NumCPU(), "runtime workers")
+	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "stop when a step improves l by less than this (ftol_abs)")
 	f.IntVar(&cfg.MaxEvals, "max-evals", 0, "maximum number of evaluations (0: no limit)")
 	f.StringVar(&cfg.JSON, "json", "", "write the result as JSON to this file")

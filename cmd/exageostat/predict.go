@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	goruntime "runtime"
 
 	"github.com/spf13/cobra"
 
@@ -76,7 +75,7 @@ memory first (--memory-limit, or what the node has).`,
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto")
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2")
 	f.IntVar(&cfg.NB, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")
-	f.IntVar(&cfg.Workers, "workers", goruntime.NumCPU(), "runtime workers")
+	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")
 	distributionFlags(c, &cfg.Phase, &powers)
 	return c

@@ -49,6 +49,7 @@ import "C"
 import (
 	"fmt"
 	"os"
+	"sync"
 	"unsafe"
 
 	"github.com/emer/empi/mpi"
@@ -98,6 +99,7 @@ type mpiComm struct {
 	w          *mpi.Comm
 	rank, size int
 	tagUB      int
+	testMu     sync.Mutex     // guards the scratch arrays (one caller expected)
 	reqs       *C.MPI_Request // scratch arrays for Testsome, grown on demand
 	idx        *C.int
 	counts     *C.int
@@ -156,6 +158,8 @@ func (c *mpiComm) Test(reqs []Request, done []int) ([]int, error) {
 	if n == 0 {
 		return done, nil
 	}
+	c.testMu.Lock()
+	defer c.testMu.Unlock()
 	if n > c.capacity {
 		if c.reqs != nil {
 			C.free(unsafe.Pointer(c.reqs))
@@ -184,8 +188,14 @@ func (c *mpiComm) Test(reqs []Request, done []int) ([]int, error) {
 	if out == C.MPI_UNDEFINED {
 		return done, nil
 	}
+	if out < 0 || int(out) > n {
+		return done, fmt.Errorf("comm: MPI_Testsome reported %d of %d requests done", int(out), n)
+	}
 	for i := 0; i < int(out); i++ {
 		j := int(ix[i])
+		if j < 0 || j >= n || reqs[j] == nil {
+			return done, fmt.Errorf("comm: MPI_Testsome reported request %d of %d done, which is not outstanding", j, n)
+		}
 		q := reqs[j].(*mpiReq)
 		q.r = rs[j]
 		q.n = int(cs[i])

@@ -85,8 +85,12 @@ type Step struct {
 // *InputError when some rank lacks it). Rank 0 writes the trace (every
 // rank's events), the pictures and the JSON result. The result comes back
 // on every rank; its Memory report only on rank 0.
-func Fit(cfg config.Fit, env Env) (*FitResult, error) {
+func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	w := env.comm()
+	// The ranks agree on the inputs and settings, or on the error that
+	// stopped one of them before that point (agree.go).
+	ag := newAgreement(env, "fit")
+	defer ag.finish(&err)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -144,6 +148,9 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 	if err != nil {
 		return nil, &config.Error{File: src, Key: "distance", Msg: err.Error()}
 	}
+	if err := ag.check(fitAgreement(cfg, cl, d), workers); err != nil {
+		return nil, err
+	}
 	// The checkpoint and the file to resume from, checked before the work.
 	ckData := d
 	if simulated {
@@ -157,9 +164,13 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 	if nb == 0 {
 		nb = tile.AutoNB(n)
 	}
+	scales := fitScales(cfg, n, nb, nAll, len(held))
+	if err := checkScale(w, "fit", limit, scales...); err != nil {
+		return nil, err
+	}
 	lo := likelihood.Options{NB: nb}
 	distName := ""
-	if lo.Owner, lo.GenOwner, distName, err = distribute(cl, n, nb, cfg.ExcludeCPUOnly); err != nil {
+	if lo.Owner, lo.GenOwner, distName, err = distribute(w, cl, n, nb, cfg.ExcludeCPUOnly); err != nil {
 		return nil, err
 	}
 	// The simulation of the default problem has its own tile size and
@@ -170,7 +181,7 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 	}
 	simOpts := likelihood.Options{NB: simNB}
 	if simulated {
-		if simOpts.Owner, simOpts.GenOwner, _, err = distribute(cl, nAll, simNB, cfg.ExcludeCPUOnly); err != nil {
+		if simOpts.Owner, simOpts.GenOwner, _, err = distribute(w, cl, nAll, simNB, cfg.ExcludeCPUOnly); err != nil {
 			return nil, err
 		}
 	}
@@ -188,8 +199,11 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 	stderr := cfg.StdErr || cfg.Holdout > 0
 	need, what := fitNeed(n, lo, w.Size(), fitExtras{stderr: stderr && nfree > 0, free: nfree, holdout: len(held),
 		mloe: cfg.TrueTheta != nil, grid: gridX * gridY})
+	addTo(need, graphNeed(scales[0].g, n, nb, lo.Owner, w.Size()))
+	what += graphNote(scales[0].g)
 	if simulated {
 		sim := likelihood.MemoryNeed(nAll, simOpts, w.Size())
+		addTo(sim, graphNeed(scales[1].g, nAll, simNB, simOpts.Owner, w.Size()))
 		for r := range need {
 			need[r] = max(need[r], sim[r])
 		}
@@ -247,8 +261,8 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 		}
 		return nil
 	}
-	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%d bounds lb=%s ub=%s start=%s search=%s\n",
-		d.Len(), model, MetricName(metric), nb, workers, formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search)
+	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s\n",
+		d.Len(), model, MetricName(metric), nb, workersNote(workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search)
 	if w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", w.Size(), workers, distName)
 	}
@@ -293,6 +307,12 @@ func Fit(cfg config.Fit, env Env) (*FitResult, error) {
 	out.Assessment = asmt
 	out.Ranks, out.Distribution = w.Size(), distName
 	out.Checkpoint, out.ResumedFrom = CheckpointPath(cfg), cfg.Resume
+
+	if fin == nil {
+		if err := checkFailTask(rt, w); err != nil {
+			return nil, err
+		}
+	}
 
 	// Per-rank reports, gathered on rank 0 (collectives: every rank).
 	mem := rt.Mem()

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	goruntime "runtime"
 	"slices"
 	"strings"
 
@@ -83,13 +82,15 @@ func IsInput(err error) bool {
 
 // Agreed reports whether every rank of a distributed run returns err
 // alike: a task error (runtime.Wait agrees on it), an input error the
-// ranks agreed on (the memory check), or an *Interrupted (the ranks agree
-// on stopping after every evaluation).
+// ranks agreed on (the inputs, the memory check), an *Interrupted (the
+// ranks agree on stopping after every evaluation), or another error a
+// collective agreed on (agreement, agreeOwners).
 func Agreed(err error) bool {
 	var te *runtime.TaskError
 	var ie *InputError
 	var in *Interrupted
-	return errors.As(err, &te) || (errors.As(err, &ie) && ie.Agreed) || errors.As(err, &in)
+	var ae *agreedErr
+	return errors.As(err, &te) || (errors.As(err, &ie) && ie.Agreed) || errors.As(err, &in) || errors.As(err, &ae)
 }
 
 // FailTaskEnv names a task to fail on purpose, as RANK:TASK (e.g.
@@ -103,18 +104,15 @@ func newRuntime(w comm.Comm, workers int, trace bool) (*runtime.Runtime, error) 
 	if v := os.Getenv(FailTaskEnv); v != "" {
 		r, name, ok := strings.Cut(v, ":")
 		if _, err := fmt.Sscan(r, &ro.FailRank); err != nil || !ok {
-			return nil, badInput("%s=%q: want RANK:TASK, e.g. 1:potrf(2,2,2)", FailTaskEnv, v)
+			return nil, &InputError{Err: fmt.Errorf("%s=%q: want RANK:TASK, e.g. 1:potrf(2,2,2)", FailTaskEnv, v), Agreed: true}
+		}
+		if ro.FailRank < 0 || ro.FailRank >= w.Size() {
+			// Agreed: every rank has the same setting (settingsOf).
+			return nil, &InputError{Err: fmt.Errorf("%s=%q: there is no rank %d (the run has %d)", FailTaskEnv, v, ro.FailRank, w.Size()), Agreed: true}
 		}
 		ro.FailTask = name
 	}
 	return runtime.New(ro), nil
-}
-
-func workersOr(n int) int {
-	if n <= 0 {
-		return goruntime.NumCPU()
-	}
-	return n
 }
 
 // Metric maps a distance name to a metric: "auto" is great-circle for
@@ -181,14 +179,18 @@ func Owners(cl config.Cluster, n, nb int, excludeCPUOnly bool) (fact, gen tile.O
 }
 
 // distribute returns the distributions of n points with tile size nb over
-// the ranks of cl (nil owners on one rank: every tile on rank 0).
-func distribute(cl config.Cluster, n, nb int, excludeCPUOnly bool) (fact, gen tile.OwnerFunc, name string, err error) {
+// the ranks of cl (nil owners on one rank: every tile on rank 0). Every
+// rank computes them; they compare the owner tables (agreeOwners).
+func distribute(w comm.Comm, cl config.Cluster, n, nb int, excludeCPUOnly bool) (fact, gen tile.OwnerFunc, name string, err error) {
 	if cl.Nodes <= 1 {
 		return nil, nil, "", nil
 	}
 	fact, gen, name, err = Owners(cl, n, nb, excludeCPUOnly)
 	if err != nil {
 		return nil, nil, "", &InputError{Err: err}
+	}
+	if err := agreeOwners(w, tile.NewLayout(n, nb).NT, fact, gen); err != nil {
+		return nil, nil, "", err
 	}
 	return fact, gen, name, nil
 }
@@ -219,4 +221,24 @@ func subset(d *dataset.Data, idx []int) *dataset.Data {
 		}
 	}
 	return s
+}
+
+// checkFailTask ends a job whose FailTaskEnv named no task that ran: a
+// fault test that injected nothing must not pass (collective; the ranks
+// agree on the setting, settingsOf). Call it after the job's graphs.
+func checkFailTask(rt *runtime.Runtime, w comm.Comm) error {
+	v := os.Getenv(FailTaskEnv)
+	if v == "" {
+		return nil
+	}
+	hits := []int64{rt.FailTaskHits()}
+	if err := w.AllreduceSum(hits); err != nil {
+		return err
+	}
+	if hits[0] > 0 {
+		return nil
+	}
+	r, name, _ := strings.Cut(v, ":")
+	return &InputError{Err: fmt.Errorf("%s=%s: no task %s ran on rank %s, so no failure was injected (tasks are named kind(tile indices), e.g. potrf(1,1,1), trmm(2,1,1), gemm(3,2,1), dcmg(2,1): see a run's --trace)",
+		FailTaskEnv, v, name, r), Agreed: true}
 }

@@ -3,8 +3,11 @@ package job
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/memory"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
@@ -125,4 +128,209 @@ func problem(n, nb, ranks int) string {
 		s = ""
 	}
 	return fmt.Sprintf("N=%d, nb=%d, %d rank%s", n, nb, ranks, s)
+}
+
+// The task graph's own memory. A rank holds every task of a graph it runs
+// from submission to the Wait that ends the graph (the task, its accesses,
+// dependency edges and trace event), and a handle for every tile of the
+// matrix (every rank submits the whole graph). With small tiles that
+// overhead, not the tiles, is what runs out: at N = 400 and nb = 1 one
+// evaluation is 10.9 million tasks. Measured on the peak resident set of
+// fits of one evaluation (N = 400, nb = 4 and 2; N = 600, nb = 2: 0.18, 1.4
+// and 4.6 million tasks, 217 MB, 1.71 GB, 3.89 GB), a task costs 850-1230
+// bytes with the garbage collector's slack; a tile handle about 450 bytes
+// beyond its data.
+const (
+	taskBytes   = 1200
+	handleBytes = 512
+)
+
+// graph is the largest task graph of a job: its tasks and the tile handles
+// registered while it runs, and a name for messages.
+type graph struct {
+	tasks, tiles float64
+	phase        string
+}
+
+// bytes returns g's memory over all ranks of a run (tasks) and on each rank
+// (handles).
+func (g graph) bytes() (tasks, handles float64) { return g.tasks * taskBytes, g.tiles * handleBytes }
+
+// larger returns the larger of g and h.
+func (g graph) larger(h graph) graph {
+	if h.tasks*taskBytes+h.tiles*handleBytes > g.tasks*taskBytes+g.tiles*handleBytes {
+		return h
+	}
+	return g
+}
+
+// tilesPerSide returns NT = ceil(n/nb) as a float (no overflow).
+func tilesPerSide(n, nb int) float64 { return math.Ceil(float64(n) / float64(max(nb, 1))) }
+
+// evalGraph is one likelihood evaluation (or simulation) of n points with
+// tile size nb: generation, Cholesky (potrf, trtri, trmm, syrk, gemm),
+// log-determinant, solve and dot product, (NT^3 + 9 NT^2 + 38 NT)/6 tasks
+// (counted on the runtime: 182,298 at NT = 100, 1,394,598 at NT = 200), and
+// NT(NT+1)/2 tiles.
+func evalGraph(n, nb int) graph {
+	x := tilesPerSide(n, nb)
+	return graph{tasks: (x*x*x + 9*x*x + 38*x) / 6, tiles: x * (x + 1) / 2, phase: "one evaluation"}
+}
+
+// fisherGraph is the Fisher information of free parameters (predict.FisherInfo):
+// per parameter NT^2 derivative tiles and two triangular solves of NT^3/2
+// tasks each, then the traces, on top of the factor's tiles.
+func fisherGraph(n, nb, free int) graph {
+	x, f := tilesPerSide(n, nb), float64(free)
+	return graph{tasks: f*(x*x*x+3*x*x) + f*(f+1)/2*x*x, tiles: x*(x+1)/2 + f*x*x, phase: "the Fisher information"}
+}
+
+// krigeGraph is one batch of kriging n2 locations from n1 (predict.Krige):
+// the cross-covariance's column tiles (the batch's width over
+// max(nb, 1024)), each a triangular solve of NT(NT+1)/2 tasks, and the
+// products.
+func krigeGraph(n1, n2, nb int) graph {
+	x := tilesPerSide(n1, nb)
+	cw := min(n2, max(nb, 1024))
+	per := max(cw, (512<<20)/(8*max(n1, 1))/cw*cw)
+	cols := math.Ceil(float64(min(n2, per)) / float64(max(cw, 1)))
+	return graph{tasks: cols*(x*(x+1)/2+3*x) + x, tiles: x*(x+1)/2 + cols*x, phase: fmt.Sprintf("kriging %d locations", n2)}
+}
+
+// graphNeed returns, per rank, the memory of g on a run of n points with
+// tile size nb distributed by own over ranks: the rank's share of the
+// tasks (its share of the matrix's tiles) and every tile's handle.
+func graphNeed(g graph, n, nb int, own tile.OwnerFunc, ranks int) []int64 {
+	tasks, handles := g.bytes()
+	out := make([]int64, ranks)
+	share := make([]float64, ranks)
+	if ranks == 1 {
+		share[0] = 1
+	} else {
+		owned := ownedTileBytes(n, nb, own, ranks)
+		var total float64
+		for _, b := range owned {
+			total += float64(b)
+		}
+		for r, b := range owned {
+			share[r] = float64(b) / max(total, 1)
+		}
+	}
+	for r := range out {
+		out[r] = clampBytes(tasks*share[r] + handles)
+	}
+	return out
+}
+
+// clampBytes converts b to int64, saturating (the estimates of absurd runs
+// overflow).
+func clampBytes(b float64) int64 {
+	if b >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return int64(b)
+}
+
+// scale is a problem a job runs: n points in tiles of nb, and its largest
+// task graph.
+type scale struct {
+	n, nb int
+	g     graph
+}
+
+// checkScale is a job's first memory check, made before the tile
+// distributions and their owner tables are built and before anything of
+// the size of the problem is allocated (collective). It needs no
+// distribution: each rank's even share of the lower tiles and of the
+// largest graph's tasks, every tile's handle, and likelihood.Overhead; a
+// run that does not fit stops with the agreed message of checkMemory,
+// which names the graph when it is most of the need. The detailed
+// per-rank check (checkMemory after the distribution) follows.
+func checkScale(w comm.Comm, cmd string, userLimit int64, runs ...scale) error {
+	ranks := float64(w.Size())
+	var need float64
+	var worst scale
+	for _, s := range runs {
+		tileData := 8 * float64(s.n) * (float64(s.n) + float64(s.nb)) / 2
+		tasks, handles := s.g.bytes()
+		b := (tileData+tasks)/ranks + handles + 2*8*float64(s.nb)*float64(s.nb) + likelihood.Overhead
+		if b > need {
+			need, worst = b, s
+		}
+	}
+	what := problem(worst.n, worst.nb, w.Size()) + graphNote(worst.g)
+	needs := make([]int64, w.Size())
+	for r := range needs {
+		needs[r] = clampBytes(need)
+	}
+	_, err := checkMemory(w, cmd, needs, userLimit, what)
+	return err
+}
+
+// graphNote describes g for a memory message when its tasks weigh (over
+// 100 MB): ", a graph of 10.9 million tasks (evaluation), 1.2 kB each".
+func graphNote(g graph) string {
+	if tasks, _ := g.bytes(); tasks < 100e6 {
+		return ""
+	}
+	return fmt.Sprintf(": %s is a graph of %s tasks of about %s each", g.phase, count(g.tasks), memory.Format(taskBytes))
+}
+
+// count formats a large count: "10.9 million".
+func count(x float64) string {
+	switch {
+	case x >= 1e12:
+		return fmt.Sprintf("%.3g trillion", x/1e12)
+	case x >= 1e9:
+		return fmt.Sprintf("%.3g billion", x/1e9)
+	case x >= 1e6:
+		return fmt.Sprintf("%.3g million", x/1e6)
+	}
+	return fmt.Sprintf("%.0f", x)
+}
+
+// CheckLocal checks the need of a command that runs on one process (plan,
+// bench, simulate-cluster) against the memory it has (memory.Available,
+// no user limit): an *InputError "plan: needs 1.2 TB (what); 24.3 GB
+// available (MemAvailable)" when it does not fit, nil when it does or when
+// nothing could be read.
+func CheckLocal(cmd string, need float64, what string) error {
+	lim, ok := memory.Available(0, memory.LocalRanks())
+	if !ok || need <= float64(lim.Bytes) {
+		return nil
+	}
+	return badInput("%s: needs %s (%s); %s available (%s)", cmd, memory.Format(clampBytes(need)), what, memory.Format(lim.Bytes), lim.Source)
+}
+
+// fitScales returns the problems of a fit for checkScale and graphNeed:
+// the search over n points with tile size nb, whose largest graph is an
+// evaluation's or an assessment phase's (the Fisher information of the
+// free parameters, kriging the held-out locations or the --grid), and, for
+// the simulated default problem, the simulation of all nAll points.
+func fitScales(cfg config.Fit, n, nb, nAll, held int) []scale {
+	g := evalGraph(n, nb)
+	free := 0
+	for i := range cfg.Lower {
+		if i < len(cfg.Upper) && cfg.Lower[i] != cfg.Upper[i] {
+			free++
+		}
+	}
+	if (cfg.StdErr || cfg.Holdout > 0) && free > 0 {
+		g = g.larger(fisherGraph(n, nb, free))
+	}
+	if held > 0 {
+		g = g.larger(krigeGraph(n, held, nb))
+	}
+	if gx, gy, _ := cfg.GridSize(); gx*gy > 0 {
+		g = g.larger(krigeGraph(n, gx*gy, nb))
+	}
+	out := []scale{{n: n, nb: nb, g: g}}
+	if cfg.Simulated() {
+		simNB := cfg.NB
+		if simNB == 0 {
+			simNB = tile.AutoNB(nAll)
+		}
+		out = append(out, scale{n: nAll, nb: simNB, g: evalGraph(nAll, simNB)})
+	}
+	return out
 }

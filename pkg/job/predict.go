@@ -28,8 +28,10 @@ type PredictResult struct {
 // over the ranks like a fit's); rank 0 writes x,y,z_hat,variance in the
 // order of cfg.At. The file is the same on any number of ranks. Every
 // rank's need is checked against its memory first.
-func Predict(cfg config.Predict, env Env) (*PredictResult, error) {
+func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	w := env.comm()
+	ag := newAgreement(env, "predict") // the ranks agree on the inputs and settings (agree.go)
+	defer ag.finish(&err)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -74,23 +76,32 @@ func Predict(cfg config.Predict, env Env) (*PredictResult, error) {
 	if obs.Coords != nw.Coords {
 		return nil, badInput("predict: %s and %s use different coordinates (%s vs %s)", cfg.Data, cfg.At, obs.Coords, nw.Coords)
 	}
+	workers := workersOr(cfg.Workers)
+	if err := ag.check(shared{settings: settingsOf(cfg), inputs: []input{{"--data " + cfg.Data, obs}, {"--at " + cfg.At, nw}}}, workers); err != nil {
+		return nil, err
+	}
 	n1, n2 := obs.Len(), nw.Len()
 	nb := cfg.NB
 	if nb == 0 {
 		nb = tile.AutoNB(n1)
 	}
+	g := evalGraph(n1, nb).larger(krigeGraph(n1, n2, nb))
+	if err := checkScale(w, "predict", limit, scale{n: n1, nb: nb, g: g}); err != nil {
+		return nil, err
+	}
 	o := likelihood.Options{NB: nb}
 	res := &PredictResult{Observed: n1, Predicted: n2, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
-	if o.Owner, o.GenOwner, res.Distribution, err = distribute(cl, n1, nb, false); err != nil {
+	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, n1, nb, false); err != nil {
 		return nil, err
 	}
 	need := likelihood.MemoryNeed(n1, o, w.Size())
 	addTo(need, predict.KrigeNeed(n1, n2, o, w.Size()))
-	what := fmt.Sprintf("%s, kriging %d locations", problem(n1, nb, w.Size()), n2)
+	addTo(need, graphNeed(g, n1, nb, o.Owner, w.Size()))
+	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g))
 	if _, err := checkMemory(w, "predict", need, limit, what); err != nil {
 		return nil, err
 	}
-	rt, err := newRuntime(w, workersOr(cfg.Workers), false)
+	rt, err := newRuntime(w, workers, false)
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +118,9 @@ func Predict(cfg config.Predict, env Env) (*PredictResult, error) {
 		return nil, err
 	}
 	res.Seconds = r.Seconds
+	if err := checkFailTask(rt, w); err != nil {
+		return nil, err
+	}
 	if w.Rank() != 0 {
 		return res, nil
 	}

@@ -26,8 +26,10 @@ type SimulateResult struct {
 // Z = L e (likelihood.Simulate, the tiles distributed over the ranks like
 // a fit's), written by rank 0 as CSV (x,y,z). The file is the same on any
 // number of ranks. Every rank's need is checked against its memory first.
-func Simulate(cfg config.Simulate, env Env) (*SimulateResult, error) {
+func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	w := env.comm()
+	ag := newAgreement(env, "simulate") // the ranks agree on the settings (agree.go)
+	defer ag.finish(&err)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -45,16 +47,25 @@ func Simulate(cfg config.Simulate, env Env) (*SimulateResult, error) {
 	if nb == 0 {
 		nb = tile.AutoNB(cfg.N)
 	}
+	workers := workersOr(cfg.Workers)
+	if err := ag.check(shared{settings: settingsOf(cfg)}, workers); err != nil {
+		return nil, err
+	}
+	g := evalGraph(cfg.N, nb)
+	if err := checkScale(w, "simulate", limit, scale{n: cfg.N, nb: nb, g: g}); err != nil {
+		return nil, err
+	}
 	o := likelihood.Options{NB: nb}
 	res := &SimulateResult{N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
-	if o.Owner, o.GenOwner, res.Distribution, err = distribute(cl, cfg.N, nb, false); err != nil {
+	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, cfg.N, nb, false); err != nil {
 		return nil, err
 	}
 	need := likelihood.MemoryNeed(cfg.N, o, w.Size())
-	if _, err := checkMemory(w, "simulate", need, limit, problem(cfg.N, nb, w.Size())); err != nil {
+	addTo(need, graphNeed(g, cfg.N, nb, o.Owner, w.Size()))
+	if _, err := checkMemory(w, "simulate", need, limit, problem(cfg.N, nb, w.Size())+graphNote(g)); err != nil {
 		return nil, err
 	}
-	rt, err := newRuntime(w, workersOr(cfg.Workers), false)
+	rt, err := newRuntime(w, workers, false)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +76,9 @@ func Simulate(cfg config.Simulate, env Env) (*SimulateResult, error) {
 		return nil, err
 	}
 	res.Seconds = time.Since(t0).Seconds()
+	if err := checkFailTask(rt, w); err != nil {
+		return nil, err
+	}
 	if w.Rank() != 0 {
 		return res, nil
 	}

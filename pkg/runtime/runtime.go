@@ -316,6 +316,7 @@ type Runtime struct {
 	closed      bool
 
 	failed   atomic.Bool
+	failHits atomic.Int64 // tasks failed on purpose (Options.FailTask)
 	errMu    sync.Mutex
 	firstErr error
 	firstSeq uint64
@@ -719,6 +720,11 @@ func (e *TaskError) Unwrap() error { return e.Err }
 // ErrPanic wraps a panic raised inside a task.
 var ErrPanic = errors.New("panic in task")
 
+// FailTaskHits returns the number of tasks this rank failed on purpose
+// (Options.FailTask) so far: 0 on every rank means the setting named no
+// task that ran, and injected nothing.
+func (r *Runtime) FailTaskHits() int64 { return r.failHits.Load() }
+
 // ErrForced is the error of the task named by Options.FailTask.
 var ErrForced = errors.New("forced failure (Options.FailTask)")
 
@@ -784,6 +790,7 @@ func (r *Runtime) execute(w *worker, t *task) {
 			}
 		}()
 		if r.opts.FailTask != "" && r.rank == r.opts.FailRank && t.Name() == r.opts.FailTask {
+			r.failHits.Add(1)
 			return ErrForced
 		}
 		bufs, err := r.buffers(w, t)

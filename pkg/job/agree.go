@@ -1,0 +1,486 @@
+package job
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/tile"
+)
+
+// Agreement across ranks.
+//
+// Every rank of a distributed job reads its own input and configuration and
+// submits the whole task graph; the graphs match, and the messages between
+// the ranks pair up, only when every rank read the same data with the same
+// settings. So the first collective of fit, simulate and predict, after the
+// inputs are read and before anything is distributed, compares on rank 0
+//
+//   - the SHA-256 of each input as read (digest: the kind of coordinates,
+//     then x, y and z of every row as float64 bits; fit's --data or
+//     --locations/--observations, predict's --data and --at): a path may
+//     differ from rank to rank (node-local copies), the content may not;
+//   - the settings: every key of the validated configuration (pkg/config,
+//     by its TOML name, embedded and nested tables included, so that a key
+//     added later is compared without a change here) except perRankKeys,
+//     plus the contents of the cluster file and the fault-injection setting
+//     (FailTaskEnv);
+//   - an error a rank met before this point (a file missing on one node,
+//     an output directory rank 0 cannot write): the ranks stop together
+//     with the message of the first rank that failed.
+//
+// and broadcasts one verdict: every rank returns the same error (agreed:
+// rank 0 prints it, exit status 2), which names the ranks that differ from
+// rank 0 and what differs. The same exchange carries each rank's cores and
+// workers, for the one warning about workers sharing cores (Cores).
+//
+// Later decisions taken on one rank from its own state are agreed where
+// they are taken: the memory check (checkMemory: each rank's memory, one
+// verdict), task errors (runtime.Wait), the tile distributions computed
+// from a cluster file (distribute compares the owner tables: the LP runs
+// on every rank), the fault-injection check at the end (checkFailTask),
+// and the checkpoint's stops and resume file (checkpoint.go).
+
+// perRankKeys are the configuration keys the ranks may set differently:
+// paths of inputs whose content is compared instead (data, locations,
+// observations, at, cluster, theta_from: predict compares the theta,
+// kernel, nugget and distance read from it), outputs only rank 0 writes
+// (json, trace, plot, out, checkpoint) and what each rank has (workers:
+// results do not depend on it; memory_limit: checked per rank).
+var perRankKeys = map[string]bool{
+	"data": true, "locations": true, "observations": true, "at": true, "cluster": true, "theta_from": true,
+	"json": true, "trace": true, "plot": true, "out": true, "checkpoint": true,
+	"workers": true, "memory_limit": true,
+}
+
+// settingsOf returns the keys of cfg (a configuration struct of pkg/config)
+// that the ranks must share, with their values as text: TOML names,
+// embedded structs flattened, nested tables as "table.key", less
+// perRankKeys and fields without a key (toml:"-").
+func settingsOf(cfg any) map[string]string {
+	out := map[string]string{}
+	var walk func(prefix string, v reflect.Value)
+	walk = func(prefix string, v reflect.Value) {
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			if name == "-" {
+				continue
+			}
+			fv := v.Field(i)
+			if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+				walk(prefix, fv)
+				continue
+			}
+			if name == "" {
+				name = strings.ToLower(f.Name)
+			}
+			if prefix == "" && perRankKeys[name] {
+				continue
+			}
+			if f.Type.Kind() == reflect.Struct {
+				walk(prefix+name+".", fv)
+				continue
+			}
+			out[prefix+name] = fmt.Sprint(fv.Interface())
+		}
+	}
+	v := reflect.ValueOf(cfg)
+	for v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	walk("", v)
+	out["env "+FailTaskEnv] = os.Getenv(FailTaskEnv)
+	return out
+}
+
+// digest returns the SHA-256 of d as read: the kind of coordinates and the
+// number of rows, then x, y and z (when read) as float64 bits.
+func digest(d *dataset.Data) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s n=%d z=%t\n", d.Coords, d.Len(), d.Obs != nil)
+	var b [8]byte
+	for _, col := range [][]float64{d.X, d.Y, d.Obs} {
+		for _, x := range col {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
+			h.Write(b[:])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// input is one input every rank reads: its name in messages (the flag and
+// rank 0's path) and what was read.
+type input struct {
+	name string
+	d    *dataset.Data
+}
+
+// rankReport is what each rank sends to rank 0.
+type rankReport struct {
+	Err      string            `json:"err,omitempty"`
+	Input    bool              `json:"input,omitempty"` // Err is bad input (exit 2)
+	Settings map[string]string `json:"settings,omitempty"`
+	Inputs   []inputDigest     `json:"inputs,omitempty"`
+	Cores    Cores             `json:"cores"`
+	Workers  int               `json:"workers"`
+}
+
+type inputDigest struct {
+	Name   string `json:"name"`
+	Rows   int    `json:"rows"`
+	SHA256 string `json:"sha256"`
+}
+
+// verdict is rank 0's answer, the same on every rank.
+type verdict struct {
+	Err   string `json:"err,omitempty"`
+	Input bool   `json:"input,omitempty"`
+	Warn  string `json:"warn,omitempty"`
+}
+
+// agreement is the first collective of a job (see above). Every rank makes
+// it exactly once: check on the way to the work, or, for a rank that
+// stops before, fail (finish does it for the error a job returns).
+type agreement struct {
+	w    comm.Comm
+	cmd  string
+	env  Env
+	done bool
+}
+
+func newAgreement(env Env, cmd string) *agreement {
+	return &agreement{w: env.comm(), cmd: cmd, env: env}
+}
+
+// finish, deferred with a pointer to the job's error, agrees on an error
+// met before check: the ranks that passed wait in check for this one.
+func (a *agreement) finish(err *error) {
+	if !a.done && *err != nil {
+		*err = a.fail(*err)
+	}
+}
+
+// fail agrees on this rank's error (collective). On one rank it returns
+// err itself.
+func (a *agreement) fail(err error) error {
+	a.done = true
+	if a.w.Size() == 1 {
+		return err
+	}
+	return a.exchange(rankReport{Err: err.Error(), Input: IsInput(err)}, err)
+}
+
+// shared is what the ranks of a job must share: its settings (settingsOf)
+// and its inputs.
+type shared struct {
+	settings map[string]string
+	inputs   []input
+}
+
+// check compares this rank's settings and inputs with rank 0's
+// (collective) and warns, on rank 0, when some rank runs more workers than
+// it has cores.
+func (a *agreement) check(s shared, workers int) error {
+	a.done = true
+	rep := rankReport{Settings: s.settings, Cores: ReadCores(), Workers: workers}
+	if a.w.Size() > 1 {
+		for _, in := range s.inputs {
+			rep.Inputs = append(rep.Inputs, inputDigest{Name: in.name, Rows: in.d.Len(), SHA256: digest(in.d)})
+		}
+	}
+	return a.exchange(rep, nil)
+}
+
+func (a *agreement) exchange(rep rankReport, local error) error {
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	all, err := a.w.Gather(0, b)
+	if err != nil {
+		return err
+	}
+	var v verdict
+	if a.w.Rank() == 0 {
+		reps := make([]rankReport, len(all))
+		for r, p := range all {
+			if err := json.Unmarshal(p, &reps[r]); err != nil {
+				reps[r] = rankReport{Err: fmt.Sprintf("unreadable report: %v", err)}
+			}
+		}
+		v = judge(a.cmd, reps, comm.Launched())
+	}
+	if b, err = json.Marshal(v); err != nil {
+		return err
+	}
+	if b, err = a.w.Bcast(0, b); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if v.Warn != "" && a.w.Rank() == 0 {
+		a.env.logf("%s\n", v.Warn)
+	}
+	if v.Err == "" {
+		return nil
+	}
+	ae := &agreedErr{msg: v.Err}
+	if local != nil && local.Error() == v.Err {
+		ae.err = local // this rank's own error: keep it in the chain
+	}
+	if v.Input {
+		return &InputError{Err: ae, Agreed: true}
+	}
+	return ae
+}
+
+// agreedErr is an error every rank of a run returns alike (Agreed).
+type agreedErr struct {
+	msg string
+	err error
+}
+
+func (e *agreedErr) Error() string { return e.msg }
+func (e *agreedErr) Unwrap() error { return e.err }
+
+// judge makes rank 0's verdict from every rank's report.
+func judge(cmd string, reps []rankReport, launched bool) verdict {
+	var v verdict
+	v.Warn = coresWarning(reps, launched)
+	var failed []int
+	for r, p := range reps {
+		if p.Err != "" {
+			failed = append(failed, r)
+		}
+	}
+	if len(failed) > 0 {
+		f := failed[0]
+		v.Input = reps[f].Input
+		same := len(failed) == len(reps)
+		for _, r := range failed {
+			same = same && reps[r].Err == reps[f].Err
+		}
+		if same {
+			v.Err = reps[f].Err
+		} else {
+			v.Err = fmt.Sprintf("rank %d: %s", f, reps[f].Err)
+			if len(failed) > 1 {
+				v.Err += fmt.Sprintf(" (ranks %s of %d stopped before the work)", rankList(failed), len(reps))
+			}
+		}
+		return v
+	}
+	var parts []string
+	if s := settingsDiff(reps); s != "" {
+		parts = append(parts, s)
+	}
+	if s := inputsDiff(reps); s != "" {
+		parts = append(parts, s)
+	}
+	if len(parts) > 0 {
+		v.Err = fmt.Sprintf("%s: %s; every rank must read the same input with the same settings", cmd, strings.Join(parts, "; "))
+		v.Input = true
+	}
+	return v
+}
+
+// ranksWord returns "rank 1" or "ranks 1, 3".
+func ranksWord(ranks []int) string {
+	if len(ranks) == 1 {
+		return fmt.Sprintf("rank %d", ranks[0])
+	}
+	return "ranks " + rankList(ranks)
+}
+
+// settingsDiff describes the ranks whose settings differ from rank 0's,
+// with up to three keys: "rank 1 has other settings than rank 0 (nb: 400
+// on rank 0, 320 on rank 1)".
+func settingsDiff(reps []rankReport) string {
+	ref := reps[0].Settings
+	var ranks []int
+	keys := map[string]int{} // key -> first rank that differs
+	for r := 1; r < len(reps); r++ {
+		s := reps[r].Settings
+		differs := false
+		for k, v := range ref {
+			if w, ok := s[k]; !ok || w != v {
+				differs = true
+				if _, seen := keys[k]; !seen {
+					keys[k] = r
+				}
+			}
+		}
+		for k := range s {
+			if _, ok := ref[k]; !ok {
+				differs = true
+				if _, seen := keys[k]; !seen {
+					keys[k] = r
+				}
+			}
+		}
+		if differs {
+			ranks = append(ranks, r)
+		}
+	}
+	if len(ranks) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var detail []string
+	for i, k := range names {
+		if i == 3 {
+			detail = append(detail, fmt.Sprintf("and %d more", len(names)-3))
+			break
+		}
+		r := keys[k]
+		detail = append(detail, fmt.Sprintf("%s: %s on rank 0, %s on rank %d", k, shown(ref, k), shown(reps[r].Settings, k), r))
+	}
+	verb := "has"
+	if len(ranks) > 1 {
+		verb = "have"
+	}
+	return fmt.Sprintf("%s %s other settings than rank 0 (%s)", ranksWord(ranks), verb, strings.Join(detail, "; "))
+}
+
+func shown(s map[string]string, k string) string {
+	v, ok := s[k]
+	switch {
+	case !ok:
+		return "(no such key)"
+	case v == "":
+		return `""`
+	}
+	return v
+}
+
+// inputsDiff describes the ranks whose inputs differ from rank 0's: "ranks
+// 1, 3 read other data than rank 0 (sha256 of --data d.csv differs: 400
+// rows on rank 0, 399 on rank 1)".
+func inputsDiff(reps []rankReport) string {
+	var parts []string
+	for i, ref := range reps[0].Inputs {
+		var ranks []int
+		rows := ""
+		for r := 1; r < len(reps); r++ {
+			in := reps[r].Inputs
+			if i < len(in) && in[i].SHA256 == ref.SHA256 {
+				continue
+			}
+			ranks = append(ranks, r)
+			if rows == "" && i < len(in) && in[i].Rows != ref.Rows {
+				rows = fmt.Sprintf(": %d rows on rank 0, %d on rank %d", ref.Rows, in[i].Rows, r)
+			}
+		}
+		if len(ranks) == 0 {
+			continue
+		}
+		if rows == "" {
+			rows = fmt.Sprintf(", %d rows on each", ref.Rows)
+		}
+		parts = append(parts, fmt.Sprintf("%s read other data than rank 0 (sha256 of %s differs%s)", ranksWord(ranks), ref.Name, rows))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// coresWarning is the one warning about ranks that run more workers than
+// they have cores (oversubscribed), for the first such rank and naming
+// the others.
+func coresWarning(reps []rankReport, launched bool) string {
+	var ranks []int
+	for r, p := range reps {
+		if p.Err == "" && p.Workers > p.Cores.N && p.Cores.N > 0 {
+			ranks = append(ranks, r)
+		}
+	}
+	if len(ranks) == 0 {
+		return ""
+	}
+	p := reps[ranks[0]]
+	if !launched {
+		ranks = nil
+	}
+	return oversubscribed(p.Cores, p.Workers, ranks)
+}
+
+// agreeOwners checks that every rank computed the same tile distributions
+// (collective): they are derived on each rank from the agreed settings, and
+// for lp from a linear program whose floating-point solution could differ
+// between unlike nodes. A difference is an agreed error naming the ranks.
+func agreeOwners(w comm.Comm, nt int, owners ...tile.OwnerFunc) error {
+	if w.Size() == 1 {
+		return nil
+	}
+	h := sha256.New()
+	var b [4]byte
+	for _, own := range owners {
+		if own == nil {
+			h.Write([]byte{0xff})
+			continue
+		}
+		for m := 0; m < nt; m++ {
+			for c := 0; c <= m; c++ {
+				binary.LittleEndian.PutUint32(b[:], uint32(own(m, c)))
+				h.Write(b[:])
+			}
+		}
+	}
+	all, err := w.Gather(0, h.Sum(nil))
+	if err != nil {
+		return err
+	}
+	var msg []byte
+	if w.Rank() == 0 {
+		var ranks []int
+		for r := 1; r < len(all); r++ {
+			if string(all[r]) != string(all[0]) {
+				ranks = append(ranks, r)
+			}
+		}
+		if len(ranks) > 0 {
+			msg = fmt.Appendf(nil, "%s computed other tile distributions than rank 0 (the owner tables' sha256 differs): the nodes disagree on the plan", ranksWord(ranks))
+		}
+	}
+	if msg, err = w.Bcast(0, msg); err != nil {
+		return err
+	}
+	if len(msg) > 0 {
+		return &agreedErr{msg: string(msg)}
+	}
+	return nil
+}
+
+// fitAgreement returns what the ranks of a fit compare: its settings (with
+// the cluster file's groups, read on each rank) and its data (nil when
+// simulated: the settings define it).
+func fitAgreement(cfg config.Fit, cl config.Cluster, d *dataset.Data) shared {
+	set := settingsOf(cfg)
+	set["cluster file"] = fmt.Sprint(cl.NB, cl.Network, cl.Groups)
+	if d == nil {
+		return shared{settings: set}
+	}
+	name := "--data " + cfg.Data
+	if cfg.Data == "" {
+		name = "--locations " + cfg.Locations + " and --observations " + cfg.Observations
+	}
+	return shared{settings: set, inputs: []input{{name: name, d: d}}}
+}
