@@ -20,12 +20,16 @@ import "math"
 // results carry a separate power-of-two exponent, so nothing overflows or
 // underflows before the final result.
 //
-// Range and accuracy: relative error below 1e-12 for 0 <= nu <= 30 and
+// For nu >= NuLarge (25) it uses instead the uniform asymptotic expansion
+// for large order (see NuLarge), in log space: O(1) per value at any order.
+//
+// Range and accuracy: relative error below 1e-12 for 0 <= nu < 25 and
 // every x > 0 where K_nu(x) is a normal float64 (measured against 40-digit
 // mpmath values in testdata/besselk.csv: below 4e-15 for x >= 1e-6, up to
-// 2e-14 at x = 1e-300 through the rounding of log x). Larger nu work too
-// (spot checks up to nu = 150: below 1e-14) until Gamma(nu) overflows near
-// nu = 171 in the small-x branch. Since K_{-nu} = K_nu, a negative nu is
+// 2e-14 at x = 1e-300 through the rounding of log x). For nu >= 25 the
+// relative error is below a few ulp times sqrt(nu^2 + x^2), the
+// conditioning of K_nu(x) in x (testdata/besselk_large.csv, nu up to 1e5:
+// below 2.4e-15 times that). Since K_{-nu} = K_nu, a negative nu is
 // replaced by -nu.
 //
 // Special values: BesselK(nu, 0) = +Inf, BesselK(nu, +Inf) = 0, NaN for
@@ -53,6 +57,9 @@ func BesselK(nu, x float64) float64 {
 // besselKExp returns K_nu(x) as m * 2^e with m in [0.5, 1). It requires
 // nu >= 0 finite and 0 < x < +Inf.
 func besselKExp(nu, x float64) (float64, int) {
+	if nu >= NuLarge {
+		return largeBesselKExp(nu, x)
+	}
 	n := int(nu + 0.5)
 	mu := nu - float64(n) // in [-1/2, 1/2)
 

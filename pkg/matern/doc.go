@@ -19,6 +19,10 @@
 // Everything here is safe for concurrent use: kernels are immutable after
 // construction and the package has no mutable state.
 //
-// The reference values in testdata come from testdata/gen_besselk.py
-// (mpmath, 40 digits).
+// Every nu > 0 is accepted: from nu = 25 on (NuLarge), K_nu and the
+// Matérn correlation come from the uniform asymptotic expansion for large
+// order, in log space, at a cost independent of nu.
+//
+// The reference values in testdata come from testdata/gen_besselk.py and,
+// for nu >= 25, testdata/gen_largenu.py (mpmath, 40 digits).
 package matern

@@ -43,7 +43,9 @@ type RowKernel interface {
 //
 // Accuracy: relative error below 1e-12 against the exact covariance for
 // all r in [0, rmax] where C(r) >= 1e-300*sigma2 (and is a normal
-// float64), 0 < nu <= 30 and any rmax/beta (tested up to 1e4). Measured: below 1e-14 for x = r/beta
+// float64), 0 < nu <= 30 and any rmax/beta (tested up to 1e4), and for
+// larger nu (tested up to 1e5 against mpmath, built in milliseconds up
+// to nu = 1e12). Measured: below 1e-14 for x = r/beta
 // under about 10, growing with x like the conditioning of C (x times the
 // rounding of r/beta) to about 2e-13 at x = 700. x0 is where C/sigma2
 // falls below 1e-300: for x >= x0 Cov returns 0, an absolute error below
@@ -334,6 +336,9 @@ func newInterp(t Theta, rmax float64) *interp {
 // zeroPoint returns x0 with 1e-300 >= corr(x0) (and corr(x0) normal), so
 // that corr < 1e-300 for every x >= x0, corr being decreasing.
 func zeroPoint(d direct) float64 {
+	if d.form == formLarge {
+		return largeZeroPoint(d.nu)
+	}
 	// log corr(x) ~ log c + (nu-1/2) log x + log sqrt(pi/2) - x for large x.
 	lc := math.Log(d.c) + 0.5*math.Log(math.Pi/2) - math.Log(cutoff)
 	x := 700.0

@@ -57,11 +57,19 @@ func (t Theta) CovRow(r, out []float64) {
 //	nu = 3/2: sigma2 * (1 + x) * exp(-x)
 //	nu = 5/2: sigma2 * (1 + x + x^2/3) * exp(-x).
 //
+// For nu >= NuLarge (25) the correlation 2^(1-nu)/Gamma(nu) x^nu K_nu(x)
+// is evaluated as a whole in log space from the uniform asymptotic
+// expansion of K_nu and Stirling's series (largeLogCorr): the terms in
+// nu log nu cancel exactly, nothing underflows (2^(1-nu)/Gamma(nu) alone
+// does above nu = 158) and the cost is O(1) at any nu; it tends to the
+// Gaussian exp(-x^2/(4 nu)) for x << nu.
+//
 // The relative error is below 1e-12 (measured: a few 1e-15, plus the
 // conditioning of C at x, about (x+nu) times the rounding of r/beta) for
-// 0 < nu <= 30 wherever the result is a normal float64; powers of two are
-// carried separately inside, so (r/beta)^nu and K_nu may over- or
-// underflow on their own without harm. Results below the normal range are
+// 0 < nu < 25 wherever the result is a normal float64, and for nu >= 25
+// (tested up to nu = 1e5: below 3e-13) wherever C >= 1e-300 sigma2;
+// powers of two are carried separately inside, so (r/beta)^nu and K_nu
+// may over- or underflow on their own without harm. Results below the normal range are
 // subnormal (less precise) or 0. The parameters are not checked: see
 // Theta.Validate.
 func Matern(t Theta, r float64) float64 {
@@ -73,9 +81,12 @@ func Matern(t Theta, r float64) float64 {
 // for one nu.
 type direct struct {
 	nu   float64
-	form int     // 1, 3, 5: closed form for nu = form/2; 0: general nu
-	c    float64 // 2^(1-nu)/Gamma(nu)
+	form int     // 1, 3, 5: closed form for nu = form/2; 0: general nu; formLarge: nu >= NuLarge
+	c    float64 // 2^(1-nu)/Gamma(nu) (general nu below NuLarge, where it is a normal float64)
 }
+
+// formLarge marks the expansion for large order (largeCorr), in log space.
+const formLarge = -1
 
 func newDirect(nu float64) direct {
 	d := direct{nu: nu}
@@ -87,6 +98,10 @@ func newDirect(nu float64) direct {
 	case 2.5:
 		d.form = 5
 	default:
+		if nu >= NuLarge {
+			d.form = formLarge
+			break
+		}
 		d.c = math.Exp2(1-nu) / math.Gamma(nu)
 	}
 	return d
@@ -101,6 +116,8 @@ func (d direct) corr(x float64) float64 {
 		return (1 + x) * math.Exp(-x)
 	case 5:
 		return (1 + x + x*x/3) * math.Exp(-x)
+	case formLarge:
+		return largeCorr(d.nu, x)
 	}
 	switch {
 	case x == 0:
