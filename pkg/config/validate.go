@@ -172,6 +172,9 @@ func (f *Fit) Validate() error {
 			return bad("lb", "lower bound of %s (%g) is above its upper bound (%g)", names[i], lb, ub)
 		}
 	}
+	if key, msg := kernelBounds(f.Kernel, f.Lower, f.Upper); key != "" {
+		return bad(key, "%s", msg)
+	}
 	x0, err := f.StartValues()
 	if err != nil {
 		return bad("start", "want data, lower or values v1,v2,v3: %v", err)

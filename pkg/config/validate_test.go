@@ -40,7 +40,7 @@ func TestFitValidate(t *testing.T) {
 		{"memory limit", func(f *Fit) { f.MemoryLimit = "lots" }, "memory_limit", "not a size in bytes"},
 		{"pair", func(f *Fit) { f.Locations = "l.txt" }, "observations", "go together"},
 		{"n", func(f *Fit) { f.N = 2 }, "n", "--n must be >= 3"},
-		{"theta", func(f *Fit) { f.Theta = []float64{1, 0.1, 3}; f.Kernel = "powexp" }, "theta", "delta must be in (0, 2]"},
+		{"theta", func(f *Fit) { f.Theta = []float64{1, 0.1, 3}; f.Kernel = "powexp"; f.KernelDefaults() }, "theta", "delta must be in (0, 2]"},
 		{"json directory", func(f *Fit) { f.JSON = filepath.Join(dir, "no", "r.json") }, "json", "does not exist"},
 		{"trace directory", func(f *Fit) { f.Trace = filepath.Join(dir, "no", "t.json") }, "trace", "does not exist"},
 	}

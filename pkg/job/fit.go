@@ -91,6 +91,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	// stopped one of them before that point (agree.go).
 	ag := newAgreement(env, "fit")
 	defer ag.finish(&err)
+	cfg.KernelDefaults() // powexp: delta's upper bound 2 unless given
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
