@@ -419,7 +419,7 @@ func coresWarning(reps []rankReport, launched bool) string {
 	if !launched {
 		ranks = nil
 	}
-	return oversubscribed(p.Cores, p.Workers, ranks)
+	return oversubscribed(p.Cores, p.Workers, ranks, launched)
 }
 
 // agreeOwners checks that every rank computed the same tile distributions

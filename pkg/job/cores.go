@@ -3,10 +3,9 @@ package job
 import (
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"strconv"
 	"strings"
-
-	"github.com/exageostat/exageostat/pkg/comm"
 )
 
 // SlurmCPUsEnv is the variable Slurm sets to the CPUs a task was given
@@ -34,15 +33,26 @@ type Cores struct {
 // ReadCores returns the cores this process may use now.
 func ReadCores() Cores {
 	cpus, mask := affinity()
-	c := Cores{N: max(cpus, 1), Mask: mask, MaskCPUs: cpus, Source: "CPU affinity mask " + mask}
+	return coresOf(cpus, mask, os.Getenv(SlurmCPUsEnv), goruntime.NumCPU())
+}
+
+// coresOf returns the Cores of a process whose affinity mask holds cpus
+// CPUs (mask as a CPU list; 0 and "" when it could not be read, then the
+// machine's machineCPUs count) under SLURM_CPUS_PER_TASK=slurm ("" when
+// not set).
+func coresOf(cpus int, mask, slurm string, machineCPUs int) Cores {
+	c := Cores{N: cpus, Mask: mask, MaskCPUs: cpus, Source: "CPU affinity mask " + mask}
 	if mask == "" {
 		c.Source = "the CPUs of the machine"
 	}
-	if v := strings.TrimSpace(os.Getenv(SlurmCPUsEnv)); v != "" {
+	if cpus <= 0 {
+		c.N, c.Mask, c.MaskCPUs = max(machineCPUs, 1), "", 0
+	}
+	if v := strings.TrimSpace(slurm); v != "" {
 		if s, err := strconv.Atoi(v); err == nil && s > 0 {
 			c.Slurm = s
 			if s < c.N || cpus <= 0 {
-				c.N, c.Source = s, SlurmCPUsEnv+"="+v
+				c.N, c.Source = s, SlurmCPUsEnv+"="+strconv.Itoa(s)
 			}
 		}
 	}
@@ -84,13 +94,14 @@ func cpuList(n int, isSet func(int) bool) string {
 }
 
 // oversubscribed returns the warning for a rank that runs workers workers
-// on c (empty when it has a core for each): it names the mask and the fix.
-func oversubscribed(c Cores, workers int, ranks []int) string {
+// on c (empty when it has a core for each): it names the mask and the fix,
+// and, in a run an MPI launcher started (launched), the ranks.
+func oversubscribed(c Cores, workers int, ranks []int, launched bool) string {
 	if workers <= c.N {
 		return ""
 	}
 	who := "this process runs"
-	if len(ranks) > 0 && comm.Launched() {
+	if len(ranks) > 0 && launched {
 		who = "rank " + rankList(ranks) + " runs"
 		if len(ranks) > 1 {
 			who = "ranks " + rankList(ranks) + " each run"
@@ -106,9 +117,9 @@ func oversubscribed(c Cores, workers int, ranks []int) string {
 	}
 	msg := fmt.Sprintf("warning: %s %d workers on %d core%s (%s): the workers share the cores and run slower; ", who, workers, c.N, s, where)
 	switch {
-	case c.Slurm > 0:
+	case c.Slurm > 0 && c.Slurm == c.N: // Slurm's allotment is the limit (a narrower mask is not)
 		msg += fmt.Sprintf("ask Slurm for %d CPUs per task (srun/sbatch --cpus-per-task=%d) or run --workers %d", workers, workers, c.N)
-	case comm.Launched():
+	case launched:
 		msg += fmt.Sprintf("start with `mpirun --map-by slot:PE=%d` (%d cores per rank) or `mpirun --bind-to none`, or run --workers %d", workers, workers, c.N)
 	default:
 		msg += fmt.Sprintf("widen the mask (taskset) or run --workers %d", c.N)
@@ -127,8 +138,10 @@ func rankList(ranks []int) string {
 
 // workersNote describes workers for the log: "2", or "2 (on 1 core: CPU
 // affinity mask 0)" when they share cores.
-func workersNote(workers int) string {
-	c := ReadCores()
+func workersNote(workers int) string { return coresNote(ReadCores(), workers) }
+
+// coresNote is workersNote on c.
+func coresNote(c Cores, workers int) string {
 	if workers <= c.N {
 		return strconv.Itoa(workers)
 	}
