@@ -102,7 +102,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{[]string{"--nu", "-1"}, "--nu must be in (0, 30]"},
 		{[]string{"--nb", "x"}, "invalid argument"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
-		{[]string{"--nb", "8", "--reps", "1", "--out", filepath.Join(dir, "missing", "x.toml")}, "calibrate: --out:"},
+		{[]string{"--nb", "8", "--reps", "1", "--out", filepath.Join(dir, "missing", "x.toml")}, "calibrate: --out "},
 	} {
 		_, stderr, code := run(t, bin, append([]string{"calibrate"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

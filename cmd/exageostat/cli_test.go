@@ -170,7 +170,7 @@ func badInputCases() []cliCase {
 			want: `sub/c.toml:2: key "json": d.csv: is the --data file`},
 		{name: "config json unwritable", defect: 7, args: []string{"fit", "--config", "@c.toml"}, files: map[string]string{"c.toml": "n = 50\njson = \"/proc/exageostat-r.json\"\n"},
 			want: `c.toml:2: key "json": /proc/exageostat-r.json: cannot be written`},
-		{name: "cluster file of a fit", args: []string{"fit", "--cluster", "@c.toml"}, files: map[string]string{"c.toml": "nodes = 0\n"}, want: `c.toml: key "nodes": must be >= 1`},
+		{name: "cluster file of a fit", args: []string{"fit", "--cluster", "@c.toml"}, files: map[string]string{"c.toml": "nodes = 0\n"}, want: `c.toml: key "nodes": must be in [1, 1048576], got 0`},
 
 		// predict.
 		{name: "predict missing out", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--theta", "1,0.1,0.5"}, want: "predict: --data, --at and --out are required"},
@@ -212,7 +212,53 @@ func badInputCases() []cliCase {
 		{name: "calibrate nb", args: []string{"calibrate", "--nb", "0"}, want: "calibrate: --nb must be in"},
 		{name: "simulate-cluster config", args: []string{"simulate-cluster"}, want: "simulate-cluster: --config cluster.toml (with [[group]] tables) is required"},
 
+		// Defect 2: large smoothness; defect 3: powexp bounds.
+		{name: "simulate nu singular", defect: 2, args: []string{"simulate", "--out", "@s.csv", "--n", "100", "--nb", "50", "--theta", "1,0.1,1e5"},
+			want: `simulate: key "theta": the field cannot be simulated: covariance matrix is not positive definite`},
+		{name: "predict nu singular", defect: 2, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,1e4", "--nb", "30"},
+			want: "predict: covariance matrix is not positive definite (theta [1 0.1 10000])"},
+		{name: "powexp ub above 2", defect: 3, args: []string{"fit", "--kernel", "powexp", "--ub", "5,5,3"}, want: `fit: key "ub": bounds of delta must lie within (0, 2] for powexp`},
+		{name: "powexp lb above 2", defect: 3, args: []string{"fit", "--kernel", "powexp", "--lb", "0.1,0.1,2.5", "--ub", "5,5,2.5"}, want: `fit: key "lb": bounds of delta must lie within (0, 2] for powexp`},
+
+		// Defect 6: memory guard (the limit given, so that the case does not depend on the machine).
+		{name: "memory n 100000", defect: 6, args: []string{"fit", "--n", "100000", "--memory-limit", "1GB"}, want: "fit: rank 0 needs 40.7 GB (N=100000, nb=960, 1 rank); 1 GB available (--memory-limit)"},
+		{name: "memory data 100000 rows", defect: 6, args: []string{"fit", "--data", "@big.csv", "--memory-limit", "1GB"}, files: map[string]string{"big.csv": bigCSV(100000)},
+			want: "fit: rank 0 needs 40.7 GB (N=100000, nb=960, 1 rank); 1 GB available"},
+		{name: "memory nb 1", defect: 6, args: []string{"fit", "--n", "400", "--nb", "1", "--memory-limit", "2GB"}, want: "one evaluation is a graph of 10.9 million tasks"},
+		{name: "memory grid", defect: 6, args: []string{"fit", "--n", "400", "--plot", "@pl", "--grid", "1000x1000", "--memory-limit", "100MB"}, want: "with kriging a 1000000-point grid); 100 MB available"},
+		{name: "memory simulate", defect: 6, args: []string{"simulate", "--n", "100000", "--out", "@s.csv", "--memory-limit", "1GB"}, want: "simulate: rank 0 needs 40.7 GB"},
+		{name: "memory predict", defect: 6, args: []string{"predict", "--data", "@big.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--memory-limit", "1GB"},
+			files: map[string]string{"big.csv": bigCSV(100000)}, want: "predict: rank 0 needs 40.7 GB"},
+		{name: "plan nodes huge", defect: 6, args: []string{"plan", "--nodes", "2000000000", "--n", "1000", "--nb", "100"}, want: `key "nodes": must be in [1, 1048576], got 2000000000`},
+
+		// Defect 12: a fault-injection setting that injects nothing.
+		{name: "fail task no match", defect: 12, args: []string{"fit", "--data", "@d.csv", "--max-evals", "2", "--nb", "30"}, env: []string{"EXAGEOSTAT_FAIL_TASK=0:potrf(99,99,99)"}, lines: true,
+			want: "EXAGEOSTAT_FAIL_TASK=0:potrf(99,99,99): no task potrf(99,99,99) ran on rank 0, so no failure was injected"},
+
 		// What the fixes keep legal (exit status 0), and the outputs they write.
+		// Defects 2-5, 10 and 11: runs that used to fail or be silently wrong.
+		{name: "large nu with a nugget", defect: 2, ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,1e4", "--nugget", "0.1", "--nb", "30"},
+			want: "predicted 2 locations", writes: []string{"p.csv"}},
+		{name: "powexp default bounds", defect: 3, ok: true, args: []string{"fit", "--data", "@d.csv", "--kernel", "powexp", "--max-evals", "30", "--nb", "30"}, want: "delta "},
+		{name: "stderr all fixed keeps the fit", defect: 4, ok: true, args: []string{"fit", "--data", "@d.csv", "--lb", "1,0.1,0.5", "--ub", "1,0.1,0.5", "--stderr", "--nb", "30", "--json", "@f.json", "--checkpoint", "none"},
+			want: "standard errors not computed: fisher: no estimated parameter", writes: []string{"f.json"}},
+		{name: "holdout all fixed keeps the fit", defect: 4, ok: true, args: []string{"fit", "--data", "@d.csv", "--lb", "1,0.1,0.5", "--ub", "1,0.1,0.5", "--holdout", "10", "--nb", "30"},
+			want: "holdout 10: MSPE"},
+		{name: "duplicates with a nugget", defect: 5, ok: true, args: []string{"fit", "--data", "@dup.csv", "--nugget", "0.1", "--max-evals", "5", "--nb", "30"}, files: map[string]string{"dup.csv": dup},
+			want: "fit: N=4 "},
+		{name: "duplicate prediction locations", defect: 5, ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--nb", "30"},
+			files: map[string]string{"a.csv": "x,y\n0.5,0.5\n0.5,0.5\n"}, want: "predicted 2 locations", writes: []string{"p.csv"}},
+		{name: "estimate at a bound flagged", defect: 10, ok: true, args: []string{"fit", "--data", "@d.csv", "--lb", "0.001,0.3,0.001", "--max-evals", "60", "--nb", "30"},
+			want: "beta = 0.3 is at its lower bound 0.3"},
+		{name: "max evals flagged", defect: 10, ok: true, args: []string{"fit", "--data", "@d.csv", "--max-evals", "3", "--nb", "30"},
+			want: "the search stopped after 3 evaluations with status MAXEVAL_REACHED, before converging"},
+		{name: "constant data flagged", defect: 10, ok: true, args: []string{"fit", "--data", "@c.csv", "--max-evals", "5", "--nb", "30"},
+			files: map[string]string{"c.csv": "x,y,z\n0.1,0.2,1\n0.5,0.1,1\n0.9,0.4,1\n0.7,0.7,1\n"}, want: "the observations are constant"},
+		{name: "moved start flagged", defect: 10, ok: true, args: []string{"fit", "--data", "@d.csv", "--search", "linear", "--ub", "5,1000,5", "--max-evals", "3", "--nb", "30"},
+			want: "the optimiser moved the start of beta from"},
+		{name: "workers beyond slurm cpus", defect: 11, ok: true, args: []string{"fit", "--data", "@d.csv", "--workers", "2", "--max-evals", "2", "--nb", "30"}, env: []string{"SLURM_CPUS_PER_TASK=1"},
+			want: "ask Slurm for 2 CPUs per task (srun/sbatch --cpus-per-task=2) or run --workers 1"},
+
 		{name: "at with a NaN z column", defect: 9, ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--nb", "30"},
 			files: map[string]string{"a.csv": "x,y,z\n0.5,0.5,NaN\n0.2,0.7,\n"}, want: "predicted 2 locations", writes: []string{"p.csv"}},
 		{name: "theta-from with the same nugget", defect: 8, ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@r.json", "--nugget", "0", "--distance", "euclidean", "--kernel", "matern"},
@@ -226,6 +272,17 @@ func badInputCases() []cliCase {
 		{name: "output through a link", defect: 7, ok: true, args: []string{"simulate", "--n", "20", "--nb", "10", "--out", "@link.csv"},
 			links: map[string]string{"link.csv": "adir/target.csv"}, files: map[string]string{"adir/target.csv": "old\n"}, want: "wrote 20 locations", writes: []string{"adir/target.csv"}},
 	}
+}
+
+// bigCSV returns a data file of n rows (x, y on a jittered grid, z in
+// [-1, 1)): large enough that the memory guard, not the reader, refuses it.
+func bigCSV(n int) string {
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for i := range n {
+		fmt.Fprintf(&b, "%d,%d.5,%g\n", i%1000, i/1000, float64(i%200)/100-1)
+	}
+	return b.String()
 }
 
 // snapshot returns the files, links and directories under dir, with the

@@ -302,7 +302,11 @@ func printFit(w io.Writer, r *job.FitResult) {
 		if simulated {
 			fmt.Fprintf(w, " %12.6g", r.TrueTheta[i])
 		}
-		fmt.Fprintf(w, " %12.6g %12.6g\n", r.Lower[i], r.Upper[i])
+		fmt.Fprintf(w, " %12.6g %12.6g", r.Lower[i], r.Upper[i])
+		if i < len(r.AtBound) && r.AtBound[i] != "" {
+			fmt.Fprintf(w, "  (%s)", boundLabel(r.AtBound[i]))
+		}
+		fmt.Fprintln(w)
 	}
 	pe := r.PerEval
 	replayed := ""
@@ -312,6 +316,17 @@ func printFit(w io.Writer, r *job.FitResult) {
 	fmt.Fprintf(w, "loglik %.6f  evaluations %d (%s%d failed, %d restarts)  %.2fs  status %s\n",
 		r.LogLik, r.Evaluations, replayed, r.Failed, r.Restarts, r.Seconds, r.Status)
 	fmt.Fprintf(w, "per evaluation: %.4fs wall; busy gen %.4fs chol %.4fs solve %.4fs\n", pe["wall"], pe["gen"], pe["chol"], pe["solve"])
+	for _, m := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", m)
+	}
+}
+
+// boundLabel is the table's mark of an estimate at a bound or fixed.
+func boundLabel(b string) string {
+	if b == "fixed" {
+		return "fixed"
+	}
+	return "at " + b + " bound"
 }
 
 // printComm prints the messages of one evaluation of a distributed fit.
@@ -345,6 +360,9 @@ func printAssessment(w, log io.Writer, r *job.FitResult) {
 			}
 		}
 		fmt.Fprintf(w, "standard errors (Fisher information): %s\n", strings.Join(parts, "  "))
+	}
+	if a.StdErrNote != "" {
+		fmt.Fprintf(w, "standard errors %s\n", a.StdErrNote)
 	}
 	if a.MLOE != nil {
 		fmt.Fprintf(w, "MLOE %.6g  MMOM %.6g\n", *a.MLOE, *a.MMOM)

@@ -186,7 +186,7 @@ func TestHoldoutAndPredict(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"predict", "--data", data, "--theta-from", res, "--kernel", "powexp", "--at", newf, "--out", out}, "holds a matern fit, not powexp"},
+		{[]string{"predict", "--data", data, "--theta-from", res, "--kernel", "powexp", "--at", newf, "--out", out}, "--kernel powexp disagrees with"},
 		{[]string{"predict", "--data", data, "--theta", "1,0,0.5", "--at", newf, "--out", out}, "beta must be positive"},
 		{[]string{"predict", "--data", data, "--theta", "1,0.1,0.5", "--at", writeFile(t, dir, "nan.csv", "x,y\n0.1,NaN\n"), "--out", out}, "nan.csv:2: y is NaN"},
 		{[]string{"predict", "--data", data, "--theta", "1,0.1,0.5", "--at", writeFile(t, dir, "empty.csv", ""), "--out", out}, "empty.csv: empty file"},

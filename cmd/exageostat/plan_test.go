@@ -233,11 +233,11 @@ func TestPlan(t *testing.T) {
 			{"gen powers", []string{"--nodes", "4", "--gen-powers", "1,2,3"}, `key "generation.powers": need 4 values (nodes = 4), got 3`},
 			{"bad number", []string{"--powers", "1,x"}, `--powers: "x" is not a number`},
 			{"negative power", []string{"--nodes", "2", "--powers", "1,-2"}, `key "powers": value 2 (node 1) must be a positive number, got -2`},
-			{"nodes", []string{"--nodes", "0"}, `key "nodes": must be >= 1, got 0`},
+			{"nodes", []string{"--nodes", "0"}, `key "nodes": must be in [1, 1048576], got 0`},
 			{"n", []string{"--n", "0"}, "plan: --n must be >= 1 (got 0)"},
 			{"nb", []string{"--nb", "0"}, "plan: --nb must be >= 1 (got 0)"},
 			{"too many tiles", []string{"--n", "100000", "--nb", "1"}, "100000 x 100000 tiles is too many"},
-			{"svg dir", []string{"--svg", filepath.Join(dir, "no", "plan.svg")}, "plan: --svg:"},
+			{"svg dir", []string{"--svg", filepath.Join(dir, "no", "plan.svg")}, "plan: --svg "},
 			{"stray", []string{"extra"}, `unexpected argument "extra"`},
 			{"bad flag", []string{"--nodes", "four"}, "invalid argument"},
 		}

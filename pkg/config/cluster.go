@@ -186,6 +186,11 @@ func (c Cluster) Phases() (fact, gen Phase) {
 	return fact, gen
 }
 
+// MaxNodes is the most nodes a cluster may have: a plan's per-node
+// tables cost O(nodes) memory and time (2^20 nodes plan in about 2 s and
+// 100 MB), and beyond that a mistyped count would exhaust the memory.
+const MaxNodes = 1 << 20
+
 // Validate checks c after the file (named file in the errors) and the flags
 // are applied, and returns an *Error naming the first bad key: nodes >= 1;
 // distribution bc, 1d1d, lp or bc-fast (the last two need groups, take no
@@ -197,15 +202,15 @@ func (c Cluster) Phases() (fact, gen Phase) {
 //
 // With groups: nodes equals the sum of the groups' nodes; nb >= 1; each
 // group (keys named "group[i].<key>", i from 0) has a name used by no other
-// group, nodes >= 1, cpus and gpus >= 0 and at least one worker, durations
+// group, nodes in [1, MaxNodes], cpus and gpus >= 0 and at least one worker, durations
 // of known kinds (TaskKinds) that are positive and finite, and a worker
 // type with workers that can run some kind; bandwidths are positive finite
 // and latencies non-negative finite, and every node's link has a bandwidth
 // when there are two nodes or more. Without groups, nb, [network] and
 // durations are not used and need only be non-negative.
 func (c Cluster) Validate(file string) error {
-	if c.Nodes < 1 {
-		return &Error{File: file, Key: "nodes", Msg: fmt.Sprintf("must be >= 1, got %d", c.Nodes)}
+	if c.Nodes < 1 || c.Nodes > MaxNodes {
+		return &Error{File: file, Key: "nodes", Msg: fmt.Sprintf("must be in [1, %d], got %d", MaxNodes, c.Nodes)}
 	}
 	fact, gen := c.Phases()
 	groups := len(c.Groups) > 0
@@ -258,8 +263,8 @@ func (c Cluster) validateGroups(file string) error {
 				return bad(key("name"), "%q is also the name of group[%d]", g.Name, j)
 			}
 		}
-		if g.Nodes < 1 {
-			return bad(key("nodes"), "must be >= 1, got %d", g.Nodes)
+		if g.Nodes < 1 || g.Nodes > MaxNodes {
+			return bad(key("nodes"), "must be in [1, %d], got %d", MaxNodes, g.Nodes)
 		}
 		if g.CPUs < 0 {
 			return bad(key("cpus"), "must be >= 0, got %d", g.CPUs)

@@ -84,7 +84,7 @@ gemm = 0.02
 
 func TestClusterErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
-		{"nodes = 0\n", `cluster.toml: key "nodes": must be >= 1, got 0`},
+		{"nodes = 0\n", `cluster.toml: key "nodes": must be in [1, 1048576], got 0`},
 		{"nodes = 4\ndistribution = \"1d1d\"\npowers = [1, 1, 4]\n", `cluster.toml: key "powers": need 4 values (nodes = 4), got 3`},
 		{"nodes = 2\ndistribution = \"1d1d\"\npowers = [1, -1]\n", `cluster.toml: key "powers": value 2 (node 1) must be a positive number, got -1`},
 		{"nodes = 2\ndistribution = \"1d1d\"\npowers = [0, 1]\n", `key "powers": value 1 (node 0) must be a positive number, got 0`},
@@ -231,7 +231,7 @@ func TestClusterGroupErrors(t *testing.T) {
 		{"group bandwidth", rep("bandwidth = 2.5e9", "bandwidth = -2"), `key "group[1].bandwidth": must be a positive number`},
 		{"no name", rep(`name = "chifflet"`, ""), `key "group[1].name": missing`},
 		{"same name", rep(`name = "chifflet"`, `name = "chetemi"`), `key "group[1].name": "chetemi" is also the name of group[0]`},
-		{"zero nodes", rep("nodes = 2", "nodes = 0"), `key "group[0].nodes": must be >= 1, got 0`},
+		{"zero nodes", rep("nodes = 2", "nodes = 0"), `key "group[0].nodes": must be in [1, 1048576], got 0`},
 		{"negative gpus", rep("gpus = 2", "gpus = -2"), `key "group[1].gpus": must be >= 0, got -2`},
 		{"no workers", rep("cpus = 18", "cpus = 0"), `key "group[0].cpus": the group has no workers`},
 		{"unknown kind", rep("gemm = 0.0068", "gemn = 0.0068"), `key "group[1].gpu.gemn": unknown task kind (want one of dcmg, zcpy, potrf`},

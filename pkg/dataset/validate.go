@@ -17,7 +17,13 @@ import (
 //
 // Rows are numbered from 1 in the messages. The duplicate check uses a hash
 // map and is O(N).
-func Validate(d *Data, minPoints int) error {
+func Validate(d *Data, minPoints int) error { return ValidateWith(d, minPoints, false) }
+
+// ValidateWith is Validate, with duplicate locations accepted when
+// duplicates is true: observations under a nugget tau2 > 0, whose
+// covariance C + tau2 I is positive definite whatever the locations, and
+// prediction locations, over which no matrix is factorised.
+func ValidateWith(d *Data, minPoints int, duplicates bool) error {
 	if d == nil {
 		return fmt.Errorf("no data")
 	}
@@ -58,6 +64,9 @@ func Validate(d *Data, minPoints int) error {
 	}
 	// Float keys compare with ==, so 0 and -0 are the same location; NaN
 	// was rejected above.
+	if duplicates {
+		return nil
+	}
 	seen := make(map[[2]float64]int, n)
 	for i := 0; i < n; i++ {
 		k := [2]float64{d.X[i], d.Y[i]}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -62,5 +63,27 @@ func TestValidateLargeGrid(t *testing.T) {
 	want := "duplicate locations at rows 124 and 20001: the covariance matrix is singular (add a nugget, e.g. --nugget 1e-6)"
 	if err := Validate(d, 3); err == nil || err.Error() != want {
 		t.Errorf("got %v want %q", err, want)
+	}
+}
+
+func TestValidateWithDuplicates(t *testing.T) {
+	d := &Data{X: []float64{0.1, 0.5, 0.1, 0.7}, Y: []float64{0.2, 0.1, 0.2, 0.7}, Obs: []float64{1, 2, 3, 1}}
+	cases := []struct {
+		duplicates bool
+		want       string
+	}{
+		{false, "duplicate locations at rows 1 and 3: the covariance matrix is singular (add a nugget, e.g. --nugget 1e-6)"},
+		{true, ""},
+	}
+	for _, c := range cases {
+		err := ValidateWith(d, 3, c.duplicates)
+		if got := fmt.Sprint(err); (c.want == "" && err != nil) || (c.want != "" && got != c.want) {
+			t.Errorf("duplicates allowed %v: %v, want %q", c.duplicates, err, c.want)
+		}
+	}
+	// Other checks still apply when duplicates are allowed.
+	d.Obs[1] = math.NaN()
+	if err := ValidateWith(d, 3, true); err == nil || err.Error() != "row 2: z is NaN" {
+		t.Errorf("NaN with duplicates allowed: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -21,6 +22,10 @@ type Assessment struct {
 	Coverage *float64    `json:"coverage_95,omitempty"`
 	PredSecs float64     `json:"prediction_seconds,omitempty"`
 	StdErr   []float64   `json:"stderr,omitempty"` // per parameter, in theta order; 0 for a fixed one
+	// StdErrNote says why the standard errors are missing (the Fisher
+	// information could not be computed or inverted) or which of them
+	// are not meaningful (estimates at a bound).
+	StdErrNote string `json:"stderr_note,omitempty"`
 	Fisher   [][]float64 `json:"fisher_information,omitempty"`
 	FisherOf []string    `json:"fisher_parameters,omitempty"`
 	MLOE     *float64    `json:"mloe,omitempty"`
@@ -62,15 +67,23 @@ func assess(ev *likelihood.Evaluator, theta []float64, o assessOptions, out *Ass
 		out.Holdout, out.MSPE, out.Coverage, out.PredSecs = o.test.Len(), &mspe, &cov, r.Seconds
 	}
 	if o.stderr {
+		// A standard-error step that fails for a numerical reason (every
+		// parameter fixed, a singular information matrix, a covariance not
+		// positive definite at a derivative's step) leaves the fit's
+		// result intact: the standard errors are missing, with the reason.
 		f, err := predict.FisherInfo(ev, theta, o.free)
-		if err != nil {
+		switch {
+		case err == nil:
+			out.StdErr = make([]float64, len(names))
+			for a, j := range f.Index {
+				out.StdErr[j] = f.StdErr[a]
+			}
+			out.Fisher, out.FisherOf = f.Info, f.Params
+		case stdErrFailure(err):
+			out.StdErrNote = "not computed: " + err.Error()
+		default:
 			return fmt.Errorf("standard errors: %w", err)
 		}
-		out.StdErr = make([]float64, len(names))
-		for a, j := range f.Index {
-			out.StdErr[j] = f.StdErr[a]
-		}
-		out.Fisher, out.FisherOf = f.Info, f.Params
 	}
 	if o.trueTheta != nil && o.test != nil {
 		e, err := predict.MLOEMMOM(ev, points(o.test), o.trueTheta, theta)
@@ -83,6 +96,16 @@ func assess(ev *likelihood.Evaluator, theta []float64, o assessOptions, out *Ass
 		return makePlots(ev, theta, o, zhat, pvar, out)
 	}
 	return nil
+}
+
+// stdErrFailure reports an error of the Fisher information that is a
+// property of the estimate or the data (no parameter estimated, a singular
+// information matrix, a covariance matrix that is not positive definite
+// or a theta the model cannot take at a derivative's step), not of the
+// run (a failed task or message), which still ends the fit.
+func stdErrFailure(err error) bool {
+	return errors.Is(err, predict.ErrNoEstimate) || errors.Is(err, predict.ErrSingularInfo) ||
+		errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta)
 }
 
 func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat, pvar []float64, out *Assessment) error {

@@ -60,6 +60,7 @@ type FitResult struct {
 	Comm         []likelihood.CommStat `json:"comm_per_evaluation,omitempty"`
 	Steps        []Step                `json:"steps"`
 	Assessment
+	Quality
 	// Memory has one report per rank (on rank 0; nil on the others).
 	Memory []RankMemory `json:"memory,omitempty"`
 }
@@ -201,7 +202,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	need, what := fitNeed(n, lo, w.Size(), fitExtras{stderr: stderr && nfree > 0, free: nfree, holdout: len(held),
 		mloe: cfg.TrueTheta != nil, grid: gridX * gridY})
 	addTo(need, graphNeed(scales[0].g, n, nb, lo.Owner, w.Size()))
-	what += graphNote(scales[0].g)
+	what += graphNote(scales[0].g, most(need)*int64(w.Size()))
 	if simulated {
 		sim := likelihood.MemoryNeed(nAll, simOpts, w.Size())
 		addTo(sim, graphNeed(scales[1].g, nAll, simNB, simOpts.Owner, w.Size()))
@@ -226,7 +227,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	defer rt.Close()
 	if simulated {
 		t0 := time.Now()
-		if d, err = simulateGrid(nAll, cfg.Seed, model, cfg.Theta, cfg.Nugget, rt, simOpts, -1); err != nil {
+		if d, err = simulateGrid("fit", nAll, cfg.Seed, model, cfg.Theta, cfg.Nugget, rt, simOpts, -1); err != nil {
 			return nil, err
 		}
 		env.logf("simulated N=%d with theta=%s seed=%d in %.2fs (no --data given: the embedded default problem)\n",
@@ -306,6 +307,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	out := fitResult(names, res, cfg, model, metric, nb, workers)
 	out.Assessment = asmt
+	flagFit(out, d.Obs, cfg.MaxEvals) // estimates at a bound, not converged, constant data, start moved
 	out.Ranks, out.Distribution = w.Size(), distName
 	out.Checkpoint, out.ResumedFrom = CheckpointPath(cfg), cfg.Resume
 
@@ -388,7 +390,7 @@ func readFitData(cfg config.Fit) (*dataset.Data, error) {
 	if d.Obs == nil {
 		return nil, badInput("fit: %s has no observations (need a z column)", cfg.Data)
 	}
-	if err := dataset.Validate(d, 3); err != nil {
+	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
 		return nil, badInput("%s: %v", src, err)
 	}
 	return d, nil
@@ -474,10 +476,17 @@ func argmax(v []int64) int {
 // simulateGrid draws n points on ExaGeoStat's jittered grid (seed) and the
 // field there (likelihood.Simulate with the tiles distributed by o). The
 // observations come back on rank root, or on every rank when root < 0.
-func simulateGrid(n int, seed uint64, model likelihood.Model, theta []float64, nugget float64, rt *runtime.Runtime, o likelihood.Options, root int) (*dataset.Data, error) {
+//
+// A covariance matrix that is not positive definite at theta (a smoothness
+// or range so large that the matrix is numerically singular) is the
+// user's theta for command cmd: exit 2, naming the key.
+func simulateGrid(cmd string, n int, seed uint64, model likelihood.Model, theta []float64, nugget float64, rt *runtime.Runtime, o likelihood.Options, root int) (*dataset.Data, error) {
 	d := dataset.Grid(n, seed)
 	p := likelihood.Problem{Points: points(d), Metric: matern.Euclidean, Model: model, Nugget: nugget}
 	z, err := likelihood.Simulate(p, theta, dataset.StandardNormal(n, seed), rt, o, root)
+	if errors.Is(err, likelihood.ErrNotPosDef) {
+		return nil, badInput("%s: key \"theta\": the field cannot be simulated: %v", cmd, err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -174,7 +174,7 @@ func TestJobsOverRanks(t *testing.T) {
 	p.Kernel = "powexp"
 	err = back.ApplyTo(&p, "fit2.json", func(k string) bool { return k == "kernel" })
 	var ie *InputError
-	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "fit2.json holds a matern fit, not powexp") {
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "disagrees with fit2.json, which holds a matern fit") {
 		t.Errorf("kernel mismatch: %v", err)
 	}
 	if _, err := ReadFitResult(at); err == nil || !IsInput(err) {

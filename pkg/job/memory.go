@@ -258,7 +258,7 @@ func checkScale(w comm.Comm, cmd string, userLimit int64, runs ...scale) error {
 			need, worst = b, s
 		}
 	}
-	what := problem(worst.n, worst.nb, w.Size()) + graphNote(worst.g)
+	what := problem(worst.n, worst.nb, w.Size()) + graphNote(worst.g, clampBytes(need*ranks))
 	needs := make([]int64, w.Size())
 	for r := range needs {
 		needs[r] = clampBytes(need)
@@ -267,10 +267,11 @@ func checkScale(w comm.Comm, cmd string, userLimit int64, runs ...scale) error {
 	return err
 }
 
-// graphNote describes g for a memory message when its tasks weigh (over
-// 100 MB): ", a graph of 10.9 million tasks (evaluation), 1.2 kB each".
-func graphNote(g graph) string {
-	if tasks, _ := g.bytes(); tasks < 100e6 {
+// graphNote describes g for the message of a run that needs need bytes on
+// its largest rank, when g's tasks are a quarter of that or more: ": one
+// evaluation is a graph of 10.9 million tasks of about 1.2 kB each".
+func graphNote(g graph, need int64) string {
+	if tasks, _ := g.bytes(); tasks < float64(need)/4 || tasks < 100e6 {
 		return ""
 	}
 	return fmt.Sprintf(": %s is a graph of %s tasks of about %s each", g.phase, count(g.tasks), memory.Format(taskBytes))
@@ -333,4 +334,13 @@ func fitScales(cfg config.Fit, n, nb, nAll, held int) []scale {
 		out = append(out, scale{n: nAll, nb: simNB, g: evalGraph(nAll, simNB)})
 	}
 	return out
+}
+
+// most returns the largest of need.
+func most(need []int64) int64 {
+	m := int64(0)
+	for _, b := range need {
+		m = max(m, b)
+	}
+	return m
 }

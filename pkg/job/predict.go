@@ -1,6 +1,7 @@
 package job
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/exageostat/exageostat/pkg/config"
@@ -52,7 +53,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if obs.Obs == nil {
 		return nil, badInput("predict: %s has no observations (need a z column)", cfg.Data)
 	}
-	if err := dataset.Validate(obs, 3); err != nil {
+	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
 		return nil, badInput("%s: %v", cfg.Data, err)
 	}
 	nw, err := dataset.ReadLocations(cfg.At) // a z column is not read
@@ -62,7 +63,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if nw.Len() == 0 {
 		return nil, badInput("%s: no locations", cfg.At)
 	}
-	if err := dataset.Validate(nw, 1); err != nil {
+	if err := dataset.ValidateWith(nw, 1, true); err != nil { // no matrix over the new locations is factorised
 		return nil, badInput("%s: %v", cfg.At, err)
 	}
 	metric, err := Metric(cfg.Distance, obs.Coords)
@@ -97,7 +98,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	need := likelihood.MemoryNeed(n1, o, w.Size())
 	addTo(need, predict.KrigeNeed(n1, n2, o, w.Size()))
 	addTo(need, graphNeed(g, n1, nb, o.Owner, w.Size()))
-	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g))
+	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g, most(need)*int64(w.Size())))
 	if _, err := checkMemory(w, "predict", need, limit, what); err != nil {
 		return nil, err
 	}
@@ -114,11 +115,17 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	}
 	defer ev.Release()
 	r, err := predict.Krige(ev, cfg.Theta, points(nw))
+	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
+		return nil, badInput("predict: %v (add a nugget, or use a smaller range or smoothness)", err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	res.Seconds = r.Seconds
 	if err := checkFailTask(rt, w); err != nil {
+		return nil, err
+	}
+	if err := checkPrediction(r.Z, r.Var, cfg.At); err != nil {
 		return nil, err
 	}
 	if w.Rank() != 0 {
@@ -132,4 +139,18 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, badInput("predict: %v", err)
 	}
 	return res, nil
+}
+
+// checkPrediction refuses a prediction with a value that is not finite (an
+// overflow: sigma2 near the float64 range, or a covariance matrix that is
+// numerically singular at theta), naming the first such row of at: no file
+// is written rather than one with Inf or NaN in it.
+func checkPrediction(z, v []float64, at string) error {
+	for i := range z {
+		if !finite([]float64{z[i], v[i]}) {
+			return badInput("predict: the prediction at row %d of %s is not finite (z_hat %g, variance %g): theta overflows float64 or makes the covariance matrix numerically singular; nothing written",
+				i+1, at, z[i], v[i])
+		}
+	}
+	return nil
 }

@@ -62,7 +62,7 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	}
 	need := likelihood.MemoryNeed(cfg.N, o, w.Size())
 	addTo(need, graphNeed(g, cfg.N, nb, o.Owner, w.Size()))
-	if _, err := checkMemory(w, "simulate", need, limit, problem(cfg.N, nb, w.Size())+graphNote(g)); err != nil {
+	if _, err := checkMemory(w, "simulate", need, limit, problem(cfg.N, nb, w.Size())+graphNote(g, most(need)*int64(w.Size()))); err != nil {
 		return nil, err
 	}
 	rt, err := newRuntime(w, workers, false)
@@ -71,7 +71,7 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	}
 	defer rt.Close()
 	t0 := time.Now()
-	d, err := simulateGrid(cfg.N, cfg.Seed, likelihood.Model(cfg.Kernel), cfg.Theta, cfg.Nugget, rt, o, 0)
+	d, err := simulateGrid("simulate", cfg.N, cfg.Seed, likelihood.Model(cfg.Kernel), cfg.Theta, cfg.Nugget, rt, o, 0)
 	if err != nil {
 		return nil, err
 	}

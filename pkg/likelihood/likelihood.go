@@ -317,15 +317,21 @@ func (e *Evaluator) Events() []trace.Event { return e.ev }
 // matrix is not numerically positive definite.
 var ErrNotPosDef = errors.New("covariance matrix is not positive definite")
 
+// ErrBadTheta is wrapped by the error of an evaluation at a theta the
+// model cannot take (Model.Kernel refused it: a parameter not positive
+// and finite, a powexp delta above 2).
+var ErrBadTheta = errors.New("parameters outside the model's domain")
+
 // LogLik evaluates l(theta). An error wrapping ErrNotPosDef means Sigma(theta)
-// is numerically singular: a failed evaluation, not a broken input.
+// is numerically singular, one wrapping ErrBadTheta that the model cannot
+// take theta: failed evaluations, a property of theta, not a broken input.
 func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	e.evals++
 	e.current = nil
 	st := Stats{Evaluate: e.evals}
 	k, err := e.p.Model.Kernel(theta, e.rmax)
 	if err != nil {
-		return math.NaN(), st, err
+		return math.NaN(), st, fmt.Errorf("%w (theta %v): %v", ErrBadTheta, theta, err)
 	}
 	rt, s := e.rt, e.sigma
 	t0 := time.Now()

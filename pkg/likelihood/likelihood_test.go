@@ -158,7 +158,15 @@ func TestBadTheta(t *testing.T) {
 	for _, th := range [][]float64{{0, 1, 1}, {1, -1, 1}, {1, 1, math.NaN()}, {1, 1}} {
 		if _, _, err := ev.LogLik(th); err == nil {
 			t.Fatalf("theta %v accepted", th)
+		} else if !errors.Is(err, ErrBadTheta) {
+			t.Errorf("theta %v: error %v does not wrap ErrBadTheta (a failed evaluation the search steps away from)", th, err)
 		}
+	}
+	pe := problem(10, 1)
+	pe.Model = PowExp
+	evp, _ := New(pe, 4, rt, false)
+	if _, _, err := evp.LogLik([]float64{1, 0.1, 2.5}); !errors.Is(err, ErrBadTheta) {
+		t.Errorf("powexp delta 2.5: error %v, want ErrBadTheta", err)
 	}
 	if _, err := New(Problem{Points: p.Points, Obs: p.Obs, Model: "gauss"}, 4, rt, false); err == nil {
 		t.Fatal("unknown model accepted")

@@ -102,8 +102,8 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	f := func(theta []float64) (float64, error) {
 		l, st, err := ev.LogLik(theta)
 		last = st
-		if err != nil && errors.Is(err, likelihood.ErrNotPosDef) {
-			return l, &Recoverable{Err: err}
+		if err != nil && (errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta)) {
+			return l, &Recoverable{Err: err} // a property of theta: step away
 		}
 		return l, err
 	}

@@ -34,6 +34,15 @@ type Fisher struct {
 // derivStep is the relative step of the numerical derivatives.
 const derivStep = 1e-3
 
+// ErrNoEstimate is the error of FisherInfo when no parameter is free.
+var ErrNoEstimate = errors.New("fisher: no estimated parameter (every parameter is fixed: lb = ub)")
+
+// ErrSingularInfo is wrapped by the error of FisherInfo when the
+// information matrix is not numerically positive definite or not finite:
+// some parameter (or combination) is not identifiable from these data at
+// theta, and has no finite standard error.
+var ErrSingularInfo = errors.New("fisher: information matrix is singular (a parameter is not identifiable here)")
+
 // FisherInfo computes the Fisher information of the free parameters (those
 // with free[j] true) at theta for the locations of ev's problem (nugget
 // included in Sigma, not estimated):
@@ -59,7 +68,7 @@ func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher
 		}
 	}
 	if len(f.Index) == 0 {
-		return nil, errors.New("fisher: no estimated parameter")
+		return nil, ErrNoEstimate
 	}
 	if _, err := factor(ev, theta); err != nil {
 		return nil, err
@@ -122,13 +131,25 @@ func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher
 			info.SetSym(a, b, v)
 		}
 	}
+	for a := 0; a < m; a++ {
+		for b := 0; b < m; b++ {
+			if v := f.Info[a][b]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: I(%s, %s) = %v", ErrSingularInfo, f.Params[a], f.Params[b], v)
+			}
+		}
+	}
 	var ch mat.Cholesky
 	if !ch.Factorize(info) {
-		return nil, errors.New("fisher: information matrix is singular (a parameter is not identifiable here)")
+		return nil, ErrSingularInfo
+	}
+	// A factorisation that succeeds on a nearly singular matrix still
+	// gives meaningless variances: refuse a condition number beyond 1e15.
+	if c := ch.Cond(); !(c < 1e15) {
+		return nil, fmt.Errorf("%w: condition number %.3g", ErrSingularInfo, c)
 	}
 	var inv mat.SymDense
 	if err := ch.InverseTo(&inv); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrSingularInfo, err)
 	}
 	f.Cov = make([][]float64, m)
 	for a := 0; a < m; a++ {
@@ -136,7 +157,11 @@ func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher
 		for b := 0; b < m; b++ {
 			f.Cov[a][b] = inv.At(a, b)
 		}
-		f.StdErr = append(f.StdErr, math.Sqrt(inv.At(a, a)))
+		se := math.Sqrt(inv.At(a, a))
+		if math.IsNaN(se) || math.IsInf(se, 0) || se <= 0 {
+			return nil, fmt.Errorf("%w: variance of %s = %v", ErrSingularInfo, f.Params[a], inv.At(a, a))
+		}
+		f.StdErr = append(f.StdErr, se)
 	}
 	return f, nil
 }

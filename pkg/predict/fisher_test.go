@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -155,5 +156,36 @@ func TestMLOEMMOMMatchesDense(t *testing.T) {
 	same, err := MLOEMMOM(ev, p2, t0, t0)
 	if err != nil || math.Abs(same.MLOE) > 1e-10 || math.Abs(same.MMOM) > 1e-10 {
 		t.Fatalf("true = estimated: %+v %v", same, err)
+	}
+}
+
+// TestFisherFailures: FisherInfo's failures that a fit keeps its result
+// through are told apart by their errors: no free parameter
+// (ErrNoEstimate), and an information matrix with an unidentifiable
+// direction (ErrSingularInfo). The singular case is a range far beyond the
+// domain with a large nugget: Sigma is nearly sigma2 11' + tau2 I, from
+// which sigma2 and beta cannot be told apart (their derivatives of Sigma
+// are nearly proportional).
+func TestFisherFailures(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	n := 40
+	pts := randomPoints(n, rng)
+	cases := []struct {
+		name   string
+		theta  []float64
+		nugget float64
+		free   []bool
+		want   error
+	}{
+		{"all fixed", []float64{1, 0.1, 0.5}, 0.01, []bool{false, false, false}, ErrNoEstimate},
+		{"range beyond the domain", []float64{1, 1e7, 0.5}, 1, []bool{true, true, false}, ErrSingularInfo},
+	}
+	for _, c := range cases {
+		p := likelihood.Problem{Points: pts, Model: likelihood.Matern, Nugget: c.nugget, Obs: make([]float64, n)}
+		ev := evaluator(t, p, 16, 2)
+		f, err := FisherInfo(ev, c.theta, c.free)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: FisherInfo = %+v, %v; want an error wrapping %v", c.name, f, err, c.want)
+		}
 	}
 }
