@@ -97,7 +97,17 @@ workers, ranks and max_evals may differ. SIGINT (Ctrl-C) or SIGTERM
 (scancel, mpirun) stops the search after the evaluation under way
 (a second signal stops at once): the best result so far is printed and
 written with status "interrupted", and the exit status is 130 (SIGINT)
-or 143 (SIGTERM).`,
+or 143 (SIGTERM).
+
+A fit that is a result but perhaps not the maximum it looks like says so
+under the table and in the JSON ("converged", "at_bound", "warnings"), with
+exit status 0: an estimate at a bound (marked in the table; its standard
+error is not meaningful), a search stopped by max_evals or a signal, constant
+observations, a start that BOBYQA moved by more than a factor 2. A theta at
+which Sigma is not positive definite is a failed evaluation the search steps
+away from; a standard-error step that cannot invert the Fisher information
+keeps the fit and says why ("stderr_note"). Duplicate locations are legal
+with a nugget (--nugget > 0).`,
 		Example: `  exageostat fit
   exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
