@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/exageostat/exageostat/pkg/comm"
@@ -138,6 +139,7 @@ type rankReport struct {
 	Inputs   []inputDigest     `json:"inputs,omitempty"`
 	Cores    Cores             `json:"cores"`
 	Workers  int               `json:"workers"`
+	Host     string            `json:"host,omitempty"` // os.Hostname, to find the ranks that share a node
 }
 
 type inputDigest struct {
@@ -197,7 +199,8 @@ type shared struct {
 // it has cores.
 func (a *agreement) check(s shared, workers int) error {
 	a.done = true
-	rep := rankReport{Settings: s.settings, Cores: ReadCores(), Workers: workers}
+	host, _ := os.Hostname()
+	rep := rankReport{Settings: s.settings, Cores: ReadCores(), Workers: workers, Host: host}
 	if a.w.Size() > 1 {
 		for _, in := range s.inputs {
 			rep.Inputs = append(rep.Inputs, inputDigest{Name: in.name, Rows: in.d.Len(), SHA256: digest(in.d)})
@@ -413,7 +416,7 @@ func coresWarning(reps []rankReport, launched bool) string {
 		}
 	}
 	if len(ranks) == 0 {
-		return ""
+		return sharedCoresWarning(reps)
 	}
 	p := reps[ranks[0]]
 	if !launched {
@@ -483,4 +486,80 @@ func fitAgreement(cfg config.Fit, cl config.Cluster, d *dataset.Data) shared {
 		name = "--locations " + cfg.Locations + " and --observations " + cfg.Observations
 	}
 	return shared{settings: set, inputs: []input{{name: name, d: d}}}
+}
+
+// sharedCoresWarning is the warning for ranks on one host whose workers
+// together outnumber the CPUs of the union of their affinity masks: each
+// rank has a core per worker, but the ranks' masks overlap (mpirun
+// --oversubscribe, or socket binding with several ranks per socket), so
+// the workers share cores. It is empty when no host has that, or when a
+// rank's mask is unknown.
+func sharedCoresWarning(reps []rankReport) string {
+	byHost := map[string][]int{}
+	var hosts []string
+	for r, p := range reps {
+		if p.Err != "" || p.Host == "" {
+			return ""
+		}
+		if _, ok := byHost[p.Host]; !ok {
+			hosts = append(hosts, p.Host)
+		}
+		byHost[p.Host] = append(byHost[p.Host], r)
+	}
+	for _, h := range hosts {
+		ranks := byHost[h]
+		if len(ranks) < 2 {
+			continue
+		}
+		union := map[int]bool{}
+		workers := 0
+		var masks []string
+		for _, r := range ranks {
+			cpus, ok := parseCPUList(reps[r].Cores.Mask)
+			if !ok {
+				return ""
+			}
+			for _, c := range cpus {
+				union[c] = true
+			}
+			workers += reps[r].Workers
+			masks = append(masks, reps[r].Cores.Mask)
+		}
+		if workers <= len(union) {
+			continue
+		}
+		s := "s"
+		if len(union) == 1 {
+			s = ""
+		}
+		return fmt.Sprintf("warning: ranks %s on %s run %d workers in all on %d core%s (their CPU affinity masks %s overlap): the workers share the cores and run slower; start fewer ranks per node, bind each rank to cores of its own (`mpirun --map-by slot:PE=N`), or run fewer --workers",
+			rankList(ranks), h, workers, len(union), s, strings.Join(masks, " / "))
+	}
+	return ""
+}
+
+// parseCPUList reads a CPU list as cpuList writes it ("0-3,8"); false when
+// it is empty or malformed.
+func parseCPUList(s string) ([]int, bool) {
+	if s == "" {
+		return nil, false
+	}
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return nil, false
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, false
+			}
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	return out, true
 }

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"fmt"
 	"os"
 	goruntime "runtime"
 	"strconv"
@@ -202,5 +203,48 @@ func TestReadCores(t *testing.T) {
 	}
 	if got := workersNote(3); got != "3 (on 1 core: SLURM_CPUS_PER_TASK=1)" {
 		t.Errorf("workersNote(3) = %q", got)
+	}
+}
+
+// TestSharedCoresWarning: ranks on one host whose masks overlap, with more
+// workers in all than the CPUs of the masks' union, get one warning; ranks
+// on cores of their own, or on other hosts, get none.
+func TestSharedCoresWarning(t *testing.T) {
+	mask := func(m string, n int) Cores {
+		return Cores{N: n, Mask: m, MaskCPUs: n, Source: "CPU affinity mask " + m}
+	}
+	cases := []struct {
+		name string
+		reps []rankReport
+		want string
+	}{
+		{"oversubscribed on one node", []rankReport{
+			{Cores: mask("0-1", 2), Workers: 2, Host: "a"}, {Cores: mask("0-1", 2), Workers: 2, Host: "a"},
+			{Cores: mask("0-1", 2), Workers: 2, Host: "a"}, {Cores: mask("0-1", 2), Workers: 2, Host: "a"}},
+			"warning: ranks 0, 1, 2, 3 on a run 8 workers in all on 2 cores (their CPU affinity masks 0-1 / 0-1 / 0-1 / 0-1 overlap): the workers share the cores and run slower; start fewer ranks per node, bind each rank to cores of its own (`mpirun --map-by slot:PE=N`), or run fewer --workers"},
+		{"own cores", []rankReport{
+			{Cores: mask("0-1", 2), Workers: 2, Host: "a"}, {Cores: mask("2-3", 2), Workers: 2, Host: "a"}}, ""},
+		{"two hosts", []rankReport{
+			{Cores: mask("0-1", 2), Workers: 2, Host: "a"}, {Cores: mask("0-1", 2), Workers: 2, Host: "b"}}, ""},
+		{"partial overlap", []rankReport{
+			{Cores: mask("0-2", 3), Workers: 3, Host: "a"}, {Cores: mask("2,5", 2), Workers: 2, Host: "a"}},
+			"warning: ranks 0, 1 on a run 5 workers in all on 4 cores (their CPU affinity masks 0-2 / 2,5 overlap): the workers share the cores and run slower; start fewer ranks per node, bind each rank to cores of its own (`mpirun --map-by slot:PE=N`), or run fewer --workers"},
+		{"unknown mask", []rankReport{
+			{Cores: Cores{N: 2}, Workers: 2, Host: "a"}, {Cores: Cores{N: 2}, Workers: 2, Host: "a"}}, ""},
+	}
+	for _, c := range cases {
+		if got := coresWarning(c.reps, true); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		in   string
+		want []int
+		ok   bool
+	}{{"0-3,8", []int{0, 1, 2, 3, 8}, true}, {"5", []int{5}, true}, {"", nil, false}, {"3-1", nil, false}, {"a", nil, false}} {
+		got, ok := parseCPUList(c.in)
+		if ok != c.ok || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("parseCPUList(%q) = %v, %v; want %v, %v", c.in, got, ok, c.want, c.ok)
+		}
 	}
 }
