@@ -23,8 +23,13 @@ all: build
 deps:
 	@./scripts/deps.sh
 
+# The commit and whether the tree has changes, stamped into the binary
+# (exageostat --version, the JSON results, bench headers).
+STAMP   := -X github.com/exageostat/exageostat/pkg/provenance.commit=$$(git rev-parse HEAD 2>/dev/null) \
+	-X github.com/exageostat/exageostat/pkg/provenance.modified=$$(git diff --quiet HEAD 2>/dev/null || echo true)
+
 build: deps
-	$(GO) build -trimpath -tags "$(TAGS)" -o $(BIN) ./cmd/exageostat
+	$(GO) build -trimpath -tags "$(TAGS)" -ldflags "$(STAMP)" -o $(BIN) ./cmd/exageostat
 
 # The main job: the embedded default fit (N=1600 simulated with
 # theta = (1, 0.1, 0.5), all three parameters estimated).

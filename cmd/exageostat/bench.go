@@ -10,6 +10,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/job"
+	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -19,7 +20,7 @@ func newBenchCmd(w comm.Comm) *cobra.Command {
 		Short: "Measure kernels and the runtime against references in the same run",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return badInput("%s: name a benchmark: cholesky, likelihood, runtime or simulator (see '%s --help')", c.CommandPath(), c.CommandPath())
+			return badInput("%sname a benchmark: cholesky, likelihood, runtime or simulator (see '%s --help')", cmdPrefix(c), c.CommandPath())
 		},
 	}
 	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w))
@@ -73,13 +74,19 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
 					return err
 				}
 			}
+			run := provenance.New(os.Args, 1, r.Workers)
 			if asJSON {
-				return json.NewEncoder(os.Stdout).Encode(r)
+				return json.NewEncoder(os.Stdout).Encode(struct {
+					*bench.CholeskyResult
+					Run *provenance.Run `json:"run"`
+				}{r, run})
 			}
+			fmt.Println(run.Header())
 			fmt.Printf("cholesky n=%d nb=%d workers=%d reps=%d kernels=%s core=%s tasks=%d\n",
 				r.N, r.NB, r.Workers, r.Reps, r.Kernels, r.Core, r.Tasks)
-			fmt.Printf("  tiled (runtime)   %8.1f GFLOP/s  median %.3f s\n", r.Gflops, 1e-9*choleskyFlops(r.N)/r.Gflops)
-			fmt.Printf("  LAPACK dpotrf     %8.1f GFLOP/s  median %.3f s  (%d threads)\n", r.LapackGflops, 1e-9*choleskyFlops(r.N)/r.LapackGflops, r.Workers)
+			tiled, lapack := bench.SpreadOf(r.Seconds, 1), bench.SpreadOf(r.LapackSecs, 1)
+			fmt.Printf("  tiled (runtime)   %8.1f GFLOP/s  median %.3f s (min %.3f, max %.3f)\n", r.Gflops, tiled.Median, tiled.Min, tiled.Max)
+			fmt.Printf("  LAPACK dpotrf     %8.1f GFLOP/s  median %.3f s (min %.3f, max %.3f)  (%d threads)\n", r.LapackGflops, lapack.Median, lapack.Min, lapack.Max, r.Workers)
 			fmt.Printf("  dgemm n=%-5d     %8.1f GFLOP/s  (%d threads)\n", r.DgemmN, r.DgemmGflops, r.Workers)
 			fmt.Printf("  ratio tiled/LAPACK %.3f   tiled/dgemm %.3f\n", r.Ratio, r.DgemmRatio)
 			if o.Check {
@@ -121,12 +128,17 @@ func newBenchRuntimeCmd() *cobra.Command {
 				return badInput("bench runtime: --workers must be >= 1 (got %d)", workers)
 			}
 			r := bench.RuntimeOverhead(tasks, workers, 5)
+			run := provenance.New(os.Args, 1, workers)
 			if asJSON {
-				return json.NewEncoder(os.Stdout).Encode(r)
+				return json.NewEncoder(os.Stdout).Encode(struct {
+					bench.OverheadResult
+					Run *provenance.Run `json:"run"`
+				}{r, run})
 			}
-			fmt.Printf("runtime overhead, %d empty tasks, %d workers (median of %d runs)\n", r.Tasks, r.Workers, r.Runs)
-			fmt.Printf("  chain (each RW on one handle): %6.2f us/task\n", r.ChainMicros)
-			fmt.Printf("  independent (own handles):     %6.2f us/task\n", r.IndependentMicros)
+			fmt.Println(run.Header())
+			fmt.Printf("runtime overhead, %d empty tasks, %d workers (median of %d runs, min and max)\n", r.Tasks, r.Workers, r.Runs)
+			fmt.Printf("  chain (each RW on one handle): %6.2f us/task (%.2f, %.2f)\n", r.ChainMicros, r.Chain.Min, r.Chain.Max)
+			fmt.Printf("  independent (own handles):     %6.2f us/task (%.2f, %.2f)\n", r.IndependentMicros, r.Independent.Min, r.Independent.Max)
 			return nil
 		},
 	}
@@ -173,11 +185,16 @@ many threads as workers) with the speed-up.`,
 			if err != nil {
 				return err
 			}
+			run := provenance.New(os.Args, 1, o.Workers)
 			if asJSON {
-				return json.NewEncoder(os.Stdout).Encode(r)
+				return json.NewEncoder(os.Stdout).Encode(struct {
+					*bench.LikelihoodResult
+					Run *provenance.Run `json:"run"`
+				}{r, run})
 			}
+			fmt.Println(run.Header())
 			fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s (median of %d)\n", r.N, r.NB, r.Workers, formatFloats(r.Theta), r.Reps)
-			fmt.Printf("  runtime DAG   %.4f s per evaluation  l=%.10f\n", r.Seconds, r.LogLik)
+			fmt.Printf("  runtime DAG   %.4f s per evaluation (min %.4f, max %.4f)  l=%.10f\n", r.Seconds, r.Wall.Min, r.Wall.Max, r.LogLik)
 			fmt.Printf("  busy (summed over workers): generation %.4f s  cholesky %.4f s (%.1f GFLOP/s wall)  solve+det+dot %.4f s\n",
 				r.Gen, r.Chol, r.Gflops, r.Solve)
 			fmt.Printf("  generation rate, one core: fast %.1f M entries/s, direct Bessel %.1f M entries/s (x%.1f)\n",
@@ -187,8 +204,10 @@ many threads as workers) with the speed-up.`,
 					r.PredictN, r.PredictSecs, r.PredictRatio)
 			}
 			if ref {
-				fmt.Printf("  dense reference %.4f s (generation %.4f s)  l=%.10f  rel diff %.1e  speed-up x%.1f\n",
-					r.RefSecs, r.RefGen, r.RefLogLik, r.RelDiff, r.Speedup)
+				fmt.Printf("  dense reference %.4f s = generation %.4f s (direct Bessel) + factorisation, solve and dot %.4f s (LAPACK, %d threads)  l=%.10f  rel diff %.1e\n",
+					r.RefSecs, r.RefGen, r.RefFactor, r.Workers, r.RefLogLik, r.RelDiff)
+				fmt.Printf("  speed-up x%.1f over the whole reference, most of it its Bessel generation; x%.2f over its factorisation, solve and dot alone\n",
+					r.Speedup, r.FactorSpeedup)
 			}
 			return nil
 		},

@@ -13,6 +13,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/job"
+	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
 )
@@ -89,9 +90,14 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 			if err != nil {
 				return err
 			}
+			run := provenance.New(os.Args, w.Size(), o.Workers)
 			if asJSON {
-				return json.NewEncoder(os.Stdout).Encode(r)
+				return json.NewEncoder(os.Stdout).Encode(struct {
+					*bench.SimCheckResult
+					Run *provenance.Run `json:"run"`
+				}{r, run})
 			}
+			fmt.Println(run.Header())
 			printSimCheck(os.Stdout, r)
 			return nil
 		},

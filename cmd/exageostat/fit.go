@@ -223,7 +223,7 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		names = nil // Fit reports it
 	}
 	progress := false
-	env := job.Env{Comm: w, Log: os.Stderr, Step: func(s mle.Step) {
+	env := job.Env{Comm: w, Log: os.Stderr, Command: os.Args, ConfigFile: ff.cfg, Step: func(s mle.Step) {
 		if tty {
 			progress = true
 			fmt.Fprintf(os.Stderr, "\r  evaluations %4d   best l %.6f   elapsed %6.1fs ", s.N, s.Best, s.Time)
@@ -290,12 +290,12 @@ func logStep(w io.Writer, names []string, s mle.Step) {
 		l = "failed (not positive definite)"
 	}
 	if s.Replayed {
-		fmt.Fprintf(w, "  eval %4d  %s  l=%s  replayed from the checkpoint\n", s.N, strings.Join(th, " "), l)
+		fmt.Fprintf(w, "  [%8.1fs] eval %4d  %s  l=%s  replayed from the checkpoint\n", s.Time, s.N, strings.Join(th, " "), l)
 		return
 	}
 	st := s.Stats
-	fmt.Fprintf(w, "  eval %4d  %s  l=%s  wall %.3fs  gen %.3fs chol %.3fs solve %.3fs  %.1f GFLOP/s\n",
-		s.N, strings.Join(th, " "), l, st.Wall, st.Gen, st.Chol, st.Solve, st.Gflops)
+	fmt.Fprintf(w, "  [%8.1fs] eval %4d  %s  l=%s  wall %.3fs  gen %.3fs chol %.3fs solve %.3fs  %.1f GFLOP/s\n",
+		s.Time, s.N, strings.Join(th, " "), l, st.Wall, st.Gen, st.Chol, st.Solve, st.Gflops)
 }
 
 // printFit prints the estimates beside the truth (simulated data) and the

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/provenance"
 )
 
 func newRootCmd(w comm.Comm) *cobra.Command {
@@ -23,13 +24,15 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
   exageostat bench cholesky --n 8192 --nb 1024 --workers 2`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       provenance.ReadBuild().String(),
 	}
+	root.SetVersionTemplate("exageostat {{.Version}}\n")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		switch c.CommandPath() {
 		case "exageostat fit", "exageostat simulate", "exageostat predict", "exageostat bench simulator":
 		default:
 			if w.Size() > 1 {
-				return badInput("%s: only fit, simulate, predict and bench simulator run over MPI ranks (started with %d ranks)", c.CommandPath(), w.Size())
+				return badInput("%s: only fit, simulate, predict and bench simulator run over MPI ranks (started with %d ranks)", cmdName(c), w.Size())
 			}
 		}
 		return nil
@@ -49,16 +52,31 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
 	root.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
 	root.SuggestionsMinimumDistance = 2
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return badInput("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+		return badInput("%s%v (see '%s --help')", cmdPrefix(c), err, c.CommandPath())
 	})
 	root.AddCommand(newFitCmd(w), newPredictCmd(w), newSimulateCmd(w), newBenchCmd(w), newPlanCmd(), newSimulateClusterCmd(), newCalibrateCmd())
 	return root
 }
 
+// cmdName is c's path without the program's name ("fit", "bench
+// cholesky"; "" for the root): main prefixes every message with
+// "exageostat: " once.
+func cmdName(c *cobra.Command) string {
+	return strings.TrimPrefix(strings.TrimPrefix(c.CommandPath(), c.Root().Name()), " ")
+}
+
+// cmdPrefix is cmdName followed by ": ", or "" for the root.
+func cmdPrefix(c *cobra.Command) string {
+	if n := cmdName(c); n != "" {
+		return n + ": "
+	}
+	return ""
+}
+
 // noArgs rejects positional arguments as bad input.
 func noArgs(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return badInput("%s: unexpected argument %q (see '%s --help')", c.CommandPath(), args[0], c.CommandPath())
+		return badInput("%sunexpected argument %q (see '%s --help')", cmdPrefix(c), args[0], c.CommandPath())
 	}
 	return nil
 }

@@ -35,3 +35,20 @@ func TestCalibrateSmall(t *testing.T) {
 		t.Fatal("nu = -1 accepted")
 	}
 }
+
+func TestSpreadOf(t *testing.T) {
+	cases := []struct {
+		xs    []float64
+		scale float64
+		want  Spread
+	}{
+		{[]float64{3, 1, 2}, 1, Spread{2, 1, 3}},
+		{[]float64{4, 1, 2, 10}, 0.5, Spread{1.5, 0.5, 5}},
+		{nil, 1, Spread{}},
+	}
+	for _, c := range cases {
+		if got := SpreadOf(c.xs, c.scale); got != c.want {
+			t.Errorf("SpreadOf(%v, %g) = %+v, want %+v", c.xs, c.scale, got, c.want)
+		}
+	}
+}

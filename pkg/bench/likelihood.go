@@ -32,22 +32,30 @@ type LikelihoodOptions struct {
 // function on Workers goroutines, LAPACK dpotrf with Workers threads, dtrsv
 // and a dot product.
 type LikelihoodResult struct {
-	N         int       `json:"n"`
-	NB        int       `json:"nb"`
-	Workers   int       `json:"workers"`
-	Reps      int       `json:"reps"`
-	Theta     []float64 `json:"theta"`
-	LogLik    float64   `json:"loglik"`
-	Seconds   float64   `json:"seconds"` // median wall per evaluation
-	Gen       float64   `json:"gen_busy"`
-	Chol      float64   `json:"chol_busy"`
-	Solve     float64   `json:"solve_busy"`
-	Gflops    float64   `json:"chol_gflops"`
-	RefSecs   float64   `json:"reference_seconds,omitempty"`
-	RefGen    float64   `json:"reference_gen_seconds,omitempty"`
-	RefLogLik float64   `json:"reference_loglik,omitempty"`
-	Speedup   float64   `json:"speedup,omitempty"`
-	RelDiff   float64   `json:"reference_rel_diff,omitempty"`
+	N       int       `json:"n"`
+	NB      int       `json:"nb"`
+	Workers int       `json:"workers"`
+	Reps    int       `json:"reps"`
+	Theta   []float64 `json:"theta"`
+	LogLik  float64   `json:"loglik"`
+	Seconds float64   `json:"seconds"` // median wall per evaluation
+	// Wall is the spread of the evaluations' wall times (Seconds is its
+	// median).
+	Wall    Spread  `json:"seconds_spread"`
+	Gen     float64 `json:"gen_busy"`
+	Chol    float64 `json:"chol_busy"`
+	Solve   float64 `json:"solve_busy"`
+	Gflops  float64 `json:"chol_gflops"`
+	RefSecs float64 `json:"reference_seconds,omitempty"`
+	RefGen  float64 `json:"reference_gen_seconds,omitempty"`
+	// RefFactor is the reference's factorisation, solve and dot (RefSecs
+	// - RefGen), and FactorSpeedup its ratio to the runtime's whole
+	// evaluation: the speed-up without the reference's slow generation.
+	RefFactor     float64 `json:"reference_factor_seconds,omitempty"`
+	FactorSpeedup float64 `json:"factor_speedup,omitempty"`
+	RefLogLik     float64 `json:"reference_loglik,omitempty"`
+	Speedup       float64 `json:"speedup,omitempty"`
+	RelDiff       float64 `json:"reference_rel_diff,omitempty"`
 	// Generation rate on one core (entries per second) with the fast
 	// evaluator and with the direct Bessel function, nb x nb tiles.
 	GenRate    float64 `json:"gen_entries_per_s"`
@@ -89,6 +97,7 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 		res.Gflops = st.Flops
 	}
 	res.Seconds, res.Gen, res.Chol, res.Solve = median(wall), median(gen), median(chol), median(sol)
+	res.Wall = SpreadOf(wall, 1)
 	if o.Predict > 0 {
 		nw := dataset.Grid(o.Predict, o.Seed+1)
 		var ps []float64
@@ -113,6 +122,8 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 	if o.Reference {
 		res.RefLogLik, res.RefSecs, res.RefGen = denseLogLik(pts, obs, th, o.Workers)
 		res.Speedup = res.RefSecs / res.Seconds
+		res.RefFactor = res.RefSecs - res.RefGen
+		res.FactorSpeedup = res.RefFactor / res.Seconds
 		res.RelDiff = math.Abs(res.RefLogLik-res.LogLik) / math.Abs(res.RefLogLik)
 	}
 	return res, nil

@@ -17,6 +17,9 @@ type OverheadResult struct {
 	Runs              int     `json:"runs"`
 	ChainMicros       float64 `json:"chain_us_per_task"`
 	IndependentMicros float64 `json:"independent_us_per_task"`
+	// The spreads over the runs, in microseconds per task.
+	Chain       Spread `json:"chain_us_per_task_spread"`
+	Independent Spread `json:"independent_us_per_task_spread"`
 }
 
 // RuntimeOverhead measures submit-to-completion time per empty task, the
@@ -49,5 +52,7 @@ func RuntimeOverhead(tasks, workers, runs int) OverheadResult {
 	}
 	return OverheadResult{Tasks: tasks, Workers: workers, Runs: runs,
 		ChainMicros:       median(chain) / float64(tasks) * 1e6,
-		IndependentMicros: median(indep) / float64(tasks) * 1e6}
+		IndependentMicros: median(indep) / float64(tasks) * 1e6,
+		Chain:             SpreadOf(chain, 1e6/float64(tasks)),
+		Independent:       SpreadOf(indep, 1e6/float64(tasks))}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/memory"
 	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/predict"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
@@ -63,6 +64,9 @@ type FitResult struct {
 	Quality
 	// Memory has one report per rank (on rank 0; nil on the others).
 	Memory []RankMemory `json:"memory,omitempty"`
+	// Run says what the run was: version, command line, inputs and their
+	// SHA-256, CPU, host, ranks, workers, date (rank 0).
+	Run *provenance.Run `json:"run,omitempty"`
 }
 
 // Step is one evaluation of the search.
@@ -124,6 +128,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		return nil, err
 	}
 	workers := workersOr(cfg.Workers)
+	run := fitRun(env, cfg, w.Size(), workers) // at the start: its date is the run's
 
 	// The data, or the size of the simulated data, and the hold-out split.
 	var d *dataset.Data
@@ -334,6 +339,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if w.Rank() != 0 {
 		return out, fin
 	}
+	out.Run = run
 	if cfg.Trace != "" {
 		if err := trace.WriteFile(cfg.Trace, events); err != nil {
 			return nil, err

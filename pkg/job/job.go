@@ -37,6 +37,10 @@ type Env struct {
 	Log io.Writer
 	// Step, if not nil, is called after every evaluation of a fit.
 	Step func(mle.Step)
+	// Command is the command line (os.Args) and ConfigFile the --config
+	// file, recorded in the results (provenance).
+	Command    []string
+	ConfigFile string
 	// Interrupt, if not nil, returns the signal (SIGINT, SIGTERM) that
 	// asks a fit to stop, or nil: the search stops after the evaluation
 	// under way and the fit returns its best so far with an *Interrupted.

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestProvenance: --version prints the commit stamped at link time (as the
+// Makefile does), and a fit's JSON says what the run was: the version, the
+// command line, the input files with their SHA-256 (computed here), the
+// CPU, host, ranks, workers and date.
+func TestProvenance(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "exageostat")
+	const stamp = "0123456789abcdef0123456789abcdef01234567"
+	ld := "-X github.com/exageostat/exageostat/pkg/provenance.commit=" + stamp + " -X github.com/exageostat/exageostat/pkg/provenance.modified=true"
+	if out, err := exec.Command("go", "build", "-ldflags", ld, "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	stdout, stderr, code := run(t, bin, "--version")
+	want := "exageostat devel (commit 0123456789ab, modified; " + goruntime.Version() + " " + goruntime.GOOS + "/" + goruntime.GOARCH + ")\n"
+	if code != 0 || stdout != want {
+		t.Errorf("--version: exit %d, stdout %q (stderr %q), want %q", code, stdout, stderr, want)
+	}
+
+	data := []byte("x,y,z\n0.1,0.2,1\n0.5,0.1,-0.4\n0.9,0.4,0.3\n0.7,0.7,1.2\n0.3,0.8,-1\n0.2,0.5,0.1\n")
+	dpath := filepath.Join(dir, "d.csv")
+	if err := os.WriteFile(dpath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	jpath := filepath.Join(dir, "r.json")
+	args := []string{"fit", "--data", dpath, "--max-evals", "3", "--workers", "1", "--json", jpath, "--checkpoint", "none"}
+	before := time.Now().UTC().Add(-time.Second)
+	if _, stderr, code := run(t, bin, args...); code != 0 {
+		t.Fatalf("fit: exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(jpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Run struct {
+			Version, Commit, CPU, Host, Date string
+			Modified                         bool
+			Command                          []string
+			Inputs                           []struct {
+				Flag, Path, SHA256 string
+				Bytes              int64
+			}
+			Ranks, Workers int
+		} `json:"run"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	p := r.Run
+	host, _ := os.Hostname()
+	if p.Version != "devel" || p.Commit != stamp || !p.Modified || p.Host != host || p.Ranks != 1 || p.Workers != 1 || p.CPU == "" {
+		t.Errorf("run %+v", p)
+	}
+	if strings.Join(p.Command[1:], " ") != strings.Join(args, " ") {
+		t.Errorf("command %q, want %q", p.Command[1:], args)
+	}
+	if len(p.Inputs) != 1 || p.Inputs[0].Flag != "data" || p.Inputs[0].Path != dpath || p.Inputs[0].SHA256 != hex.EncodeToString(sum[:]) || p.Inputs[0].Bytes != int64(len(data)) {
+		t.Errorf("inputs %+v, want the data file with sha256 %x", p.Inputs, sum)
+	}
+	if d, err := time.Parse(time.RFC3339, p.Date); err != nil || d.Before(before) || d.After(time.Now().UTC()) {
+		t.Errorf("date %q (%v), want the run's start", p.Date, err)
+	}
+}
+
+// TestBenchHeaders: every benchmark's table starts with the line naming
+// the binary, the CPU model (read here from /proc/cpuinfo), the host and
+// the date, and its JSON carries the same in "run"; figures come with
+// their minimum and maximum.
+func TestBenchHeaders(t *testing.T) {
+	bin := binary(t)
+	cpu := "unknown"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	host, _ := os.Hostname()
+	cases := []struct {
+		args   []string
+		spread string // a line with the minimum and maximum
+	}{
+		{[]string{"bench", "runtime", "--tasks", "200", "--workers", "1"}, "us/task ("},
+		{[]string{"bench", "cholesky", "--n", "256", "--nb", "64", "--workers", "1", "--reps", "2"}, "(min "},
+		{[]string{"bench", "likelihood", "--n", "200", "--nb", "50", "--workers", "1", "--reps", "2"}, "per evaluation (min "},
+	}
+	for _, c := range cases {
+		stdout, stderr, code := run(t, bin, c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", c.args, code, stderr)
+		}
+		first, _, _ := strings.Cut(stdout, "\n")
+		if !strings.HasPrefix(first, "# exageostat devel ") || !strings.Contains(first, "| "+cpu+" (") || !strings.Contains(first, "| host "+host+" |") {
+			t.Errorf("%v: header %q, want the version, CPU %q and host %q", c.args, first, cpu, host)
+		}
+		if _, err := time.Parse(time.RFC3339, first[strings.LastIndex(first, "| ")+2:]); err != nil {
+			t.Errorf("%v: header %q ends without a date: %v", c.args, first, err)
+		}
+		if !strings.Contains(stdout, c.spread) {
+			t.Errorf("%v: no spread %q in\n%s", c.args, c.spread, stdout)
+		}
+		stdout, stderr, code = run(t, bin, append(c.args, "--json")...)
+		var r struct {
+			Run struct {
+				CPU, Host, Date, Version string
+				Command                  []string
+			} `json:"run"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil || code != 0 {
+			t.Fatalf("%v --json: exit %d, %v\n%s%s", c.args, code, err, stdout, stderr)
+		}
+		if r.Run.CPU != cpu || r.Run.Host != host || r.Run.Version != "devel" || len(r.Run.Command) != len(c.args)+2 {
+			t.Errorf("%v --json: run %+v", c.args, r.Run)
+		}
+	}
+}
