@@ -9,3 +9,11 @@ import (
 func checkOutputs(cmd string, outs []job.File, ins ...job.File) error {
 	return job.Outputs{Cmd: cmd, Outputs: outs, Inputs: ins}.Check()
 }
+
+// outName is how a message names the output path: "standard output" for -.
+func outName(path string) string {
+	if path == job.StdoutPath {
+		return "standard output"
+	}
+	return path
+}

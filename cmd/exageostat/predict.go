@@ -61,14 +61,14 @@ memory first (--memory-limit, or what the node has).`,
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "predicted %d locations from %d observations (%s theta=%s) in %.3fs -> %s\n",
-				r.Predicted, r.Observed, r.Kernel, formatFloats(r.Theta), r.Seconds, r.Out)
+				r.Predicted, r.Observed, r.Kernel, formatFloats(r.Theta), r.Seconds, outName(r.Out))
 			return nil
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&cfg.Data, "data", "", "observed CSV (x,y,z or lon,lat,z)")
 	f.StringVar(&cfg.At, "at", "", "CSV of new locations (x,y or lon,lat)")
-	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance")
+	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output)")
 	f.StringVar(&thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta)")
 	f.StringVar(&cfg.ThetaFrom, "theta-from", "", "take theta, kernel, nugget and distance from a fit's --json result")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")

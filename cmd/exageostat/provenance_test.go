@@ -132,3 +132,39 @@ func TestBenchHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestOutStdout: --out - writes the CSV to standard output and nothing
+// else there (the messages go to stderr); the values are those --out FILE
+// writes.
+func TestOutStdout(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.csv")
+	if _, stderr, code := run(t, bin, "simulate", "--n", "30", "--nb", "10", "--seed", "3", "--out", file); code != 0 {
+		t.Fatalf("simulate: %s", stderr)
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, bin, "simulate", "--n", "30", "--nb", "10", "--seed", "3", "--out", "-")
+	if code != 0 || stdout != string(want) || !strings.Contains(stderr, "to standard output") {
+		t.Errorf("simulate --out -: exit %d, stdout %q, stderr %q; want the file's %q", code, stdout, stderr, want)
+	}
+	at := filepath.Join(dir, "at.csv")
+	if err := os.WriteFile(at, []byte("x,y\n0.5,0.5\n0.1,0.9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pfile := filepath.Join(dir, "p.csv")
+	args := []string{"predict", "--data", file, "--at", at, "--theta", "1,0.1,0.5", "--nb", "10", "--out"}
+	if _, stderr, code := run(t, bin, append(args, pfile)...); code != 0 {
+		t.Fatalf("predict: %s", stderr)
+	}
+	if want, err = os.ReadFile(pfile); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = run(t, bin, append(args, "-")...)
+	if code != 0 || stdout != string(want) {
+		t.Errorf("predict --out -: exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
+	}
+}

@@ -42,7 +42,7 @@ against its memory first (--memory-limit, or what the node has).`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s to %s\n", r.N, r.Kernel, formatFloats(r.Theta), r.Out)
+			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s to %s\n", r.N, r.Kernel, formatFloats(r.Theta), outName(r.Out))
 			return nil
 		},
 	}
@@ -52,7 +52,7 @@ against its memory first (--memory-limit, or what the node has).`,
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed (locations and field)")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2 added to the diagonal")
-	f.StringVar(&cfg.Out, "out", "", "output CSV (x,y,z)")
+	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z (- for standard output)")
 	f.IntVar(&cfg.NB, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")

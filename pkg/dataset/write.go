@@ -32,6 +32,28 @@ func WriteCSV(path string, d *Data) error {
 	})
 }
 
+// WriteCSVTo writes d to w as WriteCSV writes it to a file (standard
+// output for --out -).
+func WriteCSVTo(w io.Writer, d *Data) error {
+	xn, yn := d.names()
+	header := []string{xn, yn}
+	cols := [][]float64{d.X, d.Y}
+	if d.Obs != nil {
+		header = append(header, "z")
+		cols = append(cols, d.Obs)
+	}
+	return writeRows(w, header, cols, true)
+}
+
+// WriteTableTo writes the table to w as WriteTable writes it to a file
+// (standard output for --out -).
+func WriteTableTo(w io.Writer, header []string, cols [][]float64) error {
+	if len(header) != len(cols) {
+		return fmt.Errorf("%d header names but %d columns", len(header), len(cols))
+	}
+	return writeRows(w, header, cols, false)
+}
+
 // WriteTable writes a CSV table to path: the header line (names joined by
 // commas) then one row per index of the columns, each value formatted with
 // strconv's 'g', -1 format (non-finite values are written as NaN, +Inf,

@@ -37,6 +37,8 @@ type Env struct {
 	Log io.Writer
 	// Step, if not nil, is called after every evaluation of a fit.
 	Step func(mle.Step)
+	// Stdout receives an output named "-" (--out -; nil: os.Stdout).
+	Stdout io.Writer
 	// Command is the command line (os.Args) and ConfigFile the --config
 	// file, recorded in the results (provenance).
 	Command    []string
@@ -53,6 +55,17 @@ func (e Env) comm() comm.Comm {
 	}
 	return e.Comm
 }
+
+// stdout is where an output named "-" goes.
+func (e Env) stdout() io.Writer {
+	if e.Stdout == nil {
+		return os.Stdout
+	}
+	return e.Stdout
+}
+
+// StdoutPath is the output path that means standard output (--out -).
+const StdoutPath = "-"
 
 func (e Env) logf(format string, a ...any) {
 	if e.Log != nil {

@@ -56,7 +56,7 @@ func (o Outputs) Check() error {
 	}
 	var outs []File
 	for _, f := range o.Outputs {
-		if f.Path == "" {
+		if f.Path == "" || f.Path == StdoutPath {
 			continue
 		}
 		for _, in := range o.Inputs {

@@ -135,6 +135,12 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if nw.Coords == dataset.Geographic {
 		hdr[0], hdr[1] = "lon", "lat"
 	}
+	if cfg.Out == StdoutPath {
+		if err := dataset.WriteTableTo(env.stdout(), hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var}); err != nil {
+			return nil, fmt.Errorf("predict: standard output: %w", err)
+		}
+		return res, nil
+	}
 	if err := dataset.WriteTable(cfg.Out, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var}); err != nil {
 		return nil, badInput("predict: %v", err)
 	}

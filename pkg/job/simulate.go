@@ -1,6 +1,7 @@
 package job
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/config"
@@ -80,6 +81,12 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 		return nil, err
 	}
 	if w.Rank() != 0 {
+		return res, nil
+	}
+	if cfg.Out == StdoutPath {
+		if err := dataset.WriteCSVTo(env.stdout(), d); err != nil {
+			return nil, fmt.Errorf("simulate: standard output: %w", err)
+		}
 		return res, nil
 	}
 	if err := dataset.WriteCSV(cfg.Out, d); err != nil {
