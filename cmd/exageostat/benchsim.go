@@ -13,9 +13,9 @@ import (
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/job"
-	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
+	"github.com/exageostat/exageostat/pkg/provenance"
 )
 
 // Bounds of bench simulator's flags.

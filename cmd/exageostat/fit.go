@@ -29,6 +29,7 @@ type fitFlags struct {
 	trueTheta     string
 	powers        string
 	verbose       bool
+	quiet         bool
 }
 
 // failTaskEnv names a task to fail on purpose (job.FailTaskEnv).
@@ -139,6 +140,7 @@ with a nugget (--nugget > 0).`,
 	f.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "stop when a step improves l by less than this (ftol_abs)")
 	f.IntVar(&cfg.MaxEvals, "max-evals", 0, "maximum number of evaluations (0: no limit)")
 	f.StringVar(&cfg.JSON, "json", "", "write the result as JSON to this file")
+	f.BoolVarP(&ff.quiet, "quiet", "q", false, "keep stderr to warnings: no set-up notes, no line per evaluation (the table still goes to stdout)")
 	f.StringVar(&cfg.Checkpoint, "checkpoint", "", "rewrite this checkpoint after every evaluation (default: the --resume file, else the --json path with .ckpt for its extension, else none; none disables it)")
 	f.StringVar(&cfg.Resume, "resume", "", "continue the fit of this checkpoint: its evaluations are replayed at no cost; one made from other data or settings is refused")
 	f.StringVar(&cfg.Trace, "trace", "", "write a Chrome trace-event JSON (or .csv) of every task")
@@ -231,6 +233,9 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		}
 		logStep(os.Stderr, names, s)
 	}}
+	if ff.quiet {
+		env.Quiet, env.Step = true, nil // warnings and the summary only
+	}
 	var stopSignals func()
 	env.Interrupt, stopSignals = catchSignals(w.Rank() == 0)
 	res, err := job.Fit(*cfg, env)
@@ -394,5 +399,13 @@ func printRankMemory(w io.Writer, ms []job.RankMemory) {
 	for _, m := range ms {
 		fmt.Fprintf(w, "  %4d %12.1f %12.1f %12.1f %12.1f %12.1f\n", m.Rank, mb(m.OwnedTileBytes), mb(m.PeakTileBytes),
 			mb(m.PeakReplicaBytes), mb(m.NeedBytes), mb(m.PeakRSSBytes))
+	}
+	if len(ms) < 2 {
+		return
+	}
+	fmt.Fprintf(w, "busy seconds per evaluation, per rank (summed over its workers):\n  %4s %9s %9s %9s %9s\n", "rank", "wall", "gen", "chol", "solve")
+	for _, m := range ms {
+		b := m.Busy
+		fmt.Fprintf(w, "  %4d %9.4f %9.4f %9.4f %9.4f\n", m.Rank, b["wall"], b["gen"], b["chol"], b["solve"])
 	}
 }

@@ -14,6 +14,7 @@ import (
 func newPredictCmd(w comm.Comm) *cobra.Command {
 	cfg := config.DefaultPredict()
 	var thetaS, powers string
+	var quiet bool
 	c := &cobra.Command{
 		Use:   "predict",
 		Short: "Krige values and prediction variances at new locations",
@@ -56,7 +57,7 @@ memory first (--memory-limit, or what the node has).`,
 					return err
 				}
 			}
-			r, err := job.Predict(cfg, job.Env{Comm: w, Log: os.Stderr})
+			r, err := job.Predict(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet})
 			if err != nil {
 				return err
 			}
@@ -66,6 +67,7 @@ memory first (--memory-limit, or what the node has).`,
 		},
 	}
 	f := c.Flags()
+	f.BoolVarP(&quiet, "quiet", "q", false, "keep stderr to warnings and the one-line summary")
 	f.StringVar(&cfg.Data, "data", "", "observed CSV (x,y,z or lon,lat,z)")
 	f.StringVar(&cfg.At, "at", "", "CSV of new locations (x,y or lon,lat)")
 	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output)")

@@ -168,3 +168,30 @@ func TestOutStdout(t *testing.T) {
 		t.Errorf("predict --out -: exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
 	}
 }
+
+// TestQuiet: -q keeps stderr to warnings (here a search cut by --max-evals
+// and a moved start are warnings of the table on stdout; the workers'
+// oversubscription is one on stderr): no set-up note, no line per
+// evaluation; the table stays on stdout.
+func TestQuiet(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	if _, stderr, code := run(t, bin, "simulate", "--n", "40", "--nb", "20", "--out", data); code != 0 {
+		t.Fatal(stderr)
+	}
+	cmd := exec.Command(bin, "fit", "--data", data, "--max-evals", "3", "--nb", "20", "--workers", "2", "-q")
+	cmd.Env = append(os.Environ(), "SLURM_CPUS_PER_TASK=1")
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("fit -q: %v\n%s", err, e.String())
+	}
+	stderr := e.String()
+	if strings.Contains(stderr, "eval ") || strings.Contains(stderr, "fit: N=") || !strings.Contains(stderr, "warning: this process runs 2 workers on 1 core") {
+		t.Errorf("fit -q stderr:\n%s\nwant only the workers' warning", stderr)
+	}
+	if !strings.Contains(o.String(), "loglik ") || !strings.Contains(o.String(), "warning: the search stopped after 3 evaluations") {
+		t.Errorf("fit -q stdout lacks the table and its warnings:\n%s", o.String())
+	}
+}

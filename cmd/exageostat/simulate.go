@@ -14,6 +14,7 @@ import (
 func newSimulateCmd(w comm.Comm) *cobra.Command {
 	cfg := config.DefaultSimulate()
 	var thetaS, powers string
+	var quiet bool
 	c := &cobra.Command{
 		Use:   "simulate",
 		Short: "Draw a synthetic Gaussian field on ExaGeoStat's jittered grid",
@@ -38,7 +39,7 @@ against its memory first (--memory-limit, or what the node has).`,
 					return err
 				}
 			}
-			r, err := job.Simulate(cfg, job.Env{Comm: w, Log: os.Stderr})
+			r, err := job.Simulate(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet})
 			if err != nil {
 				return err
 			}
@@ -47,6 +48,7 @@ against its memory first (--memory-limit, or what the node has).`,
 		},
 	}
 	f := c.Flags()
+	f.BoolVarP(&quiet, "quiet", "q", false, "keep stderr to warnings and the one-line summary")
 	f.IntVar(&cfg.N, "n", cfg.N, "number of locations")
 	f.StringVar(&thetaS, "theta", formatFloats(cfg.Theta), "parameters: sigma2,beta,nu (matern) or sigma2,beta,delta (powexp)")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed (locations and field)")

@@ -238,7 +238,7 @@ func (a *agreement) exchange(rep rankReport, local error) error {
 		return err
 	}
 	if v.Warn != "" && a.w.Rank() == 0 {
-		a.env.logf("%s\n", v.Warn)
+		a.env.warnf("%s\n", v.Warn)
 	}
 	if v.Err == "" {
 		return nil

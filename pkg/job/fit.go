@@ -18,8 +18,8 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/memory"
 	"github.com/exageostat/exageostat/pkg/mle"
-	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/predict"
+	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
 	"github.com/exageostat/exageostat/pkg/tile"
@@ -250,7 +250,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 				if metric == matern.GreatCircle && i == 1 {
 					unit = " (great-circle distances are in km)"
 				}
-				env.logf("note: the data-driven start %s = %.4g is outside its bounds [%g, %g]%s; the search starts at the bound\n",
+				env.warnf("note: the data-driven start %s = %.4g is outside its bounds [%g, %g]%s; the search starts at the bound\n",
 					names[i], g, cfg.Lower[i], cfg.Upper[i], unit)
 			}
 		}
@@ -325,7 +325,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	// Per-rank reports, gathered on rank 0 (collectives: every rank).
 	mem := rt.Mem()
 	owned := ownedTileBytes(n, nb, lo.Owner, w.Size())
-	if out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), OwnedTileBytes: owned[w.Rank()],
+	if out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: out.PerEval, OwnedTileBytes: owned[w.Rank()],
 		PeakTileBytes: mem.Peak, PeakReplicaBytes: mem.PeakReplicas, ReplicaBudgetBytes: budget,
 		PeakRSSBytes: memory.PeakRSS(), NeedBytes: need[w.Rank()], AvailableBytes: lim.Bytes, AvailableSource: lim.Source}); err != nil {
 		return nil, err

@@ -37,6 +37,9 @@ type Env struct {
 	Log io.Writer
 	// Step, if not nil, is called after every evaluation of a fit.
 	Step func(mle.Step)
+	// Quiet keeps Log to warnings (-q): the notes of logf are dropped,
+	// those of warnf kept.
+	Quiet bool
 	// Stdout receives an output named "-" (--out -; nil: os.Stdout).
 	Stdout io.Writer
 	// Command is the command line (os.Args) and ConfigFile the --config
@@ -67,8 +70,15 @@ func (e Env) stdout() io.Writer {
 // StdoutPath is the output path that means standard output (--out -).
 const StdoutPath = "-"
 
-func (e Env) logf(format string, a ...any) {
+// warnf writes a warning on Log, quiet or not.
+func (e Env) warnf(format string, a ...any) {
 	if e.Log != nil {
+		fmt.Fprintf(e.Log, format, a...)
+	}
+}
+
+func (e Env) logf(format string, a ...any) {
+	if e.Log != nil && !e.Quiet {
 		fmt.Fprintf(e.Log, format, a...)
 	}
 }

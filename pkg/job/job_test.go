@@ -2,8 +2,10 @@ package job
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -157,11 +159,21 @@ func TestJobsOverRanks(t *testing.T) {
 		b.Memory[0].OwnedTileBytes+b.Memory[1].OwnedTileBytes != lower || b.Memory[1].Rank != 1 || b.Memory[1].PeakTileBytes <= 0 {
 		t.Errorf("memory: one rank %+v, two ranks %+v (lower tiles %d bytes)", a.Memory, b.Memory, lower)
 	}
+	// Each rank's busy seconds per evaluation: rank 0's are the result's
+	// PerEval, and every rank worked in the Cholesky.
+	if !maps.Equal(b.Memory[0].Busy, b.PerEval) {
+		t.Errorf("rank 0 busy %v, want the result's per evaluation %v", b.Memory[0].Busy, b.PerEval)
+	}
+	for _, m := range b.Memory {
+		if !(m.Busy["chol"] > 0 && m.Busy["wall"] > 0 && m.Busy["gen"] > 0) {
+			t.Errorf("rank %d busy %v: want positive wall, gen and chol", m.Rank, m.Busy)
+		}
+	}
 	back, err := ReadFitResult(filepath.Join(dir, "fit2.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(back.Theta, b.Theta) || back.LogLik != b.LogLik || *back.MSPE != *b.MSPE || len(back.Memory) != 2 || back.Memory[1] != b.Memory[1] {
+	if !slices.Equal(back.Theta, b.Theta) || back.LogLik != b.LogLik || *back.MSPE != *b.MSPE || len(back.Memory) != 2 || !reflect.DeepEqual(back.Memory[1], b.Memory[1]) {
 		t.Errorf("read back %+v, want %+v", back, b)
 	}
 	// predict --theta-from: theta and the nugget from the fit, a kernel
