@@ -107,11 +107,18 @@ observations, a start that BOBYQA moved by more than a factor 2. A theta at
 which Sigma is not positive definite is a failed evaluation the search steps
 away from; a standard-error step that cannot invert the Fisher information
 keeps the fit and says why ("stderr_note"). Duplicate locations are legal
-with a nugget (--nugget > 0).`,
+with a nugget (--nugget > 0, or an estimated one).
+
+Nugget: --nugget TAU2 fixes it (Sigma = sigma2 R(beta, nu) + tau2 I). To
+estimate it, give 4 bounds: theta = (sigma2, beta, nu, tau2), e.g.
+--lb 0.001,0.001,0.001,0.0001 --ub 5,5,5,2 (lb = ub on the 4th fixes it
+again); the JSON's theta then has 4 values and its "nugget" is the
+estimate, which predict --theta-from uses.`,
 		Example: `  exageostat fit
   exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
   exageostat fit --config fit.toml --trace trace.json
+  exageostat fit --data data.csv --lb 0.001,0.001,0.001,0.0001 --ub 5,5,5,2   # nugget estimated
   exageostat fit --data data.csv --json r.json         # killed? then:
   exageostat fit --data data.csv --json r.json --resume r.ckpt
   mpirun -np 4 exageostat fit --config configs/fit-mpi.toml --json result.json
@@ -129,11 +136,11 @@ with a nugget (--nugget > 0).`,
 	f.StringVar(&cfg.Observations, "observations", "", "observations file, one value per line")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto (great-circle for lon,lat data)")
-	f.StringVar(&ff.lb, "lb", formatFloats(cfg.Lower), "lower bounds of theta")
-	f.StringVar(&ff.ub, "ub", formatFloats(cfg.Upper), "upper bounds of theta (powexp: delta's default upper bound is 2)")
+	f.StringVar(&ff.lb, "lb", formatFloats(cfg.Lower), "lower bounds of theta; a 4th value (with --ub's) makes the nugget tau2 a parameter")
+	f.StringVar(&ff.ub, "ub", formatFloats(cfg.Upper), "upper bounds of theta (powexp: delta's default upper bound is 2; a 4th value bounds tau2)")
 	f.StringVar(&cfg.Start, "start", cfg.Start, "start: data (data-driven guess), lower (ExaGeoStat: the lower bounds) or values v1,v2,v3")
 	f.StringVar(&cfg.Search, "search", cfg.Search, "search scale: log or linear")
-	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2 added to the diagonal")
+	f.Float64Var(&cfg.Nugget, "nugget", 0, "fixed nugget tau2 added to the diagonal (to estimate it, give 4 bounds instead)")
 	f.IntVar(&cfg.NB, "nb", cfg.NB, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "stop when a step improves l by less than this (ftol_abs)")
@@ -219,7 +226,7 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	}
 	tty := term.IsTerminal(int(os.Stderr.Fd())) && !ff.verbose
 	var names []string
-	if names, err = config.ParamNames(cfg.Kernel); err != nil {
+	if names, err = config.ParamNamesFor(cfg.Kernel, len(cfg.Lower)); err != nil {
 		names = nil // Fit reports it
 	}
 	progress := false

@@ -25,15 +25,36 @@ func ParamNames(kernel string) ([]string, error) {
 	return nil, fmt.Errorf("unknown kernel %q (want matern or powexp)", kernel)
 }
 
+// Tau2 is the name of the nugget when it is the fourth parameter of
+// theta = (sigma2, beta, nu|delta, tau2).
+const Tau2 = "tau2"
+
+// ParamNamesFor returns the names of a kernel's theta of length d: its
+// three parameters, then Tau2 when d is 4.
+func ParamNamesFor(kernel string, d int) ([]string, error) {
+	names, err := ParamNames(kernel)
+	if err == nil && d == 4 {
+		names = append(names, Tau2)
+	}
+	return names, err
+}
+
 // CheckTheta reports a parameter vector the kernel cannot take: not three
-// values, a value that is not positive and finite, or a powexp delta above 2.
+// values (or four, the fourth the nugget tau2 >= 0 and finite), a value
+// that is not positive and finite, or a powexp delta above 2.
 func CheckTheta(kernel string, theta []float64) error {
 	names, err := ParamNames(kernel)
 	if err != nil {
 		return err
 	}
-	if len(theta) != len(names) {
-		return fmt.Errorf("%s needs %d parameters (%s), got %d", kernel, len(names), strings.Join(names, ","), len(theta))
+	if len(theta) != len(names) && len(theta) != len(names)+1 {
+		return fmt.Errorf("%s needs %d parameters (%s) or %d with %s, got %d", kernel, len(names), strings.Join(names, ","), len(names)+1, Tau2, len(theta))
+	}
+	if len(theta) == 4 {
+		if t := theta[3]; !(t >= 0) || math.IsInf(t, 0) {
+			return fmt.Errorf("%s must be >= 0 and finite, got %g", Tau2, t)
+		}
+		theta = theta[:3]
 	}
 	for i, v := range theta {
 		if !(v > 0) || math.IsInf(v, 0) {
@@ -110,8 +131,9 @@ func (f *Fit) Simulated() bool {
 // Validate checks f after the file and the flags are applied, and returns
 // an *Error naming the first bad key (File is f.File, or "fit"): kernel
 // matern or powexp; distance euclidean, great-circle (gc) or auto; lb and
-// ub three positive finite values each with lb <= ub; start data, lower or
-// three values within the bounds; search log or linear; nb, workers,
+// ub three positive finite values each with lb <= ub (or four: the nugget
+// tau2 is then the fourth parameter, and the nugget key must be 0); start
+// data, lower or as many values as bounds, within them; search log or linear; nb, workers,
 // max_evals, holdout >= 0, tolerance > 0, nugget >= 0 and finite; solve
 // chained, per-rank or move-tiles; memory_limit a size ("2GB"); grid NxM
 // and only with plot; true_theta a valid theta and only with holdout;
@@ -153,12 +175,18 @@ func (f *Fit) Validate() error {
 			return bad("grid", "%v", err)
 		}
 	}
+	if len(f.Lower) == 4 && len(f.Upper) == 4 {
+		names = append(names, Tau2) // the nugget is the fourth parameter
+	}
 	if len(f.Lower) != len(names) || len(f.Upper) != len(names) {
 		key := "lb"
 		if len(f.Lower) == len(names) {
 			key = "ub"
 		}
-		return bad(key, "bounds need %d values each (%s), got %d lower and %d upper", len(names), strings.Join(names, ","), len(f.Lower), len(f.Upper))
+		return bad(key, "bounds need %d values each (%s; 4 with %s to estimate the nugget), got %d lower and %d upper", len(names), strings.Join(names, ","), Tau2, len(f.Lower), len(f.Upper))
+	}
+	if len(names) == 4 && f.Nugget != 0 {
+		return bad("nugget", "the nugget is the fourth parameter (4 bounds): fix it with equal 4th values of lb and ub, not --nugget")
 	}
 	for i := range names {
 		lb, ub := f.Lower[i], f.Upper[i]
@@ -177,7 +205,7 @@ func (f *Fit) Validate() error {
 	}
 	x0, err := f.StartValues()
 	if err != nil {
-		return bad("start", "want data, lower or values v1,v2,v3: %v", err)
+		return bad("start", "want data, lower or values v1,v2,...: %v", err)
 	}
 	if x0 != nil {
 		if len(x0) != len(names) {
@@ -232,6 +260,9 @@ func (f *Fit) Validate() error {
 		}
 		if err := CheckTheta(f.Kernel, f.Theta); err != nil {
 			return bad("theta", "%v", err)
+		}
+		if len(f.Theta) == 4 && f.Nugget != 0 {
+			return bad("theta", "a theta of 4 values gives the simulation's nugget: leave --nugget out")
 		}
 	}
 	for _, o := range []struct{ key, path string }{{"json", f.JSON}, {"trace", f.Trace}} {
@@ -393,6 +424,9 @@ func (s *Simulate) Validate() error {
 	if !(s.Nugget >= 0) || math.IsInf(s.Nugget, 0) {
 		return bad("nugget", "--nugget must be >= 0 and finite")
 	}
+	if len(s.Theta) == 4 && s.Nugget != 0 {
+		return bad("nugget", "a theta of 4 values gives the nugget tau2: leave --nugget out")
+	}
 	if _, err := MemoryLimitBytes(s.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
 	}
@@ -469,6 +503,8 @@ func (p *Predict) Validate() error {
 		return bad("workers", "--workers must be >= 0 (0: one per core), got %d", p.Workers)
 	case !(p.Nugget >= 0) || math.IsInf(p.Nugget, 0):
 		return bad("nugget", "--nugget must be >= 0 and finite, got %g", p.Nugget)
+	case len(p.Theta) == 4 && p.Nugget != 0 && p.Nugget != p.Theta[3]:
+		return bad("nugget", "--nugget %g disagrees with tau2 = %g, the 4th value of theta (leave --nugget out)", p.Nugget, p.Theta[3])
 	}
 	if _, err := MemoryLimitBytes(p.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)

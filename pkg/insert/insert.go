@@ -378,7 +378,9 @@ func (t Tasks) Dcmg(p Place, cv Cov, a *runtime.Handle) {
 		})
 }
 
-// Term is one covariance block in a linear combination (Dderiv).
+// Term is one covariance block in a linear combination (Dderiv); a Term
+// with K nil is the identity matrix (Weight on the diagonal of a diagonal
+// block).
 type Term struct {
 	K      matern.Kernel
 	Weight float64
@@ -396,6 +398,14 @@ func (t Tasks) Dderiv(p Place, cv Cov, terms []Term, a, scratch *runtime.Handle)
 			d, tmp := c.Dense(0), c.Dense(1)[:f.M*f.N]
 			clear(d)
 			for _, tm := range terms {
+				if tm.K == nil {
+					if cv.Diag {
+						for i := range min(f.M, f.N) {
+							d[i+i*f.M] += tm.Weight
+						}
+					}
+					continue
+				}
 				matern.FillTile(tm.K, 0, cv.Metric, cv.Rows, cv.Row0, f.M, cv.Cols, cv.Col0, f.N, cv.Diag, tmp, f.M)
 				for i, v := range tmp {
 					d[i] += tm.Weight * v

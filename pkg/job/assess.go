@@ -17,20 +17,20 @@ import (
 // held-out locations and their scores, standard errors, MLOE/MMOM, and
 // the pictures it wrote.
 type Assessment struct {
-	Holdout  int         `json:"holdout,omitempty"`
-	MSPE     *float64    `json:"mspe,omitempty"`
-	Coverage *float64    `json:"coverage_95,omitempty"`
-	PredSecs float64     `json:"prediction_seconds,omitempty"`
-	StdErr   []float64   `json:"stderr,omitempty"` // per parameter, in theta order; 0 for a fixed one
+	Holdout  int       `json:"holdout,omitempty"`
+	MSPE     *float64  `json:"mspe,omitempty"`
+	Coverage *float64  `json:"coverage_95,omitempty"`
+	PredSecs float64   `json:"prediction_seconds,omitempty"`
+	StdErr   []float64 `json:"stderr,omitempty"` // per parameter, in theta order; 0 for a fixed one
 	// StdErrNote says why the standard errors are missing (the Fisher
 	// information could not be computed or inverted) or which of them
 	// are not meaningful (estimates at a bound).
-	StdErrNote string `json:"stderr_note,omitempty"`
-	Fisher   [][]float64 `json:"fisher_information,omitempty"`
-	FisherOf []string    `json:"fisher_parameters,omitempty"`
-	MLOE     *float64    `json:"mloe,omitempty"`
-	MMOM     *float64    `json:"mmom,omitempty"`
-	Plots    []string    `json:"plots,omitempty"`
+	StdErrNote string      `json:"stderr_note,omitempty"`
+	Fisher     [][]float64 `json:"fisher_information,omitempty"`
+	FisherOf   []string    `json:"fisher_parameters,omitempty"`
+	MLOE       *float64    `json:"mloe,omitempty"`
+	MMOM       *float64    `json:"mmom,omitempty"`
+	Plots      []string    `json:"plots,omitempty"`
 }
 
 type assessOptions struct {
@@ -54,7 +54,7 @@ type assessOptions struct {
 func assess(ev *likelihood.Evaluator, theta []float64, o assessOptions, out *Assessment) error {
 	p := ev.Problem()
 	defer ev.Runtime().Trim()
-	names := p.Model.ParamNames()
+	names := p.Model.ParamNamesFor(len(theta))
 	var zhat, pvar []float64
 	if o.test != nil {
 		r, err := predict.Krige(ev, theta, points(o.test))
@@ -136,7 +136,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	}
 	add := func(name string) { out.Plots = append(out.Plots, filepath.Join(dir, name+".png")) }
 	h, g, _ := plot.EmpiricalSemivariogram(points(o.train), o.metric, o.train.Obs, 25, 2_000_000, o.seed)
-	c0 := k.Cov(0) + p.Nugget
+	c0 := k.Cov(0) + p.Tau2(theta)
 	if err := plot.Semivariogram(filepath.Join(dir, "semivariogram"), h, g,
 		func(r float64) float64 { return c0 - k.Cov(r) }, fmt.Sprintf("Semivariogram: data vs fitted %s", p.Model)); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -49,7 +50,9 @@ type FitResult struct {
 	Lower       []float64 `json:"lb"`
 	Upper       []float64 `json:"ub"`
 	Start       []float64 `json:"start"`
-	Nugget      float64   `json:"nugget"`
+	// Nugget is tau2: the fixed nugget, or the estimate (theta[3]) when
+	// the fit estimated it (4 parameters).
+	Nugget float64 `json:"nugget"`
 	// TrueTheta is the theta the data were simulated with (no data given).
 	TrueTheta []float64 `json:"true_theta,omitempty"`
 	// PerEval averages the steps' seconds: wall, and the busy seconds of
@@ -106,7 +109,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		src = "fit"
 	}
 	model := likelihood.Model(cfg.Kernel)
-	names := model.ParamNames()
+	names := model.ParamNamesFor(len(cfg.Lower)) // tau2 fourth when it has bounds
 	gridX, gridY, _ := cfg.GridSize()
 	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
 	x0, _ := cfg.StartValues()
@@ -239,7 +242,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		d = subset(d, train)
 	}
 	if opt.Start == mle.StartData && opt.Guess == nil {
-		for i, g := range mle.Guess(d, metric, model) {
+		for i, g := range mle.GuessFor(d, metric, model, len(names)) {
 			if g < cfg.Lower[i] || g > cfg.Upper[i] {
 				unit := ""
 				if metric == matern.GreatCircle && i == 1 {
@@ -390,7 +393,9 @@ func readFitData(cfg config.Fit) (*dataset.Data, error) {
 	if d.Obs == nil {
 		return nil, badInput("fit: %s has no observations (need a z column)", cfg.Data)
 	}
-	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
+	// A nugget (fixed > 0, or estimated: its lower bound is > 0) allows
+	// duplicate locations.
+	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || len(cfg.Lower) == 4); err != nil {
 		return nil, badInput("%s: %v", src, err)
 	}
 	return d, nil
@@ -502,6 +507,12 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 		PerEval: map[string]float64{"wall": 0, "gen": 0, "chol": 0, "solve": 0}, Comm: evalComm(r)}
 	if cfg.Simulated() {
 		o.TrueTheta = cfg.Theta
+		if len(names) == 4 && len(cfg.Theta) == 3 {
+			o.TrueTheta = append(slices.Clone(cfg.Theta), cfg.Nugget)
+		}
+	}
+	if len(names) == 4 && len(r.Theta) == 4 {
+		o.Nugget = r.Theta[3] // the estimate (predict --theta-from reads either)
 	}
 	for _, s := range r.Steps {
 		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Replayed: s.Replayed}

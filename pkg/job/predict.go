@@ -36,6 +36,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if len(cfg.Theta) == 4 { // (sigma2, beta, nu, tau2): the nugget is tau2
+		cfg.Nugget, cfg.Theta = cfg.Theta[3], cfg.Theta[:3]
+	}
 	if w.Rank() == 0 {
 		if err := predictOutputs(&cfg).Check(); err != nil {
 			return nil, err

@@ -90,7 +90,8 @@ func distanceName(d string) string {
 	return d
 }
 
-// ApplyTo sets p's theta from the fit, and its kernel, nugget and distance
+// ApplyTo sets p's theta from the fit, and its kernel, nugget (the fourth
+// value of theta when the fit estimated it, else "nugget") and distance
 // (set reports whether the user gave a key). A kernel, nugget or distance
 // the user gave must be the fit's: the same value given again is fine,
 // another is bad input naming both. A distance of "auto" is checked
@@ -99,14 +100,19 @@ func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string)
 	if set("kernel") && r.Kernel != "" && r.Kernel != p.Kernel {
 		return badInput("predict: --kernel %s disagrees with %s, which holds a %s fit (leave --kernel out)", p.Kernel, path, r.Kernel)
 	}
-	if set("nugget") && p.Nugget != r.Nugget {
-		return badInput("predict: --nugget %g disagrees with the nugget %g of the fit in %s (leave --nugget out)", p.Nugget, r.Nugget, path)
+	// A fit that estimated the nugget holds it as the fourth value of theta.
+	theta, nugget := r.Theta, r.Nugget
+	if len(theta) == 4 {
+		theta, nugget = theta[:3], theta[3]
+	}
+	if set("nugget") && p.Nugget != nugget {
+		return badInput("predict: --nugget %g disagrees with the nugget %g of the fit in %s (leave --nugget out)", p.Nugget, nugget, path)
 	}
 	if r.Kernel != "" {
 		p.Kernel = r.Kernel
 	}
-	p.Theta = r.Theta
-	p.Nugget = r.Nugget
+	p.Theta = theta
+	p.Nugget = nugget
 	fd := distanceName(r.Distance)
 	switch {
 	case !set("distance"):

@@ -54,6 +54,21 @@ func (m Model) ParamNames() []string {
 	return []string{"sigma2", "beta", "nu"}
 }
 
+// Tau2Name is the name of the nugget when it is a parameter: the fourth
+// entry of theta = (sigma2, beta, nu|delta, tau2), with
+// Sigma = sigma2 R(beta, nu) + tau2 I.
+const Tau2Name = "tau2"
+
+// ParamNamesFor returns the names of a theta of length d: the model's
+// three, followed by Tau2Name when d is 4.
+func (m Model) ParamNamesFor(d int) []string {
+	names := m.ParamNames()
+	if d == 4 {
+		names = append(names, Tau2Name)
+	}
+	return names
+}
+
 // Validate reports an unknown model.
 func (m Model) Validate() error {
 	switch m {
@@ -64,10 +79,18 @@ func (m Model) Validate() error {
 }
 
 // Kernel returns the covariance function for theta, valid for distances up
-// to rmax.
+// to rmax. theta has the model's 3 parameters, or 4 with the nugget tau2
+// last (>= 0 and finite; it is no part of the covariance function: it is
+// added on the diagonal, Problem.Tau2).
 func (m Model) Kernel(theta []float64, rmax float64) (matern.Kernel, error) {
-	if len(theta) != 3 {
-		return nil, fmt.Errorf("%s needs 3 parameters, got %d", m, len(theta))
+	if len(theta) != 3 && len(theta) != 4 {
+		return nil, fmt.Errorf("%s needs 3 parameters (4 with tau2), got %d", m, len(theta))
+	}
+	if len(theta) == 4 {
+		if t := theta[3]; !(t >= 0) || math.IsInf(t, 0) {
+			return nil, fmt.Errorf("%s must be >= 0 and finite, got %g", Tau2Name, t)
+		}
+		theta = theta[:3]
 	}
 	for i, v := range theta {
 		if !(v > 0) || math.IsInf(v, 0) {
@@ -93,7 +116,16 @@ type Problem struct {
 	Metric matern.Metric
 	Obs    []float64
 	Model  Model
-	Nugget float64 // tau2, added to the diagonal of Sigma
+	Nugget float64 // tau2, added to the diagonal of Sigma (a theta of 4 values overrides it)
+}
+
+// Tau2 returns the nugget of Sigma(theta): theta[3] when theta carries it
+// (4 values), else p.Nugget.
+func (p Problem) Tau2(theta []float64) float64 {
+	if len(theta) == 4 {
+		return theta[3]
+	}
+	return p.Nugget
 }
 
 // Stats describes one evaluation: its wall time and, per phase, the seconds
@@ -322,7 +354,8 @@ var ErrNotPosDef = errors.New("covariance matrix is not positive definite")
 // and finite, a powexp delta above 2).
 var ErrBadTheta = errors.New("parameters outside the model's domain")
 
-// LogLik evaluates l(theta). An error wrapping ErrNotPosDef means Sigma(theta)
+// LogLik evaluates l(theta), theta = (sigma2, beta, nu|delta) with the
+// problem's nugget, or (sigma2, beta, nu|delta, tau2). An error wrapping ErrNotPosDef means Sigma(theta)
 // is numerically singular, one wrapping ErrBadTheta that the model cannot
 // take theta: failed evaluations, a property of theta, not a broken input.
 func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
@@ -338,7 +371,7 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	rt.Events() // start this evaluation's record afresh
 	rt.Traffic()
 	rt.SetIteration(e.evals)
-	e.submitGeneration(k)
+	e.submitGeneration(k, e.p.Tau2(theta))
 	e.submitObservations()
 	cholesky.Submit(s, e.kern)
 	solve.SubmitLogDet(s, e.det)
@@ -388,7 +421,7 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	return l, st, nil
 }
 
-func (e *Evaluator) submitGeneration(k matern.Kernel) {
+func (e *Evaluator) submitGeneration(k matern.Kernel, tau2 float64) {
 	s, p := e.sigma, e.p
 	ts := insert.New(e.rt, e.kern)
 	for _, g := range e.gen {
@@ -397,7 +430,7 @@ func (e *Evaluator) submitGeneration(k matern.Kernel) {
 		if e.genOwner != nil {
 			at = at.On(e.genOwner(m, c))
 		}
-		ts.Dcmg(at, insert.Cov{K: k, Nugget: p.Nugget, Metric: p.Metric, Rows: p.Points, Row0: s.Offset(m),
+		ts.Dcmg(at, insert.Cov{K: k, Nugget: tau2, Metric: p.Metric, Rows: p.Points, Row0: s.Offset(m),
 			Cols: p.Points, Col0: s.Offset(c), Diag: m == c}, s.Handle(m, c))
 	}
 }

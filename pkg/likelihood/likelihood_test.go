@@ -207,3 +207,36 @@ func TestSimulate(t *testing.T) {
 		}
 	}
 }
+
+// TestLogLikNuggetParameter: theta = (sigma2, beta, nu, tau2) puts tau2 on
+// the diagonal in place of the problem's nugget; duplicate locations are
+// then fine. Against the dense reference with that nugget.
+func TestLogLikNuggetParameter(t *testing.T) {
+	p := problem(57, 3)
+	p.Points.X[20], p.Points.Y[20] = p.Points.X[5], p.Points.Y[5]
+	p.Points.X[21], p.Points.Y[21] = p.Points.X[5], p.Points.Y[5]
+	p.Nugget = 0.7 // ignored: theta carries tau2
+	rt := runtime.New(runtime.Options{Workers: 2})
+	defer rt.Close()
+	ev, err := New(p, 10, rt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range [][]float64{{1, 0.1, 0.5, 0.05}, {2, 0.2, 1.3, 0.3}, {0.5, 0.05, 0.8, 1e-3}} {
+		got, _, err := ev.LogLik(th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := p
+		q.Nugget = th[3]
+		want := denseLogLik(t, q, th[:3])
+		if rel := math.Abs(got-want) / math.Abs(want); rel > 1e-12 {
+			t.Fatalf("theta %v: l = %.17g, dense %.17g", th, got, want)
+		}
+	}
+	for _, th := range [][]float64{{1, 0.1, 0.5, -1}, {1, 0.1, 0.5, math.Inf(1)}, {1, 0.1, 0.5, 0.1, 1}} {
+		if _, _, err := ev.LogLik(th); !errors.Is(err, ErrBadTheta) {
+			t.Errorf("theta %v: error %v, want ErrBadTheta", th, err)
+		}
+	}
+}

@@ -81,6 +81,19 @@ func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []floa
 	return []float64{v, 0.1 * diag, third}
 }
 
+// GuessFor is Guess for a theta of d parameters: with d = 4 the nugget is
+// the fourth, and the sample variance v is split into sigma2 = 0.9 v and
+// tau2 = 0.1 v.
+func GuessFor(d *dataset.Data, metric matern.Metric, model likelihood.Model, params int) []float64 {
+	g := Guess(d, metric, model)
+	if params == 4 {
+		v := g[0]
+		g[0] = 0.9 * v
+		g = append(g, 0.1*v)
+	}
+	return g
+}
+
 // Fit maximises the likelihood of the observations d (in the user's order;
 // they are put in Morton order internally). report, if not nil, is called
 // after each evaluation.
@@ -109,7 +122,7 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	}
 	opt := o.Opt
 	if opt.Guess == nil {
-		opt.Guess = Guess(sd, o.Metric, o.Model)
+		opt.Guess = GuessFor(sd, o.Metric, o.Model, len(opt.Lower))
 	}
 	res, err := Maximize(f, opt, func(e Eval) {
 		s := Step{Eval: e, Stats: last}

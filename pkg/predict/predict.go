@@ -112,7 +112,7 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 	// Batches of columns bound the memory of V.
 	per := max(cw, batchBytes/(8*max(n1, 1))/cw*cw)
 	res.Z, res.Var = make([]float64, 0, n2), make([]float64, 0, n2)
-	c0 := k.Cov(0) + p.Nugget
+	c0 := k.Cov(0) + p.Tau2(theta)
 	for b0 := 0; b0 < n2; b0 += per {
 		sub := matern.Points{X: at.X[b0:min(n2, b0+per)], Y: at.Y[b0:min(n2, b0+per)]}
 		if at.Z != nil {

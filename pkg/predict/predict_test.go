@@ -112,3 +112,34 @@ func TestKrigeMatchesDense(t *testing.T) {
 		})
 	}
 }
+
+// TestKrigeNuggetParameter: a theta of 4 values carries the nugget tau2
+// (the problem's Nugget is ignored): the same as the dense kriging with
+// that nugget, on observations with a duplicate location.
+func TestKrigeNuggetParameter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	p1, p2 := randomPoints(70, rng), randomPoints(9, rng)
+	p1.X[30], p1.Y[30] = p1.X[4], p1.Y[4]
+	z := make([]float64, 70)
+	for i := range z {
+		z[i] = rng.NormFloat64()
+	}
+	theta := []float64{1.1, 0.09, 0.7, 0.08}
+	p := likelihood.Problem{Points: p1, Obs: z, Model: likelihood.Matern, Nugget: 0.5}
+	rt := runtime.New(runtime.Options{Workers: 2})
+	defer rt.Close()
+	ev, err := likelihood.New(p, 16, rt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Krige(ev, theta, p2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw, vw := denseKrige(p1, z, p2, matern.Theta{Sigma2: 1.1, Beta: 0.09, Nu: 0.7}, 0.08)
+	for i := range zw {
+		if math.Abs(r.Z[i]-zw[i]) > 1e-10 || math.Abs(r.Var[i]-vw[i]) > 1e-10 {
+			t.Fatalf("point %d: (%g, %g), dense (%g, %g)", i, r.Z[i], r.Var[i], zw[i], vw[i])
+		}
+	}
+}
