@@ -113,7 +113,16 @@ Nugget: --nugget TAU2 fixes it (Sigma = sigma2 R(beta, nu) + tau2 I). To
 estimate it, give 4 bounds: theta = (sigma2, beta, nu, tau2), e.g.
 --lb 0.001,0.001,0.001,0.0001 --ub 5,5,5,2 (lb = ub on the 4th fixes it
 again); the JSON's theta then has 4 values and its "nugget" is the
-estimate, which predict --theta-from uses.`,
+estimate, which predict --theta-from uses.
+
+Profiled variance (--profile, auto by default: on when sigma2 is free and
+the nugget is 0 or estimated): for Sigma = sigma2 (R + r I), r = tau2/sigma2,
+l is maximised over sigma2 in closed form, sigma2_hat = z'(R + r I)^-1 z / n
+(kept within sigma2's bounds, and tau2 = r sigma2 within its own), from one
+factorisation per evaluation; BOBYQA searches (beta, nu) or (beta, nu, r)
+only, in far fewer evaluations. The table, the JSON and every step hold the
+full theta and l (the same l as a full evaluation there). --profile off
+searches every free parameter, as ExaGeoStat does.`,
 		Example: `  exageostat fit
   exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
@@ -140,6 +149,7 @@ estimate, which predict --theta-from uses.`,
 	f.StringVar(&ff.ub, "ub", formatFloats(cfg.Upper), "upper bounds of theta (powexp: delta's default upper bound is 2; a 4th value bounds tau2)")
 	f.StringVar(&cfg.Start, "start", cfg.Start, "start: data (data-driven guess), lower (ExaGeoStat: the lower bounds) or values v1,v2,v3")
 	f.StringVar(&cfg.Search, "search", cfg.Search, "search scale: log or linear")
+	f.StringVar(&cfg.Profile, "profile", cfg.Profile, "profile the variance: on (search the other parameters, sigma2 = z'R^-1 z/n in closed form), off, or auto (on when sigma2 is free and the nugget 0 or estimated)")
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "fixed nugget tau2 added to the diagonal (to estimate it, give 4 bounds instead)")
 	f.IntVar(&cfg.NB, "nb", cfg.NB, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")

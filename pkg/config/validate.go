@@ -133,7 +133,8 @@ func (f *Fit) Simulated() bool {
 // matern or powexp; distance euclidean, great-circle (gc) or auto; lb and
 // ub three positive finite values each with lb <= ub (or four: the nugget
 // tau2 is then the fourth parameter, and the nugget key must be 0); start
-// data, lower or as many values as bounds, within them; search log or linear; nb, workers,
+// data, lower or as many values as bounds, within them; search log or
+// linear; profile auto, on or off; nb, workers,
 // max_evals, holdout >= 0, tolerance > 0, nugget >= 0 and finite; solve
 // chained, per-rank or move-tiles; memory_limit a size ("2GB"); grid NxM
 // and only with plot; true_theta a valid theta and only with holdout;
@@ -221,6 +222,11 @@ func (f *Fit) Validate() error {
 	case "log", "linear":
 	default:
 		return bad("search", "search must be log or linear, got %q", f.Search)
+	}
+	switch f.Profile {
+	case "auto", "on", "off":
+	default:
+		return bad("profile", "profile must be auto, on or off, got %q", f.Profile)
 	}
 	switch {
 	case f.NB < 0:

@@ -50,6 +50,9 @@ type FitResult struct {
 	Lower       []float64 `json:"lb"`
 	Upper       []float64 `json:"ub"`
 	Start       []float64 `json:"start"`
+	// Profile is "on" when sigma2 was computed in closed form at every
+	// evaluation (the search over the other parameters), "off" otherwise.
+	Profile string `json:"profile,omitempty"`
 	// Nugget is tau2: the fixed nugget, or the estimate (theta[3]) when
 	// the fit estimated it (4 parameters).
 	Nugget float64 `json:"nugget"`
@@ -122,6 +125,14 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	default:
 		opt.Start = mle.StartData
 	}
+	// The profiled search: on when it can be (auto), or as asked.
+	profile := false
+	switch perr := mle.Profilable(cfg.Lower, cfg.Upper, cfg.Nugget); {
+	case cfg.Profile == "on" && perr != nil:
+		return nil, cfg.Locate(&config.Error{File: cfg.File, Key: "profile", Msg: "--profile on: " + perr.Error()})
+	case cfg.Profile == "on", cfg.Profile == "auto" && perr == nil:
+		profile = true
+	}
 	cl, err := fitCluster(cfg, src, w.Size())
 	if err != nil {
 		return nil, err
@@ -161,7 +172,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if simulated {
 		ckData = nil
 	}
-	ckw, resume, err := prepareCheckpoint(w, cfg, checkpointSettings(cfg, MetricName(metric), x0), dataSHA256(cfg, ckData), env.logf)
+	ckw, resume, err := prepareCheckpoint(w, cfg, checkpointSettings(cfg, MetricName(metric), x0, profile), dataSHA256(cfg, ckData), env.logf)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +265,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 	}
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: nb, Workers: workers,
-		Trace: cfg.Trace != "", Opt: opt, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve)}
+		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve)}
 	var asmt Assessment
 	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
 		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0}
@@ -266,8 +277,8 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 		return nil
 	}
-	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s\n",
-		d.Len(), model, MetricName(metric), nb, workersNote(workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search)
+	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
+		d.Len(), model, MetricName(metric), nb, workersNote(workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(profile))
 	if w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", w.Size(), workers, distName)
 	}
@@ -309,6 +320,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		fin = &Interrupted{Signal: sig, Evaluations: res.Evaluations, Complete: true}
 	}
 	out := fitResult(names, res, cfg, model, metric, nb, workers)
+	out.Profile = onOff(profile)
 	out.Assessment = asmt
 	flagFit(out, d.Obs, cfg.MaxEvals) // estimates at a bound, not converged, constant data, start moved
 	out.Ranks, out.Distribution = w.Size(), distName
@@ -564,4 +576,11 @@ func formatFloats(x []float64) string {
 		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	return strings.Join(s, ",")
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }

@@ -3,6 +3,7 @@ package mle
 import (
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -29,6 +30,11 @@ type FitOptions struct {
 	Runtime         *runtime.Runtime
 	Owner, GenOwner tile.OwnerFunc
 	Solve           solve.Mode
+	// Profile searches (beta, nu[, tau2/sigma2]) with sigma2 computed in
+	// closed form at every evaluation (likelihood.ProfileSigma2; the
+	// bounds must pass Profilable); the steps and the result hold the
+	// full theta and l.
+	Profile bool
 	// After, if not nil, runs once the search has ended, with the evaluator
 	// (tiles, runtime) still alive, e.g. to predict with the estimate and
 	// reuse its Cholesky factor. It does not run when Opt.Stop ended the
@@ -112,17 +118,35 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	}
 	out := &FitResult{N: d.Len()}
 	var last likelihood.Stats
+	opt := o.Opt
+	if opt.Guess == nil {
+		opt.Guess = GuessFor(sd, o.Metric, o.Model, len(opt.Lower))
+	}
+	var prof *profile
+	if o.Profile {
+		if err := Profilable(opt.Lower, opt.Upper, o.Nugget); err != nil {
+			return nil, err
+		}
+		prof = &profile{lower: opt.Lower, upper: opt.Upper, start: opt.Guess[0]}
+		if opt.Start == StartLower {
+			prof.start = opt.Lower[0]
+		}
+		opt = prof.search(opt)
+		opt.Expand = prof.expand
+	}
 	f := func(theta []float64) (float64, error) {
 		l, st, err := ev.LogLik(theta)
 		last = st
 		if err != nil && (errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta)) {
+			if prof != nil {
+				prof.last = nil
+			}
 			return l, &Recoverable{Err: err} // a property of theta: step away
 		}
+		if err == nil && prof != nil {
+			return prof.value(theta, ev.N(), st.LogDet, st.Quad)
+		}
 		return l, err
-	}
-	opt := o.Opt
-	if opt.Guess == nil {
-		opt.Guess = GuessFor(sd, o.Metric, o.Model, len(opt.Lower))
 	}
 	res, err := Maximize(f, opt, func(e Eval) {
 		s := Step{Eval: e, Stats: last}
@@ -138,6 +162,24 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		return nil, err
 	}
 	out.Result = res
+	if prof != nil {
+		// The profiled sigma2 has no start of its own: the start reported
+		// is the first evaluation's full theta where the search's start
+		// had sigma2 = 1 (and the ratio r for tau2).
+		res.Start = slices.Clone(res.Start)
+		if len(out.Steps) > 0 && out.Steps[0].Failed == nil {
+			first := out.Steps[0].Theta
+			res.Start[0] = first[0]
+			if len(res.Start) == 4 {
+				res.Start[3] *= first[0]
+			}
+		} else {
+			res.Start[0] = prof.start
+			if len(res.Start) == 4 {
+				res.Start[3] *= res.Start[0]
+			}
+		}
+	}
 	if o.After != nil && res.Status != StatusInterrupted {
 		if err := o.After(ev, res.Theta); err != nil {
 			return nil, err
