@@ -67,6 +67,39 @@ func CheckTheta(kernel string, theta []float64) error {
 	return nil
 }
 
+// CheckMean reports a mean model that is none of zero ("" too), constant,
+// linear or a comma-separated list of column names (letters, digits, '_', '.',
+// '-'; each once).
+func CheckMean(mean string) error {
+	switch mean {
+	case "", "zero", "constant", "linear": // "": zero
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, name := range strings.Split(mean, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		ok := name != "" && !seen[name]
+		for _, r := range name {
+			ok = ok && (r == '_' || r == '.' || r == '-' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+		}
+		if !ok || name == "x" || name == "y" || name == "z" {
+			return fmt.Errorf("mean must be zero, constant, linear or covariate column names COL1,COL2, got %q", mean)
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+// MeanNamesColumns reports whether a (valid) mean model names columns of
+// the data.
+func MeanNamesColumns(mean string) bool {
+	switch mean {
+	case "", "zero", "constant", "linear":
+		return false
+	}
+	return true
+}
+
 // StartValues returns the explicit start of the search when Start lists
 // values ("1,0.1,0.5"), or nil for "data" and "lower".
 func (f *Fit) StartValues() ([]float64, error) {
@@ -227,6 +260,21 @@ func (f *Fit) Validate() error {
 	case "auto", "on", "off":
 	default:
 		return bad("profile", "profile must be auto, on or off, got %q", f.Profile)
+	}
+	if err := CheckMean(f.Mean); err != nil {
+		return bad("mean", "%v", err)
+	}
+	if f.REML && (f.Mean == "zero" || f.Mean == "") {
+		return bad("reml", "--reml needs a mean model (--mean constant, linear or columns): with a zero mean it is the likelihood itself")
+	}
+	if f.Mean != "zero" && f.Mean != "" && f.TrueTheta != nil {
+		return bad("true_theta", "--true-theta (MLOE/MMOM) is for zero-mean fits: leave it out with --mean")
+	}
+	if f.Grid != "" && MeanNamesColumns(f.Mean) {
+		return bad("grid", "--grid with --mean %s: the grid has no values of those columns (use --mean constant or linear)", f.Mean)
+	}
+	if f.Simulated() && MeanNamesColumns(f.Mean) {
+		return bad("mean", "--mean %s names columns, but no data are given (the simulated problem has none)", f.Mean)
 	}
 	switch {
 	case f.NB < 0:
@@ -453,6 +501,7 @@ type Predict struct {
 	Kernel      string    `toml:"kernel"`
 	Distance    string    `toml:"distance"`
 	Nugget      float64   `toml:"nugget"`
+	Mean        string    `toml:"mean"` // zero | constant | linear | COL1,COL2: universal kriging
 	NB          int       `toml:"nb"`
 	Workers     int       `toml:"workers"`
 	MemoryLimit string    `toml:"memory_limit"`
@@ -467,7 +516,7 @@ type Predict struct {
 // DefaultPredict returns the defaults: Matérn, distance from the data's
 // header, automatic tile size, block-cyclic over the ranks.
 func DefaultPredict() Predict {
-	return Predict{Kernel: "matern", Distance: "auto", Phase: Phase{Distribution: "bc"}}
+	return Predict{Kernel: "matern", Distance: "auto", Mean: "zero", Phase: Phase{Distribution: "bc"}}
 }
 
 // Validate checks p and returns an *Error (File "predict") naming the
@@ -501,6 +550,9 @@ func (p *Predict) Validate() error {
 	case "auto", "euclidean", "great-circle", "gc":
 	default:
 		return bad("distance", "unknown distance %q (want euclidean, great-circle or auto)", p.Distance)
+	}
+	if err := CheckMean(p.Mean); err != nil {
+		return bad("mean", "%v", err)
 	}
 	switch {
 	case p.NB < 0:

@@ -243,14 +243,26 @@ func (t Tasks) Det(p Place, l, s *runtime.Handle) {
 		})
 }
 
-// Dot writes s = x^T x for the vector tile x.
-func (t Tasks) Dot(p Place, x, s *runtime.Handle) {
+// Dot writes s = x^T y for the vector tiles x and y of the same length;
+// y nil (or x) gives the squared norm x^T x.
+func (t Tasks) Dot(p Place, x, y, s *runtime.Handle) {
 	n := vector(x)
 	k := t.K
-	t.submit(p, kind.Dot, 2*float64(n), []runtime.Access{acc(x, runtime.R), acc(s, runtime.W)},
+	if y == nil || y == x {
+		t.submit(p, kind.Dot, 2*float64(n), []runtime.Access{acc(x, runtime.R), acc(s, runtime.W)},
+			func(c runtime.Context) error {
+				v := c.Vector(0)
+				*c.Scalar(1) = k.Ddot(n, v, 1, v, 1)
+				return nil
+			})
+		return
+	}
+	if m := vector(y); m != n {
+		panic(fmt.Sprintf("insert: dot of %s (%d) and %s (%d)", x.Name(), n, y.Name(), m))
+	}
+	t.submit(p, kind.Dot, 2*float64(n), []runtime.Access{acc(x, runtime.R), acc(y, runtime.R), acc(s, runtime.W)},
 		func(c runtime.Context) error {
-			v := c.Vector(0)
-			*c.Scalar(1) = k.Ddot(n, v, 1, v, 1)
+			*c.Scalar(2) = k.Ddot(n, c.Vector(0), 1, c.Vector(1), 1)
 			return nil
 		})
 }

@@ -88,6 +88,10 @@ type CheckpointSettings struct {
 	// Profile is "on" for a profiled search (its evaluations hold the
 	// search's point too), "" otherwise.
 	Profile string `json:"profile,omitempty"`
+	// Mean is the mean model ("" for zero) and REML the restricted
+	// likelihood: both change l.
+	Mean string `json:"mean,omitempty"`
+	REML bool   `json:"reml,omitempty"`
 }
 
 // CheckpointEval is one evaluation: LogLik is nil when it failed;
@@ -128,6 +132,8 @@ func (s CheckpointSettings) diff(t CheckpointSettings) (key, was, now string) {
 		{"holdout", fmt.Sprint(s.Holdout), fmt.Sprint(t.Holdout)},
 		{"seed", fmt.Sprint(s.Seed), fmt.Sprint(t.Seed)},
 		{"profile", onOff(s.Profile == "on"), onOff(t.Profile == "on")},
+		{"mean", meanName(s.Mean), meanName(t.Mean)},
+		{"reml", fmt.Sprint(s.REML), fmt.Sprint(t.REML)},
 	}
 	for _, p := range pairs {
 		if p.a != p.b {
@@ -150,6 +156,9 @@ func checkpointSettings(cfg config.Fit, distance string, start []float64, profil
 		Tolerance: cfg.Tolerance, Holdout: cfg.Holdout}
 	if profile {
 		s.Profile = "on"
+	}
+	if cfg.Mean != "zero" {
+		s.Mean, s.REML = cfg.Mean, cfg.REML
 	}
 	if start != nil {
 		s.Start = formatFloats(start)
@@ -183,6 +192,10 @@ func dataSHA256(cfg config.Fit, d *dataset.Data) string {
 		put(d.X...)
 		put(d.Y...)
 		put(d.Obs...)
+		for _, c := range d.Columns { // covariates (files that have them)
+			fmt.Fprintf(h, "column %s\n", c.Name)
+			put(c.Values...)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -514,4 +527,12 @@ func replayNote(resume string, res *mle.Result, c *mle.Cache) string {
 		s += fmt.Sprintf(" (%d checkpointed evaluations unused)", u)
 	}
 	return s + "\n"
+}
+
+// meanName is the name of a mean model in messages ("" is zero).
+func meanName(m string) string {
+	if m == "" {
+		return "zero"
+	}
+	return m
 }

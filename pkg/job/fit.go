@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
 	"github.com/exageostat/exageostat/pkg/config"
@@ -53,6 +56,15 @@ type FitResult struct {
 	// Profile is "on" when sigma2 was computed in closed form at every
 	// evaluation (the search over the other parameters), "off" otherwise.
 	Profile string `json:"profile,omitempty"`
+	// Mean is the mean model (absent: zero); MeanTerms name its
+	// coefficients, MeanCoef holds their GLS estimates at theta and
+	// MeanStdErr their standard errors, sqrt(diag((X^T Sigma^-1 X)^-1)).
+	// With REML, loglik is the restricted log-likelihood.
+	Mean       string    `json:"mean,omitempty"`
+	REML       bool      `json:"reml,omitempty"`
+	MeanTerms  []string  `json:"mean_terms,omitempty"`
+	MeanCoef   []float64 `json:"mean_coefficients,omitempty"`
+	MeanStdErr []float64 `json:"mean_stderr,omitempty"`
 	// Nugget is tau2: the fixed nugget, or the estimate (theta[3]) when
 	// the fit estimated it (4 parameters).
 	Nugget float64 `json:"nugget"`
@@ -252,6 +264,17 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		test = subset(d, held)
 		d = subset(d, train)
 	}
+	// The mean model's design matrix at the (training) locations.
+	meanTerms, meanCols, err := dataset.Design(d, cfg.Mean)
+	if err != nil {
+		return nil, badInput("%s: %v", src, err)
+	}
+	if len(meanTerms) > 0 && d.Len() <= len(meanTerms) {
+		return nil, badInput("fit: --mean %s has %d coefficients for %d observations", cfg.Mean, len(meanTerms), d.Len())
+	}
+	if err := checkDesign(meanTerms, meanCols); err != nil {
+		return nil, badInput("%s: --mean %s: %v", src, cfg.Mean, err)
+	}
 	if opt.Start == mle.StartData && opt.Guess == nil {
 		for i, g := range mle.GuessFor(d, metric, model, len(names)) {
 			if g < cfg.Lower[i] || g > cfg.Upper[i] {
@@ -265,10 +288,10 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 	}
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: nb, Workers: workers,
-		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve)}
+		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve)}
 	var asmt Assessment
 	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
-		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0}
+		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean}
 	var budget int64
 	fo.After = func(ev *likelihood.Evaluator, theta []float64) error {
 		budget = rt.ReplicaBudget()
@@ -321,6 +344,12 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	out := fitResult(names, res, cfg, model, metric, nb, workers)
 	out.Profile = onOff(profile)
+	if len(meanTerms) > 0 {
+		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, meanTerms, res.Beta
+		for i := range res.BetaCov {
+			out.MeanStdErr = append(out.MeanStdErr, math.Sqrt(res.BetaCov[i][i]))
+		}
+	}
 	out.Assessment = asmt
 	flagFit(out, d.Obs, cfg.MaxEvals) // estimates at a bound, not converged, constant data, start moved
 	out.Ranks, out.Distribution = w.Size(), distName
@@ -583,4 +612,40 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// checkDesign refuses a design matrix X whose columns are linearly
+// dependent (numerically: X^T X, columns scaled to unit norm, has a
+// condition number above 1e12), for which the GLS estimate of the mean is
+// not unique.
+func checkDesign(names []string, cols [][]float64) error {
+	k := len(cols)
+	if k == 0 {
+		return nil
+	}
+	norm := make([]float64, k)
+	for i, c := range cols {
+		for _, v := range c {
+			norm[i] += v * v
+		}
+		norm[i] = math.Sqrt(norm[i])
+		if norm[i] == 0 {
+			return fmt.Errorf("the column %s is zero", names[i])
+		}
+	}
+	a := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		for j := 0; j <= i; j++ {
+			var s float64
+			for r := range cols[i] {
+				s += cols[i][r] * cols[j][r]
+			}
+			a.SetSym(i, j, s/(norm[i]*norm[j]))
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(a) || !(ch.Cond() < 1e12) {
+		return fmt.Errorf("the columns %s are linearly dependent (constant, or one a combination of others): the mean has no unique estimate", strings.Join(names, ","))
+	}
+	return nil
 }

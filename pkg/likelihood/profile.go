@@ -20,3 +20,23 @@ func ProfileSigma2(n int, logDet, quad, lo, hi float64) (sigma2, l float64) {
 	l = -0.5*quad/sigma2 - 0.5*fn*math.Log(sigma2) - 0.5*logDet - 0.5*fn*math.Log(2*math.Pi)
 	return sigma2, l
 }
+
+// Profile maximises l (or l_R) over the variance alone for an evaluation
+// st made at sigma2 = 1, Sigma = R + r I, of p's problem: with m = n
+// (m = n - p for REML, p covariates), sigma2_hat = quad/m, clamped to [lo,
+// hi], where quad is the residual's r^T (R + r I)^-1 r; l is the full l
+// there, l(sigma2) = fromParts(logDet, quad, logDetXSX, sigma2) (the GLS
+// estimate of the mean does not depend on sigma2, its covariance is
+// sigma2 st.BetaCov). Without covariates it is ProfileSigma2.
+func (p Problem) Profile(st Stats, lo, hi float64) (sigma2, l float64) {
+	k := len(p.Covariates)
+	if k == 0 {
+		return ProfileSigma2(len(p.Obs), st.LogDet, st.Quad, lo, hi)
+	}
+	m := float64(len(p.Obs))
+	if p.REML {
+		m -= float64(k)
+	}
+	sigma2 = math.Min(math.Max(st.Quad/m, lo), hi)
+	return sigma2, p.fromParts(st.LogDet, st.Quad, st.LogDetXSX, sigma2)
+}

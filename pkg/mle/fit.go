@@ -30,6 +30,13 @@ type FitOptions struct {
 	Runtime         *runtime.Runtime
 	Owner, GenOwner tile.OwnerFunc
 	Solve           solve.Mode
+	// Covariates, if not empty, are the columns of the mean's design
+	// matrix, in the order of the data given to Fit: the mean is
+	// estimated by GLS at every evaluation and profiled out
+	// (likelihood.Problem.Covariates); REML maximises the restricted
+	// likelihood instead.
+	Covariates [][]float64
+	REML       bool
 	// Profile searches (beta, nu[, tau2/sigma2]) with sigma2 computed in
 	// closed form at every evaluation (likelihood.ProfileSigma2; the
 	// bounds must pass Profilable); the steps and the result hold the
@@ -51,9 +58,13 @@ type Step struct {
 // FitResult is the outcome of Fit.
 type FitResult struct {
 	*Result
-	N      int
-	Steps  []Step
-	Events []trace.Event
+	// Beta and BetaCov are the GLS estimate of the mean's coefficients at
+	// the estimate and its covariance (X^T Sigma^-1 X)^-1 (with Covariates).
+	Beta    []float64
+	BetaCov [][]float64
+	N       int
+	Steps   []Step
+	Events  []trace.Event
 }
 
 // Points returns d's locations as matern.Points.
@@ -111,7 +122,17 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		rt = runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
 		defer rt.Close()
 	}
-	p := likelihood.Problem{Points: Points(sd), Metric: o.Metric, Obs: sd.Obs, Model: o.Model, Nugget: o.Nugget}
+	p := likelihood.Problem{Points: Points(sd), Metric: o.Metric, Obs: sd.Obs, Model: o.Model, Nugget: o.Nugget, REML: o.REML}
+	for _, c := range o.Covariates {
+		if len(c) != len(perm) {
+			return nil, errors.New("mle: a covariate's length is not the data's")
+		}
+		pc := make([]float64, len(c))
+		for k, i := range perm {
+			pc[k] = c[i]
+		}
+		p.Covariates = append(p.Covariates, pc)
+	}
 	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner, Solve: o.Solve})
 	if err != nil {
 		return nil, err
@@ -134,6 +155,7 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		opt = prof.search(opt)
 		opt.Expand = prof.expand
 	}
+	bestL, bestStats := math.Inf(-1), likelihood.Stats{}
 	f := func(theta []float64) (float64, error) {
 		l, st, err := ev.LogLik(theta)
 		last = st
@@ -144,7 +166,10 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 			return l, &Recoverable{Err: err} // a property of theta: step away
 		}
 		if err == nil && prof != nil {
-			return prof.value(theta, ev.N(), st.LogDet, st.Quad)
+			l, err = prof.value(theta, ev.Problem(), st)
+		}
+		if err == nil && l > bestL {
+			bestL, bestStats = l, st
 		}
 		return l, err
 	}
@@ -162,6 +187,26 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		return nil, err
 	}
 	out.Result = res
+	if len(p.Covariates) > 0 && res.Status != StatusInterrupted {
+		scale := 1.0
+		if bestL != res.LogLik { // the best was replayed from a checkpoint
+			_, st, err := ev.LogLik(res.Theta)
+			if err != nil {
+				return nil, err
+			}
+			bestStats = st
+		} else if prof != nil {
+			scale = res.Theta[0] // evaluated at sigma2 = 1
+		}
+		out.Beta = bestStats.Beta
+		for _, row := range bestStats.BetaCov {
+			r := make([]float64, len(row))
+			for j, v := range row {
+				r[j] = scale * v
+			}
+			out.BetaCov = append(out.BetaCov, r)
+		}
+	}
 	if prof != nil {
 		// The profiled sigma2 has no start of its own: the start reported
 		// is the first evaluation's full theta where the search's start

@@ -58,12 +58,13 @@ func (p *profile) search(o Options) Options {
 	return s
 }
 
-// value turns the evaluation at the search point th (logDet and quad of
-// R + r I) into the profiled l and records the full theta: sigma2 within
+// value turns the evaluation st at the search point th (of R + r I) into
+// the profiled l (Problem.Profile: the mean, if any, profiled too) and
+// records the full theta: sigma2 within
 // its bounds and, with a nugget, within [lb_tau2/r, ub_tau2/r] so that
 // tau2 = r sigma2 stays within its own (no such sigma2: a failed
 // evaluation).
-func (p *profile) value(th []float64, n int, logDet, quad float64) (float64, error) {
+func (p *profile) value(th []float64, pr likelihood.Problem, st likelihood.Stats) (float64, error) {
 	p.last = nil
 	lo, hi := p.lower[0], p.upper[0]
 	if len(th) == 4 {
@@ -73,7 +74,7 @@ func (p *profile) value(th []float64, n int, logDet, quad float64) (float64, err
 				th[3], p.lower[0], p.upper[0], p.lower[3], p.upper[3])}
 		}
 	}
-	s, l := likelihood.ProfileSigma2(n, logDet, quad, lo, hi)
+	s, l := pr.Profile(st, lo, hi)
 	full := slices.Clone(th)
 	full[0] = s
 	if len(th) == 4 {
