@@ -43,6 +43,9 @@ type Options struct {
 	// Stop, if not nil, is called after every evaluation (replayed ones
 	// included); true ends the search there with status "interrupted".
 	Stop func() bool
+	// InitialStep is BOBYQA's first trust-region radius as a fraction of
+	// each free parameter's search range (0: 0.1).
+	InitialStep float64
 	// Expand, if not nil, maps a point of the search that was just
 	// evaluated to the full theta it stands for: a profiled search, whose
 	// objective computes some parameters in closed form (Fit with
@@ -319,7 +322,11 @@ func runBOBYQA(free []int, o Options, from func(int, float64) float64, u0 []floa
 	step := make([]float64, len(free))
 	for j, i := range free {
 		lb[j], ub[j] = from(i, o.Lower[i]), from(i, o.Upper[i])
-		step[j] = 0.1 * (ub[j] - lb[j])
+		frac := o.InitialStep
+		if frac <= 0 {
+			frac = 0.1
+		}
+		step[j] = frac * (ub[j] - lb[j])
 		if restart {
 			step[j] *= 0.03
 		}

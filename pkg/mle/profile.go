@@ -38,11 +38,24 @@ type profile struct {
 	start        float64   // sigma2 of the full start (reported if the first evaluation fails)
 }
 
+// ProfileStep is the profiled search's first trust-region radius, a
+// fraction of each parameter's search range (Options.InitialStep; the
+// full search's is 0.1). The profiled l falls off a cliff where
+// sigma2_hat leaves its bounds (smooth, long-range corners of the box);
+// BOBYQA's first steps of a tenth of the default box reach such corners
+// and its quadratic model recovers slowly: at N = 3600 (theta = (1, 0.1,
+// 0.5)) 71 evaluations with 0.1, 36 with 0.05, to the same maximum.
+const ProfileStep = 0.05
+
 // search returns the search's bounds and the search point of a full
 // theta (the guess or an explicit start): sigma2 fixed at 1 and, with a
-// nugget, r within [lb_tau2/ub_sigma2, ub_tau2/lb_sigma2].
+// nugget, r within [lb_tau2/ub_sigma2, ub_tau2/lb_sigma2]; the first
+// trust region is ProfileStep unless o gives one.
 func (p *profile) search(o Options) Options {
 	s := o
+	if s.InitialStep == 0 {
+		s.InitialStep = ProfileStep
+	}
 	s.Lower, s.Upper = slices.Clone(o.Lower), slices.Clone(o.Upper)
 	s.Lower[0], s.Upper[0] = 1, 1
 	if len(o.Lower) == 4 {
