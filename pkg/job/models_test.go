@@ -366,3 +366,49 @@ func denseUK(t *testing.T, x, y, z []float64, cols [][]float64, x2, y2 []float64
 	}
 	return zhat, v
 }
+
+// TestModelInputErrors: the new model options' bad inputs are input
+// errors (exit 2) with one-line messages naming what is wrong.
+func TestModelInputErrors(t *testing.T) {
+	data, _, _, _, _ := meanData(t, 40)
+	dir := t.TempDir()
+	twice := filepath.Join(dir, "twice.csv")
+	if err := os.WriteFile(twice, []byte("x,y,z,a,b\n0.1,0.2,1,1,2\n0.3,0.1,2,2,4\n0.5,0.9,0,3,6\n0.7,0.4,1,4,8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		set  func(*config.Fit)
+		want string
+	}{
+		{"missing column", func(f *config.Fit) { f.Mean = "slope" }, `no column "slope"`},
+		{"collinear", func(f *config.Fit) { f.Data, f.Mean = twice, "a,b" }, "linearly dependent"},
+		{"reml without mean", func(f *config.Fit) { f.REML = true }, "--reml needs a mean model"},
+		{"profile on with a fixed nugget", func(f *config.Fit) {
+			f.Profile, f.Nugget, f.Lower, f.Upper = "on", 0.1, []float64{0.1, 0.1, 0.1}, []float64{1, 1, 1}
+		}, "--profile on: a fixed nugget"},
+		{"nugget beside tau2 bounds", func(f *config.Fit) {
+			f.Lower, f.Upper, f.Nugget = []float64{0.1, 0.1, 0.1, 0.1}, []float64{1, 1, 1, 1}, 0.2
+		}, "the nugget is the fourth parameter"},
+	}
+	for _, c := range cases {
+		f := config.DefaultFit()
+		f.Data, f.NB, f.Workers = data, 20, 1
+		f.Lower, f.Upper = []float64{0.01, 0.01, 0.5, 0.01}, []float64{5, 1, 0.5, 1} // duplicates: a nugget
+		c.set(&f)
+		_, err := Fit(f, Env{})
+		if err == nil || !IsInput(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v (input %v), want %q", c.name, err, IsInput(err), c.want)
+		}
+	}
+	// predict: the mean's column is missing at the new locations.
+	at := filepath.Join(dir, "at.csv")
+	if err := os.WriteFile(at, []byte("x,y\n0.5,0.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := config.DefaultPredict()
+	p.Data, p.At, p.Out, p.Theta, p.Mean = data, at, filepath.Join(dir, "p.csv"), []float64{1, 0.1, 0.5, 0.1}, "elev"
+	if _, err := Predict(p, Env{}); err == nil || !IsInput(err) || !strings.Contains(err.Error(), `no column "elev"`) {
+		t.Errorf("predict without the column at --at: %v", err)
+	}
+}
