@@ -161,12 +161,19 @@ rate per core (fast Matérn evaluator vs the direct Bessel function), and the
 same value computed densely (direct Bessel generation, LAPACK dpotrf with as
 many threads as workers) with the speed-up.`,
 		Example: `  exageostat bench likelihood --n 1600 --nb 320 --workers 2
-  exageostat bench likelihood --n 3600 --theta 1,0.1,0.73 --json`,
+  exageostat bench likelihood --n 3600 --theta 1,0.1,0.73 --json
+  exageostat bench likelihood --n 3600 --nb 608 --mean constant`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			th, err := parseFloats("theta", thetaS)
 			if err != nil {
 				return err
+			}
+			if o.Mean != "zero" && o.Mean != "constant" && o.Mean != "linear" {
+				return badInput("bench likelihood: --mean must be zero, constant or linear, got %q", o.Mean)
+			}
+			if o.Mean != "zero" {
+				ref = false // the dense reference is of the zero-mean l
 			}
 			o.Theta, o.Reference = th, ref
 			switch {
@@ -199,6 +206,10 @@ many threads as workers) with the speed-up.`,
 				r.Gen, r.Chol, r.Gflops, r.Solve)
 			fmt.Printf("  generation rate, one core: fast %.1f M entries/s, direct Bessel %.1f M entries/s (x%.1f)\n",
 				r.GenRate/1e6, r.DirectRate/1e6, r.GenRate/r.DirectRate)
+			if r.Mean != "" {
+				fmt.Printf("  mean %s (GLS, profiled): %.4f s per evaluation vs %.4f s with zero mean, alternated: overhead %+.1f%%\n",
+					r.Mean, r.Seconds, r.ZeroSecs, 100*r.MeanOverhead)
+			}
 			if r.PredictN > 0 {
 				fmt.Printf("  prediction of %d new locations (cross-covariance, solves; factor reused): %.4f s = %.2f x one evaluation\n",
 					r.PredictN, r.PredictSecs, r.PredictRatio)
@@ -221,6 +232,7 @@ many threads as workers) with the speed-up.`,
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
 	f.BoolVar(&ref, "reference", true, "also time the dense reference")
 	f.IntVar(&o.Predict, "predict", 0, "also time kriging at this many new locations")
+	f.StringVar(&o.Mean, "mean", "zero", "mean model: zero, constant or linear; with one, the zero-mean evaluation is timed alternately for the overhead (no dense reference)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }

@@ -108,11 +108,40 @@ observations, a start that BOBYQA moved by more than a factor 2. A theta at
 which Sigma is not positive definite is a failed evaluation the search steps
 away from; a standard-error step that cannot invert the Fisher information
 keeps the fit and says why ("stderr_note"). Duplicate locations are legal
-with a nugget (--nugget > 0).`,
+with a nugget (--nugget > 0, or an estimated one).
+
+Nugget: --nugget TAU2 fixes it (Sigma = sigma2 R(beta, nu) + tau2 I). To
+estimate it, give 4 bounds: theta = (sigma2, beta, nu, tau2), e.g.
+--lb 0.001,0.001,0.001,0.0001 --ub 5,5,5,2 (lb = ub on the 4th fixes it
+again); the JSON's theta then has 4 values and its "nugget" is the
+estimate, which predict --theta-from uses.
+
+Profiled variance (--profile, auto by default: on when sigma2 is free and
+the nugget is 0 or estimated): for Sigma = sigma2 (R + r I), r = tau2/sigma2,
+l is maximised over sigma2 in closed form, sigma2_hat = z'(R + r I)^-1 z / n
+(kept within sigma2's bounds, and tau2 = r sigma2 within its own), from one
+factorisation per evaluation; BOBYQA searches (beta, nu) or (beta, nu, r)
+only, in far fewer evaluations. The table, the JSON and every step hold the
+full theta and l (the same l as a full evaluation there). --profile off
+searches every free parameter, as ExaGeoStat does.
+
+Mean model (--mean; zero by default): z = X b + e with X = (1) for constant,
+(1, x, y) for linear, or an intercept and named covariate columns of the data
+file (a header "x,y,z,elev,dist" and --mean elev,dist). At every evaluation b
+is estimated by generalised least squares, (X'Sigma^-1 X) b = X'Sigma^-1 z,
+with p more triangular solves through the same tiled factor, and profiled
+out: l = -1/2 r'Sigma^-1 r - 1/2 log|Sigma| - (n/2) log(2 pi), r = z - X b.
+--reml maximises the restricted likelihood l - 1/2 log|X'Sigma^-1 X| +
+(p/2) log(2 pi) (Harville's, without the constant 1/2 log|X'X|); profiled,
+sigma2_hat = r'R^-1 r/(n - p). The coefficients are printed with their
+standard errors sqrt(diag((X'Sigma^-1 X)^-1)) ("mean_coefficients",
+"mean_stderr" in the JSON); predict --theta-from takes the mean model.`,
 		Example: `  exageostat fit
   exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
   exageostat fit --config fit.toml --trace trace.json
+  exageostat fit --data data.csv --lb 0.001,0.001,0.001,0.0001 --ub 5,5,5,2   # nugget estimated
+  exageostat fit --data data.csv --mean linear --reml --json r.json
   exageostat fit --data data.csv --json r.json         # killed? then:
   exageostat fit --data data.csv --json r.json --resume r.ckpt
   mpirun -np 4 exageostat fit --config configs/fit-mpi.toml --json result.json
@@ -130,11 +159,14 @@ with a nugget (--nugget > 0).`,
 	f.StringVar(&cfg.Observations, "observations", "", "observations file, one value per line")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto (great-circle for lon,lat data)")
-	f.StringVar(&ff.lb, "lb", formatFloats(cfg.Lower), "lower bounds of theta")
-	f.StringVar(&ff.ub, "ub", formatFloats(cfg.Upper), "upper bounds of theta (powexp: delta's default upper bound is 2)")
+	f.StringVar(&ff.lb, "lb", formatFloats(cfg.Lower), "lower bounds of theta; a 4th value (with --ub's) makes the nugget tau2 a parameter")
+	f.StringVar(&ff.ub, "ub", formatFloats(cfg.Upper), "upper bounds of theta (powexp: delta's default upper bound is 2; a 4th value bounds tau2)")
 	f.StringVar(&cfg.Start, "start", cfg.Start, "start: data (data-driven guess), lower (ExaGeoStat: the lower bounds) or values v1,v2,v3")
 	f.StringVar(&cfg.Search, "search", cfg.Search, "search scale: log or linear")
-	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2 added to the diagonal")
+	f.StringVar(&cfg.Mean, "mean", cfg.Mean, "mean model: zero, constant, linear (1,x,y) or covariate columns COL1,COL2 of --data (after an intercept); estimated by GLS at every evaluation")
+	f.BoolVar(&cfg.REML, "reml", false, "with --mean: maximise the restricted (REML) log-likelihood")
+	f.StringVar(&cfg.Profile, "profile", cfg.Profile, "profile the variance: on (search the other parameters, sigma2 = z'R^-1 z/n in closed form), off, or auto (on when sigma2 is free and the nugget 0 or estimated)")
+	f.Float64Var(&cfg.Nugget, "nugget", 0, "fixed nugget tau2 added to the diagonal (to estimate it, give 4 bounds instead)")
 	f.IntVar(&cfg.NB, "nb", cfg.NB, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "stop when a step improves l by less than this (ftol_abs)")
@@ -221,7 +253,7 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	}
 	tty := term.IsTerminal(int(os.Stderr.Fd())) && !ff.verbose
 	var names []string
-	if names, err = config.ParamNames(cfg.Kernel); err != nil {
+	if names, err = config.ParamNamesFor(cfg.Kernel, len(cfg.Lower)); err != nil {
 		names = nil // Fit reports it
 	}
 	progress := false
@@ -328,8 +360,18 @@ func printFit(w io.Writer, r *job.FitResult) {
 	if r.Replayed > 0 {
 		replayed = fmt.Sprintf("%d replayed from %s, %d computed, ", r.Replayed, r.ResumedFrom, r.Evaluations-r.Replayed)
 	}
-	fmt.Fprintf(w, "loglik %.6f  evaluations %d (%s%d failed, %d restarts)  %.2fs  status %s\n",
-		r.LogLik, r.Evaluations, replayed, r.Failed, r.Restarts, r.Seconds, r.Status)
+	for i, t := range r.MeanTerms {
+		if i == 0 {
+			fmt.Fprintf(w, "mean (%s, GLS) %14s %12s\n", r.Mean, "estimate", "std. error")
+		}
+		fmt.Fprintf(w, "  %-20s %14.6g %12.6g\n", t, r.MeanCoef[i], r.MeanStdErr[i])
+	}
+	kind := "loglik"
+	if r.REML {
+		kind = "REML loglik"
+	}
+	fmt.Fprintf(w, "%s %.6f  evaluations %d (%s%d failed, %d restarts)  %.2fs  status %s\n",
+		kind, r.LogLik, r.Evaluations, replayed, r.Failed, r.Restarts, r.Seconds, r.Status)
 	fmt.Fprintf(w, "per evaluation: %.4fs wall; busy gen %.4fs chol %.4fs solve %.4fs\n", pe["wall"], pe["gen"], pe["chol"], pe["solve"])
 	for _, m := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", m)

@@ -18,7 +18,7 @@ func newPredictCmd(w comm.Comm) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "predict",
 		Short: "Krige values and prediction variances at new locations",
-		Long: `Simple kriging with zero mean: from the observations in --data and theta
+		Long: `Simple kriging with zero mean (universal kriging with --mean): from the observations in --data and theta
 (--theta, or --theta-from a fit's JSON), predicts z at the locations of --at
 (a CSV with a header x,y or lon,lat; a z column there is ignored) and writes
 x,y,z_hat,variance in the order of --at. The variance is that of a new
@@ -28,9 +28,18 @@ generation, Cholesky, triangular solves.
 Over MPI (mpirun), the tiles are spread over the ranks as in fit
 (--distribution bc or 1d1d, --p, --q, --powers) and rank 0 writes the file,
 the same as on one rank. The need of each rank is checked against its
-memory first (--memory-limit, or what the node has).`,
+memory first (--memory-limit, or what the node has).
+
+Mean model (--mean, or the fit's from --theta-from): constant, linear (1, x,
+y) or named covariate columns COL1,COL2 (an intercept and those columns of
+--data, and of --at at the new locations: "x,y,COL1,COL2"): universal
+kriging, the mean's coefficients estimated by generalised least squares from
+the observations at theta, z_hat = x0'b + c'Sigma^-1 (z - X b), and the
+variance includes the mean's uncertainty, + d'(X'Sigma^-1 X)^-1 d with
+d = x0 - X'Sigma^-1 c.`,
 		Example: `  exageostat predict --data observed.csv --theta 1,0.1,0.5 --at new.csv --out predictions.csv
   exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv
+  exageostat predict --data observed.csv --theta 1,0.1,0.5,0.01 --mean linear --at new.csv --out predictions.csv
   mpirun -np 2 exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -71,11 +80,12 @@ memory first (--memory-limit, or what the node has).`,
 	f.StringVar(&cfg.Data, "data", "", "observed CSV (x,y,z or lon,lat,z)")
 	f.StringVar(&cfg.At, "at", "", "CSV of new locations (x,y or lon,lat)")
 	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output)")
-	f.StringVar(&thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta)")
-	f.StringVar(&cfg.ThetaFrom, "theta-from", "", "take theta, kernel, nugget and distance from a fit's --json result")
+	f.StringVar(&thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta), and tau2 (the nugget) as a 4th value")
+	f.StringVar(&cfg.ThetaFrom, "theta-from", "", "take theta, kernel, mean, nugget and distance from a fit's --json result")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto")
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2")
+	f.StringVar(&cfg.Mean, "mean", cfg.Mean, "mean model: zero, constant, linear (1,x,y) or covariate columns COL1,COL2 of --data and --at (universal kriging)")
 	f.IntVar(&cfg.NB, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")

@@ -50,7 +50,7 @@ against its memory first (--memory-limit, or what the node has).`,
 	f := c.Flags()
 	f.BoolVarP(&quiet, "quiet", "q", false, "keep stderr to warnings and the one-line summary")
 	f.IntVar(&cfg.N, "n", cfg.N, "number of locations")
-	f.StringVar(&thetaS, "theta", formatFloats(cfg.Theta), "parameters: sigma2,beta,nu (matern) or sigma2,beta,delta (powexp)")
+	f.StringVar(&thetaS, "theta", formatFloats(cfg.Theta), "parameters: sigma2,beta,nu (matern) or sigma2,beta,delta (powexp), and tau2 (the nugget) as a 4th value")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed (locations and field)")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2 added to the diagonal")

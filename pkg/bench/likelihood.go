@@ -23,6 +23,10 @@ type LikelihoodOptions struct {
 	Seed                 uint64
 	Reference            bool // also time the dense reference
 	Predict              int  // also krige this many random new locations (factor reused)
+	// Mean is a mean model (dataset.Design: constant or linear; "" or
+	// zero: none). With one, each repetition also times the zero-mean
+	// evaluation of the same data, alternating the two, for the overhead.
+	Mean string
 }
 
 // LikelihoodResult is what LikelihoodBench measured: medians over the
@@ -65,6 +69,11 @@ type LikelihoodResult struct {
 	PredictN     int     `json:"predict_n,omitempty"`
 	PredictSecs  float64 `json:"predict_seconds,omitempty"`
 	PredictRatio float64 `json:"predict_over_evaluation,omitempty"`
+	// With a mean model: its name, the median zero-mean evaluation timed
+	// alternately with it, and the relative overhead Seconds/ZeroSecs - 1.
+	Mean         string  `json:"mean,omitempty"`
+	ZeroSecs     float64 `json:"zero_mean_seconds,omitempty"`
+	MeanOverhead float64 `json:"mean_overhead,omitempty"`
 }
 
 // LikelihoodBench times l(theta) on ExaGeoStat's synthetic locations (seeded
@@ -78,16 +87,37 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 	pts := matern.Points{X: d.X, Y: d.Y}
 	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
 	defer rt.Close()
-	ev, err := likelihood.New(likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern}, o.NB, rt, false)
+	_, x, err := dataset.Design(d, o.Mean)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := likelihood.New(likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern, Covariates: x}, o.NB, rt, false)
 	if err != nil {
 		return nil, err
 	}
 	res := &LikelihoodResult{N: o.N, NB: o.NB, Workers: o.Workers, Reps: o.Reps, Theta: o.Theta}
-	var wall, gen, chol, sol []float64
+	var ev0 *likelihood.Evaluator // the zero-mean evaluation, to compare
+	if len(x) > 0 {
+		res.Mean = o.Mean
+		if ev0, err = likelihood.New(likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern}, o.NB, rt, false); err != nil {
+			return nil, err
+		}
+		if _, _, err := ev0.LogLik(o.Theta); err != nil { // warm-up
+			return nil, err
+		}
+	}
+	var wall, gen, chol, sol, wall0 []float64
 	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up
 		return nil, err
 	}
 	for r := 0; r < o.Reps; r++ {
+		if ev0 != nil {
+			_, st, err := ev0.LogLik(o.Theta)
+			if err != nil {
+				return nil, err
+			}
+			wall0 = append(wall0, st.Wall)
+		}
 		l, st, err := ev.LogLik(o.Theta)
 		if err != nil {
 			return nil, err
@@ -98,11 +128,26 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 	}
 	res.Seconds, res.Gen, res.Chol, res.Solve = median(wall), median(gen), median(chol), median(sol)
 	res.Wall = SpreadOf(wall, 1)
+	if ev0 != nil {
+		res.ZeroSecs = median(wall0)
+		res.MeanOverhead = res.Seconds/res.ZeroSecs - 1
+		ev0.Release()
+	}
 	if o.Predict > 0 {
 		nw := dataset.Grid(o.Predict, o.Seed+1)
 		var ps []float64
+		_, x0, err := dataset.Design(nw, o.Mean)
+		if err != nil {
+			return nil, err
+		}
 		for r := 0; r < o.Reps; r++ {
-			pr, err := predict.Krige(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y})
+			var pr *predict.Result
+			var err error
+			if len(x) == 0 {
+				pr, err = predict.Krige(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y})
+			} else {
+				pr, err = predict.KrigeUniversal(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y}, x0)
+			}
 			if err != nil {
 				return nil, err
 			}

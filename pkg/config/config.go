@@ -33,6 +33,9 @@ type Fit struct {
 	Start        string    `toml:"start"`        // data | lower
 	Search       string    `toml:"search"`       // log | linear
 	Nugget       float64   `toml:"nugget"`       // tau2 on the diagonal
+	Profile      string    `toml:"profile"`      // auto | on | off: sigma2 in closed form (auto: when it can be)
+	Mean         string    `toml:"mean"`         // zero | constant | linear | COL1,COL2 (named columns of data)
+	REML         bool      `toml:"reml"`         // restricted likelihood (with a mean)
 	NB           int       `toml:"nb"`           // tile size (0: automatic)
 	Workers      int       `toml:"workers"`      // 0: one per core
 	Tolerance    float64   `toml:"tolerance"`    // ftol_abs of the optimiser
@@ -89,7 +92,7 @@ func DefaultFit() Fit {
 	return Fit{
 		Kernel: "matern", Distance: "auto",
 		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
-		Start: "data", Search: "log", NB: 0, Tolerance: 1e-5, Solve: "chained",
+		Start: "data", Search: "log", Profile: "auto", Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 		Phase: Phase{Distribution: "bc"},
 	}

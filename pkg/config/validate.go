@@ -25,15 +25,36 @@ func ParamNames(kernel string) ([]string, error) {
 	return nil, fmt.Errorf("unknown kernel %q (want matern or powexp)", kernel)
 }
 
+// Tau2 is the name of the nugget when it is the fourth parameter of
+// theta = (sigma2, beta, nu|delta, tau2).
+const Tau2 = "tau2"
+
+// ParamNamesFor returns the names of a kernel's theta of length d: its
+// three parameters, then Tau2 when d is 4.
+func ParamNamesFor(kernel string, d int) ([]string, error) {
+	names, err := ParamNames(kernel)
+	if err == nil && d == 4 {
+		names = append(names, Tau2)
+	}
+	return names, err
+}
+
 // CheckTheta reports a parameter vector the kernel cannot take: not three
-// values, a value that is not positive and finite, or a powexp delta above 2.
+// values (or four, the fourth the nugget tau2 >= 0 and finite), a value
+// that is not positive and finite, or a powexp delta above 2.
 func CheckTheta(kernel string, theta []float64) error {
 	names, err := ParamNames(kernel)
 	if err != nil {
 		return err
 	}
-	if len(theta) != len(names) {
-		return fmt.Errorf("%s needs %d parameters (%s), got %d", kernel, len(names), strings.Join(names, ","), len(theta))
+	if len(theta) != len(names) && len(theta) != len(names)+1 {
+		return fmt.Errorf("%s needs %d parameters (%s) or %d with %s, got %d", kernel, len(names), strings.Join(names, ","), len(names)+1, Tau2, len(theta))
+	}
+	if len(theta) == 4 {
+		if t := theta[3]; !(t >= 0) || math.IsInf(t, 0) {
+			return fmt.Errorf("%s must be >= 0 and finite, got %g", Tau2, t)
+		}
+		theta = theta[:3]
 	}
 	for i, v := range theta {
 		if !(v > 0) || math.IsInf(v, 0) {
@@ -44,6 +65,39 @@ func CheckTheta(kernel string, theta []float64) error {
 		return fmt.Errorf("delta must be in (0, 2], got %g", theta[2])
 	}
 	return nil
+}
+
+// CheckMean reports a mean model that is none of zero ("" too), constant,
+// linear or a comma-separated list of column names (letters, digits, '_', '.',
+// '-'; each once).
+func CheckMean(mean string) error {
+	switch mean {
+	case "", "zero", "constant", "linear": // "": zero
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, name := range strings.Split(mean, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		ok := name != "" && !seen[name]
+		for _, r := range name {
+			ok = ok && (r == '_' || r == '.' || r == '-' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+		}
+		if !ok || name == "x" || name == "y" || name == "z" {
+			return fmt.Errorf("mean must be zero, constant, linear or covariate column names COL1,COL2, got %q", mean)
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+// MeanNamesColumns reports whether a (valid) mean model names columns of
+// the data.
+func MeanNamesColumns(mean string) bool {
+	switch mean {
+	case "", "zero", "constant", "linear":
+		return false
+	}
+	return true
 }
 
 // StartValues returns the explicit start of the search when Start lists
@@ -110,8 +164,10 @@ func (f *Fit) Simulated() bool {
 // Validate checks f after the file and the flags are applied, and returns
 // an *Error naming the first bad key (File is f.File, or "fit"): kernel
 // matern or powexp; distance euclidean, great-circle (gc) or auto; lb and
-// ub three positive finite values each with lb <= ub; start data, lower or
-// three values within the bounds; search log or linear; nb, workers,
+// ub three positive finite values each with lb <= ub (or four: the nugget
+// tau2 is then the fourth parameter, and the nugget key must be 0); start
+// data, lower or as many values as bounds, within them; search log or
+// linear; profile auto, on or off; nb, workers,
 // max_evals, holdout >= 0, tolerance > 0, nugget >= 0 and finite; solve
 // chained, per-rank or move-tiles; memory_limit a size ("2GB"); grid NxM
 // and only with plot; true_theta a valid theta and only with holdout;
@@ -153,12 +209,18 @@ func (f *Fit) Validate() error {
 			return bad("grid", "%v", err)
 		}
 	}
+	if len(f.Lower) == 4 && len(f.Upper) == 4 {
+		names = append(names, Tau2) // the nugget is the fourth parameter
+	}
 	if len(f.Lower) != len(names) || len(f.Upper) != len(names) {
 		key := "lb"
 		if len(f.Lower) == len(names) {
 			key = "ub"
 		}
-		return bad(key, "bounds need %d values each (%s), got %d lower and %d upper", len(names), strings.Join(names, ","), len(f.Lower), len(f.Upper))
+		return bad(key, "bounds need %d values each (%s; 4 with %s to estimate the nugget), got %d lower and %d upper", len(names), strings.Join(names, ","), Tau2, len(f.Lower), len(f.Upper))
+	}
+	if len(names) == 4 && f.Nugget != 0 {
+		return bad("nugget", "the nugget is the fourth parameter (4 bounds): fix it with equal 4th values of lb and ub, not --nugget")
 	}
 	for i := range names {
 		lb, ub := f.Lower[i], f.Upper[i]
@@ -177,7 +239,7 @@ func (f *Fit) Validate() error {
 	}
 	x0, err := f.StartValues()
 	if err != nil {
-		return bad("start", "want data, lower or values v1,v2,v3: %v", err)
+		return bad("start", "want data, lower or values v1,v2,...: %v", err)
 	}
 	if x0 != nil {
 		if len(x0) != len(names) {
@@ -193,6 +255,26 @@ func (f *Fit) Validate() error {
 	case "log", "linear":
 	default:
 		return bad("search", "search must be log or linear, got %q", f.Search)
+	}
+	switch f.Profile {
+	case "auto", "on", "off":
+	default:
+		return bad("profile", "profile must be auto, on or off, got %q", f.Profile)
+	}
+	if err := CheckMean(f.Mean); err != nil {
+		return bad("mean", "%v", err)
+	}
+	if f.REML && (f.Mean == "zero" || f.Mean == "") {
+		return bad("reml", "--reml needs a mean model (--mean constant, linear or columns): with a zero mean it is the likelihood itself")
+	}
+	if f.Mean != "zero" && f.Mean != "" && f.TrueTheta != nil {
+		return bad("true_theta", "--true-theta (MLOE/MMOM) is for zero-mean fits: leave it out with --mean")
+	}
+	if f.Grid != "" && MeanNamesColumns(f.Mean) {
+		return bad("grid", "--grid with --mean %s: the grid has no values of those columns (use --mean constant or linear)", f.Mean)
+	}
+	if f.Simulated() && MeanNamesColumns(f.Mean) {
+		return bad("mean", "--mean %s names columns, but no data are given (the simulated problem has none)", f.Mean)
 	}
 	switch {
 	case f.NB < 0:
@@ -232,6 +314,9 @@ func (f *Fit) Validate() error {
 		}
 		if err := CheckTheta(f.Kernel, f.Theta); err != nil {
 			return bad("theta", "%v", err)
+		}
+		if len(f.Theta) == 4 && f.Nugget != 0 {
+			return bad("theta", "a theta of 4 values gives the simulation's nugget: leave --nugget out")
 		}
 	}
 	for _, o := range []struct{ key, path string }{{"json", f.JSON}, {"trace", f.Trace}} {
@@ -393,6 +478,9 @@ func (s *Simulate) Validate() error {
 	if !(s.Nugget >= 0) || math.IsInf(s.Nugget, 0) {
 		return bad("nugget", "--nugget must be >= 0 and finite")
 	}
+	if len(s.Theta) == 4 && s.Nugget != 0 {
+		return bad("nugget", "a theta of 4 values gives the nugget tau2: leave --nugget out")
+	}
 	if _, err := MemoryLimitBytes(s.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
 	}
@@ -413,6 +501,7 @@ type Predict struct {
 	Kernel      string    `toml:"kernel"`
 	Distance    string    `toml:"distance"`
 	Nugget      float64   `toml:"nugget"`
+	Mean        string    `toml:"mean"` // zero | constant | linear | COL1,COL2: universal kriging
 	NB          int       `toml:"nb"`
 	Workers     int       `toml:"workers"`
 	MemoryLimit string    `toml:"memory_limit"`
@@ -427,7 +516,7 @@ type Predict struct {
 // DefaultPredict returns the defaults: Matérn, distance from the data's
 // header, automatic tile size, block-cyclic over the ranks.
 func DefaultPredict() Predict {
-	return Predict{Kernel: "matern", Distance: "auto", Phase: Phase{Distribution: "bc"}}
+	return Predict{Kernel: "matern", Distance: "auto", Mean: "zero", Phase: Phase{Distribution: "bc"}}
 }
 
 // Validate checks p and returns an *Error (File "predict") naming the
@@ -462,6 +551,9 @@ func (p *Predict) Validate() error {
 	default:
 		return bad("distance", "unknown distance %q (want euclidean, great-circle or auto)", p.Distance)
 	}
+	if err := CheckMean(p.Mean); err != nil {
+		return bad("mean", "%v", err)
+	}
 	switch {
 	case p.NB < 0:
 		return bad("nb", "--nb must be >= 0 (0: automatic), got %d", p.NB)
@@ -469,6 +561,8 @@ func (p *Predict) Validate() error {
 		return bad("workers", "--workers must be >= 0 (0: one per core), got %d", p.Workers)
 	case !(p.Nugget >= 0) || math.IsInf(p.Nugget, 0):
 		return bad("nugget", "--nugget must be >= 0 and finite, got %g", p.Nugget)
+	case len(p.Theta) == 4 && p.Nugget != 0 && p.Nugget != p.Theta[3]:
+		return bad("nugget", "--nugget %g disagrees with tau2 = %g, the 4th value of theta (leave --nugget out)", p.Nugget, p.Theta[3])
 	}
 	if _, err := MemoryLimitBytes(p.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)

@@ -28,6 +28,12 @@ func TestFitValidate(t *testing.T) {
 		{"lb above ub", func(f *Fit) { f.Lower = []float64{1, 1, 1}; f.Upper = []float64{2, 0.5, 2} }, "lb", "lower bound of beta (1) is above its upper bound (0.5)"},
 		{"start values", func(f *Fit) { f.Start = "1,x,1" }, "start", `"x" is not a number`},
 		{"start count", func(f *Fit) { f.Start = "1,1" }, "start", "--start needs 3 values"},
+		{"bounds 4 and 3", func(f *Fit) { f.Lower = []float64{1, 1, 1, 1} }, "lb", "bounds need 3 values each (sigma2,beta,nu; 4 with tau2"},
+		{"nugget with tau2 bounds", func(f *Fit) { f.Lower, f.Upper, f.Nugget = []float64{1, 1, 1, 1}, []float64{2, 2, 2, 2}, 0.1 }, "nugget", "the nugget is the fourth parameter"},
+		{"tau2 lb", func(f *Fit) { f.Lower, f.Upper = []float64{1, 1, 1, 0}, []float64{2, 2, 2, 2} }, "lb", "bounds of tau2 must be positive"},
+		{"start count tau2", func(f *Fit) { f.Lower, f.Upper, f.Start = []float64{1, 1, 1, 1}, []float64{2, 2, 2, 2}, "1,1,1" }, "start", "--start needs 4 values (sigma2,beta,nu,tau2)"},
+		{"theta tau2 and nugget", func(f *Fit) { f.Theta, f.Nugget = []float64{1, 0.1, 0.5, 0.1}, 0.2 }, "theta", "leave --nugget out"},
+		{"theta tau2 negative", func(f *Fit) { f.Theta = []float64{1, 0.1, 0.5, -0.1} }, "theta", "tau2 must be >= 0"},
 		{"start outside", func(f *Fit) { f.Start = "1,9,1" }, "start", "start beta = 9 is outside its bounds"},
 		{"search", func(f *Fit) { f.Search = "grid" }, "search", "search must be log or linear"},
 		{"nb", func(f *Fit) { f.NB = -1 }, "nb", "must be >= 0"},
@@ -47,6 +53,10 @@ func TestFitValidate(t *testing.T) {
 	ok := DefaultFit()
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("defaults: %v", err)
+	}
+	ok.Lower, ok.Upper, ok.Start, ok.Theta = []float64{0.1, 0.01, 0.5, 0.01}, []float64{5, 1, 0.5, 1}, "1,0.1,0.5,0.1", []float64{1, 0.1, 0.5, 0.1}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("nugget estimated: %v", err)
 	}
 	for _, c := range cases {
 		f := DefaultFit()

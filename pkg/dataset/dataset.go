@@ -11,7 +11,8 @@
 //
 //   - ReadCSV: a CSV file with a header "x,y,z", "lon,lat,z" or
 //     "longitude,latitude,z" (or the same without z for prediction
-//     locations).
+//     locations), optionally followed by named columns (covariates:
+//     "x,y,z,elev,temp"), kept in Data.Columns.
 //   - ReadPair: ExaGeoStat's headerless pair of files, locations "x,y" per
 //     line and observations one value per line.
 //
@@ -55,6 +56,15 @@ type Data struct {
 	X, Y   []float64 // x, y (Planar) or longitude, latitude in degrees (Geographic)
 	Obs    []float64 // observations z, one per location; nil when only locations were read
 	Coords Coords    // metric of X, Y
+	// Columns are the named columns of a CSV that follow its coordinates
+	// (and z), in the header's order: covariates of a mean model.
+	Columns []Column
+}
+
+// Column is a named column of values, one per location.
+type Column struct {
+	Name   string
+	Values []float64
 }
 
 // Len returns the number of locations.

@@ -87,6 +87,13 @@ func Permute(d *Data, perm []int) *Data {
 			out.Obs[k] = d.Obs[i]
 		}
 	}
+	for _, c := range d.Columns {
+		v := make([]float64, n)
+		for k, i := range perm {
+			v[k] = c.Values[i]
+		}
+		out.Columns = append(out.Columns, Column{Name: c.Name, Values: v})
+	}
 	return out
 }
 

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -145,11 +146,36 @@ func readCSV(path string, skipObs bool) (*Data, error) {
 	}
 	norm := strings.Join(fields, ",")
 	coords, hasObs, ok := lookupHeader(norm)
+	base := len(fields) // the coordinate (and z) columns; named covariates follow
+	for _, k := range []int{3, 2} {
+		if ok || len(fields) <= k {
+			continue
+		}
+		if coords, hasObs, ok = lookupHeader(strings.Join(fields[:k], ",")); ok {
+			base = k
+		}
+	}
 	if !ok {
-		return nil, r.errorf(r.line, "unknown header %q: want one of %s", head, acceptedHeaders)
+		more := ""
+		if len(fields) > 3 {
+			more = ", optionally followed by named covariate columns"
+		}
+		return nil, r.errorf(r.line, "unknown header %q: want one of %s%s", head, acceptedHeaders, more)
 	}
 	d := &Data{Coords: coords, X: []float64{}, Y: []float64{}}
+	seen := map[string]bool{}
+	for _, name := range fields[base:] {
+		switch {
+		case name == "":
+			return nil, r.errorf(r.line, "header %q: a covariate column has no name", head)
+		case seen[name] || name == "z" || slices.Contains(fields[:2], name):
+			return nil, r.errorf(r.line, "header %q: column %q is given twice or is no covariate name", head, name)
+		}
+		seen[name] = true
+		d.Columns = append(d.Columns, Column{Name: name, Values: []float64{}})
+	}
 	cols := len(fields)
+	obsCol := hasObs // the file has a z column (third)
 	if skipObs {
 		hasObs = false
 	}
@@ -171,12 +197,19 @@ func readCSV(path string, skipObs bool) (*Data, error) {
 		}
 		var v [3]float64
 		for j, p := range parts {
-			if j == 2 && !hasObs {
-				break
+			if j == 2 && obsCol && !hasObs {
+				continue // the z column, not read
 			}
-			if v[j], err = r.parseValue(strings.TrimSpace(p), fields[j]); err != nil {
+			x, err := r.parseValue(strings.TrimSpace(p), fields[j])
+			if err != nil {
 				return nil, err
 			}
+			if j >= base {
+				c := &d.Columns[j-base]
+				c.Values = append(c.Values, x)
+				continue
+			}
+			v[j] = x
 		}
 		d.X = append(d.X, v[0])
 		d.Y = append(d.Y, v[1])

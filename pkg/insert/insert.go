@@ -243,14 +243,26 @@ func (t Tasks) Det(p Place, l, s *runtime.Handle) {
 		})
 }
 
-// Dot writes s = x^T x for the vector tile x.
-func (t Tasks) Dot(p Place, x, s *runtime.Handle) {
+// Dot writes s = x^T y for the vector tiles x and y of the same length;
+// y nil (or x) gives the squared norm x^T x.
+func (t Tasks) Dot(p Place, x, y, s *runtime.Handle) {
 	n := vector(x)
 	k := t.K
-	t.submit(p, kind.Dot, 2*float64(n), []runtime.Access{acc(x, runtime.R), acc(s, runtime.W)},
+	if y == nil || y == x {
+		t.submit(p, kind.Dot, 2*float64(n), []runtime.Access{acc(x, runtime.R), acc(s, runtime.W)},
+			func(c runtime.Context) error {
+				v := c.Vector(0)
+				*c.Scalar(1) = k.Ddot(n, v, 1, v, 1)
+				return nil
+			})
+		return
+	}
+	if m := vector(y); m != n {
+		panic(fmt.Sprintf("insert: dot of %s (%d) and %s (%d)", x.Name(), n, y.Name(), m))
+	}
+	t.submit(p, kind.Dot, 2*float64(n), []runtime.Access{acc(x, runtime.R), acc(y, runtime.R), acc(s, runtime.W)},
 		func(c runtime.Context) error {
-			v := c.Vector(0)
-			*c.Scalar(1) = k.Ddot(n, v, 1, v, 1)
+			*c.Scalar(2) = k.Ddot(n, c.Vector(0), 1, c.Vector(1), 1)
 			return nil
 		})
 }
@@ -378,7 +390,9 @@ func (t Tasks) Dcmg(p Place, cv Cov, a *runtime.Handle) {
 		})
 }
 
-// Term is one covariance block in a linear combination (Dderiv).
+// Term is one covariance block in a linear combination (Dderiv); a Term
+// with K nil is the identity matrix (Weight on the diagonal of a diagonal
+// block).
 type Term struct {
 	K      matern.Kernel
 	Weight float64
@@ -396,6 +410,14 @@ func (t Tasks) Dderiv(p Place, cv Cov, terms []Term, a, scratch *runtime.Handle)
 			d, tmp := c.Dense(0), c.Dense(1)[:f.M*f.N]
 			clear(d)
 			for _, tm := range terms {
+				if tm.K == nil {
+					if cv.Diag {
+						for i := range min(f.M, f.N) {
+							d[i+i*f.M] += tm.Weight
+						}
+					}
+					continue
+				}
 				matern.FillTile(tm.K, 0, cv.Metric, cv.Rows, cv.Row0, f.M, cv.Cols, cv.Col0, f.N, cv.Diag, tmp, f.M)
 				for i, v := range tmp {
 					d[i] += tm.Weight * v

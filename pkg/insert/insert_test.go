@@ -44,7 +44,7 @@ func TestKindsAndFlops(t *testing.T) {
 		{func() { ts.Gemv(p, blas.NoTrans, 1, a, x, 0, y) }, kind.Gemv, 2 * 6 * 4},
 		{func() { ts.Trsv(p, d, x) }, kind.Trsv, 16},
 		{func() { ts.Det(p, d, s) }, kind.Det, 4},
-		{func() { ts.Dot(p, x, s) }, kind.Dot, 8},
+		{func() { ts.Dot(p, x, nil, s) }, kind.Dot, 8},
 		{func() { ts.Colss(p, c, y, true) }, kind.Colss, 2 * 6 * 5},
 	}
 	for _, st := range steps {

@@ -121,6 +121,13 @@ func digest(d *dataset.Data) string {
 			h.Write(b[:])
 		}
 	}
+	for _, c := range d.Columns { // covariates (files that have them)
+		fmt.Fprintf(h, "column %s\n", c.Name)
+		for _, x := range c.Values {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
+			h.Write(b[:])
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

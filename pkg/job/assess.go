@@ -44,7 +44,21 @@ type assessOptions struct {
 	gridY     int
 	metric    matern.Metric
 	seed      uint64
-	write     bool // this rank writes files (rank 0); the others only take part in the task graphs
+	write     bool   // this rank writes files (rank 0); the others only take part in the task graphs
+	mean      string // the mean model (its covariates at new locations: dataset.Design)
+}
+
+// krigeAt predicts at the locations of d (simple kriging, or universal
+// kriging with the mean model's covariates at d).
+func krigeAt(ev *likelihood.Evaluator, theta []float64, d *dataset.Data, mean string) (*predict.Result, error) {
+	if len(ev.Problem().Covariates) == 0 {
+		return predict.Krige(ev, theta, points(d))
+	}
+	_, x0, err := dataset.Design(d, mean)
+	if err != nil {
+		return nil, err
+	}
+	return predict.KrigeUniversal(ev, theta, points(d), x0)
 }
 
 // assess runs after the fit with the evaluator alive (its factor reused),
@@ -54,10 +68,10 @@ type assessOptions struct {
 func assess(ev *likelihood.Evaluator, theta []float64, o assessOptions, out *Assessment) error {
 	p := ev.Problem()
 	defer ev.Runtime().Trim()
-	names := p.Model.ParamNames()
+	names := p.Model.ParamNamesFor(len(theta))
 	var zhat, pvar []float64
 	if o.test != nil {
-		r, err := predict.Krige(ev, theta, points(o.test))
+		r, err := krigeAt(ev, theta, o.test, o.mean)
 		if err != nil {
 			return err
 		}
@@ -118,7 +132,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	if o.gridX > 0 {
 		gx, gy := plot.GridPoints(o.gridX, o.gridY, minx, maxx, miny, maxy)
 		var err error
-		if grid, err = predict.Krige(ev, theta, matern.Points{X: gx, Y: gy}); err != nil {
+		if grid, err = krigeAt(ev, theta, &dataset.Data{X: gx, Y: gy, Coords: o.train.Coords}, o.mean); err != nil {
 			return err
 		}
 		ev.Runtime().Trim()
@@ -136,7 +150,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	}
 	add := func(name string) { out.Plots = append(out.Plots, filepath.Join(dir, name+".png")) }
 	h, g, _ := plot.EmpiricalSemivariogram(points(o.train), o.metric, o.train.Obs, 25, 2_000_000, o.seed)
-	c0 := k.Cov(0) + p.Nugget
+	c0 := k.Cov(0) + p.Tau2(theta)
 	if err := plot.Semivariogram(filepath.Join(dir, "semivariogram"), h, g,
 		func(r float64) float64 { return c0 - k.Cov(r) }, fmt.Sprintf("Semivariogram: data vs fitted %s", p.Model)); err != nil {
 		return err

@@ -85,13 +85,22 @@ type CheckpointSettings struct {
 	Tolerance float64   `json:"tolerance"`
 	Holdout   int       `json:"holdout"`
 	Seed      uint64    `json:"seed"` // the hold-out split's (0 without one)
+	// Profile is "on" for a profiled search (its evaluations hold the
+	// search's point too), "" otherwise.
+	Profile string `json:"profile,omitempty"`
+	// Mean is the mean model ("" for zero) and REML the restricted
+	// likelihood: both change l.
+	Mean string `json:"mean,omitempty"`
+	REML bool   `json:"reml,omitempty"`
 }
 
 // CheckpointEval is one evaluation: LogLik is nil when it failed;
 // Restart is the BOBYQA search it belongs to (0: the first, k: the k-th
 // restart from the best point).
 type CheckpointEval struct {
-	Theta   []float64 `json:"theta"`
+	Theta []float64 `json:"theta"`
+	// Search is the point of a profiled search that Theta stands for.
+	Search  []float64 `json:"search,omitempty"`
 	LogLik  *float64  `json:"loglik"`
 	Error   string    `json:"error,omitempty"`
 	Restart int       `json:"restart"`
@@ -122,6 +131,9 @@ func (s CheckpointSettings) diff(t CheckpointSettings) (key, was, now string) {
 		{"tolerance", f(s.Tolerance), f(t.Tolerance)},
 		{"holdout", fmt.Sprint(s.Holdout), fmt.Sprint(t.Holdout)},
 		{"seed", fmt.Sprint(s.Seed), fmt.Sprint(t.Seed)},
+		{"profile", onOff(s.Profile == "on"), onOff(t.Profile == "on")},
+		{"mean", meanName(s.Mean), meanName(t.Mean)},
+		{"reml", fmt.Sprint(s.REML), fmt.Sprint(t.REML)},
 	}
 	for _, p := range pairs {
 		if p.a != p.b {
@@ -138,10 +150,16 @@ func (s CheckpointSettings) sha256() string {
 }
 
 // checkpointSettings returns cfg's settings that a resume must match.
-func checkpointSettings(cfg config.Fit, distance string, start []float64) CheckpointSettings {
+func checkpointSettings(cfg config.Fit, distance string, start []float64, profile bool) CheckpointSettings {
 	s := CheckpointSettings{Kernel: cfg.Kernel, Distance: distance, Nugget: cfg.Nugget,
 		Lower: cfg.Lower, Upper: cfg.Upper, Start: cfg.Start, Search: cfg.Search,
 		Tolerance: cfg.Tolerance, Holdout: cfg.Holdout}
+	if profile {
+		s.Profile = "on"
+	}
+	if cfg.Mean != "zero" {
+		s.Mean, s.REML = cfg.Mean, cfg.REML
+	}
 	if start != nil {
 		s.Start = formatFloats(start)
 	}
@@ -174,6 +192,10 @@ func dataSHA256(cfg config.Fit, d *dataset.Data) string {
 		put(d.X...)
 		put(d.Y...)
 		put(d.Obs...)
+		for _, c := range d.Columns { // covariates (files that have them)
+			fmt.Fprintf(h, "column %s\n", c.Name)
+			put(c.Values...)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -234,7 +256,8 @@ func ReadCheckpoint(path string) (*Checkpoint, []byte, error) {
 		return nil, nil, fmt.Errorf("checkpoint format version %d; this exageostat reads version %d", c.Version, CheckpointVersion)
 	}
 	for i, e := range c.Evaluations {
-		if len(e.Theta) != len(c.Settings.Lower) || (e.LogLik == nil) == (e.Error == "") {
+		if len(e.Theta) != len(c.Settings.Lower) || (e.LogLik == nil) == (e.Error == "") ||
+			(e.Search != nil && len(e.Search) != len(e.Theta)) {
 			return nil, nil, fmt.Errorf("evaluation %d is malformed", i+1)
 		}
 	}
@@ -245,7 +268,7 @@ func ReadCheckpoint(path string) (*Checkpoint, []byte, error) {
 func (c *Checkpoint) records() []mle.Record {
 	r := make([]mle.Record, len(c.Evaluations))
 	for i, e := range c.Evaluations {
-		r[i] = mle.Record{Theta: e.Theta, Failed: e.Error}
+		r[i] = mle.Record{Theta: e.Theta, Failed: e.Error, Search: e.Search}
 		if e.LogLik != nil {
 			r[i].LogLik = *e.LogLik
 		}
@@ -294,6 +317,9 @@ func (c *checkpointer) add(e mle.Eval) {
 		return
 	}
 	ce := CheckpointEval{Theta: append([]float64(nil), e.Theta...), Restart: e.Restart}
+	if e.Search != nil {
+		ce.Search = append([]float64(nil), e.Search...)
+	}
 	c.ck.Optimizer.Restarts = e.Restart
 	if e.Failed != nil {
 		ce.Error = e.Failed.Error()
@@ -501,4 +527,12 @@ func replayNote(resume string, res *mle.Result, c *mle.Cache) string {
 		s += fmt.Sprintf(" (%d checkpointed evaluations unused)", u)
 	}
 	return s + "\n"
+}
+
+// meanName is the name of a mean model in messages ("" is zero).
+func meanName(m string) string {
+	if m == "" {
+		return "zero"
+	}
+	return m
 }

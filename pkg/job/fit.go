@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
 	"github.com/exageostat/exageostat/pkg/config"
@@ -50,7 +54,21 @@ type FitResult struct {
 	Lower       []float64 `json:"lb"`
 	Upper       []float64 `json:"ub"`
 	Start       []float64 `json:"start"`
-	Nugget      float64   `json:"nugget"`
+	// Profile is "on" when sigma2 was computed in closed form at every
+	// evaluation (the search over the other parameters), "off" otherwise.
+	Profile string `json:"profile,omitempty"`
+	// Mean is the mean model (absent: zero); MeanTerms name its
+	// coefficients, MeanCoef holds their GLS estimates at theta and
+	// MeanStdErr their standard errors, sqrt(diag((X^T Sigma^-1 X)^-1)).
+	// With REML, loglik is the restricted log-likelihood.
+	Mean       string    `json:"mean,omitempty"`
+	REML       bool      `json:"reml,omitempty"`
+	MeanTerms  []string  `json:"mean_terms,omitempty"`
+	MeanCoef   []float64 `json:"mean_coefficients,omitempty"`
+	MeanStdErr []float64 `json:"mean_stderr,omitempty"`
+	// Nugget is tau2: the fixed nugget, or the estimate (theta[3]) when
+	// the fit estimated it (4 parameters).
+	Nugget float64 `json:"nugget"`
 	// TrueTheta is the theta the data were simulated with (no data given).
 	TrueTheta []float64 `json:"true_theta,omitempty"`
 	// PerEval averages the steps' seconds: wall, and the busy seconds of
@@ -110,7 +128,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		src = "fit"
 	}
 	model := likelihood.Model(cfg.Kernel)
-	names := model.ParamNames()
+	names := model.ParamNamesFor(len(cfg.Lower)) // tau2 fourth when it has bounds
 	gridX, gridY, _ := cfg.GridSize()
 	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
 	x0, _ := cfg.StartValues()
@@ -122,6 +140,14 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		opt.Start = mle.StartLower
 	default:
 		opt.Start = mle.StartData
+	}
+	// The profiled search: on when it can be (auto), or as asked.
+	profile := false
+	switch perr := mle.Profilable(cfg.Lower, cfg.Upper, cfg.Nugget); {
+	case cfg.Profile == "on" && perr != nil:
+		return nil, cfg.Locate(&config.Error{File: cfg.File, Key: "profile", Msg: "--profile on: " + perr.Error()})
+	case cfg.Profile == "on", cfg.Profile == "auto" && perr == nil:
+		profile = true
 	}
 	cl, err := fitCluster(cfg, src, w.Size())
 	if err != nil {
@@ -163,7 +189,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if simulated {
 		ckData = nil
 	}
-	ckw, resume, err := prepareCheckpoint(w, cfg, checkpointSettings(cfg, MetricName(metric), x0), dataSHA256(cfg, ckData), env.logf)
+	ckw, resume, err := prepareCheckpoint(w, cfg, checkpointSettings(cfg, MetricName(metric), x0, profile), dataSHA256(cfg, ckData), env.logf)
 	if err != nil {
 		return nil, err
 	}
@@ -243,8 +269,19 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		test = subset(d, held)
 		d = subset(d, train)
 	}
+	// The mean model's design matrix at the (training) locations.
+	meanTerms, meanCols, err := dataset.Design(d, cfg.Mean)
+	if err != nil {
+		return nil, badInput("%s: %v", src, err)
+	}
+	if len(meanTerms) > 0 && d.Len() <= len(meanTerms) {
+		return nil, badInput("fit: --mean %s has %d coefficients for %d observations", cfg.Mean, len(meanTerms), d.Len())
+	}
+	if err := checkDesign(meanTerms, meanCols); err != nil {
+		return nil, badInput("%s: --mean %s: %v", src, cfg.Mean, err)
+	}
 	if opt.Start == mle.StartData && opt.Guess == nil {
-		for i, g := range mle.Guess(d, metric, model) {
+		for i, g := range mle.GuessFor(d, metric, model, len(names)) {
 			if g < cfg.Lower[i] || g > cfg.Upper[i] {
 				unit := ""
 				if metric == matern.GreatCircle && i == 1 {
@@ -256,10 +293,10 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 	}
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: nb, Workers: workers,
-		Trace: cfg.Trace != "", Opt: opt, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve)}
+		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve)}
 	var asmt Assessment
 	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
-		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0}
+		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean}
 	var budget int64
 	fo.After = func(ev *likelihood.Evaluator, theta []float64) error {
 		budget = rt.ReplicaBudget()
@@ -268,8 +305,8 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 		return nil
 	}
-	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s\n",
-		d.Len(), model, MetricName(metric), nb, workersNote(workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search)
+	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
+		d.Len(), model, MetricName(metric), nb, workersNote(workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(profile))
 	if w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", w.Size(), workers, distName)
 	}
@@ -311,6 +348,13 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		fin = &Interrupted{Signal: sig, Evaluations: res.Evaluations, Complete: true}
 	}
 	out := fitResult(names, res, cfg, model, metric, nb, workers)
+	out.Profile = onOff(profile)
+	if len(meanTerms) > 0 {
+		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, meanTerms, res.Beta
+		for i := range res.BetaCov {
+			out.MeanStdErr = append(out.MeanStdErr, math.Sqrt(res.BetaCov[i][i]))
+		}
+	}
 	out.Assessment = asmt
 	flagFit(out, d.Obs, cfg.MaxEvals) // estimates at a bound, not converged, constant data, start moved
 	out.Ranks, out.Distribution = w.Size(), distName
@@ -396,7 +440,9 @@ func readFitData(cfg config.Fit) (*dataset.Data, error) {
 	if d.Obs == nil {
 		return nil, badInput("fit: %s has no observations (need a z column)", cfg.Data)
 	}
-	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
+	// A nugget (fixed > 0, or estimated: its lower bound is > 0) allows
+	// duplicate locations.
+	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || len(cfg.Lower) == 4); err != nil {
 		return nil, badInput("%s: %v", src, err)
 	}
 	return d, nil
@@ -508,6 +554,12 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 		PerEval: map[string]float64{"wall": 0, "gen": 0, "chol": 0, "solve": 0}, Comm: evalComm(r)}
 	if cfg.Simulated() {
 		o.TrueTheta = cfg.Theta
+		if len(names) == 4 && len(cfg.Theta) == 3 {
+			o.TrueTheta = append(slices.Clone(cfg.Theta), cfg.Nugget)
+		}
+	}
+	if len(names) == 4 && len(r.Theta) == 4 {
+		o.Nugget = r.Theta[3] // the estimate (predict --theta-from reads either)
 	}
 	for _, s := range r.Steps {
 		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Replayed: s.Replayed}
@@ -559,4 +611,47 @@ func formatFloats(x []float64) string {
 		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	return strings.Join(s, ",")
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// checkDesign refuses a design matrix X whose columns are linearly
+// dependent (numerically: X^T X, columns scaled to unit norm, has a
+// condition number above 1e12), for which the GLS estimate of the mean is
+// not unique.
+func checkDesign(names []string, cols [][]float64) error {
+	k := len(cols)
+	if k == 0 {
+		return nil
+	}
+	norm := make([]float64, k)
+	for i, c := range cols {
+		for _, v := range c {
+			norm[i] += v * v
+		}
+		norm[i] = math.Sqrt(norm[i])
+		if norm[i] == 0 {
+			return fmt.Errorf("the column %s is zero", names[i])
+		}
+	}
+	a := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		for j := 0; j <= i; j++ {
+			var s float64
+			for r := range cols[i] {
+				s += cols[i][r] * cols[j][r]
+			}
+			a.SetSym(i, j, s/(norm[i]*norm[j]))
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(a) || !(ch.Cond() < 1e12) {
+		return fmt.Errorf("the columns %s are linearly dependent (constant, or one a combination of others): the mean has no unique estimate", strings.Join(names, ","))
+	}
+	return nil
 }

@@ -247,6 +247,13 @@ func subset(d *dataset.Data, idx []int) *dataset.Data {
 			s.Obs = append(s.Obs, d.Obs[i])
 		}
 	}
+	for _, c := range d.Columns {
+		v := make([]float64, len(idx))
+		for k, i := range idx {
+			v[k] = c.Values[i]
+		}
+		s.Columns = append(s.Columns, dataset.Column{Name: c.Name, Values: v})
+	}
 	return s
 }
 

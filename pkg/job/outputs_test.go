@@ -121,4 +121,15 @@ func TestApplyTo(t *testing.T) {
 			t.Errorf("case %d: auto not checked later: %+v", i, p)
 		}
 	}
+	// A fit that estimated the nugget: theta's 4th value is tau2.
+	r4 := &FitResult{Kernel: "matern", Theta: []float64{1, 0.1, 0.5, 0.125}, Nugget: 0.125}
+	p := config.DefaultPredict()
+	if err := r4.ApplyTo(&p, "r.json", func(string) bool { return false }); err != nil || p.Nugget != 0.125 || len(p.Theta) != 3 {
+		t.Fatalf("tau2 estimated: %v %+v", err, p)
+	}
+	p = config.DefaultPredict()
+	p.Nugget = 0.2
+	if err := r4.ApplyTo(&p, "r.json", func(k string) bool { return k == "nugget" }); err == nil || !strings.Contains(err.Error(), "disagrees with the nugget 0.125") {
+		t.Fatalf("tau2 estimated, other --nugget: %v", err)
+	}
 }

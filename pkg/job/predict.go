@@ -24,8 +24,9 @@ type PredictResult struct {
 }
 
 // Predict runs `exageostat predict` as cfg says on the ranks of
-// env.Comm: simple kriging at the locations of cfg.At from the
-// observations of cfg.Data (predict.Krige, with the tiles distributed
+// env.Comm: simple kriging (universal kriging with cfg.Mean, the mean
+// estimated by GLS at theta, its covariates also read from cfg.At) at the
+// locations of cfg.At from the observations of cfg.Data (predict.Krige, with the tiles distributed
 // over the ranks like a fit's); rank 0 writes x,y,z_hat,variance in the
 // order of cfg.At. The file is the same on any number of ranks. Every
 // rank's need is checked against its memory first.
@@ -35,6 +36,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	defer ag.finish(&err)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if len(cfg.Theta) == 4 { // (sigma2, beta, nu, tau2): the nugget is tau2
+		cfg.Nugget, cfg.Theta = cfg.Theta[3], cfg.Theta[:3]
 	}
 	if w.Rank() == 0 {
 		if err := predictOutputs(&cfg).Check(); err != nil {
@@ -53,12 +57,15 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if obs.Obs == nil {
 		return nil, badInput("predict: %s has no observations (need a z column)", cfg.Data)
 	}
-	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
+	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0 || (len(cfg.Theta) == 4 && cfg.Theta[3] > 0)); err != nil { // a nugget allows duplicate locations
 		return nil, badInput("%s: %v", cfg.Data, err)
 	}
 	nw, err := dataset.ReadLocations(cfg.At) // a z column is not read
 	if err != nil {
 		return nil, &InputError{Err: err}
+	}
+	if _, _, err := dataset.Design(nw, cfg.Mean); err != nil { // the covariates at the new locations
+		return nil, badInput("%s: %v", cfg.At, err)
 	}
 	if nw.Len() == 0 {
 		return nil, badInput("%s: no locations", cfg.At)
@@ -108,13 +115,20 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	}
 	defer rt.Close()
 	sorted := dataset.Permute(obs, dataset.MortonOrder(obs))
+	_, x, err := dataset.Design(sorted, cfg.Mean)
+	if err != nil {
+		return nil, badInput("%s: %v", cfg.Data, err)
+	}
 	ev, err := likelihood.NewWith(likelihood.Problem{Points: points(sorted), Metric: metric, Obs: sorted.Obs,
-		Model: likelihood.Model(cfg.Kernel), Nugget: cfg.Nugget}, rt, o)
+		Model: likelihood.Model(cfg.Kernel), Nugget: cfg.Nugget, Covariates: x}, rt, o)
 	if err != nil {
 		return nil, err
 	}
 	defer ev.Release()
-	r, err := predict.Krige(ev, cfg.Theta, points(nw))
+	r, err := krigeAt(ev, cfg.Theta, nw, cfg.Mean)
+	if errors.Is(err, likelihood.ErrCollinear) {
+		return nil, badInput("predict: --mean %s: %v", cfg.Mean, err)
+	}
 	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
 		return nil, badInput("predict: %v (add a nugget, or use a smaller range or smoothness)", err)
 	}

@@ -63,6 +63,9 @@ func ReadFitResult(path string) (*FitResult, error) {
 	default:
 		return nil, badInput("%s: \"distance\": unknown distance %q (want euclidean or great-circle)", path, r.Distance)
 	}
+	if err := config.CheckMean(r.Mean); err != nil {
+		return nil, badInput("%s: \"mean\": %v", path, err)
+	}
 	if !(r.Nugget >= 0) {
 		return nil, badInput("%s: \"nugget\": must be >= 0, got %g", path, r.Nugget)
 	}
@@ -90,8 +93,10 @@ func distanceName(d string) string {
 	return d
 }
 
-// ApplyTo sets p's theta from the fit, and its kernel, nugget and distance
-// (set reports whether the user gave a key). A kernel, nugget or distance
+// ApplyTo sets p's theta from the fit, and its kernel, mean model, nugget
+// (the fourth value of theta when the fit estimated it, else "nugget") and
+// distance
+// (set reports whether the user gave a key). A kernel, mean, nugget or distance
 // the user gave must be the fit's: the same value given again is fine,
 // another is bad input naming both. A distance of "auto" is checked
 // against the fit's once the data tell what it means (p.FitDistance).
@@ -99,14 +104,23 @@ func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string)
 	if set("kernel") && r.Kernel != "" && r.Kernel != p.Kernel {
 		return badInput("predict: --kernel %s disagrees with %s, which holds a %s fit (leave --kernel out)", p.Kernel, path, r.Kernel)
 	}
-	if set("nugget") && p.Nugget != r.Nugget {
-		return badInput("predict: --nugget %g disagrees with the nugget %g of the fit in %s (leave --nugget out)", p.Nugget, r.Nugget, path)
+	// A fit that estimated the nugget holds it as the fourth value of theta.
+	theta, nugget := r.Theta, r.Nugget
+	if len(theta) == 4 {
+		theta, nugget = theta[:3], theta[3]
+	}
+	if set("nugget") && p.Nugget != nugget {
+		return badInput("predict: --nugget %g disagrees with the nugget %g of the fit in %s (leave --nugget out)", p.Nugget, nugget, path)
+	}
+	if set("mean") && meanName(p.Mean) != meanName(r.Mean) {
+		return badInput("predict: --mean %s disagrees with the mean %s of the fit in %s (leave --mean out)", meanName(p.Mean), meanName(r.Mean), path)
 	}
 	if r.Kernel != "" {
 		p.Kernel = r.Kernel
 	}
-	p.Theta = r.Theta
-	p.Nugget = r.Nugget
+	p.Mean = meanName(r.Mean)
+	p.Theta = theta
+	p.Nugget = nugget
 	fd := distanceName(r.Distance)
 	switch {
 	case !set("distance"):

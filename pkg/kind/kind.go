@@ -21,7 +21,7 @@ const (
 	Trsv   = "trsv"   // triangular solve of a vector tile
 	Gemv   = "gemv"   // tile times vector tile
 	Geadd  = "geadd"  // add a vector tile to another
-	Dot    = "dot"    // squared norm of a vector tile
+	Dot    = "dot"    // inner product of two vector tiles (a squared norm)
 	Trmv   = "trmv"   // lower-triangular tile times vector tile
 	Colss  = "colss"  // column sums of squares of a tile
 	Coldot = "coldot" // column dot products of two tiles

@@ -21,6 +21,8 @@ import (
 	"sort"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/exageostat/exageostat/pkg/cholesky"
 	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/kernels"
@@ -54,6 +56,21 @@ func (m Model) ParamNames() []string {
 	return []string{"sigma2", "beta", "nu"}
 }
 
+// Tau2Name is the name of the nugget when it is a parameter: the fourth
+// entry of theta = (sigma2, beta, nu|delta, tau2), with
+// Sigma = sigma2 R(beta, nu) + tau2 I.
+const Tau2Name = "tau2"
+
+// ParamNamesFor returns the names of a theta of length d: the model's
+// three, followed by Tau2Name when d is 4.
+func (m Model) ParamNamesFor(d int) []string {
+	names := m.ParamNames()
+	if d == 4 {
+		names = append(names, Tau2Name)
+	}
+	return names
+}
+
 // Validate reports an unknown model.
 func (m Model) Validate() error {
 	switch m {
@@ -64,10 +81,18 @@ func (m Model) Validate() error {
 }
 
 // Kernel returns the covariance function for theta, valid for distances up
-// to rmax.
+// to rmax. theta has the model's 3 parameters, or 4 with the nugget tau2
+// last (>= 0 and finite; it is no part of the covariance function: it is
+// added on the diagonal, Problem.Tau2).
 func (m Model) Kernel(theta []float64, rmax float64) (matern.Kernel, error) {
-	if len(theta) != 3 {
-		return nil, fmt.Errorf("%s needs 3 parameters, got %d", m, len(theta))
+	if len(theta) != 3 && len(theta) != 4 {
+		return nil, fmt.Errorf("%s needs 3 parameters (4 with tau2), got %d", m, len(theta))
+	}
+	if len(theta) == 4 {
+		if t := theta[3]; !(t >= 0) || math.IsInf(t, 0) {
+			return nil, fmt.Errorf("%s must be >= 0 and finite, got %g", Tau2Name, t)
+		}
+		theta = theta[:3]
 	}
 	for i, v := range theta {
 		if !(v > 0) || math.IsInf(v, 0) {
@@ -93,7 +118,23 @@ type Problem struct {
 	Metric matern.Metric
 	Obs    []float64
 	Model  Model
-	Nugget float64 // tau2, added to the diagonal of Sigma
+	Nugget float64 // tau2, added to the diagonal of Sigma (a theta of 4 values overrides it)
+	// Covariates, if not empty, are the p columns of the design matrix X
+	// of the mean (each in the order of Points): z = X b + e, e ~ N(0,
+	// Sigma), with b estimated by generalised least squares at every
+	// evaluation and profiled out (see LogLik).
+	Covariates [][]float64
+	// REML makes LogLik the restricted log-likelihood (with Covariates).
+	REML bool
+}
+
+// Tau2 returns the nugget of Sigma(theta): theta[3] when theta carries it
+// (4 values), else p.Nugget.
+func (p Problem) Tau2(theta []float64) float64 {
+	if len(theta) == 4 {
+		return theta[3]
+	}
+	return p.Nugget
 }
 
 // Stats describes one evaluation: its wall time and, per phase, the seconds
@@ -109,8 +150,13 @@ type Stats struct {
 	Tasks    int
 	Gflops   float64 // Cholesky flops / wall time
 	LogDet   float64 // log |Sigma|
-	Quad     float64 // z^T Sigma^-1 z
+	Quad     float64 // z^T Sigma^-1 z; with covariates r^T Sigma^-1 r, r = z - X b_hat
 	Evaluate int     // evaluation number, from 1
+	// With covariates: the GLS estimate b_hat = (X^T Sigma^-1 X)^-1 X^T
+	// Sigma^-1 z, its covariance (X^T Sigma^-1 X)^-1 and log|X^T Sigma^-1 X|.
+	Beta      []float64
+	BetaCov   [][]float64
+	LogDetXSX float64
 	// Comm lists the messages of a distributed evaluation by phase and
 	// sending rank (empty on one rank).
 	Comm []CommStat
@@ -199,12 +245,22 @@ type Evaluator struct {
 	acc      *solve.Accum
 	det      *solve.Scalars
 	dot      *solve.Scalars
-	rmax     float64
-	gen      []genTile
-	evals    int
-	keep     bool
-	// current is the theta whose factor and whitened z are in the tiles.
+	// The mean's covariates: x[i] <- L^-1 X(:, i) with its own solve
+	// accumulators, and the inner products xx[i][j] = x_i^T x_j (j <= i)
+	// and xz[i] = x_i^T w.
+	x     []*tile.Vector
+	xacc  []*solve.Accum
+	xx    [][]*solve.Scalars
+	xz    []*solve.Scalars
+	rmax  float64
+	gen   []genTile
+	evals int
+	keep  bool
+	// current is the theta whose factor and whitened z are in the tiles,
+	// and beta, betaCov its GLS estimate of the mean (with covariates).
 	current []float64
+	beta    []float64
+	betaCov [][]float64
 	ev      []trace.Event
 }
 
@@ -245,6 +301,19 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 	e.acc = solve.NewAccum(e.sigma, o.Solve)
 	e.det = solve.NewScalars(rt, "logdet", e.sigma.NT, diag)
 	e.dot = solve.NewScalars(rt, "dot", e.sigma.NT, diag)
+	for i, c := range p.Covariates {
+		if len(c) != n {
+			return nil, fmt.Errorf("likelihood: covariate %d has %d values for %d locations", i+1, len(c), n)
+		}
+		e.x = append(e.x, tile.NewVector(rt, fmt.Sprintf("x%d", i), n, nb, diag))
+		e.xacc = append(e.xacc, solve.NewAccum(e.sigma, o.Solve))
+		e.xz = append(e.xz, solve.NewScalars(rt, fmt.Sprintf("xz%d", i), e.sigma.NT, diag))
+		row := make([]*solve.Scalars, i+1)
+		for j := range row {
+			row[j] = solve.NewScalars(rt, fmt.Sprintf("xx%d,%d", i, j), e.sigma.NT, diag)
+		}
+		e.xx = append(e.xx, row)
+	}
 	e.rmax = matern.MaxDistance(p.Metric, p.Points)
 	nt := e.sigma.NT
 	counts := map[runtime.Dense]int{}
@@ -285,6 +354,10 @@ func (e *Evaluator) Factor() *tile.Sym { return e.sigma }
 // successful evaluation.
 func (e *Evaluator) Whitened() *tile.Vector { return e.z }
 
+// WhitenedCovariates returns the tiled vectors that hold L^-1 X(:, i),
+// one per covariate, after a successful evaluation.
+func (e *Evaluator) WhitenedCovariates() []*tile.Vector { return e.x }
+
 // Problem returns the evaluator's problem (locations in its internal order).
 func (e *Evaluator) Problem() Problem { return e.p }
 
@@ -307,6 +380,16 @@ func (e *Evaluator) Kernels() kernels.Impl { return e.kern }
 // factor and whitened vector are still in memory, or nil.
 func (e *Evaluator) Current() []float64 { return e.current }
 
+// GLS returns the GLS estimate of the mean's coefficients at Current()
+// and its covariance (X^T Sigma^-1 X)^-1, or nils (no covariates, or no
+// current evaluation).
+func (e *Evaluator) GLS() (beta []float64, cov [][]float64) {
+	if e.current == nil {
+		return nil, nil
+	}
+	return e.beta, e.betaCov
+}
+
 // RMax returns the largest distance the evaluator's kernels are built for.
 func (e *Evaluator) RMax() float64 { return e.rmax }
 
@@ -322,7 +405,21 @@ var ErrNotPosDef = errors.New("covariance matrix is not positive definite")
 // and finite, a powexp delta above 2).
 var ErrBadTheta = errors.New("parameters outside the model's domain")
 
-// LogLik evaluates l(theta). An error wrapping ErrNotPosDef means Sigma(theta)
+// LogLik evaluates l(theta), theta = (sigma2, beta, nu|delta) with the
+// problem's nugget, or (sigma2, beta, nu|delta, tau2).
+//
+// With p covariates X (Problem.Covariates), the mean b is profiled out:
+// with w = L^-1 z and V = L^-1 X (p more local solves through the same
+// factor, as tasks) and the inner products V^T V = X^T Sigma^-1 X, V^T w,
+// w^T w (tasks), b_hat = (V^T V)^-1 V^T w (a p x p Cholesky here) and
+//
+//	l    = -1/2 r^T Sigma^-1 r - 1/2 log|Sigma| - (n/2) log(2 pi),  r = z - X b_hat,
+//	l_R  = l - 1/2 log|X^T Sigma^-1 X| + (p/2) log(2 pi)   (Problem.REML),
+//
+// where r^T Sigma^-1 r = w^T w - (V^T w)^T b_hat. l_R is the restricted
+// (REML) log-likelihood of Harville (1974), the log density of the n - p
+// error contrasts, without the constant +1/2 log|X^T X| that some
+// packages add (it does not depend on theta). An error wrapping ErrNotPosDef means Sigma(theta)
 // is numerically singular, one wrapping ErrBadTheta that the model cannot
 // take theta: failed evaluations, a property of theta, not a broken input.
 func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
@@ -338,12 +435,13 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	rt.Events() // start this evaluation's record afresh
 	rt.Traffic()
 	rt.SetIteration(e.evals)
-	e.submitGeneration(k)
+	e.submitGeneration(k, e.p.Tau2(theta))
 	e.submitObservations()
 	cholesky.Submit(s, e.kern)
 	solve.SubmitLogDet(s, e.det)
 	solve.SubmitLocalSolve(s, e.z, e.acc, e.kern)
 	solve.SubmitDot(e.z, e.dot, e.kern)
+	e.submitCovariates()
 	e.det.Fetch()
 	e.dot.Fetch()
 	err = rt.Wait()
@@ -381,14 +479,104 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 		return math.NaN(), st, err
 	}
 	n := float64(e.N())
-	e.current = append([]float64(nil), theta...)
 	st.LogDet = 2 * e.det.Sum()
 	st.Quad = e.dot.Sum()
-	l := -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi)
-	return l, st, nil
+	if len(e.x) == 0 {
+		e.current = append([]float64(nil), theta...)
+		l := -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi)
+		return l, st, nil
+	}
+	if err := e.gls(&st); err != nil {
+		return math.NaN(), st, err
+	}
+	e.current = append([]float64(nil), theta...)
+	e.beta, e.betaCov = st.Beta, st.BetaCov
+	return e.p.fromParts(st.LogDet, st.Quad, st.LogDetXSX, 1), st, nil
 }
 
-func (e *Evaluator) submitGeneration(k matern.Kernel) {
+// fromParts returns l (or l_R) at the scale s of an evaluation's
+// log|Sigma|, quadratic form and log|X^T Sigma^-1 X| (s = 1: as they
+// are; Sigma -> s Sigma turns them into logDet + n log s, quad/s and
+// logDetXSX - p log s).
+func (p Problem) fromParts(logDet, quad, logDetXSX, s float64) float64 {
+	n, k := float64(len(p.Obs)), float64(len(p.Covariates))
+	ls := math.Log(s)
+	l := -0.5*quad/s - 0.5*(logDet+n*ls) - 0.5*n*math.Log(2*math.Pi)
+	if p.REML && k > 0 {
+		l += -0.5*(logDetXSX-k*ls) + 0.5*k*math.Log(2*math.Pi)
+	}
+	return l
+}
+
+// submitCovariates copies the covariates into their solve vectors, solves
+// them through the factor and submits their inner products.
+func (e *Evaluator) submitCovariates() {
+	if len(e.x) == 0 {
+		return
+	}
+	ts := insert.New(e.rt, e.kern)
+	for i, x := range e.x {
+		c := e.p.Covariates[i]
+		for m := 0; m < x.NT; m++ {
+			ts.Zcpy(insert.At(m, -1, -1, 3*x.NT), c[x.Offset(m):x.Offset(m)+x.Rows(m)], x.Handle(m))
+		}
+		solve.SubmitLocalSolve(e.sigma, x, e.xacc[i], e.kern)
+	}
+	for i, x := range e.x {
+		solve.SubmitInner(x, e.z, e.xz[i], e.kern)
+		e.xz[i].Fetch()
+		for j := 0; j <= i; j++ {
+			solve.SubmitInner(x, e.x[j], e.xx[i][j], e.kern)
+			e.xx[i][j].Fetch()
+		}
+	}
+}
+
+// ErrCollinear is wrapped by the error of an evaluation whose covariates
+// are linearly dependent: X^T Sigma^-1 X is singular and the mean has no
+// unique estimate.
+var ErrCollinear = errors.New("the covariates of the mean are linearly dependent (X^T Sigma^-1 X is singular)")
+
+// gls computes the GLS estimate of the mean from the inner products of an
+// evaluation: st.Beta, st.BetaCov, st.LogDetXSX, and st.Quad becomes the
+// residual's r^T Sigma^-1 r.
+func (e *Evaluator) gls(st *Stats) error {
+	k := len(e.x)
+	a := mat.NewSymDense(k, nil)
+	b := mat.NewVecDense(k, nil)
+	for i := 0; i < k; i++ {
+		b.SetVec(i, e.xz[i].Sum())
+		for j := 0; j <= i; j++ {
+			a.SetSym(i, j, e.xx[i][j].Sum())
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(a) || !(ch.Cond() < 1e14) {
+		return ErrCollinear
+	}
+	var beta mat.VecDense
+	if err := ch.SolveVecTo(&beta, b); err != nil {
+		return fmt.Errorf("%w: %v", ErrCollinear, err)
+	}
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil {
+		return fmt.Errorf("%w: %v", ErrCollinear, err)
+	}
+	st.Beta = make([]float64, k)
+	st.BetaCov = make([][]float64, k)
+	for i := 0; i < k; i++ {
+		st.Beta[i] = beta.AtVec(i)
+		st.BetaCov[i] = make([]float64, k)
+		for j := 0; j < k; j++ {
+			st.BetaCov[i][j] = inv.At(i, j)
+		}
+	}
+	st.LogDetXSX = ch.LogDet()
+	st.Quad -= mat.Dot(b, &beta)
+	return nil
+}
+
+func (e *Evaluator) submitGeneration(k matern.Kernel, tau2 float64) {
 	s, p := e.sigma, e.p
 	ts := insert.New(e.rt, e.kern)
 	for _, g := range e.gen {
@@ -397,7 +585,7 @@ func (e *Evaluator) submitGeneration(k matern.Kernel) {
 		if e.genOwner != nil {
 			at = at.On(e.genOwner(m, c))
 		}
-		ts.Dcmg(at, insert.Cov{K: k, Nugget: p.Nugget, Metric: p.Metric, Rows: p.Points, Row0: s.Offset(m),
+		ts.Dcmg(at, insert.Cov{K: k, Nugget: tau2, Metric: p.Metric, Rows: p.Points, Row0: s.Offset(m),
 			Cols: p.Points, Col0: s.Offset(c), Diag: m == c}, s.Handle(m, c))
 	}
 }
@@ -418,6 +606,9 @@ func (e *Evaluator) Release() {
 	e.current = nil
 	e.sigma.Invalidate()
 	e.z.Invalidate()
+	for _, x := range e.x {
+		x.Invalidate()
+	}
 }
 
 // Overhead is the memory a rank uses besides tile data (the Go runtime,

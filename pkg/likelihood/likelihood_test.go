@@ -207,3 +207,116 @@ func TestSimulate(t *testing.T) {
 		}
 	}
 }
+
+// TestLogLikNuggetParameter: theta = (sigma2, beta, nu, tau2) puts tau2 on
+// the diagonal in place of the problem's nugget; duplicate locations are
+// then fine. Against the dense reference with that nugget.
+func TestLogLikNuggetParameter(t *testing.T) {
+	p := problem(57, 3)
+	p.Points.X[20], p.Points.Y[20] = p.Points.X[5], p.Points.Y[5]
+	p.Points.X[21], p.Points.Y[21] = p.Points.X[5], p.Points.Y[5]
+	p.Nugget = 0.7 // ignored: theta carries tau2
+	rt := runtime.New(runtime.Options{Workers: 2})
+	defer rt.Close()
+	ev, err := New(p, 10, rt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range [][]float64{{1, 0.1, 0.5, 0.05}, {2, 0.2, 1.3, 0.3}, {0.5, 0.05, 0.8, 1e-3}} {
+		got, _, err := ev.LogLik(th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := p
+		q.Nugget = th[3]
+		want := denseLogLik(t, q, th[:3])
+		if rel := math.Abs(got-want) / math.Abs(want); rel > 1e-12 {
+			t.Fatalf("theta %v: l = %.17g, dense %.17g", th, got, want)
+		}
+	}
+	for _, th := range [][]float64{{1, 0.1, 0.5, -1}, {1, 0.1, 0.5, math.Inf(1)}, {1, 0.1, 0.5, 0.1, 1}} {
+		if _, _, err := ev.LogLik(th); !errors.Is(err, ErrBadTheta) {
+			t.Errorf("theta %v: error %v, want ErrBadTheta", th, err)
+		}
+	}
+}
+
+// TestProfileSigma2: the profiled l from one evaluation at sigma2 = 1 (and
+// r = tau2/sigma2) equals the full evaluation and the dense l at
+// (sigma2_hat, beta, nu[, r sigma2_hat]), sigma2_hat = z'(R + r I)^-1 z / n
+// computed densely here; clamped to bounds it is l at the bound, and
+// below the maximum.
+func TestProfileSigma2(t *testing.T) {
+	p := problem(64, 5)
+	rt := runtime.New(runtime.Options{Workers: 2})
+	defer rt.Close()
+	ev, err := New(p, 12, rt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(p.Obs)
+	for _, th := range [][]float64{{1, 0.1, 0.5}, {1, 0.2, 1.4}, {1, 0.07, 0.8, 0.3}, {1, 0.15, 0.5, 0.02}} {
+		_, st, err := ev.LogLik(th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// sigma2_hat densely: z'(R + r I)^-1 z / n.
+		q := p
+		q.Nugget = 0
+		if len(th) == 4 {
+			q.Nugget = th[3]
+		}
+		sym := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				c := matern.Matern(matern.Theta{Sigma2: 1, Beta: th[1], Nu: th[2]}, matern.Distance(p.Metric, p.Points, i, p.Points, j))
+				if i == j {
+					c += q.Nugget
+				}
+				sym.SetSym(i, j, c)
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(sym) {
+			t.Fatal("not positive definite")
+		}
+		var x mat.VecDense
+		zv := mat.NewVecDense(n, p.Obs)
+		if err := ch.SolveVecTo(&x, zv); err != nil {
+			t.Fatal(err)
+		}
+		want := mat.Dot(zv, &x) / float64(n)
+		s, l := ProfileSigma2(n, st.LogDet, st.Quad, 1e-6, 1e6)
+		if math.Abs(s-want) > 1e-12*want {
+			t.Fatalf("theta %v: sigma2_hat %.17g, dense %.17g", th, s, want)
+		}
+		full := append([]float64(nil), th...)
+		full[0] = s
+		if len(th) == 4 {
+			full[3] = th[3] * s
+		}
+		lf, _, err := ev.LogLik(full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fq := p
+		fq.Nugget = 0
+		if len(th) == 4 {
+			fq.Nugget = full[3]
+		}
+		ld := denseLogLik(t, fq, full[:3])
+		if math.Abs(l-lf) > 1e-12*math.Abs(lf) || math.Abs(l-ld) > 1e-12*math.Abs(ld) {
+			t.Fatalf("theta %v: profiled l %.17g, full %.17g, dense %.17g", th, l, lf, ld)
+		}
+		// Clamped: the l of the bound, below the maximum.
+		sb, lb := ProfileSigma2(n, st.LogDet, st.Quad, 2*want, 3*want)
+		full[0] = sb
+		if len(th) == 4 {
+			full[3] = th[3] * sb
+		}
+		lfb, _, _ := ev.LogLik(full)
+		if sb != 2*want || math.Abs(lb-lfb) > 1e-12*math.Abs(lfb) || !(lb < l) {
+			t.Fatalf("theta %v: clamped sigma2 %g l %.17g, full %.17g, maximum %.17g", th, sb, lb, lfb, l)
+		}
+	}
+}

@@ -42,7 +42,7 @@ func Simulate(p Problem, theta []float64, e []float64, rt *runtime.Runtime, o Op
 	if err != nil {
 		return nil, err
 	}
-	ev.submitGeneration(k)
+	ev.submitGeneration(k, p.Tau2(theta))
 	s := ev.sigma
 	cholesky.Submit(s, ev.kern)
 	ts := insert.New(rt, ev.kern)

@@ -12,10 +12,22 @@ type Record struct {
 	Theta  []float64
 	LogLik float64 // meaningless when Failed is set
 	Failed string  // why the evaluation failed ("" when it succeeded)
+	// Search is the point of a profiled search that Theta stands for
+	// (Eval.Search), nil otherwise: the cache is keyed by it.
+	Search []float64
+}
+
+// at is the point of the search a record answers.
+func (r Record) at() []float64 {
+	if r.Search != nil {
+		return r.Search
+	}
+	return r.Theta
 }
 
 // Cache answers evaluations already paid for: a map from the exact bits of
-// the full theta vector to its record. BOBYQA is deterministic given the
+// the point of the search (the full theta vector, or the profiled search's
+// point) to its record. BOBYQA is deterministic given the
 // objective's values, so a search whose evaluations are answered from the
 // cache of an earlier run retraces that run's path bitwise (replay costs
 // nothing) and then goes on where it stopped. A nil *Cache answers nothing.
@@ -30,7 +42,7 @@ type Cache struct {
 func NewCache(records []Record) *Cache {
 	c := &Cache{m: make(map[string]Record, len(records)), used: map[string]bool{}}
 	for _, r := range records {
-		c.m[key(r.Theta)] = r
+		c.m[key(r.at())] = r
 	}
 	return c
 }
@@ -61,23 +73,24 @@ func (c *Cache) Unused() int {
 	return len(c.m) - len(c.used)
 }
 
-// eval returns the cached value of theta if there is one (replayed), or
-// calls f. A cached failure comes back as a *Recoverable error, as the
-// original one did (Maximize maps both to the same value).
-func (c *Cache) eval(f Objective, theta []float64) (l float64, err error, replayed bool) {
+// eval returns the cached value of theta if there is one (replayed, with
+// the full theta the record holds), or calls f. A cached failure comes
+// back as a *Recoverable error, as the original one did (Maximize maps
+// both to the same value).
+func (c *Cache) eval(f Objective, theta []float64) (l float64, err error, replayed bool, full []float64) {
 	if c != nil {
 		k := key(theta)
 		if r, ok := c.m[k]; ok {
 			c.hits++
 			c.used[k] = true
 			if r.Failed != "" {
-				return math.Inf(-1), &Recoverable{Err: errors.New(r.Failed)}, true
+				return math.Inf(-1), &Recoverable{Err: errors.New(r.Failed)}, true, r.Theta
 			}
-			return r.LogLik, nil, true
+			return r.LogLik, nil, true, r.Theta
 		}
 	}
 	l, err = f(theta)
-	return l, err, false
+	return l, err, false, nil
 }
 
 // key is the exact bit pattern of theta.
@@ -92,6 +105,9 @@ func key(theta []float64) string {
 // Record returns e as a checkpoint keeps it.
 func (e Eval) Record() Record {
 	r := Record{Theta: append([]float64(nil), e.Theta...), LogLik: e.LogLik}
+	if e.Search != nil {
+		r.Search = append([]float64(nil), e.Search...)
+	}
 	if e.Failed != nil {
 		r.LogLik, r.Failed = 0, e.Failed.Error()
 	}

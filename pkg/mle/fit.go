@@ -3,6 +3,7 @@ package mle
 import (
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -29,6 +30,18 @@ type FitOptions struct {
 	Runtime         *runtime.Runtime
 	Owner, GenOwner tile.OwnerFunc
 	Solve           solve.Mode
+	// Covariates, if not empty, are the columns of the mean's design
+	// matrix, in the order of the data given to Fit: the mean is
+	// estimated by GLS at every evaluation and profiled out
+	// (likelihood.Problem.Covariates); REML maximises the restricted
+	// likelihood instead.
+	Covariates [][]float64
+	REML       bool
+	// Profile searches (beta, nu[, tau2/sigma2]) with sigma2 computed in
+	// closed form at every evaluation (likelihood.ProfileSigma2; the
+	// bounds must pass Profilable); the steps and the result hold the
+	// full theta and l.
+	Profile bool
 	// After, if not nil, runs once the search has ended, with the evaluator
 	// (tiles, runtime) still alive, e.g. to predict with the estimate and
 	// reuse its Cholesky factor. It does not run when Opt.Stop ended the
@@ -45,9 +58,13 @@ type Step struct {
 // FitResult is the outcome of Fit.
 type FitResult struct {
 	*Result
-	N      int
-	Steps  []Step
-	Events []trace.Event
+	// Beta and BetaCov are the GLS estimate of the mean's coefficients at
+	// the estimate and its covariance (X^T Sigma^-1 X)^-1 (with Covariates).
+	Beta    []float64
+	BetaCov [][]float64
+	N       int
+	Steps   []Step
+	Events  []trace.Event
 }
 
 // Points returns d's locations as matern.Points.
@@ -81,6 +98,19 @@ func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []floa
 	return []float64{v, 0.1 * diag, third}
 }
 
+// GuessFor is Guess for a theta of d parameters: with d = 4 the nugget is
+// the fourth, and the sample variance v is split into sigma2 = 0.9 v and
+// tau2 = 0.1 v.
+func GuessFor(d *dataset.Data, metric matern.Metric, model likelihood.Model, params int) []float64 {
+	g := Guess(d, metric, model)
+	if params == 4 {
+		v := g[0]
+		g[0] = 0.9 * v
+		g = append(g, 0.1*v)
+	}
+	return g
+}
+
 // Fit maximises the likelihood of the observations d (in the user's order;
 // they are put in Morton order internally). report, if not nil, is called
 // after each evaluation.
@@ -92,24 +122,56 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		rt = runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
 		defer rt.Close()
 	}
-	p := likelihood.Problem{Points: Points(sd), Metric: o.Metric, Obs: sd.Obs, Model: o.Model, Nugget: o.Nugget}
+	p := likelihood.Problem{Points: Points(sd), Metric: o.Metric, Obs: sd.Obs, Model: o.Model, Nugget: o.Nugget, REML: o.REML}
+	for _, c := range o.Covariates {
+		if len(c) != len(perm) {
+			return nil, errors.New("mle: a covariate's length is not the data's")
+		}
+		pc := make([]float64, len(c))
+		for k, i := range perm {
+			pc[k] = c[i]
+		}
+		p.Covariates = append(p.Covariates, pc)
+	}
 	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner, Solve: o.Solve})
 	if err != nil {
 		return nil, err
 	}
 	out := &FitResult{N: d.Len()}
 	var last likelihood.Stats
+	opt := o.Opt
+	if opt.Guess == nil {
+		opt.Guess = GuessFor(sd, o.Metric, o.Model, len(opt.Lower))
+	}
+	var prof *profile
+	if o.Profile {
+		if err := Profilable(opt.Lower, opt.Upper, o.Nugget); err != nil {
+			return nil, err
+		}
+		prof = &profile{lower: opt.Lower, upper: opt.Upper, start: opt.Guess[0]}
+		if opt.Start == StartLower {
+			prof.start = opt.Lower[0]
+		}
+		opt = prof.search(opt)
+		opt.Expand = prof.expand
+	}
+	bestL, bestStats := math.Inf(-1), likelihood.Stats{}
 	f := func(theta []float64) (float64, error) {
 		l, st, err := ev.LogLik(theta)
 		last = st
 		if err != nil && (errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta)) {
+			if prof != nil {
+				prof.last = nil
+			}
 			return l, &Recoverable{Err: err} // a property of theta: step away
 		}
+		if err == nil && prof != nil {
+			l, err = prof.value(theta, ev.Problem(), st)
+		}
+		if err == nil && l > bestL {
+			bestL, bestStats = l, st
+		}
 		return l, err
-	}
-	opt := o.Opt
-	if opt.Guess == nil {
-		opt.Guess = Guess(sd, o.Metric, o.Model)
 	}
 	res, err := Maximize(f, opt, func(e Eval) {
 		s := Step{Eval: e, Stats: last}
@@ -125,6 +187,44 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		return nil, err
 	}
 	out.Result = res
+	if len(p.Covariates) > 0 && res.Status != StatusInterrupted {
+		scale := 1.0
+		if bestL != res.LogLik { // the best was replayed from a checkpoint
+			_, st, err := ev.LogLik(res.Theta)
+			if err != nil {
+				return nil, err
+			}
+			bestStats = st
+		} else if prof != nil {
+			scale = res.Theta[0] // evaluated at sigma2 = 1
+		}
+		out.Beta = bestStats.Beta
+		for _, row := range bestStats.BetaCov {
+			r := make([]float64, len(row))
+			for j, v := range row {
+				r[j] = scale * v
+			}
+			out.BetaCov = append(out.BetaCov, r)
+		}
+	}
+	if prof != nil {
+		// The profiled sigma2 has no start of its own: the start reported
+		// is the first evaluation's full theta where the search's start
+		// had sigma2 = 1 (and the ratio r for tau2).
+		res.Start = slices.Clone(res.Start)
+		if len(out.Steps) > 0 && out.Steps[0].Failed == nil {
+			first := out.Steps[0].Theta
+			res.Start[0] = first[0]
+			if len(res.Start) == 4 {
+				res.Start[3] *= first[0]
+			}
+		} else {
+			res.Start[0] = prof.start
+			if len(res.Start) == 4 {
+				res.Start[3] *= res.Start[0]
+			}
+		}
+	}
 	if o.After != nil && res.Status != StatusInterrupted {
 		if err := o.After(ev, res.Theta); err != nil {
 			return nil, err

@@ -43,6 +43,16 @@ type Options struct {
 	// Stop, if not nil, is called after every evaluation (replayed ones
 	// included); true ends the search there with status "interrupted".
 	Stop func() bool
+	// InitialStep is BOBYQA's first trust-region radius as a fraction of
+	// each free parameter's search range (0: 0.1).
+	InitialStep float64
+	// Expand, if not nil, maps a point of the search that was just
+	// evaluated to the full theta it stands for: a profiled search, whose
+	// objective computes some parameters in closed form (Fit with
+	// Profile). Eval.Theta and Result.Theta are then the full vectors and
+	// Eval.Search the points of the search; the bounds, start and guess
+	// are the search's.
+	Expand func(search []float64) []float64
 }
 
 // StatusInterrupted is the status of a search that Options.Stop ended.
@@ -65,6 +75,9 @@ type Eval struct {
 	// Restart is the BOBYQA search the evaluation belongs to: 0 for the
 	// first, k for the k-th restart from the best point.
 	Restart int
+	// Search is the point of a profiled search (Options.Expand) that
+	// Theta stands for; nil otherwise.
+	Search []float64
 }
 
 // Result is the outcome of Maximize.
@@ -164,20 +177,31 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 	var stopErr error
 	interrupted := false
 	worst := math.Inf(1)
+	var best []float64 // the search's best point (res.Theta is its full theta)
 	evaluate := func(th []float64) float64 {
 		res.Evaluations++
-		l, err, replayed := o.Replay.eval(f, th)
+		l, err, replayed, full := o.Replay.eval(f, th)
 		if replayed {
 			res.Replayed++
 		}
 		ev := Eval{N: res.Evaluations, Theta: th, LogLik: l, Replayed: replayed, Restart: res.Restarts}
+		if o.Expand != nil {
+			ev.Search = th
+			switch {
+			case full != nil:
+				ev.Theta = full
+			case !replayed:
+				ev.Theta = o.Expand(th)
+			}
+		}
 		var rec *Recoverable
 		switch {
 		case err == nil && !math.IsNaN(l) && !math.IsInf(l, 0):
 			worst = math.Min(worst, l)
 			if l > res.LogLik {
 				res.LogLik = l
-				res.Theta = th
+				res.Theta = ev.Theta
+				best = th
 			}
 		case err == nil || errors.As(err, &rec):
 			res.Failed++
@@ -260,7 +284,7 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 			break
 		}
 		for j, i := range free {
-			u0[j] = from(i, res.Theta[i])
+			u0[j] = from(i, best[i])
 		}
 		res.Restarts++
 	}
@@ -298,7 +322,11 @@ func runBOBYQA(free []int, o Options, from func(int, float64) float64, u0 []floa
 	step := make([]float64, len(free))
 	for j, i := range free {
 		lb[j], ub[j] = from(i, o.Lower[i]), from(i, o.Upper[i])
-		step[j] = 0.1 * (ub[j] - lb[j])
+		frac := o.InitialStep
+		if frac <= 0 {
+			frac = 0.1
+		}
+		step[j] = frac * (ub[j] - lb[j])
 		if restart {
 			step[j] *= 0.03
 		}

@@ -45,7 +45,7 @@ func assessOnRanks(t *testing.T, p likelihood.Problem, at matern.Points, nb, siz
 				return
 			}
 			var a assessed
-			if a.krige, err = krige(ev, theta, at, nb); err != nil {
+			if a.krige, err = krige(ev, theta, at, nil, nb); err != nil {
 				t.Errorf("rank %d: krige: %v", r, err)
 				return
 			}

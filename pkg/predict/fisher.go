@@ -44,8 +44,9 @@ var ErrNoEstimate = errors.New("fisher: no estimated parameter (every parameter 
 var ErrSingularInfo = errors.New("fisher: information matrix is singular (a parameter is not identifiable here)")
 
 // FisherInfo computes the Fisher information of the free parameters (those
-// with free[j] true) at theta for the locations of ev's problem (nugget
-// included in Sigma, not estimated):
+// with free[j] true) at theta for the locations of ev's problem (the
+// problem's nugget included in Sigma; or, for a theta of 4 values, tau2 =
+// theta[3], a parameter with dSigma/dtau2 = I):
 //
 //	I_jk = 1/2 tr(Sigma^-1 D_j Sigma^-1 D_k),  D_j = dSigma/dtheta_j,
 //
@@ -59,7 +60,7 @@ var ErrSingularInfo = errors.New("fisher: information matrix is singular (a para
 // tests). ev's factor is reused when it holds theta.
 func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher, error) {
 	p := ev.Problem()
-	names := p.Model.ParamNames()
+	names := p.Model.ParamNamesFor(len(theta))
 	f := &Fisher{}
 	for j, ok := range free {
 		if ok {
@@ -167,9 +168,13 @@ func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher
 }
 
 // derivTerms returns dSigma/dtheta_j (no nugget) as a linear combination of
-// covariances: Sigma/sigma2 for sigma2, otherwise the fourth-order central
-// difference (8 (C(+h) - C(-h)) - (C(+2h) - C(-2h))) / (12 h).
+// covariances: Sigma/sigma2 for sigma2, the identity for tau2 (j = 3),
+// otherwise the fourth-order central difference
+// (8 (C(+h) - C(-h)) - (C(+2h) - C(-2h))) / (12 h).
 func derivTerms(p likelihood.Problem, theta []float64, j int, rmax float64) ([]insert.Term, error) {
+	if j == 3 {
+		return []insert.Term{{Weight: 1}}, nil // K nil: the identity
+	}
 	if j == 0 && (p.Model == likelihood.Matern || p.Model == likelihood.PowExp) {
 		k, err := p.Model.Kernel(theta, rmax)
 		if err != nil {
@@ -359,7 +364,7 @@ func MLOEMMOM(ev *likelihood.Evaluator, at matern.Points, thetaTrue, thetaEst []
 	for _, v := range []*tile.Vector{ssa, ss0, dot, ssy} {
 		v.Invalidate()
 	}
-	cz0, cza := k0.Cov(0)+p.Nugget, ka.Cov(0)+p.Nugget
+	cz0, cza := k0.Cov(0)+p.Tau2(thetaTrue), ka.Cov(0)+p.Tau2(thetaEst)
 	var e Efficiency
 	for j := 0; j < n2; j++ {
 		mse0 := cz0 - s0[j]

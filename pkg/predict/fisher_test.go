@@ -2,6 +2,7 @@ package predict
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -186,6 +187,66 @@ func TestFisherFailures(t *testing.T) {
 		f, err := FisherInfo(ev, c.theta, c.free)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: FisherInfo = %+v, %v; want an error wrapping %v", c.name, f, err, c.want)
+		}
+	}
+}
+
+// TestFisherNuggetParameter checks the information of (sigma2, beta, tau2)
+// with tau2 = theta[3] a parameter against the dense 1/2 tr(S^-1 D_j S^-1
+// D_k) with D_sigma2 = R, D_tau2 = I and D_beta analytic, on data with a
+// duplicate location (legal with a nugget).
+func TestFisherNuggetParameter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 3))
+	n := 50
+	pts := randomPoints(n, rng)
+	pts.X[9], pts.Y[9] = pts.X[2], pts.Y[2]
+	theta := []float64{0.9, 0.1, 0.6, 0.05}
+	p := likelihood.Problem{Points: pts, Model: likelihood.Matern, Obs: make([]float64, n)}
+	ev := evaluator(t, p, 12, 2)
+	f, err := FisherInfo(ev, theta, []bool{true, true, false, true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"sigma2", "beta", "tau2"}; fmt.Sprint(f.Params) != fmt.Sprint(want) {
+		t.Fatalf("params %v, want %v", f.Params, want)
+	}
+	th := matern.Theta{Sigma2: theta[0], Beta: theta[1], Nu: theta[2]}
+	s := denseSigma(pts, pts, func(r float64) float64 { return matern.Matern(th, r) }, theta[3], true)
+	var sinv mat.Dense
+	if err := sinv.Inverse(s); err != nil {
+		t.Fatal(err)
+	}
+	a := math.Pow(2, 1-th.Nu) / math.Gamma(th.Nu)
+	ident := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		ident.Set(i, i, 1)
+	}
+	ds := []*mat.Dense{
+		denseSigma(pts, pts, func(r float64) float64 { return matern.Matern(th, r) / th.Sigma2 }, 0, false),
+		denseSigma(pts, pts, func(r float64) float64 {
+			if r == 0 {
+				return 0
+			}
+			x := r / th.Beta
+			return th.Sigma2 * a * math.Pow(x, th.Nu+1) * matern.BesselK(math.Abs(th.Nu-1), x) / th.Beta
+		}, 0, false),
+		ident,
+	}
+	for j := 0; j < 3; j++ {
+		for k := 0; k < 3; k++ {
+			var x, y mat.Dense
+			x.Mul(&sinv, ds[j])
+			y.Mul(&sinv, ds[k])
+			var tr float64
+			for i := 0; i < n; i++ {
+				for l := 0; l < n; l++ {
+					tr += x.At(i, l) * y.At(l, i)
+				}
+			}
+			want := 0.5 * tr
+			if rel := math.Abs(f.Info[j][k]-want) / math.Abs(want); rel > 1e-7 {
+				t.Errorf("I[%s][%s] = %.12g, dense %.12g (rel %.1e)", f.Params[j], f.Params[k], f.Info[j][k], want, rel)
+			}
 		}
 	}
 }

@@ -1,5 +1,5 @@
 // Package predict krigs a Gaussian field at new locations: simple kriging
-// with zero mean. For observed locations X1 with values z1 and new locations
+// with zero mean (universal kriging with a mean model: KrigeUniversal). For observed locations X1 with values z1 and new locations
 // X2, with Sigma11 = L L^T, w = L^-1 z1 and V = L^-1 Sigma12,
 //
 //	z2_hat = Sigma21 Sigma11^-1 z1 = V^T w,
@@ -51,9 +51,38 @@ type Result struct {
 // Krige predicts at the points at from the observations of ev's problem with
 // parameters theta. If ev's tiles do not hold the factor for theta, one
 // likelihood evaluation computes it first. Every rank of a distributed
-// runtime calls it and gets the whole result.
+// runtime calls it and gets the whole result. A problem with a mean model
+// (covariates) needs KrigeUniversal.
 func Krige(ev *likelihood.Evaluator, theta []float64, at matern.Points) (*Result, error) {
-	return krige(ev, theta, at, colTile)
+	if len(ev.Problem().Covariates) > 0 {
+		return nil, fmt.Errorf("predict: the problem has a mean model: use universal kriging with the covariates at the new locations")
+	}
+	return krige(ev, theta, at, nil, colTile)
+}
+
+// KrigeUniversal predicts at the points at with the mean X b of ev's
+// problem (Problem.Covariates) estimated by GLS from the observations at
+// theta, b_hat = (X^T Sigma^-1 X)^-1 X^T Sigma^-1 z; x0 holds the
+// covariates at the new locations (one column per covariate, as many as
+// the problem's). With V = L^-1 Sigma12, w = L^-1 z, Xw = L^-1 X and
+// d_i = x0_i - Xw^T V(:, i),
+//
+//	z2_hat_i = x0_i^T b_hat + V(:, i)^T (w - Xw b_hat),
+//	var_i    = C(0) + tau2 - ||V(:, i)||^2 + d_i^T (X^T Sigma^-1 X)^-1 d_i,
+//
+// the universal-kriging predictor and its variance, which includes the
+// uncertainty of b_hat. The products Xw^T V are tasks beside V^T w.
+func KrigeUniversal(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]float64) (*Result, error) {
+	p := len(ev.Problem().Covariates)
+	if len(x0) != p {
+		return nil, fmt.Errorf("predict: %d covariates at the new locations for a mean of %d", len(x0), p)
+	}
+	for _, c := range x0 {
+		if len(c) != len(at.X) {
+			return nil, fmt.Errorf("predict: %d covariate values for %d new locations", len(c), len(at.X))
+		}
+	}
+	return krige(ev, theta, at, x0, colTile)
 }
 
 // factor makes sure ev holds the Cholesky factor of Sigma(theta).
@@ -84,13 +113,17 @@ func crossCov(ev *likelihood.Evaluator, name string, k matern.Kernel, at matern.
 	return v
 }
 
-// krige is Krige with column tiles of width max(nb, colWidth).
-func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth int) (*Result, error) {
+// krige is KrigeUniversal (Krige with x0 nil) with column tiles of width
+// max(nb, colWidth).
+func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]float64, colWidth int) (*Result, error) {
 	res := &Result{}
 	var err error
 	if res.Factored, err = factor(ev, theta); err != nil {
 		return nil, err
 	}
+	beta, bcov := ev.GLS()
+	xw := ev.WhitenedCovariates()
+	np := len(xw)
 	p := ev.Problem()
 	n2 := len(at.X)
 	if n2 == 0 {
@@ -112,7 +145,7 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 	// Batches of columns bound the memory of V.
 	per := max(cw, batchBytes/(8*max(n1, 1))/cw*cw)
 	res.Z, res.Var = make([]float64, 0, n2), make([]float64, 0, n2)
-	c0 := k.Cov(0) + p.Nugget
+	c0 := k.Cov(0) + p.Tau2(theta)
 	for b0 := 0; b0 < n2; b0 += per {
 		sub := matern.Points{X: at.X[b0:min(n2, b0+per)], Y: at.Y[b0:min(n2, b0+per)]}
 		if at.Z != nil {
@@ -125,6 +158,10 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 		// each accumulated next to V(k,j) and travelling down the rows.
 		pred := tile.NewVector(rt, "zhat", len(sub.X), cw, nil)
 		sq := tile.NewVector(rt, "ss", len(sub.X), cw, nil)
+		vx := make([]*tile.Vector, np) // Xw(:, c)^T V, per covariate c
+		for c := range vx {
+			vx[c] = tile.NewVector(rt, fmt.Sprintf("vx%d", c), len(sub.X), cw, nil)
+		}
 		for j := 0; j < nt; j++ {
 			for kk := 0; kk < mt; kk++ {
 				pl := insert.At(kk, j, -1, 0).On(v.Handle(kk, j).Owner())
@@ -134,17 +171,40 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 				}
 				ts.Gemv(pl, blas.Trans, 1, v.Handle(kk, j), w.Handle(kk), beta, pred.Handle(j))
 				ts.Colss(pl, v.Handle(kk, j), sq.Handle(j), kk == 0)
+				for c := range vx {
+					ts.Gemv(pl, blas.Trans, 1, v.Handle(kk, j), xw[c].Handle(kk), beta, vx[c].Handle(j))
+				}
 			}
 		}
 		v.Invalidate()
 		pred.Fetch()
 		sq.Fetch()
+		for _, x := range vx {
+			x.Fetch()
+		}
 		if err := rt.Wait(); err != nil {
 			return nil, err
 		}
-		res.Z = append(res.Z, pred.Values()...)
-		for _, s := range sq.Values() {
-			res.Var = append(res.Var, math.Max(c0-s, 0))
+		zs, ss := pred.Values(), sq.Values()
+		vxs := make([][]float64, np)
+		for c, x := range vx {
+			vxs[c] = x.Values()
+			x.Invalidate()
+		}
+		d := make([]float64, np)
+		for i := range zs {
+			z, vr := zs[i], c0-ss[i]
+			for c := 0; c < np; c++ {
+				d[c] = x0[c][b0+i] - vxs[c][i]
+				z += d[c] * beta[c] // x0^T b + V^T w - (Xw^T V)^T b
+			}
+			for a := 0; a < np; a++ {
+				for b := 0; b < np; b++ {
+					vr += d[a] * bcov[a][b] * d[b]
+				}
+			}
+			res.Z = append(res.Z, z)
+			res.Var = append(res.Var, math.Max(vr, 0))
 		}
 		pred.Invalidate()
 		sq.Invalidate()

@@ -228,6 +228,15 @@ func SubmitLocalSolve(l *tile.Sym, z *tile.Vector, acc *Accum, kern kernels.Impl
 func SubmitDot(z *tile.Vector, out *Scalars, kern kernels.Impl) {
 	ts := insert.New(out.rt, kern)
 	for k := 0; k < z.NT; k++ {
-		ts.Dot(insert.At(k, -1, -1, 0), z.Handle(k), out.h[k])
+		ts.Dot(insert.At(k, -1, -1, 0), z.Handle(k), nil, out.h[k])
+	}
+}
+
+// SubmitInner submits one task per tile writing out[k] = x(k)^T y(k) for
+// tiled vectors of the same tiling; the inner product is out.Sum().
+func SubmitInner(x, y *tile.Vector, out *Scalars, kern kernels.Impl) {
+	ts := insert.New(out.rt, kern)
+	for k := 0; k < x.NT; k++ {
+		ts.Dot(insert.At(k, -1, -1, 0), x.Handle(k), y.Handle(k), out.h[k])
 	}
 }
