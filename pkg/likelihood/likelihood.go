@@ -540,14 +540,28 @@ var ErrCollinear = errors.New("the covariates of the mean are linearly dependent
 // gls computes the GLS estimate of the mean from the inner products of an
 // evaluation: st.Beta, st.BetaCov, st.LogDetXSX, and st.Quad becomes the
 // residual's r^T Sigma^-1 r.
+//
+// A = X^T Sigma^-1 X is equilibrated first, A = D Ã D with D = diag(sqrt(a_ii))
+// and Ã of unit diagonal: covariates on very different scales (an
+// intercept beside UTM coordinates in metres) make A's condition number
+// huge while the columns are far from collinear. Collinearity is judged
+// on Ã (condition number 1e14), and beta = D^-1 Ã^-1 D^-1 b,
+// A^-1 = D^-1 Ã^-1 D^-1, log|A| = log|Ã| + sum log a_ii.
 func (e *Evaluator) gls(st *Stats) error {
 	k := len(e.x)
+	d := make([]float64, k)
+	for i := 0; i < k; i++ {
+		d[i] = math.Sqrt(e.xx[i][i].Sum())
+		if !(d[i] > 0) || math.IsInf(d[i], 0) {
+			return ErrCollinear
+		}
+	}
 	a := mat.NewSymDense(k, nil)
 	b := mat.NewVecDense(k, nil)
 	for i := 0; i < k; i++ {
-		b.SetVec(i, e.xz[i].Sum())
+		b.SetVec(i, e.xz[i].Sum()/d[i])
 		for j := 0; j <= i; j++ {
-			a.SetSym(i, j, e.xx[i][j].Sum())
+			a.SetSym(i, j, e.xx[i][j].Sum()/(d[i]*d[j]))
 		}
 	}
 	var ch mat.Cholesky
@@ -564,15 +578,17 @@ func (e *Evaluator) gls(st *Stats) error {
 	}
 	st.Beta = make([]float64, k)
 	st.BetaCov = make([][]float64, k)
+	logDet := ch.LogDet()
 	for i := 0; i < k; i++ {
-		st.Beta[i] = beta.AtVec(i)
+		st.Beta[i] = beta.AtVec(i) / d[i]
 		st.BetaCov[i] = make([]float64, k)
 		for j := 0; j < k; j++ {
-			st.BetaCov[i][j] = inv.At(i, j)
+			st.BetaCov[i][j] = inv.At(i, j) / (d[i] * d[j])
 		}
+		logDet += 2 * math.Log(d[i])
 	}
-	st.LogDetXSX = ch.LogDet()
-	st.Quad -= mat.Dot(b, &beta)
+	st.LogDetXSX = logDet
+	st.Quad -= mat.Dot(b, &beta) // b^T A^-1 b, in the scaled variables
 	return nil
 }
 
