@@ -48,6 +48,9 @@ const (
 
 // ParamNames returns the names of the model's parameters, in theta order.
 func (m Model) ParamNames() []string {
+	if n := m.extraParamNames(); n != nil {
+		return n
+	}
 	if m == PowExp {
 		return []string{"sigma2", "beta", "delta"}
 	}
@@ -57,15 +60,18 @@ func (m Model) ParamNames() []string {
 // Validate reports an unknown model.
 func (m Model) Validate() error {
 	switch m {
-	case Matern, PowExp:
+	case Matern, PowExp, SpaceTimeMatern:
 		return nil
 	}
-	return fmt.Errorf("unknown kernel %q (want matern or powexp)", string(m))
+	return fmt.Errorf("unknown kernel %q (want matern, powexp or spacetime-matern)", string(m))
 }
 
 // Kernel returns the covariance function for theta, valid for distances up
 // to rmax.
 func (m Model) Kernel(theta []float64, rmax float64) (matern.Kernel, error) {
+	if k, ok, err := m.extraKernel(theta, rmax); ok {
+		return k, err
+	}
 	if len(theta) != 3 {
 		return nil, fmt.Errorf("%s needs 3 parameters, got %d", m, len(theta))
 	}
@@ -227,6 +233,9 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 		return nil, fmt.Errorf("likelihood: %d observations for %d locations", n, len(p.Points.X))
 	}
 	if err := p.Model.Validate(); err != nil {
+		return nil, err
+	}
+	if err := p.Model.checkPoints(p.Points); err != nil {
 		return nil, err
 	}
 	if nb < 1 {
