@@ -143,7 +143,9 @@ func NewSpaceTime(s SpaceTime, rmax float64) (PairKernel, error) {
 	return &spaceTimeKernel{s: s, corr: c}, nil
 }
 
-func (k *spaceTimeKernel) Cov(r float64) float64 { return k.s.Sigma2 * k.corr.Cov(math.Abs(r)/k.s.Beta) }
+func (k *spaceTimeKernel) Cov(r float64) float64 {
+	return k.s.Sigma2 * k.corr.Cov(math.Abs(r)/k.s.Beta)
+}
 
 // Fill writes the tile column by column: x = (h/Beta)/psi^(Sep/2) into the
 // column, one CovRow of the correlation, then the factor
