@@ -11,7 +11,9 @@
 //
 //   - ReadCSV: a CSV file with a header "x,y,z", "lon,lat,z" or
 //     "longitude,latitude,z" (or the same without z for prediction
-//     locations).
+//     locations); more columns name a time ("x,y,t,z") or a third
+//     coordinate with the observation named value ("x,y,depth,value"):
+//     see ReadCSV for the rule.
 //   - ReadPair: ExaGeoStat's headerless pair of files, locations "x,y" per
 //     line and observations one value per line.
 //
@@ -55,6 +57,12 @@ type Data struct {
 	X, Y   []float64 // x, y (Planar) or longitude, latitude in degrees (Geographic)
 	Obs    []float64 // observations z, one per location; nil when only locations were read
 	Coords Coords    // metric of X, Y
+	// Z is the third spatial coordinate of 3D Euclidean locations (Planar
+	// only), nil for 2D locations.
+	Z []float64
+	// T is the time of each location (space-time data), nil when the
+	// data have no time column.
+	T []float64
 }
 
 // Len returns the number of locations.

@@ -68,8 +68,8 @@ func MortonOrder(d *Data) []int {
 	return perm
 }
 
-// Permute returns a new Data whose row k is row perm[k] of d (X, Y and Obs
-// when not nil); d is not modified. perm must be a permutation of
+// Permute returns a new Data whose row k is row perm[k] of d (X, Y, and
+// Obs, Z and T when not nil); d is not modified. perm must be a permutation of
 // 0..d.Len()-1.
 func Permute(d *Data, perm []int) *Data {
 	n := len(d.X)
@@ -87,6 +87,8 @@ func Permute(d *Data, perm []int) *Data {
 			out.Obs[k] = d.Obs[i]
 		}
 	}
+	out.Z = permuted(d.Z, perm)
+	out.T = permuted(d.T, perm)
 	return out
 }
 
@@ -106,4 +108,16 @@ func Inverse(perm []int) []int {
 		inv[i] = k
 	}
 	return inv
+}
+
+// permuted returns v[perm[k]] for each k, or nil for a nil v.
+func permuted(v []float64, perm []int) []float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float64, len(perm))
+	for k, i := range perm {
+		out[k] = v[i]
+	}
+	return out
 }

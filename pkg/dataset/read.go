@@ -16,23 +16,81 @@ import (
 const maxLine = 1 << 20
 
 // acceptedHeaders lists the headers ReadCSV accepts, for its error message.
-const acceptedHeaders = `"x,y,z", "lon,lat,z", "longitude,latitude,z", "x,y", "lon,lat", "longitude,latitude"`
+const acceptedHeaders = `"x,y,z", "lon,lat,z", "longitude,latitude,z", "x,y", "lon,lat", "longitude,latitude", or x,y followed by t (time), a third coordinate (z, depth, height, elevation) and value (the observation) in any order, e.g. "x,y,t,z" or "x,y,depth,value"`
 
-// lookupHeader returns the metric of a normalised (lower-case, no spaces)
-// CSV header and whether it has an observation column; ok is false for an
-// unknown header.
-func lookupHeader(h string) (c Coords, obs, ok bool) {
-	switch h {
-	case "x,y,z":
-		return Planar, true, true
-	case "lon,lat,z", "longitude,latitude,z":
-		return Geographic, true, true
-	case "x,y":
-		return Planar, false, true
-	case "lon,lat", "longitude,latitude":
-		return Geographic, false, true
+// Column roles of a CSV header.
+const (
+	roleObs   = iota // the observation
+	roleZ            // the third spatial coordinate
+	roleT            // the time
+	roleSkip         // read as nothing (the observation of ReadLocations)
+)
+
+// header is the meaning of a CSV header: the metric of its first two
+// columns and the role of each later column.
+type header struct {
+	coords Coords
+	roles  []int // roles[j] for column 2+j
+	obs    bool  // a column is the observation
+}
+
+// lookupHeader returns the meaning of a normalised (lower-case, trimmed)
+// header, split into fields; ok is false for an unknown header, with a
+// reason.
+//
+// The first two columns are x,y (planar), lon,lat or longitude,latitude
+// (geographic). Each later column is one of: "t" or "time", the time of
+// the location; "value" or "obs", the observation; "depth", "height",
+// "elevation" or "elev", a third coordinate (planar only); "z", the
+// observation when no column is named value or obs (today's "x,y,z"
+// files), else the third coordinate. Each role appears at most once.
+func lookupHeader(fields []string) (h header, why string, ok bool) {
+	if len(fields) < 2 {
+		return h, "", false
 	}
-	return Planar, false, false
+	switch fields[0] + "," + fields[1] {
+	case "x,y":
+		h.coords = Planar
+	case "lon,lat", "longitude,latitude":
+		h.coords = Geographic
+	default:
+		return h, "", false
+	}
+	named := false
+	for _, f := range fields[2:] {
+		if f == "value" || f == "obs" {
+			named = true
+		}
+	}
+	seen := map[int]string{}
+	for _, f := range fields[2:] {
+		var r int
+		switch f {
+		case "t", "time":
+			r = roleT
+		case "value", "obs":
+			r = roleObs
+		case "depth", "height", "elevation", "elev":
+			r = roleZ
+		case "z":
+			r = roleObs
+			if named {
+				r = roleZ
+			}
+		default:
+			return h, fmt.Sprintf("unknown column %q", f), false
+		}
+		if prev, dup := seen[r]; dup {
+			return h, fmt.Sprintf("columns %q and %q have the same role", prev, f), false
+		}
+		seen[r] = f
+		if r == roleZ && h.coords == Geographic {
+			return h, fmt.Sprintf("a third coordinate (%q) needs planar x,y: great-circle distances are 2D", f), false
+		}
+		h.obs = h.obs || r == roleObs
+		h.roles = append(h.roles, r)
+	}
+	return h, "", true
 }
 
 // lineReader yields the non-blank, non-comment lines of a file with their
@@ -113,16 +171,27 @@ func (r *lineReader) parseValue(field, name string) (float64, error) {
 // The header is "x,y,z" (planar), "lon,lat,z" or "longitude,latitude,z"
 // (geographic); names are case-insensitive and surrounding spaces are
 // ignored. A header without z ("x,y", "lon,lat", "longitude,latitude") gives
-// locations only, with Obs nil (prediction locations). Blank lines and lines
-// starting with '#' are skipped anywhere in the file. Values are parsed with
-// strconv.ParseFloat; NaN, ±Inf, unparsable values, a wrong number of fields
-// and an unknown header are *InputError values naming the line. A file with
-// a header and no rows gives an empty Data; Validate rejects it.
+// locations only, with Obs nil (prediction locations).
+//
+// More columns may follow x,y, in any order: "t" or "time" (Data.T, for
+// space-time kernels), a third coordinate "depth", "height", "elevation"
+// or "elev" (Data.Z, 3D Euclidean distance; planar only), and the
+// observation "value" or "obs". A column named "z" is the observation
+// unless another column is named value or obs, in which case z is the
+// third coordinate: "x,y,z" and "x,y,t,z" have the observation in z,
+// "x,y,z,value" and "x,y,depth,value" are 3D locations.
+//
+// Blank lines and lines starting with '#' are skipped anywhere in the file.
+// Values are parsed with strconv.ParseFloat; NaN, ±Inf, unparsable values,
+// a wrong number of fields and an unknown header are *InputError values
+// naming the line. A file with a header and no rows gives an empty Data;
+// Validate rejects it.
 func ReadCSV(path string) (*Data, error) { return readCSV(path, false) }
 
 // ReadLocations reads the locations of a CSV file as ReadCSV does, with
-// Obs nil: a z column, if the header has one, is not read at all (so NaN
-// or an empty value there is fine), but its field must be on every row.
+// Obs nil: the observation column, if the header has one, is not read at
+// all (so NaN or an empty value there is fine), but its field must be on
+// every row.
 func ReadLocations(path string) (*Data, error) { return readCSV(path, true) }
 
 func readCSV(path string, skipObs bool) (*Data, error) {
@@ -143,18 +212,38 @@ func readCSV(path string, skipObs bool) (*Data, error) {
 	for i := range fields {
 		fields[i] = strings.ToLower(strings.TrimSpace(fields[i]))
 	}
-	norm := strings.Join(fields, ",")
-	coords, hasObs, ok := lookupHeader(norm)
+	h, why, ok := lookupHeader(fields)
 	if !ok {
+		if why != "" {
+			return nil, r.errorf(r.line, "header %q: %s: want %s", head, why, acceptedHeaders)
+		}
 		return nil, r.errorf(r.line, "unknown header %q: want one of %s", head, acceptedHeaders)
 	}
-	d := &Data{Coords: coords, X: []float64{}, Y: []float64{}}
+	d := &Data{Coords: h.coords, X: []float64{}, Y: []float64{}}
 	cols := len(fields)
 	if skipObs {
-		hasObs = false
+		for j, role := range h.roles {
+			if role == roleObs {
+				h.roles[j] = roleSkip
+			}
+		}
+		h.obs = false
 	}
-	if hasObs {
+	if h.obs {
 		d.Obs = []float64{}
+	}
+	dst := make([]*[]float64, len(h.roles))
+	for j, role := range h.roles {
+		switch role {
+		case roleObs:
+			dst[j] = &d.Obs
+		case roleZ:
+			d.Z = []float64{}
+			dst[j] = &d.Z
+		case roleT:
+			d.T = []float64{}
+			dst[j] = &d.T
+		}
 	}
 
 	for {
@@ -169,20 +258,23 @@ func readCSV(path string, skipObs bool) (*Data, error) {
 		if len(parts) != cols {
 			return nil, r.errorf(r.line, "expected %d fields, got %d", cols, len(parts))
 		}
-		var v [3]float64
+		var xy [2]float64
 		for j, p := range parts {
-			if j == 2 && !hasObs {
-				break
+			if j >= 2 && dst[j-2] == nil {
+				continue
 			}
-			if v[j], err = r.parseValue(strings.TrimSpace(p), fields[j]); err != nil {
+			v, err := r.parseValue(strings.TrimSpace(p), fields[j])
+			if err != nil {
 				return nil, err
 			}
+			if j < 2 {
+				xy[j] = v
+			} else {
+				*dst[j-2] = append(*dst[j-2], v)
+			}
 		}
-		d.X = append(d.X, v[0])
-		d.Y = append(d.Y, v[1])
-		if hasObs {
-			d.Obs = append(d.Obs, v[2])
-		}
+		d.X = append(d.X, xy[0])
+		d.Y = append(d.Y, xy[1])
 	}
 }
 
