@@ -20,10 +20,10 @@ const acceptedHeaders = `"x,y,z", "lon,lat,z", "longitude,latitude,z", "x,y", "l
 
 // Column roles of a CSV header.
 const (
-	roleObs   = iota // the observation
-	roleZ            // the third spatial coordinate
-	roleT            // the time
-	roleSkip         // read as nothing (the observation of ReadLocations)
+	roleObs  = iota // the observation
+	roleZ           // the third spatial coordinate
+	roleT           // the time
+	roleSkip        // read as nothing (the observation of ReadLocations)
 )
 
 // header is the meaning of a CSV header: the metric of its first two
