@@ -71,7 +71,8 @@ memory first (--memory-limit, or what the node has).`,
 	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance")
 	f.StringVar(&thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta)")
 	f.StringVar(&cfg.ThetaFrom, "theta-from", "", "take theta, kernel, nugget and distance from a fit's --json result")
-	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")
+	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
+	c.Long += dataColumnsHelp
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto")
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2")
 	f.IntVar(&cfg.NB, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")

@@ -21,8 +21,10 @@ func ParamNames(kernel string) ([]string, error) {
 		return []string{"sigma2", "beta", "nu"}, nil
 	case "powexp":
 		return []string{"sigma2", "beta", "delta"}, nil
+	case SpaceTimeKernel:
+		return spaceTimeNames[:], nil
 	}
-	return nil, fmt.Errorf("unknown kernel %q (want matern or powexp)", kernel)
+	return nil, fmt.Errorf("unknown kernel %q (want matern, powexp or %s)", kernel, SpaceTimeKernel)
 }
 
 // CheckTheta reports a parameter vector the kernel cannot take: not three
@@ -42,6 +44,9 @@ func CheckTheta(kernel string, theta []float64) error {
 	}
 	if kernel == "powexp" && theta[2] > 2 {
 		return fmt.Errorf("delta must be in (0, 2], got %g", theta[2])
+	}
+	if kernel == SpaceTimeKernel {
+		return checkSpaceTime(theta)
 	}
 	return nil
 }
@@ -233,6 +238,11 @@ func (f *Fit) Validate() error {
 		if err := CheckTheta(f.Kernel, f.Theta); err != nil {
 			return bad("theta", "%v", err)
 		}
+		if err := checkTimes(f.Kernel, f.N, f.Times); err != nil {
+			return bad("times", "%v", err)
+		}
+	} else if f.Times != 0 {
+		return bad("times", "--times is for simulated data (the data's t column gives the times)")
 	}
 	for _, o := range []struct{ key, path string }{{"json", f.JSON}, {"trace", f.Trace}} {
 		if err := dirExists(o.path); err != nil {
@@ -352,6 +362,7 @@ type Simulate struct {
 	Seed        uint64    `toml:"seed"`
 	Kernel      string    `toml:"kernel"`
 	Nugget      float64   `toml:"nugget"`
+	Times       int       `toml:"times"` // space-time: n/times sites at times 1..times
 	Out         string    `toml:"out"`
 	NB          int       `toml:"nb"`
 	Workers     int       `toml:"workers"`
@@ -389,6 +400,9 @@ func (s *Simulate) Validate() error {
 	}
 	if err := CheckTheta(s.Kernel, s.Theta); err != nil {
 		return bad("theta", "%v", err)
+	}
+	if err := checkTimes(s.Kernel, s.N, s.Times); err != nil {
+		return bad("times", "%v", err)
 	}
 	if !(s.Nugget >= 0) || math.IsInf(s.Nugget, 0) {
 		return bad("nugget", "--nugget must be >= 0 and finite")

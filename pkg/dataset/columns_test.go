@@ -116,3 +116,22 @@ func TestValidateSpaceTimeDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestGridTimes(t *testing.T) {
+	g := Grid(10, 3)
+	d := GridTimes(30, 3, 3)
+	if d.Len() != 30 || len(d.T) != 30 {
+		t.Fatalf("len %d, %d times", d.Len(), len(d.T))
+	}
+	for i := range 30 {
+		if d.X[i] != g.X[i%10] || d.Y[i] != g.Y[i%10] || d.T[i] != float64(i/10+1) {
+			t.Fatalf("row %d: (%v, %v, %v)", i, d.X[i], d.Y[i], d.T[i])
+		}
+	}
+	if err := Validate(d, 3); err != nil {
+		t.Fatal(err)
+	}
+	if d := GridTimes(10, 1, 3); d.T != nil || !slices.Equal(d.X, g.X) {
+		t.Fatal("times 1 is not Grid")
+	}
+}

@@ -227,7 +227,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	defer rt.Close()
 	if simulated {
 		t0 := time.Now()
-		if d, err = simulateGrid("fit", nAll, cfg.Seed, model, cfg.Theta, cfg.Nugget, rt, simOpts, -1); err != nil {
+		if d, err = simulateGrid("fit", nAll, cfg.Times, cfg.Seed, model, cfg.Theta, cfg.Nugget, rt, simOpts, -1); err != nil {
 			return nil, err
 		}
 		env.logf("simulated N=%d with theta=%s seed=%d in %.2fs (no --data given: the embedded default problem)\n",
@@ -393,6 +393,9 @@ func readFitData(cfg config.Fit) (*dataset.Data, error) {
 	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
 		return nil, badInput("%s: %v", src, err)
 	}
+	if err := checkKernelColumns(src, cfg.Kernel, d); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -473,15 +476,16 @@ func argmax(v []int64) int {
 	return k
 }
 
-// simulateGrid draws n points on ExaGeoStat's jittered grid (seed) and the
+// simulateGrid draws n points on ExaGeoStat's jittered grid (seed; with
+// times > 1, n/times sites at times 1..times: dataset.GridTimes) and the
 // field there (likelihood.Simulate with the tiles distributed by o). The
 // observations come back on rank root, or on every rank when root < 0.
 //
 // A covariance matrix that is not positive definite at theta (a smoothness
 // or range so large that the matrix is numerically singular) is the
 // user's theta for command cmd: exit 2, naming the key.
-func simulateGrid(cmd string, n int, seed uint64, model likelihood.Model, theta []float64, nugget float64, rt *runtime.Runtime, o likelihood.Options, root int) (*dataset.Data, error) {
-	d := dataset.Grid(n, seed)
+func simulateGrid(cmd string, n, times int, seed uint64, model likelihood.Model, theta []float64, nugget float64, rt *runtime.Runtime, o likelihood.Options, root int) (*dataset.Data, error) {
+	d := dataset.GridTimes(n, times, seed)
 	p := likelihood.Problem{Points: points(d), Metric: matern.Euclidean, Model: model, Nugget: nugget}
 	z, err := likelihood.Simulate(p, theta, dataset.StandardNormal(n, seed), rt, o, root)
 	if errors.Is(err, likelihood.ErrNotPosDef) {

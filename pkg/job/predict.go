@@ -56,6 +56,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
 		return nil, badInput("%s: %v", cfg.Data, err)
 	}
+	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
+		return nil, err
+	}
 	nw, err := dataset.ReadLocations(cfg.At) // a z column is not read
 	if err != nil {
 		return nil, &InputError{Err: err}
@@ -76,6 +79,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	}
 	if obs.Coords != nw.Coords {
 		return nil, badInput("predict: %s and %s use different coordinates (%s vs %s)", cfg.Data, cfg.At, obs.Coords, nw.Coords)
+	}
+	if err := sameColumns(cfg.Data, obs, cfg.At, nw); err != nil {
+		return nil, err
 	}
 	workers := workersOr(cfg.Workers)
 	if err := ag.check(shared{settings: settingsOf(cfg), inputs: []input{{"--data " + cfg.Data, obs}, {"--at " + cfg.At, nw}}}, workers); err != nil {
@@ -135,7 +141,8 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if nw.Coords == dataset.Geographic {
 		hdr[0], hdr[1] = "lon", "lat"
 	}
-	if err := dataset.WriteTable(cfg.Out, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var}); err != nil {
+	hdr, cols := withColumns(nw, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var})
+	if err := dataset.WriteTable(cfg.Out, hdr, cols); err != nil {
 		return nil, badInput("predict: %v", err)
 	}
 	return res, nil

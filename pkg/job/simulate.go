@@ -71,7 +71,7 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	}
 	defer rt.Close()
 	t0 := time.Now()
-	d, err := simulateGrid("simulate", cfg.N, cfg.Seed, likelihood.Model(cfg.Kernel), cfg.Theta, cfg.Nugget, rt, o, 0)
+	d, err := simulateGrid("simulate", cfg.N, cfg.Times, cfg.Seed, likelihood.Model(cfg.Kernel), cfg.Theta, cfg.Nugget, rt, o, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -51,11 +51,12 @@ type FitResult struct {
 }
 
 // Points returns d's locations as matern.Points.
-func Points(d *dataset.Data) matern.Points { return matern.Points{X: d.X, Y: d.Y} }
+func Points(d *dataset.Data) matern.Points { return matern.Points{X: d.X, Y: d.Y, Z: d.Z, T: d.T} }
 
 // Guess returns the data-driven start: sigma2 = the sample variance of the
 // observations, beta = a tenth of the diagonal of the locations' bounding
-// box, and nu = 0.5 (delta = 1 for the powered exponential).
+// box, and nu = 0.5 (delta = 1 for the powered exponential); for the
+// space-time Matérn also beta_t = 1, alpha = 0.5, sep = 0.5, delta = 0.1.
 func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []float64 {
 	n := float64(len(d.Obs))
 	var mean, v float64
@@ -77,6 +78,10 @@ func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []floa
 	third := 0.5
 	if model == likelihood.PowExp {
 		third = 1
+	}
+	if model == likelihood.SpaceTimeMatern {
+		// beta_t = 1, alpha = 0.5, sep = 0.5, delta = 0.1.
+		return []float64{v, 0.1 * diag, third, 1, 0.5, 0.5, 0.1}
 	}
 	return []float64{v, 0.1 * diag, third}
 }

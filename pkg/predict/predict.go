@@ -96,6 +96,9 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 	if n2 == 0 {
 		return nil, fmt.Errorf("predict: no new locations")
 	}
+	if (p.Points.T != nil) != (at.T != nil) || (p.Points.Z != nil) != (at.Z != nil) {
+		return nil, fmt.Errorf("predict: the observed and the new locations must both have times (t) or not, and both a third coordinate or not")
+	}
 	rmax := math.Max(ev.RMax(), crossMax(p.Metric, p.Points, at))
 	k, err := p.Model.Kernel(theta, rmax)
 	if err != nil {
@@ -117,6 +120,9 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 		sub := matern.Points{X: at.X[b0:min(n2, b0+per)], Y: at.Y[b0:min(n2, b0+per)]}
 		if at.Z != nil {
 			sub.Z = at.Z[b0:min(n2, b0+per)]
+		}
+		if at.T != nil {
+			sub.T = at.T[b0:min(n2, b0+per)]
 		}
 		v := crossCov(ev, "V", k, sub, cw)
 		mt, nt := v.RowLayout.NT, v.ColLayout.NT
