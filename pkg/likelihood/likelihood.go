@@ -60,10 +60,10 @@ func (m Model) ParamNames() []string {
 // Validate reports an unknown model.
 func (m Model) Validate() error {
 	switch m {
-	case Matern, PowExp, SpaceTimeMatern:
+	case Matern, PowExp, SpaceTimeMatern, BivariateMatern:
 		return nil
 	}
-	return fmt.Errorf("unknown kernel %q (want matern, powexp or spacetime-matern)", string(m))
+	return fmt.Errorf("unknown kernel %q (want matern, powexp, spacetime-matern or bivariate-matern)", string(m))
 }
 
 // Kernel returns the covariance function for theta, valid for distances up

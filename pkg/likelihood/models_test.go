@@ -1,6 +1,7 @@
 package likelihood
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -156,5 +157,65 @@ func TestLogLik3DMatchesDense(t *testing.T) {
 		if rel := math.Abs(got-want) / math.Abs(want); rel > 1e-10 {
 			t.Fatalf("theta %v: l = %.17g, dense %.17g, rel %g", th, got, want, rel)
 		}
+	}
+}
+
+// TestBivariateLogLikMatchesDense checks l of the parsimonious bivariate
+// Matérn against a dense computation of the interleaved 2N x 2N
+// covariance written out here (Gneiting et al.'s bound from math.Gamma).
+func TestBivariateLogLikMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(77, 1))
+	nl := 40
+	loc := matern.Points{X: make([]float64, nl), Y: make([]float64, nl)}
+	for i := range nl {
+		loc.X[i], loc.Y[i] = rng.Float64(), rng.Float64()
+	}
+	p := Problem{Points: matern.Interleave(loc), Obs: make([]float64, 2*nl), Model: BivariateMatern}
+	for i := range p.Obs {
+		p.Obs[i] = rng.NormFloat64()
+	}
+	for _, c := range []struct {
+		nb    int
+		theta []float64
+	}{
+		{16, []float64{1, 1, 0.1, 0.5, 0.5, 0.5}},
+		{7, []float64{1.3, 0.7, 0.08, 0.73, 1.5, -0.4}},
+		{33, []float64{0.9, 2.1, 0.05, 1.2, 2.5, 0.95}},
+		{80, []float64{1, 2, 0.1, 0.5, 1.5, 0}},
+	} {
+		th := c.theta
+		nu12 := 0.5 * (th[3] + th[4])
+		bound := math.Sqrt(math.Gamma(th[3]+1)*math.Gamma(th[4]+1)/(math.Gamma(th[3])*math.Gamma(th[4]))) * math.Gamma(nu12) / math.Gamma(nu12+1)
+		want := denseFromCov(t, 2*nl, p.Obs, func(i, j int) float64 {
+			h := math.Hypot(loc.X[i/2]-loc.X[j/2], loc.Y[i/2]-loc.Y[j/2])
+			switch {
+			case i%2 == 0 && j%2 == 0:
+				return matern.Matern(matern.Theta{Sigma2: th[0], Beta: th[2], Nu: th[3]}, h)
+			case i%2 == 1 && j%2 == 1:
+				return matern.Matern(matern.Theta{Sigma2: th[1], Beta: th[2], Nu: th[4]}, h)
+			}
+			return th[5] * bound * math.Sqrt(th[0]*th[1]) * matern.Matern(matern.Theta{Sigma2: 1, Beta: th[2], Nu: nu12}, h)
+		})
+		got := evalAll(t, p, c.nb, th)
+		if rel := math.Abs(got-want) / math.Abs(want); rel > 1e-10 {
+			t.Fatalf("nb %d theta %v: l = %.17g, dense %.17g, rel %g", c.nb, th, got, want, rel)
+		}
+	}
+	// rho outside [-1, 1] is a theta the model refuses.
+	rt := runtime.New(runtime.Options{Workers: 1})
+	defer rt.Close()
+	ev, err := New(p, 16, rt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ev.LogLik([]float64{1, 1, 0.1, 0.5, 1.5, 1.2}); !errors.Is(err, ErrBadTheta) || !strings.Contains(err.Error(), "rho") {
+		t.Fatalf("rho 1.2: err %v", err)
+	}
+	// Points not interleaved are refused.
+	bad := p
+	bad.Points = matern.Points{X: append([]float64(nil), p.Points.X...), Y: p.Points.Y}
+	bad.Points.X[1] += 0.5
+	if _, err := New(bad, 16, rt, false); err == nil {
+		t.Fatal("points not interleaved accepted")
 	}
 }
