@@ -135,3 +135,22 @@ func TestGridTimes(t *testing.T) {
 		t.Fatal("times 1 is not Grid")
 	}
 }
+
+// TestMortonOrderTimeMajor: space-time data are sorted by time, then in
+// Morton order within a time.
+func TestMortonOrderTimeMajor(t *testing.T) {
+	d := GridTimes(40, 4, 9)
+	// Reverse the rows, so that sorting has work to do.
+	rev := make([]int, 40)
+	for i := range rev {
+		rev[i] = 39 - i
+	}
+	r := Permute(d, rev)
+	s := Permute(r, MortonOrder(r))
+	g := Grid(10, 9) // Morton-sorted sites
+	for i := range 40 {
+		if s.T[i] != float64(i/10+1) || s.X[i] != g.X[i%10] || s.Y[i] != g.Y[i%10] {
+			t.Fatalf("row %d: (%v, %v, t %v)", i, s.X[i], s.Y[i], s.T[i])
+		}
+	}
+}

@@ -47,6 +47,8 @@ func spread(v uint64) uint64 {
 // x. Equal codes keep their original order, so the result is deterministic.
 // Nearby points end up close in the order, which keeps the covariance tiles
 // of a tiled factorisation local.
+// Space-time data (T not nil) are sorted by time first, then in Morton
+// order within each time.
 func MortonOrder(d *Data) []int {
 	n := len(d.X)
 	perm := make([]int, n)
@@ -63,6 +65,17 @@ func MortonOrder(d *Data) []int {
 	for i := 0; i < n; i++ {
 		perm[i] = i
 		code[i] = spread(quantise(d.X[i], xlo, xhi)) | spread(quantise(d.Y[i], ylo, yhi))<<1
+	}
+	if d.T != nil {
+		// Space-time data: time-major (the sites of one time together),
+		// so that a column of a tile meets few distinct time lags.
+		slices.SortStableFunc(perm, func(a, b int) int {
+			if c := cmp.Compare(d.T[a], d.T[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(code[a], code[b])
+		})
+		return perm
 	}
 	slices.SortStableFunc(perm, func(a, b int) int { return cmp.Compare(code[a], code[b]) })
 	return perm
