@@ -112,10 +112,12 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 	// Wide column tiles make the solve's gemm tasks efficient; the row
 	// tiles (the factor's) give the parallelism.
 	cw := min(n2, max(l.NB, colWidth))
+	if p.Model == likelihood.BivariateMatern && cw%2 == 1 && cw < n2 {
+		cw++ // even batches: a batch starts with a location's first variable
+	}
 	// Batches of columns bound the memory of V.
 	per := max(cw, batchBytes/(8*max(n1, 1))/cw*cw)
 	res.Z, res.Var = make([]float64, 0, n2), make([]float64, 0, n2)
-	c0 := k.Cov(0) + p.Nugget
 	for b0 := 0; b0 < n2; b0 += per {
 		sub := matern.Points{X: at.X[b0:min(n2, b0+per)], Y: at.Y[b0:min(n2, b0+per)]}
 		if at.Z != nil {
@@ -149,8 +151,9 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, colWidth
 			return nil, err
 		}
 		res.Z = append(res.Z, pred.Values()...)
-		for _, s := range sq.Values() {
-			res.Var = append(res.Var, math.Max(c0-s, 0))
+		c0 := pointVar(k, p.Metric, sub, p.Nugget)
+		for j, s := range sq.Values() {
+			res.Var = append(res.Var, math.Max(c0[j]-s, 0))
 		}
 		pred.Invalidate()
 		sq.Invalidate()
