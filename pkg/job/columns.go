@@ -1,8 +1,10 @@
 package job
 
 import (
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
 )
 
 // sameColumns refuses observed and new locations that differ in their
@@ -43,4 +45,24 @@ func withColumns(d *dataset.Data, hdr []string, cols [][]float64) ([]string, [][
 		h, c = append(h, "t"), append(c, d.T)
 	}
 	return append(h, hdr[2:]...), append(c, cols[2:]...)
+}
+
+// checkFitColumns refuses the fit options that need 2D locations without
+// times: the prediction grid of --grid (a map of x, y), and great-circle
+// distances of 3D locations. d is nil for simulated data.
+func checkFitColumns(cfg config.Fit, d *dataset.Data, metric matern.Metric) error {
+	st := likelihood.Model(cfg.Kernel) == likelihood.SpaceTimeMatern
+	if cfg.Grid != "" && (st || (d != nil && d.Z != nil)) {
+		return badInput("fit: --grid maps 2D locations without times: leave it out for space-time or 3D data")
+	}
+	return check3D("fit", d, metric)
+}
+
+// check3D refuses great-circle distances between 3D locations (d nil: no
+// data).
+func check3D(cmd string, d *dataset.Data, metric matern.Metric) error {
+	if d != nil && d.Z != nil && metric == matern.GreatCircle {
+		return badInput("%s: great-circle distances are 2D: 3D locations need --distance euclidean", cmd)
+	}
+	return nil
 }

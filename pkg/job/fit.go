@@ -150,6 +150,9 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if err != nil {
 		return nil, &config.Error{File: src, Key: "distance", Msg: err.Error()}
 	}
+	if err := checkFitColumns(cfg, d, metric); err != nil {
+		return nil, err
+	}
 	if err := ag.check(fitAgreement(cfg, cl, d), workers); err != nil {
 		return nil, err
 	}

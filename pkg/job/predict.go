@@ -73,6 +73,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err != nil {
 		return nil, badInput("predict: %v", err)
 	}
+	if err := check3D("predict", obs, metric); err != nil {
+		return nil, err
+	}
 	if fd := cfg.FitDistance; fd != "" && MetricName(metric) != fd {
 		return nil, badInput("predict: --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
 			MetricName(metric), cfg.Data, cfg.ThetaFrom, fd)
