@@ -154,3 +154,34 @@ func TestMortonOrderTimeMajor(t *testing.T) {
 		}
 	}
 }
+
+// TestBivariateColumns: x,y,z1,z2 reads two observed variables, written
+// back bit for bit; z2 alone is an error.
+func TestBivariateColumns(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "b.csv", "x,y,z1,z2\n0.1,0.2,1.5,-2\n0.3,0.4,0.25,3\n")
+	d, err := ReadCSV(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Obs, []float64{1.5, 0.25}) || !slices.Equal(d.Obs2, []float64{-2, 3}) {
+		t.Fatalf("obs %v obs2 %v", d.Obs, d.Obs2)
+	}
+	if err := Validate(d, 2); err != nil {
+		t.Fatal(err)
+	}
+	q := filepath.Join(t.TempDir(), "w.csv")
+	if err := WriteCSV(q, Permute(d, []int{1, 0})); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadCSV(q)
+	if err != nil || !slices.Equal(r.Obs, []float64{0.25, 1.5}) || !slices.Equal(r.Obs2, []float64{3, -2}) {
+		t.Fatalf("read back %+v, %v", r, err)
+	}
+	if l, err := ReadLocations(p); err != nil || l.Obs != nil || l.Obs2 != nil {
+		t.Fatalf("locations %+v, %v", l, err)
+	}
+	bad := writeFile(t, t.TempDir(), "c.csv", "x,y,z,z2\n1,2,3,4\n")
+	if _, err := ReadCSV(bad); err == nil || !strings.Contains(err.Error(), "z2 needs a column z1") {
+		t.Fatalf("x,y,z,z2: %v", err)
+	}
+}

@@ -63,6 +63,9 @@ type Data struct {
 	// T is the time of each location (space-time data), nil when the
 	// data have no time column.
 	T []float64
+	// Obs2 is the second observed variable of bivariate data (header
+	// x,y,z1,z2: Obs is z1), nil for univariate data.
+	Obs2 []float64
 }
 
 // Len returns the number of locations.

@@ -101,6 +101,7 @@ func Permute(d *Data, perm []int) *Data {
 		}
 	}
 	out.Z = permuted(d.Z, perm)
+	out.Obs2 = permuted(d.Obs2, perm)
 	out.T = permuted(d.T, perm)
 	return out
 }

@@ -24,6 +24,7 @@ const (
 	roleZ           // the third spatial coordinate
 	roleT           // the time
 	roleSkip        // read as nothing (the observation of ReadLocations)
+	roleObs2        // the second observed variable (bivariate data)
 )
 
 // header is the meaning of a CSV header: the metric of its first two
@@ -68,8 +69,10 @@ func lookupHeader(fields []string) (h header, why string, ok bool) {
 		switch f {
 		case "t", "time":
 			r = roleT
-		case "value", "obs":
+		case "value", "obs", "z1":
 			r = roleObs
+		case "z2":
+			r = roleObs2
 		case "depth", "height", "elevation", "elev":
 			r = roleZ
 		case "z":
@@ -89,6 +92,9 @@ func lookupHeader(fields []string) (h header, why string, ok bool) {
 		}
 		h.obs = h.obs || r == roleObs
 		h.roles = append(h.roles, r)
+	}
+	if _, two := seen[roleObs2]; two && seen[roleObs] != "z1" {
+		return h, "a column z2 needs a column z1 (bivariate data: x,y,z1,z2)", false
 	}
 	return h, "", true
 }
@@ -179,7 +185,8 @@ func (r *lineReader) parseValue(field, name string) (float64, error) {
 // observation "value" or "obs". A column named "z" is the observation
 // unless another column is named value or obs, in which case z is the
 // third coordinate: "x,y,z" and "x,y,t,z" have the observation in z,
-// "x,y,z,value" and "x,y,depth,value" are 3D locations.
+// "x,y,z,value" and "x,y,depth,value" are 3D locations. Bivariate data
+// have two observation columns z1 and z2 (Obs and Obs2): "x,y,z1,z2".
 //
 // Blank lines and lines starting with '#' are skipped anywhere in the file.
 // Values are parsed with strconv.ParseFloat; NaN, ±Inf, unparsable values,
@@ -223,7 +230,7 @@ func readCSV(path string, skipObs bool) (*Data, error) {
 	cols := len(fields)
 	if skipObs {
 		for j, role := range h.roles {
-			if role == roleObs {
+			if role == roleObs || role == roleObs2 {
 				h.roles[j] = roleSkip
 			}
 		}
@@ -243,6 +250,9 @@ func readCSV(path string, skipObs bool) (*Data, error) {
 		case roleT:
 			d.T = []float64{}
 			dst[j] = &d.T
+		case roleObs2:
+			d.Obs2 = []float64{}
+			dst[j] = &d.Obs2
 		}
 	}
 

@@ -35,6 +35,9 @@ func ValidateWith(d *Data, minPoints int, duplicates bool) error {
 	if d.Obs != nil && len(d.Obs) != n {
 		return fmt.Errorf("inconsistent data: %d locations but %d observations", n, len(d.Obs))
 	}
+	if d.Obs2 != nil && (len(d.Obs2) != n || d.Obs == nil) {
+		return fmt.Errorf("inconsistent data: %d locations but %d first and %d second observations", n, len(d.Obs), len(d.Obs2))
+	}
 	if (d.Z != nil && len(d.Z) != n) || (d.T != nil && len(d.T) != n) {
 		return fmt.Errorf("inconsistent data: %d locations but %d third coordinates and %d times", n, len(d.Z), len(d.T))
 	}
@@ -62,6 +65,11 @@ func ValidateWith(d *Data, minPoints int, duplicates bool) error {
 		}
 		if d.Z != nil {
 			if err := checkFinite(i, "third coordinate", d.Z[i]); err != nil {
+				return err
+			}
+		}
+		if d.Obs2 != nil {
+			if err := checkFinite(i, "z2", d.Obs2[i]); err != nil {
 				return err
 			}
 		}

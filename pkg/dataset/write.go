@@ -37,7 +37,10 @@ func WriteCSV(path string, d *Data) error {
 		header = append(header, "t")
 		cols = append(cols, d.T)
 	}
-	if d.Obs != nil {
+	if d.Obs2 != nil {
+		header = append(header, "z1", "z2")
+		cols = append(cols, d.Obs, d.Obs2)
+	} else if d.Obs != nil {
 		header = append(header, obsName)
 		cols = append(cols, d.Obs)
 	}

@@ -120,7 +120,7 @@ func digest(d *dataset.Data) string {
 			h.Write(b[:])
 		}
 	}
-	for _, col := range [][]float64{d.Z, d.T} { // only when read: 2D digests unchanged
+	for _, col := range [][]float64{d.Z, d.T, d.Obs2} { // only when read: 2D digests unchanged
 		if col != nil {
 			fmt.Fprintf(h, "column n=%d\n", len(col))
 		}

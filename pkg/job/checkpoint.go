@@ -185,6 +185,10 @@ func dataSHA256(cfg config.Fit, d *dataset.Data) string {
 			fmt.Fprintf(h, "t n=%d\n", len(d.T))
 			put(d.T...)
 		}
+		if d.Obs2 != nil {
+			fmt.Fprintf(h, "z2 n=%d\n", len(d.Obs2))
+			put(d.Obs2...)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

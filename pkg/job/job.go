@@ -225,6 +225,9 @@ func subset(d *dataset.Data, idx []int) *dataset.Data {
 		if d.T != nil {
 			s.T = append(s.T, d.T[i])
 		}
+		if d.Obs2 != nil {
+			s.Obs2 = append(s.Obs2, d.Obs2[i])
+		}
 	}
 	return s
 }
