@@ -104,3 +104,54 @@ func TestColumnsBadInput(t *testing.T) {
 		{name: "times with data", args: []string{"fit", "--data", "@st.csv", "--kernel", "spacetime-matern", "--times", "2"}, files: map[string]string{"st.csv": st}, want: "--times is for simulated data"},
 	})
 }
+
+// TestBivariateCLI: simulate x,y,z1,z2, fit the parsimonious bivariate
+// Matérn (rho may be negative), co-kriging predict of both variables.
+func TestBivariateCLI(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "bv.csv")
+	if _, stderr, code := run(t, bin, "simulate", "--kernel", "bivariate-matern", "--n", "100",
+		"--theta", "1,0.5,0.1,0.5,1,-0.5", "--seed", "2", "--out", data, "--nb", "40"); code != 0 {
+		t.Fatalf("simulate exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(data)
+	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); lines[0] != "x,y,z1,z2" || len(lines) != 101 {
+		t.Fatalf("simulated file: %q (%d lines)", lines[0], len(lines))
+	}
+	res := filepath.Join(dir, "r.json")
+	if _, stderr, code := run(t, bin, "fit", "--data", data, "--kernel", "bivariate-matern", "--nb", "40", "--max-evals", "30", "--json", res); code != 0 {
+		t.Fatalf("fit exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Params []string  `json:"parameters"`
+		Theta  []float64 `json:"theta"`
+	}
+	b, _ = os.ReadFile(res)
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(r.Params, ",") != "sigma2_1,sigma2_2,beta,nu1,nu2,rho" || len(r.Theta) != 6 || r.Theta[5] < -1 || r.Theta[5] > 1 {
+		t.Fatalf("result %s", b)
+	}
+	at := writeFile(t, dir, "at.csv", "x,y\n0.5,0.5\n0.1,0.9\n0.3,0.3\n")
+	out := filepath.Join(dir, "p.csv")
+	if _, stderr, code := run(t, bin, "predict", "--data", data, "--theta-from", res, "--at", at, "--out", out, "--nb", "30"); code != 0 {
+		t.Fatalf("predict exit %d: %s", code, stderr)
+	}
+	b, _ = os.ReadFile(out)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 4 || lines[0] != "x,y,z1_hat,z1_variance,z2_hat,z2_variance" || !strings.HasPrefix(lines[2], "0.1,0.9,") {
+		t.Fatalf("predictions:\n%s", b)
+	}
+	bv := "x,y,z1,z2\n0.1,0.2,1,0.5\n0.7,0.3,-1,-0.2\n0.2,0.9,0.1,0.4\n0.4,0.6,1.1,0\n"
+	runCLICases(t, bin, []cliCase{
+		{name: "rho above 1", args: []string{"simulate", "--kernel", "bivariate-matern", "--theta", "1,1,0.1,0.5,1,1.5", "--out", "s.csv"}, want: "rho must be in [-1, 1]"},
+		{name: "rho bounds", args: []string{"fit", "--data", "@bv.csv", "--kernel", "bivariate-matern", "--lb", "0.1,0.1,0.1,0.1,0.1,-2", "--ub", "5,5,5,5,5,1"},
+			files: map[string]string{"bv.csv": bv}, want: `key "lb": bounds of rho must lie within [-1, 1]`},
+		{name: "bivariate without z2", args: []string{"fit", "--data", "@d.csv", "--kernel", "bivariate-matern"}, want: "needs two observation columns"},
+		{name: "z2 with matern", args: []string{"fit", "--data", "@bv.csv"}, files: map[string]string{"bv.csv": bv}, want: "use --kernel bivariate-matern"},
+		{name: "bivariate holdout", args: []string{"fit", "--data", "@bv.csv", "--kernel", "bivariate-matern", "--holdout", "1"}, files: map[string]string{"bv.csv": bv}, want: "--holdout and --plot are for univariate kernels"},
+		{name: "bivariate simulated fit", args: []string{"fit", "--kernel", "bivariate-matern", "--theta", "1,1,0.1,0.5,1,0.5"}, want: "fits data"},
+	})
+}

@@ -15,6 +15,10 @@ func DefaultBounds(kernel string) (lb, ub []float64) {
 	if kernel == "powexp" {
 		ub[2] = 2
 	}
+	if kernel == BivariateKernel { // rho in [-1, 1]
+		lb = []float64{0.001, 0.001, 0.001, 0.001, 0.001, -1}
+		ub = []float64{5, 5, 5, 5, 5, 1}
+	}
 	if kernel == SpaceTimeKernel { // alpha and sep at most 1
 		lb = []float64{0.001, 0.001, 0.001, 0.001, 0.001, 0.001, 0.001}
 		ub = []float64{5, 5, 5, 5, 1, 1, 5}
@@ -42,6 +46,9 @@ func (f *Fit) KernelDefaults() {
 func kernelBounds(kernel string, lb, ub []float64) (key, msg string) {
 	if kernel == SpaceTimeKernel {
 		return spaceTimeBounds(lb, ub)
+	}
+	if kernel == BivariateKernel {
+		return bivariateBounds(lb, ub)
 	}
 	if kernel != "powexp" || len(ub) != 3 || len(lb) != 3 {
 		return "", ""

@@ -23,8 +23,10 @@ func ParamNames(kernel string) ([]string, error) {
 		return []string{"sigma2", "beta", "delta"}, nil
 	case SpaceTimeKernel:
 		return spaceTimeNames[:], nil
+	case BivariateKernel:
+		return bivariateNames[:], nil
 	}
-	return nil, fmt.Errorf("unknown kernel %q (want matern, powexp or %s)", kernel, SpaceTimeKernel)
+	return nil, fmt.Errorf("unknown kernel %q (want matern, powexp, %s or %s)", kernel, SpaceTimeKernel, BivariateKernel)
 }
 
 // CheckTheta reports a parameter vector the kernel cannot take: not three
@@ -38,9 +40,15 @@ func CheckTheta(kernel string, theta []float64) error {
 		return fmt.Errorf("%s needs %d parameters (%s), got %d", kernel, len(names), strings.Join(names, ","), len(theta))
 	}
 	for i, v := range theta {
+		if signed(kernel, i) {
+			continue
+		}
 		if !(v > 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("%s must be positive and finite, got %g", names[i], v)
 		}
+	}
+	if kernel == BivariateKernel {
+		return checkBivariate(theta)
 	}
 	if kernel == "powexp" && theta[2] > 2 {
 		return fmt.Errorf("delta must be in (0, 2], got %g", theta[2])
@@ -167,6 +175,12 @@ func (f *Fit) Validate() error {
 	}
 	for i := range names {
 		lb, ub := f.Lower[i], f.Upper[i]
+		if signed(f.Kernel, i) { // within [-1, 1]: kernelBounds
+			if lb > ub {
+				return bad("lb", "lower bound of %s (%g) is above its upper bound (%g)", names[i], lb, ub)
+			}
+			continue
+		}
 		if !(lb > 0) || math.IsInf(lb, 0) {
 			return bad("lb", "bounds of %s must be positive and finite, got [%g, %g]", names[i], lb, ub)
 		}

@@ -141,7 +141,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 			return nil, badInput("fit: --holdout: %v", err)
 		}
 	}
-	n := nAll - len(held)
+	n := (nAll - len(held)) * variables(model) // the matrix's order
 	coords := dataset.Planar
 	if d != nil {
 		coords = d.Coords
@@ -490,12 +490,23 @@ func argmax(v []int64) int {
 func simulateGrid(cmd string, n, times int, seed uint64, model likelihood.Model, theta []float64, nugget float64, rt *runtime.Runtime, o likelihood.Options, root int) (*dataset.Data, error) {
 	d := dataset.GridTimes(n, times, seed)
 	p := likelihood.Problem{Points: points(d), Metric: matern.Euclidean, Model: model, Nugget: nugget}
-	z, err := likelihood.Simulate(p, theta, dataset.StandardNormal(n, seed), rt, o, root)
+	nm := n * variables(model)
+	if model == likelihood.BivariateMatern {
+		p.Points = matern.Interleave(p.Points)
+	}
+	z, err := likelihood.Simulate(p, theta, dataset.StandardNormal(nm, seed), rt, o, root)
 	if errors.Is(err, likelihood.ErrNotPosDef) {
 		return nil, badInput("%s: key \"theta\": the field cannot be simulated: %v", cmd, err)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if model == likelihood.BivariateMatern && z != nil {
+		d.Obs, d.Obs2 = make([]float64, n), make([]float64, n)
+		for i := range n {
+			d.Obs[i], d.Obs2[i] = z[2*i], z[2*i+1]
+		}
+		return d, nil
 	}
 	d.Obs = z
 	return d, nil

@@ -90,7 +90,8 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := ag.check(shared{settings: settingsOf(cfg), inputs: []input{{"--data " + cfg.Data, obs}, {"--at " + cfg.At, nw}}}, workers); err != nil {
 		return nil, err
 	}
-	n1, n2 := obs.Len(), nw.Len()
+	model := likelihood.Model(cfg.Kernel)
+	n1, n2 := obs.Len()*variables(model), nw.Len()*variables(model) // the matrices' orders
 	nb := cfg.NB
 	if nb == 0 {
 		nb = tile.AutoNB(n1)
@@ -100,7 +101,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, err
 	}
 	o := likelihood.Options{NB: nb}
-	res := &PredictResult{Observed: n1, Predicted: n2, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+	res := &PredictResult{Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, n1, nb, false); err != nil {
 		return nil, err
 	}
@@ -117,13 +118,14 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	}
 	defer rt.Close()
 	sorted := dataset.Permute(obs, dataset.MortonOrder(obs))
-	ev, err := likelihood.NewWith(likelihood.Problem{Points: points(sorted), Metric: metric, Obs: sorted.Obs,
-		Model: likelihood.Model(cfg.Kernel), Nugget: cfg.Nugget}, rt, o)
+	pts, z := problemData(sorted, model)
+	ev, err := likelihood.NewWith(likelihood.Problem{Points: pts, Metric: metric, Obs: z,
+		Model: model, Nugget: cfg.Nugget}, rt, o)
 	if err != nil {
 		return nil, err
 	}
 	defer ev.Release()
-	r, err := predict.Krige(ev, cfg.Theta, points(nw))
+	r, err := predict.Krige(ev, cfg.Theta, predictAt(nw, model))
 	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
 		return nil, badInput("predict: %v (add a nugget, or use a smaller range or smoothness)", err)
 	}
@@ -145,6 +147,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		hdr[0], hdr[1] = "lon", "lat"
 	}
 	hdr, cols := withColumns(nw, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var})
+	if model == likelihood.BivariateMatern {
+		hdr, cols = bivariateColumns(hdr[:2], cols[:2], r.Z, r.Var)
+	}
 	if err := dataset.WriteTable(cfg.Out, hdr, cols); err != nil {
 		return nil, badInput("predict: %v", err)
 	}
