@@ -155,15 +155,27 @@ func (k *spaceTimeKernel) Fill(metric Metric, rows Points, row0, m int, cols Poi
 	scale := make([]float64, m)
 	rk, _ := k.corr.(RowKernel)
 	lastU, lastShrink, lastScale := math.NaN(), 0.0, 0.0
+	plane := metric == Euclidean && rows.Z == nil && cols.Z == nil
+	timed := rows.T != nil && cols.T != nil
 	for j := range n {
 		col := dst[j*ld : j*ld+m]
 		for i := range m {
-			u := timeLag(rows, row0+i, cols, col0+j)
+			u := 0.0
+			if timed {
+				u = math.Abs(rows.T[row0+i] - cols.T[col0+j])
+			}
 			if u != lastU {
 				psi := math.Pow(u, 2*s.Alpha)/s.BetaT + 1
 				lastU, lastShrink, lastScale = u, math.Pow(psi, s.Sep/2), s.Sigma2/math.Pow(psi, s.Sep+s.Delta)
 			}
-			col[i] = (Distance(metric, rows, row0+i, cols, col0+j) / s.Beta) / lastShrink
+			var h float64
+			if plane { // Distance's Euclidean 2D formula, inlined
+				dx, dy := rows.X[row0+i]-cols.X[col0+j], rows.Y[row0+i]-cols.Y[col0+j]
+				h = math.Sqrt(dx*dx + dy*dy)
+			} else {
+				h = Distance(metric, rows, row0+i, cols, col0+j)
+			}
+			col[i] = (h / s.Beta) / lastShrink
 			scale[i] = lastScale
 		}
 		if rk != nil {
