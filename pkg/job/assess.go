@@ -17,20 +17,20 @@ import (
 // held-out locations and their scores, standard errors, MLOE/MMOM, and
 // the pictures it wrote.
 type Assessment struct {
-	Holdout  int         `json:"holdout,omitempty"`
-	MSPE     *float64    `json:"mspe,omitempty"`
-	Coverage *float64    `json:"coverage_95,omitempty"`
-	PredSecs float64     `json:"prediction_seconds,omitempty"`
-	StdErr   []float64   `json:"stderr,omitempty"` // per parameter, in theta order; 0 for a fixed one
+	Holdout  int       `json:"holdout,omitempty"`
+	MSPE     *float64  `json:"mspe,omitempty"`
+	Coverage *float64  `json:"coverage_95,omitempty"`
+	PredSecs float64   `json:"prediction_seconds,omitempty"`
+	StdErr   []float64 `json:"stderr,omitempty"` // per parameter, in theta order; 0 for a fixed one
 	// StdErrNote says why the standard errors are missing (the Fisher
 	// information could not be computed or inverted) or which of them
 	// are not meaningful (estimates at a bound).
-	StdErrNote string `json:"stderr_note,omitempty"`
-	Fisher   [][]float64 `json:"fisher_information,omitempty"`
-	FisherOf []string    `json:"fisher_parameters,omitempty"`
-	MLOE     *float64    `json:"mloe,omitempty"`
-	MMOM     *float64    `json:"mmom,omitempty"`
-	Plots    []string    `json:"plots,omitempty"`
+	StdErrNote string      `json:"stderr_note,omitempty"`
+	Fisher     [][]float64 `json:"fisher_information,omitempty"`
+	FisherOf   []string    `json:"fisher_parameters,omitempty"`
+	MLOE       *float64    `json:"mloe,omitempty"`
+	MMOM       *float64    `json:"mmom,omitempty"`
+	Plots      []string    `json:"plots,omitempty"`
 }
 
 type assessOptions struct {
