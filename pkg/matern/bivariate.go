@@ -140,15 +140,40 @@ func (k *bivariateKernel) Cov(r float64) float64 {
 }
 
 // Fill writes entry (i, j) as scale[a+b] * M(h/Beta) for the variables a
-// = (row0+i) mod 2 and b = (col0+j) mod 2.
+// = (row0+i) mod 2 and b = (col0+j) mod 2: for each column, the rows of
+// each variable are gathered into a buffer, turned into correlations by one
+// CovRow, and scaled back into place.
 func (k *bivariateKernel) Fill(metric Metric, rows Points, row0, m int, cols Points, col0, n int, dst []float64, ld int) {
+	plane := metric == Euclidean && rows.Z == nil && cols.Z == nil
+	buf := make([]float64, (m+1)/2)
 	for j := range n {
 		vb := (col0 + j) & 1
 		col := dst[j*ld : j*ld+m]
-		for i := range m {
-			c := ((row0 + i) & 1) + vb
-			x := Distance(metric, rows, row0+i, cols, col0+j) / k.b.Beta
-			col[i] = k.scale[c] * k.corr[c].Cov(x)
+		xj, yj := cols.X[col0+j], cols.Y[col0+j]
+		for va := range 2 {
+			first := (va - row0&1 + 2) % 2 // the first row i with (row0+i) mod 2 = va
+			b := buf[:0]
+			for i := first; i < m; i += 2 {
+				var h float64
+				if plane { // Distance's Euclidean 2D formula, inlined
+					dx, dy := rows.X[row0+i]-xj, rows.Y[row0+i]-yj
+					h = math.Sqrt(dx*dx + dy*dy)
+				} else {
+					h = Distance(metric, rows, row0+i, cols, col0+j)
+				}
+				b = append(b, h/k.b.Beta)
+			}
+			c := va + vb
+			if rk, ok := k.corr[c].(RowKernel); ok {
+				rk.CovRow(b, b)
+			} else {
+				for t, x := range b {
+					b[t] = k.corr[c].Cov(x)
+				}
+			}
+			for t, i := 0, first; i < m; t, i = t+1, i+2 {
+				col[i] = k.scale[c] * b[t]
+			}
 		}
 	}
 }
