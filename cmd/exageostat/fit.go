@@ -157,7 +157,7 @@ standard errors sqrt(diag((X'Sigma^-1 X)^-1)) ("mean_coefficients",
 	f.StringVar(&cfg.Data, "data", "", "CSV with a header x,y,z or lon,lat,z")
 	f.StringVar(&cfg.Locations, "locations", "", "headerless locations file x,y (with --observations)")
 	f.StringVar(&cfg.Observations, "observations", "", "observations file, one value per line")
-	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")
+	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto (great-circle for lon,lat data)")
 	f.StringVar(&ff.lb, "lb", formatFloats(cfg.Lower), "lower bounds of theta; a 4th value (with --ub's) makes the nugget tau2 a parameter")
 	f.StringVar(&ff.ub, "ub", formatFloats(cfg.Upper), "upper bounds of theta (powexp: delta's default upper bound is 2; a 4th value bounds tau2)")
@@ -179,6 +179,8 @@ standard errors sqrt(diag((X'Sigma^-1 X)^-1)) ("mean_coefficients",
 	f.IntVar(&cfg.N, "n", cfg.N, "without data: number of simulated locations")
 	f.StringVar(&ff.theta, "theta", formatFloats(cfg.Theta), "without data: true theta of the simulation")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "without data: seed of the simulation")
+	f.IntVar(&cfg.Times, "times", 0, "without data, spacetime-matern: N/times sites observed at times 1..times")
+	c.Long += dataColumnsHelp
 	f.IntVar(&cfg.Holdout, "holdout", 0, "hold out this many random locations (--seed), fit the rest, predict them: MSPE and 95% coverage")
 	f.StringVar(&ff.trueTheta, "true-theta", "", "with --holdout: MLOE and MMOM against this true theta")
 	f.BoolVar(&cfg.StdErr, "stderr", false, "standard errors from the Fisher information (on with --holdout)")

@@ -82,7 +82,8 @@ d = x0 - X'Sigma^-1 c.`,
 	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output)")
 	f.StringVar(&thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta), and tau2 (the nugget) as a 4th value")
 	f.StringVar(&cfg.ThetaFrom, "theta-from", "", "take theta, kernel, mean, nugget and distance from a fit's --json result")
-	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")
+	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
+	c.Long += dataColumnsHelp
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto")
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2")
 	f.StringVar(&cfg.Mean, "mean", cfg.Mean, "mean model: zero, constant, linear (1,x,y) or covariate columns COL1,COL2 of --data and --at (universal kriging)")

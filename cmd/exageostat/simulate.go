@@ -52,7 +52,9 @@ against its memory first (--memory-limit, or what the node has).`,
 	f.IntVar(&cfg.N, "n", cfg.N, "number of locations")
 	f.StringVar(&thetaS, "theta", formatFloats(cfg.Theta), "parameters: sigma2,beta,nu (matern) or sigma2,beta,delta (powexp), and tau2 (the nugget) as a 4th value")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed (locations and field)")
-	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, "covariance: matern or powexp")
+	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
+	f.IntVar(&cfg.Times, "times", 0, "spacetime-matern: N/times sites observed at times 1..times")
+	c.Long += simulateColumnsHelp
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2 added to the diagonal")
 	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z (- for standard output)")
 	f.IntVar(&cfg.NB, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")

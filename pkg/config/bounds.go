@@ -7,12 +7,21 @@ import (
 
 // DefaultBounds returns the default bounds of theta for a kernel: [0.001, 5]
 // for every parameter, except powexp's delta, whose upper bound is 2 (the
-// largest delta for which exp(-r^delta/beta) is a covariance).
+// largest delta for which exp(-r^delta/beta) is a covariance), and the
+// space-time Matérn's alpha and sep, whose upper bound is 1.
 func DefaultBounds(kernel string) (lb, ub []float64) {
 	d := DefaultFit()
 	lb, ub = slices.Clone(d.Lower), slices.Clone(d.Upper)
 	if kernel == "powexp" {
 		ub[2] = 2
+	}
+	if kernel == BivariateKernel { // rho in [-1, 1]
+		lb = []float64{0.001, 0.001, 0.001, 0.001, 0.001, -1}
+		ub = []float64{5, 5, 5, 5, 5, 1}
+	}
+	if kernel == SpaceTimeKernel { // alpha and sep at most 1
+		lb = []float64{0.001, 0.001, 0.001, 0.001, 0.001, 0.001, 0.001}
+		ub = []float64{5, 5, 5, 5, 1, 1, 5}
 	}
 	return lb, ub
 }
@@ -35,6 +44,12 @@ func (f *Fit) KernelDefaults() {
 // positive and finite, lb <= ub): powexp's delta must stay within (0, 2].
 // It returns the key to blame and the message, or "" when they are fine.
 func kernelBounds(kernel string, lb, ub []float64) (key, msg string) {
+	if kernel == SpaceTimeKernel {
+		return spaceTimeBounds(lb, ub)
+	}
+	if kernel == BivariateKernel {
+		return bivariateBounds(lb, ub)
+	}
 	if kernel != "powexp" || len(ub) != 3 || len(lb) != 3 {
 		return "", ""
 	}

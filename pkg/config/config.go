@@ -60,6 +60,9 @@ type Fit struct {
 	N     int       `toml:"n"`
 	Theta []float64 `toml:"theta"`
 	Seed  uint64    `toml:"seed"`
+	// Times: for the space-time kernel, N/Times sites observed at times
+	// 1 .. Times.
+	Times int `toml:"times"`
 	// Distribution of the tiles over the MPI ranks (ignored on one rank):
 	// distribution, p, q, powers for the factorisation, as in a Cluster,
 	// and a [generation] table for the generation phase.

@@ -21,8 +21,12 @@ func ParamNames(kernel string) ([]string, error) {
 		return []string{"sigma2", "beta", "nu"}, nil
 	case "powexp":
 		return []string{"sigma2", "beta", "delta"}, nil
+	case SpaceTimeKernel:
+		return spaceTimeNames[:], nil
+	case BivariateKernel:
+		return bivariateNames[:], nil
 	}
-	return nil, fmt.Errorf("unknown kernel %q (want matern or powexp)", kernel)
+	return nil, fmt.Errorf("unknown kernel %q (want matern, powexp, %s or %s)", kernel, SpaceTimeKernel, BivariateKernel)
 }
 
 // Tau2 is the name of the nugget when it is the fourth parameter of
@@ -57,12 +61,21 @@ func CheckTheta(kernel string, theta []float64) error {
 		theta = theta[:3]
 	}
 	for i, v := range theta {
+		if signed(kernel, i) {
+			continue
+		}
 		if !(v > 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("%s must be positive and finite, got %g", names[i], v)
 		}
 	}
+	if kernel == BivariateKernel {
+		return checkBivariate(theta)
+	}
 	if kernel == "powexp" && theta[2] > 2 {
 		return fmt.Errorf("delta must be in (0, 2], got %g", theta[2])
+	}
+	if kernel == SpaceTimeKernel {
+		return checkSpaceTime(theta)
 	}
 	return nil
 }
@@ -224,6 +237,12 @@ func (f *Fit) Validate() error {
 	}
 	for i := range names {
 		lb, ub := f.Lower[i], f.Upper[i]
+		if signed(f.Kernel, i) { // within [-1, 1]: kernelBounds
+			if lb > ub {
+				return bad("lb", "lower bound of %s (%g) is above its upper bound (%g)", names[i], lb, ub)
+			}
+			continue
+		}
 		if !(lb > 0) || math.IsInf(lb, 0) {
 			return bad("lb", "bounds of %s must be positive and finite, got [%g, %g]", names[i], lb, ub)
 		}
@@ -318,6 +337,11 @@ func (f *Fit) Validate() error {
 		if len(f.Theta) == 4 && f.Nugget != 0 {
 			return bad("theta", "a theta of 4 values gives the simulation's nugget: leave --nugget out")
 		}
+		if err := checkTimes(f.Kernel, f.N, f.Times); err != nil {
+			return bad("times", "%v", err)
+		}
+	} else if f.Times != 0 {
+		return bad("times", "--times is for simulated data (the data's t column gives the times)")
 	}
 	for _, o := range []struct{ key, path string }{{"json", f.JSON}, {"trace", f.Trace}} {
 		if err := dirExists(o.path); err != nil {
@@ -437,6 +461,7 @@ type Simulate struct {
 	Seed        uint64    `toml:"seed"`
 	Kernel      string    `toml:"kernel"`
 	Nugget      float64   `toml:"nugget"`
+	Times       int       `toml:"times"` // space-time: n/times sites at times 1..times
 	Out         string    `toml:"out"`
 	NB          int       `toml:"nb"`
 	Workers     int       `toml:"workers"`
@@ -474,6 +499,9 @@ func (s *Simulate) Validate() error {
 	}
 	if err := CheckTheta(s.Kernel, s.Theta); err != nil {
 		return bad("theta", "%v", err)
+	}
+	if err := checkTimes(s.Kernel, s.N, s.Times); err != nil {
+		return bad("times", "%v", err)
 	}
 	if !(s.Nugget >= 0) || math.IsInf(s.Nugget, 0) {
 		return bad("nugget", "--nugget must be >= 0 and finite")

@@ -11,8 +11,10 @@
 //
 //   - ReadCSV: a CSV file with a header "x,y,z", "lon,lat,z" or
 //     "longitude,latitude,z" (or the same without z for prediction
-//     locations), optionally followed by named columns (covariates:
-//     "x,y,z,elev,temp"), kept in Data.Columns.
+//     locations); more columns name a time ("x,y,t,z"), a third
+//     coordinate with the observation named value ("x,y,depth,value"),
+//     two observations ("x,y,z1,z2"), or covariates ("x,y,z,dist,elev",
+//     kept in Data.Columns): see ReadCSV for the rule.
 //   - ReadPair: ExaGeoStat's headerless pair of files, locations "x,y" per
 //     line and observations one value per line.
 //
@@ -56,6 +58,17 @@ type Data struct {
 	X, Y   []float64 // x, y (Planar) or longitude, latitude in degrees (Geographic)
 	Obs    []float64 // observations z, one per location; nil when only locations were read
 	Coords Coords    // metric of X, Y
+	// Z is the third spatial coordinate of 3D Euclidean locations (Planar
+	// only), nil for 2D locations.
+	Z []float64
+	// ZName is the header's name of the Z column ("depth", "z").
+	ZName string
+	// T is the time of each location (space-time data), nil when the
+	// data have no time column.
+	T []float64
+	// Obs2 is the second observed variable of bivariate data (header
+	// x,y,z1,z2: Obs is z1), nil for univariate data.
+	Obs2 []float64
 	// Columns are the named columns of a CSV that follow its coordinates
 	// (and z), in the header's order: covariates of a mean model.
 	Columns []Column

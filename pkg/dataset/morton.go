@@ -47,6 +47,8 @@ func spread(v uint64) uint64 {
 // x. Equal codes keep their original order, so the result is deterministic.
 // Nearby points end up close in the order, which keeps the covariance tiles
 // of a tiled factorisation local.
+// Space-time data (T not nil) are sorted by time first, then in Morton
+// order within each time.
 func MortonOrder(d *Data) []int {
 	n := len(d.X)
 	perm := make([]int, n)
@@ -64,12 +66,23 @@ func MortonOrder(d *Data) []int {
 		perm[i] = i
 		code[i] = spread(quantise(d.X[i], xlo, xhi)) | spread(quantise(d.Y[i], ylo, yhi))<<1
 	}
+	if d.T != nil {
+		// Space-time data: time-major (the sites of one time together),
+		// so that a column of a tile meets few distinct time lags.
+		slices.SortStableFunc(perm, func(a, b int) int {
+			if c := cmp.Compare(d.T[a], d.T[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(code[a], code[b])
+		})
+		return perm
+	}
 	slices.SortStableFunc(perm, func(a, b int) int { return cmp.Compare(code[a], code[b]) })
 	return perm
 }
 
-// Permute returns a new Data whose row k is row perm[k] of d (X, Y and Obs
-// when not nil); d is not modified. perm must be a permutation of
+// Permute returns a new Data whose row k is row perm[k] of d (X, Y, and
+// Obs, Z and T when not nil); d is not modified. perm must be a permutation of
 // 0..d.Len()-1.
 func Permute(d *Data, perm []int) *Data {
 	n := len(d.X)
@@ -94,6 +107,9 @@ func Permute(d *Data, perm []int) *Data {
 		}
 		out.Columns = append(out.Columns, Column{Name: c.Name, Values: v})
 	}
+	out.Z = permuted(d.Z, perm)
+	out.Obs2 = permuted(d.Obs2, perm)
+	out.T = permuted(d.T, perm)
 	return out
 }
 
@@ -113,4 +129,16 @@ func Inverse(perm []int) []int {
 		inv[i] = k
 	}
 	return inv
+}
+
+// permuted returns v[perm[k]] for each k, or nil for a nil v.
+func permuted(v []float64, perm []int) []float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float64, len(perm))
+	for k, i := range perm {
+		out[k] = v[i]
+	}
+	return out
 }

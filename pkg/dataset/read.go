@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,23 +16,118 @@ import (
 const maxLine = 1 << 20
 
 // acceptedHeaders lists the headers ReadCSV accepts, for its error message.
-const acceptedHeaders = `"x,y,z", "lon,lat,z", "longitude,latitude,z", "x,y", "lon,lat", "longitude,latitude"`
+const acceptedHeaders = `"x,y,z", "lon,lat,z", "longitude,latitude,z", "x,y", "lon,lat", "longitude,latitude", or x,y followed by t (time), a third coordinate (z, depth, height, elevation) and value (the observation) in any order, e.g. "x,y,t,z" or "x,y,depth,value", and named covariate columns, e.g. "x,y,z,dist,elev"`
 
-// lookupHeader returns the metric of a normalised (lower-case, no spaces)
-// CSV header and whether it has an observation column; ok is false for an
-// unknown header.
-func lookupHeader(h string) (c Coords, obs, ok bool) {
-	switch h {
-	case "x,y,z":
-		return Planar, true, true
-	case "lon,lat,z", "longitude,latitude,z":
-		return Geographic, true, true
-	case "x,y":
-		return Planar, false, true
-	case "lon,lat", "longitude,latitude":
-		return Geographic, false, true
+// Column roles of a CSV header.
+const (
+	roleObs  = iota // the observation
+	roleZ           // the third spatial coordinate
+	roleT           // the time
+	roleSkip        // read as nothing (the observation of ReadLocations)
+	roleObs2        // the second observed variable (bivariate data)
+	roleCov         // a named covariate (Data.Columns), for a mean model
+)
+
+// header is the meaning of a CSV header: the metric of its first two
+// columns and the role of each later column.
+type header struct {
+	coords Coords
+	roles  []int // roles[j] for column 2+j
+	obs    bool  // a column is the observation
+}
+
+// lookupHeader returns the meaning of a normalised (lower-case, trimmed)
+// header, split into fields; ok is false for an unknown header, with a
+// reason. locations is set when the observation is not read (prediction
+// locations).
+//
+// The first two columns are x,y (planar), lon,lat or longitude,latitude
+// (geographic). Each later column is one of: "t" or "time", the time of
+// the location; "value" or "obs", the observation; "z1" and "z2", the two
+// observations of bivariate data; "z", the observation when no column is
+// named value or obs (today's "x,y,z" files), else the third coordinate;
+// "depth", "height", "elevation" or "elev", the third coordinate (planar
+// only) when a column is named value or obs or when no column is an
+// observation (3D prediction locations: "x,y,depth"), else a covariate
+// (Data.ZName keeps the name: the new locations of 2D data take it as a
+// covariate). Any other
+// name is a covariate (Data.Columns: "x,y,z,dist,elev"), when the header
+// has an observation column or describes prediction locations (the
+// covariates at the new locations); else it is an unknown column. Each
+// role, and each covariate name, appears at most once.
+func lookupHeader(fields []string, locations bool) (h header, why string, ok bool) {
+	if len(fields) < 2 {
+		return h, "", false
 	}
-	return Planar, false, false
+	switch fields[0] + "," + fields[1] {
+	case "x,y":
+		h.coords = Planar
+	case "lon,lat", "longitude,latitude":
+		h.coords = Geographic
+	default:
+		return h, "", false
+	}
+	named, hasObs := false, false
+	for _, f := range fields[2:] {
+		switch f {
+		case "value", "obs":
+			named, hasObs = true, true
+		case "z", "z1":
+			hasObs = true
+		}
+	}
+	seen := map[int]string{}
+	covs := map[string]bool{}
+	for _, f := range fields[2:] {
+		var r int
+		switch f {
+		case "t", "time":
+			r = roleT
+		case "value", "obs", "z1":
+			r = roleObs
+		case "z2":
+			r = roleObs2
+		case "depth", "height", "elevation", "elev":
+			r = roleCov
+			if named || (!hasObs && h.coords == Planar) {
+				r = roleZ // 3D data, or (no observation column) 3D locations
+			}
+		case "z":
+			r = roleObs
+			if named {
+				r = roleZ
+			}
+		default:
+			if f == "" {
+				return h, "a column has no name", false
+			}
+			if !hasObs && !locations {
+				return h, fmt.Sprintf("unknown column %q", f), false
+			}
+			r = roleCov
+		}
+		if r == roleCov {
+			if covs[f] {
+				return h, fmt.Sprintf("column %q is given twice", f), false
+			}
+			covs[f] = true
+			h.roles = append(h.roles, r)
+			continue
+		}
+		if prev, dup := seen[r]; dup {
+			return h, fmt.Sprintf("columns %q and %q have the same role", prev, f), false
+		}
+		seen[r] = f
+		if r == roleZ && h.coords == Geographic {
+			return h, fmt.Sprintf("a third coordinate (%q) needs planar x,y: great-circle distances are 2D", f), false
+		}
+		h.obs = h.obs || r == roleObs
+		h.roles = append(h.roles, r)
+	}
+	if _, two := seen[roleObs2]; two && seen[roleObs] != "z1" {
+		return h, "a column z2 needs a column z1 (bivariate data: x,y,z1,z2)", false
+	}
+	return h, "", true
 }
 
 // lineReader yields the non-blank, non-comment lines of a file with their
@@ -114,16 +208,28 @@ func (r *lineReader) parseValue(field, name string) (float64, error) {
 // The header is "x,y,z" (planar), "lon,lat,z" or "longitude,latitude,z"
 // (geographic); names are case-insensitive and surrounding spaces are
 // ignored. A header without z ("x,y", "lon,lat", "longitude,latitude") gives
-// locations only, with Obs nil (prediction locations). Blank lines and lines
-// starting with '#' are skipped anywhere in the file. Values are parsed with
-// strconv.ParseFloat; NaN, ±Inf, unparsable values, a wrong number of fields
-// and an unknown header are *InputError values naming the line. A file with
-// a header and no rows gives an empty Data; Validate rejects it.
+// locations only, with Obs nil (prediction locations).
+//
+// More columns may follow x,y, in any order: "t" or "time" (Data.T, for
+// space-time kernels), a third coordinate "depth", "height", "elevation"
+// or "elev" (Data.Z, 3D Euclidean distance; planar only), and the
+// observation "value" or "obs". A column named "z" is the observation
+// unless another column is named value or obs, in which case z is the
+// third coordinate: "x,y,z" and "x,y,t,z" have the observation in z,
+// "x,y,z,value" and "x,y,depth,value" are 3D locations. Bivariate data
+// have two observation columns z1 and z2 (Obs and Obs2): "x,y,z1,z2".
+//
+// Blank lines and lines starting with '#' are skipped anywhere in the file.
+// Values are parsed with strconv.ParseFloat; NaN, ±Inf, unparsable values,
+// a wrong number of fields and an unknown header are *InputError values
+// naming the line. A file with a header and no rows gives an empty Data;
+// Validate rejects it.
 func ReadCSV(path string) (*Data, error) { return readCSV(path, false) }
 
 // ReadLocations reads the locations of a CSV file as ReadCSV does, with
-// Obs nil: a z column, if the header has one, is not read at all (so NaN
-// or an empty value there is fine), but its field must be on every row.
+// Obs nil: the observation column, if the header has one, is not read at
+// all (so NaN or an empty value there is fine), but its field must be on
+// every row.
 func ReadLocations(path string) (*Data, error) { return readCSV(path, true) }
 
 func readCSV(path string, skipObs bool) (*Data, error) {
@@ -144,43 +250,50 @@ func readCSV(path string, skipObs bool) (*Data, error) {
 	for i := range fields {
 		fields[i] = strings.ToLower(strings.TrimSpace(fields[i]))
 	}
-	norm := strings.Join(fields, ",")
-	coords, hasObs, ok := lookupHeader(norm)
-	base := len(fields) // the coordinate (and z) columns; named covariates follow
-	for _, k := range []int{3, 2} {
-		if ok || len(fields) <= k {
-			continue
-		}
-		if coords, hasObs, ok = lookupHeader(strings.Join(fields[:k], ",")); ok {
-			base = k
-		}
-	}
+	h, why, ok := lookupHeader(fields, skipObs)
 	if !ok {
-		more := ""
-		if len(fields) > 3 {
-			more = ", optionally followed by named covariate columns"
+		if why != "" {
+			return nil, r.errorf(r.line, "header %q: %s: want %s", head, why, acceptedHeaders)
 		}
-		return nil, r.errorf(r.line, "unknown header %q: want one of %s%s", head, acceptedHeaders, more)
+		return nil, r.errorf(r.line, "unknown header %q: want one of %s", head, acceptedHeaders)
 	}
-	d := &Data{Coords: coords, X: []float64{}, Y: []float64{}}
-	seen := map[string]bool{}
-	for _, name := range fields[base:] {
-		switch {
-		case name == "":
-			return nil, r.errorf(r.line, "header %q: a covariate column has no name", head)
-		case seen[name] || name == "z" || slices.Contains(fields[:2], name):
-			return nil, r.errorf(r.line, "header %q: column %q is given twice or is no covariate name", head, name)
-		}
-		seen[name] = true
-		d.Columns = append(d.Columns, Column{Name: name, Values: []float64{}})
-	}
+	d := &Data{Coords: h.coords, X: []float64{}, Y: []float64{}}
 	cols := len(fields)
-	obsCol := hasObs // the file has a z column (third)
 	if skipObs {
-		hasObs = false
+		for j, role := range h.roles {
+			if role == roleObs || role == roleObs2 {
+				h.roles[j] = roleSkip
+			}
+		}
+		h.obs = false
 	}
-	if hasObs {
+	if h.obs {
 		d.Obs = []float64{}
+	}
+	dst := make([]*[]float64, len(h.roles))
+	for j, role := range h.roles {
+		switch role {
+		case roleObs:
+			dst[j] = &d.Obs
+		case roleZ:
+			d.Z, d.ZName = []float64{}, fields[2+j]
+			dst[j] = &d.Z
+		case roleT:
+			d.T = []float64{}
+			dst[j] = &d.T
+		case roleObs2:
+			d.Obs2 = []float64{}
+			dst[j] = &d.Obs2
+		case roleCov:
+			d.Columns = append(d.Columns, Column{Name: fields[2+j], Values: []float64{}})
+		}
+	}
+	// The covariates' destinations, once d.Columns has stopped growing.
+	for j, k := 0, 0; j < len(h.roles); j++ {
+		if h.roles[j] == roleCov {
+			dst[j] = &d.Columns[k].Values
+			k++
+		}
 	}
 
 	for {
@@ -195,27 +308,23 @@ func readCSV(path string, skipObs bool) (*Data, error) {
 		if len(parts) != cols {
 			return nil, r.errorf(r.line, "expected %d fields, got %d", cols, len(parts))
 		}
-		var v [3]float64
+		var xy [2]float64
 		for j, p := range parts {
-			if j == 2 && obsCol && !hasObs {
-				continue // the z column, not read
+			if j >= 2 && dst[j-2] == nil {
+				continue
 			}
-			x, err := r.parseValue(strings.TrimSpace(p), fields[j])
+			v, err := r.parseValue(strings.TrimSpace(p), fields[j])
 			if err != nil {
 				return nil, err
 			}
-			if j >= base {
-				c := &d.Columns[j-base]
-				c.Values = append(c.Values, x)
-				continue
+			if j < 2 {
+				xy[j] = v
+			} else {
+				*dst[j-2] = append(*dst[j-2], v)
 			}
-			v[j] = x
 		}
-		d.X = append(d.X, v[0])
-		d.Y = append(d.Y, v[1])
-		if hasObs {
-			d.Obs = append(d.Obs, v[2])
-		}
+		d.X = append(d.X, xy[0])
+		d.Y = append(d.Y, xy[1])
 	}
 }
 

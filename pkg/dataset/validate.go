@@ -12,8 +12,9 @@ import (
 //   - every value is finite;
 //   - Geographic coordinates lie in longitude [-180, 360] and latitude
 //     [-90, 90] degrees;
-//   - no two locations have exactly equal coordinates: the covariance
-//     matrix would be singular without a nugget.
+//   - no two locations have exactly equal coordinates (X, Y, and Z and T
+//     when present): the covariance matrix would be singular without a
+//     nugget.
 //
 // Rows are numbered from 1 in the messages. The duplicate check uses a hash
 // map and is O(N).
@@ -34,6 +35,15 @@ func ValidateWith(d *Data, minPoints int, duplicates bool) error {
 	if d.Obs != nil && len(d.Obs) != n {
 		return fmt.Errorf("inconsistent data: %d locations but %d observations", n, len(d.Obs))
 	}
+	if d.Obs2 != nil && (len(d.Obs2) != n || d.Obs == nil) {
+		return fmt.Errorf("inconsistent data: %d locations but %d first and %d second observations", n, len(d.Obs), len(d.Obs2))
+	}
+	if (d.Z != nil && len(d.Z) != n) || (d.T != nil && len(d.T) != n) {
+		return fmt.Errorf("inconsistent data: %d locations but %d third coordinates and %d times", n, len(d.Z), len(d.T))
+	}
+	if d.Z != nil && d.Coords == Geographic {
+		return fmt.Errorf("a third coordinate needs planar coordinates (x, y): great-circle distances are 2D")
+	}
 	if d.Coords != Planar && d.Coords != Geographic {
 		return fmt.Errorf("unknown coordinate metric %v", d.Coords)
 	}
@@ -53,6 +63,21 @@ func ValidateWith(d *Data, minPoints int, duplicates bool) error {
 				return err
 			}
 		}
+		if d.Z != nil {
+			if err := checkFinite(i, "third coordinate", d.Z[i]); err != nil {
+				return err
+			}
+		}
+		if d.Obs2 != nil {
+			if err := checkFinite(i, "z2", d.Obs2[i]); err != nil {
+				return err
+			}
+		}
+		if d.T != nil {
+			if err := checkFinite(i, "t", d.T[i]); err != nil {
+				return err
+			}
+		}
 		if d.Coords == Geographic {
 			if lon := d.X[i]; lon < -180 || lon > 360 {
 				return fmt.Errorf("row %d: longitude %g outside [-180, 360] degrees", i+1, lon)
@@ -67,9 +92,15 @@ func ValidateWith(d *Data, minPoints int, duplicates bool) error {
 	if duplicates {
 		return nil
 	}
-	seen := make(map[[2]float64]int, n)
+	seen := make(map[[4]float64]int, n)
 	for i := 0; i < n; i++ {
-		k := [2]float64{d.X[i], d.Y[i]}
+		k := [4]float64{d.X[i], d.Y[i]}
+		if d.Z != nil {
+			k[2] = d.Z[i]
+		}
+		if d.T != nil {
+			k[3] = d.T[i]
+		}
 		if j, ok := seen[k]; ok {
 			return fmt.Errorf("duplicate locations at rows %d and %d: the covariance matrix is singular (add a nugget, e.g. --nugget 1e-6)", j+1, i+1)
 		}

@@ -11,7 +11,8 @@ import (
 )
 
 // WriteCSV writes d to path as CSV that ReadCSV reads back bit for bit: the
-// header "x,y,z" or "lon,lat,z" (without ",z" when Obs is nil), then one row
+// header "x,y,z" or "lon,lat,z" (without ",z" when Obs is nil; "x,y,t,z"
+// with times, "x,y,z,value" or "x,y,z,t,value" for 3D locations), then one row
 // per location formatted with strconv's 'g', -1 (shortest exact) format.
 // Non-finite values are an error naming the row. The file is written
 // atomically (see WriteTable).
@@ -20,11 +21,27 @@ func WriteCSV(path string, d *Data) error {
 	if len(d.Y) != n || (d.Obs != nil && len(d.Obs) != n) {
 		return fmt.Errorf("write %s: inconsistent data: %d x, %d y, %d observations", path, n, len(d.Y), len(d.Obs))
 	}
+	if (d.Z != nil && len(d.Z) != n) || (d.T != nil && len(d.T) != n) {
+		return fmt.Errorf("write %s: inconsistent data: %d locations, %d third coordinates, %d times", path, n, len(d.Z), len(d.T))
+	}
 	xn, yn := d.names()
 	header := []string{xn, yn}
 	cols := [][]float64{d.X, d.Y}
-	if d.Obs != nil {
+	obsName := "z"
+	if d.Z != nil {
 		header = append(header, "z")
+		cols = append(cols, d.Z)
+		obsName = "value"
+	}
+	if d.T != nil {
+		header = append(header, "t")
+		cols = append(cols, d.T)
+	}
+	if d.Obs2 != nil {
+		header = append(header, "z1", "z2")
+		cols = append(cols, d.Obs, d.Obs2)
+	} else if d.Obs != nil {
+		header = append(header, obsName)
 		cols = append(cols, d.Obs)
 	}
 	return atomicfile.Write(path, func(w io.Writer) error {

@@ -121,6 +121,15 @@ func digest(d *dataset.Data) string {
 			h.Write(b[:])
 		}
 	}
+	for _, col := range [][]float64{d.Z, d.T, d.Obs2} { // only when read: 2D digests unchanged
+		if col != nil {
+			fmt.Fprintf(h, "column n=%d\n", len(col))
+		}
+		for _, x := range col {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
+			h.Write(b[:])
+		}
+	}
 	for _, c := range d.Columns { // covariates (files that have them)
 		fmt.Fprintf(h, "column %s\n", c.Name)
 		for _, x := range c.Values {

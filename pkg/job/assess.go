@@ -52,7 +52,7 @@ type assessOptions struct {
 // kriging with the mean model's covariates at d).
 func krigeAt(ev *likelihood.Evaluator, theta []float64, d *dataset.Data, mean string) (*predict.Result, error) {
 	if len(ev.Problem().Covariates) == 0 {
-		return predict.Krige(ev, theta, points(d))
+		return predict.Krige(ev, theta, predictAt(d, ev.Problem().Model))
 	}
 	_, x0, err := dataset.Design(d, mean)
 	if err != nil {

@@ -185,6 +185,9 @@ func dataSHA256(cfg config.Fit, d *dataset.Data) string {
 	}
 	if d == nil {
 		fmt.Fprintf(h, "simulated n=%d kernel=%s seed=%d\n", cfg.N, cfg.Kernel, cfg.Seed)
+		if cfg.Times > 1 { // only when given: older digests unchanged
+			fmt.Fprintf(h, "times=%d\n", cfg.Times)
+		}
 		put(cfg.Theta...)
 		put(cfg.Nugget)
 	} else {
@@ -192,6 +195,18 @@ func dataSHA256(cfg config.Fit, d *dataset.Data) string {
 		put(d.X...)
 		put(d.Y...)
 		put(d.Obs...)
+		if d.Z != nil { // only when read: the digest of 2D data is unchanged
+			fmt.Fprintf(h, "z n=%d\n", len(d.Z))
+			put(d.Z...)
+		}
+		if d.T != nil {
+			fmt.Fprintf(h, "t n=%d\n", len(d.T))
+			put(d.T...)
+		}
+		if d.Obs2 != nil {
+			fmt.Fprintf(h, "z2 n=%d\n", len(d.Obs2))
+			put(d.Obs2...)
+		}
 		for _, c := range d.Columns { // covariates (files that have them)
 			fmt.Fprintf(h, "column %s\n", c.Name)
 			put(c.Values...)

@@ -172,7 +172,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 			return nil, badInput("fit: --holdout: %v", err)
 		}
 	}
-	n := nAll - len(held)
+	n := (nAll - len(held)) * variables(model) // the matrix's order
 	coords := dataset.Planar
 	if d != nil {
 		coords = d.Coords
@@ -180,6 +180,9 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	metric, err := Metric(cfg.Distance, coords)
 	if err != nil {
 		return nil, &config.Error{File: src, Key: "distance", Msg: err.Error()}
+	}
+	if err := checkFitColumns(cfg, d, metric); err != nil {
+		return nil, err
 	}
 	if err := ag.check(fitAgreement(cfg, cl, d), workers); err != nil {
 		return nil, err
@@ -258,7 +261,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	defer rt.Close()
 	if simulated {
 		t0 := time.Now()
-		if d, err = simulateGrid("fit", nAll, cfg.Seed, model, cfg.Theta, cfg.Nugget, rt, simOpts, -1); err != nil {
+		if d, err = simulateGrid("fit", nAll, cfg.Times, cfg.Seed, model, cfg.Theta, cfg.Nugget, rt, simOpts, -1); err != nil {
 			return nil, err
 		}
 		env.logf("simulated N=%d with theta=%s seed=%d in %.2fs (no --data given: the embedded default problem)\n",
@@ -445,6 +448,9 @@ func readFitData(cfg config.Fit) (*dataset.Data, error) {
 	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || len(cfg.Lower) == 4); err != nil {
 		return nil, badInput("%s: %v", src, err)
 	}
+	if err := checkKernelColumns(src, cfg.Kernel, d); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -525,22 +531,34 @@ func argmax(v []int64) int {
 	return k
 }
 
-// simulateGrid draws n points on ExaGeoStat's jittered grid (seed) and the
+// simulateGrid draws n points on ExaGeoStat's jittered grid (seed; with
+// times > 1, n/times sites at times 1..times: dataset.GridTimes) and the
 // field there (likelihood.Simulate with the tiles distributed by o). The
 // observations come back on rank root, or on every rank when root < 0.
 //
 // A covariance matrix that is not positive definite at theta (a smoothness
 // or range so large that the matrix is numerically singular) is the
 // user's theta for command cmd: exit 2, naming the key.
-func simulateGrid(cmd string, n int, seed uint64, model likelihood.Model, theta []float64, nugget float64, rt *runtime.Runtime, o likelihood.Options, root int) (*dataset.Data, error) {
-	d := dataset.Grid(n, seed)
+func simulateGrid(cmd string, n, times int, seed uint64, model likelihood.Model, theta []float64, nugget float64, rt *runtime.Runtime, o likelihood.Options, root int) (*dataset.Data, error) {
+	d := dataset.GridTimes(n, times, seed)
 	p := likelihood.Problem{Points: points(d), Metric: matern.Euclidean, Model: model, Nugget: nugget}
-	z, err := likelihood.Simulate(p, theta, dataset.StandardNormal(n, seed), rt, o, root)
+	nm := n * variables(model)
+	if model == likelihood.BivariateMatern {
+		p.Points = matern.Interleave(p.Points)
+	}
+	z, err := likelihood.Simulate(p, theta, dataset.StandardNormal(nm, seed), rt, o, root)
 	if errors.Is(err, likelihood.ErrNotPosDef) {
 		return nil, badInput("%s: key \"theta\": the field cannot be simulated: %v", cmd, err)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if model == likelihood.BivariateMatern && z != nil {
+		d.Obs, d.Obs2 = make([]float64, n), make([]float64, n)
+		for i := range n {
+			d.Obs[i], d.Obs2[i] = z[2*i], z[2*i+1]
+		}
+		return d, nil
 	}
 	d.Obs = z
 	return d, nil

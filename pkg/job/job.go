@@ -235,7 +235,7 @@ func phaseCluster(src string, nodes int, p config.Phase) (config.Cluster, error)
 }
 
 // points returns d's locations.
-func points(d *dataset.Data) matern.Points { return matern.Points{X: d.X, Y: d.Y} }
+func points(d *dataset.Data) matern.Points { return matern.Points{X: d.X, Y: d.Y, Z: d.Z, T: d.T} }
 
 // subset returns the rows idx of d.
 func subset(d *dataset.Data, idx []int) *dataset.Data {
@@ -245,6 +245,15 @@ func subset(d *dataset.Data, idx []int) *dataset.Data {
 		s.Y = append(s.Y, d.Y[i])
 		if d.Obs != nil {
 			s.Obs = append(s.Obs, d.Obs[i])
+		}
+		if d.Z != nil {
+			s.Z = append(s.Z, d.Z[i])
+		}
+		if d.T != nil {
+			s.T = append(s.T, d.T[i])
+		}
+		if d.Obs2 != nil {
+			s.Obs2 = append(s.Obs2, d.Obs2[i])
 		}
 	}
 	for _, c := range d.Columns {

@@ -60,6 +60,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0 || (len(cfg.Theta) == 4 && cfg.Theta[3] > 0)); err != nil { // a nugget allows duplicate locations
 		return nil, badInput("%s: %v", cfg.Data, err)
 	}
+	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
+		return nil, err
+	}
 	nw, err := dataset.ReadLocations(cfg.At) // a z column is not read
 	if err != nil {
 		return nil, &InputError{Err: err}
@@ -77,18 +80,31 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err != nil {
 		return nil, badInput("predict: %v", err)
 	}
+	if err := check3D("predict", obs, metric); err != nil {
+		return nil, err
+	}
 	if fd := cfg.FitDistance; fd != "" && MetricName(metric) != fd {
 		return nil, badInput("predict: --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
 			MetricName(metric), cfg.Data, cfg.ThetaFrom, fd)
 	}
-	if obs.Coords != nw.Coords {
+	if obs.Z == nil && nw.Z != nil && nw.ZName != "z" {
+		// 2D data: the new locations' depth, height or elevation column
+		// is a covariate of the mean ("x,y,elev" beside "x,y,z,elev").
+		nw.Columns = append(nw.Columns, dataset.Column{Name: nw.ZName, Values: nw.Z})
+		nw.Z, nw.ZName = nil, ""
+	}
+		if obs.Coords != nw.Coords {
 		return nil, badInput("predict: %s and %s use different coordinates (%s vs %s)", cfg.Data, cfg.At, obs.Coords, nw.Coords)
+	}
+	if err := sameColumns(cfg.Data, obs, cfg.At, nw); err != nil {
+		return nil, err
 	}
 	workers := workersOr(cfg.Workers)
 	if err := ag.check(shared{settings: settingsOf(cfg), inputs: []input{{"--data " + cfg.Data, obs}, {"--at " + cfg.At, nw}}}, workers); err != nil {
 		return nil, err
 	}
-	n1, n2 := obs.Len(), nw.Len()
+	model := likelihood.Model(cfg.Kernel)
+	n1, n2 := obs.Len()*variables(model), nw.Len()*variables(model) // the matrices' orders
 	nb := cfg.NB
 	if nb == 0 {
 		nb = tile.AutoNB(n1)
@@ -98,7 +114,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, err
 	}
 	o := likelihood.Options{NB: nb}
-	res := &PredictResult{Observed: n1, Predicted: n2, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+	res := &PredictResult{Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, n1, nb, false); err != nil {
 		return nil, err
 	}
@@ -119,8 +135,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err != nil {
 		return nil, badInput("%s: %v", cfg.Data, err)
 	}
-	ev, err := likelihood.NewWith(likelihood.Problem{Points: points(sorted), Metric: metric, Obs: sorted.Obs,
-		Model: likelihood.Model(cfg.Kernel), Nugget: cfg.Nugget, Covariates: x}, rt, o)
+	pts, z := problemData(sorted, model)
+	ev, err := likelihood.NewWith(likelihood.Problem{Points: pts, Metric: metric, Obs: z,
+		Model: model, Nugget: cfg.Nugget, Covariates: x}, rt, o)
 	if err != nil {
 		return nil, err
 	}
@@ -149,13 +166,17 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if nw.Coords == dataset.Geographic {
 		hdr[0], hdr[1] = "lon", "lat"
 	}
+	hdr, cols := withColumns(nw, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var})
+	if model == likelihood.BivariateMatern {
+		hdr, cols = bivariateColumns(hdr[:2], cols[:2], r.Z, r.Var)
+	}
 	if cfg.Out == StdoutPath {
-		if err := dataset.WriteTableTo(env.stdout(), hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var}); err != nil {
+		if err := dataset.WriteTableTo(env.stdout(), hdr, cols); err != nil {
 			return nil, fmt.Errorf("predict: standard output: %w", err)
 		}
 		return res, nil
 	}
-	if err := dataset.WriteTable(cfg.Out, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var}); err != nil {
+	if err := dataset.WriteTable(cfg.Out, hdr, cols); err != nil {
 		return nil, badInput("predict: %v", err)
 	}
 	return res, nil

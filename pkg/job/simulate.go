@@ -44,26 +44,27 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if err != nil {
 		return nil, err
 	}
+	nm := cfg.N * variables(likelihood.Model(cfg.Kernel)) // the matrix's order
 	nb := cfg.NB
 	if nb == 0 {
-		nb = tile.AutoNB(cfg.N)
+		nb = tile.AutoNB(nm)
 	}
 	workers := workersOr(cfg.Workers)
 	if err := ag.check(shared{settings: settingsOf(cfg)}, workers); err != nil {
 		return nil, err
 	}
-	g := evalGraph(cfg.N, nb)
-	if err := checkScale(w, "simulate", limit, scale{n: cfg.N, nb: nb, g: g}); err != nil {
+	g := evalGraph(nm, nb)
+	if err := checkScale(w, "simulate", limit, scale{n: nm, nb: nb, g: g}); err != nil {
 		return nil, err
 	}
 	o := likelihood.Options{NB: nb}
 	res := &SimulateResult{N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
-	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, cfg.N, nb, false); err != nil {
+	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, nm, nb, false); err != nil {
 		return nil, err
 	}
-	need := likelihood.MemoryNeed(cfg.N, o, w.Size())
-	addTo(need, graphNeed(g, cfg.N, nb, o.Owner, w.Size()))
-	if _, err := checkMemory(w, "simulate", need, limit, problem(cfg.N, nb, w.Size())+graphNote(g, most(need)*int64(w.Size()))); err != nil {
+	need := likelihood.MemoryNeed(nm, o, w.Size())
+	addTo(need, graphNeed(g, nm, nb, o.Owner, w.Size()))
+	if _, err := checkMemory(w, "simulate", need, limit, problem(nm, nb, w.Size())+graphNote(g, most(need)*int64(w.Size()))); err != nil {
 		return nil, err
 	}
 	rt, err := newRuntime(w, workers, false)
@@ -72,7 +73,7 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	}
 	defer rt.Close()
 	t0 := time.Now()
-	d, err := simulateGrid("simulate", cfg.N, cfg.Seed, likelihood.Model(cfg.Kernel), cfg.Theta, cfg.Nugget, rt, o, 0)
+	d, err := simulateGrid("simulate", cfg.N, cfg.Times, cfg.Seed, likelihood.Model(cfg.Kernel), cfg.Theta, cfg.Nugget, rt, o, 0)
 	if err != nil {
 		return nil, err
 	}

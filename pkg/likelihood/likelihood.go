@@ -50,6 +50,9 @@ const (
 
 // ParamNames returns the names of the model's parameters, in theta order.
 func (m Model) ParamNames() []string {
+	if n := m.extraParamNames(); n != nil {
+		return n
+	}
 	if m == PowExp {
 		return []string{"sigma2", "beta", "delta"}
 	}
@@ -74,10 +77,10 @@ func (m Model) ParamNamesFor(d int) []string {
 // Validate reports an unknown model.
 func (m Model) Validate() error {
 	switch m {
-	case Matern, PowExp:
+	case Matern, PowExp, SpaceTimeMatern, BivariateMatern:
 		return nil
 	}
-	return fmt.Errorf("unknown kernel %q (want matern or powexp)", string(m))
+	return fmt.Errorf("unknown kernel %q (want matern, powexp, spacetime-matern or bivariate-matern)", string(m))
 }
 
 // Kernel returns the covariance function for theta, valid for distances up
@@ -85,6 +88,9 @@ func (m Model) Validate() error {
 // last (>= 0 and finite; it is no part of the covariance function: it is
 // added on the diagonal, Problem.Tau2).
 func (m Model) Kernel(theta []float64, rmax float64) (matern.Kernel, error) {
+	if k, ok, err := m.extraKernel(theta, rmax); ok {
+		return k, err
+	}
 	if len(theta) != 3 && len(theta) != 4 {
 		return nil, fmt.Errorf("%s needs 3 parameters (4 with tau2), got %d", m, len(theta))
 	}
@@ -283,6 +289,9 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 		return nil, fmt.Errorf("likelihood: %d observations for %d locations", n, len(p.Points.X))
 	}
 	if err := p.Model.Validate(); err != nil {
+		return nil, err
+	}
+	if err := p.Model.checkPoints(p.Points); err != nil {
 		return nil, err
 	}
 	if nb < 1 {

@@ -37,7 +37,9 @@ func (m Metric) String() string {
 // not nil, (X[i], Y[i], Z[i]). Z is nil for 2D points and ignored by
 // GreatCircle, for which X is the longitude and Y the latitude in degrees.
 // Two point sets measured against each other must both be 2D or both 3D.
-type Points struct{ X, Y, Z []float64 }
+// T, when not nil, is the time of each point: Distance ignores it, the
+// space-time kernels (SpaceTime) read it.
+type Points struct{ X, Y, Z, T []float64 }
 
 // Len returns the number of points, len(p.X).
 func (p Points) Len() int { return len(p.X) }

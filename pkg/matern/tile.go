@@ -17,7 +17,8 @@ import (
 // for 0 <= i < m, 0 <= j < n: the nugget tau2 goes on the diagonal of Sigma
 // only (diag says whether rows and cols are the same point set, so that
 // equal indices are the same location). Entries dst[i + j*ld] with i >= m
-// are left alone.
+// are left alone. A PairKernel (space-time, bivariate) fills the tile
+// itself (its Fill) and the nugget is added as above.
 //
 // Each column's distances are computed first (exactly as Distance does)
 // and then turned into covariances by one CovRow call when k implements
@@ -37,6 +38,11 @@ func FillTile(k Kernel, nugget float64, metric Metric, rows Points, row0, m int,
 	}
 	if len(dst) < (n-1)*ld+m {
 		panic(fmt.Sprintf("matern: FillTile: len(dst) = %d < (n-1)*ld+m = %d", len(dst), (n-1)*ld+m))
+	}
+	if pk, ok := k.(PairKernel); ok {
+		pk.Fill(metric, rows, row0, m, cols, col0, n, dst, ld)
+		addNugget(nugget, row0, m, col0, n, diag, dst, ld)
+		return
 	}
 	rk, _ := k.(RowKernel)
 	eval := func(col []float64) {
@@ -121,6 +127,12 @@ func FillTile(k Kernel, nugget float64, metric Metric, rows Points, row0, m int,
 	default:
 		panic(fmt.Sprintf("matern: unknown metric %d", int(metric)))
 	}
+	addNugget(nugget, row0, m, col0, n, diag, dst, ld)
+}
+
+// addNugget adds nugget to the entries of the tile on the diagonal of
+// Sigma (row0+i == col0+j) when diag.
+func addNugget(nugget float64, row0, m, col0, n int, diag bool, dst []float64, ld int) {
 	if diag && nugget != 0 {
 		for j := range n {
 			if i := col0 + j - row0; i >= 0 && i < m {

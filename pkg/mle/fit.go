@@ -68,11 +68,14 @@ type FitResult struct {
 }
 
 // Points returns d's locations as matern.Points.
-func Points(d *dataset.Data) matern.Points { return matern.Points{X: d.X, Y: d.Y} }
+func Points(d *dataset.Data) matern.Points { return matern.Points{X: d.X, Y: d.Y, Z: d.Z, T: d.T} }
 
 // Guess returns the data-driven start: sigma2 = the sample variance of the
 // observations, beta = a tenth of the diagonal of the locations' bounding
-// box, and nu = 0.5 (delta = 1 for the powered exponential).
+// box, and nu = 0.5 (delta = 1 for the powered exponential); for the
+// space-time Matérn also beta_t = 1, alpha = 0.5, sep = 0.5, delta = 0.1;
+// for the bivariate Matérn (sigma2_1, sigma2_2, beta, 0.5, 0.5, rho) with
+// the variances and correlation of z1 and z2.
 func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []float64 {
 	n := float64(len(d.Obs))
 	var mean, v float64
@@ -94,6 +97,13 @@ func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []floa
 	third := 0.5
 	if model == likelihood.PowExp {
 		third = 1
+	}
+	if model == likelihood.BivariateMatern && d.Obs2 != nil {
+		return bivariateGuess(d, 0.1*diag)
+	}
+	if model == likelihood.SpaceTimeMatern {
+		// beta_t = 1, alpha = 0.5, sep = 0.5, delta = 0.1.
+		return []float64{v, 0.1 * diag, third, 1, 0.5, 0.5, 0.1}
 	}
 	return []float64{v, 0.1 * diag, third}
 }
@@ -122,7 +132,8 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		rt = runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
 		defer rt.Close()
 	}
-	p := likelihood.Problem{Points: Points(sd), Metric: o.Metric, Obs: sd.Obs, Model: o.Model, Nugget: o.Nugget, REML: o.REML}
+	pts, obs := ProblemData(sd, o.Model)
+	p := likelihood.Problem{Points: pts, Metric: o.Metric, Obs: obs, Model: o.Model, Nugget: o.Nugget, REML: o.REML}
 	for _, c := range o.Covariates {
 		if len(c) != len(perm) {
 			return nil, errors.New("mle: a covariate's length is not the data's")

@@ -35,7 +35,7 @@ type Options struct {
 	Guess        []float64 // the data-driven start, used with StartData
 	FtolAbs      float64   // stop when an step changes l by less than this (default 1e-5)
 	MaxEvals     int       // at most this many evaluations (0: no limit)
-	LogScale     bool      // search log(theta) instead of theta
+	LogScale     bool      // search log(theta) instead of theta (parameters with a lower bound > 0; others linearly)
 	// Replay, if not nil, answers the evaluations already paid for (a
 	// checkpoint's) without calling the objective: the search retraces
 	// the checkpointed path bitwise, then carries on.
@@ -161,7 +161,7 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		th := append([]float64(nil), start...)
 		for j, i := range free {
 			v := u[j]
-			if o.LogScale {
+			if o.LogScale && o.Lower[i] > 0 {
 				v = math.Exp(v)
 			}
 			th[i] = math.Min(math.Max(v, o.Lower[i]), o.Upper[i])
@@ -169,7 +169,7 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		return th
 	}
 	from := func(i int, v float64) float64 {
-		if o.LogScale {
+		if o.LogScale && o.Lower[i] > 0 {
 			return math.Log(v)
 		}
 		return v

@@ -168,14 +168,16 @@ func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher
 }
 
 // derivTerms returns dSigma/dtheta_j (no nugget) as a linear combination of
-// covariances: Sigma/sigma2 for sigma2, the identity for tau2 (j = 3),
-// otherwise the fourth-order central difference
-// (8 (C(+h) - C(-h)) - (C(+2h) - C(-2h))) / (12 h).
+// covariances: Sigma/sigma2 for sigma2, the identity for tau2 (j = 3 of a
+// 4-parameter theta), otherwise the fourth-order central difference
+// (8 (C(+h) - C(-h)) - (C(+2h) - C(-2h))) / (12 h), or a one-sided one of
+// the same order where a central step leaves the model's domain
+// (diffRules).
 func derivTerms(p likelihood.Problem, theta []float64, j int, rmax float64) ([]insert.Term, error) {
-	if j == 3 {
+	if j == 3 && len(theta) == 4 {
 		return []insert.Term{{Weight: 1}}, nil // K nil: the identity
 	}
-	if j == 0 && (p.Model == likelihood.Matern || p.Model == likelihood.PowExp) {
+	if j == 0 && (p.Model == likelihood.Matern || p.Model == likelihood.PowExp || p.Model == likelihood.SpaceTimeMatern) {
 		k, err := p.Model.Kernel(theta, rmax)
 		if err != nil {
 			return nil, err
@@ -183,17 +185,35 @@ func derivTerms(p likelihood.Problem, theta []float64, j int, rmax float64) ([]i
 		return []insert.Term{{K: k, Weight: 1 / theta[0]}}, nil
 	}
 	h := derivStep * theta[j]
-	var terms []insert.Term
-	for _, s := range []struct{ step, w float64 }{{1, 8}, {-1, -8}, {2, -1}, {-2, 1}} {
-		th := append([]float64(nil), theta...)
-		th[j] += s.step * h
-		k, err := p.Model.Kernel(th, rmax)
-		if err != nil {
-			return nil, fmt.Errorf("fisher: derivative in %s: %v", p.Model.ParamNames()[j], err)
+	var err error
+	for _, rule := range diffRules() {
+		var terms []insert.Term
+		for _, s := range rule {
+			th := append([]float64(nil), theta...)
+			th[j] += s.step * h
+			var k matern.Kernel
+			if k, err = p.Model.Kernel(th, rmax); err != nil {
+				break
+			}
+			terms = append(terms, insert.Term{K: k, Weight: s.w / (12 * h)})
 		}
-		terms = append(terms, insert.Term{K: k, Weight: s.w / (12 * h)})
+		if err == nil {
+			return terms, nil
+		}
 	}
-	return terms, nil
+	return nil, fmt.Errorf("fisher: derivative in %s: %v", p.Model.ParamNames()[j], err)
+}
+
+// diffRules are the fourth-order finite differences of derivTerms (steps
+// in units of h, weights over 12 h): central, then one-sided backward and
+// forward for a parameter at the edge of its domain (a space-time alpha
+// or sep at 1).
+func diffRules() [3][]struct{ step, w float64 } {
+	return [3][]struct{ step, w float64 }{
+		{{1, 8}, {-1, -8}, {2, -1}, {-2, 1}},
+		{{0, 25}, {-1, -48}, {-2, 36}, {-3, -16}, {-4, 3}},
+		{{0, -25}, {1, 48}, {2, -36}, {3, 16}, {4, -3}},
+	}
 }
 
 // solveRightT submits X = X L^-T for the lower factor l and a square tiled

@@ -129,6 +129,9 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 	if n2 == 0 {
 		return nil, fmt.Errorf("predict: no new locations")
 	}
+	if (p.Points.T != nil) != (at.T != nil) || (p.Points.Z != nil) != (at.Z != nil) {
+		return nil, fmt.Errorf("predict: the observed and the new locations must both have times (t) or not, and both a third coordinate or not")
+	}
 	rmax := math.Max(ev.RMax(), crossMax(p.Metric, p.Points, at))
 	k, err := p.Model.Kernel(theta, rmax)
 	if err != nil {
@@ -142,14 +145,19 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 	// Wide column tiles make the solve's gemm tasks efficient; the row
 	// tiles (the factor's) give the parallelism.
 	cw := min(n2, max(l.NB, colWidth))
+	if p.Model == likelihood.BivariateMatern && cw%2 == 1 && cw < n2 {
+		cw++ // even batches: a batch starts with a location's first variable
+	}
 	// Batches of columns bound the memory of V.
 	per := max(cw, batchBytes/(8*max(n1, 1))/cw*cw)
 	res.Z, res.Var = make([]float64, 0, n2), make([]float64, 0, n2)
-	c0 := k.Cov(0) + p.Tau2(theta)
 	for b0 := 0; b0 < n2; b0 += per {
 		sub := matern.Points{X: at.X[b0:min(n2, b0+per)], Y: at.Y[b0:min(n2, b0+per)]}
 		if at.Z != nil {
 			sub.Z = at.Z[b0:min(n2, b0+per)]
+		}
+		if at.T != nil {
+			sub.T = at.T[b0:min(n2, b0+per)]
 		}
 		v := crossCov(ev, "V", k, sub, cw)
 		mt, nt := v.RowLayout.NT, v.ColLayout.NT
@@ -186,6 +194,7 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 			return nil, err
 		}
 		zs, ss := pred.Values(), sq.Values()
+		c0 := pointVar(k, p.Metric, sub, p.Tau2(theta)) // per point: each variable's own of bivariate data
 		vxs := make([][]float64, np)
 		for c, x := range vx {
 			vxs[c] = x.Values()
@@ -193,7 +202,7 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 		}
 		d := make([]float64, np)
 		for i := range zs {
-			z, vr := zs[i], c0-ss[i]
+			z, vr := zs[i], c0[i]-ss[i]
 			for c := 0; c < np; c++ {
 				d[c] = x0[c][b0+i] - vxs[c][i]
 				z += d[c] * beta[c] // x0^T b + V^T w - (Xw^T V)^T b

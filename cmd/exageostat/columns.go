@@ -1,0 +1,46 @@
+package main
+
+// kernelsHelp describes the --kernel values.
+const kernelsHelp = "covariance: matern, powexp, spacetime-matern or bivariate-matern (see --help)"
+
+// dataColumnsHelp is the part of fit's and predict's --help about the
+// columns of a data file and the space-time kernel.
+const dataColumnsHelp = `
+
+Columns of a data file: x,y (or lon,lat) first, then in any order t or
+time (the time of the observation), a third coordinate depth, height,
+elevation or elev (3D Euclidean distance, planar x,y only), and the
+observation value or obs. A column named z is the observation unless a
+column is named value or obs, when z is the third coordinate: x,y,z and
+x,y,t,z hold the observation in z, x,y,z,value and x,y,depth,value are 3D
+locations. Prediction locations (--at) have the same columns as the data
+(their observation column, if any, is not read).
+
+Space-time (--kernel spacetime-matern, data with a t column): ExaGeoStat's
+univariate_spacetime_matern_stationary (Gneiting 2002, eq. 16 with d = 2),
+theta = (sigma2, beta, nu, beta_t, alpha, sep, delta) in its order: for
+spatial distance h and time lag u, psi = |u|^(2 alpha)/beta_t + 1 and
+C(h, u) = sigma2 / psi^(sep+delta) * M_nu((h/beta) / psi^(sep/2)), M_nu the
+Matérn correlation; 0 < alpha <= 1, 0 < sep <= 1 (default upper bounds 1).
+Without data, --times K simulates N/K sites observed at times 1..K.
+
+Bivariate (--kernel bivariate-matern, data x,y,z1,z2): ExaGeoStat's
+bivariate_matern_parsimonious (Gneiting, Kleiber and Schlather 2010),
+theta = (sigma2_1, sigma2_2, beta, nu1, nu2, rho) in its order:
+C_ii(h) = sigma2_i M_nu_i(h/beta), C_12(h) = rho b sqrt(sigma2_1 sigma2_2)
+M_nu12(h/beta), nu12 = (nu1+nu2)/2, b = sqrt(nu1 nu2)/nu12 (Gneiting et al.'s
+bound in the plane, by which ExaGeoStat scales rho): valid for |rho| <= 1,
+the default bounds of rho are [-1, 1] (searched linearly). The 2N x 2N
+covariance is interleaved per location as ExaGeoStat's. fit needs data
+(no --holdout, --plot); predict co-kriges both variables at each new
+location and writes x,y,z1_hat,z1_variance,z2_hat,z2_variance.`
+
+// simulateColumnsHelp is the part of simulate's --help about space-time
+// data.
+const simulateColumnsHelp = `
+
+Space-time (--kernel spacetime-matern, theta = sigma2,beta,nu,beta_t,alpha,
+sep,delta, see fit --help): --times K draws N/K sites, each observed at the
+times 1..K, and writes x,y,t,z. Bivariate (--kernel bivariate-matern,
+theta = sigma2_1,sigma2_2,beta,nu1,nu2,rho, |rho| <= 1, see fit --help):
+two variables at each location, written x,y,z1,z2.`
