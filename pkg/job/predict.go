@@ -93,7 +93,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		nw.Columns = append(nw.Columns, dataset.Column{Name: nw.ZName, Values: nw.Z})
 		nw.Z, nw.ZName = nil, ""
 	}
-		if obs.Coords != nw.Coords {
+	if obs.Coords != nw.Coords {
 		return nil, badInput("predict: %s and %s use different coordinates (%s vs %s)", cfg.Data, cfg.At, obs.Coords, nw.Coords)
 	}
 	if err := sameColumns(cfg.Data, obs, cfg.At, nw); err != nil {
