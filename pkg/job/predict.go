@@ -67,6 +67,12 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
+	if obs.Z == nil && nw.Z != nil && nw.ZName != "z" {
+		// 2D data: the new locations' depth, height or elevation column
+		// is a covariate of the mean ("x,y,elev" beside "x,y,z,elev").
+		nw.Columns = append(nw.Columns, dataset.Column{Name: nw.ZName, Values: nw.Z})
+		nw.Z, nw.ZName = nil, ""
+	}
 	if _, _, err := dataset.Design(nw, cfg.Mean); err != nil { // the covariates at the new locations
 		return nil, badInput("%s: %v", cfg.At, err)
 	}
@@ -86,12 +92,6 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if fd := cfg.FitDistance; fd != "" && MetricName(metric) != fd {
 		return nil, badInput("predict: --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
 			MetricName(metric), cfg.Data, cfg.ThetaFrom, fd)
-	}
-	if obs.Z == nil && nw.Z != nil && nw.ZName != "z" {
-		// 2D data: the new locations' depth, height or elevation column
-		// is a covariate of the mean ("x,y,elev" beside "x,y,z,elev").
-		nw.Columns = append(nw.Columns, dataset.Column{Name: nw.ZName, Values: nw.Z})
-		nw.Z, nw.ZName = nil, ""
 	}
 	if obs.Coords != nw.Coords {
 		return nil, badInput("predict: %s and %s use different coordinates (%s vs %s)", cfg.Data, cfg.At, obs.Coords, nw.Coords)
