@@ -207,8 +207,10 @@ many threads as workers) with the speed-up.`,
 			fmt.Printf("  generation rate, one core: fast %.1f M entries/s, direct Bessel %.1f M entries/s (x%.1f)\n",
 				r.GenRate/1e6, r.DirectRate/1e6, r.GenRate/r.DirectRate)
 			if r.Mean != "" {
-				fmt.Printf("  mean %s (GLS, profiled): %.4f s per evaluation vs %.4f s with zero mean, alternated: overhead %+.1f%%\n",
-					r.Mean, r.Seconds, r.ZeroSecs, 100*r.MeanOverhead)
+				fmt.Printf("  mean %s (GLS, profiled): %.4f s per evaluation vs %.4f s with zero mean, alternated: overhead %+.1f%% wall, %+.1f%% busy\n",
+					r.Mean, r.Seconds, r.ZeroSecs, 100*r.MeanOverhead, 100*r.BusyOverhead)
+				fmt.Printf("  the mean's tasks (solves, inner products): %.4f s busy = %.2f%% of the zero-mean evaluation's %.4f s\n",
+					r.Solve-r.ZeroSolve, 100*(r.Solve-r.ZeroSolve)/r.ZeroBusy, r.ZeroBusy)
 			}
 			if r.PredictN > 0 {
 				fmt.Printf("  prediction of %d new locations (cross-covariance, solves; factor reused): %.4f s = %.2f x one evaluation\n",

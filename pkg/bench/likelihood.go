@@ -74,6 +74,16 @@ type LikelihoodResult struct {
 	Mean         string  `json:"mean,omitempty"`
 	ZeroSecs     float64 `json:"zero_mean_seconds,omitempty"`
 	MeanOverhead float64 `json:"mean_overhead,omitempty"`
+	// ZeroBusy is the zero-mean evaluation's median busy seconds (all
+	// phases, summed over workers) and BusyOverhead the mean's relative
+	// extra work, (Gen + Chol + Solve)/ZeroBusy - 1: less sensitive than
+	// wall time to other load on the machine.
+	ZeroBusy     float64 `json:"zero_mean_busy_seconds,omitempty"`
+	BusyOverhead float64 `json:"mean_busy_overhead,omitempty"`
+	// ZeroSolve is the zero-mean evaluation's median busy seconds in the
+	// solve phase: Solve - ZeroSolve is the work of the mean's tasks (its
+	// solves and inner products), the same under any other load.
+	ZeroSolve float64 `json:"zero_mean_solve_busy,omitempty"`
 }
 
 // LikelihoodBench times l(theta) on ExaGeoStat's synthetic locations (seeded
@@ -106,19 +116,28 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 			return nil, err
 		}
 	}
-	var wall, gen, chol, sol, wall0 []float64
+	var wall, gen, chol, sol, wall0, busy0, busy, sol0 []float64
 	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up
 		return nil, err
 	}
+	zero := func() error {
+		_, st, err := ev0.LogLik(o.Theta)
+		wall0, busy0, sol0 = append(wall0, st.Wall), append(busy0, st.Gen+st.Chol+st.Solve), append(sol0, st.Solve)
+		return err
+	}
 	for r := 0; r < o.Reps; r++ {
-		if ev0 != nil {
-			_, st, err := ev0.LogLik(o.Theta)
-			if err != nil {
+		if ev0 != nil && r%2 == 0 { // alternate the order of the two
+			if err := zero(); err != nil {
 				return nil, err
 			}
-			wall0 = append(wall0, st.Wall)
 		}
 		l, st, err := ev.LogLik(o.Theta)
+		busy = append(busy, st.Gen+st.Chol+st.Solve)
+		if ev0 != nil && r%2 == 1 {
+			if err := zero(); err != nil {
+				return nil, err
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -131,6 +150,9 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 	if ev0 != nil {
 		res.ZeroSecs = median(wall0)
 		res.MeanOverhead = res.Seconds/res.ZeroSecs - 1
+		res.ZeroBusy = median(busy0)
+		res.BusyOverhead = median(busy)/res.ZeroBusy - 1
+		res.ZeroSolve = median(sol0)
 		ev0.Release()
 	}
 	if o.Predict > 0 {

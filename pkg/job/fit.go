@@ -273,15 +273,22 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		d = subset(d, train)
 	}
 	// The mean model's design matrix at the (training) locations.
+	dataName := cfg.Data // for messages about the data
+	switch {
+	case cfg.Simulated():
+		dataName = "fit"
+	case dataName == "":
+		dataName = cfg.Locations
+	}
 	meanTerms, meanCols, err := dataset.Design(d, cfg.Mean)
 	if err != nil {
-		return nil, badInput("%s: %v", src, err)
+		return nil, badInput("%s: %v", dataName, err)
 	}
 	if len(meanTerms) > 0 && d.Len() <= len(meanTerms) {
 		return nil, badInput("fit: --mean %s has %d coefficients for %d observations", cfg.Mean, len(meanTerms), d.Len())
 	}
 	if err := checkDesign(meanTerms, meanCols); err != nil {
-		return nil, badInput("%s: --mean %s: %v", src, cfg.Mean, err)
+		return nil, badInput("%s: --mean %s: %v", dataName, cfg.Mean, err)
 	}
 	if opt.Start == mle.StartData && opt.Guess == nil {
 		for i, g := range mle.GuessFor(d, metric, model, len(names)) {

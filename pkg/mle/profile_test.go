@@ -94,3 +94,39 @@ func TestProfilable(t *testing.T) {
 		}
 	}
 }
+
+// TestFitMeanReplay: a profiled REML fit with a constant mean, then the
+// same fit replayed from its own evaluations (a resumed checkpoint that
+// had finished): the same theta, l and mean coefficients, the
+// coefficients' covariance recomputed at the estimate (the best
+// evaluation was replayed, not computed), equal to the first run's scaled
+// one to round-off.
+func TestFitMeanReplay(t *testing.T) {
+	d := dataset.Grid(150, 3)
+	d.Obs = dataset.StandardNormal(150, 3)
+	one := make([]float64, 150)
+	for i := range one {
+		one[i] = 1
+		d.Obs[i] += 2
+	}
+	o := FitOptions{Model: likelihood.Matern, NB: 40, Workers: 2, Profile: true, Covariates: [][]float64{one}, REML: true,
+		Opt: Options{Lower: []float64{0.01, 0.01, 0.5}, Upper: []float64{5, 2, 0.5}, Start: StartData, LogScale: true, FtolAbs: 1e-5}}
+	a, err := Fit(d, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []Record
+	for _, s := range a.Steps {
+		recs = append(recs, s.Eval.Record())
+	}
+	o.Opt.Replay = NewCache(recs)
+	b, err := Fit(d, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Replayed != b.Evaluations || b.LogLik != a.LogLik || b.Theta[1] != a.Theta[1] || len(b.Beta) != 1 ||
+		math.Abs(b.Beta[0]-a.Beta[0]) > 1e-12*math.Abs(a.Beta[0]) || math.Abs(b.BetaCov[0][0]-a.BetaCov[0][0]) > 1e-10*a.BetaCov[0][0] {
+		t.Fatalf("first %v l %v b %v cov %v; replayed (%d of %d) %v l %v b %v cov %v", a.Theta, a.LogLik, a.Beta, a.BetaCov,
+			b.Replayed, b.Evaluations, b.Theta, b.LogLik, b.Beta, b.BetaCov)
+	}
+}
