@@ -37,9 +37,10 @@ const (
 // Method (Tang's table-driven exponential): k = round(64 x / ln 2),
 // r = x - k ln 2 / 64 in two parts (|r| <= ln 2 / 128 = 0.0054),
 // exp(-x) = 2^-(k/64) exp(-r) = 2^-floor(k/64) * 2^(-(k mod 64)/64) * exp(-r),
-// exp(-r) by its Taylor polynomial of degree 6 (truncation below 3e-20),
-// 2^(-(k mod 64)/64) from the table and 2^-floor(k/64) from its exponent
-// bits. expNegRow is the same arithmetic on a row.
+// exp(-r) - 1 = q by its Taylor polynomial of degree 6 (truncation below
+// 3e-20), 2^(-(k mod 64)/64) = T from the table, summed as T + T q (the
+// small term last: one rounding of a result near T), and 2^-floor(k/64)
+// from its exponent bits. expNegRow is the same arithmetic on a row.
 func expNeg(x float64) float64 {
 	if !(x <= 708) { // also NaN
 		return math.Exp(-x)
@@ -48,8 +49,9 @@ func expNeg(x float64) float64 {
 	kf := float64(k)
 	r := (x - kf*expStepHi) - kf*expStepLo
 	r2 := r * r
-	p := 1 - (r - r2*((1.0/2-r*(1.0/6))+r2*((1.0/24-r*(1.0/120))+r2*(1.0/720))))
-	return p * exp2Frac[k&63] * math.Float64frombits(uint64(1023-(k>>6))<<52)
+	q := -(r - r2*((1.0/2-r*(1.0/6))+r2*((1.0/24-r*(1.0/120))+r2*(1.0/720)))) // exp(-r) - 1
+	tab := exp2Frac[k&63]
+	return (tab + tab*q) * math.Float64frombits(uint64(1023-(k>>6))<<52)
 }
 
 // expNegRow sets out[i] = expNeg(r[i]*ib) for i < len(r), bit for bit:
@@ -66,7 +68,8 @@ func expNegRow(r, out []float64, ib float64) {
 		kf := float64(k)
 		t := (x - kf*expStepHi) - kf*expStepLo
 		t2 := t * t
-		p := 1 - (t - t2*((1.0/2-t*(1.0/6))+t2*((1.0/24-t*(1.0/120))+t2*(1.0/720))))
-		out[i] = p * exp2Frac[k&63] * math.Float64frombits(uint64(1023-(k>>6))<<52)
+		q := -(t - t2*((1.0/2-t*(1.0/6))+t2*((1.0/24-t*(1.0/120))+t2*(1.0/720))))
+		tab := exp2Frac[k&63]
+		out[i] = (tab + tab*q) * math.Float64frombits(uint64(1023-(k>>6))<<52)
 	}
 }
