@@ -2,7 +2,7 @@
 # and restricted likelihood, GLS coefficients), the maxima on real data,
 # universal kriging, and ExaGeoStat's space-time and bivariate kernels.
 #
-#   Rscript testdata/r/references.R            # everything (~ a few minutes)
+#   OPENBLAS_NUM_THREADS=1 Rscript testdata/r/references.R   # everything
 #   Rscript testdata/r/references.R nofits     # skip the maximisations (b)
 #
 # Run from the repository root. Needs r-base-core (besselK, chol, optim) and,
@@ -340,14 +340,21 @@ if (requireNamespace("RandomFields", quietly = TRUE)) {
 #   REML: sigma2_hat = r'Rg^-1 r / (n - p), l_R = -(n-p)/2 (log(2 pi sigma2_hat) + 1)
 #                                              - 1/2 log|Rg| - 1/2 log|X'Rg^-1 X|
 # (r = z - X b_hat, b_hat the GLS estimate, which does not depend on sigma2).
-# optim L-BFGS-B from a grid of starts, then Nelder-Mead and BFGS polishing
-# from the best; the reported l_max is the full (unprofiled) loglik() at
+# optim L-BFGS-B from 4 starts (nu fixed: beta at two values x g in
+# {0.03, 0.5}; nu free: beta at two values x nu in {0.5, 1.5}, g = 0.1), then
+# L-BFGS-B (factr = 1), Nelder-Mead and L-BFGS-B again from the best; the reported l_max is the full (unprofiled) loglik() at
 # theta_hat = (sigma2_hat, beta, nu, g sigma2_hat) and b_hat.
-prof <- function(phi, z, D, X, reml, nu_fixed) {
+# Only the upper triangle of the correlation matrix is computed: R's chol()
+# reads only the upper triangle. P = list(v = D[upper.tri(D)], ut = upper.tri(D)).
+corr_upper <- function(P, beta, nu, g) {
+  M <- diag(1 + g, nrow(P$ut))
+  M[P$ut] <- matern(P$v, 1, beta, nu)
+  M
+}
+prof <- function(phi, z, P, X, reml, nu_fixed) {
   beta <- exp(phi[1]); g <- exp(phi[2]); nu <- if (is.na(nu_fixed)) exp(phi[3]) else nu_fixed
   n <- length(z); p <- ncol(X)
-  Rg <- matern(D, 1, beta, nu); diag(Rg) <- diag(Rg) + g
-  R <- tryCatch(chol(Rg), error = function(e) NULL)
+  R <- tryCatch(chol(corr_upper(P, beta, nu, g)), error = function(e) NULL)
   if (is.null(R)) return(-1e300)
   zt <- backsolve(R, z, transpose = TRUE); Xt <- backsolve(R, X, transpose = TRUE)
   q <- qr(Xt); r <- qr.resid(q, zt); quad <- sum(r^2)
@@ -355,38 +362,38 @@ prof <- function(phi, z, D, X, reml, nu_fixed) {
   if (!reml) return(-n / 2 * (log(2 * pi * quad / n) + 1) - ld / 2)
   -(n - p) / 2 * (log(2 * pi * quad / (n - p)) + 1) - ld / 2 - sum(log(abs(diag(qr.R(q)))))
 }
-theta_of <- function(phi, z, D, X, reml, nu_fixed) {
+theta_of <- function(phi, z, P, X, reml, nu_fixed) {
   beta <- exp(phi[1]); g <- exp(phi[2]); nu <- if (is.na(nu_fixed)) exp(phi[3]) else nu_fixed
-  Rg <- matern(D, 1, beta, nu); diag(Rg) <- diag(Rg) + g
-  R <- chol(Rg)
+  R <- chol(corr_upper(P, beta, nu, g))
   zt <- backsolve(R, z, transpose = TRUE); Xt <- backsolve(R, X, transpose = TRUE)
   quad <- sum(qr.resid(qr(Xt), zt)^2)
   s2 <- quad / (length(z) - if (reml) ncol(X) else 0)
   c(sigma2 = s2, beta = beta, nu = nu, tau2 = g * s2)
 }
-fit_one <- function(z, D, X, reml, nu_fixed, box) {
+fit_one <- function(z, P, X, reml, nu_fixed, box) {
   free_nu <- is.na(nu_fixed)
   lo <- log(c(box$beta[1], box$g[1], if (free_nu) box$nu[1]))
   hi <- log(c(box$beta[2], box$g[2], if (free_nu) box$nu[2]))
-  f <- function(phi) -prof(phi, z, D, X, reml, nu_fixed)
+  evals <- 0
+  f <- function(phi) { evals <<- evals + 1; -prof(phi, z, P, X, reml, nu_fixed) }
   fbox <- function(phi) if (any(phi < lo | phi > hi)) 1e300 else f(phi)
-  starts <- expand.grid(b = log(box$beta_starts), g = log(c(0.03, 0.5)),
-                        nu = if (free_nu) log(c(0.4, 1.5)) else NA)
-  evals <- 0; best <- NULL; ends <- numeric(0)
+  starts <- if (free_nu) expand.grid(b = log(box$beta_starts), g = log(0.1), nu = log(c(0.5, 1.5)))
+            else expand.grid(b = log(box$beta_starts), g = log(c(0.03, 0.5)))
+  best <- NULL; ends <- numeric(0)
   for (i in seq_len(nrow(starts))) {
-    s0 <- unlist(starts[i, ]); if (!free_nu) s0 <- s0[1:2]
-    o <- optim(s0, f, method = "L-BFGS-B", lower = lo, upper = hi,
-               control = list(factr = 1e5, maxit = 500))
-    evals <- evals + o$counts[1]; ends <- c(ends, o$value)
+    o <- optim(unlist(starts[i, ]), f, method = "L-BFGS-B", lower = lo, upper = hi)
+    ends <- c(ends, o$value)
     if (is.null(best) || o$value < best$value) best <- o
   }
   # polish inside the box: L-BFGS-B to machine tolerance (central differences,
-  # step 1e-5 in log parameters), then Nelder-Mead, keep the best
+  # step 1e-5 in log parameters), then Nelder-Mead; keep the best
   o2 <- optim(best$par, f, method = "L-BFGS-B", lower = lo, upper = hi,
               control = list(factr = 1, pgtol = 0, maxit = 1000, ndeps = rep(1e-5, length(lo))))
-  o3 <- optim(o2$par, fbox, method = "Nelder-Mead", control = list(reltol = 1e-15, maxit = 2000))
+  o3 <- optim(o2$par, fbox, method = "Nelder-Mead", control = list(reltol = 1e-15, maxit = 400))
+  o4 <- optim(o3$par, f, method = "L-BFGS-B", lower = lo, upper = hi,
+              control = list(factr = 1, pgtol = 0, maxit = 1000, ndeps = rep(1e-5, length(lo))))
   fin <- best
-  for (o in list(o2, o3)) if (o$value < fin$value) fin <- o
+  for (o in list(o2, o3, o4)) if (o$value < fin$value) fin <- o
   # central-difference gradient of l in the log parameters at the end point
   # (one-sided inwards at a bound)
   gr <- sapply(seq_along(fin$par), function(j) {
@@ -411,54 +418,71 @@ if (do_fits) {
                 rmprecip = list(dat = rmprecip, D = Dprecip, metric = "great-circle (km)",
                                 box = list(beta = c(0.5, 5000), g = c(1e-8, 100), nu = c(0.05, 8),
                                            beta_starts = c(50, 300))))
-  for (nm in names(fsets)) for (reml in c(FALSE, TRUE)) for (nuf in c(0.5, NA)) {
+  jobs <- expand.grid(nuf = c(0.5, NA), reml = c(FALSE, TRUE), nm = names(fsets),
+                      stringsAsFactors = FALSE)
+  one <- function(i) {
+    nm <- jobs$nm[i]; reml <- jobs$reml[i]; nuf <- jobs$nuf[i]
     s <- fsets[[nm]]; X <- design("constant", s$dat)
+    P <- list(v = s$D[upper.tri(s$D)], ut = upper.tri(s$D))
     t0 <- proc.time()[3]
-    F <- fit_one(s$dat$z, s$D, X, reml, nuf, s$box)
-    th <- theta_of(F$phi, s$dat$z, s$D, X, reml, nuf)
+    F <- fit_one(s$dat$z, P, X, reml, nuf, s$box)
+    th <- theta_of(F$phi, s$dat$z, P, X, reml, nuf)
     L <- loglik(th, s$dat$z, s$D, X)
     lfull <- if (reml) L$reml else L$profile
-    cat(sprintf("%s %s nu=%s: l_max %.12f (profiled %.12f) |grad interior| %.2g evals %d starts %d/%d %.1fs\n",
-                nm, if (reml) "REML" else "ML", if (is.na(nuf)) "free" else nuf,
-                lfull, F$lmax_prof, max(abs(F$grad), 0), F$evals, F$starts_near, F$starts,
-                proc.time()[3] - t0))
-    print(signif(th, 10))
-    fits[[length(fits) + 1]] <- data.frame(
+    msg <- sprintf("%s %s nu=%s: l_max %.12f (profiled %.12f) |grad interior| %.2g evals %d starts %d/%d %.1fs: %s",
+                   nm, if (reml) "REML" else "ML", if (is.na(nuf)) "free" else nuf,
+                   lfull, F$lmax_prof, max(abs(F$grad), 0), F$evals, F$starts_near, F$starts,
+                   proc.time()[3] - t0, paste(signif(th, 10), collapse = " "))
+    list(msg = msg, row = data.frame(
       data = nm, distance = s$metric, mean = "constant", method = if (reml) "reml" else "ml",
       nu_fixed = if (is.na(nuf)) "free" else "0.5", n = nrow(s$dat),
       sigma2 = th[1], beta = th[2], nu = th[3], tau2 = th[4],
       mean_hat = L$b, mean_se = sqrt(L$cov[1, 1]),
       loglik_max = lfull, loglik_reml_xx = if (reml) L$reml_xx else NA,
-      max_abs_grad_logparams = if (length(F$grad)) max(abs(F$grad)) else NA, at_bound = F$at_bound,
+      max_abs_grad_logparams = if (length(F$grad)) max(abs(F$grad)) else NA,
+      at_bound = F$at_bound,
       beta_box = sprintf("[%g;%g]", s$box$beta[1], s$box$beta[2]),
       g_box = sprintf("[%g;%g]", s$box$g[1], s$box$g[2]),
       nu_box = if (is.na(nuf)) sprintf("[%g;%g]", s$box$nu[1], s$box$nu[2]) else "fixed",
       starts_within_1e4 = sprintf("%d/%d", F$starts_near, F$starts),
-      lbfgsb_evals = F$evals)
+      evaluations = F$evals, row.names = NULL))
   }
+  # the slow (rmprecip) fits first, 4 at a time in forked processes (only
+  # with OPENBLAS_NUM_THREADS=1: a threaded OpenBLAS can hang after fork)
+  cores <- if (Sys.getenv("OPENBLAS_NUM_THREADS") == "1") 4L else 1L
+  res <- parallel::mclapply(rev(seq_len(nrow(jobs))), one, mc.cores = cores)
+  res <- res[order(rev(seq_len(nrow(jobs))))]
+  for (r in res) cat(r$msg, "\n")
+  fits <- lapply(res, `[[`, "row")
   fits <- do.call(rbind, fits)
   write_csv(fits, "fits_real.csv")
 
-  # Cross-check of the nu = 0.5 ML and REML maxima with fields::spatialProcess
-  # (mKrig, constant mean m = 1). fields' Matern(d, aRange, smoothness) is
-  # M_nu(d / aRange): aRange = beta, smoothness = nu; its sigma2 is the Matérn
-  # variance and tau the nugget's standard deviation (tau2 = tau^2), lambda =
-  # tau2/sigma2. Great-circle distances: rdist.earth with R = 6371 (fields'
-  # default radius is 6378.388 km and it uses acos, not haversine).
+  # Cross-check of the ML maxima with fields::mKrig (its own GLS and profile
+  # likelihood code): lnProfileLike.FULL at our theta_hat, constant mean
+  # (m = 1), lambda = tau2/sigma2, aRange = beta, smoothness = nu. Exact
+  # distances are passed through a covariance function: fields' rdist
+  # (|x|^2 + |y|^2 - 2 x'y) and rdist.earth (acos, default R = 6378.388 km)
+  # give the diagonal 1e-3 m / 3e-5 km instead of 0, which moves l by 1e-5
+  # at nu = 0.5 and 2e-2 at nu = 0.2. fields' "REML" (lnProfileREML = the ML
+  # profile + 1/2 log|(X'Rg^-1X)^-1|, sigma2 = quad/n) is not the REML above,
+  # so only the ML rows are compared.
   if (requireNamespace("fields", quietly = TRUE)) {
     suppressMessages(library(fields))
-    for (nm in names(fsets)) for (reml in c(FALSE, TRUE)) {
-      s <- fsets[[nm]]
-      ca <- list(Covariance = "Matern", smoothness = 0.5)
-      if (nm == "rmprecip") ca <- c(ca, list(Distance = "rdist.earth", Dist.args = list(miles = FALSE, R = 6371)))
-      sp <- suppressWarnings(spatialProcess(as.matrix(s$dat[, 1:2]), s$dat$z, mKrig.args = list(m = 1),
-                                            cov.args = ca, REML = reml, reltol = 1e-10))
-      ours <- fits[fits$data == nm & fits$method == (if (reml) "reml" else "ml") & fits$nu_fixed == "0.5", ]
-      th <- c(sp$summary["sigma2"], sp$summary["aRange"], 0.5, sp$summary["tau"]^2)
-      L <- loglik(th, s$dat$z, s$D, design("constant", s$dat))
-      cat(sprintf("fields %s %s nu=0.5: aRange %.6g (ours %.6g) lambda %.6g (ours %.6g), our l at fields' theta %.10f vs our max %.10f\n",
-                  nm, if (reml) "REML" else "ML", th[2], ours$beta, th[4] / th[1], ours$tau2 / ours$sigma2,
-                  if (reml) L$reml else L$profile, ours$loglik_max))
+    exactCov <- function(x1, x2 = NULL, aRange, smoothness, metric, C = NA, marginal = FALSE, ...) {
+      if (marginal) return(rep(1, nrow(x1)))
+      if (is.null(x2)) x2 <- x1
+      K <- matern(distmat(x1, x2, metric = metric), 1, aRange, smoothness)
+      if (!is.na(C[1])) return(K %*% C)
+      K
+    }
+    for (i in which(fits$method == "ml")) {
+      r <- fits[i, ]; d <- fsets[[r$data]]$dat
+      mk <- mKrig(as.matrix(d[, 1:2]), d$z, m = 1, lambda = r$tau2 / r$sigma2, cov.function = "exactCov",
+                  cov.args = list(smoothness = r$nu, aRange = r$beta,
+                                  metric = if (r$data == "meuse") "euclidean" else "gc"))
+      cat(sprintf("fields::mKrig %s ML nu=%s: lnProfileLike.FULL %.12f, ours %.12f, relative difference %.2g; sigma2 %.12g, ours %.12g\n",
+                  r$data, r$nu_fixed, mk$summary["lnProfileLike.FULL"], r$loglik_max,
+                  mk$summary["lnProfileLike.FULL"] / r$loglik_max - 1, mk$summary["sigma2"], r$sigma2))
     }
   }
 }
