@@ -1,0 +1,137 @@
+package job
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/exageostat/exageostat/pkg/config"
+)
+
+// TestPredictAgainstR: predict with a zero, constant and linear mean
+// (universal kriging, the variance of a new observation with the mean's
+// uncertainty) at 20 new locations of the 200 synthetic points gives the
+// predictions and variances base R computed (testdata/r/references.R,
+// kriging_synth.csv) to 1e-8.
+func TestPredictAgainstR(t *testing.T) {
+	f, err := os.Open("../../testdata/r/kriging_synth.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	byMean := map[string][][]string{}
+	var means []string
+	for _, r := range rows[1:] {
+		if byMean[r[4]] == nil {
+			means = append(means, r[4])
+		}
+		byMean[r[4]] = append(byMean[r[4]], r)
+	}
+	if len(means) != 3 {
+		t.Fatalf("means %v, want zero, constant and linear", means)
+	}
+	dir := t.TempDir()
+	for _, mean := range means {
+		rs := byMean[mean]
+		var at strings.Builder
+		at.WriteString("x,y\n")
+		for _, r := range rs {
+			fmt.Fprintf(&at, "%s,%s\n", r[5], r[6])
+		}
+		atPath := filepath.Join(dir, mean+"-at.csv")
+		if err := os.WriteFile(atPath, []byte(at.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := config.DefaultPredict()
+		p.Data, p.At, p.Out, p.Mean, p.NB = "../../testdata/r/synth_n200.csv", atPath, filepath.Join(dir, mean+"-p.csv"), mean, 48
+		p.Theta = []float64{num(rs[0][0]), num(rs[0][1]), num(rs[0][2]), num(rs[0][3])}
+		if _, err := Predict(p, Env{}); err != nil {
+			t.Fatalf("%s: %v", mean, err)
+		}
+		out, err := os.ReadFile(p.Out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")[1:]
+		if len(lines) != len(rs) {
+			t.Fatalf("%s: %d predictions, want %d", mean, len(lines), len(rs))
+		}
+		for i, line := range lines {
+			v := strings.Split(line, ",")
+			zhat, vr := num(v[2]), num(v[3])
+			wz, wv := num(rs[i][7]), num(rs[i][9])
+			if math.Abs(zhat-wz) > 1e-8*math.Max(1, math.Abs(wz)) || math.Abs(vr-wv) > 1e-8*math.Max(1, wv) {
+				t.Errorf("%s, location %d: z_hat %.12g variance %.12g; R %.12g %.12g", mean, i+1, zhat, vr, wz, wv)
+			}
+		}
+	}
+}
+
+// TestRealFitsAgainstR: fits of the meuse data (155 points, constant mean,
+// nugget estimated) reach the maxima R found by its own optimisation from
+// several starts (testdata/r/fits_real.csv) within 1e-4 in l: ML with nu
+// fixed at 0.5 and free, REML with nu free, in R's search box.
+func TestRealFitsAgainstR(t *testing.T) {
+	f, err := os.Open("../../testdata/r/fits_real.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	want := map[string]float64{}
+	for _, r := range rows[1:] {
+		v, err := strconv.ParseFloat(r[col["loglik_max"]], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[r[col["data"]]+"/"+r[col["method"]]+"/"+r[col["nu_fixed"]]] = v
+	}
+	cases := []struct {
+		key    string
+		lb, ub []float64
+		reml   bool
+	}{
+		{"meuse/ml/0.5", []float64{1e-3, 1, 0.5, 1e-9}, []float64{1e3, 1e4, 0.5, 100}, false},
+		{"meuse/ml/free", []float64{1e-3, 1, 0.05, 1e-9}, []float64{1e3, 1e4, 8, 100}, false},
+		{"meuse/reml/free", []float64{1e-3, 1, 0.05, 1e-9}, []float64{1e3, 1e4, 8, 100}, true},
+	}
+	for _, c := range cases {
+		w, ok := want[c.key]
+		if !ok {
+			t.Fatalf("%s: no reference row", c.key)
+		}
+		cfg := config.DefaultFit()
+		cfg.Data, cfg.Mean, cfg.REML, cfg.Lower, cfg.Upper, cfg.Checkpoint = "../../testdata/real/meuse.csv", "constant", c.reml, c.lb, c.ub, "none"
+		cfg.N, cfg.Theta, cfg.Seed = 0, nil, 0
+		r, err := Fit(cfg, Env{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.key, err)
+		}
+		if d := r.LogLik - w; !(math.Abs(d) <= 1e-4) {
+			t.Errorf("%s: l = %.9f after %d evaluations, R's maximum %.9f (difference %.2g)", c.key, r.LogLik, r.Evaluations, w, d)
+		}
+	}
+}
