@@ -19,15 +19,7 @@ import (
 // predictions and variances base R computed (testdata/r/references.R,
 // kriging_synth.csv) to 1e-8.
 func TestPredictAgainstR(t *testing.T) {
-	f, err := os.Open("../../testdata/r/kriging_synth.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readRows(t, "../../testdata/r/kriging_synth.csv")
 	num := func(s string) float64 {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
@@ -88,15 +80,7 @@ func TestPredictAgainstR(t *testing.T) {
 // several starts (testdata/r/fits_real.csv) within 1e-4 in l: ML with nu
 // fixed at 0.5 and free, REML with nu free, in R's search box.
 func TestRealFitsAgainstR(t *testing.T) {
-	f, err := os.Open("../../testdata/r/fits_real.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readRows(t, "../../testdata/r/fits_real.csv")
 	col := map[string]int{}
 	for i, h := range rows[0] {
 		col[h] = i
@@ -134,4 +118,19 @@ func TestRealFitsAgainstR(t *testing.T) {
 			t.Errorf("%s: l = %.9f after %d evaluations, R's maximum %.9f (difference %.2g)", c.key, r.LogLik, r.Evaluations, w, d)
 		}
 	}
+}
+
+// readRows reads a committed reference CSV (its header is rows[0]).
+func readRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

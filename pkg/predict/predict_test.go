@@ -25,6 +25,17 @@ func randomPoints(n int, rng *rand.Rand) matern.Points {
 // gonum's dense Cholesky and solves.
 // denseKrigeCond is denseKrige with the condition number of Sigma11.
 func denseKrigeCond(p1 matern.Points, z []float64, p2 matern.Points, th matern.Theta, nugget float64) (zhat, v []float64, cond float64) {
+	var ch mat.Cholesky
+	if !ch.Factorize(denseSigma11(p1, th, nugget)) {
+		panic("reference not SPD")
+	}
+	zhat, v = denseKrige(p1, z, p2, th, nugget)
+	return zhat, v, ch.Cond()
+}
+
+// denseSigma11 is the covariance matrix of p1 by the direct Matérn, with
+// the nugget on its diagonal.
+func denseSigma11(p1 matern.Points, th matern.Theta, nugget float64) *mat.SymDense {
 	n1 := len(p1.X)
 	s11 := mat.NewSymDense(n1, nil)
 	for i := 0; i < n1; i++ {
@@ -36,26 +47,12 @@ func denseKrigeCond(p1 matern.Points, z []float64, p2 matern.Points, th matern.T
 			s11.SetSym(i, j, c)
 		}
 	}
-	var ch mat.Cholesky
-	if !ch.Factorize(s11) {
-		panic("reference not SPD")
-	}
-	zhat, v = denseKrige(p1, z, p2, th, nugget)
-	return zhat, v, ch.Cond()
+	return s11
 }
 
 func denseKrige(p1 matern.Points, z []float64, p2 matern.Points, th matern.Theta, nugget float64) (zhat, v []float64) {
 	n1, n2 := len(p1.X), len(p2.X)
-	s11 := mat.NewSymDense(n1, nil)
-	for i := 0; i < n1; i++ {
-		for j := 0; j <= i; j++ {
-			c := matern.Matern(th, matern.Distance(matern.Euclidean, p1, i, p1, j))
-			if i == j {
-				c += nugget
-			}
-			s11.SetSym(i, j, c)
-		}
-	}
+	s11 := denseSigma11(p1, th, nugget)
 	s12 := mat.NewDense(n1, n2, nil)
 	for i := 0; i < n1; i++ {
 		for j := 0; j < n2; j++ {
