@@ -191,6 +191,7 @@ func badInputCases() []cliCase {
 		{name: "predict at no rows", args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5"}, files: map[string]string{"a.csv": "x,y\n"}, want: "a.csv: no locations"},
 		{name: "predict coordinates", args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5"}, files: map[string]string{"a.csv": "lon,lat\n1,2\n"},
 			want: "use different coordinates (planar vs geographic)"},
+		{name: "predict variance", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--variance", "field"}, want: `predict: key "variance": --variance must be observation or latent, got "field"`},
 		{name: "predict distance", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--distance", "l1"}, want: `unknown distance "l1"`},
 		{name: "theta-from truncated", defect: 9, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@t.json"},
 			files: map[string]string{"t.json": `{"kernel":"matern","theta":[1,0.1`}, want: "predict: --theta-from t.json: not valid JSON (unexpected end at byte 33: the file is truncated)"},

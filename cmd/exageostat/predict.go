@@ -83,6 +83,7 @@ d = x0 - X'Sigma^-1 c.`,
 	f.StringVar(&thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta), and tau2 (the nugget) as a 4th value")
 	f.StringVar(&cfg.ThetaFrom, "theta-from", "", "take theta, kernel, mean, nugget and distance from a fit's --json result")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
+	f.StringVar(&cfg.Variance, "variance", cfg.Variance, "the variance written: observation (of a new observation, nugget included) or latent (of the field, without the nugget)")
 	c.Long += dataColumnsHelp
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto")
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2")

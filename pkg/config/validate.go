@@ -521,18 +521,22 @@ func (s *Simulate) Validate() error {
 // Predict configures `exageostat predict`: kriging at the locations of At
 // from the observations in Data with parameters Theta.
 type Predict struct {
-	Data        string    `toml:"data"`
-	At          string    `toml:"at"`
-	Out         string    `toml:"out"`
-	Theta       []float64 `toml:"theta"`
-	ThetaFrom   string    `toml:"theta_from"` // a fit's JSON result (read by the command into Theta, Kernel, ...)
-	Kernel      string    `toml:"kernel"`
-	Distance    string    `toml:"distance"`
-	Nugget      float64   `toml:"nugget"`
-	Mean        string    `toml:"mean"` // zero | constant | linear | COL1,COL2: universal kriging
-	NB          int       `toml:"nb"`
-	Workers     int       `toml:"workers"`
-	MemoryLimit string    `toml:"memory_limit"`
+	Data      string    `toml:"data"`
+	At        string    `toml:"at"`
+	Out       string    `toml:"out"`
+	Theta     []float64 `toml:"theta"`
+	ThetaFrom string    `toml:"theta_from"` // a fit's JSON result (read by the command into Theta, Kernel, ...)
+	Kernel    string    `toml:"kernel"`
+	Distance  string    `toml:"distance"`
+	Nugget    float64   `toml:"nugget"`
+	Mean      string    `toml:"mean"` // zero | constant | linear | COL1,COL2: universal kriging
+	// Variance is the variance predict writes: "observation" (of a new
+	// observation, nugget included; the default) or "latent" (of the
+	// field itself, without the nugget tau2).
+	Variance    string `toml:"variance"`
+	NB          int    `toml:"nb"`
+	Workers     int    `toml:"workers"`
+	MemoryLimit string `toml:"memory_limit"`
 	// Distribution of the tiles over the MPI ranks (ignored on one rank).
 	Phase
 	// FitDistance, when set, is the distance of the fit that ThetaFrom
@@ -544,8 +548,14 @@ type Predict struct {
 // DefaultPredict returns the defaults: Matérn, distance from the data's
 // header, automatic tile size, block-cyclic over the ranks.
 func DefaultPredict() Predict {
-	return Predict{Kernel: "matern", Distance: "auto", Mean: "zero", Phase: Phase{Distribution: "bc"}}
+	return Predict{Kernel: "matern", Distance: "auto", Mean: "zero", Variance: VarianceObservation, Phase: Phase{Distribution: "bc"}}
 }
+
+// The variances predict can write (Predict.Variance).
+const (
+	VarianceObservation = "observation" // of a new observation: nugget included
+	VarianceLatent      = "latent"      // of the field: without the nugget
+)
 
 // Validate checks p and returns an *Error (File "predict") naming the
 // first bad key: data, at and out given (out's directory existing), a
@@ -591,6 +601,8 @@ func (p *Predict) Validate() error {
 		return bad("nugget", "--nugget must be >= 0 and finite, got %g", p.Nugget)
 	case len(p.Theta) == 4 && p.Nugget != 0 && p.Nugget != p.Theta[3]:
 		return bad("nugget", "--nugget %g disagrees with tau2 = %g, the 4th value of theta (leave --nugget out)", p.Nugget, p.Theta[3])
+	case p.Variance != "" && p.Variance != VarianceObservation && p.Variance != VarianceLatent:
+		return bad("variance", "--variance must be observation or latent, got %q", p.Variance)
 	}
 	if _, err := MemoryLimitBytes(p.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)

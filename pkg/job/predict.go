@@ -3,6 +3,7 @@ package job
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
@@ -155,6 +156,14 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	res.Seconds = r.Seconds
 	if err := checkFailTask(rt, w); err != nil {
 		return nil, err
+	}
+	if cfg.Variance == config.VarianceLatent {
+		// The field's own variance: the new observation's without the
+		// nugget tau2 (its measurement error), clamped at 0 like it.
+		tau2 := ev.Problem().Tau2(cfg.Theta)
+		for i := range r.Var {
+			r.Var[i] = math.Max(r.Var[i]-tau2, 0)
+		}
 	}
 	if err := checkPrediction(r.Z, r.Var, cfg.At); err != nil {
 		return nil, err

@@ -15,9 +15,9 @@ import (
 
 // TestPredictAgainstR: predict with a zero, constant and linear mean
 // (universal kriging, the variance of a new observation with the mean's
-// uncertainty) at 20 new locations of the 200 synthetic points gives the
-// predictions and variances base R computed (testdata/r/references.R,
-// kriging_synth.csv) to 1e-8.
+// uncertainty; or of the latent field, without the nugget) at 20 new
+// locations of the 200 synthetic points gives the predictions and variances
+// base R computed (testdata/r/references.R, kriging_synth.csv) to 1e-8.
 func TestPredictAgainstR(t *testing.T) {
 	rows := readRows(t, "../../testdata/r/kriging_synth.csv")
 	num := func(s string) float64 {
@@ -50,26 +50,32 @@ func TestPredictAgainstR(t *testing.T) {
 		if err := os.WriteFile(atPath, []byte(at.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p := config.DefaultPredict()
-		p.Data, p.At, p.Out, p.Mean, p.NB = "../../testdata/r/synth_n200.csv", atPath, filepath.Join(dir, mean+"-p.csv"), mean, 48
-		p.Theta = []float64{num(rs[0][0]), num(rs[0][1]), num(rs[0][2]), num(rs[0][3])}
-		if _, err := Predict(p, Env{}); err != nil {
-			t.Fatalf("%s: %v", mean, err)
-		}
-		out, err := os.ReadFile(p.Out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")[1:]
-		if len(lines) != len(rs) {
-			t.Fatalf("%s: %d predictions, want %d", mean, len(lines), len(rs))
-		}
-		for i, line := range lines {
-			v := strings.Split(line, ",")
-			zhat, vr := num(v[2]), num(v[3])
-			wz, wv := num(rs[i][7]), num(rs[i][9])
-			if math.Abs(zhat-wz) > 1e-8*math.Max(1, math.Abs(wz)) || math.Abs(vr-wv) > 1e-8*math.Max(1, wv) {
-				t.Errorf("%s, location %d: z_hat %.12g variance %.12g; R %.12g %.12g", mean, i+1, zhat, vr, wz, wv)
+		for _, variance := range []string{config.VarianceObservation, config.VarianceLatent} {
+			p := config.DefaultPredict()
+			p.Data, p.At, p.Out, p.Mean, p.NB = "../../testdata/r/synth_n200.csv", atPath, filepath.Join(dir, mean+"-"+variance+".csv"), mean, 48
+			p.Theta, p.Variance = []float64{num(rs[0][0]), num(rs[0][1]), num(rs[0][2]), num(rs[0][3])}, variance
+			if _, err := Predict(p, Env{}); err != nil {
+				t.Fatalf("%s: %v", mean, err)
+			}
+			out, err := os.ReadFile(p.Out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")[1:]
+			if len(lines) != len(rs) {
+				t.Fatalf("%s: %d predictions, want %d", mean, len(lines), len(rs))
+			}
+			vcol := 9 // R's var_obs; var_field for the latent variance
+			if variance == config.VarianceLatent {
+				vcol = 8
+			}
+			for i, line := range lines {
+				v := strings.Split(line, ",")
+				zhat, vr := num(v[2]), num(v[3])
+				wz, wv := num(rs[i][7]), num(rs[i][vcol])
+				if math.Abs(zhat-wz) > 1e-8*math.Max(1, math.Abs(wz)) || math.Abs(vr-wv) > 1e-8*math.Max(1, wv) {
+					t.Errorf("%s, %s variance, location %d: z_hat %.12g variance %.12g; R %.12g %.12g", mean, variance, i+1, zhat, vr, wz, wv)
+				}
 			}
 		}
 	}
