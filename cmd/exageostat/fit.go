@@ -18,6 +18,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/mle"
 )
 
@@ -356,6 +357,9 @@ func printFit(w io.Writer, r *job.FitResult) {
 			fmt.Fprintf(w, "  (%s)", boundLabel(r.AtBound[i]))
 		}
 		fmt.Fprintln(w)
+	}
+	if r.EffectiveRange != nil {
+		fmt.Fprintf(w, "effective range (correlation %g): %.6g\n", matern.EffectiveRangeLevel, *r.EffectiveRange)
 	}
 	pe := r.PerEval
 	replayed := ""

@@ -82,6 +82,10 @@ type FitResult struct {
 	Quality
 	// Memory has one report per rank (on rank 0; nil on the others).
 	Memory []RankMemory `json:"memory,omitempty"`
+	// EffectiveRange is the distance at which the fitted correlation falls
+	// to 0.05 (matern.EffectiveRange; Matérn and powered exponential), in
+	// the distance's units (km for great-circle distances).
+	EffectiveRange *float64 `json:"effective_range,omitempty"`
 	// Run says what the run was: version, command line, inputs and their
 	// SHA-256, CPU, host, ranks, workers, date (rank 0).
 	Run *provenance.Run `json:"run,omitempty"`
@@ -585,6 +589,15 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 	}
 	if len(names) == 4 && len(r.Theta) == 4 {
 		o.Nugget = r.Theta[3] // the estimate (predict --theta-from reads either)
+	}
+	switch model {
+	case likelihood.Matern:
+		if er, err := matern.EffectiveRange(r.Theta[1], r.Theta[2], matern.EffectiveRangeLevel); err == nil {
+			o.EffectiveRange = &er
+		}
+	case likelihood.PowExp:
+		er := matern.PowExpEffectiveRange(r.Theta[1], r.Theta[2], matern.EffectiveRangeLevel)
+		o.EffectiveRange = &er
 	}
 	for _, s := range r.Steps {
 		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Replayed: s.Replayed}

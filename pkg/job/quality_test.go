@@ -1,6 +1,7 @@
 package job
 
 import (
+	"github.com/exageostat/exageostat/pkg/config"
 	"math"
 	"slices"
 	"strings"
@@ -85,5 +86,21 @@ func TestCheckPrediction(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !IsInput(err) {
 			t.Errorf("%v %v: error %v, want an input error with %q", c.z, c.v, err, c.want)
 		}
+	}
+}
+
+// TestFitEffectiveRange: the fit reports the distance where its fitted
+// correlation falls to 0.05: beta ln 20 for the exponential (nu fixed at
+// 0.5), an independent closed form.
+func TestFitEffectiveRange(t *testing.T) {
+	cfg := config.DefaultFit()
+	cfg.N, cfg.NB, cfg.Lower, cfg.Upper, cfg.MaxEvals = 100, 50, []float64{0.01, 0.01, 0.5}, []float64{5, 5, 0.5}, 30
+	r, err := Fit(cfg, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := r.Theta[1] * math.Log(20)
+	if r.EffectiveRange == nil || math.Abs(*r.EffectiveRange-want) > 1e-9*want {
+		t.Errorf("effective range %v, want beta ln 20 = %v", r.EffectiveRange, want)
 	}
 }
