@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -150,25 +151,56 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	}
 	add := func(name string) { out.Plots = append(out.Plots, filepath.Join(dir, name+".png")) }
 	h, g, _ := plot.EmpiricalSemivariogram(points(o.train), o.metric, o.train.Obs, 25, 2_000_000, o.seed)
-	c0 := k.Cov(0) + p.Tau2(theta)
+	tau2 := p.Tau2(theta)
+	c0 := k.Cov(0) + tau2
+	names := p.Model.ParamNamesFor(len(theta))
+	var est []string
+	for i, v := range theta {
+		est = append(est, fmt.Sprintf("%s=%.3g", names[i], v))
+	}
+	if len(theta) != 4 && tau2 > 0 {
+		est = append(est, fmt.Sprintf("nugget=%.3g", tau2))
+	}
 	if err := plot.Semivariogram(filepath.Join(dir, "semivariogram"), h, g,
-		func(r float64) float64 { return c0 - k.Cov(r) }, fmt.Sprintf("Semivariogram: data vs fitted %s", p.Model)); err != nil {
+		func(r float64) float64 { return c0 - k.Cov(r) }, fmt.Sprintf("Fitted %s: %s", p.Model, strings.Join(est, " "))); err != nil {
 		return err
 	}
 	add("semivariogram")
+	// One colour scale for the observations and the predictions (those
+	// inside the data's convex hull, the only ones the maps show).
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range o.train.Obs {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if grid != nil {
+		gx, gy := plot.GridPoints(o.gridX, o.gridY, minx, maxx, miny, maxy)
+		plot.MaskOutsideHull(o.train.X, o.train.Y, gx, gy, grid.Z)
+		plot.MaskOutsideHull(o.train.X, o.train.Y, gx, gy, grid.Var)
+		for _, v := range grid.Z {
+			if !math.IsNaN(v) {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+	}
 	if err := plot.Map(filepath.Join(dir, "observations"), o.train.X, o.train.Y, o.train.Obs,
-		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: "z", XLabel: xl, YLabel: yl}); err != nil {
+		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: "z", XLabel: xl, YLabel: yl, Min: lo, Max: hi}); err != nil {
 		return err
 	}
 	add("observations")
 	if grid != nil {
 		if err := plot.Grid(filepath.Join(dir, "prediction"), o.gridX, o.gridY, minx, maxx, miny, maxy, grid.Z,
-			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction on a %dx%d grid", o.gridX, o.gridY), Label: "z_hat", XLabel: xl, YLabel: yl}); err != nil {
+			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction (%dx%d grid, inside the data's hull; dots: data)", o.gridX, o.gridY),
+				Label: "z_hat", XLabel: xl, YLabel: yl, Min: lo, Max: hi, PointsX: o.train.X, PointsY: o.train.Y}); err != nil {
 			return err
 		}
 		add("prediction")
+		which := "of a new observation (nugget included)"
+		if tau2 == 0 {
+			which = "of a new observation (no nugget)"
+		}
 		if err := plot.Grid(filepath.Join(dir, "prediction_sd"), o.gridX, o.gridY, minx, maxx, miny, maxy, sqrtAll(grid.Var),
-			plot.MapOptions{Title: "Prediction standard deviation", Label: "sd", XLabel: xl, YLabel: yl}); err != nil {
+			plot.MapOptions{Title: "Prediction standard deviation " + which, Label: "sd", XLabel: xl, YLabel: yl,
+				PointsX: o.train.X, PointsY: o.train.Y}); err != nil {
 			return err
 		}
 		add("prediction_sd")

@@ -3,6 +3,7 @@ package plot
 import (
 	"fmt"
 	"image"
+	"image/color"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -42,6 +43,9 @@ type MapOptions struct {
 	// bytes a point). The colour range and axes still cover all points.
 	// 0 means DefaultMaxPoints; a negative value means no limit.
 	MaxPoints int
+	// PointsX and PointsY (Grid only), if not empty, are locations drawn
+	// over the map as small black dots: the data a prediction comes from.
+	PointsX, PointsY []float64
 }
 
 // labels returns the axis names, "x" and "y" by default.
@@ -183,6 +187,20 @@ func Grid(base string, nx, ny int, x0, x1, y0, y1 float64, v []float64, opts Map
 		p := newPlot(opts.Title, xl, yl)
 		p.X.Padding, p.Y.Padding = 0, 0
 		p.Add(plotter.NewImage(img, x0, y0, x1, y1))
+		if n := min(len(opts.PointsX), len(opts.PointsY)); n > 0 {
+			xy := make(plotter.XYs, n)
+			for i := range xy {
+				xy[i].X, xy[i].Y = opts.PointsX[i], opts.PointsY[i]
+			}
+			sc, err := plotter.NewScatter(xy)
+			if err != nil {
+				return err
+			}
+			sc.GlyphStyle.Color = color.Black
+			sc.GlyphStyle.Radius = vg.Points(1.2)
+			sc.GlyphStyle.Shape = draw.CircleGlyph{}
+			p.Add(sc)
+		}
 		return colorFigure(dc, p, sc, opts.Label, !opts.FreeAspect, [2]float64{x0, x1}, [2]float64{y0, y1})
 	})
 }
