@@ -272,6 +272,10 @@ func badInputCases() []cliCase {
 		{name: "workers beyond slurm cpus", defect: 11, ok: true, args: []string{"fit", "--data", "@d.csv", "--workers", "2", "--max-evals", "2", "--nb", "30"}, env: []string{"SLURM_CPUS_PER_TASK=1"},
 			want: "ask Slurm for 2 CPUs per task (srun/sbatch --cpus-per-task=2) or run --workers 1"},
 
+		{name: "at as R writes it, y before x", ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@r.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--nb", "30"},
+			files: map[string]string{"r.csv": "\"\",\"y\",\"x\"\r\n\"1\",0.5,0.5\r\n\"2\",0.75,0.25\r\n"}, want: "predicted 2 locations", writes: []string{"p.csv"}},
+		{name: "at x,y that look like degrees", ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@g.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--nb", "30"},
+			files: map[string]string{"g.csv": "x;y\n-95.5;29.5\n-80;40\n"}, want: "g.csv: x in [-95.5, -80] and y in [29.5, 40] lie within longitude and latitude ranges: if they are degrees, name the columns lon,lat", writes: []string{"p.csv"}},
 		{name: "at with a NaN z column", defect: 9, ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--nb", "30"},
 			files: map[string]string{"a.csv": "x,y,z\n0.5,0.5,NaN\n0.2,0.7,\n"}, want: "predicted 2 locations", writes: []string{"p.csv"}},
 		{name: "theta-from with the same nugget", defect: 8, ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@r.json", "--nugget", "0", "--distance", "euclidean", "--kernel", "matern"},

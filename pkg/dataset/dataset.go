@@ -11,7 +11,9 @@
 //
 //   - ReadCSV: a CSV file with a header "x,y,z", "lon,lat,z" or
 //     "longitude,latitude,z" (or the same without z for prediction
-//     locations); more columns name a time ("x,y,t,z"), a third
+//     locations), columns found by name in any order ("lat,lon,z"),
+//     separated by commas, semicolons, tabs or spaces, with quotes, R's
+//     row names and id or name columns skipped; more columns name a time ("x,y,t,z"), a third
 //     coordinate with the observation named value ("x,y,depth,value"),
 //     two observations ("x,y,z1,z2"), or covariates ("x,y,z,dist,elev",
 //     kept in Data.Columns): see ReadCSV for the rule.
@@ -72,6 +74,9 @@ type Data struct {
 	// Columns are the named columns of a CSV that follow its coordinates
 	// (and z), in the header's order: covariates of a mean model.
 	Columns []Column
+	// Notes are remarks of the reader for the user (one line each), e.g.
+	// that planar x,y values look like longitudes and latitudes.
+	Notes []string
 }
 
 // Column is a named column of values, one per location.

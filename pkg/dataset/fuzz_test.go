@@ -81,6 +81,11 @@ func FuzzReadCSV(f *testing.F) {
 		"",
 		"x,y,z\n1e400,0,0\n",
 		"longitude,latitude\n-180,90\n",
+		"\"\",\"x\",\"y\",\"z\"\n\"1\",0.5,0.25,1.5\n",
+		"\"x\" \"y\" \"z\"\n\"1\" 0.5 0.25 1.5\n",
+		"lat;lon;z\r\n0,5;1;2\r\n",
+		"id\tstation\ty\tx\tvalue\n1\t\"a, b\"\t2\t3\t4\n",
+		"site z x y\nA 1 -95.2 29.7\nB 2 -80 40\n",
 	} {
 		f.Add([]byte(s))
 	}

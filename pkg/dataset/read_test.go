@@ -84,9 +84,9 @@ func TestReadCSVErrors(t *testing.T) {
 		{"empty field", "x,y,z\n1,,3\n", 2, `y: cannot parse "" as a number`},
 		{"out of range", "x,y,z\n1,2,1e400\n", 2, `z value "1e400" is out of range`},
 		{"unknown header", "a,b,c\n1,2,3\n", 1,
-			`unknown header "a,b,c": want one of "x,y,z", "lon,lat,z", "longitude,latitude,z", "x,y", "lon,lat", "longitude,latitude", or x,y followed by t (time), a third coordinate (z, depth, height, elevation) and value (the observation) in any order, e.g. "x,y,t,z" or "x,y,depth,value", and named covariate columns, e.g. "x,y,z,dist,elev"`},
+			`unknown header "a,b,c": want ` + acceptedHeaders},
 		{"headerless numbers", "\n1,2,3\n", 2,
-			`unknown header "1,2,3": want one of "x,y,z", "lon,lat,z", "longitude,latitude,z", "x,y", "lon,lat", "longitude,latitude", or x,y followed by t (time), a third coordinate (z, depth, height, elevation) and value (the observation) in any order, e.g. "x,y,t,z" or "x,y,depth,value", and named covariate columns, e.g. "x,y,z,dist,elev"`},
+			`unknown header "1,2,3": want ` + acceptedHeaders},
 		{"empty", "# only a comment\n\n", 0, `empty file: expected a header such as "x,y,z"`},
 	}
 	for _, c := range cases {

@@ -168,6 +168,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		if d, err = readFitData(cfg); err != nil {
 			return nil, err
 		}
+		logNotes(env, cfg.Data, d)
 		nAll = d.Len()
 	}
 	var train, held []int
@@ -434,6 +435,14 @@ func fitCluster(cfg config.Fit, src string, ranks int) (config.Cluster, error) {
 		}
 	}
 	return cl, nil
+}
+
+// logNotes logs the reader's notes on the data of file (Data.Notes: planar
+// x,y that look like degrees), one line each.
+func logNotes(env Env, file string, d *dataset.Data) {
+	for _, n := range d.Notes {
+		env.logf("note: %s: %s\n", file, n)
+	}
 }
 
 // readFitData reads a fit's data: a CSV with a header, or the headerless

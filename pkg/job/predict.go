@@ -58,6 +58,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if obs.Obs == nil {
 		return nil, badInput("predict: %s has no observations (need a z column)", cfg.Data)
 	}
+	logNotes(env, cfg.Data, obs)
 	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0 || (len(cfg.Theta) == 4 && cfg.Theta[3] > 0)); err != nil { // a nugget allows duplicate locations
 		return nil, badInput("%s: %v", cfg.Data, err)
 	}
@@ -68,6 +69,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
+	logNotes(env, cfg.At, nw)
 	if obs.Z == nil && nw.Z != nil && nw.ZName != "z" {
 		// 2D data: the new locations' depth, height or elevation column
 		// is a covariate of the mean ("x,y,elev" beside "x,y,z,elev").
