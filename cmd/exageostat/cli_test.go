@@ -191,6 +191,9 @@ func badInputCases() []cliCase {
 		{name: "predict at no rows", args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5"}, files: map[string]string{"a.csv": "x,y\n"}, want: "a.csv: no locations"},
 		{name: "predict coordinates", args: []string{"predict", "--data", "@d.csv", "--at", "@a.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5"}, files: map[string]string{"a.csv": "lon,lat\n1,2\n"},
 			want: "use different coordinates (planar vs geographic)"},
+		{name: "cv without out", args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5"}, want: "cv: --data and --out are required"},
+		{name: "cv with a mean", args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5", "--mean", "constant", "--out", "@l.csv"},
+			want: "cv: leave-one-out: a mean model (covariates) is not supported yet"},
 		{name: "predict variance", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--variance", "field"}, want: `predict: key "variance": --variance must be observation or latent, got "field"`},
 		{name: "predict distance", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--distance", "l1"}, want: `unknown distance "l1"`},
 		{name: "theta-from truncated", defect: 9, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@t.json"},
@@ -286,6 +289,8 @@ func badInputCases() []cliCase {
 			files: map[string]string{"c.toml": "n = 1600\ntheta = [1.0, 0.1, 0.5]\nseed = 1\nnb = 30\n"}, want: "fit: N=60 "},
 		{name: "config paths from its directory", defect: 9, ok: true, args: []string{"fit", "--config", "@sub/c.toml", "--max-evals", "2"},
 			files: map[string]string{"sub/c.toml": "data = \"../d.csv\"\njson = \"r.json\"\ncheckpoint = \"none\"\nnb = 30\n"}, want: "fit: N=60 ", writes: []string{"sub/r.json"}},
+		{name: "cv leave one out", ok: true, args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5,0.1", "--nb", "30", "--out", "@loo.csv"},
+			want: "leave-one-out over 60 observations", writes: []string{"loo.csv"}},
 		{name: "output through a link", defect: 7, ok: true, args: []string{"simulate", "--n", "20", "--nb", "10", "--out", "@link.csv"},
 			links: map[string]string{"link.csv": "adir/target.csv"}, files: map[string]string{"adir/target.csv": "old\n"}, want: "wrote 20 locations", writes: []string{"adir/target.csv"}},
 	}

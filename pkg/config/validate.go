@@ -533,7 +533,10 @@ type Predict struct {
 	// Variance is the variance predict writes: "observation" (of a new
 	// observation, nugget included; the default) or "latent" (of the
 	// field itself, without the nugget tau2).
-	Variance    string `toml:"variance"`
+	Variance string `toml:"variance"`
+	// CV makes predict cross-validate the observations of Data (leave one
+	// out) instead of predicting at At (the command cv).
+	CV          bool   `toml:"-"`
 	NB          int    `toml:"nb"`
 	Workers     int    `toml:"workers"`
 	MemoryLimit string `toml:"memory_limit"`

@@ -22,6 +22,8 @@ type PredictResult struct {
 	Seconds      float64 // wall time of the prediction's task graphs
 	Ranks        int
 	Distribution string // the tiles' distribution over the ranks ("" on one rank)
+	// CV scores leave-one-out cross-validation (cfg.CV).
+	CV *CVSummary
 }
 
 // Predict runs `exageostat predict` as cfg says on the ranks of
@@ -133,7 +135,8 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, err
 	}
 	defer rt.Close()
-	sorted := dataset.Permute(obs, dataset.MortonOrder(obs))
+	perm := dataset.MortonOrder(obs)
+	sorted := dataset.Permute(obs, perm)
 	_, x, err := dataset.Design(sorted, cfg.Mean)
 	if err != nil {
 		return nil, badInput("%s: %v", cfg.Data, err)
@@ -145,7 +148,13 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, err
 	}
 	defer ev.Release()
-	r, err := krigeAt(ev, cfg.Theta, nw, cfg.Mean)
+	var r *predict.Result
+	var resid []float64
+	if cfg.CV {
+		r, resid, res.CV, err = leaveOneOut(ev, cfg.Theta, obs, perm)
+	} else {
+		r, err = krigeAt(ev, cfg.Theta, nw, cfg.Mean)
+	}
 	if errors.Is(err, likelihood.ErrCollinear) {
 		return nil, badInput("predict: --mean %s: %v", cfg.Mean, err)
 	}
@@ -178,6 +187,14 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		hdr[0], hdr[1] = "lon", "lat"
 	}
 	hdr, cols := withColumns(nw, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var})
+	if cfg.CV {
+		std := make([]float64, len(resid))
+		for i, e := range resid {
+			std[i] = e / math.Sqrt(r.Var[i])
+		}
+		hdr = []string{hdr[0], hdr[1], "z", "z_loo", "variance", "residual", "standardized"}
+		cols = [][]float64{obs.X, obs.Y, obs.Obs, r.Z, r.Var, resid, std}
+	}
 	if model == likelihood.BivariateMatern {
 		hdr, cols = bivariateColumns(hdr[:2], cols[:2], r.Z, r.Var)
 	}

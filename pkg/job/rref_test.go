@@ -3,7 +3,10 @@ package job
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"gonum.org/v1/gonum/mat"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -139,4 +142,77 @@ func readRows(t *testing.T, path string) [][]string {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// TestCVFileOrder: cv writes each observation's leave-one-out residual on
+// its own row of the data file (the evaluator works in Morton order),
+// checked against dense kriging of each point from the 49 others.
+func TestCVFileOrder(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 50
+	x, y, z := make([]float64, n), make([]float64, n), make([]float64, n)
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for i := range n {
+		x[i], y[i], z[i] = rng.Float64(), rng.Float64(), rng.NormFloat64()
+		fmt.Fprintf(&b, "%v,%v,%v\n", x[i], y[i], z[i])
+	}
+	data := filepath.Join(dir, "d.csv")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := config.DefaultPredict()
+	p.Data, p.At, p.Out, p.CV, p.NB = data, data, filepath.Join(dir, "loo.csv"), true, 16
+	p.Theta = []float64{1, 0.2, 0.5, 0.05}
+	r, err := Predict(p, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readRows(t, p.Out)
+	if len(rows) != n+1 || strings.Join(rows[0], ",") != "x,y,z,z_loo,variance,residual,standardized" {
+		t.Fatalf("header %v, %d rows", rows[0], len(rows))
+	}
+	th := matern.Theta{Sigma2: 1, Beta: 0.2, Nu: 0.5}
+	pts := matern.Points{X: x, Y: y}
+	var mspe float64
+	for i := range n {
+		s := mat.NewSymDense(n-1, nil)
+		k := mat.NewVecDense(n-1, nil)
+		zr := mat.NewVecDense(n-1, nil)
+		var rest []int
+		for j := range n {
+			if j != i {
+				rest = append(rest, j)
+			}
+		}
+		for a, ja := range rest {
+			k.SetVec(a, matern.Matern(th, matern.Distance(matern.Euclidean, pts, ja, pts, i)))
+			zr.SetVec(a, z[ja])
+			for c := 0; c <= a; c++ {
+				v := matern.Matern(th, matern.Distance(matern.Euclidean, pts, ja, pts, rest[c]))
+				if a == c {
+					v += 0.05
+				}
+				s.SetSym(a, c, v)
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(s) {
+			t.Fatal("not SPD")
+		}
+		var sk mat.VecDense
+		if err := ch.SolveVecTo(&sk, k); err != nil {
+			t.Fatal(err)
+		}
+		e := z[i] - mat.Dot(&sk, zr)
+		mspe += e * e / float64(n)
+		got, err := strconv.ParseFloat(rows[i+1][5], 64)
+		if err != nil || math.Abs(got-e) > 1e-10*math.Max(1, math.Abs(e)) {
+			t.Fatalf("row %d: residual %v (%v), dense %v", i+1, got, err, e)
+		}
+	}
+	if math.Abs(r.CV.MSPE-mspe) > 1e-10*mspe {
+		t.Errorf("MSPE %v, dense %v", r.CV.MSPE, mspe)
+	}
 }
