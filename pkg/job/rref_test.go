@@ -3,8 +3,6 @@ package job
 import (
 	"encoding/csv"
 	"fmt"
-	"github.com/exageostat/exageostat/pkg/matern"
-	"gonum.org/v1/gonum/mat"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/matern"
 )
 
 // TestPredictAgainstR: predict with a zero, constant and linear mean
