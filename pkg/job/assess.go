@@ -147,10 +147,10 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	}
 	xl, yl := "x", "y"
 	if o.train.Coords == dataset.Geographic {
-		xl, yl = "longitude", "latitude"
+		xl, yl = "longitude (degrees)", "latitude (degrees)"
 	}
 	add := func(name string) { out.Plots = append(out.Plots, filepath.Join(dir, name+".png")) }
-	h, g, _ := plot.EmpiricalSemivariogram(points(o.train), o.metric, o.train.Obs, 25, 2_000_000, o.seed)
+	h, g, counts := plot.EmpiricalSemivariogram(points(o.train), o.metric, o.train.Obs, 25, 2_000_000, o.seed)
 	tau2 := p.Tau2(theta)
 	c0 := k.Cov(0) + tau2
 	names := p.Model.ParamNamesFor(len(theta))
@@ -161,8 +161,13 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	if len(theta) != 4 && tau2 > 0 {
 		est = append(est, fmt.Sprintf("nugget=%.3g", tau2))
 	}
-	if err := plot.Semivariogram(filepath.Join(dir, "semivariogram"), h, g,
-		func(r float64) float64 { return c0 - k.Cov(r) }, fmt.Sprintf("Fitted %s: %s", p.Model, strings.Join(est, " "))); err != nil {
+	unit := "distance (units of x and y)"
+	if o.metric == matern.GreatCircle {
+		unit = "great-circle distance (km)"
+	}
+	if err := plot.SemivariogramWith(filepath.Join(dir, "semivariogram"), h, g, func(r float64) float64 { return c0 - k.Cov(r) },
+		plot.SemivariogramOptions{Title: fmt.Sprintf("Fitted %s: %s", p.Model, strings.Join(est, " ")),
+			XLabel: unit, Counts: counts}); err != nil {
 		return err
 	}
 	add("semivariogram")

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/exageostat/exageostat/pkg/matern"
 	"gonum.org/v1/plot/plotter"
@@ -149,6 +150,24 @@ func lineColor() color.Color  { return color.RGBA{R: 222, G: 96, B: 22, A: 255} 
 // they hold a NaN or an infinite value, or if the files cannot be
 // written.
 func Semivariogram(base string, h, gamma []float64, model func(r float64) float64, title string) error {
+	return SemivariogramWith(base, h, gamma, model, SemivariogramOptions{Title: title})
+}
+
+// SemivariogramOptions are the texts of SemivariogramWith.
+type SemivariogramOptions struct {
+	Title string
+	// XLabel names the distance axis with its unit ("distance (km)");
+	// "distance" if empty.
+	XLabel string
+	// Counts, if not nil (one per point), are the numbers of pairs of
+	// each bin, written small above its point.
+	Counts []int
+}
+
+// SemivariogramWith is Semivariogram with an axis label and the bins' pair
+// counts (opts).
+func SemivariogramWith(base string, h, gamma []float64, model func(r float64) float64, opts SemivariogramOptions) error {
+	title := opts.Title
 	if len(h) != len(gamma) {
 		return fmt.Errorf("plot: Semivariogram: %d distances but %d semivariances", len(h), len(gamma))
 	}
@@ -179,7 +198,11 @@ func Semivariogram(base string, h, gamma []float64, model func(r float64) float6
 		}
 	}
 	return save(base, semivarWidth, semivarHeight, func(dc draw.Canvas) error {
-		p := newPlot(title, "distance", "semivariance")
+		xl := opts.XLabel
+		if xl == "" {
+			xl = "distance"
+		}
+		p := newPlot(title, xl, "semivariance")
 		grid := plotter.NewGrid()
 		grid.Vertical.Color = gridColor()
 		grid.Horizontal.Color = gridColor()
@@ -190,7 +213,11 @@ func Semivariogram(base string, h, gamma []float64, model func(r float64) float6
 			return err
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: pointColor(), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
-		p.Legend.Add("empirical", sc)
+		if len(opts.Counts) == len(pts) {
+			p.Legend.Add("empirical (numbers: pairs per bin)", sc)
+		} else {
+			p.Legend.Add("empirical", sc)
+		}
 		if len(line) > 1 {
 			l, err := plotter.NewLine(line)
 			if err != nil {
@@ -201,6 +228,24 @@ func Semivariogram(base string, h, gamma []float64, model func(r float64) float6
 			p.Legend.Add("fitted model", l)
 		}
 		p.Add(sc)
+		if len(opts.Counts) == len(pts) {
+			labels := make([]string, len(pts))
+			for k, c := range opts.Counts {
+				labels[k] = strconv.Itoa(c)
+			}
+			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
+			if err != nil {
+				return err
+			}
+			for k := range lb.TextStyle {
+				lb.TextStyle[k].Font = sansFont(vg.Points(6.5))
+				lb.TextStyle[k].Color = color.Gray{Y: 110}
+				lb.TextStyle[k].XAlign = draw.XCenter
+				lb.TextStyle[k].YAlign = draw.YBottom
+			}
+			lb.Offset = vg.Point{Y: vg.Points(4)}
+			p.Add(lb)
+		}
 		p.X.Min = min(p.X.Min, 0)
 		p.X.Max = max(p.X.Max, 1.05*hmax)
 		p.Y.Min = min(p.Y.Min, 0)
