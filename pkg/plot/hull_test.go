@@ -2,7 +2,9 @@ package plot
 
 import (
 	"math"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -31,6 +33,27 @@ func TestMaskOutsideHull(t *testing.T) {
 	for k := range v {
 		if math.IsNaN(v[k]) == inside[k] {
 			t.Errorf("(%g, %g): masked %v, want inside %v", gx[k], gy[k], math.IsNaN(v[k]), inside[k])
+		}
+	}
+}
+
+// TestSemivariogramWithCounts: the pair counts and the axis label are
+// written into the figure (the SVG's text).
+func TestSemivariogramWithCounts(t *testing.T) {
+	dir := t.TempDir()
+	h, g := []float64{0.1, 0.2, 0.3}, []float64{0.5, 0.8, 0.9}
+	base := dir + "/sv"
+	err := SemivariogramWith(base, h, g, nil, SemivariogramOptions{Title: "t", XLabel: "great-circle distance (km)", Counts: []int{4711, 815, 42}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(base + ".svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"4711", "815", "42", "great-circle distance (km)", "pairs per bin"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the SVG lacks %q", want)
 		}
 	}
 }
