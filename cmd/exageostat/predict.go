@@ -127,6 +127,10 @@ yet either.`
 	f.StringVar(&thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta), and tau2 (the nugget) as a 4th value")
 	f.StringVar(&cfg.ThetaFrom, "theta-from", "", "take theta, kernel, mean, nugget and distance from a fit's --json result")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
+	if !cv {
+		f.IntVar(&cfg.Draws, "draws", 0, "also write this many conditional simulations of the field at --at given the data (columns draw_1...; with the nugget unless --variance latent)")
+		f.Uint64Var(&cfg.Seed, "seed", 1, "seed of --draws")
+	}
 	f.StringVar(&cfg.Variance, "variance", cfg.Variance, "the variance written: observation (of a new observation, nugget included) or latent (of the field, without the nugget)")
 	c.Long += dataColumnsHelp
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto")

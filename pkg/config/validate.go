@@ -536,7 +536,12 @@ type Predict struct {
 	Variance string `toml:"variance"`
 	// CV makes predict cross-validate the observations of Data (leave one
 	// out) instead of predicting at At (the command cv).
-	CV          bool   `toml:"-"`
+	CV bool `toml:"-"`
+	// Draws > 0 makes predict also write that many conditional
+	// simulations of the field at At given the data (columns draw_1...),
+	// seeded by Seed.
+	Draws       int    `toml:"draws"`
+	Seed        uint64 `toml:"seed"`
 	NB          int    `toml:"nb"`
 	Workers     int    `toml:"workers"`
 	MemoryLimit string `toml:"memory_limit"`
@@ -604,6 +609,10 @@ func (p *Predict) Validate() error {
 		return bad("nugget", "--nugget must be >= 0 and finite, got %g", p.Nugget)
 	case len(p.Theta) == 4 && p.Nugget != 0 && p.Nugget != p.Theta[3]:
 		return bad("nugget", "--nugget %g disagrees with tau2 = %g, the 4th value of theta (leave --nugget out)", p.Nugget, p.Theta[3])
+	case p.Draws < 0 || p.Draws > 100000:
+		return bad("draws", "--draws must be in [0, 100000], got %d", p.Draws)
+	case p.Draws > 0 && p.CV:
+		return bad("draws", "--draws goes with predict, not cv")
 	case p.Variance != "" && p.Variance != VarianceObservation && p.Variance != VarianceLatent:
 		return bad("variance", "--variance must be observation or latent, got %q", p.Variance)
 	}

@@ -124,6 +124,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, err
 	}
 	need := likelihood.MemoryNeed(n1, o, w.Size())
+	if cfg.Draws > 0 { // V whole, and on rank 0 the conditional covariance, its factor and the draws
+		need[0] += int64(8*n1*n2) + int64(16*n2*n2) + int64(8*n2*cfg.Draws)
+	}
 	addTo(need, predict.KrigeNeed(n1, n2, o, w.Size()))
 	addTo(need, graphNeed(g, n1, nb, o.Owner, w.Size()))
 	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g, most(need)*int64(w.Size())))
@@ -150,9 +153,20 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	defer ev.Release()
 	var r *predict.Result
 	var resid []float64
-	if cfg.CV {
+	var draws [][]float64
+	switch {
+	case cfg.CV:
 		r, resid, res.CV, err = leaveOneOut(ev, cfg.Theta, obs, perm)
-	} else {
+	case cfg.Draws > 0:
+		var d *predict.Draws
+		d, err = predict.ConditionalDraws(ev, cfg.Theta, predictAt(nw, model), cfg.Draws, cfg.Seed, cfg.Variance != config.VarianceLatent)
+		if errors.Is(err, predict.ErrDrawsMean) {
+			return nil, badInput("predict: --draws: %v", err)
+		}
+		if d != nil {
+			r, draws = &d.Result, d.Z
+		}
+	default:
 		r, err = krigeAt(ev, cfg.Theta, nw, cfg.Mean)
 	}
 	if errors.Is(err, likelihood.ErrCollinear) {
@@ -168,7 +182,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := checkFailTask(rt, w); err != nil {
 		return nil, err
 	}
-	if cfg.Variance == config.VarianceLatent {
+	if cfg.Variance == config.VarianceLatent && cfg.Draws == 0 { // the draws' variance is already the chosen one
 		// The field's own variance: the new observation's without the
 		// nugget tau2 (its measurement error), clamped at 0 like it.
 		tau2 := ev.Problem().Tau2(cfg.Theta)
@@ -194,6 +208,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		}
 		hdr = []string{hdr[0], hdr[1], "z", "z_loo", "variance", "residual", "standardized"}
 		cols = [][]float64{obs.X, obs.Y, obs.Obs, r.Z, r.Var, resid, std}
+	}
+	for i, d := range draws {
+		hdr, cols = append(hdr, fmt.Sprintf("draw_%d", i+1)), append(cols, d)
 	}
 	if model == likelihood.BivariateMatern {
 		hdr, cols = bivariateColumns(hdr[:2], cols[:2], r.Z, r.Var)

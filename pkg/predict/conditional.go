@@ -1,0 +1,145 @@
+package predict
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+
+	"github.com/exageostat/exageostat/pkg/insert"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/tile"
+)
+
+// Draws are conditional simulations at new locations (ConditionalDraws).
+type Draws struct {
+	Result             // the kriging mean and variance
+	Z      [][]float64 // Z[d][i]: draw d at location i (rank 0; nil on the others)
+}
+
+// ErrDrawsMean is the error of ConditionalDraws for a problem with a mean
+// model: its draws would also have to draw the mean.
+var ErrDrawsMean = errors.New("conditional simulation: a mean model (covariates) is not supported yet: use the zero mean")
+
+// ConditionalDraws draws k realisations at the points at of the field
+// given ev's observations at theta (seeded by seed): with L the Cholesky
+// factor of Sigma11, V = L^-1 Sigma12 and w = L^-1 z,
+//
+//	mean = V^T w,   C = Sigma22 - V^T V,   draw = mean + L_C e,  e ~ N(0, I),
+//
+// L_C the Cholesky factor of the conditional covariance C. Sigma22 is the
+// latent field's covariance, or a new observation's (nugget tau2 on its
+// diagonal) when observation is true. V, the prediction V^T w and the
+// products V(:, a)^T V(:, b) are tile tasks (the products' tiles live on
+// rank 0); rank 0 then factors the n2 x n2 matrix C and draws. If C is
+// only semi-definite (new locations on data locations without a nugget),
+// 1e-10 times its mean diagonal is added before factoring.
+func ConditionalDraws(ev *likelihood.Evaluator, theta []float64, at matern.Points, k int, seed uint64, observation bool) (*Draws, error) {
+	p := ev.Problem()
+	if len(p.Covariates) > 0 {
+		return nil, ErrDrawsMean
+	}
+	if p.Model == likelihood.BivariateMatern {
+		return nil, fmt.Errorf("conditional simulation: not for the bivariate model yet")
+	}
+	n2 := len(at.X)
+	if n2 == 0 || k < 1 {
+		return nil, fmt.Errorf("conditional simulation: %d locations, %d draws", n2, k)
+	}
+	out := &Draws{}
+	var err error
+	if out.Factored, err = factor(ev, theta); err != nil {
+		return nil, err
+	}
+	rmax := math.Max(ev.RMax(), crossMax(p.Metric, p.Points, at))
+	kern, err := p.Model.Kernel(theta, rmax)
+	if err != nil {
+		return nil, err
+	}
+	rt := ev.Runtime()
+	ts := insert.New(rt, ev.Kernels())
+	l, w := ev.Factor(), ev.Whitened()
+	t0 := time.Now()
+	cw := min(n2, max(l.NB, colTile))
+	v := crossCov(ev, "V", kern, at, cw)
+	solveLower(ts, l, v)
+	mt, nt := v.RowLayout.NT, v.ColLayout.NT
+	pred := tile.NewVector(rt, "zhat", n2, cw, nil)
+	vv := tile.NewGeneral(rt, "VtV", n2, n2, cw, cw, func(int, int) int { return 0 })
+	for a := 0; a < nt; a++ {
+		for kk := 0; kk < mt; kk++ {
+			beta := 1.0
+			if kk == 0 {
+				beta = 0
+			}
+			ts.Gemv(insert.At(kk, a, -1, 0).On(v.Handle(kk, a).Owner()), blas.Trans, 1, v.Handle(kk, a), w.Handle(kk), beta, pred.Handle(a))
+			for b := 0; b <= a; b++ {
+				ts.Gemm(insert.At(kk, a, b, 0).On(0), blas.Trans, blas.NoTrans, 1, v.Handle(kk, a), v.Handle(kk, b), beta, vv.Handle(a, b))
+			}
+		}
+	}
+	v.Invalidate()
+	pred.Fetch()
+	if err := rt.Wait(); err != nil {
+		return nil, err
+	}
+	out.Result.Z = append([]float64(nil), pred.Values()...)
+	pred.Invalidate()
+	tau2 := 0.0
+	if observation {
+		tau2 = p.Tau2(theta)
+	}
+	out.Result.Var = make([]float64, n2) // rank 0's below; zeros elsewhere (only rank 0 writes)
+	if rt.Rank() == 0 {
+		// C = Sigma22 - V^T V, lower triangle, column-major n2 x n2.
+		c := make([]float64, n2*n2)
+		matern.FillTile(kern, tau2, p.Metric, at, 0, n2, at, 0, n2, true, c, n2)
+		for a := 0; a < nt; a++ {
+			for b := 0; b <= a; b++ {
+				t := vv.Tile(a, b)
+				ra, rb := vv.RowLayout.Rows(a), vv.ColLayout.Rows(b)
+				for j := 0; j < rb; j++ {
+					for i := 0; i < ra; i++ {
+						c[(a*cw+i)+(b*cw+j)*n2] -= t[i+j*ra]
+					}
+				}
+			}
+		}
+		mean := 0.0
+		for i := range n2 {
+			out.Result.Var[i] = math.Max(c[i+i*n2], 0)
+			mean += c[i+i*n2] / float64(n2)
+		}
+		chol := append([]float64(nil), c...)
+		if ev.Kernels().Dpotrf(n2, chol, n2) != 0 {
+			copy(chol, c)
+			for i := range n2 {
+				chol[i+i*n2] += 1e-10 * mean
+			}
+			if ev.Kernels().Dpotrf(n2, chol, n2) != 0 {
+				return nil, fmt.Errorf("conditional simulation: the conditional covariance is not positive semi-definite (numerically)")
+			}
+		}
+		rng := rand.New(rand.NewPCG(seed, 0x5eed))
+		e := make([]float64, n2)
+		for range k {
+			for i := range e {
+				e[i] = rng.NormFloat64()
+			}
+			d := append([]float64(nil), out.Result.Z...)
+			for j := 0; j < n2; j++ { // d += L e, L lower, column-major
+				for i := j; i < n2; i++ {
+					d[i] += chol[i+j*n2] * e[j]
+				}
+			}
+			out.Z = append(out.Z, d)
+		}
+	}
+	vv.Invalidate()
+	out.Seconds = time.Since(t0).Seconds()
+	return out, nil
+}
