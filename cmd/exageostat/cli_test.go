@@ -77,6 +77,8 @@ func badInputCases() []cliCase {
 		{name: "fit start outside", args: []string{"fit", "--start", "1,9,1"}, want: `key "start": start beta = 9 is outside its bounds`},
 		{name: "fit start word", args: []string{"fit", "--start", "banana"}, want: `key "start": want data, lower or values`},
 		{name: "fit search", args: []string{"fit", "--search", "grid"}, want: `key "search": search must be log or linear`},
+		{name: "fit ci", args: []string{"fit", "--ci", "wald"}, want: `fit: key "ci": --ci must be profile or none, got "wald"`},
+		{name: "fit ci level", args: []string{"fit", "--ci", "profile", "--ci-level", "1.5"}, want: `fit: key "ci_level": --ci-level must be in (0, 1), got 1.5`},
 		{name: "fit tolerance", args: []string{"fit", "--tolerance", "0"}, want: `key "tolerance": must be > 0`},
 		{name: "fit nugget", args: []string{"fit", "--nugget", "-1"}, want: `key "nugget": must be >= 0`},
 		{name: "fit max evals", args: []string{"fit", "--max-evals", "-1"}, want: `key "max_evals": must be >= 0`},

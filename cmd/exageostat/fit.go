@@ -185,6 +185,8 @@ standard errors sqrt(diag((X'Sigma^-1 X)^-1)) ("mean_coefficients",
 	f.IntVar(&cfg.Holdout, "holdout", 0, "hold out this many random locations (--seed), fit the rest, predict them: MSPE and 95% coverage")
 	f.StringVar(&ff.trueTheta, "true-theta", "", "with --holdout: MLOE and MMOM against this true theta")
 	f.BoolVar(&cfg.StdErr, "stderr", false, "standard errors from the Fisher information (on with --holdout)")
+	f.StringVar(&cfg.CI, "ci", "", "profile: profile-likelihood confidence intervals of the free parameters (each point a constrained fit)")
+	f.Float64Var(&cfg.CILevel, "ci-level", cfg.CILevel, "level of --ci")
 	f.StringVar(&cfg.Plot, "plot", "", "write pictures (SVG and PNG) into this directory")
 	f.StringVar(&cfg.Grid, "grid", "", "with --plot: predict on an NxM grid over the data's bounding box for the maps")
 	f.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "MPI runs: tile distribution, bc, 1d1d, lp or bc-fast (the last two need --cluster)")
@@ -357,6 +359,16 @@ func printFit(w io.Writer, r *job.FitResult) {
 			fmt.Fprintf(w, "  (%s)", boundLabel(r.AtBound[i]))
 		}
 		fmt.Fprintln(w)
+	}
+	for _, iv := range r.Intervals {
+		mark := func(at bool) string {
+			if at {
+				return " (bound)"
+			}
+			return ""
+		}
+		fmt.Fprintf(w, "%-8s %.0f%% profile interval [%.6g%s, %.6g%s]  (%d constrained fits)\n", iv.Param, 100*r.CILevel,
+			iv.Lower, mark(iv.LowerAtBound), iv.Upper, mark(iv.UpperAtBound), iv.Fits)
 	}
 	if r.EffectiveRange != nil {
 		fmt.Fprintf(w, "effective range (correlation %g): %.6g\n", matern.EffectiveRangeLevel, *r.EffectiveRange)

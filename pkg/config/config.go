@@ -45,6 +45,8 @@ type Fit struct {
 	Holdout      int       `toml:"holdout"`      // hold out this many locations (seeded) and predict them
 	TrueTheta    []float64 `toml:"true_theta"`   // with holdout: MLOE and MMOM against this theta
 	StdErr       bool      `toml:"stderr"`       // standard errors from the Fisher information
+	CI           string    `toml:"ci"`           // "profile": profile-likelihood intervals of the free parameters ("" or "none": none)
+	CILevel      float64   `toml:"ci_level"`     // their level (0.95)
 	Plot         string    `toml:"plot"`         // directory for pictures
 	Grid         string    `toml:"grid"`         // NxM prediction grid for the maps
 	Solve        string    `toml:"solve"`        // MPI runs: chained | per-rank | move-tiles
@@ -95,7 +97,7 @@ func DefaultFit() Fit {
 	return Fit{
 		Kernel: "matern", Distance: "auto",
 		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
-		Start: "data", Search: "log", Profile: "auto", Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
+		Start: "data", Search: "log", Profile: "auto", CILevel: 0.95, Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 		Phase: Phase{Distribution: "bc"},
 	}

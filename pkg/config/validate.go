@@ -308,6 +308,12 @@ func (f *Fit) Validate() error {
 		return bad("nugget", "must be >= 0 and finite, got %g", f.Nugget)
 	case f.Holdout < 0:
 		return bad("holdout", "must be >= 0, got %d", f.Holdout)
+	case f.CI != "" && f.CI != "none" && f.CI != "profile":
+		return bad("ci", "--ci must be profile or none, got %q", f.CI)
+	case f.CI == "profile" && !(f.CILevel > 0 && f.CILevel < 1):
+		return bad("ci_level", "--ci-level must be in (0, 1), got %g", f.CILevel)
+	case f.CI == "profile" && f.Kernel != "matern" && f.Kernel != "powexp":
+		return bad("ci", "--ci profile is for the matern and powexp kernels (positive parameters), not %s", f.Kernel)
 	}
 	switch f.Solve {
 	case "chained", "per-rank", "move-tiles":

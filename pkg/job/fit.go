@@ -82,6 +82,10 @@ type FitResult struct {
 	Quality
 	// Memory has one report per rank (on rank 0; nil on the others).
 	Memory []RankMemory `json:"memory,omitempty"`
+	// Intervals are the profile-likelihood intervals of --ci profile at
+	// level CILevel.
+	Intervals []Interval `json:"profile_intervals,omitempty"`
+	CILevel   float64    `json:"ci_level,omitempty"`
 	// EffectiveRange is the distance at which the fitted correlation falls
 	// to 0.05 (matern.EffectiveRange; Matérn and powered exponential), in
 	// the distance's units (km for great-circle distances).
@@ -371,6 +375,13 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 	}
 	out.Assessment = asmt
+	if cfg.CI == "profile" && fin == nil {
+		fo.Opt.Stop, fo.Opt.Replay = nil, nil
+		if out.Intervals, err = profileIntervals(d, fo, names, res.Theta, res.LogLik, cfg.CILevel); err != nil {
+			return nil, err
+		}
+		out.CILevel = cfg.CILevel
+	}
 	flagFit(out, d.Obs, cfg.MaxEvals) // estimates at a bound, not converged, constant data, start moved
 	out.Ranks, out.Distribution = w.Size(), distName
 	out.Checkpoint, out.ResumedFrom = CheckpointPath(cfg), cfg.Resume

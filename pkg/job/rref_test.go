@@ -217,3 +217,36 @@ func TestCVFileOrder(t *testing.T) {
 		t.Errorf("MSPE %v, dense %v", r.CV.MSPE, mspe)
 	}
 }
+
+// TestProfileIntervalsAgainstR: fit --ci profile on 200 simulated points
+// (zero mean, no nugget; sigma2, beta, nu free) gives each end of the 95 %
+// profile-likelihood intervals within 1e-3 (relative) of a dense R
+// computation (testdata/r/profile_ci.R: optim over the other parameters
+// from three starts, uniroot on the profile).
+func TestProfileIntervalsAgainstR(t *testing.T) {
+	rows := readRows(t, "../../testdata/r/profile_ci.csv")
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	cfg := config.DefaultFit()
+	cfg.Data, cfg.CI, cfg.Checkpoint = "../../testdata/r/profile_n200.csv", "profile", "none"
+	cfg.N, cfg.Theta, cfg.Seed = 0, nil, 0
+	r, err := Fit(cfg, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Intervals) != 3 || len(rows) != 4 {
+		t.Fatalf("%d intervals, %d reference rows", len(r.Intervals), len(rows)-1)
+	}
+	for k, row := range rows[1:] {
+		iv := r.Intervals[k]
+		lo, hi := num(row[2]), num(row[3])
+		if iv.Param != row[0] || math.Abs(iv.Lower-lo) > 1e-3*lo || math.Abs(iv.Upper-hi) > 1e-3*hi || iv.LowerAtBound || iv.UpperAtBound {
+			t.Errorf("%s: [%.6g, %.6g], R [%.6g, %.6g]", iv.Param, iv.Lower, iv.Upper, lo, hi)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+# Profile-likelihood 95 % confidence intervals of the Matérn parameters
+# (sigma2, beta, nu; zero mean, no nugget) on testdata/r/profile_n200.csv
+# (simulated: exageostat simulate --n 200 --theta 1,0.1,0.5 --seed 3),
+# computed densely with base R (besselK, chol, optim, uniroot): the
+# independent reference of exageostat fit --ci profile.
+#
+#   Rscript testdata/r/profile_ci.R      (from the repository root)
+#
+# l(theta) = -1/2 z'S^-1 z - 1/2 log|S| - n/2 log(2 pi),
+# S_ij = sigma2 2^(1-nu)/Gamma(nu) (r/beta)^nu K_nu(r/beta), S_ii = sigma2.
+# The interval of theta_j is {v : 2 (l_max - max_{theta_-j} l(v, theta_-j)) <= q},
+# q = qchisq(0.95, 1); each end is the root of the profile minus l_max - q/2,
+# searched in log v; the other parameters are maximised in log space by
+# optim (BFGS) from three starts. Box: all parameters in [1e-3, 5] as the
+# fit's default bounds (no end reaches them here).
+d <- read.csv("testdata/r/profile_n200.csv")
+D <- as.matrix(dist(d[, c("x", "y")]))
+z <- d$z
+n <- length(z)
+loglik <- function(th) {
+  if (any(th < 1e-3) || any(th > 5)) return(-1e10) # the box of the fit
+  h <- D / th[2]
+  S <- th[1] * 2^(1 - th[3]) / gamma(th[3]) * h^th[3] * besselK(h, th[3])
+  S[h == 0] <- th[1]
+  R <- tryCatch(chol(S), error = function(e) NULL)
+  if (is.null(R)) return(-1e10)
+  w <- backsolve(R, z, transpose = TRUE)
+  -0.5 * sum(w^2) - sum(log(diag(R))) - n / 2 * log(2 * pi)
+}
+fitfree <- function(fixed = NULL, value = NA, starts) {
+  best <- list(value = -Inf)
+  for (s in starts) {
+    f <- function(lp) {
+      th <- exp(lp)
+      if (!is.null(fixed)) th <- append(th, value, after = fixed - 1)
+      -loglik(th)
+    }
+    o <- optim(log(s), f, method = "BFGS", control = list(reltol = 1e-14, maxit = 1000))
+    if (-o$value > best$value) best <- list(value = -o$value, par = exp(o$par))
+  }
+  best
+}
+full <- fitfree(starts = list(c(1, 0.1, 0.5), c(0.5, 0.05, 1), c(2, 0.2, 0.3)))
+lmax <- full$value
+that <- full$par
+q <- qchisq(0.95, 1)
+names <- c("sigma2", "beta", "nu")
+rows <- list()
+for (j in 1:3) {
+  others <- that[-j]
+  prof <- function(lv) fitfree(j, exp(lv), list(others, others * 1.3, others / 1.3))$value - (lmax - q / 2)
+  lo <- uniroot(prof, c(log(that[j]) - 3, log(that[j])), tol = 1e-10)$root
+  hi <- uniroot(prof, c(log(that[j]), log(that[j]) + 3), tol = 1e-10)$root
+  rows[[j]] <- data.frame(param = names[j], mle = that[j], lower = exp(lo), upper = exp(hi), loglik_max = lmax)
+}
+out <- do.call(rbind, rows)
+write.csv(out, "testdata/r/profile_ci.csv", row.names = FALSE, quote = FALSE)
+print(out, digits = 12)
