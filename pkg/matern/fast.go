@@ -105,16 +105,7 @@ func (k *matern32) Cov(r float64) float64 {
 // CovRow sets out[i] = Cov(r[i]) for i < len(r); out may be r.
 func (k *matern32) CovRow(r, out []float64) {
 	out = out[:len(r)]
-	s, ib := k.sigma2, k.invBeta
-	var e [64]float64 // exp(-x) of a chunk (out may be r)
-	for c := 0; c < len(r); c += len(e) {
-		m := min(len(e), len(r)-c)
-		expNegRow(r[c:c+m], e[:m], ib)
-		for j, ri := range r[c : c+m] {
-			x := ri * ib
-			out[c+j] = s * (1 + x) * e[j]
-		}
-	}
+	polyExpRow(r, out, k.sigma2, k.invBeta, false)
 }
 
 // matern52 is the Matérn covariance with nu = 5/2,
@@ -130,14 +121,26 @@ func (k *matern52) Cov(r float64) float64 {
 // CovRow sets out[i] = Cov(r[i]) for i < len(r); out may be r.
 func (k *matern52) CovRow(r, out []float64) {
 	out = out[:len(r)]
-	s, ib := k.sigma2, k.invBeta
-	var e [64]float64 // exp(-x) of a chunk (out may be r)
+	polyExpRow(r, out, k.sigma2, k.invBeta, true)
+}
+
+// polyExpRow sets out[i] = s (1 + x) exp(-x) (quad false: nu = 3/2) or
+// s (1 + x + x^2/3) exp(-x) (quad true: nu = 5/2), x = r[i] ib, bit for
+// bit as matern32.Cov and matern52.Cov: the exponentials of a chunk of 64
+// first (expNegRow), so out may be r.
+func polyExpRow(r, out []float64, s, ib float64, quad bool) {
+	out = out[:len(r)]
+	var e [64]float64
 	for c := 0; c < len(r); c += len(e) {
 		m := min(len(e), len(r)-c)
 		expNegRow(r[c:c+m], e[:m], ib)
 		for j, ri := range r[c : c+m] {
 			x := ri * ib
-			out[c+j] = s * (1 + x + x*x*(1.0/3)) * e[j]
+			if quad {
+				out[c+j] = s * (1 + x + x*x*(1.0/3)) * e[j]
+			} else {
+				out[c+j] = s * (1 + x) * e[j]
+			}
 		}
 	}
 }

@@ -70,13 +70,13 @@ func ConditionalDraws(ev *likelihood.Evaluator, theta []float64, at matern.Point
 	mt, nt := v.RowLayout.NT, v.ColLayout.NT
 	pred := tile.NewVector(rt, "zhat", n2, cw, nil)
 	vv := tile.NewGeneral(rt, "VtV", n2, n2, cw, cw, func(int, int) int { return 0 })
+	columnProducts(ts, v, []*tile.Vector{w}, []*tile.Vector{pred}, nil)
 	for a := 0; a < nt; a++ {
 		for kk := 0; kk < mt; kk++ {
 			beta := 1.0
 			if kk == 0 {
 				beta = 0
 			}
-			ts.Gemv(insert.At(kk, a, -1, 0).On(v.Handle(kk, a).Owner()), blas.Trans, 1, v.Handle(kk, a), w.Handle(kk), beta, pred.Handle(a))
 			for b := 0; b <= a; b++ {
 				ts.Gemm(insert.At(kk, a, b, 0).On(0), blas.Trans, blas.NoTrans, 1, v.Handle(kk, a), v.Handle(kk, b), beta, vv.Handle(a, b))
 			}

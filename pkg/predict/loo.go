@@ -6,8 +6,6 @@ import (
 	"math"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
-
 	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
@@ -66,21 +64,10 @@ func LeaveOneOut(ev *likelihood.Evaluator, theta []float64) (*LOO, error) {
 	for b0 := 0; b0 < n; b0 += per {
 		sub := matern.Points{X: idx.X[b0:min(n, b0+per)], Y: idx.Y[b0:min(n, b0+per)]}
 		v := crossCov(ev, "Linv", unitColumns{}, sub, cw)
-		mt, nt := v.RowLayout.NT, v.ColLayout.NT
 		solveLower(ts, l, v)
 		dot := tile.NewVector(rt, "Sinv_z", len(sub.X), cw, nil)
 		sq := tile.NewVector(rt, "Sinv_diag", len(sub.X), cw, nil)
-		for j := 0; j < nt; j++ {
-			for kk := 0; kk < mt; kk++ {
-				pl := insert.At(kk, j, -1, 0).On(v.Handle(kk, j).Owner())
-				beta := 1.0
-				if kk == 0 {
-					beta = 0
-				}
-				ts.Gemv(pl, blas.Trans, 1, v.Handle(kk, j), w.Handle(kk), beta, dot.Handle(j))
-				ts.Colss(pl, v.Handle(kk, j), sq.Handle(j), kk == 0)
-			}
-		}
+		columnProducts(ts, v, []*tile.Vector{w}, []*tile.Vector{dot}, sq)
 		v.Invalidate()
 		dot.Fetch()
 		sq.Fetch()

@@ -160,7 +160,6 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 			sub.T = at.T[b0:min(n2, b0+per)]
 		}
 		v := crossCov(ev, "V", k, sub, cw)
-		mt, nt := v.RowLayout.NT, v.ColLayout.NT
 		solveLower(ts, l, v)
 		// z2_hat(j) = sum_k V(k,j)^T w(k); ss(j) = column sums of V(:,j)^2,
 		// each accumulated next to V(k,j) and travelling down the rows.
@@ -170,20 +169,7 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 		for c := range vx {
 			vx[c] = tile.NewVector(rt, fmt.Sprintf("vx%d", c), len(sub.X), cw, nil)
 		}
-		for j := 0; j < nt; j++ {
-			for kk := 0; kk < mt; kk++ {
-				pl := insert.At(kk, j, -1, 0).On(v.Handle(kk, j).Owner())
-				beta := 1.0
-				if kk == 0 {
-					beta = 0
-				}
-				ts.Gemv(pl, blas.Trans, 1, v.Handle(kk, j), w.Handle(kk), beta, pred.Handle(j))
-				ts.Colss(pl, v.Handle(kk, j), sq.Handle(j), kk == 0)
-				for c := range vx {
-					ts.Gemv(pl, blas.Trans, 1, v.Handle(kk, j), xw[c].Handle(kk), beta, vx[c].Handle(j))
-				}
-			}
-		}
+		columnProducts(ts, v, append([]*tile.Vector{w}, xw...), append([]*tile.Vector{pred}, vx...), sq)
 		v.Invalidate()
 		pred.Fetch()
 		sq.Fetch()
@@ -270,4 +256,28 @@ func Score(z, zhat, variance []float64) (mspe, coverage float64) {
 	}
 	n := float64(len(z))
 	return mspe / n, coverage / n
+}
+
+// columnProducts submits, for each column tile j of v and each vector
+// xs[i] tiled like v's rows, outs[i](j) = sum_k V(k,j)^T xs[i](k) and,
+// when sq is not nil, sq(j) = the column sums of squares of V(:,j): each
+// accumulated next to V(k,j) on its owner, travelling down the row tiles
+// in order k = 0, 1, ... (the same sums on any number of ranks).
+func columnProducts(ts insert.Tasks, v *tile.General, xs, outs []*tile.Vector, sq *tile.Vector) {
+	mt, nt := v.RowLayout.NT, v.ColLayout.NT
+	for j := 0; j < nt; j++ {
+		for kk := 0; kk < mt; kk++ {
+			pl := insert.At(kk, j, -1, 0).On(v.Handle(kk, j).Owner())
+			beta := 1.0
+			if kk == 0 {
+				beta = 0
+			}
+			for i, x := range xs {
+				ts.Gemv(pl, blas.Trans, 1, v.Handle(kk, j), x.Handle(kk), beta, outs[i].Handle(j))
+			}
+			if sq != nil {
+				ts.Colss(pl, v.Handle(kk, j), sq.Handle(j), kk == 0)
+			}
+		}
+	}
 }
