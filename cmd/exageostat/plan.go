@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
@@ -32,6 +35,7 @@ type planFlags struct {
 	asJSON             bool
 	nodesMax           int
 	excludeCPU         bool
+	hostfile           string
 }
 
 func newPlanCmd() *cobra.Command {
@@ -76,7 +80,14 @@ strategies of Figure 7 of the multi-phase ExaGeoStat paper by simulating one
 evaluation with each: bc, bc-fast, 1d1d and lp (the linear program's
 distributions), recommends the fastest and prints its tile memory per node.
 --nodes-max K also tries every subset of at most K of the cluster's nodes
-(capacity planning).
+(capacity planning); --hostfile FILE then writes the best subset's nodes
+in rank order as an OpenMPI host file (one "host slots=1" line each; the
+names come from each group's hosts key, else <group>-<i>) and, in
+FILE-cluster.toml, the cluster file of that subset, so the run is
+  mpirun -np K --hostfile FILE exageostat fit --config fit.toml
+with cluster = "FILE-cluster.toml" in fit.toml (srun: --nodelist from the
+names in FILE, --distribution=arbitrary). --svg draws the lp strategy's two
+distributions (factorisation and generation).
 
 --gen-tiles gives each node's number of generation tiles (summing to
 T = NT(NT+1)/2) and derives the generation distribution from the
@@ -90,7 +101,7 @@ number of values of --powers, --gen-powers or --gen-tiles.`,
   exageostat plan --n 16000 --nb 320 --nodes 4 --dist 1d1d --powers 1,1,4,4 --gen-dist bc
   exageostat plan --n 48000 --nb 960 --nodes 6 --json
   exageostat plan --tiles 50 --powers 60,60,565,590 --gen-tiles 318,319,319,319 --json
-  exageostat plan --config configs/cluster-chetemi-chifflet.toml --n 48000 --dist lp --nodes-max 6`,
+  exageostat plan --config configs/cluster-chetemi-chifflet.toml --n 48000 --dist lp --nodes-max 6 --hostfile best.hosts`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return runPlan(c, &pf) },
 	}
@@ -109,6 +120,7 @@ number of values of --powers, --gen-powers or --gen-tiles.`,
 	f.BoolVar(&pf.asJSON, "json", false, "print the plan as JSON")
 	f.IntVar(&pf.nodesMax, "nodes-max", 0, "with --dist lp: also find the subset of at most K of the config's nodes with the lowest simulated makespan")
 	f.BoolVar(&pf.excludeCPU, "exclude-cpu-only", false, "with --dist lp: keep CPU-only nodes out of the LP's factorisation")
+	f.StringVar(&pf.hostfile, "hostfile", "", "with --nodes-max: write the best subset's nodes as an mpirun host file FILE (rank order) and its cluster file FILE-cluster.toml")
 	return c
 }
 
@@ -151,6 +163,9 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 	}
 	if pf.nodesMax != 0 {
 		return badInput("plan: --nodes-max goes with --dist lp")
+	}
+	if pf.hostfile != "" {
+		return badInput("plan: --hostfile goes with --dist lp --nodes-max K")
 	}
 	if pf.svg != "" {
 		if err := checkOutputs("plan", []job.File{{Flag: "svg", Path: pf.svg}, {Flag: "svg", Path: generationPath(pf.svg)}},
@@ -510,11 +525,33 @@ func runPlanStrategies(c *cobra.Command, pf *planFlags) error {
 	if c.Flags().Changed("nb") {
 		nb = pf.nb
 	}
+	if pf.hostfile != "" && pf.nodesMax < 1 {
+		return badInput("plan: --hostfile writes the best subset of --nodes-max K nodes: give --nodes-max")
+	}
+	var outs []job.File
+	if pf.svg != "" {
+		outs = append(outs, job.File{Flag: "svg", Path: pf.svg}, job.File{Flag: "svg", Path: generationPath(pf.svg)})
+	}
+	if pf.hostfile != "" {
+		outs = append(outs, job.File{Flag: "hostfile", Path: pf.hostfile}, job.File{Flag: "hostfile", Path: subsetConfigPath(pf.hostfile)})
+	}
+	if len(outs) > 0 {
+		if err := checkOutputs("plan", outs, job.File{Flag: "config", Path: pf.cfg}); err != nil {
+			return err
+		}
+	}
 	cl, err := loadModel("plan", pf.cfg, pf.n, &nb)
 	if err != nil {
 		return err
 	}
 	rows := strategy.Compare(cl, pf.n, nb, pf.excludeCPU)
+	var written []string
+	if pf.svg != "" {
+		if err := writeLPMaps(pf.svg, cl, pf.n, nb, pf.excludeCPU); err != nil {
+			return err
+		}
+		written = append(written, pf.svg, generationPath(pf.svg))
+	}
 	var subsets []strategy.Subset
 	if pf.nodesMax > 0 {
 		var progress func(string)
@@ -522,6 +559,18 @@ func runPlanStrategies(c *cobra.Command, pf *planFlags) error {
 			progress = func(s string) { fmt.Fprintln(c.ErrOrStderr(), "plan: "+s) }
 		}
 		subsets = strategy.Subsets(cl, pf.n, nb, pf.nodesMax, pf.excludeCPU, progress)
+		if pf.hostfile != "" {
+			if len(subsets) == 0 {
+				return fmt.Errorf("plan: --hostfile: no subset of at most %d nodes could be simulated", pf.nodesMax)
+			}
+			if err := writeHostfile(pf.hostfile, cl, subsets[0], pf.n, nb); err != nil {
+				return err
+			}
+			written = append(written, pf.hostfile, subsetConfigPath(pf.hostfile))
+		}
+	}
+	if len(written) > 0 {
+		defer fmt.Fprintf(c.ErrOrStderr(), "wrote %s\n", strings.Join(written, ", "))
 	}
 	best := strategy.BestRow(rows)
 	out := c.OutOrStdout()
@@ -563,6 +612,90 @@ func runPlanStrategies(c *cobra.Command, pf *planFlags) error {
 		}
 		fmt.Fprintf(out, "%s: ", rows[best].Dist)
 		printMemory(out, rows[best].Memory, names)
+	}
+	return nil
+}
+
+// subsetConfigPath is the cluster file written beside a host file:
+// FILE-cluster.toml (FILE without its extension).
+func subsetConfigPath(hostfile string) string {
+	return strings.TrimSuffix(hostfile, filepath.Ext(hostfile)) + "-cluster.toml"
+}
+
+// writeLPMaps draws the lp strategy's factorisation and generation
+// distributions of n points at tile size nb on cl (as plan --dist lp
+// simulates it) to path and its -generation companion.
+func writeLPMaps(path string, cl config.Cluster, n, nb int, excludeCPU bool) error {
+	p, res, err := strategy.Best("lp", cl, n, nb, strategy.Options{ExcludeCPUOnly: excludeCPU})
+	if err != nil {
+		return fmt.Errorf("plan: --svg: the lp strategy: %v", err)
+	}
+	nt := (n + nb - 1) / nb
+	where := fmt.Sprintf("N = %d, nb = %d, %s", n, nb, strategy.DescribeSubset(cl, strategy.GroupCounts(cl)))
+	titles := [2]string{
+		fmt.Sprintf("factorisation: lp (%s), simulated %.4g s", where, res.Makespan),
+		fmt.Sprintf("generation: lp (%s), %d tiles move", where, p.Moved),
+	}
+	err = writeFilesAtomic([]string{path, generationPath(path)}, []func(io.Writer) error{
+		func(w io.Writer) error {
+			return distribution.SVG(w, p.Fact, nt, titles[0])
+		},
+		func(w io.Writer) error {
+			return distribution.SVG(w, p.Gen, nt, titles[1])
+		},
+	})
+	if err != nil {
+		return badInput("plan: --svg: %v", err)
+	}
+	return nil
+}
+
+// writeHostfile writes the nodes of the subset best of cl as an OpenMPI
+// host file (comment lines, then one "host slots=1" line per rank in rank
+// order) and the subset's cluster file beside it.
+func writeHostfile(path string, cl config.Cluster, best strategy.Subset, n, nb int) error {
+	sub := strategy.SubsetCluster(cl, best.Nodes)
+	hosts, named := strategy.Hosts(sub)
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "# exageostat plan: the best subset of nodes for N = %d, nb = %d: %s, %s, simulated %.4g s per evaluation\n",
+		n, nb, strategy.DescribeSubset(cl, best.Nodes), best.Dist, best.Makespan)
+	keys := fmt.Sprintf("distribution = %q, cluster = %q", best.Dist, filepath.Base(subsetConfigPath(path)))
+	if best.Dist == "1d1d" {
+		powers := make([]float64, 0, len(hosts))
+		for _, g := range sub.RankGroups() {
+			powers = append(powers, strategy.NodePower(sub.Groups[g]))
+		}
+		for i := range powers {
+			powers[i] = math.Round(powers[i]*1000) / 1000
+		}
+		keys = fmt.Sprintf("distribution = \"1d1d\", powers = [%s]", formatFloats(powers))
+	}
+	fmt.Fprintf(&buf, "# ranks in this order (group by group, as in %s); run with\n", filepath.Base(subsetConfigPath(path)))
+	fmt.Fprintf(&buf, "#   mpirun -np %d --hostfile %s exageostat fit --config FIT.toml\n", len(hosts), filepath.Base(path))
+	fmt.Fprintf(&buf, "# where FIT.toml has %s\n", keys)
+	if !named {
+		fmt.Fprintf(&buf, "# some groups have no hosts key: their nodes are named <group>-<i>; replace them with real host names\n")
+	}
+	for _, h := range hosts {
+		fmt.Fprintf(&buf, "%s slots=1\n", h)
+	}
+	var cfg bytes.Buffer
+	fmt.Fprintf(&cfg, "# exageostat plan --hostfile: the node groups of %s (best: %s), ranks in the order of %s\n",
+		strategy.DescribeSubset(cl, best.Nodes), best.Dist, filepath.Base(path))
+	groups := struct {
+		NB      int            `toml:"nb"`
+		Network config.Network `toml:"network"`
+		Groups  []config.Group `toml:"group"`
+	}{sub.NB, sub.Network, sub.Groups}
+	if err := toml.NewEncoder(&cfg).Encode(groups); err != nil {
+		return err
+	}
+	err := writeFilesAtomic([]string{path, subsetConfigPath(path)}, []func(io.Writer) error{
+		func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err },
+		func(w io.Writer) error { _, err := w.Write(cfg.Bytes()); return err },
+	})
+	if err != nil {
+		return badInput("plan: --hostfile: %v", err)
 	}
 	return nil
 }

@@ -462,3 +462,96 @@ func TestPlanStrategies(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanLPMapsAndHostfile: plan --dist lp --svg draws the lp strategy's
+// two distributions (every lower tile once, each node's count as in the
+// legend), and --nodes-max K --hostfile writes the best subset's hosts in
+// rank order, with a cluster file of that subset that plan reads back.
+func TestPlanLPMapsAndHostfile(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../configs/cluster-chetemi-chifflet.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := strings.Replace(string(src), `name = "chetemi"`, `name = "chetemi"`+"\nhosts = [\"chetemi-11\", \"chetemi-12\", \"chetemi-13\", \"chetemi-14\"]", 1)
+	named = strings.Replace(named, `name = "chifflet"`, `name = "chifflet"`+"\nhosts = [\"chifflet-3\", \"chifflet-4\", \"chifflet-7\", \"chifflet-8\"]", 1)
+	cfg := writeFile(t, dir, "cluster.toml", named)
+	svg, hosts := filepath.Join(dir, "lp.svg"), filepath.Join(dir, "best.hosts")
+	stdout, stderr, code := run(t, bin, "plan", "--config", cfg, "--n", "19200", "--dist", "lp", "--nodes-max", "3",
+		"--svg", svg, "--hostfile", hosts, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Subsets []struct {
+			Nodes []int   `json:"nodes_per_group"`
+			Total int     `json:"nodes"`
+			Dist  string  `json:"distribution"`
+			Time  float64 `json:"makespan_s"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || len(r.Subsets) == 0 {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	for _, p := range []string{svg, filepath.Join(dir, "lp-generation.svg")} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := countTileRects(t, b); n != 20*21/2 {
+			t.Errorf("%s: %d tiles, want 210", p, n)
+		}
+		if !strings.Contains(string(b), ": lp (N = 19200, nb = 960, 4 chetemi + 4 chifflet)") {
+			t.Errorf("%s: no title naming lp and the cluster", p)
+		}
+	}
+
+	// The best subset's hosts, group by group, the first ones of each group.
+	best := r.Subsets[0]
+	var want []string
+	for g, m := range best.Nodes {
+		for i := range m {
+			want = append(want, [][]string{{"chetemi-11", "chetemi-12", "chetemi-13"}, {"chifflet-3", "chifflet-4", "chifflet-7"}}[g][i]+" slots=1")
+		}
+	}
+	b, err := os.ReadFile(hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			got = append(got, line)
+		}
+	}
+	if !slices.Equal(got, want) || best.Total != len(want) {
+		t.Errorf("host file lines %q, want %q (subset %+v)", got, want, best)
+	}
+	if !strings.Contains(string(b), fmt.Sprintf("mpirun -np %d --hostfile best.hosts", len(want))) {
+		t.Errorf("host file has no mpirun line:\n%s", b)
+	}
+	stdout, stderr, code = run(t, bin, "plan", "--config", filepath.Join(dir, "best-cluster.toml"), "--n", "19200", "--dist", "lp")
+	if code != 0 || !strings.Contains(stdout, fmt.Sprintf("on %d nodes", len(want))) {
+		t.Errorf("the subset's cluster file: exit %d, %s\n%s", code, stderr, stdout)
+	}
+
+	for _, c := range []struct {
+		args []string
+		cfg  string
+		want string
+	}{
+		{[]string{"--dist", "lp", "--hostfile", hosts}, cfg, "--hostfile writes the best subset of --nodes-max K nodes"},
+		{[]string{"--dist", "bc", "--nodes", "2", "--hostfile", hosts}, "", "--hostfile goes with --dist lp --nodes-max K"},
+		{[]string{"--dist", "lp", "--nodes-max", "2"}, writeFile(t, dir, "bad.toml", strings.Replace(named, `"chetemi-14"]`, `]`, 1)), "group[0].hosts"},
+	} {
+		args := append([]string{"plan", "--n", "19200"}, c.args...)
+		if c.cfg != "" {
+			args = append(args, "--config", c.cfg)
+		}
+		_, stderr, code := run(t, bin, args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line containing %q", c.args, code, stderr, c.want)
+		}
+	}
+}

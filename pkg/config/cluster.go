@@ -87,6 +87,10 @@ type Group struct {
 	Nodes int    `toml:"nodes"` // >= 1
 	CPUs  int    `toml:"cpus"`  // CPU workers per node (cores running tasks)
 	GPUs  int    `toml:"gpus"`  // GPU workers per node
+	// Hosts optionally names the group's nodes (host names as mpirun and
+	// srun know them), one per node in rank order; `plan --nodes-max
+	// --hostfile` writes the chosen ones as a host file.
+	Hosts []string `toml:"hosts"`
 	// Bandwidth and Latency override the [network] values for the links
 	// of this group's nodes (0: the [network] value). A message between
 	// two nodes goes at the smaller bandwidth and the larger latency of
@@ -265,6 +269,14 @@ func (c Cluster) validateGroups(file string) error {
 		}
 		if g.Nodes < 1 || g.Nodes > MaxNodes {
 			return bad(key("nodes"), "must be in [1, %d], got %d", MaxNodes, g.Nodes)
+		}
+		if len(g.Hosts) > 0 && len(g.Hosts) != g.Nodes {
+			return bad(key("hosts"), "names %d hosts for %d nodes (one host name per node)", len(g.Hosts), g.Nodes)
+		}
+		for h, name := range g.Hosts {
+			if name == "" || strings.ContainsAny(name, " \t\r\n#=") {
+				return bad(key("hosts"), "host %d: %q is not a host name", h+1, name)
+			}
 		}
 		if g.CPUs < 0 {
 			return bad(key("cpus"), "must be >= 0, got %d", g.CPUs)

@@ -3,6 +3,7 @@ package strategy
 import (
 	"fmt"
 	goruntime "runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -115,17 +116,8 @@ func Subsets(c config.Cluster, n, nb, k int, excludeCPU bool, progress func(stri
 				if i >= len(subsets) {
 					return
 				}
-				sub, total := c, 0
-				sub.Groups = nil
-				for g, m := range subsets[i] {
-					if m > 0 {
-						gg := c.Groups[g]
-						gg.Nodes = m
-						sub.Groups = append(sub.Groups, gg)
-						total += m
-					}
-				}
-				sub.Nodes = total
+				sub := SubsetCluster(c, subsets[i])
+				total := sub.Nodes
 				for _, name := range names {
 					_, res, err := Best(name, sub, n, nb, Options{ExcludeCPUOnly: excludeCPU})
 					if err != nil {
@@ -148,6 +140,45 @@ func Subsets(c config.Cluster, n, nb, k int, excludeCPU bool, progress func(stri
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Makespan < rows[j].Makespan })
 	return rows
+}
+
+// SubsetCluster returns the cluster made of the first nodes[g] nodes of
+// each group g of c (groups with none left out; their host names, if
+// given, are the first nodes[g] ones), numbered group by group as c is.
+func SubsetCluster(c config.Cluster, nodes []int) config.Cluster {
+	sub := c
+	sub.Groups, sub.Nodes = nil, 0
+	for g, m := range nodes {
+		if m > 0 {
+			gg := c.Groups[g]
+			gg.Nodes = m
+			if len(gg.Hosts) >= m {
+				gg.Hosts = slices.Clone(gg.Hosts[:m])
+			}
+			sub.Groups = append(sub.Groups, gg)
+			sub.Nodes += m
+		}
+	}
+	return sub
+}
+
+// Hosts returns the host name of each node of c in rank order: a group's
+// hosts key, or "<group name>-<i>" (i from 1) for a group without one; and
+// whether every name came from a hosts key.
+func Hosts(c config.Cluster) ([]string, bool) {
+	var out []string
+	named := true
+	for _, g := range c.Groups {
+		for i := range g.Nodes {
+			if i < len(g.Hosts) {
+				out = append(out, g.Hosts[i])
+			} else {
+				out = append(out, fmt.Sprintf("%s-%d", g.Name, i+1))
+				named = false
+			}
+		}
+	}
+	return out, named
 }
 
 // GroupCounts returns the number of nodes of each group of c: the Subset
