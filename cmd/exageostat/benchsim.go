@@ -38,7 +38,8 @@ so that the machine is as loaded as in the real runs: the shared host's speed
 drifts, and both should see the same), (2D block-cyclic over the ranks, --workers
 workers per rank) and simulates the same evaluation - the task graph recorded
 by the same submission code - on a model of this machine: one node per rank,
---workers CPU workers each, links of --bandwidth and --latency between ranks.
+--workers CPU workers each, links of --bandwidth and --latency between ranks
+(under mpirun, unless given: measured by ping-pong between ranks 0 and 1).
 
 Two simulations per size: with the calibrated durations (the prediction a
 user gets from 'exageostat calibrate'), and with the mean duration of each
@@ -83,6 +84,13 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 			}
 			kernels.DefaultThreads().SetThreads(1)
 			o.Comm = w
+			if w.Size() > 1 && !c.Flags().Changed("bandwidth") && !c.Flags().Changed("latency") {
+				net, err := bench.PingPong(w, bench.PingPongOptions{})
+				if err != nil {
+					return err
+				}
+				o.Network, o.NetworkMeasured = net, true
+			}
 			if !asJSON {
 				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
 			}
@@ -110,8 +118,8 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 	f.IntVar(&o.CalReps, "cal-reps", 3, "calibration samples per task kind, before each timed evaluation")
 	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu of the evaluations and of the calibrated dcmg")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
-	f.Float64Var(&o.Network.Bandwidth, "bandwidth", sharedMemBandwidth, "modelled bandwidth between ranks, bytes/s")
-	f.Float64Var(&o.Network.Latency, "latency", sharedMemLatency, "modelled latency between ranks, s")
+	f.Float64Var(&o.Network.Bandwidth, "bandwidth", sharedMemBandwidth, "modelled bandwidth between ranks, bytes/s (default under mpirun: measured by ping-pong)")
+	f.Float64Var(&o.Network.Latency, "latency", sharedMemLatency, "modelled latency between ranks, s (default under mpirun: measured by ping-pong)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }
@@ -121,7 +129,11 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 	fmt.Fprintf(w, "simulator vs real runs: %d rank(s) x %d workers, nb=%d, theta=%s, kernels %s (%s), median of %d evaluations\n",
 		r.Ranks, r.Workers, r.NB, formatFloats(r.Theta), r.Kernels, r.Core, r.Reps)
 	if r.Ranks > 1 {
-		fmt.Fprintf(w, "modelled links between ranks: %.3g B/s, %.3g s per message\n", r.Network.Bandwidth, r.Network.Latency)
+		how := "given"
+		if r.NetworkMeasured {
+			how = "measured by ping-pong between ranks 0 and 1"
+		}
+		fmt.Fprintf(w, "modelled links between ranks (%s): %.3g B/s, %.3g s per message\n", how, r.Network.Bandwidth, r.Network.Latency)
 	}
 	fmt.Fprintf(w, "%7s %6s %22s %9s %18s %18s %14s\n", "N", "tiles", "real s (min-max)", "busy", "sim calibrated", "sim trace-durs", "sim busy")
 	for _, row := range r.Rows {

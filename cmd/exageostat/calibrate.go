@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	goruntime "runtime"
 	"strconv"
 	"strings"
 
@@ -13,6 +12,8 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
 	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
@@ -30,42 +31,59 @@ const (
 const (
 	maxCalibrateNB   = 4096
 	maxCalibrateReps = 1000
+	// maxCalibrateWorkers bounds --workers: each holds a few nb x nb tiles.
+	maxCalibrateWorkers = 1024
 )
 
 type calibrateFlags struct {
 	nb, reps int
+	workers  int
 	nu       float64
 	out      string
 	asJSON   bool
 }
 
-func newCalibrateCmd() *cobra.Command {
+func newCalibrateCmd(w comm.Comm) *cobra.Command {
 	var cf calibrateFlags
 	c := &cobra.Command{
 		Use:   "calibrate",
-		Short: "Measure the duration of one task of each kind on one core, as a cluster file's [[group]]",
+		Short: "Measure the duration of one task of each kind with every worker busy, as a cluster file's [[group]]",
 		Long: `Measures, on this machine's CPU, the median duration of one task of each kind of
 a likelihood evaluation (dcmg, zcpy, potrf, trtri, trmm, syrk, gemm, det, trsv,
 gemv, geadd, dot) on full --nb x --nb tiles, running the same tile kernels as
-the real tasks on one thread (BLAS single-threaded, one task per worker): one
-untimed call, then --reps timed samples. dcmg generates an off-diagonal Matérn
-tile with a general smoothness --nu (no closed form, as in a fit that
-estimates nu).
+the real tasks (BLAS single-threaded, one task per worker): one untimed call,
+then --reps timed samples. dcmg generates an off-diagonal Matérn tile with a
+general smoothness --nu (no closed form, as in a fit that estimates nu).
 
-The result is a cluster file (TOML) of one [[group]] "this-machine": nodes = 1,
-cpus = the number of cores, gpus = 0, the durations in [group.cpu], nb, and a
-[network] table with the shared-memory figures of this machine kind (about
-4 GB/s and 1.5 us between ranks). It loads like configs/cluster-*.toml, so
-the simulator and the LP can model this machine. --json writes the same as
-JSON, with every sample. A progress line per kind goes to stderr.`,
-		Example: `  exageostat calibrate --out cluster-here.toml       # nb = 960, 7 samples per kind
-  exageostat calibrate --nb 512 --reps 11 --json`,
+The measurement runs on --workers goroutines at once (default: this rank's
+cores), as loaded as a run is: with every core busy, tasks take 10-30 %
+longer than on one idle core (shared caches and memory bandwidth, all-core
+clocks), and a simulation calibrated on an idle core predicts runs that are
+too fast. --workers 1 measures one idle core. Each kind's duration is the
+median over the workers.
+
+Under mpirun (2 ranks or more; one rank per node as in a run) every rank
+measures at once, the durations are averaged over the ranks, and ranks 0
+and 1 measure their link by ping-pong (latency: half the round trip of one
+word; bandwidth: an 8 MiB message less that latency). On one rank the
+[network] table holds the shared-memory figures of this machine kind (about
+4 GB/s and 1.5 us between ranks).
+
+The result is a cluster file (TOML) of one [[group]] "this-machine": nodes =
+the ranks, cpus = --workers, gpus = 0, the durations in [group.cpu], nb, and
+the [network] table. It loads like configs/cluster-*.toml, so the simulator
+and the LP can model this machine. --json writes the same as JSON, with
+every sample. A progress line per kind goes to stderr (rank 0).`,
+		Example: `  exageostat calibrate --out cluster-here.toml       # nb = 960, 7 samples per kind, all cores busy
+  exageostat calibrate --nb 512 --reps 11 --workers 1 --json
+  mpirun -np 2 exageostat calibrate --nb 512 --workers 1 --out two-ranks.toml   # + the measured link`,
 		Args: noArgs,
-		RunE: func(c *cobra.Command, args []string) error { return runCalibrate(c, &cf) },
+		RunE: func(c *cobra.Command, args []string) error { return runCalibrate(c, &cf, w) },
 	}
 	f := c.Flags()
 	f.IntVar(&cf.nb, "nb", 960, "tile size of the measured tasks")
 	f.IntVar(&cf.reps, "reps", 7, "timed samples per task kind (the median is kept)")
+	f.IntVar(&cf.workers, "workers", job.DefaultWorkers(), "workers measuring at once on each rank (1: one idle core)")
 	f.Float64Var(&cf.nu, "nu", 0.73, "Matérn smoothness of the generated (dcmg) tiles")
 	f.StringVar(&cf.out, "out", "", "write the result to FILE (default: stdout)")
 	f.BoolVar(&cf.asJSON, "json", false, "write JSON instead of a TOML cluster file")
@@ -93,14 +111,18 @@ type calibrateJSON struct {
 type calibrateNetwork struct {
 	Bandwidth float64 `json:"bandwidth"`
 	Latency   float64 `json:"latency"`
+	Measured  bool    `json:"measured"` // by ping-pong between ranks 0 and 1 (else the shared-memory figures)
 }
 
-func runCalibrate(c *cobra.Command, cf *calibrateFlags) error {
+func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	if cf.nb < 1 || cf.nb > maxCalibrateNB {
 		return badInput("calibrate: --nb must be in [1, %d] (got %d)", maxCalibrateNB, cf.nb)
 	}
 	if cf.reps < 1 || cf.reps > maxCalibrateReps {
 		return badInput("calibrate: --reps must be in [1, %d] (got %d)", maxCalibrateReps, cf.reps)
+	}
+	if cf.workers < 1 || cf.workers > maxCalibrateWorkers {
+		return badInput("calibrate: --workers must be in [1, %d] (got %d)", maxCalibrateWorkers, cf.workers)
 	}
 	if !(cf.nu > 0 && cf.nu <= 30) {
 		return badInput("calibrate: --nu must be in (0, 30] (got %g)", cf.nu)
@@ -112,27 +134,42 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags) error {
 	}
 	kernels.DefaultThreads().SetThreads(1)
 	stderr := c.ErrOrStderr()
+	if w.Rank() != 0 {
+		stderr = io.Discard
+	}
 	if ct := os.Getenv(droppedCoretypeEnv); ct != "" {
 		fmt.Fprintf(stderr, "note: ignored OPENBLAS_CORETYPE=%s (set %s=1 to keep it)\n", ct, keepCoretypeEnv)
 	}
-	cpus := goruntime.NumCPU()
-	fmt.Fprintf(stderr, "calibrate: nb=%d, %d samples per kind, kernels %s (%s), %d cores\n",
-		cf.nb, cf.reps, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cpus)
-	cal, err := bench.Calibrate(bench.CalibrateOptions{NB: cf.nb, Reps: cf.reps, Nu: cf.nu,
-		Progress: func(s string) { fmt.Fprintln(stderr, "  "+s) }})
+	fmt.Fprintf(stderr, "calibrate: nb=%d, %d samples per kind, kernels %s (%s), %d workers busy on each of %d ranks\n",
+		cf.nb, cf.reps, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cf.workers, w.Size())
+	net := config.Network{Bandwidth: sharedMemBandwidth, Latency: sharedMemLatency}
+	measured := w.Size() > 1
+	if measured {
+		var err error
+		if net, err = bench.PingPong(w, bench.PingPongOptions{}); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "  link between ranks 0 and 1 (ping-pong): latency %.3g us, bandwidth %.3g GB/s\n", net.Latency*1e6, net.Bandwidth*1e-9)
+	}
+	cal, err := bench.CalibrateLoaded(bench.CalibrateOptions{NB: cf.nb, Reps: cf.reps, Nu: cf.nu,
+		Progress: func(s string) { fmt.Fprintln(stderr, "  "+s) }}, cf.workers, w)
 	if err != nil {
 		return err
 	}
+	if w.Rank() != 0 {
+		return nil
+	}
+	cpus, nodes := cf.workers, w.Size()
 	write := func(w io.Writer) error {
 		if cf.asJSON {
-			out := calibrateJSON{NB: cal.NB, Network: calibrateNetwork{sharedMemBandwidth, sharedMemLatency},
-				Group:       []calibrateGroup{{Name: "this-machine", Nodes: 1, CPUs: cpus, CPU: cal.Durations()}},
+			out := calibrateJSON{NB: cal.NB, Network: calibrateNetwork{net.Bandwidth, net.Latency, measured},
+				Group:       []calibrateGroup{{Name: "this-machine", Nodes: nodes, CPUs: cpus, CPU: cal.Durations()}},
 				Calibration: cal}
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(out)
 		}
-		_, err := io.WriteString(w, calibrationTOML(cal, cpus, cf))
+		_, err := io.WriteString(w, calibrationTOML(cal, cpus, nodes, net, measured, cf))
 		return err
 	}
 	if cf.out == "" {
@@ -147,19 +184,25 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags) error {
 
 // calibrationTOML returns the cluster file of one group "this-machine" with
 // the measured durations, commented.
-func calibrationTOML(cal *bench.Calibration, cpus int, cf *calibrateFlags) string {
+func calibrationTOML(cal *bench.Calibration, cpus, nodes int, net config.Network, measured bool, cf *calibrateFlags) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# exageostat calibrate --nb %d --reps %d --nu %s\n", cf.nb, cf.reps, strconv.FormatFloat(cf.nu, 'g', -1, 64))
+	fmt.Fprintf(&b, "# exageostat calibrate --nb %d --reps %d --nu %s --workers %d (%d ranks)\n", cf.nb, cf.reps,
+		strconv.FormatFloat(cf.nu, 'g', -1, 64), cf.workers, nodes)
 	fmt.Fprintf(&b, "# Median seconds of one task on one worker (kernels %s, OpenBLAS core %s,\n", cal.Kernels, cal.Core)
-	b.WriteString("# BLAS single-threaded), on full nb x nb tiles. Load with config.LoadCluster.\n\n")
+	fmt.Fprintf(&b, "# BLAS single-threaded) with %d workers busy on each of %d ranks, on full\n", cf.workers, nodes)
+	b.WriteString("# nb x nb tiles. Load with config.LoadCluster.\n\n")
 	fmt.Fprintf(&b, "nb = %d\n\n", cal.NB)
-	b.WriteString("# Between ranks on this machine: shared memory (shared/FACTS.md).\n")
+	if measured {
+		b.WriteString("# Between ranks 0 and 1: measured by ping-pong (latency: half a one-word round trip).\n")
+	} else {
+		b.WriteString("# Between ranks on this machine: shared memory (shared/FACTS.md).\n")
+	}
 	b.WriteString("[network]\n")
-	fmt.Fprintf(&b, "bandwidth = %s   # bytes/s\n", tomlFloat(sharedMemBandwidth))
-	fmt.Fprintf(&b, "latency = %s   # s per message\n\n", tomlFloat(sharedMemLatency))
+	fmt.Fprintf(&b, "bandwidth = %s   # bytes/s\n", tomlFloat(net.Bandwidth))
+	fmt.Fprintf(&b, "latency = %s   # s per message\n\n", tomlFloat(net.Latency))
 	b.WriteString("[[group]]\n")
 	b.WriteString("name = \"this-machine\"\n")
-	b.WriteString("nodes = 1\n")
+	fmt.Fprintf(&b, "nodes = %d\n", nodes)
 	fmt.Fprintf(&b, "cpus = %d\n", cpus)
 	b.WriteString("gpus = 0\n\n")
 	b.WriteString("[group.cpu]\n")

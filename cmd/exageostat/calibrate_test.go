@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
 	"strings"
 	"testing"
 
@@ -15,7 +14,7 @@ func TestCalibrate(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "here.toml")
-	stdout, stderr, code := run(t, bin, "calibrate", "--nb", "128", "--reps", "5", "--out", out)
+	stdout, stderr, code := run(t, bin, "calibrate", "--nb", "128", "--reps", "5", "--workers", "2", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -30,7 +29,7 @@ func TestCalibrate(t *testing.T) {
 		t.Fatalf("cluster %+v", c)
 	}
 	g := c.Groups[0]
-	if g.Name != "this-machine" || g.Nodes != 1 || g.CPUs != goruntime.NumCPU() || g.GPUs != 0 || len(g.GPU) != 0 {
+	if g.Name != "this-machine" || g.Nodes != 1 || g.CPUs != 2 || g.GPUs != 0 || len(g.GPU) != 0 {
 		t.Fatalf("group %+v", g)
 	}
 	d := g.CPU
@@ -62,7 +61,7 @@ func TestCalibrate(t *testing.T) {
 	}
 
 	// --json on stdout: the same keys, and the samples.
-	stdout, stderr, code = run(t, bin, "calibrate", "--nb", "32", "--reps", "3", "--json")
+	stdout, stderr, code = run(t, bin, "calibrate", "--nb", "32", "--reps", "3", "--workers", "3", "--json")
 	if code != 0 {
 		t.Fatalf("--json: exit %d: %s", code, stderr)
 	}
@@ -84,7 +83,7 @@ func TestCalibrate(t *testing.T) {
 		t.Fatalf("%v:\n%s", err, stdout)
 	}
 	if j.NB != 32 || j.Network.Bandwidth != 4e9 || len(j.Group) != 1 || j.Group[0].Name != "this-machine" ||
-		len(j.Kinds) != len(config.TaskKinds()) || len(j.Kinds[0].Samples) != 3 || j.Group[0].CPU["gemm"] != j.Kinds[6].Seconds {
+		len(j.Kinds) != len(config.TaskKinds()) || len(j.Kinds[0].Samples) != 3*3 || j.Group[0].CPUs != 3 || j.Group[0].CPU["gemm"] != j.Kinds[6].Seconds {
 		t.Fatalf("json %+v", j)
 	}
 }
@@ -100,6 +99,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{[]string{"--nb", "5000"}, "--nb must be in [1, 4096]"},
 		{[]string{"--reps", "0"}, "--reps must be in [1, 1000] (got 0)"},
 		{[]string{"--nu", "-1"}, "--nu must be in (0, 30]"},
+		{[]string{"--workers", "0"}, "--workers must be in [1, 1024] (got 0)"},
 		{[]string{"--nb", "x"}, "invalid argument"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--nb", "8", "--reps", "1", "--out", filepath.Join(dir, "missing", "x.toml")}, "calibrate: --out "},

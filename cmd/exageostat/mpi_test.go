@@ -289,8 +289,12 @@ func TestMPIBenchSimulator(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, e)
 	}
 	var r struct {
-		Ranks int `json:"ranks"`
-		Rows  []struct {
+		Ranks    int  `json:"ranks"`
+		Measured bool `json:"network_measured"`
+		Network  struct {
+			Bandwidth, Latency float64
+		} `json:"network"`
+		Rows []struct {
 			N            int   `json:"n"`
 			Messages     int   `json:"sim_messages"`
 			Bytes        int64 `json:"sim_bytes"`
@@ -301,7 +305,7 @@ func TestMPIBenchSimulator(t *testing.T) {
 	if err := json.Unmarshal([]byte(o), &r); err != nil {
 		t.Fatalf("%v: %q", err, o)
 	}
-	if r.Ranks != 2 || len(r.Rows) != 2 {
+	if r.Ranks != 2 || len(r.Rows) != 2 || !r.Measured || !(r.Network.Bandwidth > 0) || !(r.Network.Latency > 0) {
 		t.Fatalf("result %+v", r)
 	}
 	for _, row := range r.Rows {
@@ -646,5 +650,35 @@ func TestMPIRanksReadOtherData(t *testing.T) {
 			t.Errorf("%s on %d ranks: took %v", c.set, c.np, wall)
 		}
 		t.Logf("%s on %d ranks: exit %d in %v", c.set, c.np, code, wall.Round(time.Millisecond))
+	}
+}
+
+// TestMPICalibrate: calibrate on 2 ranks measures with every rank busy and
+// writes a cluster file of 2 nodes whose link was measured by ping-pong
+// (between shared-memory ranks: microseconds to a millisecond, above
+// 100 MB/s).
+func TestMPICalibrate(t *testing.T) {
+	bin := mpiBinary(t)
+	o, e, code, _ := mpirun(t, 2, nil, bin, "calibrate", "--nb", "32", "--reps", "2", "--workers", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	var r struct {
+		Network struct {
+			Bandwidth, Latency float64
+			Measured           bool
+		}
+		Group []struct {
+			Nodes, CPUs int
+		}
+		Ranks, Workers int
+	}
+	if err := json.Unmarshal([]byte(o), &r); err != nil {
+		t.Fatalf("%v: %q (one JSON object from rank 0 only)", err, o)
+	}
+	n := r.Network
+	if !n.Measured || n.Latency < 1e-7 || n.Latency > 1e-3 || n.Bandwidth < 1e8 || len(r.Group) != 1 ||
+		r.Group[0].Nodes != 2 || r.Group[0].CPUs != 1 || r.Ranks != 2 || r.Workers != 1 {
+		t.Fatalf("result %+v", r)
 	}
 }

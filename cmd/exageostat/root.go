@@ -29,10 +29,10 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
 	root.SetVersionTemplate("exageostat {{.Version}}\n")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		switch c.CommandPath() {
-		case "exageostat fit", "exageostat simulate", "exageostat predict", "exageostat cv", "exageostat bench simulator":
+		case "exageostat fit", "exageostat simulate", "exageostat predict", "exageostat cv", "exageostat bench simulator", "exageostat calibrate":
 		default:
 			if w.Size() > 1 {
-				return badInput("%s: only fit, simulate, predict and bench simulator run over MPI ranks (started with %d ranks)", cmdName(c), w.Size())
+				return badInput("%s: only fit, simulate, predict, cv, calibrate and bench simulator run over MPI ranks (started with %d ranks)", cmdName(c), w.Size())
 			}
 		}
 		return nil
@@ -54,7 +54,7 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%s%v (see '%s --help')", cmdPrefix(c), err, c.CommandPath())
 	})
-	root.AddCommand(newFitCmd(w), newPredictCmd(w), newCVCmd(w), newSimulateCmd(w), newBenchCmd(w), newPlanCmd(), newSimulateClusterCmd(), newCalibrateCmd())
+	root.AddCommand(newFitCmd(w), newPredictCmd(w), newCVCmd(w), newSimulateCmd(w), newBenchCmd(w), newPlanCmd(), newSimulateClusterCmd(), newCalibrateCmd(w))
 	return root
 }
 

@@ -51,6 +51,10 @@ type Calibration struct {
 	Kernels string       `json:"kernels"`       // tile kernel implementation
 	Core    string       `json:"openblas_core"` // kernels OpenBLAS selected
 	Kinds   []KindTiming `json:"kinds"`         // in config.TaskKinds order
+	// Workers and Ranks are the goroutines per rank and the ranks that
+	// measured at once (CalibrateLoaded; 0 from Calibrate: one).
+	Workers int `json:"workers,omitempty"`
+	Ranks   int `json:"ranks,omitempty"`
 }
 
 // Durations returns the median seconds per task kind, as a cluster file's

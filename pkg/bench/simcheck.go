@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/comm"
@@ -31,8 +30,10 @@ type SimCheckOptions struct {
 	// Comm is the set of ranks the real runs use (comm.Self: one rank).
 	// Every rank calls SimCheck with the same options.
 	Comm comm.Comm
-	// Network models the links between the ranks in the simulation.
-	Network config.Network
+	// Network models the links between the ranks in the simulation;
+	// NetworkMeasured says it came from PingPong.
+	Network         config.Network
+	NetworkMeasured bool
 	// Progress, if not nil, receives a line per step (on every rank).
 	Progress func(string)
 }
@@ -86,9 +87,11 @@ type SimCheckResult struct {
 	Reps    int            `json:"reps"`
 	Theta   []float64      `json:"theta"`
 	Network config.Network `json:"network"`
-	Kernels string         `json:"kernels"`
-	Core    string         `json:"openblas_core"`
-	Rows    []SimCheckRow  `json:"rows"`
+	// NetworkMeasured: Network was measured by ping-pong (PingPong).
+	NetworkMeasured bool          `json:"network_measured"`
+	Kernels         string        `json:"kernels"`
+	Core            string        `json:"openblas_core"`
+	Rows            []SimCheckRow `json:"rows"`
 }
 
 // SimCheck validates pkg/sim against real runs on this machine. For each N
@@ -110,7 +113,7 @@ func SimCheck(o SimCheckOptions) (*SimCheckResult, error) {
 	}
 	w := o.Comm
 	res := &SimCheckResult{Ranks: w.Size(), Workers: o.Workers, NB: o.NB, Reps: o.Reps, Theta: o.Theta,
-		Network: o.Network, Kernels: kernels.Default().Name(), Core: kernels.DefaultThreads().CoreName()}
+		Network: o.Network, NetworkMeasured: o.NetworkMeasured, Kernels: kernels.Default().Name(), Core: kernels.DefaultThreads().CoreName()}
 
 	for _, n := range o.N {
 		row, err := simCheckSize(o, n, progress)
@@ -126,32 +129,8 @@ func SimCheck(o SimCheckOptions) (*SimCheckResult, error) {
 // once and returns, per kind (config.TaskKinds order), the median over the
 // goroutines.
 func loadedCalibration(o SimCheckOptions) ([]float64, error) {
-	cals := make([]*Calibration, o.Workers)
-	errs := make([]error, o.Workers)
-	var wg sync.WaitGroup
-	for i := range cals {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cals[i], errs[i] = Calibrate(CalibrateOptions{NB: o.NB, Reps: o.CalReps, Nu: o.Theta[2]})
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	kinds := config.TaskKinds()
-	local := make([]float64, len(kinds))
-	for k, kind := range kinds {
-		var s []float64
-		for _, c := range cals {
-			s = append(s, c.Durations()[kind])
-		}
-		local[k] = median(s)
-	}
-	return local, nil
+	_, local, err := calibrateGoroutines(CalibrateOptions{NB: o.NB, Reps: o.CalReps, Nu: o.Theta[2]}, o.Workers)
+	return local, err
 }
 
 // rankMean averages per-kind values over the ranks that have one (has[k]
