@@ -3,7 +3,7 @@
 # Idempotent: does nothing (and needs no network) when all are present.
 set -euo pipefail
 
-pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin)
+pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -680,5 +681,35 @@ func TestMPICalibrate(t *testing.T) {
 	if !n.Measured || n.Latency < 1e-7 || n.Latency > 1e-3 || n.Bandwidth < 1e8 || len(r.Group) != 1 ||
 		r.Group[0].Nodes != 2 || r.Group[0].CPUs != 1 || r.Ranks != 2 || r.Workers != 1 {
 		t.Fatalf("result %+v", r)
+	}
+}
+
+// TestMPITraceScript: a 2-rank fit's trace and a simulated cluster's trace
+// read by scripts/check-trace.py, as a user's script would: every transfer
+// names its source, destination, tile and bytes, no lane has partially
+// overlapping slices, every flow has both ends; and the real trace has one
+// flow per message pair.
+func TestMPITraceScript(t *testing.T) {
+	bin := mpiBinary(t)
+	dir := t.TempDir()
+	real, simulated := filepath.Join(dir, "real.json"), filepath.Join(dir, "sim.json")
+	if _, e, code, _ := mpirun(t, 2, nil, bin, "fit", "--n", "400", "--nb", "100", "--workers", "1", "--max-evals", "2",
+		"--trace", real, "-q"); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, e)
+	}
+	if _, e, code := run(t, bin, "simulate-cluster", "--config", "../../configs/cluster-chetemi-chifflet.toml",
+		"--n", "7680", "--nb", "960", "--dist", "lp", "--trace", simulated); code != 0 {
+		t.Fatalf("simulate-cluster: exit %d: %s", code, e)
+	}
+	for _, p := range []string{real, simulated} {
+		out, err := exec.Command("python3", "../../scripts/check-trace.py", p).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), ", 0 problems") {
+			t.Errorf("check-trace.py %s: %v\n%s", filepath.Base(p), err, out)
+		}
+		var n [4]int
+		if _, err := fmt.Sscanf(string(out[strings.Index(string(out), ": ")+2:]), "%d tasks, %d transfer slices, %d flows, %d lanes",
+			&n[0], &n[1], &n[2], &n[3]); err != nil || n[0] == 0 || n[1] == 0 || n[1] != 2*n[2] {
+			t.Errorf("%s: %v %v (every transfer drawn on both ranks, one flow each)\n%s", filepath.Base(p), n, err, out)
+		}
 	}
 }

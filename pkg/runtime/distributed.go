@@ -456,8 +456,13 @@ func (r *Runtime) progress() {
 				}
 			}
 			if r.opts.Trace {
-				n.w.events = append(n.w.events, trace.Event{Kind: t.Kind, Tile: t.Tile, Rank: r.rank,
-					Worker: n.w.id, Start: t.x.start, End: r.Now(), Flops: float64(8 * words), Iter: t.iter})
+				src, dst := t.x.peer, r.rank
+				if t.x.send {
+					src, dst = r.rank, t.x.peer
+				}
+				n.w.events = append(n.w.events, trace.Event{Kind: t.Kind, Tile: [3]int{-1, -1, -1}, Rank: r.rank,
+					Worker: -1, Start: t.x.start, End: r.Now(), Iter: t.iter, Submit: t.submitted, Ready: t.readyAt,
+					Src: src, Dst: dst, Tag: t.x.tag, Handle: t.x.h.name, Bytes: int64(8 * words)})
 			}
 			t.x.req = nil
 			r.complete(n.w, t, false)

@@ -270,6 +270,10 @@ type task struct {
 
 	x    *xfer   // a message to send or receive, run by the progress goroutine
 	free *Handle // a release of this rank's copy of the handle, run inline
+
+	// With Options.Trace: when the task was submitted and when its last
+	// dependency was satisfied (ns since the epoch).
+	submitted, readyAt int64
 }
 
 // Options configure a Runtime.
@@ -419,6 +423,9 @@ func (r *Runtime) Submit(t Task) {
 func (r *Runtime) newTask(t Task) *task {
 	tk := &task{Task: t, seq: r.seq, iter: r.iter}
 	r.seq++
+	if r.opts.Trace {
+		tk.submitted = r.Now()
+	}
 	return tk
 }
 
@@ -444,6 +451,9 @@ func (r *Runtime) insert(tk *task) {
 	r.outstanding++
 	r.mu.Unlock()
 	if tk.pending.Add(-1) == 0 {
+		if r.opts.Trace {
+			tk.readyAt = r.Now()
+		}
 		switch {
 		case tk.free != nil:
 			r.release(tk.free)
@@ -805,7 +815,8 @@ func (r *Runtime) execute(w *worker, t *task) {
 	}
 	if r.opts.Trace {
 		w.events = append(w.events, trace.Event{Kind: t.Kind, Tile: t.Tile, Rank: r.rank,
-			Worker: w.id, Start: start, End: r.Now(), Flops: t.Flops, Iter: t.iter})
+			Worker: w.id, Start: start, End: r.Now(), Flops: t.Flops, Iter: t.iter,
+			Submit: t.submitted, Ready: t.readyAt, Priority: t.Priority, Resource: "cpu"})
 	}
 }
 
@@ -871,6 +882,9 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 				r.release(s.free)
 				stack = append(stack, s)
 			case s.x != nil:
+				if r.opts.Trace {
+					s.readyAt = r.Now()
+				}
 				r.net.enqueue(s)
 			default:
 				ready = append(ready, s)
@@ -878,6 +892,12 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 		}
 	}
 	w.stack = stack[:0]
+	if r.opts.Trace && len(ready) > 0 {
+		now := r.Now()
+		for _, s := range ready {
+			s.readyAt = now
+		}
+	}
 	var local *task
 	bi := -1
 	for i, s := range ready {

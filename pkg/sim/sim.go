@@ -582,7 +582,14 @@ func (s *simulator) result(c config.Cluster, opt Options) *Result {
 		nd := &g.Nodes[i]
 		res.Makespan = math.Max(res.Makespan, s.end[i])
 		ev := trace.Event{Kind: nd.Kind, Tile: nd.Tile, Rank: nd.Rank, Flops: nd.Flops, Iter: nd.Iter,
-			Start: ns(s.start[i]), End: ns(s.end[i])}
+			Start: ns(s.start[i]), End: ns(s.end[i]), Priority: nd.Priority}
+		if opt.TraceTransfers || s.kindID[i] >= 0 {
+			ready := 0.0 // when the last dependency ended
+			for _, d := range nd.Deps {
+				ready = math.Max(ready, s.end[d])
+			}
+			ev.Ready = ns(ready)
+		}
 		d := s.end[i] - s.start[i]
 		if s.kindID[i] < 0 {
 			res.Messages++
@@ -596,7 +603,8 @@ func (s *simulator) result(c config.Cluster, opt Options) *Result {
 			gs.MessagesSent++
 			gs.BytesSent += int64(nd.Bytes)
 			if opt.TraceTransfers {
-				ev.Worker = len(s.ranks[nd.Rank].kindOf)
+				ev.Worker, ev.Tile, ev.Priority = -1, [3]int{-1, -1, -1}, 0
+				ev.Src, ev.Dst, ev.Handle, ev.Bytes = nd.Src, nd.Rank, nd.Handle, int64(nd.Bytes)
 				res.Events = append(res.Events, ev)
 			}
 			continue
@@ -617,7 +625,10 @@ func (s *simulator) result(c config.Cluster, opt Options) *Result {
 		}
 		ks.Busy += d
 		res.Kinds[nd.Kind] = ks
-		ev.Worker = int(s.worker[i])
+		ev.Worker, ev.Resource = int(s.worker[i]), "cpu"
+		if k == GPU {
+			ev.Resource = "gpu"
+		}
 		res.Events = append(res.Events, ev)
 	}
 	util := func(u *Use) {

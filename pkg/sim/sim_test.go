@@ -246,13 +246,15 @@ func TestStats(t *testing.T) {
 	if !reflect.DeepEqual(r.Kinds, want) {
 		t.Errorf("kinds %+v, want %+v", r.Kinds, want)
 	}
-	// Trace: the GPU worker of rank 1 is worker 1 (after its one CPU),
-	// the transfer is on rank 1's lane 2, from 3 to 3.002 s.
+	// Trace: the GPU worker of rank 1 is worker 1 (after its one CPU), a
+	// "gpu" resource; the transfer of handle h from rank 0 to rank 1 (1 MB)
+	// is on no worker, from 3 to 3.002 s.
 	for _, e := range r.Events {
 		switch {
-		case e.Rank == 1 && e.Kind == "gemm" && (e.Worker != 1 || e.Start != 3_002_000_000 || e.End != 3_502_000_000):
+		case e.Rank == 1 && e.Kind == "gemm" && (e.Worker != 1 || e.Resource != "gpu" || e.Start != 3_002_000_000 || e.End != 3_502_000_000):
 			t.Errorf("gpu gemm event %+v", e)
-		case e.Kind == runtime.XferKind && (e.Rank != 1 || e.Worker != 2 || e.Start != 3e9 || e.End != 3_002_000_000):
+		case e.Kind == runtime.XferKind && (e.Rank != 1 || e.Worker != -1 || e.Start != 3e9 || e.End != 3_002_000_000 ||
+			e.Src != 0 || e.Dst != 1 || e.Handle != "h" || e.Bytes != 1_000_000):
 			t.Errorf("transfer event %+v", e)
 		}
 	}

@@ -1,14 +1,16 @@
 // Package trace records what a task runtime did and writes it in formats that
-// people and tools read: Chrome trace-event JSON (Perfetto, chrome://tracing)
-// and CSV.
+// people and tools read: Chrome trace-event JSON (Perfetto, chrome://tracing),
+// which ReadChrome reads back, and CSV.
 //
 // An Event is one task execution: a closed interval [Start, End] of wall-clock
-// time, in nanoseconds since the runtime started, on one worker of one rank.
+// time, in nanoseconds since the runtime started, on one worker of one rank;
+// or one side of a message between ranks (a transfer); or a sample of the
+// tile memory a rank holds. Real runs (pkg/runtime) and simulations
+// (pkg/sim) write the same vocabulary.
 package trace
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -28,9 +30,29 @@ type Event struct {
 	Flops  float64
 	Iter   int // iteration mark of the submitting program (e.g. likelihood evaluation), 0 if none
 	// Bytes is, for an event of kind MemoryKind (a sample at Start, End =
-	// Start), the tile data the rank holds from then on.
+	// Start), the tile data the rank holds from then on; for a transfer
+	// (IsTransfer), the message's payload.
 	Bytes int64
+	// Submit and Ready are when the task was submitted and when its last
+	// dependency was satisfied (ns since the epoch; 0: not recorded), and
+	// Priority its scheduling priority. Start is when a worker took it.
+	Submit, Ready int64
+	Priority      int
+	// Resource is the type of worker that ran a task: "cpu" or "gpu"
+	// ("" reads as "cpu").
+	Resource string
+	// A transfer (kinds send, recv, and xfer in simulations) carries a
+	// tile, Handle (e.g. "A(3,2)"), of Bytes bytes from rank Src to rank
+	// Dst under message tag Tag. A runtime records each side on its own
+	// rank, from Start, when the message was posted, to End, when the
+	// runtime saw it complete; a simulation records the transfer itself
+	// (Start to End on the link) as one xfer event.
+	Src, Dst, Tag int
+	Handle        string
 }
+
+// IsTransfer reports whether e is a message: kind send, recv or xfer.
+func (e Event) IsTransfer() bool { return e.Kind == "send" || e.Kind == "recv" || e.Kind == "xfer" }
 
 // MemoryKind is the kind of a memory sample: the bytes of tile data a rank
 // holds after an allocation or a release. Chrome traces show the samples
@@ -40,105 +62,62 @@ const MemoryKind = "memory"
 // Duration returns End-Start in seconds.
 func (e Event) Duration() float64 { return float64(e.End-e.Start) * 1e-9 }
 
-// Sort orders events by start time, then rank and worker, so that output files
-// do not depend on the order in which workers handed their buffers over.
+// Sort orders events by start time, then rank, worker, kind, end, source
+// and destination, so that output files do not depend on the order in
+// which workers handed their buffers over.
 func Sort(ev []Event) {
 	sort.SliceStable(ev, func(i, j int) bool {
 		a, b := ev[i], ev[j]
-		if a.Start != b.Start {
+		switch {
+		case a.Start != b.Start:
 			return a.Start < b.Start
-		}
-		if a.Rank != b.Rank {
+		case a.Rank != b.Rank:
 			return a.Rank < b.Rank
+		case a.Worker != b.Worker:
+			return a.Worker < b.Worker
+		case a.Kind != b.Kind:
+			return a.Kind < b.Kind
+		case a.End != b.End:
+			return a.End < b.End
+		case a.Src != b.Src:
+			return a.Src < b.Src
 		}
-		return a.Worker < b.Worker
+		return a.Dst < b.Dst
 	})
 }
 
-type chromeEvent struct {
-	Name string         `json:"name"`
-	Cat  string         `json:"cat,omitempty"`
-	Ph   string         `json:"ph"`
-	Ts   float64        `json:"ts"`            // microseconds
-	Dur  float64        `json:"dur,omitempty"` // microseconds
-	Pid  int            `json:"pid"`
-	Tid  int            `json:"tid"`
-	Args map[string]any `json:"args,omitempty"`
-}
+// CSVHeader is the first line WriteCSV writes.
+const CSVHeader = "rank,worker,kind,m,n,k,start_s,end_s,flops,iteration,submit_s,ready_s,priority,resource,src,dst,tag,tile,bytes"
 
-// WriteChrome writes ev as a Chrome trace-event JSON object
-// ({"traceEvents": [...]}) with one complete ("X") event per task, one process
-// per rank and one thread per worker. The file opens in ui.perfetto.dev and
-// chrome://tracing.
-func WriteChrome(w io.Writer, ev []Event) error {
-	out := make([]chromeEvent, 0, len(ev)+8)
-	seen := map[[2]int]bool{}
-	for _, e := range ev {
-		if !seen[[2]int{e.Rank, -1}] {
-			seen[[2]int{e.Rank, -1}] = true
-			out = append(out, chromeEvent{Name: "process_name", Ph: "M", Pid: e.Rank,
-				Args: map[string]any{"name": fmt.Sprintf("rank %d", e.Rank)}})
-		}
-		if key := [2]int{e.Rank, e.Worker}; !seen[key] && e.Kind != MemoryKind {
-			seen[key] = true
-			out = append(out, chromeEvent{Name: "thread_name", Ph: "M", Pid: e.Rank, Tid: e.Worker,
-				Args: map[string]any{"name": fmt.Sprintf("worker %d", e.Worker)}})
-		}
-		if e.Kind == MemoryKind {
-			out = append(out, chromeEvent{Name: "tile memory (MB)", Ph: "C", Ts: float64(e.Start) / 1e3, Pid: e.Rank,
-				Args: map[string]any{"MB": float64(e.Bytes) / 1e6}})
-			continue
-		}
-		args := map[string]any{}
-		for i, name := range [3]string{"m", "n", "k"} {
-			if e.Tile[i] >= 0 {
-				args[name] = e.Tile[i]
-			}
-		}
-		if e.Flops > 0 {
-			args["flops"] = e.Flops
-		}
-		if e.Iter > 0 {
-			args["iteration"] = e.Iter
-		}
-		out = append(out, chromeEvent{
-			Name: e.Kind, Cat: "task", Ph: "X",
-			Ts: float64(e.Start) / 1e3, Dur: float64(e.End-e.Start) / 1e3,
-			Pid: e.Rank, Tid: e.Worker, Args: args,
-		})
-	}
-	bw := bufio.NewWriter(w)
-	if _, err := bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"); err != nil {
-		return err
-	}
-	for i, ce := range out {
-		b, err := json.Marshal(ce)
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			bw.WriteString(",\n")
-		}
-		bw.Write(b)
-	}
-	bw.WriteString("\n]}\n")
-	return bw.Flush()
-}
-
-// WriteCSV writes ev as CSV with the header
-// rank,worker,kind,m,n,k,start_s,end_s,flops,iteration.
+// WriteCSV writes ev as CSV with the header CSVHeader: times in seconds
+// since the epoch; flops holds a memory sample's bytes as before; src, dst,
+// tag, tile (the handle's name) and bytes describe transfers (-1, -1, 0,
+// empty and 0 for tasks).
 func WriteCSV(w io.Writer, ev []Event) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "rank,worker,kind,m,n,k,start_s,end_s,flops,iteration")
+	fmt.Fprintln(bw, CSVHeader)
 	for _, e := range ev {
 		f := e.Flops
 		if e.Kind == MemoryKind {
 			f = float64(e.Bytes)
 		}
-		fmt.Fprintf(bw, "%d,%d,%s,%d,%d,%d,%.9f,%.9f,%g,%d\n", e.Rank, e.Worker, e.Kind,
-			e.Tile[0], e.Tile[1], e.Tile[2], float64(e.Start)*1e-9, float64(e.End)*1e-9, f, e.Iter)
+		src, dst, bytes := -1, -1, int64(0)
+		if e.IsTransfer() {
+			src, dst, bytes = e.Src, e.Dst, e.Bytes
+		}
+		fmt.Fprintf(bw, "%d,%d,%s,%d,%d,%d,%.9f,%.9f,%g,%d,%.9f,%.9f,%d,%s,%d,%d,%d,%s,%d\n", e.Rank, e.Worker, e.Kind,
+			e.Tile[0], e.Tile[1], e.Tile[2], float64(e.Start)*1e-9, float64(e.End)*1e-9, f, e.Iter,
+			float64(e.Submit)*1e-9, float64(e.Ready)*1e-9, e.Priority, e.resource(), src, dst, e.Tag, e.Handle, bytes)
 	}
 	return bw.Flush()
+}
+
+// resource is e.Resource, "cpu" when empty.
+func (e Event) resource() string {
+	if e.Resource == "" {
+		return "cpu"
+	}
+	return e.Resource
 }
 
 // WriteFile writes ev to path atomically (see package atomicfile: a failed

@@ -43,7 +43,7 @@ func TestChromeJSON(t *testing.T) {
 	}
 	var x []string
 	for _, e := range doc.TraceEvents {
-		if e.Ph != "X" {
+		if e.Ph != "X" || e.Tid >= transferLane {
 			continue
 		}
 		x = append(x, e.Name)
@@ -51,6 +51,9 @@ func TestChromeJSON(t *testing.T) {
 			if e.Ts != 3 || e.Dur != 6 || e.Tid != 1 || e.Args["m"] != 2.0 || e.Args["k"] != 0.0 || e.Args["flops"] != 10.0 || e.Args["iteration"] != 4.0 {
 				t.Fatalf("gemm event wrong: %+v", e)
 			}
+		}
+		if e.Name == "potrf" && (e.Pid != 0 || len(e.Args) != 3) { // m, n, k
+			t.Fatalf("potrf event wrong: %+v", e)
 		}
 		if e.Name == "dot" && (e.Pid != 1 || len(e.Args) != 0) {
 			t.Fatalf("dot event wrong: %+v", e)
@@ -69,8 +72,8 @@ func TestWriteFileCSVAndAtomic(t *testing.T) {
 	}
 	b, _ := os.ReadFile(p)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 4 || lines[0] != "rank,worker,kind,m,n,k,start_s,end_s,flops,iteration" ||
-		lines[1] != "0,1,gemm,2,1,0,0.000003000,0.000009000,10,4" {
+	if len(lines) != 4 || lines[0] != "rank,worker,kind,m,n,k,start_s,end_s,flops,iteration,submit_s,ready_s,priority,resource,src,dst,tag,tile,bytes" ||
+		lines[1] != "0,1,gemm,2,1,0,0.000003000,0.000009000,10,4,0.000000000,0.000000000,0,cpu,-1,-1,0,,0" {
 		t.Fatalf("csv:\n%s", b)
 	}
 	// A directory that does not exist: error, and nothing left behind.
@@ -97,7 +100,7 @@ func TestMemoryCounter(t *testing.T) {
 	if err := WriteCSV(&b, ev); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "1,-1,memory,0,0,0,0.000002000,0.000002000,3e+06,0") {
+	if !strings.Contains(b.String(), "1,-1,memory,0,0,0,0.000002000,0.000002000,3e+06,0,") {
 		t.Fatalf("CSV: %s", b.String())
 	}
 }
