@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/exageostat/exageostat/pkg/distribution"
+	"github.com/exageostat/exageostat/pkg/strategy"
+)
+
+// TestTraceView: a fit's trace drawn for one iteration; the summary counts
+// that iteration's tasks of the file (read here from its JSON) and its 4
+// potrf (N = 400, nb = 100).
+func TestTraceView(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.json")
+	if _, e, code := run(t, bin, "fit", "--n", "400", "--nb", "100", "--workers", "2", "--max-evals", "2", "--trace", tr, "-q"); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, e)
+	}
+	b, err := os.ReadFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Ph, Cat string
+			Args    map[string]any
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	tasks := 0
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" && e.Cat == "task" && e.Args["iteration"] == 2.0 {
+			tasks++
+		}
+	}
+	out := filepath.Join(dir, "v.svg")
+	o, e, code := run(t, bin, "trace", "view", tr, "--iteration", "2", "--out", out, "--json")
+	if code != 0 {
+		t.Fatalf("trace view: exit %d: %s", code, e)
+	}
+	var s struct {
+		Tasks, Potrf, Workers, Ranks int
+		Makespan                     float64 `json:"makespan_s"`
+		Utilization                  float64
+	}
+	if err := json.Unmarshal([]byte(o), &s); err != nil {
+		t.Fatalf("%v: %s", err, o)
+	}
+	if s.Tasks != tasks || tasks == 0 || s.Potrf != 4 || s.Workers < 1 || s.Workers > 2 || s.Ranks != 1 || !(s.Makespan > 0) || !(s.Utilization > 0 && s.Utilization <= 1) {
+		t.Errorf("summary %+v; the file has %d tasks in iteration 2", s, tasks)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Size() == 0 {
+		t.Errorf("no picture: %v", err)
+	}
+	notTrace := writeFile(t, dir, "x.json", "{\"a\": 1")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{tr}, "--out FILE.svg or FILE.png is required"},
+		{[]string{tr, "--out", filepath.Join(dir, "v.pdf")}, "an .svg or a .png file"},
+		{[]string{filepath.Join(dir, "missing.json"), "--out", out}, "missing.json"},
+		{[]string{notTrace, "--out", out}, "not a Chrome trace-event JSON file"},
+		{[]string{tr, "--iteration", "99", "--out", out}, "no task of iteration 99"},
+		{[]string{"--out", out}, "give one trace file"},
+	} {
+		_, stderr, code := run(t, bin, append([]string{"trace", "view"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line containing %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestTraceDAG: the DOT file has one node per node of the recorded graph
+// (2 ranks) and one edge per dependency.
+func TestTraceDAG(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "g.dot")
+	if _, e, code := run(t, bin, "trace", "dag", "--n", "400", "--nb", "100", "--nodes", "2", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, q := distribution.SquareGrid(2)
+	bc := distribution.BlockCyclic{P: p, Q: q}
+	g, err := strategy.Record(&strategy.Plan{Name: "bc", Fact: bc, Gen: bc}, 400, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := 0
+	for _, n := range g.Nodes {
+		deps += len(n.Deps)
+	}
+	nodes := len(regexp.MustCompile(`(?m)^    n\d+ \[`).FindAll(b, -1))
+	edges := len(regexp.MustCompile(`(?m)^  n\d+ -> n\d+;$`).FindAll(b, -1))
+	if nodes != len(g.Nodes) || edges != deps || !strings.Contains(string(b), `label="potrf(3,3,3)"`) ||
+		!strings.Contains(string(b), "subgraph cluster_rank1") {
+		t.Errorf("DOT: %d nodes, %d edges; the graph has %d nodes, %d dependencies", nodes, edges, len(g.Nodes), deps)
+	}
+	_, stderr, code := run(t, bin, "trace", "dag", "--n", "40000", "--nb", "100", "--out", out)
+	if code != 2 || !strings.Contains(stderr, "too many to draw") {
+		t.Errorf("a large graph: exit %d, %s", code, stderr)
+	}
+}
