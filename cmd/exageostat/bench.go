@@ -23,7 +23,7 @@ func newBenchCmd(w comm.Comm) *cobra.Command {
 			return badInput("%sname a benchmark: cholesky, likelihood, runtime or simulator (see '%s --help')", cmdPrefix(c), c.CommandPath())
 		},
 	}
-	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w))
+	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w), newBenchTracingCmd())
 	return c
 }
 

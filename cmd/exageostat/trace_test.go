@@ -113,3 +113,32 @@ func TestTraceDAG(t *testing.T) {
 		t.Errorf("a large graph: exit %d, %s", code, stderr)
 	}
 }
+
+// TestBenchTracing: the traced and untraced evaluations give the same l
+// bitwise, and the traced one records one event per task: 10 dcmg, 4 zcpy
+// and the Cholesky, solve and products of 4 x 4 tiles, as many as the
+// recorded graph of one evaluation on one rank holds.
+func TestBenchTracing(t *testing.T) {
+	bin := binary(t)
+	o, e, code := run(t, bin, "bench", "tracing", "--n", "400", "--nb", "100", "--workers", "2", "--reps", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	var r struct {
+		Same  bool                     `json:"same_loglik"`
+		Tasks int                      `json:"traced_tasks"`
+		On    struct{ Median float64 } `json:"traced_seconds"`
+		Run   struct{ Host string }    `json:"run"`
+	}
+	if err := json.Unmarshal([]byte(o), &r); err != nil {
+		t.Fatalf("%v: %s", err, o)
+	}
+	bc := distribution.BlockCyclic{P: 1, Q: 1}
+	g, err := strategy.Record(&strategy.Plan{Name: "bc", Fact: bc, Gen: bc}, 400, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Same || r.Tasks != len(g.Nodes) || !(r.On.Median > 0) || r.Run.Host == "" {
+		t.Errorf("result %+v; the graph has %d tasks", r, len(g.Nodes))
+	}
+}

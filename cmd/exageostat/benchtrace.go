@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/job"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/provenance"
+)
+
+func newBenchTracingCmd() *cobra.Command {
+	var o bench.TraceCostOptions
+	var thetaS string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "tracing",
+		Short: "The cost of the runtime's trace: evaluations with and without it, same run",
+		Long: `Times --reps log-likelihood evaluations on two runtimes of --workers workers,
+one recording the trace (an event per task and message with its submission,
+ready, start and end times, memory samples) and one not, alternating which
+runs first in each pair, and prints the medians with min and max, the
+overhead of the medians and the median of the paired ratios. Both must
+give the same log-likelihood, bitwise.`,
+		Example: `  exageostat bench tracing --n 3600 --nb 360 --workers 2 --reps 20`,
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			th, err := parseFloats("theta", thetaS)
+			if err != nil {
+				return err
+			}
+			switch {
+			case len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0 && th[2] <= 30):
+				return badInput("bench tracing: --theta needs sigma2, beta > 0 and nu in (0, 30]")
+			case o.N < 3 || o.N > 200000:
+				return badInput("bench tracing: --n must be in [3, 200000] (got %d)", o.N)
+			case o.NB < 1 || o.NB > o.N:
+				return badInput("bench tracing: --nb must be in [1, n] (got %d)", o.NB)
+			case o.Workers < 1:
+				return badInput("bench tracing: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Reps < 1:
+				return badInput("bench tracing: --reps must be >= 1 (got %d)", o.Reps)
+			}
+			o.Theta = th
+			kernels.DefaultThreads().SetThreads(1)
+			r, err := bench.TraceCost(o)
+			if err != nil {
+				return err
+			}
+			run := provenance.New(os.Args, 1, o.Workers)
+			if asJSON {
+				return json.NewEncoder(os.Stdout).Encode(struct {
+					*bench.TraceCostResult
+					Run *provenance.Run `json:"run"`
+				}{r, run})
+			}
+			fmt.Println(run.Header())
+			fmt.Printf("trace cost, N=%d, nb=%d, %d workers, %d pairs of evaluations (median, min and max)\n", r.N, r.NB, r.Workers, r.Reps)
+			fmt.Printf("  traced (%d task events each): %.4f s (%.4f, %.4f)\n", r.Tasks, r.On.Median, r.On.Min, r.On.Max)
+			fmt.Printf("  untraced:                     %.4f s (%.4f, %.4f)\n", r.Off.Median, r.Off.Min, r.Off.Max)
+			fmt.Printf("  overhead: %+.2f %% of the medians, %+.2f %% median of the pairs; same l bitwise: %v\n",
+				100*r.Overhead, 100*r.PairedOverhead, r.Same)
+			if !r.Same {
+				return fmt.Errorf("bench tracing: the traced and untraced evaluations differ")
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&o.N, "n", 3600, "number of locations")
+	f.IntVar(&o.NB, "nb", 360, "tile size")
+	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers")
+	f.IntVar(&o.Reps, "reps", 10, "pairs of evaluations")
+	f.StringVar(&thetaS, "theta", "1,0.1,0.5", "Matérn sigma2,beta,nu")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}
