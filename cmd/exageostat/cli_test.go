@@ -61,6 +61,14 @@ func badInputCases() []cliCase {
 		// fit: flags.
 		{name: "fit nb negative", defect: 9, args: []string{"fit", "--nb", "-1"}, want: `fit: key "nb": must be >= 0`},
 		{name: "fit workers negative", defect: 9, args: []string{"fit", "--workers", "-1"}, want: `fit: key "workers": must be >= 0`},
+		{name: "fit gpus negative", args: []string{"fit", "--gpus", "-1"}, want: `fit: key "gpus": must be in [0, 64]`},
+		// No GPU on these machines (CI, the development machines): with or
+		// without the driver's library (make cuda-check installs it).
+		{name: "fit gpus without a device", args: []string{"fit", "--gpus", "1"}, want: `fit: --gpus 1: no CUDA `},
+		{name: "fit gpus not a driver", args: []string{"fit", "--gpus", "1"}, env: []string{"EXAGEOSTAT_LIBCUDA=libc.so.6"},
+			want: `fit: --gpus 1: no CUDA driver: libcuda.so.1 has no cuInit/cuDeviceGetCount`},
+		{name: "fit gpus in a config", args: []string{"fit", "--config", "@g.toml"}, files: map[string]string{"g.toml": "gpus = 2\n"},
+			env: []string{"EXAGEOSTAT_LIBCUDA=/nonexistent/libcuda.so.1"}, want: `fit: --gpus 2: no CUDA driver: libcuda.so.1 (the NVIDIA driver's library) cannot be loaded`},
 		{name: "fit lb count", defect: 9, args: []string{"fit", "--lb", "1,2"}, want: `fit: key "lb": bounds need 3 values each`},
 		{name: "fit ub count", defect: 9, args: []string{"fit", "--ub", "1,1"}, want: `fit: key "ub": bounds need 3 values each`},
 		{name: "fit lb zero", args: []string{"fit", "--lb", "0,0.1,0.1"}, want: `key "lb": bounds of sigma2 must be positive`},

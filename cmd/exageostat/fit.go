@@ -169,6 +169,7 @@ standard errors sqrt(diag((X'Sigma^-1 X)^-1)) ("mean_coefficients",
 	f.StringVar(&cfg.Profile, "profile", cfg.Profile, "profile the variance: on (search the other parameters, sigma2 = z'R^-1 z/n in closed form), off, or auto (on when sigma2 is free and the nugget 0 or estimated)")
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "fixed nugget tau2 added to the diagonal (to estimate it, give 4 bounds instead)")
 	f.IntVar(&cfg.NB, "nb", cfg.NB, "tile size (0: automatic, about N/6 within [160, 960])")
+	f.IntVar(&cfg.GPUs, "gpus", 0, "GPU workers per rank (0: none); needs a CUDA device and the CUDA build, else exit 2 naming what is missing")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "stop when a step improves l by less than this (ftol_abs)")
 	f.IntVar(&cfg.MaxEvals, "max-evals", 0, "maximum number of evaluations (0: no limit)")
@@ -253,6 +254,14 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	}
 	if ff.powers != "" {
 		if cfg.Powers, err = parseFloats("powers", ff.powers); err != nil {
+			return err
+		}
+	}
+	if cfg.GPUs != 0 {
+		if err := cfg.Validate(); err != nil {
+			return err
+		}
+		if err := handOverToCUDA("fit", cfg.GPUs); err != nil {
 			return err
 		}
 	}

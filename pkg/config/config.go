@@ -38,6 +38,10 @@ type Fit struct {
 	REML         bool      `toml:"reml"`         // restricted likelihood (with a mean)
 	NB           int       `toml:"nb"`           // tile size (0: automatic)
 	Workers      int       `toml:"workers"`      // 0: one per core
+	// GPUs asks for that many GPU workers per rank (0: none): they run in
+	// the CUDA build, which the plain binary hands over to after checking
+	// for devices (pkg/gpu).
+	GPUs int `toml:"gpus"`
 	Tolerance    float64   `toml:"tolerance"`    // ftol_abs of the optimiser
 	MaxEvals     int       `toml:"max_evals"`    // 0: no limit
 	JSON         string    `toml:"json"`         // result file

@@ -300,6 +300,8 @@ func (f *Fit) Validate() error {
 		return bad("nb", "must be >= 0 (0: automatic), got %d", f.NB)
 	case f.Workers < 0:
 		return bad("workers", "must be >= 0 (0: one per core), got %d", f.Workers)
+	case f.GPUs < 0 || f.GPUs > 64:
+		return bad("gpus", "must be in [0, 64] (0: no GPU workers), got %d", f.GPUs)
 	case f.MaxEvals < 0:
 		return bad("max_evals", "must be >= 0 (0: no limit), got %d", f.MaxEvals)
 	case !(f.Tolerance > 0) || math.IsInf(f.Tolerance, 0):

@@ -1,0 +1,6 @@
+//go:build !cgo
+
+package gpu
+
+// probe without cgo cannot load the driver: no device.
+func probe() (n, code, stage int) { return 0, 0, stageLoad }
