@@ -37,7 +37,7 @@ type TraceCostResult struct {
 	Overhead       float64 `json:"overhead"`
 	PairedOverhead float64 `json:"paired_overhead"`
 	Tasks          int     `json:"traced_tasks"` // task events of one traced evaluation
-	Same           bool    `json:"same_loglik"` // the two give the same l, bitwise
+	Same           bool    `json:"same_loglik"`  // the two give the same l, bitwise
 }
 
 // TraceCost times Reps evaluations of the log-likelihood on two runtimes of

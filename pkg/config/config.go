@@ -41,20 +41,20 @@ type Fit struct {
 	// GPUs asks for that many GPU workers per rank (0: none): they run in
 	// the CUDA build, which the plain binary hands over to after checking
 	// for devices (pkg/gpu).
-	GPUs int `toml:"gpus"`
-	Tolerance    float64   `toml:"tolerance"`    // ftol_abs of the optimiser
-	MaxEvals     int       `toml:"max_evals"`    // 0: no limit
-	JSON         string    `toml:"json"`         // result file
-	Trace        string    `toml:"trace"`        // trace file
-	Holdout      int       `toml:"holdout"`      // hold out this many locations (seeded) and predict them
-	TrueTheta    []float64 `toml:"true_theta"`   // with holdout: MLOE and MMOM against this theta
-	StdErr       bool      `toml:"stderr"`       // standard errors from the Fisher information
-	CI           string    `toml:"ci"`           // "profile": profile-likelihood intervals of the free parameters ("" or "none": none)
-	CILevel      float64   `toml:"ci_level"`     // their level (0.95)
-	Plot         string    `toml:"plot"`         // directory for pictures
-	Grid         string    `toml:"grid"`         // NxM prediction grid for the maps
-	Solve        string    `toml:"solve"`        // MPI runs: chained | per-rank | move-tiles
-	MemoryLimit  string    `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
+	GPUs        int       `toml:"gpus"`
+	Tolerance   float64   `toml:"tolerance"`    // ftol_abs of the optimiser
+	MaxEvals    int       `toml:"max_evals"`    // 0: no limit
+	JSON        string    `toml:"json"`         // result file
+	Trace       string    `toml:"trace"`        // trace file
+	Holdout     int       `toml:"holdout"`      // hold out this many locations (seeded) and predict them
+	TrueTheta   []float64 `toml:"true_theta"`   // with holdout: MLOE and MMOM against this theta
+	StdErr      bool      `toml:"stderr"`       // standard errors from the Fisher information
+	CI          string    `toml:"ci"`           // "profile": profile-likelihood intervals of the free parameters ("" or "none": none)
+	CILevel     float64   `toml:"ci_level"`     // their level (0.95)
+	Plot        string    `toml:"plot"`         // directory for pictures
+	Grid        string    `toml:"grid"`         // NxM prediction grid for the maps
+	Solve       string    `toml:"solve"`        // MPI runs: chained | per-rank | move-tiles
+	MemoryLimit string    `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
 	// Checkpoint is the file the fit rewrites (atomically) after every
 	// evaluation: "" means the default (the resume file, else the json
 	// path with the suffix .ckpt, else none), "none" disables it.
