@@ -77,10 +77,10 @@ func (m Model) ParamNamesFor(d int) []string {
 // Validate reports an unknown model.
 func (m Model) Validate() error {
 	switch m {
-	case Matern, PowExp, SpaceTimeMatern, BivariateMatern:
+	case Matern, PowExp, SpaceTimeMatern, BivariateMatern, AnisoMatern:
 		return nil
 	}
-	return fmt.Errorf("unknown kernel %q (want matern, powexp, spacetime-matern or bivariate-matern)", string(m))
+	return fmt.Errorf("unknown kernel %q (want matern, powexp, spacetime-matern, bivariate-matern or aniso-matern)", string(m))
 }
 
 // Kernel returns the covariance function for theta, valid for distances up
@@ -292,6 +292,9 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 		return nil, err
 	}
 	if err := p.Model.checkPoints(p.Points); err != nil {
+		return nil, err
+	}
+	if err := p.Model.checkMetric(p.Metric); err != nil {
 		return nil, err
 	}
 	if nb < 1 {
