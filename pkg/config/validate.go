@@ -25,8 +25,10 @@ func ParamNames(kernel string) ([]string, error) {
 		return spaceTimeNames[:], nil
 	case BivariateKernel:
 		return bivariateNames[:], nil
+	case AnisoKernel:
+		return anisoNames[:], nil
 	}
-	return nil, fmt.Errorf("unknown kernel %q (want matern, powexp, %s or %s)", kernel, SpaceTimeKernel, BivariateKernel)
+	return nil, fmt.Errorf("unknown kernel %q (want matern, powexp, %s, %s or %s)", kernel, SpaceTimeKernel, BivariateKernel, AnisoKernel)
 }
 
 // Tau2 is the name of the nugget when it is the fourth parameter of
@@ -50,6 +52,9 @@ func CheckTheta(kernel string, theta []float64) error {
 	names, err := ParamNames(kernel)
 	if err != nil {
 		return err
+	}
+	if kernel == AnisoKernel && len(theta) != len(names) {
+		return fmt.Errorf("%s needs %d parameters (%s), got %d (its nugget is fixed with --nugget, not estimated)", kernel, len(names), strings.Join(names, ","), len(theta))
 	}
 	if len(theta) != len(names) && len(theta) != len(names)+1 {
 		return fmt.Errorf("%s needs %d parameters (%s) or %d with %s, got %d", kernel, len(names), strings.Join(names, ","), len(names)+1, Tau2, len(theta))
@@ -76,6 +81,9 @@ func CheckTheta(kernel string, theta []float64) error {
 	}
 	if kernel == SpaceTimeKernel {
 		return checkSpaceTime(theta)
+	}
+	if kernel == AnisoKernel {
+		return checkAniso(theta)
 	}
 	return nil
 }
@@ -205,6 +213,9 @@ func (f *Fit) Validate() error {
 	case "auto", "euclidean", "great-circle", "gc":
 	default:
 		return bad("distance", "unknown distance %q (want euclidean, great-circle or auto)", f.Distance)
+	}
+	if err := anisoDistance(f.Kernel, f.Distance); err != nil {
+		return bad("distance", "%v", err)
 	}
 	if f.TrueTheta != nil {
 		if f.Holdout == 0 {
@@ -602,6 +613,9 @@ func (p *Predict) Validate() error {
 	case "auto", "euclidean", "great-circle", "gc":
 	default:
 		return bad("distance", "unknown distance %q (want euclidean, great-circle or auto)", p.Distance)
+	}
+	if err := anisoDistance(p.Kernel, p.Distance); err != nil {
+		return bad("distance", "%v", err)
 	}
 	if err := CheckMean(p.Mean); err != nil {
 		return bad("mean", "%v", err)

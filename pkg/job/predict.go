@@ -91,7 +91,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err != nil {
 		return nil, badInput("predict: %v", err)
 	}
-	if err := check3D("predict", obs, metric); err != nil {
+	if err := check3D("predict", cfg.Kernel, obs, metric); err != nil {
 		return nil, err
 	}
 	if fd := cfg.FitDistance; fd != "" && MetricName(metric) != fd {

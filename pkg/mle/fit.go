@@ -75,7 +75,9 @@ func Points(d *dataset.Data) matern.Points { return matern.Points{X: d.X, Y: d.Y
 // box, and nu = 0.5 (delta = 1 for the powered exponential); for the
 // space-time Matérn also beta_t = 1, alpha = 0.5, sep = 0.5, delta = 0.1;
 // for the bivariate Matérn (sigma2_1, sigma2_2, beta, 0.5, 0.5, rho) with
-// the variances and correlation of z1 and z2.
+// the variances and correlation of z1 and z2; for the anisotropic Matérn
+// (sigma2, beta, 0.5, pi/2, 2) (Fit moves the angle to the middle of its
+// bounds).
 func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []float64 {
 	n := float64(len(d.Obs))
 	var mean, v float64
@@ -100,6 +102,9 @@ func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []floa
 	}
 	if model == likelihood.BivariateMatern && d.Obs2 != nil {
 		return bivariateGuess(d, 0.1*diag)
+	}
+	if model == likelihood.AnisoMatern {
+		return []float64{v, 0.1 * diag, third, math.Pi / 2, 2}
 	}
 	if model == likelihood.SpaceTimeMatern {
 		// beta_t = 1, alpha = 0.5, sep = 0.5, delta = 0.1.
@@ -153,6 +158,9 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	opt := o.Opt
 	if opt.Guess == nil {
 		opt.Guess = GuessFor(sd, o.Metric, o.Model, len(opt.Lower))
+		if o.Model == likelihood.AnisoMatern && len(opt.Lower) == 5 && len(opt.Upper) == 5 {
+			opt.Guess[AnisoAngle] = 0.5 * (opt.Lower[AnisoAngle] + opt.Upper[AnisoAngle])
+		}
 	}
 	var prof *profile
 	if o.Profile {
@@ -196,6 +204,10 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if o.Model == likelihood.AnisoMatern && len(res.Theta) == 5 {
+		res.Theta = slices.Clone(res.Theta)
+		res.Theta[AnisoAngle] = ReduceAngle(res.Theta[AnisoAngle])
 	}
 	out.Result = res
 	if len(p.Covariates) > 0 && res.Status != StatusInterrupted {

@@ -177,14 +177,17 @@ func derivTerms(p likelihood.Problem, theta []float64, j int, rmax float64) ([]i
 	if j == 3 && len(theta) == 4 {
 		return []insert.Term{{Weight: 1}}, nil // K nil: the identity
 	}
-	if j == 0 && (p.Model == likelihood.Matern || p.Model == likelihood.PowExp || p.Model == likelihood.SpaceTimeMatern) {
+	if j == 0 && (p.Model == likelihood.Matern || p.Model == likelihood.PowExp || p.Model == likelihood.SpaceTimeMatern || p.Model == likelihood.AnisoMatern) {
 		k, err := p.Model.Kernel(theta, rmax)
 		if err != nil {
 			return nil, err
 		}
 		return []insert.Term{{K: k, Weight: 1 / theta[0]}}, nil
 	}
-	h := derivStep * theta[j]
+	h := derivStep * math.Abs(theta[j])
+	if h == 0 { // a parameter at 0 (an angle, a correlation): an absolute step
+		h = derivStep
+	}
 	var err error
 	for _, rule := range diffRules() {
 		var terms []insert.Term
