@@ -124,12 +124,38 @@ func TestAnisoCLI(t *testing.T) {
 			t.Errorf("prediction at data point %d: %v, want the observation %v", k, zp, zd)
 		}
 	}
+	// The nugget estimated: six bounds, theta's sixth value tau2, the
+	// JSON's "nugget" the estimate; predict takes it from the fit.
+	data6 := filepath.Join(dir, "a6.csv")
+	if _, stderr, code := run(t, bin, "simulate", "--kernel", "aniso-matern", "--theta", "1,0.1,0.5,1.2,2.5,0.1", "--n", "200", "--seed", "4", "--out", data6); code != 0 {
+		t.Fatalf("simulate with tau2: exit %d: %s", code, stderr)
+	}
+	res6 := filepath.Join(dir, "r6.json")
+	if _, stderr, code := run(t, bin, "fit", "--data", data6, "--kernel", "aniso-matern", "--lb", "0.01,0.01,0.5,0,1,0.001", "--ub", "5,5,0.5,3.14159,10,2",
+		"--max-evals", "200", "--stderr", "--json", res6, "-q"); code != 0 {
+		t.Fatalf("fit with tau2: exit %d: %s", code, stderr)
+	}
+	b6, _ := os.ReadFile(res6)
+	var r6 struct {
+		anisoFit
+		Nugget float64 `json:"nugget"`
+	}
+	if err := json.Unmarshal(b6, &r6); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(r6.Params, ",") != "sigma2,beta,nu,angle,ratio,tau2" || len(r6.Theta) != 6 || r6.Nugget != r6.Theta[5] || !(r6.Theta[5] > 0.001) || len(r6.StdErr) != 6 {
+		t.Fatalf("fit with tau2: %s", b6)
+	}
+	if _, stderr, code := run(t, bin, "predict", "--data", data6, "--theta-from", res6, "--at", at, "--out", out); code != 0 {
+		t.Fatalf("predict with tau2: exit %d: %s", code, stderr)
+	}
 	ll := "lon,lat,z\n10,45,1\n11,46,0.5\n12,44,-1\n10.5,45.5,0.2\n"
 	d3 := "x,y,depth,value\n0.1,0.2,0.3,1\n0.5,0.1,0.2,0.5\n0.9,0.8,0.1,-1\n0.3,0.7,0.4,0.2\n"
 	runCLICases(t, bin, []cliCase{
 		{name: "aniso ratio below 1", args: []string{"simulate", "--kernel", "aniso-matern", "--theta", "1,0.1,0.5,0.5,0.5", "--out", "s.csv"}, want: "ratio (major/minor range) must be >= 1"},
 		{name: "aniso angle above pi", args: []string{"simulate", "--kernel", "aniso-matern", "--theta", "1,0.1,0.5,4,2", "--out", "s.csv"}, want: "angle must be in [0, pi] radians"},
-		{name: "aniso theta with tau2", args: []string{"simulate", "--kernel", "aniso-matern", "--theta", "1,0.1,0.5,1,2,0.1", "--out", "s.csv"}, want: "its nugget is fixed with --nugget"},
+		{name: "aniso theta and nugget", args: []string{"simulate", "--kernel", "aniso-matern", "--theta", "1,0.1,0.5,1,2,0.1", "--nugget", "0.1", "--out", "s.csv"}, want: "a theta of 6 values gives the nugget tau2"},
+		{name: "aniso tau2 bounds and nugget", args: []string{"fit", "--data", "@d.csv", "--kernel", "aniso-matern", "--lb", "0.1,0.1,0.1,0,1,0.01", "--ub", "5,5,5,3,10,1", "--nugget", "0.1"}, want: `key "nugget": the nugget is the sixth parameter (6 bounds)`},
 		{name: "aniso theta count", args: []string{"simulate", "--kernel", "aniso-matern", "--out", "s.csv"}, want: "aniso-matern needs 5 parameters"},
 		{name: "aniso ratio bounds", args: []string{"fit", "--data", "@d.csv", "--kernel", "aniso-matern", "--lb", "0.1,0.1,0.1,0,0.5", "--ub", "5,5,5,3,10"}, want: `key "lb": bounds of ratio must be >= 1`},
 		{name: "aniso angle bounds", args: []string{"fit", "--data", "@d.csv", "--kernel", "aniso-matern", "--lb", "0.1,0.1,0.1,0,1", "--ub", "5,5,5,7,10"}, want: `key "ub": bounds of angle must lie within [-pi, 2 pi]`},

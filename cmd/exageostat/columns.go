@@ -45,8 +45,11 @@ the major axis, beta/ratio along the minor one. angle is in radians,
 counter-clockwise from the x axis (period pi; default bounds [0, pi], any
 bounds within [-pi, 2 pi] accepted, the estimate reported in [0, pi)); ratio
 >= 1 is the major over the minor range (default bounds [1, 10]). The nugget
-is fixed (--nugget). Example:
-  exageostat fit --data aniso.csv --kernel aniso-matern --plot figs`
+is fixed (--nugget), or estimated with 6 bounds: theta = (sigma2, beta, nu,
+angle, ratio, tau2). --plot draws the semivariogram by direction (pairs
+within 22.5 degrees of the major and of the minor axis, with the fitted
+model in each). Example:
+  exageostat fit --data aniso.csv --kernel aniso-matern --stderr --plot figs`
 
 // simulateColumnsHelp is the part of simulate's --help about space-time
 // data.
@@ -58,4 +61,5 @@ times 1..K, and writes x,y,t,z. Bivariate (--kernel bivariate-matern,
 theta = sigma2_1,sigma2_2,beta,nu1,nu2,rho, |rho| <= 1, see fit --help):
 two variables at each location, written x,y,z1,z2. Anisotropic (--kernel
 aniso-matern, theta = sigma2,beta,nu,angle,ratio, angle in radians from the
-x axis, ratio >= 1, see fit --help), e.g. --theta 1,0.1,0.5,0.5,3.`
+x axis, ratio >= 1, a 6th value the nugget, see fit --help), e.g. --theta
+1,0.1,0.5,0.5,3.`

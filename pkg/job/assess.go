@@ -158,7 +158,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	for i, v := range theta {
 		est = append(est, fmt.Sprintf("%s=%.3g", names[i], v))
 	}
-	if len(theta) != 4 && tau2 > 0 {
+	if !p.Model.HasTau2(len(theta)) && tau2 > 0 {
 		est = append(est, fmt.Sprintf("nugget=%.3g", tau2))
 	}
 	unit := "distance (units of x and y)"
@@ -167,7 +167,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	}
 	title := fmt.Sprintf("Fitted %s: %s", p.Model, strings.Join(est, " "))
 	if p.Model == likelihood.AnisoMatern {
-		if err := anisoSemivariogram(filepath.Join(dir, "semivariogram"), o, theta, tau2, title, unit); err != nil {
+		if err := anisoSemivariogram(filepath.Join(dir, "semivariogram"), o, theta, tau2, unit); err != nil {
 			return err
 		}
 	} else if err := plot.SemivariogramWith(filepath.Join(dir, "semivariogram"), h, g, func(r float64) float64 { return c0 - k.Cov(r) },
@@ -250,8 +250,9 @@ func bbox(d *dataset.Data) (minx, maxx, miny, maxy float64) {
 // degrees of the major axis and of the minor axis
 // (plot.DirectionalSemivariogram, 25 bins, at most 2,000,000 pairs drawn),
 // each with the fitted model in its direction, sigma2 + tau2 - C(r cos phi,
-// r sin phi).
-func anisoSemivariogram(base string, o assessOptions, theta []float64, tau2 float64, title, unit string) error {
+// r sin phi). The title gives the estimates (the angle in radians and
+// degrees) and says what the points and lines are.
+func anisoSemivariogram(base string, o assessOptions, theta []float64, tau2 float64, unit string) error {
 	a, err := matern.NewAnisoTheta(theta[:5])
 	if err != nil {
 		return err
@@ -266,10 +267,12 @@ func anisoSemivariogram(base string, o assessOptions, theta []float64, tau2 floa
 		phi := d.phi
 		h, g, c := plot.DirectionalSemivariogram(points(o.train), o.train.Obs, phi, half, 25, 2_000_000, o.seed)
 		series = append(series, plot.SemivariogramSeries{
-			Label: fmt.Sprintf("%s %.0f±22.5°", d.name, math.Mod(deg(phi), 180)),
+			Label: fmt.Sprintf("%s, %.0f° ± 22.5°", d.name, math.Mod(deg(phi), 180)),
 			H:     h, Gamma: g, Counts: c,
 			Model: func(r float64) float64 { return a.Sigma2 + tau2 - a.CovDir(r, phi) },
 		})
 	}
+	title := fmt.Sprintf("Fitted aniso-matern: sigma2=%.3g beta=%.3g nu=%.3g nugget=%.3g\nangle=%.3g rad (%.0f°) ratio=%.3g; points: empirical (pairs), lines: model",
+		a.Sigma2, a.Beta, a.Nu, tau2, a.Angle, deg(a.Angle), a.Ratio)
 	return plot.SemivariogramDirections(base, series, plot.SemivariogramOptions{Title: title, XLabel: unit})
 }

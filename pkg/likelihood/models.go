@@ -2,6 +2,7 @@ package likelihood
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/exageostat/exageostat/pkg/matern"
 )
@@ -74,6 +75,12 @@ func (m Model) extraKernel(theta []float64, rmax float64) (k matern.Kernel, ok b
 		k, err := matern.NewBivariate(b, rmax)
 		return k, true, err
 	case AnisoMatern:
+		if len(theta) == 6 { // (..., tau2): the nugget is no part of the covariance function
+			if t := theta[5]; !(t >= 0) || math.IsInf(t, 0) {
+				return nil, true, fmt.Errorf("%s must be >= 0 and finite, got %g", Tau2Name, t)
+			}
+			theta = theta[:5]
+		}
 		a, err := matern.NewAnisoTheta(theta)
 		if err != nil {
 			return nil, true, err

@@ -178,7 +178,8 @@ func TestModelsAgainstR(t *testing.T) {
 // (testdata/r/aniso.R: loglik_aniso.csv on the 150 points of
 // aniso_n150.csv, five theta with and without a nugget), with a zero and
 // a constant (GLS-profiled) mean, to 1e-9 relative, on 1 and 2 workers
-// (bitwise the same).
+// (bitwise the same), the nugget given as Problem.Nugget or as theta's
+// sixth value (bitwise the same).
 func TestAnisoAgainstR(t *testing.T) {
 	f, err := os.Open("../../testdata/r/loglik_aniso.csv")
 	if err != nil {
@@ -230,6 +231,15 @@ func TestAnisoAgainstR(t *testing.T) {
 				} else if got != first[key] {
 					t.Errorf("%s mean, case %s: l = %v on 2 workers, %v on 1", mean.name, r[0], got, first[key])
 				}
+				// The nugget as theta's sixth value: the same l, bit for bit.
+				ev6, err := NewWith(Problem{Points: p.Points, Obs: p.Obs, Model: AnisoMatern, Covariates: mean.cov}, rt, Options{NB: 40})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got6, _, err := ev6.LogLik(v[1:7]); err != nil || got6 != got {
+					t.Errorf("%s mean, theta %v: l = %v with tau2 in theta, %v with Problem.Nugget (%v)", mean.name, v[1:7], got6, got, err)
+				}
+				ev6.Release()
 				want := v[mean.col]
 				if e := math.Abs(got-want) / math.Abs(want); !(e <= 1e-9) {
 					t.Errorf("%s mean, theta %v tau2 %v: l = %.12g, R %.12g (rel %.2g)", mean.name, v[1:6], v[6], got, want, e)

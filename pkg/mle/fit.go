@@ -113,12 +113,12 @@ func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []floa
 	return []float64{v, 0.1 * diag, third}
 }
 
-// GuessFor is Guess for a theta of d parameters: with d = 4 the nugget is
-// the fourth, and the sample variance v is split into sigma2 = 0.9 v and
-// tau2 = 0.1 v.
+// GuessFor is Guess for a theta of d parameters: when theta carries the
+// nugget (model.HasTau2(d): d = 4 for matern) it is the last, and the
+// sample variance v is split into sigma2 = 0.9 v and tau2 = 0.1 v.
 func GuessFor(d *dataset.Data, metric matern.Metric, model likelihood.Model, params int) []float64 {
 	g := Guess(d, metric, model)
-	if params == 4 {
+	if model.HasTau2(params) {
 		v := g[0]
 		g[0] = 0.9 * v
 		g = append(g, 0.1*v)
@@ -158,16 +158,19 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	opt := o.Opt
 	if opt.Guess == nil {
 		opt.Guess = GuessFor(sd, o.Metric, o.Model, len(opt.Lower))
-		if o.Model == likelihood.AnisoMatern && len(opt.Lower) == 5 && len(opt.Upper) == 5 {
+		if o.Model == likelihood.AnisoMatern && len(opt.Lower) >= 5 && len(opt.Upper) >= 5 {
 			opt.Guess[AnisoAngle] = 0.5 * (opt.Lower[AnisoAngle] + opt.Upper[AnisoAngle])
 		}
 	}
 	var prof *profile
 	if o.Profile {
-		if err := Profilable(opt.Lower, opt.Upper, o.Nugget); err != nil {
+		if err := Profilable(o.Model, opt.Lower, opt.Upper, o.Nugget); err != nil {
 			return nil, err
 		}
-		prof = &profile{lower: opt.Lower, upper: opt.Upper, start: opt.Guess[0]}
+		prof = &profile{lower: opt.Lower, upper: opt.Upper, start: opt.Guess[0], tau2: -1}
+		if o.Model.HasTau2(len(opt.Lower)) {
+			prof.tau2 = len(opt.Lower) - 1
+		}
 		if opt.Start == StartLower {
 			prof.start = opt.Lower[0]
 		}
@@ -205,7 +208,7 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Model == likelihood.AnisoMatern && len(res.Theta) == 5 {
+	if o.Model == likelihood.AnisoMatern && len(res.Theta) >= 5 {
 		res.Theta = slices.Clone(res.Theta)
 		res.Theta[AnisoAngle] = ReduceAngle(res.Theta[AnisoAngle])
 	}
@@ -238,13 +241,13 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		if len(out.Steps) > 0 && out.Steps[0].Failed == nil {
 			first := out.Steps[0].Theta
 			res.Start[0] = first[0]
-			if len(res.Start) == 4 {
-				res.Start[3] *= first[0]
+			if t := prof.tau2; t >= 0 {
+				res.Start[t] *= first[0]
 			}
 		} else {
 			res.Start[0] = prof.start
-			if len(res.Start) == 4 {
-				res.Start[3] *= res.Start[0]
+			if t := prof.tau2; t >= 0 {
+				res.Start[t] *= res.Start[0]
 			}
 		}
 	}

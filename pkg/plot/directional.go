@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/exageostat/exageostat/pkg/matern"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -118,7 +119,9 @@ func seriesColors() []color.Color {
 // (base.svg and base.png, the size of Semivariogram's): for each series
 // its empirical points (with the pair counts written small above them,
 // when given) and its model line over [0, 1.05 max h], in the series'
-// colour, with circles, squares, triangles then crosses for the points.
+// colour, with circles, squares, triangles then crosses for the points,
+// and one legend entry (line and point) named by its Label. The title
+// may hold several lines ("\n"): say there what the points and lines are.
 // The axes are opts.XLabel (or "distance") and "semivariance", both from
 // 0. It returns an error for no series, a series whose H and Gamma differ
 // in length or hold a non-finite value, or files that cannot be written.
@@ -157,6 +160,7 @@ func SemivariogramDirections(base string, series []SemivariogramSeries, opts Sem
 		p.Add(grid)
 		for s, se := range series {
 			col := seriesColors()[s]
+			var icons []plot.Thumbnailer
 			if se.Model != nil {
 				const m = 400
 				var line plotter.XYs
@@ -173,10 +177,13 @@ func SemivariogramDirections(base string, series []SemivariogramSeries, opts Sem
 					}
 					l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.75)}
 					p.Add(l)
-					p.Legend.Add(se.Label+": fitted model", l)
+					icons = append(icons, l)
 				}
 			}
 			if len(pts[s]) == 0 {
+				if len(icons) > 0 {
+					p.Legend.Add(se.Label, icons...)
+				}
 				continue
 			}
 			sc, err := plotter.NewScatter(pts[s])
@@ -185,11 +192,7 @@ func SemivariogramDirections(base string, series []SemivariogramSeries, opts Sem
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(3), Shape: shapes[s]}
 			p.Add(sc)
-			label := se.Label + ": empirical"
-			if len(se.Counts) == len(pts[s]) {
-				label += " (numbers: pairs)"
-			}
-			p.Legend.Add(label, sc)
+			p.Legend.Add(se.Label, append(icons, sc)...)
 			if len(se.Counts) == len(pts[s]) {
 				labels := make([]string, len(pts[s]))
 				for k, c := range se.Counts {

@@ -96,6 +96,34 @@ func TestFisherAnisoMatchesDense(t *testing.T) {
 			}
 		}
 	}
+	// With the nugget as a sixth parameter: D_tau2 = I, the other five
+	// unchanged (the same Sigma).
+	p0 := p
+	p0.Nugget = 0
+	f6, err := FisherInfo(evaluator(t, p0, 16, 2), append(theta[:5:5], nugget), []bool{true, true, true, true, true, true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds = append(ds, entry(func(u, v, r float64) float64 { return 0 }, 1))
+	if f6.Params[5] != "tau2" {
+		t.Fatalf("parameters %v", f6.Params)
+	}
+	for j := range 6 {
+		for l := range 6 {
+			var x, y mat.Dense
+			x.Mul(&sinv, ds[j])
+			y.Mul(&sinv, ds[l])
+			var tr float64
+			for i := range n {
+				for m := range n {
+					tr += x.At(i, m) * y.At(m, i)
+				}
+			}
+			if rel := math.Abs(f6.Info[j][l]-0.5*tr) / math.Abs(0.5*tr); rel > 1e-7 {
+				t.Errorf("with tau2: I[%s][%s] = %.12g, dense %.12g (rel %.1e)", f6.Params[j], f6.Params[l], f6.Info[j][l], 0.5*tr, rel)
+			}
+		}
+	}
 	// The angle at 0 (an absolute step) and the ratio at its bound 1
 	// (a one-sided difference): still finite standard errors.
 	if f, err := FisherInfo(ev, []float64{1.3, 0.12, 0.8, 0, 1.5}, []bool{false, false, false, true, true}); err != nil || len(f.StdErr) != 2 {
