@@ -159,6 +159,7 @@ func TestAnisoCLI(t *testing.T) {
 		{name: "aniso theta count", args: []string{"simulate", "--kernel", "aniso-matern", "--out", "s.csv"}, want: "aniso-matern needs 5 parameters"},
 		{name: "aniso ratio bounds", args: []string{"fit", "--data", "@d.csv", "--kernel", "aniso-matern", "--lb", "0.1,0.1,0.1,0,0.5", "--ub", "5,5,5,3,10"}, want: `key "lb": bounds of ratio must be >= 1`},
 		{name: "aniso angle bounds", args: []string{"fit", "--data", "@d.csv", "--kernel", "aniso-matern", "--lb", "0.1,0.1,0.1,0,1", "--ub", "5,5,5,7,10"}, want: `key "ub": bounds of angle must lie within [-pi, 2 pi]`},
+		{name: "aniso ratio bounds with tau2", args: []string{"fit", "--data", "@d.csv", "--kernel", "aniso-matern", "--lb", "0.1,0.1,0.1,0,0.5,0.01", "--ub", "5,5,5,3,10,1"}, want: `key "lb": bounds of ratio must be >= 1`},
 		{name: "aniso great-circle", args: []string{"fit", "--data", "@d.csv", "--kernel", "aniso-matern", "--distance", "gc"}, want: `key "distance": kernel aniso-matern is defined on planar x, y`},
 		{name: "aniso lon lat", args: []string{"fit", "--data", "@ll.csv", "--kernel", "aniso-matern"}, files: map[string]string{"ll.csv": ll}, want: "not on lon,lat with great-circle distances"},
 		{name: "aniso predict lon lat", args: []string{"predict", "--data", "@ll.csv", "--kernel", "aniso-matern", "--theta", "1,100,0.5,1,2", "--at", "@ll.csv", "--out", "p.csv"},

@@ -33,10 +33,10 @@ func checkAniso(theta []float64) error {
 	return nil
 }
 
-// anisoBounds reports bounds of the angle outside [-pi, 2 pi] or wider
-// than 2 pi, and bounds of the ratio below 1.
+// anisoBounds reports bounds of the angle outside [-pi, 2 pi] and bounds
+// of the ratio below 1 (5 bounds, or 6 with tau2's).
 func anisoBounds(lb, ub []float64) (key, msg string) {
-	if len(lb) != 5 || len(ub) != 5 {
+	if len(lb) < 5 || len(ub) < 5 {
 		return "", ""
 	}
 	l, u := lb[anisoAngle], ub[anisoAngle]
