@@ -1,7 +1,7 @@
 package main
 
 // kernelsHelp describes the --kernel values.
-const kernelsHelp = "covariance: matern, powexp, spacetime-matern or bivariate-matern (see --help)"
+const kernelsHelp = "covariance: matern, powexp, spacetime-matern, bivariate-matern or aniso-matern (see --help)"
 
 // dataColumnsHelp is the part of fit's and predict's --help about the
 // columns of a data file and the space-time kernel.
@@ -33,7 +33,23 @@ bound in the plane, by which ExaGeoStat scales rho): valid for |rho| <= 1,
 the default bounds of rho are [-1, 1] (searched linearly). The 2N x 2N
 covariance is interleaved per location as ExaGeoStat's. fit needs data
 (no --holdout, --plot); predict co-kriges both variables at each new
-location and writes x,y,z1_hat,z1_variance,z2_hat,z2_variance.`
+location and writes x,y,z1_hat,z1_variance,z2_hat,z2_variance.
+
+Anisotropic (--kernel aniso-matern, planar x,y data, Euclidean distances
+only: lon,lat data are refused, project them first): the 2D Matérn with
+geometric anisotropy, theta = (sigma2, beta, nu, angle, ratio). The lag
+(dx, dy) is rotated into the ellipse's axes, u = cos(angle) dx + sin(angle)
+dy along the major axis and v = -sin(angle) dx + cos(angle) dy across it,
+and C = sigma2 M_nu(sqrt(u^2 + (ratio v)^2) / beta): beta is the range along
+the major axis, beta/ratio along the minor one. angle is in radians,
+counter-clockwise from the x axis (period pi; default bounds [0, pi], any
+bounds within [-pi, 2 pi] accepted, the estimate reported in [0, pi)); ratio
+>= 1 is the major over the minor range (default bounds [1, 10]). The nugget
+is fixed (--nugget), or estimated with 6 bounds: theta = (sigma2, beta, nu,
+angle, ratio, tau2). --plot draws the semivariogram by direction (pairs
+within 22.5 degrees of the major and of the minor axis, with the fitted
+model in each). Example:
+  exageostat fit --data aniso.csv --kernel aniso-matern --stderr --plot figs`
 
 // simulateColumnsHelp is the part of simulate's --help about space-time
 // data.
@@ -43,4 +59,7 @@ Space-time (--kernel spacetime-matern, theta = sigma2,beta,nu,beta_t,alpha,
 sep,delta, see fit --help): --times K draws N/K sites, each observed at the
 times 1..K, and writes x,y,t,z. Bivariate (--kernel bivariate-matern,
 theta = sigma2_1,sigma2_2,beta,nu1,nu2,rho, |rho| <= 1, see fit --help):
-two variables at each location, written x,y,z1,z2.`
+two variables at each location, written x,y,z1,z2. Anisotropic (--kernel
+aniso-matern, theta = sigma2,beta,nu,angle,ratio, angle in radians from the
+x axis, ratio >= 1, a 6th value the nugget, see fit --help), e.g. --theta
+1,0.1,0.5,0.5,3.`

@@ -17,8 +17,11 @@ var bivariateNames = [...]string{"sigma2_1", "sigma2_2", "beta", "nu1", "nu2", "
 const bivariateRho = 5
 
 // signed reports whether parameter i of the kernel may be negative or
-// zero (the bivariate rho); its bounds are then checked by kernelBounds.
-func signed(kernel string, i int) bool { return kernel == BivariateKernel && i == bivariateRho }
+// zero (the bivariate rho, the anisotropic angle); its bounds are then
+// checked by kernelBounds and its value by CheckTheta's kernel check.
+func signed(kernel string, i int) bool {
+	return kernel == BivariateKernel && i == bivariateRho || kernel == AnisoKernel && i == anisoAngle
+}
 
 // checkBivariate reports a rho outside [-1, 1] (the parsimonious model's
 // admissible range: ExaGeoStat scales rho by Gneiting et al.'s bound).

@@ -2,13 +2,15 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
 // DefaultBounds returns the default bounds of theta for a kernel: [0.001, 5]
 // for every parameter, except powexp's delta, whose upper bound is 2 (the
 // largest delta for which exp(-r^delta/beta) is a covariance), and the
-// space-time Matérn's alpha and sep, whose upper bound is 1.
+// space-time Matérn's alpha and sep, whose upper bound is 1, and the
+// anisotropic Matérn's angle in [0, pi] (radians) and ratio in [1, 10].
 func DefaultBounds(kernel string) (lb, ub []float64) {
 	d := DefaultFit()
 	lb, ub = slices.Clone(d.Lower), slices.Clone(d.Upper)
@@ -18,6 +20,10 @@ func DefaultBounds(kernel string) (lb, ub []float64) {
 	if kernel == BivariateKernel { // rho in [-1, 1]
 		lb = []float64{0.001, 0.001, 0.001, 0.001, 0.001, -1}
 		ub = []float64{5, 5, 5, 5, 5, 1}
+	}
+	if kernel == AnisoKernel { // angle in [0, pi] radians, ratio in [1, 10]
+		lb = []float64{0.001, 0.001, 0.001, 0, 1}
+		ub = []float64{5, 5, 5, math.Pi, 10}
 	}
 	if kernel == SpaceTimeKernel { // alpha and sep at most 1
 		lb = []float64{0.001, 0.001, 0.001, 0.001, 0.001, 0.001, 0.001}
@@ -49,6 +55,9 @@ func kernelBounds(kernel string, lb, ub []float64) (key, msg string) {
 	}
 	if kernel == BivariateKernel {
 		return bivariateBounds(lb, ub)
+	}
+	if kernel == AnisoKernel {
+		return anisoBounds(lb, ub)
 	}
 	if kernel != "powexp" || len(ub) != 3 || len(lb) != 3 {
 		return "", ""

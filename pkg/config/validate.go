@@ -25,40 +25,72 @@ func ParamNames(kernel string) ([]string, error) {
 		return spaceTimeNames[:], nil
 	case BivariateKernel:
 		return bivariateNames[:], nil
+	case AnisoKernel:
+		return anisoNames[:], nil
 	}
-	return nil, fmt.Errorf("unknown kernel %q (want matern, powexp, %s or %s)", kernel, SpaceTimeKernel, BivariateKernel)
+	return nil, fmt.Errorf("unknown kernel %q (want matern, powexp, %s, %s or %s)", kernel, SpaceTimeKernel, BivariateKernel, AnisoKernel)
 }
 
-// Tau2 is the name of the nugget when it is the fourth parameter of
-// theta = (sigma2, beta, nu|delta, tau2).
+// Tau2 is the name of the nugget when it is the last parameter of theta
+// = (sigma2, beta, nu|delta, tau2), or (sigma2, beta, nu, angle, ratio,
+// tau2) for the anisotropic Matérn.
 const Tau2 = "tau2"
 
+// NuggetParam reports whether the kernel can take its nugget tau2 as one
+// more parameter at the end of theta (matern, powexp, aniso-matern; the
+// space-time and bivariate Matérns take a fixed nugget only).
+func NuggetParam(kernel string) bool { return kernel != SpaceTimeKernel && kernel != BivariateKernel }
+
+// HasTau2 reports whether a theta of d values of the kernel ends with the
+// nugget tau2: d is one more than its number of parameters (4 for matern
+// and powexp, 6 for aniso-matern).
+func HasTau2(kernel string, d int) bool {
+	names, err := ParamNames(kernel)
+	return err == nil && NuggetParam(kernel) && d == len(names)+1
+}
+
+// ordinal returns "fourth" or "sixth" for 4 and 6, else "4th" style.
+func ordinal(i int) string {
+	switch i {
+	case 4:
+		return "fourth"
+	case 6:
+		return "sixth"
+	}
+	return fmt.Sprintf("%dth", i)
+}
+
 // ParamNamesFor returns the names of a kernel's theta of length d: its
-// three parameters, then Tau2 when d is 4.
+// parameters, then Tau2 when theta carries the nugget (HasTau2).
 func ParamNamesFor(kernel string, d int) ([]string, error) {
 	names, err := ParamNames(kernel)
-	if err == nil && d == 4 {
+	if err == nil && HasTau2(kernel, d) {
 		names = append(names, Tau2)
 	}
 	return names, err
 }
 
-// CheckTheta reports a parameter vector the kernel cannot take: not three
-// values (or four, the fourth the nugget tau2 >= 0 and finite), a value
-// that is not positive and finite, or a powexp delta above 2.
+// CheckTheta reports a parameter vector the kernel cannot take: not its
+// number of parameters (or one more, the last the nugget tau2 >= 0 and
+// finite, for the kernels of NuggetParam), a value that is not positive
+// and finite (the bivariate rho and the anisotropic angle aside), or a
+// value outside the kernel's domain (a powexp delta above 2, ...).
 func CheckTheta(kernel string, theta []float64) error {
 	names, err := ParamNames(kernel)
 	if err != nil {
 		return err
 	}
+	if !NuggetParam(kernel) && len(theta) != len(names) {
+		return fmt.Errorf("%s needs %d parameters (%s), got %d (its nugget is fixed with --nugget)", kernel, len(names), strings.Join(names, ","), len(theta))
+	}
 	if len(theta) != len(names) && len(theta) != len(names)+1 {
 		return fmt.Errorf("%s needs %d parameters (%s) or %d with %s, got %d", kernel, len(names), strings.Join(names, ","), len(names)+1, Tau2, len(theta))
 	}
-	if len(theta) == 4 {
-		if t := theta[3]; !(t >= 0) || math.IsInf(t, 0) {
+	if HasTau2(kernel, len(theta)) {
+		if t := theta[len(names)]; !(t >= 0) || math.IsInf(t, 0) {
 			return fmt.Errorf("%s must be >= 0 and finite, got %g", Tau2, t)
 		}
-		theta = theta[:3]
+		theta = theta[:len(names)]
 	}
 	for i, v := range theta {
 		if signed(kernel, i) {
@@ -76,6 +108,9 @@ func CheckTheta(kernel string, theta []float64) error {
 	}
 	if kernel == SpaceTimeKernel {
 		return checkSpaceTime(theta)
+	}
+	if kernel == AnisoKernel {
+		return checkAniso(theta)
 	}
 	return nil
 }
@@ -178,7 +213,8 @@ func (f *Fit) Simulated() bool {
 // an *Error naming the first bad key (File is f.File, or "fit"): kernel
 // matern or powexp; distance euclidean, great-circle (gc) or auto; lb and
 // ub three positive finite values each with lb <= ub (or four: the nugget
-// tau2 is then the fourth parameter, and the nugget key must be 0); start
+// tau2 is then the fourth parameter, and the nugget key must be 0; for
+// other kernels their number of parameters, or one more for tau2); start
 // data, lower or as many values as bounds, within them; search log or
 // linear; profile auto, on or off; nb, workers,
 // max_evals, holdout >= 0, tolerance > 0, nugget >= 0 and finite; solve
@@ -206,6 +242,9 @@ func (f *Fit) Validate() error {
 	default:
 		return bad("distance", "unknown distance %q (want euclidean, great-circle or auto)", f.Distance)
 	}
+	if err := anisoDistance(f.Kernel, f.Distance); err != nil {
+		return bad("distance", "%v", err)
+	}
 	if f.TrueTheta != nil {
 		if f.Holdout == 0 {
 			return bad("true_theta", "--true-theta needs --holdout (MLOE/MMOM are computed at the held-out locations)")
@@ -222,18 +261,22 @@ func (f *Fit) Validate() error {
 			return bad("grid", "%v", err)
 		}
 	}
-	if len(f.Lower) == 4 && len(f.Upper) == 4 {
-		names = append(names, Tau2) // the nugget is the fourth parameter
+	withTau2 := HasTau2(f.Kernel, len(f.Lower)) && len(f.Upper) == len(f.Lower)
+	if withTau2 {
+		names = append(names, Tau2) // the nugget is the last parameter
 	}
 	if len(f.Lower) != len(names) || len(f.Upper) != len(names) {
 		key := "lb"
 		if len(f.Lower) == len(names) {
 			key = "ub"
 		}
-		return bad(key, "bounds need %d values each (%s; 4 with %s to estimate the nugget), got %d lower and %d upper", len(names), strings.Join(names, ","), Tau2, len(f.Lower), len(f.Upper))
+		if !NuggetParam(f.Kernel) {
+			return bad(key, "bounds need %d values each (%s), got %d lower and %d upper", len(names), strings.Join(names, ","), len(f.Lower), len(f.Upper))
+		}
+		return bad(key, "bounds need %d values each (%s; %d with %s to estimate the nugget), got %d lower and %d upper", len(names), strings.Join(names, ","), len(names)+1, Tau2, len(f.Lower), len(f.Upper))
 	}
-	if len(names) == 4 && f.Nugget != 0 {
-		return bad("nugget", "the nugget is the fourth parameter (4 bounds): fix it with equal 4th values of lb and ub, not --nugget")
+	if withTau2 && f.Nugget != 0 {
+		return bad("nugget", "the nugget is the %s parameter (%d bounds): fix it with equal %dth values of lb and ub, not --nugget", ordinal(len(names)), len(names), len(names))
 	}
 	for i := range names {
 		lb, ub := f.Lower[i], f.Upper[i]
@@ -342,8 +385,8 @@ func (f *Fit) Validate() error {
 		if err := CheckTheta(f.Kernel, f.Theta); err != nil {
 			return bad("theta", "%v", err)
 		}
-		if len(f.Theta) == 4 && f.Nugget != 0 {
-			return bad("theta", "a theta of 4 values gives the simulation's nugget: leave --nugget out")
+		if HasTau2(f.Kernel, len(f.Theta)) && f.Nugget != 0 {
+			return bad("theta", "a theta of %d values gives the simulation's nugget: leave --nugget out", len(f.Theta))
 		}
 		if err := checkTimes(f.Kernel, f.N, f.Times); err != nil {
 			return bad("times", "%v", err)
@@ -514,8 +557,8 @@ func (s *Simulate) Validate() error {
 	if !(s.Nugget >= 0) || math.IsInf(s.Nugget, 0) {
 		return bad("nugget", "--nugget must be >= 0 and finite")
 	}
-	if len(s.Theta) == 4 && s.Nugget != 0 {
-		return bad("nugget", "a theta of 4 values gives the nugget tau2: leave --nugget out")
+	if HasTau2(s.Kernel, len(s.Theta)) && s.Nugget != 0 {
+		return bad("nugget", "a theta of %d values gives the nugget tau2: leave --nugget out", len(s.Theta))
 	}
 	if _, err := MemoryLimitBytes(s.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
@@ -605,6 +648,9 @@ func (p *Predict) Validate() error {
 	default:
 		return bad("distance", "unknown distance %q (want euclidean, great-circle or auto)", p.Distance)
 	}
+	if err := anisoDistance(p.Kernel, p.Distance); err != nil {
+		return bad("distance", "%v", err)
+	}
 	if err := CheckMean(p.Mean); err != nil {
 		return bad("mean", "%v", err)
 	}
@@ -615,8 +661,8 @@ func (p *Predict) Validate() error {
 		return bad("workers", "--workers must be >= 0 (0: one per core), got %d", p.Workers)
 	case !(p.Nugget >= 0) || math.IsInf(p.Nugget, 0):
 		return bad("nugget", "--nugget must be >= 0 and finite, got %g", p.Nugget)
-	case len(p.Theta) == 4 && p.Nugget != 0 && p.Nugget != p.Theta[3]:
-		return bad("nugget", "--nugget %g disagrees with tau2 = %g, the 4th value of theta (leave --nugget out)", p.Nugget, p.Theta[3])
+	case HasTau2(p.Kernel, len(p.Theta)) && p.Nugget != 0 && p.Nugget != p.Theta[len(p.Theta)-1]:
+		return bad("nugget", "--nugget %g disagrees with tau2 = %g, the %dth value of theta (leave --nugget out)", p.Nugget, p.Theta[len(p.Theta)-1], len(p.Theta))
 	case p.Draws < 0 || p.Draws > 100000:
 		return bad("draws", "--draws must be in [0, 100000], got %d", p.Draws)
 	case p.Draws > 0 && p.CV:

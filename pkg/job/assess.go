@@ -158,16 +158,20 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	for i, v := range theta {
 		est = append(est, fmt.Sprintf("%s=%.3g", names[i], v))
 	}
-	if len(theta) != 4 && tau2 > 0 {
+	if !p.Model.HasTau2(len(theta)) && tau2 > 0 {
 		est = append(est, fmt.Sprintf("nugget=%.3g", tau2))
 	}
 	unit := "distance (units of x and y)"
 	if o.metric == matern.GreatCircle {
 		unit = "great-circle distance (km)"
 	}
-	if err := plot.SemivariogramWith(filepath.Join(dir, "semivariogram"), h, g, func(r float64) float64 { return c0 - k.Cov(r) },
-		plot.SemivariogramOptions{Title: fmt.Sprintf("Fitted %s: %s", p.Model, strings.Join(est, " ")),
-			XLabel: unit, Counts: counts}); err != nil {
+	title := fmt.Sprintf("Fitted %s: %s", p.Model, strings.Join(est, " "))
+	if p.Model == likelihood.AnisoMatern {
+		if err := anisoSemivariogram(filepath.Join(dir, "semivariogram"), o, theta, tau2, unit); err != nil {
+			return err
+		}
+	} else if err := plot.SemivariogramWith(filepath.Join(dir, "semivariogram"), h, g, func(r float64) float64 { return c0 - k.Cov(r) },
+		plot.SemivariogramOptions{Title: title, XLabel: unit, Counts: counts}); err != nil {
 		return err
 	}
 	add("semivariogram")
@@ -239,4 +243,36 @@ func bbox(d *dataset.Data) (minx, maxx, miny, maxy float64) {
 		miny, maxy = math.Min(miny, d.Y[i]), math.Max(maxy, d.Y[i])
 	}
 	return
+}
+
+// anisoSemivariogram draws the semivariogram of an anisotropic Matérn fit
+// by direction: the empirical semivariograms of the pairs within 22.5
+// degrees of the major axis and of the minor axis
+// (plot.DirectionalSemivariogram, 25 bins, at most 2,000,000 pairs drawn),
+// each with the fitted model in its direction, sigma2 + tau2 - C(r cos phi,
+// r sin phi). The title gives the estimates (the angle in radians and
+// degrees) and says what the points and lines are.
+func anisoSemivariogram(base string, o assessOptions, theta []float64, tau2 float64, unit string) error {
+	a, err := matern.NewAnisoTheta(theta[:5])
+	if err != nil {
+		return err
+	}
+	const half = math.Pi / 8 // 22.5 degrees
+	deg := func(r float64) float64 { return r * 180 / math.Pi }
+	var series []plot.SemivariogramSeries
+	for _, d := range []struct {
+		name string
+		phi  float64
+	}{{"major axis", a.Angle}, {"minor axis", a.Angle + math.Pi/2}} {
+		phi := d.phi
+		h, g, c := plot.DirectionalSemivariogram(points(o.train), o.train.Obs, phi, half, 25, 2_000_000, o.seed)
+		series = append(series, plot.SemivariogramSeries{
+			Label: fmt.Sprintf("%s, %.0f° ± 22.5°", d.name, math.Mod(deg(phi), 180)),
+			H:     h, Gamma: g, Counts: c,
+			Model: func(r float64) float64 { return a.Sigma2 + tau2 - a.CovDir(r, phi) },
+		})
+	}
+	title := fmt.Sprintf("Fitted aniso-matern: sigma2=%.3g beta=%.3g nu=%.3g nugget=%.3g\nangle=%.3g rad (%.0f°) ratio=%.3g; points: empirical (pairs), lines: model",
+		a.Sigma2, a.Beta, a.Nu, tau2, a.Angle, deg(a.Angle), a.Ratio)
+	return plot.SemivariogramDirections(base, series, plot.SemivariogramOptions{Title: title, XLabel: unit})
 }

@@ -71,14 +71,23 @@ func checkFitColumns(cfg config.Fit, d *dataset.Data, metric matern.Metric) erro
 	if cfg.Grid != "" && (st || (d != nil && d.Z != nil)) {
 		return badInput("fit: --grid maps 2D locations without times: leave it out for space-time or 3D data")
 	}
-	return check3D("fit", d, metric)
+	return check3D("fit", cfg.Kernel, d, metric)
 }
 
 // check3D refuses great-circle distances between 3D locations (d nil: no
-// data).
-func check3D(cmd string, d *dataset.Data, metric matern.Metric) error {
+// data), and the anisotropic Matérn with great-circle distances (lon,lat
+// data with --distance auto) or 3D locations.
+func check3D(cmd, kernel string, d *dataset.Data, metric matern.Metric) error {
 	if d != nil && d.Z != nil && metric == matern.GreatCircle {
 		return badInput("%s: great-circle distances are 2D: 3D locations need --distance euclidean", cmd)
+	}
+	if likelihood.Model(kernel) == likelihood.AnisoMatern {
+		switch {
+		case metric == matern.GreatCircle:
+			return badInput("%s: kernel %s is defined on planar x, y with Euclidean distances (its angle and ratio are an ellipse in the plane), not on lon,lat with great-circle distances: project the data to x,y first", cmd, kernel)
+		case d != nil && d.Z != nil:
+			return badInput("%s: kernel %s takes 2D locations x,y (no third coordinate)", cmd, kernel)
+		}
 	}
 	return nil
 }

@@ -66,7 +66,7 @@ type FitResult struct {
 	MeanTerms  []string  `json:"mean_terms,omitempty"`
 	MeanCoef   []float64 `json:"mean_coefficients,omitempty"`
 	MeanStdErr []float64 `json:"mean_stderr,omitempty"`
-	// Nugget is tau2: the fixed nugget, or the estimate (theta[3]) when
+	// Nugget is tau2: the fixed nugget, or the estimate (theta's last value) when
 	// the fit estimated it (4 parameters).
 	Nugget float64 `json:"nugget"`
 	// TrueTheta is the theta the data were simulated with (no data given).
@@ -136,7 +136,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		src = "fit"
 	}
 	model := likelihood.Model(cfg.Kernel)
-	names := model.ParamNamesFor(len(cfg.Lower)) // tau2 fourth when it has bounds
+	names := model.ParamNamesFor(len(cfg.Lower)) // tau2 last when it has bounds
 	gridX, gridY, _ := cfg.GridSize()
 	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
 	x0, _ := cfg.StartValues()
@@ -151,7 +151,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	// The profiled search: on when it can be (auto), or as asked.
 	profile := false
-	switch perr := mle.Profilable(cfg.Lower, cfg.Upper, cfg.Nugget); {
+	switch perr := mle.Profilable(likelihood.Model(cfg.Kernel), cfg.Lower, cfg.Upper, cfg.Nugget); {
 	case cfg.Profile == "on" && perr != nil:
 		return nil, cfg.Locate(&config.Error{File: cfg.File, Key: "profile", Msg: "--profile on: " + perr.Error()})
 	case cfg.Profile == "on", cfg.Profile == "auto" && perr == nil:
@@ -476,7 +476,7 @@ func readFitData(cfg config.Fit) (*dataset.Data, error) {
 	}
 	// A nugget (fixed > 0, or estimated: its lower bound is > 0) allows
 	// duplicate locations.
-	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || len(cfg.Lower) == 4); err != nil {
+	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || config.HasTau2(cfg.Kernel, len(cfg.Lower))); err != nil {
 		return nil, badInput("%s: %v", src, err)
 	}
 	if err := checkKernelColumns(src, cfg.Kernel, d); err != nil {
@@ -603,12 +603,12 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 		PerEval: map[string]float64{"wall": 0, "gen": 0, "chol": 0, "solve": 0}, Comm: evalComm(r)}
 	if cfg.Simulated() {
 		o.TrueTheta = cfg.Theta
-		if len(names) == 4 && len(cfg.Theta) == 3 {
+		if model.HasTau2(len(names)) && len(cfg.Theta) == len(names)-1 {
 			o.TrueTheta = append(slices.Clone(cfg.Theta), cfg.Nugget)
 		}
 	}
-	if len(names) == 4 && len(r.Theta) == 4 {
-		o.Nugget = r.Theta[3] // the estimate (predict --theta-from reads either)
+	if model.HasTau2(len(names)) && len(r.Theta) == len(names) {
+		o.Nugget = r.Theta[len(names)-1] // the estimate (predict --theta-from reads either)
 	}
 	switch model {
 	case likelihood.Matern:

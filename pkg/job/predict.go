@@ -40,8 +40,8 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if len(cfg.Theta) == 4 { // (sigma2, beta, nu, tau2): the nugget is tau2
-		cfg.Nugget, cfg.Theta = cfg.Theta[3], cfg.Theta[:3]
+	if t := len(cfg.Theta) - 1; config.HasTau2(cfg.Kernel, len(cfg.Theta)) { // (sigma2, beta, nu, tau2): the nugget is tau2
+		cfg.Nugget, cfg.Theta = cfg.Theta[t], cfg.Theta[:t]
 	}
 	if w.Rank() == 0 {
 		if err := predictOutputs(&cfg).Check(); err != nil {
@@ -61,7 +61,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, badInput("predict: %s has no observations (need a z column)", cfg.Data)
 	}
 	logNotes(env, cfg.Data, obs)
-	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0 || (len(cfg.Theta) == 4 && cfg.Theta[3] > 0)); err != nil { // a nugget allows duplicate locations
+	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
 		return nil, badInput("%s: %v", cfg.Data, err)
 	}
 	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
@@ -91,7 +91,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err != nil {
 		return nil, badInput("predict: %v", err)
 	}
-	if err := check3D("predict", obs, metric); err != nil {
+	if err := check3D("predict", cfg.Kernel, obs, metric); err != nil {
 		return nil, err
 	}
 	if fd := cfg.FitDistance; fd != "" && MetricName(metric) != fd {

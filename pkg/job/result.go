@@ -94,7 +94,8 @@ func distanceName(d string) string {
 }
 
 // ApplyTo sets p's theta from the fit, and its kernel, mean model, nugget
-// (the fourth value of theta when the fit estimated it, else "nugget") and
+// (the last value of theta when the fit estimated it, the fourth for
+// matern, else "nugget") and
 // distance
 // (set reports whether the user gave a key). A kernel, mean, nugget or distance
 // the user gave must be the fit's: the same value given again is fine,
@@ -104,10 +105,14 @@ func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string)
 	if set("kernel") && r.Kernel != "" && r.Kernel != p.Kernel {
 		return badInput("predict: --kernel %s disagrees with %s, which holds a %s fit (leave --kernel out)", p.Kernel, path, r.Kernel)
 	}
-	// A fit that estimated the nugget holds it as the fourth value of theta.
+	// A fit that estimated the nugget holds it as the last value of theta.
 	theta, nugget := r.Theta, r.Nugget
-	if len(theta) == 4 {
-		theta, nugget = theta[:3], theta[3]
+	kernel := r.Kernel
+	if kernel == "" {
+		kernel = p.Kernel
+	}
+	if t := len(theta) - 1; config.HasTau2(kernel, len(theta)) {
+		theta, nugget = theta[:t], theta[t]
 	}
 	if set("nugget") && p.Nugget != nugget {
 		return badInput("predict: --nugget %g disagrees with the nugget %g of the fit in %s (leave --nugget out)", p.Nugget, nugget, path)

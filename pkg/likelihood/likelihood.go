@@ -59,16 +59,25 @@ func (m Model) ParamNames() []string {
 	return []string{"sigma2", "beta", "nu"}
 }
 
-// Tau2Name is the name of the nugget when it is a parameter: the fourth
-// entry of theta = (sigma2, beta, nu|delta, tau2), with
+// Tau2Name is the name of the nugget when it is a parameter: the last
+// entry of theta = (sigma2, beta, nu|delta, tau2) (or of the anisotropic
+// Matérn's (sigma2, beta, nu, angle, ratio, tau2)), with
 // Sigma = sigma2 R(beta, nu) + tau2 I.
 const Tau2Name = "tau2"
 
-// ParamNamesFor returns the names of a theta of length d: the model's
-// three, followed by Tau2Name when d is 4.
+// HasTau2 reports whether a theta of d values ends with the nugget tau2:
+// d is one more than the model's number of parameters (4 for matern and
+// powexp, 6 for aniso-matern; the space-time and bivariate Matérns take a
+// fixed nugget only, Problem.Nugget).
+func (m Model) HasTau2(d int) bool {
+	return m != SpaceTimeMatern && m != BivariateMatern && d == len(m.ParamNames())+1
+}
+
+// ParamNamesFor returns the names of a theta of length d: the model's,
+// followed by Tau2Name when theta carries the nugget (HasTau2).
 func (m Model) ParamNamesFor(d int) []string {
 	names := m.ParamNames()
-	if d == 4 {
+	if m.HasTau2(d) {
 		names = append(names, Tau2Name)
 	}
 	return names
@@ -77,10 +86,10 @@ func (m Model) ParamNamesFor(d int) []string {
 // Validate reports an unknown model.
 func (m Model) Validate() error {
 	switch m {
-	case Matern, PowExp, SpaceTimeMatern, BivariateMatern:
+	case Matern, PowExp, SpaceTimeMatern, BivariateMatern, AnisoMatern:
 		return nil
 	}
-	return fmt.Errorf("unknown kernel %q (want matern, powexp, spacetime-matern or bivariate-matern)", string(m))
+	return fmt.Errorf("unknown kernel %q (want matern, powexp, spacetime-matern, bivariate-matern or aniso-matern)", string(m))
 }
 
 // Kernel returns the covariance function for theta, valid for distances up
@@ -134,11 +143,12 @@ type Problem struct {
 	REML bool
 }
 
-// Tau2 returns the nugget of Sigma(theta): theta[3] when theta carries it
-// (4 values), else p.Nugget.
+// Tau2 returns the nugget of Sigma(theta): its last value when theta
+// carries it (Model.HasTau2: theta[3] of 4 values for matern), else
+// p.Nugget.
 func (p Problem) Tau2(theta []float64) float64 {
-	if len(theta) == 4 {
-		return theta[3]
+	if p.Model.HasTau2(len(theta)) {
+		return theta[len(theta)-1]
 	}
 	return p.Nugget
 }
@@ -292,6 +302,9 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 		return nil, err
 	}
 	if err := p.Model.checkPoints(p.Points); err != nil {
+		return nil, err
+	}
+	if err := p.Model.checkMetric(p.Metric); err != nil {
 		return nil, err
 	}
 	if nb < 1 {

@@ -2,6 +2,7 @@ package likelihood
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/exageostat/exageostat/pkg/matern"
 )
@@ -30,6 +31,17 @@ const SpaceTimeMatern Model = "spacetime-matern"
 // (matern.Interleave).
 const BivariateMatern Model = "bivariate-matern"
 
+// AnisoMatern is the 2D Matérn with geometric anisotropy (see
+// matern.Aniso): with the lag (dx, dy) rotated by -angle into (u, v),
+//
+//	C(dx, dy) = sigma2 M_nu(sqrt(u^2 + (ratio v)^2) / beta),
+//
+// theta = (sigma2, beta, nu, angle, ratio): beta the range along the major
+// axis, angle its direction in radians counter-clockwise from the x axis
+// (period pi), ratio >= 1 the major over the minor range. Planar 2D
+// points only (Euclidean metric, no third coordinate, no times).
+const AnisoMatern Model = "aniso-matern"
+
 // extraParamNames returns the parameter names of the models of this file,
 // or nil for another model.
 func (m Model) extraParamNames() []string {
@@ -38,6 +50,8 @@ func (m Model) extraParamNames() []string {
 		return matern.SpaceTimeParamNames()
 	case BivariateMatern:
 		return matern.BivariateParamNames()
+	case AnisoMatern:
+		return matern.AnisoParamNames()
 	}
 	return nil
 }
@@ -60,6 +74,19 @@ func (m Model) extraKernel(theta []float64, rmax float64) (k matern.Kernel, ok b
 		}
 		k, err := matern.NewBivariate(b, rmax)
 		return k, true, err
+	case AnisoMatern:
+		if len(theta) == 6 { // (..., tau2): the nugget is no part of the covariance function
+			if t := theta[5]; !(t >= 0) || math.IsInf(t, 0) {
+				return nil, true, fmt.Errorf("%s must be >= 0 and finite, got %g", Tau2Name, t)
+			}
+			theta = theta[:5]
+		}
+		a, err := matern.NewAnisoTheta(theta)
+		if err != nil {
+			return nil, true, err
+		}
+		k, err := matern.NewAniso(a, rmax)
+		return k, true, err
 	}
 	return nil, false, nil
 }
@@ -73,6 +100,9 @@ func (m Model) checkPoints(p matern.Points) error {
 	if m.needsTimes() && len(p.T) != len(p.X) {
 		return fmt.Errorf("likelihood: kernel %s needs a time for each location (a t column), got %d times for %d locations", m, len(p.T), len(p.X))
 	}
+	if m == AnisoMatern && (p.Z != nil || p.T != nil) {
+		return fmt.Errorf("likelihood: kernel %s takes planar 2D locations (x, y) without a third coordinate or times", m)
+	}
 	if m == BivariateMatern {
 		if p.Z != nil || p.T != nil {
 			return fmt.Errorf("likelihood: kernel %s takes 2D locations (its rho bound is the plane's)", m)
@@ -85,6 +115,15 @@ func (m Model) checkPoints(p matern.Points) error {
 				return fmt.Errorf("likelihood: kernel %s needs its points interleaved, 2i and 2i+1 at the same location (matern.Interleave)", m)
 			}
 		}
+	}
+	return nil
+}
+
+// checkMetric reports a metric the model cannot use: the anisotropic
+// Matérn's angle is one of the plane (Euclidean distances only).
+func (m Model) checkMetric(metric matern.Metric) error {
+	if m == AnisoMatern && metric != matern.Euclidean {
+		return fmt.Errorf("likelihood: kernel %s needs Euclidean distances of planar x, y (an angle has no meaning on the sphere), got %s", m, metric)
 	}
 	return nil
 }

@@ -75,7 +75,9 @@ func Points(d *dataset.Data) matern.Points { return matern.Points{X: d.X, Y: d.Y
 // box, and nu = 0.5 (delta = 1 for the powered exponential); for the
 // space-time Matérn also beta_t = 1, alpha = 0.5, sep = 0.5, delta = 0.1;
 // for the bivariate Matérn (sigma2_1, sigma2_2, beta, 0.5, 0.5, rho) with
-// the variances and correlation of z1 and z2.
+// the variances and correlation of z1 and z2; for the anisotropic Matérn
+// (sigma2, beta, 0.5, pi/2, 2) (Fit moves the angle to the middle of its
+// bounds).
 func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []float64 {
 	n := float64(len(d.Obs))
 	var mean, v float64
@@ -101,6 +103,9 @@ func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []floa
 	if model == likelihood.BivariateMatern && d.Obs2 != nil {
 		return bivariateGuess(d, 0.1*diag)
 	}
+	if model == likelihood.AnisoMatern {
+		return []float64{v, 0.1 * diag, third, math.Pi / 2, 2}
+	}
 	if model == likelihood.SpaceTimeMatern {
 		// beta_t = 1, alpha = 0.5, sep = 0.5, delta = 0.1.
 		return []float64{v, 0.1 * diag, third, 1, 0.5, 0.5, 0.1}
@@ -108,12 +113,12 @@ func Guess(d *dataset.Data, metric matern.Metric, model likelihood.Model) []floa
 	return []float64{v, 0.1 * diag, third}
 }
 
-// GuessFor is Guess for a theta of d parameters: with d = 4 the nugget is
-// the fourth, and the sample variance v is split into sigma2 = 0.9 v and
-// tau2 = 0.1 v.
+// GuessFor is Guess for a theta of d parameters: when theta carries the
+// nugget (model.HasTau2(d): d = 4 for matern) it is the last, and the
+// sample variance v is split into sigma2 = 0.9 v and tau2 = 0.1 v.
 func GuessFor(d *dataset.Data, metric matern.Metric, model likelihood.Model, params int) []float64 {
 	g := Guess(d, metric, model)
-	if params == 4 {
+	if model.HasTau2(params) {
 		v := g[0]
 		g[0] = 0.9 * v
 		g = append(g, 0.1*v)
@@ -153,13 +158,19 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	opt := o.Opt
 	if opt.Guess == nil {
 		opt.Guess = GuessFor(sd, o.Metric, o.Model, len(opt.Lower))
+		if o.Model == likelihood.AnisoMatern && len(opt.Lower) >= 5 && len(opt.Upper) >= 5 {
+			opt.Guess[AnisoAngle] = 0.5 * (opt.Lower[AnisoAngle] + opt.Upper[AnisoAngle])
+		}
 	}
 	var prof *profile
 	if o.Profile {
-		if err := Profilable(opt.Lower, opt.Upper, o.Nugget); err != nil {
+		if err := Profilable(o.Model, opt.Lower, opt.Upper, o.Nugget); err != nil {
 			return nil, err
 		}
-		prof = &profile{lower: opt.Lower, upper: opt.Upper, start: opt.Guess[0]}
+		prof = &profile{lower: opt.Lower, upper: opt.Upper, start: opt.Guess[0], tau2: -1}
+		if o.Model.HasTau2(len(opt.Lower)) {
+			prof.tau2 = len(opt.Lower) - 1
+		}
 		if opt.Start == StartLower {
 			prof.start = opt.Lower[0]
 		}
@@ -197,6 +208,10 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Model == likelihood.AnisoMatern && len(res.Theta) >= 5 {
+		res.Theta = slices.Clone(res.Theta)
+		res.Theta[AnisoAngle] = ReduceAngle(res.Theta[AnisoAngle])
+	}
 	out.Result = res
 	if len(p.Covariates) > 0 && res.Status != StatusInterrupted {
 		scale := 1.0
@@ -226,13 +241,13 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		if len(out.Steps) > 0 && out.Steps[0].Failed == nil {
 			first := out.Steps[0].Theta
 			res.Start[0] = first[0]
-			if len(res.Start) == 4 {
-				res.Start[3] *= first[0]
+			if t := prof.tau2; t >= 0 {
+				res.Start[t] *= first[0]
 			}
 		} else {
 			res.Start[0] = prof.start
-			if len(res.Start) == 4 {
-				res.Start[3] *= res.Start[0]
+			if t := prof.tau2; t >= 0 {
+				res.Start[t] *= res.Start[0]
 			}
 		}
 	}

@@ -48,3 +48,21 @@ func bivariateGuess(d *dataset.Data, beta float64) []float64 {
 	}
 	return []float64{v1 / n, v2 / n, beta, 0.5, 0.5, rho}
 }
+
+// AnisoAngle is the index of the angle in the anisotropic Matérn's theta.
+const AnisoAngle = 3
+
+// ReduceAngle returns the direction of an axis, a (radians), reduced
+// modulo pi to [0, pi): the anisotropic Matérn has period pi in its
+// angle, and Fit reports the estimate so reduced (whatever the bounds
+// searched, which may be any interval within [-pi, 2 pi]).
+func ReduceAngle(a float64) float64 {
+	r := math.Mod(a, math.Pi)
+	if r < 0 {
+		r += math.Pi
+	}
+	if r >= math.Pi { // -tiny + pi rounds to pi
+		r = 0
+	}
+	return r
+}

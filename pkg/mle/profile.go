@@ -10,20 +10,22 @@ import (
 )
 
 // Profilable reports why the variance sigma2 cannot be profiled out of a
-// search with these bounds (lb = ub fixes a parameter) and fixed nugget,
-// or nil. Profiling needs Sigma = sigma2 (R + r I) with sigma2 free and r
-// searched or zero: sigma2 free, and either no nugget (3 parameters and a
-// fixed nugget of 0) or an estimated one (a free fourth parameter tau2,
-// searched as the ratio r = tau2/sigma2).
-func Profilable(lower, upper []float64, nugget float64) error {
+// search of model with these bounds (lb = ub fixes a parameter) and fixed
+// nugget, or nil. Profiling needs Sigma = sigma2 (R + r I) with sigma2
+// free and r searched or zero: sigma2 free, and either no nugget (the
+// model's parameters and a fixed nugget of 0) or an estimated one (a free
+// last parameter tau2, Model.HasTau2, searched as the ratio r =
+// tau2/sigma2).
+func Profilable(model likelihood.Model, lower, upper []float64, nugget float64) error {
+	np := len(model.ParamNames())
 	switch {
-	case len(lower) < 3 || len(lower) != len(upper):
-		return errors.New("profile: bounds of 3 or 4 parameters needed")
+	case len(lower) < np || len(lower) != len(upper):
+		return fmt.Errorf("profile: bounds of %d or %d parameters needed", np, np+1)
 	case lower[0] == upper[0]:
 		return errors.New("sigma2 is fixed (lb = ub): there is no variance to profile")
-	case len(lower) == 3 && nugget != 0:
-		return errors.New("a fixed nugget (--nugget > 0) makes sigma2 no scale of Sigma: estimate the nugget (4 bounds) or turn --profile off")
-	case len(lower) == 4 && lower[3] == upper[3]:
+	case len(lower) == np && nugget != 0:
+		return fmt.Errorf("a fixed nugget (--nugget > 0) makes sigma2 no scale of Sigma: estimate the nugget (%d bounds) or turn --profile off", np+1)
+	case model.HasTau2(len(lower)) && lower[np] == upper[np]:
 		return errors.New("a fixed tau2 (lb = ub) makes sigma2 no scale of Sigma: free tau2 or turn --profile off")
 	}
 	return nil
@@ -34,6 +36,7 @@ func Profilable(lower, upper []float64, nugget float64) error {
 // evaluation (likelihood.ProfileSigma2).
 type profile struct {
 	lower, upper []float64 // the full theta's bounds
+	tau2         int       // the index of tau2 in theta, or -1 (no nugget)
 	last         []float64 // the full theta of the last successful evaluation
 	start        float64   // sigma2 of the full start (reported if the first evaluation fails)
 }
@@ -58,13 +61,13 @@ func (p *profile) search(o Options) Options {
 	}
 	s.Lower, s.Upper = slices.Clone(o.Lower), slices.Clone(o.Upper)
 	s.Lower[0], s.Upper[0] = 1, 1
-	if len(o.Lower) == 4 {
-		s.Lower[3], s.Upper[3] = o.Lower[3]/o.Upper[0], o.Upper[3]/o.Lower[0]
+	if t := p.tau2; t >= 0 {
+		s.Lower[t], s.Upper[t] = o.Lower[t]/o.Upper[0], o.Upper[t]/o.Lower[0]
 	}
 	if o.Guess != nil {
 		s.Guess = slices.Clone(o.Guess)
-		if len(s.Guess) == 4 {
-			s.Guess[3] = o.Guess[3] / o.Guess[0]
+		if t := p.tau2; t >= 0 {
+			s.Guess[t] = o.Guess[t] / o.Guess[0]
 		}
 		s.Guess[0] = 1
 	}
@@ -80,18 +83,18 @@ func (p *profile) search(o Options) Options {
 func (p *profile) value(th []float64, pr likelihood.Problem, st likelihood.Stats) (float64, error) {
 	p.last = nil
 	lo, hi := p.lower[0], p.upper[0]
-	if len(th) == 4 {
-		lo, hi = math.Max(lo, p.lower[3]/th[3]), math.Min(hi, p.upper[3]/th[3])
+	if t := p.tau2; t >= 0 {
+		lo, hi = math.Max(lo, p.lower[t]/th[t]), math.Min(hi, p.upper[t]/th[t])
 		if lo > hi {
 			return math.Inf(-1), &Recoverable{Err: fmt.Errorf("profile: at tau2/sigma2 = %g no sigma2 within [%g, %g] gives tau2 within [%g, %g]",
-				th[3], p.lower[0], p.upper[0], p.lower[3], p.upper[3])}
+				th[t], p.lower[0], p.upper[0], p.lower[t], p.upper[t])}
 		}
 	}
 	s, l := pr.Profile(st, lo, hi)
 	full := slices.Clone(th)
 	full[0] = s
-	if len(th) == 4 {
-		full[3] = th[3] * s
+	if t := p.tau2; t >= 0 {
+		full[t] = th[t] * s
 	}
 	p.last = full
 	return l, nil

@@ -72,25 +72,33 @@ func TestProfiledFitReachesScipyOptimum(t *testing.T) {
 	}
 }
 
-// TestProfilable: the cases where sigma2 cannot be profiled.
+// TestProfilable: the cases where sigma2 cannot be profiled, for the
+// Matérn (tau2 the 4th parameter) and the anisotropic Matérn (tau2 the
+// 6th; a fixed angle, the 4th, is no fixed nugget).
 func TestProfilable(t *testing.T) {
+	m, a := likelihood.Matern, likelihood.AnisoMatern
 	lb, ub := []float64{0.1, 0.1, 0.1}, []float64{1, 1, 1}
-	if err := Profilable(lb, ub, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := Profilable([]float64{0.1, 0.1, 0.1, 0.1}, []float64{1, 1, 1, 1}, 0); err != nil {
-		t.Fatal(err)
-	}
+	alb, aub := []float64{0.1, 0.1, 0.1, 0, 1}, []float64{1, 1, 1, 3, 5}
 	for _, c := range []struct {
+		model  likelihood.Model
 		lb, ub []float64
 		nugget float64
+		ok     bool
 	}{
-		{[]float64{1, 0.1, 0.1}, []float64{1, 1, 1}, 0},
-		{lb, ub, 0.1},
-		{[]float64{0.1, 0.1, 0.1, 0.1}, []float64{1, 1, 1, 0.1}, 0},
+		{m, lb, ub, 0, true},
+		{m, []float64{0.1, 0.1, 0.1, 0.1}, []float64{1, 1, 1, 1}, 0, true},
+		{m, []float64{1, 0.1, 0.1}, []float64{1, 1, 1}, 0, false},
+		{m, lb, ub, 0.1, false},
+		{m, []float64{0.1, 0.1, 0.1, 0.1}, []float64{1, 1, 1, 0.1}, 0, false},
+		{a, alb, aub, 0, true},
+		{a, []float64{0.1, 0.1, 0.1, 1, 1}, []float64{1, 1, 1, 1, 5}, 0, true}, // angle fixed
+		{a, append(alb, 0.01), append(aub, 1), 0, true},
+		{a, alb, aub, 0.1, false},
+		{a, append(alb, 0.1), append(aub, 0.1), 0, false},
+		{a, lb, ub, 0, false},
 	} {
-		if err := Profilable(c.lb, c.ub, c.nugget); err == nil {
-			t.Errorf("%v %v nugget %g: profilable", c.lb, c.ub, c.nugget)
+		if err := Profilable(c.model, c.lb, c.ub, c.nugget); (err == nil) != c.ok {
+			t.Errorf("%s %v %v nugget %g: err %v, want ok %v", c.model, c.lb, c.ub, c.nugget, err, c.ok)
 		}
 	}
 }

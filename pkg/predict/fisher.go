@@ -45,8 +45,9 @@ var ErrSingularInfo = errors.New("fisher: information matrix is singular (a para
 
 // FisherInfo computes the Fisher information of the free parameters (those
 // with free[j] true) at theta for the locations of ev's problem (the
-// problem's nugget included in Sigma; or, for a theta of 4 values, tau2 =
-// theta[3], a parameter with dSigma/dtau2 = I):
+// problem's nugget included in Sigma; or, for a theta that carries the
+// nugget (Model.HasTau2: 4 values for matern), tau2 = its last value, a
+// parameter with dSigma/dtau2 = I):
 //
 //	I_jk = 1/2 tr(Sigma^-1 D_j Sigma^-1 D_k),  D_j = dSigma/dtheta_j,
 //
@@ -168,23 +169,26 @@ func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher
 }
 
 // derivTerms returns dSigma/dtheta_j (no nugget) as a linear combination of
-// covariances: Sigma/sigma2 for sigma2, the identity for tau2 (j = 3 of a
-// 4-parameter theta), otherwise the fourth-order central difference
+// covariances: Sigma/sigma2 for sigma2, the identity for tau2 (the last
+// value of a theta that carries it), otherwise the fourth-order central difference
 // (8 (C(+h) - C(-h)) - (C(+2h) - C(-2h))) / (12 h), or a one-sided one of
 // the same order where a central step leaves the model's domain
 // (diffRules).
 func derivTerms(p likelihood.Problem, theta []float64, j int, rmax float64) ([]insert.Term, error) {
-	if j == 3 && len(theta) == 4 {
+	if p.Model.HasTau2(len(theta)) && j == len(theta)-1 {
 		return []insert.Term{{Weight: 1}}, nil // K nil: the identity
 	}
-	if j == 0 && (p.Model == likelihood.Matern || p.Model == likelihood.PowExp || p.Model == likelihood.SpaceTimeMatern) {
+	if j == 0 && (p.Model == likelihood.Matern || p.Model == likelihood.PowExp || p.Model == likelihood.SpaceTimeMatern || p.Model == likelihood.AnisoMatern) {
 		k, err := p.Model.Kernel(theta, rmax)
 		if err != nil {
 			return nil, err
 		}
 		return []insert.Term{{K: k, Weight: 1 / theta[0]}}, nil
 	}
-	h := derivStep * theta[j]
+	h := derivStep * math.Abs(theta[j])
+	if h == 0 { // a parameter at 0 (an angle, a correlation): an absolute step
+		h = derivStep
+	}
 	var err error
 	for _, rule := range diffRules() {
 		var terms []insert.Term

@@ -1,0 +1,227 @@
+package plot
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/exageostat/exageostat/pkg/matern"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// DirectionalSemivariogram is EmpiricalSemivariogram (Euclidean, planar
+// 2D points) restricted to the pairs whose lag lies in a sector: the
+// pairs {i, j} whose direction atan2(y_i - y_j, x_i - x_j), taken modulo
+// pi (a lag and its opposite are the same pair), is within halfWidth
+// radians of angle (modulo pi). The bins are EmpiricalSemivariogram's
+// (hmax half the diagonal of p's bounding box, bins of width hmax/bins),
+// and with maxPairs > 0 and more than maxPairs pairs, maxPairs pairs are
+// drawn uniformly from all pairs (seeded by seed) and those in the sector
+// kept. It returns nil slices when there are no pairs in the sector, bins
+// < 1 or fewer than two distinct points, and panics if len(z) or len(p.Y)
+// differs from len(p.X) or p has Z coordinates.
+func DirectionalSemivariogram(p matern.Points, z []float64, angle, halfWidth float64, bins, maxPairs int, seed uint64) (h, gamma []float64, counts []int) {
+	n := p.Len()
+	if len(z) != n || len(p.Y) != n || p.Z != nil {
+		panic(fmt.Sprintf("plot: DirectionalSemivariogram: %d values for %d x, %d y (2D points only)", len(z), len(p.X), len(p.Y)))
+	}
+	if bins < 1 || n < 2 {
+		return nil, nil, nil
+	}
+	hmax := halfMaxDistance(matern.Euclidean, p)
+	if !(hmax > 0) || math.IsInf(hmax, 0) {
+		return nil, nil, nil
+	}
+	w := hmax / float64(bins)
+	sumD := make([]float64, bins)
+	sumSq := make([]float64, bins)
+	cnt := make([]int, bins)
+	add := func(i, j int) {
+		dx, dy := p.X[i]-p.X[j], p.Y[i]-p.Y[j]
+		d := math.Sqrt(dx*dx + dy*dy)
+		dz := z[i] - z[j]
+		if !(d > 0 && d <= hmax) || math.IsNaN(dz) {
+			return
+		}
+		if math.Abs(halfTurn(math.Atan2(dy, dx)-angle)) > halfWidth {
+			return
+		}
+		k := min(max(int(math.Ceil(d/w))-1, 0), bins-1)
+		sumD[k] += d
+		sumSq[k] += dz * dz
+		cnt[k]++
+	}
+	if pairs := int64(n) * int64(n-1) / 2; maxPairs > 0 && pairs > int64(maxPairs) {
+		rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+		for range maxPairs {
+			i := rng.IntN(n)
+			j := rng.IntN(n - 1)
+			if j >= i {
+				j++
+			}
+			add(i, j)
+		}
+	} else {
+		for i := 1; i < n; i++ {
+			for j := range i {
+				add(i, j)
+			}
+		}
+	}
+	for k, c := range cnt {
+		if c == 0 {
+			continue
+		}
+		h = append(h, sumD[k]/float64(c))
+		gamma = append(gamma, sumSq[k]/(2*float64(c)))
+		counts = append(counts, c)
+	}
+	return h, gamma, counts
+}
+
+// halfTurn reduces an angle modulo pi to [-pi/2, pi/2).
+func halfTurn(a float64) float64 {
+	a = math.Mod(a+math.Pi/2, math.Pi)
+	if a < 0 {
+		a += math.Pi
+	}
+	return a - math.Pi/2
+}
+
+// SemivariogramSeries is one direction of SemivariogramDirections: its
+// empirical semivariogram (H, Gamma, with the pairs per bin Counts, or
+// nil) and its model curve Model (nil: none), drawn in one colour and
+// named Label in the legend.
+type SemivariogramSeries struct {
+	Label    string
+	H, Gamma []float64
+	Counts   []int
+	Model    func(r float64) float64
+}
+
+// seriesColors are the colours of the directions (blue, orange, green,
+// purple), distinct in print and for the common colour-vision deficiencies.
+func seriesColors() []color.Color {
+	return []color.Color{
+		color.RGBA{R: 31, G: 86, B: 160, A: 255},
+		color.RGBA{R: 222, G: 96, B: 22, A: 255},
+		color.RGBA{R: 40, G: 140, B: 80, A: 255},
+		color.RGBA{R: 120, G: 60, B: 150, A: 255},
+	}
+}
+
+// SemivariogramDirections draws several semivariograms on one figure
+// (base.svg and base.png, the size of Semivariogram's): for each series
+// its empirical points (with the pair counts written small above them,
+// when given) and its model line over [0, 1.05 max h], in the series'
+// colour, with circles, squares, triangles then crosses for the points,
+// and one legend entry (line and point) named by its Label. The title
+// may hold several lines ("\n"): say there what the points and lines are.
+// The axes are opts.XLabel (or "distance") and "semivariance", both from
+// 0. It returns an error for no series, a series whose H and Gamma differ
+// in length or hold a non-finite value, or files that cannot be written.
+func SemivariogramDirections(base string, series []SemivariogramSeries, opts SemivariogramOptions) error {
+	if len(series) == 0 || len(series) > len(seriesColors()) {
+		return fmt.Errorf("plot: SemivariogramDirections: %d series (want 1 to %d)", len(series), len(seriesColors()))
+	}
+	hmax := 0.0
+	pts := make([]plotter.XYs, len(series))
+	for s, se := range series {
+		if len(se.H) != len(se.Gamma) {
+			return fmt.Errorf("plot: SemivariogramDirections: %s: %d distances but %d semivariances", se.Label, len(se.H), len(se.Gamma))
+		}
+		for k := range se.H {
+			if !finite(se.H[k]) || !finite(se.Gamma[k]) {
+				return fmt.Errorf("plot: SemivariogramDirections: %s: non-finite point (%g, %g)", se.Label, se.H[k], se.Gamma[k])
+			}
+			pts[s] = append(pts[s], plotter.XY{X: se.H[k], Y: se.Gamma[k]})
+			hmax = max(hmax, se.H[k])
+		}
+	}
+	if hmax == 0 {
+		hmax = 1
+	}
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
+	return save(base, semivarWidth, semivarHeight, func(dc draw.Canvas) error {
+		xl := opts.XLabel
+		if xl == "" {
+			xl = "distance"
+		}
+		p := newPlot(opts.Title, xl, "semivariance")
+		p.Title.TextStyle.Font = sansFont(11)
+		grid := plotter.NewGrid()
+		grid.Vertical.Color = gridColor()
+		grid.Horizontal.Color = gridColor()
+		p.Add(grid)
+		for s, se := range series {
+			col := seriesColors()[s]
+			var icons []plot.Thumbnailer
+			if se.Model != nil {
+				const m = 400
+				var line plotter.XYs
+				for i := range m + 1 {
+					r := 1.05 * hmax * float64(i) / m
+					if g := se.Model(r); finite(g) {
+						line = append(line, plotter.XY{X: r, Y: g})
+					}
+				}
+				if len(line) > 1 {
+					l, err := plotter.NewLine(line)
+					if err != nil {
+						return err
+					}
+					l.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.75)}
+					p.Add(l)
+					icons = append(icons, l)
+				}
+			}
+			if len(pts[s]) == 0 {
+				if len(icons) > 0 {
+					p.Legend.Add(se.Label, icons...)
+				}
+				continue
+			}
+			sc, err := plotter.NewScatter(pts[s])
+			if err != nil {
+				return err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(3), Shape: shapes[s]}
+			p.Add(sc)
+			p.Legend.Add(se.Label, append(icons, sc)...)
+			if len(se.Counts) == len(pts[s]) {
+				labels := make([]string, len(pts[s]))
+				for k, c := range se.Counts {
+					labels[k] = strconv.Itoa(c)
+				}
+				lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts[s], Labels: labels})
+				if err != nil {
+					return err
+				}
+				for k := range lb.TextStyle {
+					lb.TextStyle[k].Font = sansFont(vg.Points(6))
+					lb.TextStyle[k].Color = col
+					lb.TextStyle[k].XAlign = draw.XCenter
+					lb.TextStyle[k].YAlign = draw.YBottom
+				}
+				lb.Offset = vg.Point{Y: vg.Points(4)}
+				p.Add(lb)
+			}
+		}
+		p.X.Min = min(p.X.Min, 0)
+		p.X.Max = max(p.X.Max, 1.05*hmax)
+		p.Y.Min = min(p.Y.Min, 0)
+		p.Y.Max += 0.05 * (p.Y.Max - p.Y.Min)
+		// Bottom right, where a semivariogram is high: empty space.
+		p.Legend.Top = false
+		p.Legend.Left = false
+		p.Legend.XOffs = -vg.Points(8)
+		p.Legend.YOffs = vg.Points(8)
+		p.Draw(draw.Crop(dc, 0, -vg.Points(12), 0, 0))
+		return nil
+	})
+}
