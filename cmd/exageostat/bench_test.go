@@ -175,7 +175,9 @@ func TestOverlapFlag(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k, s := range res[i].Steps {
-			if s.Utilization == nil || !(s.Utilization.Whole > 0 && s.Utilization.Whole <= 1) || !(s.Utilization.First90 > 0 && s.Utilization.First90 <= 1) {
+			// Evaluations of a millisecond on a loaded machine may see no
+			// task in their first 90 %: only the whole must be positive.
+			if s.Utilization == nil || !(s.Utilization.Whole > 0 && s.Utilization.Whole <= 1) || !(s.Utilization.First90 >= 0 && s.Utilization.First90 <= 1) {
 				t.Errorf("%s: evaluation %d: utilization %+v", ov, k+1, s.Utilization)
 			}
 		}
