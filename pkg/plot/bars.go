@@ -79,6 +79,7 @@ func Bars(base string, names []string, median, lo, hi []float64, opts BarsOption
 		p.NominalX(names...)
 		p.X.Tick.Label.Font = sansFont(8)
 		p.Y.Min, p.Y.Max = 0, 1.2*top
+		p.X.Min, p.X.Max = -0.7, float64(n)-0.3 // room for the notes of the end bars
 		p.Draw(dc)
 		return nil
 	})
