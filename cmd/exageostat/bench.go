@@ -9,6 +9,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/trace"
@@ -20,10 +21,10 @@ func newBenchCmd(w comm.Comm) *cobra.Command {
 		Short: "Measure kernels and the runtime against references in the same run",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return badInput("%sname a benchmark: cholesky, likelihood, runtime or simulator (see '%s --help')", cmdPrefix(c), c.CommandPath())
+			return badInput("%sname a benchmark: cholesky, likelihood, overlap, runtime or simulator (see '%s --help')", cmdPrefix(c), c.CommandPath())
 		},
 	}
-	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w), newBenchTracingCmd())
+	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w), newBenchOverlapCmd(w), newBenchTracingCmd())
 	return c
 }
 
@@ -150,7 +151,7 @@ func newBenchRuntimeCmd() *cobra.Command {
 
 func newBenchLikelihoodCmd() *cobra.Command {
 	var o bench.LikelihoodOptions
-	var thetaS string
+	var thetaS, overlapS string
 	var asJSON, ref bool
 	c := &cobra.Command{
 		Use:   "likelihood",
@@ -159,10 +160,16 @@ func newBenchLikelihoodCmd() *cobra.Command {
 the five-phase task graph, prints the busy time of each phase, the generation
 rate per core (fast Matérn evaluator vs the direct Bessel function), and the
 same value computed densely (direct Bessel generation, LAPACK dpotrf with as
-many threads as workers) with the speed-up.`,
+many threads as workers) with the speed-up. Each evaluation is printed beside
+its floor, the time under which it cannot run: the Cholesky's flops at the
+rate of one dgemm (n = 2048) on as many threads as workers, measured in the
+same run, plus the generation's busy time spread over the workers; and
+seed 000's utilisation (time in tasks / (workers x wall)). --overlap switches
+the phase-overlap optimisations as fit's flag does.`,
 		Example: `  exageostat bench likelihood --n 1600 --nb 320 --workers 2
   exageostat bench likelihood --n 3600 --theta 1,0.1,0.73 --json
-  exageostat bench likelihood --n 3600 --nb 608 --mean constant`,
+  exageostat bench likelihood --n 3600 --nb 608 --mean constant
+  exageostat bench likelihood --n 3600 --nb 608 --overlap all=off`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			th, err := parseFloats("theta", thetaS)
@@ -176,6 +183,12 @@ many threads as workers) with the speed-up.`,
 				ref = false // the dense reference is of the zero-mean l
 			}
 			o.Theta, o.Reference = th, ref
+			co := config.AllOverlap()
+			if err := co.Apply(overlapS); err != nil {
+				return badInput("bench likelihood: --overlap: %v", err)
+			}
+			ov := job.OverlapOf(co)
+			o.Overlap = &ov
 			switch {
 			case o.N < 3:
 				return badInput("bench likelihood: --n must be >= 3 (got %d)", o.N)
@@ -202,6 +215,12 @@ many threads as workers) with the speed-up.`,
 			fmt.Println(run.Header())
 			fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s (median of %d)\n", r.N, r.NB, r.Workers, formatFloats(r.Theta), r.Reps)
 			fmt.Printf("  runtime DAG   %.4f s per evaluation (min %.4f, max %.4f)  l=%.10f\n", r.Seconds, r.Wall.Min, r.Wall.Max, r.LogLik)
+			fmt.Printf("  overlap %s\n", r.Overlap)
+			fmt.Printf("  floor (Cholesky flops at dgemm %.1f GFLOP/s on %d threads + generation busy / %d workers): median %.4f s, wall/floor %.2fx\n",
+				r.Dgemm, r.Workers, r.Workers, r.Floor, r.FloorRatio)
+			for i, e := range r.Evals {
+				fmt.Printf("    eval %2d  %.4f s  floor %.4f s  %.2fx  util %.1f%%\n", i+1, e.Seconds, e.Floor, e.Ratio, 100*e.Utilization)
+			}
 			fmt.Printf("  busy (summed over workers): generation %.4f s  cholesky %.4f s (%.1f GFLOP/s wall)  solve+det+dot %.4f s\n",
 				r.Gen, r.Chol, r.Gflops, r.Solve)
 			fmt.Printf("  generation rate, one core: fast %.1f M entries/s, direct Bessel %.1f M entries/s (x%.1f)\n",
@@ -234,6 +253,7 @@ many threads as workers) with the speed-up.`,
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
 	f.BoolVar(&ref, "reference", true, "also time the dense reference")
 	f.IntVar(&o.Predict, "predict", 0, "also time kriging at this many new locations")
+	f.StringVar(&overlapS, "overlap", "", config.OverlapHelp)
 	f.StringVar(&o.Mean, "mean", "zero", "mean model: zero, constant or linear; with one, the zero-mean evaluation is timed alternately for the overhead (no dense reference)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c

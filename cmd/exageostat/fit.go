@@ -29,6 +29,7 @@ type fitFlags struct {
 	lb, ub, theta string
 	trueTheta     string
 	powers        string
+	overlap       string // --overlap, applied over the [overlap] table
 	verbose       bool
 	quiet         bool
 }
@@ -198,6 +199,7 @@ standard errors sqrt(diag((X'Sigma^-1 X)^-1)) ("mean_coefficients",
 	f.StringVar(&ff.powers, "powers", "", "MPI runs, 1d1d: relative power of each rank, e.g. 1,1,4,4 (default equal)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks); a run that needs more stops before it starts")
 	f.StringVar(&cfg.Solve, "solve", cfg.Solve, "MPI runs: how the local solve sums L(m,k) z(k): chained (same l on any distribution), per-rank (Algorithm 1 as printed) or move-tiles (no local solve: the baseline)")
+	f.StringVar(&ff.overlap, "overlap", "", config.OverlapHelp+" (the [overlap] table of --config)")
 	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
 	return c
 }
@@ -237,6 +239,9 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	var given []string
 	c.Flags().Visit(func(f *pflag.Flag) { given = append(given, f.Name) })
 	cfg.SetFlags(given...)
+	if err := cfg.Overlap.Apply(ff.overlap); err != nil {
+		return badInput("--overlap: %v", err)
+	}
 	var err error
 	if cfg.Lower, err = parseFloats("lb", ff.lb); err != nil {
 		return err
@@ -345,8 +350,8 @@ func logStep(w io.Writer, names []string, s mle.Step) {
 		return
 	}
 	st := s.Stats
-	fmt.Fprintf(w, "  [%8.1fs] eval %4d  %s  l=%s  wall %.3fs  gen %.3fs chol %.3fs solve %.3fs  %.1f GFLOP/s\n",
-		s.Time, s.N, strings.Join(th, " "), l, st.Wall, st.Gen, st.Chol, st.Solve, st.Gflops)
+	fmt.Fprintf(w, "  [%8.1fs] eval %4d  %s  l=%s  wall %.3fs  gen %.3fs chol %.3fs solve %.3fs  %.1f GFLOP/s  util %.1f%% (first 90%%: %.1f%%)\n",
+		s.Time, s.N, strings.Join(th, " "), l, st.Wall, st.Gen, st.Chol, st.Solve, st.Gflops, 100*st.Utilization.Whole, 100*st.Utilization.First90)
 }
 
 // printFit prints the estimates beside the truth (simulated data) and the

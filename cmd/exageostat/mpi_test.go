@@ -316,6 +316,42 @@ func TestMPIBenchSimulator(t *testing.T) {
 	}
 }
 
+// TestMPIBenchOverlap: bench overlap on 2 ranks x 1 worker prints one
+// JSON object (rank 0) with Figure 5's steps in order, and every step's l
+// is the one-rank value bitwise (the bench itself checks the steps agree).
+func TestMPIBenchOverlap(t *testing.T) {
+	bin := mpiBinary(t)
+	args := []string{"bench", "overlap", "--n", "500", "--nb", "100", "--workers", "1", "--reps", "1", "--json"}
+	type result struct {
+		Ranks int `json:"ranks"`
+		Steps []struct {
+			Name        string  `json:"name"`
+			Seconds     float64 `json:"seconds"`
+			Utilization float64 `json:"utilization"`
+			LogLik      float64 `json:"loglik"`
+		} `json:"steps"`
+	}
+	var rs [2]result
+	for i, np := range []int{1, 2} {
+		o, e, code, _ := mpirun(t, np, nil, bin, args...)
+		if code != 0 {
+			t.Fatalf("%d ranks: exit %d: %s", np, code, e)
+		}
+		if err := json.Unmarshal([]byte(o), &rs[i]); err != nil {
+			t.Fatalf("%d ranks: %v: %q", np, err, o)
+		}
+	}
+	want := []string{"sync", "async", "+local-solve+memory", "+priorities", "+submission-order", "+oversubscription"}
+	if rs[1].Ranks != 2 || len(rs[1].Steps) != len(want) || len(rs[0].Steps) != len(want) {
+		t.Fatalf("result %+v", rs[1])
+	}
+	for i, s := range rs[1].Steps {
+		if s.Name != want[i] || !(s.Seconds > 0) || !(s.Utilization > 0 && s.Utilization <= 1) || s.LogLik != rs[0].Steps[i].LogLik {
+			t.Errorf("step %d: %+v, want %s with l = %v", i, s, want[i], rs[0].Steps[i].LogLik)
+		}
+	}
+}
+
 // TestMPISimulatePredict: simulate writes the same bytes on 1, 2 and 4
 // ranks (block-cyclic and 1D-1D), and predict on 2 ranks writes the
 // one-rank file.

@@ -29,10 +29,10 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
 	root.SetVersionTemplate("exageostat {{.Version}}\n")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		switch c.CommandPath() {
-		case "exageostat fit", "exageostat simulate", "exageostat predict", "exageostat cv", "exageostat bench simulator", "exageostat calibrate":
+		case "exageostat fit", "exageostat simulate", "exageostat predict", "exageostat cv", "exageostat bench simulator", "exageostat bench overlap", "exageostat calibrate":
 		default:
 			if w.Size() > 1 {
-				return badInput("%s: only fit, simulate, predict, cv, calibrate and bench simulator run over MPI ranks (started with %d ranks)", cmdName(c), w.Size())
+				return badInput("%s: only fit, simulate, predict, cv, calibrate, bench simulator and bench overlap run over MPI ranks (started with %d ranks)", cmdName(c), w.Size())
 			}
 		}
 		return nil

@@ -27,6 +27,8 @@ type LikelihoodOptions struct {
 	// zero: none). With one, each repetition also times the zero-mean
 	// evaluation of the same data, alternating the two, for the overhead.
 	Mean string
+	// Overlap switches the phase-overlap optimisations (nil: all on).
+	Overlap *likelihood.Overlap
 }
 
 // LikelihoodResult is what LikelihoodBench measured: medians over the
@@ -84,6 +86,26 @@ type LikelihoodResult struct {
 	// solve phase: Solve - ZeroSolve is the work of the mean's tasks (its
 	// solves and inner products), the same under any other load.
 	ZeroSolve float64 `json:"zero_mean_solve_busy,omitempty"`
+	// Overlap names the phase-overlap switches of the run.
+	Overlap string `json:"overlap"`
+	// Dgemm is the rate of one dgemm (n = 2048) on Workers threads,
+	// measured in this run, in GFLOP/s. Evals lists each timed
+	// evaluation: its wall time, its floor (Floor: the Cholesky's flops
+	// at the Dgemm rate plus the generation's busy time over the
+	// workers), wall / floor and its utilisation; Floor and FloorRatio
+	// are their medians.
+	Dgemm      float64     `json:"dgemm_gflops"`
+	Evals      []EvalFloor `json:"evaluations"`
+	Floor      float64     `json:"floor_seconds"`
+	FloorRatio float64     `json:"floor_ratio"`
+}
+
+// EvalFloor is one timed evaluation of LikelihoodBench against its floor.
+type EvalFloor struct {
+	Seconds     float64 `json:"seconds"`
+	Floor       float64 `json:"floor_seconds"`
+	Ratio       float64 `json:"floor_ratio"`
+	Utilization float64 `json:"utilization"`
 }
 
 // LikelihoodBench times l(theta) on ExaGeoStat's synthetic locations (seeded
@@ -95,21 +117,28 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 	d := dataset.Grid(o.N, o.Seed)
 	obs := dataset.StandardNormal(o.N, o.Seed)
 	pts := matern.Points{X: d.X, Y: d.Y}
-	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
+	ov := likelihood.AllOverlap()
+	if o.Overlap != nil {
+		ov = *o.Overlap
+	}
+	kernels.DefaultThreads().SetThreads(o.Workers)
+	dgemm := dgemmRate(kernels.Default(), 2048, 3)
+	kernels.DefaultThreads().SetThreads(1)
+	rt := runtime.New(ov.RuntimeOptions(runtime.Options{Workers: o.Workers, Trace: true}))
 	defer rt.Close()
 	_, x, err := dataset.Design(d, o.Mean)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := likelihood.New(likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern, Covariates: x}, o.NB, rt, false)
+	ev, err := likelihood.NewWith(likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern, Covariates: x}, rt, likelihood.Options{NB: o.NB, Overlap: &ov})
 	if err != nil {
 		return nil, err
 	}
-	res := &LikelihoodResult{N: o.N, NB: o.NB, Workers: o.Workers, Reps: o.Reps, Theta: o.Theta}
+	res := &LikelihoodResult{N: o.N, NB: o.NB, Workers: o.Workers, Reps: o.Reps, Theta: o.Theta, Overlap: ov.String(), Dgemm: dgemm}
 	var ev0 *likelihood.Evaluator // the zero-mean evaluation, to compare
 	if len(x) > 0 {
 		res.Mean = o.Mean
-		if ev0, err = likelihood.New(likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern}, o.NB, rt, false); err != nil {
+		if ev0, err = likelihood.NewWith(likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern}, rt, likelihood.Options{NB: o.NB, Overlap: &ov}); err != nil {
 			return nil, err
 		}
 		if _, _, err := ev0.LogLik(o.Theta); err != nil { // warm-up
@@ -144,7 +173,14 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 		res.LogLik = l
 		wall, gen, chol, sol = append(wall, st.Wall), append(gen, st.Gen), append(chol, st.Chol), append(sol, st.Solve)
 		res.Gflops = st.Flops
+		fl := Floor(st.Flops, dgemm*1e9, st.Gen, o.Workers)
+		res.Evals = append(res.Evals, EvalFloor{Seconds: st.Wall, Floor: fl, Ratio: st.Wall / fl, Utilization: st.Utilization.Whole})
 	}
+	var fls, rats []float64
+	for _, e := range res.Evals {
+		fls, rats = append(fls, e.Floor), append(rats, e.Ratio)
+	}
+	res.Floor, res.FloorRatio = median(fls), median(rats)
 	res.Seconds, res.Gen, res.Chol, res.Solve = median(wall), median(gen), median(chol), median(sol)
 	res.Wall = SpreadOf(wall, 1)
 	if ev0 != nil {

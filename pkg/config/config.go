@@ -74,6 +74,9 @@ type Fit struct {
 	// and a [generation] table for the generation phase.
 	Phase
 	Generation Phase `toml:"generation"`
+	// Overlap switches the phase-overlap optimisations of every
+	// likelihood evaluation (the [overlap] table, --overlap).
+	Overlap Overlap `toml:"overlap"`
 	// Cluster is a cluster file (see Cluster) whose [[group]] tables model
 	// the ranks' nodes, for the distributions computed from them (lp,
 	// bc-fast); its groups must hold as many nodes as there are ranks. A
@@ -103,7 +106,7 @@ func DefaultFit() Fit {
 		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
 		Start: "data", Search: "log", Profile: "auto", CILevel: 0.95, Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
-		Phase: Phase{Distribution: "bc"},
+		Phase: Phase{Distribution: "bc"}, Overlap: AllOverlap(),
 	}
 }
 

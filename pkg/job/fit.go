@@ -104,6 +104,9 @@ type Step struct {
 	Gen    float64   `json:"gen"`
 	Chol   float64   `json:"chol"`
 	Solve  float64   `json:"solve"`
+	// Utilization is seed 000's resource-utilisation metric of the
+	// evaluation (rank 0's workers; null when replayed).
+	Utilization *trace.Utilization `json:"utilization"`
 	// Replayed is set for an evaluation answered from --resume's checkpoint.
 	Replayed bool `json:"replayed,omitempty"`
 }
@@ -263,7 +266,8 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 			return nil, badInput("fit: --plot: %v", err)
 		}
 	}
-	rt, err := newRuntime(w, workers, true)
+	ov := OverlapOf(cfg.Overlap)
+	rt, err := newRuntimeWith(w, workers, true, &ov)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +316,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 	}
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: nb, Workers: workers,
-		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve)}
+		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &ov}
 	var asmt Assessment
 	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
 		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean}
@@ -485,6 +489,12 @@ func readFitData(cfg config.Fit) (*dataset.Data, error) {
 	return d, nil
 }
 
+// OverlapOf maps the [overlap] table to the likelihood's switches.
+func OverlapOf(c config.Overlap) likelihood.Overlap {
+	return likelihood.Overlap{Async: c.Async, LocalSolve: c.LocalSolve, Memory: c.Memory, Priorities: c.Priorities,
+		GenOrder: c.SubmissionOrder, Oversubscribe: c.Oversubscribe}
+}
+
 func solveMode(s string) solve.Mode {
 	switch s {
 	case "per-rank":
@@ -621,6 +631,10 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 	}
 	for _, s := range r.Steps {
 		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Replayed: s.Replayed}
+		if !s.Replayed {
+			u := s.Stats.Utilization
+			so.Utilization = &u
+		}
 		if s.Failed == nil {
 			l := s.LogLik
 			so.LogLik = &l

@@ -21,6 +21,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/distribution"
+	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/mle"
 	"github.com/exageostat/exageostat/pkg/runtime"
@@ -127,7 +128,18 @@ const FailTaskEnv = "EXAGEOSTAT_FAIL_TASK"
 // newRuntime starts the runtime of a job on w's ranks (workers 0: one
 // per core), with the forced failure of FailTaskEnv if set.
 func newRuntime(w comm.Comm, workers int, trace bool) (*runtime.Runtime, error) {
+	return newRuntimeWith(w, workers, trace, nil)
+}
+
+// newRuntimeWith is newRuntime with the runtime part of the
+// phase-overlap switches ov (nil: all on).
+func newRuntimeWith(w comm.Comm, workers int, trace bool, ov *likelihood.Overlap) (*runtime.Runtime, error) {
 	ro := runtime.Options{Workers: workers, Trace: trace, Comm: w}
+	if ov == nil {
+		all := likelihood.AllOverlap()
+		ov = &all
+	}
+	ro = ov.RuntimeOptions(ro)
 	if v := os.Getenv(FailTaskEnv); v != "" {
 		r, name, ok := strings.Cut(v, ":")
 		if _, err := fmt.Sscan(r, &ro.FailRank); err != nil || !ok {

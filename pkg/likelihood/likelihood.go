@@ -176,6 +176,9 @@ type Stats struct {
 	// Comm lists the messages of a distributed evaluation by phase and
 	// sending rank (empty on one rank).
 	Comm []CommStat
+	// Utilization is the share of this rank's workers' time spent in
+	// tasks (seed 000's metric; needs traces, like the busy times).
+	Utilization trace.Utilization
 }
 
 // CommStat counts the messages one rank sent in one phase of an evaluation.
@@ -247,12 +250,17 @@ type Options struct {
 	// Solve is how the local solve sums its products (default
 	// solve.Chained: the same l on any distribution).
 	Solve solve.Mode
+	// Overlap switches seed 000's phase-overlap optimisations (nil: all
+	// on). Its runtime part (Overlap.RuntimeOptions) is the caller's, when
+	// it starts the runtime.
+	Overlap *Overlap
 }
 
 // Evaluator evaluates l(theta) for one Problem, reusing its tiles.
 type Evaluator struct {
 	p        Problem
 	opts     Options
+	ov       Overlap
 	genOwner tile.OwnerFunc
 	rt       *runtime.Runtime
 	kern     kernels.Impl
@@ -312,7 +320,7 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 	}
 	// Tile kernels run one per worker: BLAS must not start threads of its own.
 	kernels.DefaultThreads().SetThreads(1)
-	e := &Evaluator{p: p, opts: o, rt: rt, kern: kernels.Default(), keep: keepTrace, genOwner: o.GenOwner}
+	e := &Evaluator{p: p, opts: o, ov: o.overlap(), rt: rt, kern: kernels.Default(), keep: keepTrace, genOwner: o.GenOwner}
 	own := o.Owner
 	if own == nil {
 		own = tile.Local
@@ -320,7 +328,7 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 	diag := func(m int) int { return own(m, m) }
 	e.sigma = tile.NewSym(rt, n, nb, own)
 	e.z = tile.NewVector(rt, "z", n, nb, diag)
-	e.acc = solve.NewAccum(e.sigma, o.Solve)
+	e.acc = e.tuneSolve(solve.NewAccum(e.sigma, o.Solve))
 	e.det = solve.NewScalars(rt, "logdet", e.sigma.NT, diag)
 	e.dot = solve.NewScalars(rt, "dot", e.sigma.NT, diag)
 	for i, c := range p.Covariates {
@@ -328,7 +336,7 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 			return nil, fmt.Errorf("likelihood: covariate %d has %d values for %d locations", i+1, len(c), n)
 		}
 		e.x = append(e.x, tile.NewVector(rt, fmt.Sprintf("x%d", i), n, nb, diag))
-		e.xacc = append(e.xacc, solve.NewAccum(e.sigma, o.Solve))
+		e.xacc = append(e.xacc, e.tuneSolve(solve.NewAccum(e.sigma, o.Solve)))
 		e.xz = append(e.xz, solve.NewScalars(rt, fmt.Sprintf("xz%d", i), e.sigma.NT, diag))
 		row := make([]*solve.Scalars, i+1)
 		for j := range row {
@@ -342,17 +350,20 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 	for m := 0; m < nt; m++ {
 		for c := 0; c <= m; c++ {
 			// Equation (2): 3 NT - (m + n)/2.
-			e.gen = append(e.gen, genTile{m, c, 3*nt - (m+c)/2})
+			e.gen = append(e.gen, genTile{m, c, e.prio(3*nt - (m+c)/2)})
 			if rt.Size() == 1 || own(m, c) == rt.Rank() {
 				counts[runtime.Dense{M: e.sigma.Rows(m), N: e.sigma.Rows(c)}]++
 			}
 		}
 	}
 	for f, k := range counts {
-		rt.Reserve(f, k)
+		if e.ov.Memory {
+			rt.Reserve(f, k)
+		}
 	}
-	// Generation is submitted in priority order (anti-diagonals first).
-	sort.SliceStable(e.gen, func(i, j int) bool {
+	// Generation is submitted in priority order (anti-diagonals first),
+	// or in loop order (Overlap.GenOrder off).
+	sort.SliceStable(e.gen[:e.sortedGen()], func(i, j int) bool {
 		a, b := e.gen[i], e.gen[j]
 		if a.m+a.n != b.m+b.n {
 			return a.m+a.n < b.m+b.n
@@ -457,19 +468,28 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	rt.Events() // start this evaluation's record afresh
 	rt.Traffic()
 	rt.SetIteration(e.evals)
+	rt0 := rt.Now()
+	e.beginEval()
 	e.submitGeneration(k, e.p.Tau2(theta))
 	e.submitObservations()
+	e.phaseEnd()
 	cholesky.Submit(s, e.kern)
+	e.phaseEnd()
 	solve.SubmitLogDet(s, e.det)
+	e.phaseEnd()
 	solve.SubmitLocalSolve(s, e.z, e.acc, e.kern)
+	e.phaseEnd()
 	solve.SubmitDot(e.z, e.dot, e.kern)
+	e.phaseEnd()
 	e.submitCovariates()
 	e.det.Fetch()
 	e.dot.Fetch()
 	err = rt.Wait()
+	rt1 := rt.Now()
 	st.Comm = CommStats(rt.Traffic())
 	st.Wall = time.Since(t0).Seconds()
 	ev := rt.Events()
+	st.Utilization = trace.UtilizationOf(ev, rt.Workers(), rt0, rt1)
 	for _, x := range ev {
 		d := x.Duration()
 		switch x.Kind {
@@ -540,7 +560,7 @@ func (e *Evaluator) submitCovariates() {
 	for i, x := range e.x {
 		c := e.p.Covariates[i]
 		for m := 0; m < x.NT; m++ {
-			ts.Zcpy(insert.At(m, -1, -1, 3*x.NT), c[x.Offset(m):x.Offset(m)+x.Rows(m)], x.Handle(m))
+			ts.Zcpy(insert.At(m, -1, -1, e.prio(3*x.NT)), c[x.Offset(m):x.Offset(m)+x.Rows(m)], x.Handle(m))
 		}
 		solve.SubmitLocalSolve(e.sigma, x, e.xacc[i], e.kern)
 	}
@@ -634,7 +654,7 @@ func (e *Evaluator) submitObservations() {
 	z := e.z
 	ts := insert.New(e.rt, e.kern)
 	for m := 0; m < z.NT; m++ {
-		ts.Zcpy(insert.At(m, -1, -1, 3*z.NT), e.p.Obs[z.Offset(m):z.Offset(m)+z.Rows(m)], z.Handle(m))
+		ts.Zcpy(insert.At(m, -1, -1, e.prio(3*z.NT)), e.p.Obs[z.Offset(m):z.Offset(m)+z.Rows(m)], z.Handle(m))
 	}
 }
 

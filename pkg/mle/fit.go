@@ -30,6 +30,10 @@ type FitOptions struct {
 	Runtime         *runtime.Runtime
 	Owner, GenOwner tile.OwnerFunc
 	Solve           solve.Mode
+	// Overlap switches the phase-overlap optimisations (nil: all on);
+	// with a Runtime of the caller's, its runtime part
+	// (likelihood.Overlap.RuntimeOptions) is the caller's.
+	Overlap *likelihood.Overlap
 	// Covariates, if not empty, are the columns of the mean's design
 	// matrix, in the order of the data given to Fit: the mean is
 	// estimated by GLS at every evaluation and profiled out
@@ -134,7 +138,11 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	sd := dataset.Permute(d, perm)
 	rt := o.Runtime
 	if rt == nil {
-		rt = runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
+		ro := runtime.Options{Workers: o.Workers, Trace: true}
+		if o.Overlap != nil {
+			ro = o.Overlap.RuntimeOptions(ro)
+		}
+		rt = runtime.New(ro)
 		defer rt.Close()
 	}
 	pts, obs := ProblemData(sd, o.Model)
@@ -149,7 +157,7 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		}
 		p.Covariates = append(p.Covariates, pc)
 	}
-	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner, Solve: o.Solve})
+	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner, Solve: o.Solve, Overlap: o.Overlap})
 	if err != nil {
 		return nil, err
 	}

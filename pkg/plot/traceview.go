@@ -39,15 +39,15 @@ type TraceSummary struct {
 }
 
 // Utilization returns seed 000's resource-utilisation metric of the task
-// events of ev (transfers and memory samples left out): busy / (lanes x
-// span), over the whole span and over its first 90 %, with span = last end
-// - first start and lanes the distinct (rank, worker) pairs that ran a
-// task.
+// events of ev (trace.UtilizationOf) over their span (first start to last
+// end) with the distinct (rank, worker) lanes that ran a task as the
+// workers: over the whole span and over its first 90 %, the span in
+// seconds and the lanes.
 func Utilization(ev []trace.Event) (whole, first90 float64, span float64, lanes int) {
 	t0, t1 := int64(math.MaxInt64), int64(math.MinInt64)
 	seen := map[[2]int]bool{}
 	for _, e := range ev {
-		if e.Kind == trace.MemoryKind || e.IsTransfer() {
+		if e.Kind == trace.MemoryKind || e.IsTransfer() || e.Worker < 0 {
 			continue
 		}
 		t0, t1 = min(t0, e.Start), max(t1, e.End)
@@ -56,17 +56,8 @@ func Utilization(ev []trace.Event) (whole, first90 float64, span float64, lanes 
 	if len(seen) == 0 || t1 <= t0 {
 		return 0, 0, 0, len(seen)
 	}
-	cut := t0 + int64(0.9*float64(t1-t0))
-	var busy, busy90 float64
-	for _, e := range ev {
-		if e.Kind == trace.MemoryKind || e.IsTransfer() {
-			continue
-		}
-		busy += float64(e.End - e.Start)
-		busy90 += float64(max(0, min(e.End, cut)-e.Start))
-	}
-	n := float64(len(seen))
-	return busy / (n * float64(t1-t0)), busy90 / (n * float64(cut-t0)), float64(t1-t0) * 1e-9, len(seen)
+	u := trace.UtilizationOf(ev, len(seen), t0, t1)
+	return u.Whole, u.First90, float64(t1-t0) * 1e-9, len(seen)
 }
 
 // TraceViewOptions configure TraceView.

@@ -146,7 +146,7 @@ type network struct {
 
 func newNetwork(r *Runtime) *network {
 	return &network{r: r, tags: make([]int, r.size*r.size), wake: make(chan struct{}, 1),
-		w: &worker{id: r.opts.Workers}, traffic: map[TrafficKey]Traffic{}}
+		w: &worker{id: r.opts.Workers + r.opts.Helpers}, traffic: map[TrafficKey]Traffic{}}
 }
 
 // execRank returns the rank a task runs on.

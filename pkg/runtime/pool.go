@@ -15,6 +15,9 @@ import (
 type pool struct {
 	mu   sync.Mutex
 	free map[int][][]float64 // by capacity in words
+	// fresh turns the pool off (Options.NoPool): every get allocates from
+	// the system, every put gives the buffer back, reserve does nothing.
+	fresh bool
 
 	inUse, peak atomic.Int64 // bytes of buffers handed out
 	held        atomic.Int64 // bytes allocated from the system, in use or free
@@ -31,6 +34,13 @@ const slack = 1.25
 // get returns a buffer of words float64 values (its capacity may be up to
 // slack times more); its contents are undefined.
 func (p *pool) get(words int) []float64 {
+	if p.fresh {
+		b := sysAlloc(words)
+		p.held.Add(bytesOf(words))
+		p.allocs.Add(1)
+		p.grow(bytesOf(words))
+		return b
+	}
 	p.mu.Lock()
 	class := words
 	if len(p.free[class]) == 0 {
@@ -53,14 +63,19 @@ func (p *pool) get(words int) []float64 {
 		p.held.Add(bytesOf(words))
 		p.allocs.Add(1)
 	}
-	v := p.inUse.Add(bytesOf(cap(b)))
+	p.grow(bytesOf(cap(b)))
+	return b
+}
+
+// grow adds bytes to the buffers in use and raises the peak.
+func (p *pool) grow(bytes int64) {
+	v := p.inUse.Add(bytes)
 	for {
 		pk := p.peak.Load()
 		if v <= pk || p.peak.CompareAndSwap(pk, v) {
-			break
+			return
 		}
 	}
-	return b
 }
 
 // put returns b, obtained from get, for reuse.
@@ -68,6 +83,11 @@ func (p *pool) put(b []float64) {
 	words := cap(b)
 	b = b[:words]
 	p.inUse.Add(-bytesOf(words))
+	if p.fresh {
+		sysFree(b)
+		p.held.Add(-bytesOf(words))
+		return
+	}
 	p.mu.Lock()
 	p.free[words] = append(p.free[words], b)
 	p.mu.Unlock()
@@ -75,6 +95,9 @@ func (p *pool) put(b []float64) {
 
 // reserve makes sure that count buffers of words values are free or in use.
 func (p *pool) reserve(words, count int) {
+	if p.fresh {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for len(p.free[words]) < count {

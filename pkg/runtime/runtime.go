@@ -297,6 +297,17 @@ type Options struct {
 	// FailRank: a forced failure to test error handling.
 	FailTask string
 	FailRank int
+	// NoPool turns the buffer pool off (seed 000's memory optimisation
+	// disabled): every copy's buffer is allocated from the system when a
+	// task first writes it, freed when released, never reused, and
+	// Reserve pre-allocates nothing.
+	NoPool bool
+	// Helpers adds that many workers (seed 000's oversubscription) that
+	// never run a task whose kind is in HelperExclude: with generation
+	// excluded, a helper keeps the critical path of the factorisation
+	// moving while the other workers generate. Helpers count in Workers().
+	Helpers       int
+	HelperExclude []string
 }
 
 // Runtime schedules submitted tasks over a pool of workers.
@@ -314,6 +325,7 @@ type Runtime struct {
 	work        *sync.Cond // signalled when tasks become ready or on close
 	idle        *sync.Cond // signalled when outstanding reaches 0
 	ready       taskHeap
+	readyX      taskHeap // ready tasks of the kinds helpers do not run (Options.HelperExclude)
 	outstanding int
 	sleeping    int
 	idleWorkers atomic.Int32 // sleeping, readable without the lock
@@ -342,6 +354,7 @@ type Runtime struct {
 
 type worker struct {
 	id      int
+	helper  bool // runs no task of the kinds of Options.HelperExclude
 	events  []trace.Event
 	buf     []*task
 	stack   []*task
@@ -360,6 +373,10 @@ func New(opts Options) *Runtime {
 		opts.Comm = comm.Self{}
 	}
 	r := &Runtime{opts: opts, rank: opts.Comm.Rank(), size: opts.Comm.Size(), pool: newPool(), sub: &worker{id: -1}}
+	r.pool.fresh = opts.NoPool
+	if opts.Helpers < 0 {
+		r.opts.Helpers = 0
+	}
 	if opts.Record {
 		r.rank, r.size = 0, max(opts.Ranks, 1)
 		r.rec = newRecorder(r.size)
@@ -377,17 +394,22 @@ func New(opts Options) *Runtime {
 		r.wg.Add(1)
 		go r.progress()
 	}
-	r.workers = make([]*worker, opts.Workers)
+	r.workers = make([]*worker, opts.Workers+r.opts.Helpers)
 	for i := range r.workers {
-		r.workers[i] = &worker{id: i}
+		r.workers[i] = &worker{id: i, helper: i >= opts.Workers}
 		r.wg.Add(1)
 		go r.loop(r.workers[i])
 	}
 	return r
 }
 
-// Workers returns the number of workers.
-func (r *Runtime) Workers() int { return r.opts.Workers }
+// Workers returns the number of workers, helpers (Options.Helpers)
+// included.
+func (r *Runtime) Workers() int { return r.opts.Workers + r.opts.Helpers }
+
+// Helpers returns the number of helper workers (Options.Helpers), the last
+// ones of the Workers() indices.
+func (r *Runtime) Helpers() int { return r.opts.Helpers }
 
 // Rank returns this process's rank.
 func (r *Runtime) Rank() int { return r.rank }
@@ -462,9 +484,9 @@ func (r *Runtime) insert(tk *task) {
 			r.net.enqueue(tk)
 		default:
 			r.mu.Lock()
-			heap.Push(&r.ready, tk)
+			r.push(tk)
 			if r.sleeping > 0 {
-				r.work.Signal()
+				r.wake()
 			}
 			r.mu.Unlock()
 		}
@@ -659,6 +681,27 @@ func (r *Runtime) Wait() error {
 	return err
 }
 
+// Barrier blocks until every task submitted so far has completed (or been
+// skipped after a failure), then, on several ranks, until every rank has
+// reached the same barrier (a collective: every rank calls it at the same
+// point of the submission). Unlike Wait it keeps the first error for Wait
+// to return: it is the synchronisation point between two phases of one
+// graph (ExaGeoStat's synchronous mode). A recording runtime
+// (Options.Record) ignores it.
+func (r *Runtime) Barrier() {
+	if r.rec != nil {
+		return
+	}
+	r.mu.Lock()
+	for r.outstanding > 0 {
+		r.idle.Wait()
+	}
+	r.mu.Unlock()
+	if r.size > 1 {
+		r.opts.Comm.AllreduceMin(0)
+	}
+}
+
 // Close waits for outstanding tasks, stops the workers, gives the pool's
 // memory back and returns the pending error, if any. The runtime cannot be
 // used afterwards.
@@ -833,7 +876,7 @@ func (r *Runtime) loop(w *worker) {
 	for {
 		if next == nil {
 			r.mu.Lock()
-			for r.ready.Len() == 0 && !r.closed {
+			for r.top(w.helper) == nil && !r.closed {
 				r.sleeping++
 				r.idleWorkers.Add(1)
 				if r.net != nil {
@@ -843,11 +886,11 @@ func (r *Runtime) loop(w *worker) {
 				r.idleWorkers.Add(-1)
 				r.sleeping--
 			}
-			if r.ready.Len() == 0 {
+			if r.top(w.helper) == nil {
 				r.mu.Unlock()
 				return
 			}
-			next = heap.Pop(&r.ready).(*task)
+			next = r.pop(w.helper)
 			r.mu.Unlock()
 		}
 		t := next
@@ -901,19 +944,24 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 	var local *task
 	bi := -1
 	for i, s := range ready {
+		if w.helper && r.excluded(s) {
+			continue
+		}
 		if bi < 0 || before(s, ready[bi]) {
 			bi = i
 		}
 	}
 	r.mu.Lock()
 	r.outstanding -= done
-	if bi >= 0 {
-		if keep && (r.ready.Len() == 0 || !before(r.ready[0], ready[bi])) {
-			local = ready[bi]
+	if len(ready) > 0 {
+		if bi >= 0 && keep {
+			if q := r.top(w.helper); q == nil || !before(q, ready[bi]) {
+				local = ready[bi]
+			}
 		}
 		for _, s := range ready {
 			if s != local {
-				heap.Push(&r.ready, s)
+				r.push(s)
 			}
 		}
 		n := len(ready)
@@ -921,7 +969,7 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 			n--
 		}
 		for ; n > 0 && r.sleeping > 0; n-- {
-			r.work.Signal()
+			r.wake()
 		}
 	}
 	if r.outstanding == 0 {
@@ -934,6 +982,65 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 	clear(ready)
 	w.buf = ready[:0]
 	return local
+}
+
+// excluded reports whether t is of a kind helper workers do not run.
+func (r *Runtime) excluded(t *task) bool {
+	if r.opts.Helpers == 0 {
+		return false
+	}
+	for _, k := range r.opts.HelperExclude {
+		if t.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// push queues a ready task (r.mu held).
+func (r *Runtime) push(t *task) {
+	if r.excluded(t) {
+		heap.Push(&r.readyX, t)
+		return
+	}
+	heap.Push(&r.ready, t)
+}
+
+// top returns the ready task a worker (a helper or not) would run next,
+// or nil (r.mu held).
+func (r *Runtime) top(helper bool) *task {
+	var a, b *task
+	if r.ready.Len() > 0 {
+		a = r.ready[0]
+	}
+	if helper || r.readyX.Len() == 0 {
+		return a
+	}
+	b = r.readyX[0]
+	if a == nil || before(b, a) {
+		return b
+	}
+	return a
+}
+
+// pop removes and returns top(helper), which must not be nil (r.mu held).
+func (r *Runtime) pop(helper bool) *task {
+	t := r.top(helper)
+	if r.readyX.Len() > 0 && t == r.readyX[0] {
+		return heap.Pop(&r.readyX).(*task)
+	}
+	return heap.Pop(&r.ready).(*task)
+}
+
+// wake wakes a sleeping worker for a new ready task (r.mu held): with
+// helpers, all of them, since the one a signal would wake may be a helper
+// that cannot run the task.
+func (r *Runtime) wake() {
+	if r.opts.Helpers > 0 {
+		r.work.Broadcast()
+		return
+	}
+	r.work.Signal()
 }
 
 // before reports whether a should run before b: higher priority first, then

@@ -123,6 +123,15 @@ type Accum struct {
 	g     [][]*tile.Vector    // g[m][i]: G(m, ranks[m][i]) as a one-tile vector
 	first [][]bool            // scratch: whether G(m, r) has been written this solve
 	hs    [][]*runtime.Handle // handles of g
+
+	// NoPriorities submits the solve's tasks at priority 0 instead of
+	// Equations (7)-(9) (seed 000's priority optimisation off).
+	NoPriorities bool
+	// AtZ runs each product L(m,k) z(k) on the owner of z(m) instead of
+	// next to L(m,k): the tile travels to z's owner as in Chameleon's
+	// solve (the local-solve optimisation off), while the sums keep the
+	// mode's order, so l does not change.
+	AtZ bool
 }
 
 // NewAccum registers the accumulation vectors for factor l and mode.
@@ -191,16 +200,25 @@ func SubmitLocalSolve(l *tile.Sym, z *tile.Vector, acc *Accum, kern kernels.Impl
 	for m := range acc.first {
 		clear(acc.first[m])
 	}
+	prio := func(p int) int {
+		if acc.NoPriorities {
+			return 0
+		}
+		return p
+	}
 	for k := 0; k < nt; k++ {
-		ts.Trsv(insert.At(k, k, -1, 2*(nt-k)), l.Handle(k, k), z.Handle(k))
+		ts.Trsv(insert.At(k, k, -1, prio(2*(nt-k))), l.Handle(k, k), z.Handle(k))
 		for m := k + 1; m < nt; m++ {
-			p := insert.At(m, k, -1, 2*(nt-k)-m)
+			p := insert.At(m, k, -1, prio(2*(nt-k)-m))
 			if acc.mode == MoveTiles {
 				ts.Gemv(p, blas.NoTrans, -1, l.Handle(m, k), z.Handle(k), 1, z.Handle(m))
 				continue
 			}
 			owner := l.Handle(m, k).Owner()
-			r := owner
+			if acc.AtZ {
+				owner = z.Handle(m).Owner()
+			}
+			r := l.Handle(m, k).Owner()
 			if acc.mode == Chained {
 				r = l.Handle(m, m).Owner()
 			}
@@ -210,14 +228,15 @@ func SubmitLocalSolve(l *tile.Sym, z *tile.Vector, acc *Accum, kern kernels.Impl
 				acc.first[m][i] = true
 				beta = 0
 			}
-			// Next to L(m,k): the accumulator travels, not the tile.
+			// Next to L(m,k): the accumulator travels, not the tile
+			// (with AtZ, on z(m)'s owner: the tile travels).
 			ts.Gemv(p.On(owner), blas.NoTrans, 1, l.Handle(m, k), z.Handle(k), beta, acc.hs[m][i])
 		}
 		ts.RT.Flush(z.Handle(k)) // read by the products of column k only
 		if k+1 < nt {
 			m := k + 1
 			for i := range acc.ranks[m] {
-				ts.Geadd(insert.At(m, -1, -1, 2*(nt-k)), -1, acc.hs[m][i], z.Handle(m))
+				ts.Geadd(insert.At(m, -1, -1, prio(2*(nt-k))), -1, acc.hs[m][i], z.Handle(m))
 			}
 		}
 	}

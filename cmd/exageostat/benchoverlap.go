@@ -1,0 +1,158 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/job"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/plot"
+	"github.com/exageostat/exageostat/pkg/provenance"
+	"github.com/exageostat/exageostat/pkg/tile"
+)
+
+// maxOverlapReps bounds bench overlap's --reps.
+const maxOverlapReps = 100
+
+func newBenchOverlapCmd(w comm.Comm) *cobra.Command {
+	var o bench.OverlapOptions
+	var thetaS, plotPath string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "overlap",
+		Short: "Seed 000's Figure 5: the phase-overlap optimisations switched on one by one",
+		Long: `Runs the cumulative ablation of seed 000's Figure 5 on N synthetic locations:
+
+  sync                 every optimisation off: a barrier after each phase
+                       (generation, Cholesky, determinant, solve, dot), Chameleon's
+                       solve (tiles travel to z's owner), no buffer pool, only the
+                       Cholesky's priorities, generation in loop order, no extra worker
+  async                no barriers
+  +local-solve+memory  Algorithm 1's local solve; the buffer pool (reuse, pre-allocation)
+  +priorities          generation and solve priorities (Equations 2, 7-9)
+  +submission-order    generation submitted in priority order
+  +oversubscription    one extra worker that never generates (all on: fit's default)
+
+Each step has its own runtime and evaluator; after a warm-up each, the steps
+are timed in turn, --reps rounds, so that the shared machine's drift falls on
+all. The table gives per step the median seconds of an evaluation (min, max),
+the gain 1 - t/t_previous and 1 - t/t_sync, seed 000's utilisation (time in
+tasks / (workers x wall), the extra worker counted; whole evaluation and its
+first 90 %), and the floor: the Cholesky's flops at the dgemm rate measured in
+this run on --workers threads plus the generation's busy time spread over the
+workers, with wall / floor. l is checked to be bitwise the same at every step.
+Under mpirun the tiles are 2D block-cyclic over the ranks, the time of an
+evaluation is its slowest rank's and the utilisation rank 0's.`,
+		Example: `  exageostat bench overlap --n 3600 --workers 2
+  exageostat bench overlap --n 8192 --nb 512 --workers 2 --reps 5 --plot fig5.svg
+  mpirun -np 2 exageostat bench overlap --n 3600 --workers 1 --json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			th, err := parseFloats("theta", thetaS)
+			if err != nil {
+				return err
+			}
+			o.Theta = th
+			switch {
+			case o.N < 3:
+				return badInput("bench overlap: --n must be >= 3 (got %d)", o.N)
+			case o.NB < 0:
+				return badInput("bench overlap: --nb must be >= 1, or 0 for the automatic tile size (got %d)", o.NB)
+			case o.Workers < 1:
+				return badInput("bench overlap: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Reps < 1 || o.Reps > maxOverlapReps:
+				return badInput("bench overlap: --reps must be in [1, %d] (got %d)", maxOverlapReps, o.Reps)
+			case len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0):
+				return badInput("bench overlap: --theta needs sigma2, beta, nu > 0")
+			}
+			if plotPath != "" {
+				switch strings.ToLower(filepath.Ext(plotPath)) {
+				case ".svg", ".png":
+				default:
+					return badInput("bench overlap: --plot %q: want a .svg or .png file name", plotPath)
+				}
+				if fi, err := os.Stat(filepath.Dir(plotPath)); err != nil || !fi.IsDir() {
+					return badInput("bench overlap: --plot %q: no directory %s", plotPath, filepath.Dir(plotPath))
+				}
+			}
+			if o.NB == 0 {
+				o.NB = tile.AutoNB(o.N)
+			}
+			kernels.DefaultThreads().SetThreads(1)
+			o.Comm = w
+			if !asJSON && w.Rank() == 0 {
+				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
+			}
+			r, err := bench.OverlapBench(o)
+			if err != nil {
+				return err
+			}
+			if w.Rank() != 0 {
+				return nil
+			}
+			if plotPath != "" {
+				if err := plotOverlap(plotPath, r); err != nil {
+					return err
+				}
+			}
+			run := provenance.New(os.Args, w.Size(), o.Workers)
+			if asJSON {
+				return json.NewEncoder(os.Stdout).Encode(struct {
+					*bench.OverlapResult
+					Run *provenance.Run `json:"run"`
+				}{r, run})
+			}
+			fmt.Println(run.Header())
+			printOverlap(os.Stdout, r)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&o.N, "n", 3600, "number of locations")
+	f.IntVar(&o.NB, "nb", 0, "tile size (0: automatic, as fit: about N/6, a multiple of 16 within [160, 960])")
+	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers per rank (oversubscription adds one)")
+	f.IntVar(&o.Reps, "reps", 5, "timed evaluations per step (medians, min and max are reported)")
+	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
+	f.StringVar(&plotPath, "plot", "", "also draw the medians as bars with min-max error bars: FILE.svg or FILE.png (both are written)")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object; its steps list holds, from sync to all on, each step's name, median seconds and utilization")
+	return c
+}
+
+// printOverlap prints the ablation table.
+func printOverlap(w io.Writer, r *bench.OverlapResult) {
+	fmt.Fprintf(w, "overlap ablation (seed 000, Figure 5): n=%d nb=%d ranks=%d workers=%d theta=%s, core %s, dgemm %.1f GFLOP/s, median of %d\n",
+		r.N, r.NB, r.Ranks, r.Workers, formatFloats(r.Theta), r.Core, r.Dgemm, r.Reps)
+	fmt.Fprintf(w, "  %-20s %8s %17s %9s %9s %7s %8s %8s %7s\n", "step", "seconds", "(min - max)", "vs prev", "vs sync", "util", "util90", "floor", "/floor")
+	for _, s := range r.Steps {
+		fmt.Fprintf(w, "  %-20s %8.4f %8.4f - %6.4f %+8.1f%% %+8.1f%% %6.1f%% %7.1f%% %8.4f %6.2fx\n",
+			s.Name, s.Seconds, s.Spread.Min, s.Spread.Max, 100*s.GainPrev, 100*s.GainSync, 100*s.Utilization, 100*s.First90, s.Floor, s.FloorRatio)
+	}
+	if len(r.Steps) > 0 {
+		fmt.Fprintf(w, "  l = %.10f at every step (bitwise)\n", r.Steps[0].LogLik)
+	}
+}
+
+// plotOverlap draws the ablation as bars with error bars, each labelled
+// with its time relative to sync and its utilisation.
+func plotOverlap(path string, r *bench.OverlapResult) error {
+	var names, notes []string
+	var med, lo, hi []float64
+	for _, s := range r.Steps {
+		names = append(names, strings.NewReplacer("+submission-order", "+submission\norder", "+local-solve+memory", "+local solve\n+memory",
+			"+oversubscription", "+oversub-\nscription").Replace(s.Name))
+		med, lo, hi = append(med, s.Seconds), append(lo, s.Spread.Min), append(hi, s.Spread.Max)
+		notes = append(notes, fmt.Sprintf("%.2fx sync\nutil %.0f%%", s.Seconds/r.Steps[0].Seconds, 100*s.Utilization))
+	}
+	return plot.Bars(path, names, med, lo, hi, plot.BarsOptions{
+		Title:  fmt.Sprintf("Phase-overlap ablation, N=%d nb=%d, %d rank(s) x %d workers\n(median, min-max of %d evaluations)", r.N, r.NB, r.Ranks, r.Workers, r.Reps),
+		YLabel: "seconds per evaluation", Notes: notes})
+}
