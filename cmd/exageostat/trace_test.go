@@ -142,3 +142,56 @@ func TestBenchTracing(t *testing.T) {
 		t.Errorf("result %+v; the graph has %d tasks", r, len(g.Nodes))
 	}
 }
+
+// TestBenchOverlapCluster: the simulated ablation on 4 Chifflet nodes at
+// 4 x 4 tiles: the steps in Figure 5's order; the barriers of sync only
+// delay (async is faster); the local solve sends fewer bytes (tiles of L
+// no longer travel to z's owner); memory and oversubscription are said
+// not to be modelled, and oversubscription's step is the previous one.
+func TestBenchOverlapCluster(t *testing.T) {
+	bin := binary(t)
+	o, e, code := run(t, bin, "bench", "overlap", "--cluster", "../../configs/cluster-4chifflet.toml", "--n", "3840", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	var r struct {
+		NT, Nodes, Workers int
+		Steps              []struct {
+			Name        string
+			Seconds     float64
+			MB          float64 `json:"mb_sent"`
+			Utilization float64
+			NotModelled string `json:"not_modelled"`
+		}
+	}
+	if err := json.Unmarshal([]byte(o), &r); err != nil {
+		t.Fatalf("%v: %s", err, o)
+	}
+	names := []string{"sync", "async", "+local-solve+memory", "+priorities", "+submission-order", "+oversubscription"}
+	if r.NT != 4 || r.Nodes != 4 || r.Workers != 4*26 || len(r.Steps) != len(names) {
+		t.Fatalf("result %+v", r)
+	}
+	s := r.Steps
+	for i, n := range names {
+		if s[i].Name != n || !(s[i].Seconds > 0) || !(s[i].Utilization > 0 && s[i].Utilization <= 1) {
+			t.Errorf("step %d: %+v, want %s", i, s[i], n)
+		}
+	}
+	if !(s[0].Seconds > s[1].Seconds) || !(s[2].MB < s[1].MB) || s[5].Seconds != s[4].Seconds ||
+		s[2].NotModelled == "" || s[5].NotModelled == "" || s[1].NotModelled != "" {
+		t.Errorf("steps %+v", s)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cluster", "../../configs/cluster-4chifflet.toml"}, "--cluster needs --n"},
+		{[]string{"--cluster", "../../configs/cluster-4chifflet.toml", "--n", "3840", "--dist", "nope"}, `--dist "nope"`},
+		{[]string{"--dist", "lp"}, "--dist goes with --cluster"},
+	} {
+		_, stderr, code := run(t, bin, append([]string{"bench", "overlap"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}

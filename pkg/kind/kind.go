@@ -35,6 +35,9 @@ const (
 	Xfer  = "xfer"  // a message of a recorded graph
 	Fetch = "fetch" // the reader kind of a message that makes a result valid on other ranks
 	Free  = "free"  // the runtime returns a copy's buffer to its pool
+	// Barrier is the node of a recorded graph where Runtime.Barrier
+	// synchronised every rank: no work, every later node waits for it.
+	Barrier = "barrier"
 )
 
 // Durations lists the kinds a cluster file's duration tables may name, in

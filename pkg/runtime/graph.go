@@ -56,7 +56,7 @@ func (g *Graph) Work() (tasks []int, recvBytes []int64) {
 	for _, n := range g.Nodes {
 		if n.Kind == XferKind {
 			recvBytes[n.Rank] += int64(n.Bytes)
-		} else {
+		} else if n.Kind != kind.Barrier {
 			tasks[n.Rank]++
 		}
 	}

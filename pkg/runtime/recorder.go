@@ -18,6 +18,9 @@ type recorder struct {
 	live    []int64 // per rank: bytes of copies held now
 	replica []int64 // per rank: of which on a rank other than the owner
 	phase   string  // phase of the last node recorded
+	// fence is the last barrier node (-1: none): every node recorded
+	// after it depends on it; since is the first node after it.
+	fence, since int
 }
 
 type recState struct {
@@ -28,7 +31,7 @@ type recState struct {
 
 func newRecorder(size int) *recorder {
 	rc := &recorder{size: size, g: Graph{Ranks: size}, state: map[*Handle]*recState{}, traffic: map[TrafficKey]Traffic{},
-		mem: make([]RankMemory, size), live: make([]int64, size), replica: make([]int64, size)}
+		mem: make([]RankMemory, size), live: make([]int64, size), replica: make([]int64, size), fence: -1}
 	for q := range rc.mem {
 		rc.mem[q] = RankMemory{Rank: q, PeakByPhase: map[string]int64{}}
 	}
@@ -98,6 +101,7 @@ func (rc *recorder) xfer(r *Runtime, h *Handle, s *recState, dst int, reader str
 	id := len(rc.g.Nodes)
 	rc.g.Nodes = append(rc.g.Nodes, Node{Kind: XferKind, Tile: tile, Rank: dst, Src: src,
 		Bytes: 8 * h.words, Iter: r.iter, Handle: h.name, Priority: prio})
+	rc.fenced(id)
 	rc.access(id, s, src, R)
 	rc.access(id, s, dst, W)
 	rc.alloc(h, s, dst, kind.Phase(reader))
@@ -135,6 +139,7 @@ func (rc *recorder) submit(r *Runtime, t Task) {
 	id := len(rc.g.Nodes)
 	rc.g.Nodes = append(rc.g.Nodes, Node{Kind: t.Kind, Tile: t.Tile, Priority: t.Priority, Flops: t.Flops,
 		Rank: e, Src: -1, Iter: r.iter})
+	rc.fenced(id)
 	for _, a := range t.Access {
 		if a.Mode == Scratch {
 			continue
@@ -158,6 +163,30 @@ func (rc *recorder) submit(r *Runtime, t Task) {
 	nd.Deps = compactInts(nd.Deps)
 	m := &rc.mem[e]
 	m.PeakByPhase[phase] = max(m.PeakByPhase[phase], rc.live[e])
+}
+
+// fenced makes node id depend on the last barrier.
+func (rc *recorder) fenced(id int) {
+	if rc.fence >= 0 {
+		rc.g.Nodes[id].Deps = append(rc.g.Nodes[id].Deps, rc.fence)
+	}
+}
+
+// barrier records Runtime.Barrier: a node of kind Barrier on rank 0 that
+// depends on the previous barrier and every node since, and on which
+// every later node depends: nothing after it starts before everything
+// before it has ended.
+func (rc *recorder) barrier(r *Runtime) {
+	id := len(rc.g.Nodes)
+	deps := make([]int, 0, id-rc.since+1)
+	if rc.fence >= 0 {
+		deps = append(deps, rc.fence)
+	}
+	for i := rc.since; i < id; i++ {
+		deps = append(deps, i)
+	}
+	rc.g.Nodes = append(rc.g.Nodes, Node{Kind: kind.Barrier, Tile: [3]int{-1, -1, -1}, Src: -1, Iter: r.iter, Deps: deps})
+	rc.fence, rc.since = id, id+1
 }
 
 // flush records Flush (all false) or Invalidate (all true) of h.

@@ -687,9 +687,11 @@ func (r *Runtime) Wait() error {
 // point of the submission). Unlike Wait it keeps the first error for Wait
 // to return: it is the synchronisation point between two phases of one
 // graph (ExaGeoStat's synchronous mode). A recording runtime
-// (Options.Record) ignores it.
+// (Options.Record) records a node of kind Barrier that every later node
+// depends on.
 func (r *Runtime) Barrier() {
 	if r.rec != nil {
+		r.rec.barrier(r)
 		return
 	}
 	r.mu.Lock()

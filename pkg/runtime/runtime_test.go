@@ -366,3 +366,37 @@ func BenchmarkIndependent(b *testing.B) {
 	}
 	rt.Wait()
 }
+
+// TestRecordBarrier: a recording runtime records Barrier as a node that
+// depends on the previous barrier and every node since, and every later
+// node (tasks and messages) depends on it.
+func TestRecordBarrier(t *testing.T) {
+	rt := New(Options{Record: true, Ranks: 2})
+	defer rt.Close()
+	a, b := rt.Register("a", 0, Vector{N: 1}), rt.Register("b", 1, Vector{N: 1})
+	w := func(h *Handle, k string) Task {
+		return Task{Kind: k, Tile: [3]int{-1, -1, -1}, Access: []Access{{H: h, Mode: W}}}
+	}
+	rt.Submit(w(a, "dcmg"))                                                                                      // 0
+	rt.Submit(w(b, "dcmg"))                                                                                      // 1
+	rt.Barrier()                                                                                                 // 2
+	rt.Submit(Task{Kind: "gemm", Tile: [3]int{-1, -1, -1}, Access: []Access{{H: a, Mode: R}, {H: b, Mode: RW}}}) // 3: xfer of a, 4: gemm
+	rt.Barrier()                                                                                                 // 5
+	rt.Submit(w(a, "dot"))                                                                                       // 6
+	g := rt.Graph()
+	want := []struct {
+		kind string
+		deps []int
+	}{{"dcmg", nil}, {"dcmg", nil}, {"barrier", []int{0, 1}}, {XferKind, []int{0, 2}}, {"gemm", []int{1, 2, 3}}, {"barrier", []int{2, 3, 4}}, {"dot", []int{3, 5}}}
+	if len(g.Nodes) != len(want) {
+		t.Fatalf("%d nodes, want %d: %+v", len(g.Nodes), len(want), g.Nodes)
+	}
+	for i, n := range g.Nodes {
+		if n.Kind != want[i].kind || !slices.Equal(n.Deps, want[i].deps) {
+			t.Errorf("node %d: %s deps %v, want %s deps %v", i, n.Kind, n.Deps, want[i].kind, want[i].deps)
+		}
+	}
+	if tasks, _ := g.Work(); tasks[0]+tasks[1] != 4 {
+		t.Errorf("Work counts %v tasks, want 4 (barriers are not tasks)", tasks)
+	}
+}

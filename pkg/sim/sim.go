@@ -44,6 +44,7 @@ import (
 	"sort"
 
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -194,7 +195,7 @@ func (h *eventHeap) Pop() any {
 type simulator struct {
 	g        *runtime.Graph
 	ranks    []rankModel
-	kindID   []int32 // per node: kind id (-1 for transfers)
+	kindID   []int32 // per node: kind id (xferID for transfers, barrierID for barriers)
 	scale    []float64
 	pending  []int32 // per node: dependencies not yet ended
 	succ     [][]int32
@@ -207,7 +208,14 @@ type simulator struct {
 	worker   []int32 // per task node: worker index in its rank
 	touched  []bool  // per rank: needs a scheduling round
 	xtouched bool
+	now      float64 // the time of the events being processed
 }
+
+// Kind ids of the nodes that are not tasks.
+const (
+	xferID    = -1 // a transfer: time on the links
+	barrierID = -2 // a barrier of all ranks: no time, once its dependencies end
+)
 
 // Run simulates g on cluster c, which must have groups (durations) and as
 // many nodes as g has ranks. It fails, naming the node, on a malformed
@@ -242,8 +250,12 @@ func newSimulator(g *runtime.Graph, c config.Cluster) (*simulator, error) {
 	var kinds []string
 	var maxFlops []float64
 	for i, nd := range g.Nodes {
-		if nd.Kind == runtime.XferKind {
-			s.kindID[i] = -1
+		switch nd.Kind {
+		case runtime.XferKind:
+			s.kindID[i] = xferID
+			continue
+		case kind.Barrier:
+			s.kindID[i] = barrierID
 			continue
 		}
 		id, ok := ids[nd.Kind]
@@ -297,7 +309,9 @@ func newSimulator(g *runtime.Graph, c config.Cluster) (*simulator, error) {
 			s.succ[d] = append(s.succ[d], int32(i))
 		}
 		s.pending[i] = int32(len(nd.Deps))
-		if id := s.kindID[i]; id < 0 {
+		if id := s.kindID[i]; id == barrierID {
+			continue
+		} else if id < 0 {
 			if nd.Src < 0 || nd.Src >= g.Ranks {
 				return nil, fmt.Errorf("sim: node %d (transfer %s): source rank %d out of [0, %d)", i, nd.Handle, nd.Src, g.Ranks)
 			}
@@ -344,6 +358,11 @@ func (s *simulator) insert(q []int32, n int32) []int32 {
 
 func (s *simulator) makeReady(n int32) {
 	nd := &s.g.Nodes[n]
+	if s.kindID[n] == barrierID { // ends at once
+		s.start[n], s.end[n] = s.now, s.now
+		s.push(s.now, n)
+		return
+	}
 	if s.kindID[n] < 0 {
 		s.xready[nd.Src] = s.insert(s.xready[nd.Src], n)
 		s.xtouched = true
@@ -372,10 +391,13 @@ func (s *simulator) run() {
 			return
 		}
 		now = s.events[0].t
+		s.now = now
 		for len(s.events) > 0 && s.events[0].t == now {
 			e := heap.Pop(&s.events).(event)
 			nd := &s.g.Nodes[e.n]
-			if s.kindID[e.n] < 0 {
+			if id := s.kindID[e.n]; id == barrierID {
+				// no resource frees
+			} else if id < 0 {
 				s.xtouched = true // links free
 			} else {
 				s.touched[nd.Rank] = true // a worker frees
@@ -580,6 +602,9 @@ func (s *simulator) result(c config.Cluster, opt Options) *Result {
 	}
 	for i := range g.Nodes {
 		nd := &g.Nodes[i]
+		if s.kindID[i] == barrierID {
+			continue
+		}
 		res.Makespan = math.Max(res.Makespan, s.end[i])
 		ev := trace.Event{Kind: nd.Kind, Tile: nd.Tile, Rank: nd.Rank, Flops: nd.Flops, Iter: nd.Iter,
 			Start: ns(s.start[i]), End: ns(s.end[i]), Priority: nd.Priority}

@@ -501,3 +501,26 @@ func TestDistributedCholesky(t *testing.T) {
 	}
 	checkSchedule(t, g, c)
 }
+
+// TestBarrier: a barrier node makes the tasks after it wait for every task
+// before it, on every rank, and takes no time. Rank 1's gemm (1 s) does
+// not depend on rank 0's dcmg (2 s) but follows the barrier: it runs from
+// 2 to 3 s, and without the barrier from 0 to 1 s.
+func TestBarrier(t *testing.T) {
+	c := cluster(2, 1, 0, config.Durations{"dcmg": 2, "gemm": 1}, nil)
+	dcmg := on(task("dcmg", 0), 0)
+	dcmg.Tile[0] = 1
+	gemm := on(task("gemm", 0), 1)
+	gemm.Tile[0] = 2
+	barrier := runtime.Node{Kind: "barrier", Src: -1, Tile: [3]int{-1, -1, -1}, Deps: []int{0}}
+	fenced := gemm
+	fenced.Deps = []int{1}
+	r := mustRun(t, &runtime.Graph{Ranks: 2, Nodes: []runtime.Node{dcmg, barrier, fenced}}, c)
+	if s, e := span(r, 2); !near(s, 2) || !near(e, 3) || !near(r.Makespan, 3) || r.Tasks != 2 || len(r.Events) != 2 {
+		t.Errorf("with the barrier: gemm %g-%g s, makespan %g, %d tasks, %d events", s, e, r.Makespan, r.Tasks, len(r.Events))
+	}
+	r = mustRun(t, &runtime.Graph{Ranks: 2, Nodes: []runtime.Node{dcmg, gemm}}, c)
+	if s, e := span(r, 2); !near(s, 0) || !near(e, 1) || !near(r.Makespan, 2) {
+		t.Errorf("without: gemm %g-%g s, makespan %g", s, e, r.Makespan)
+	}
+}

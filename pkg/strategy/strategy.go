@@ -181,11 +181,19 @@ func onRanks(name string, d distribution.Distribution, ranks []int, nodes, nt in
 // these distributions submits (pkg/likelihood, pkg/cholesky, pkg/solve), with
 // the messages its runtime would send.
 func Record(p *Plan, n, nb int) (*runtime.Graph, error) {
+	return RecordOverlap(p, n, nb, nil)
+}
+
+// RecordOverlap is Record with seed 000's phase-overlap switches ov (nil:
+// all on): with async off the graph holds the barriers between phases.
+// The runtime's part of the switches (memory, oversubscription) leaves no
+// trace in a recorded graph.
+func RecordOverlap(p *Plan, n, nb int, ov *likelihood.Overlap) (*runtime.Graph, error) {
 	pts := gridPoints(n)
 	prob := likelihood.Problem{Points: pts, Metric: matern.Euclidean, Obs: make([]float64, n), Model: likelihood.Matern}
 	rt := runtime.New(runtime.Options{Record: true, Ranks: p.Fact.Nodes()})
 	defer rt.Close()
-	o := likelihood.Options{NB: nb, Owner: p.Fact.Owner}
+	o := likelihood.Options{NB: nb, Owner: p.Fact.Owner, Overlap: ov}
 	if p.Gen != p.Fact {
 		o.GenOwner = p.Gen.Owner
 	}
