@@ -543,6 +543,12 @@ type Predict struct {
 	// CV makes predict cross-validate the observations of Data (leave one
 	// out) instead of predicting at At (the command cv).
 	CV bool `toml:"-"`
+	// Folds > 1 makes the cross-validation K-fold instead of leave one
+	// out: the observations split at random (seeded by Seed) into Folds
+	// groups of nearly equal size, each kriged from the others at Theta.
+	Folds int `toml:"folds"`
+	// JSON, when set, is where cv writes its summary.
+	JSON string `toml:"json"`
 	// Draws > 0 makes predict also write that many conditional
 	// simulations of the field at At given the data (columns draw_1...),
 	// seeded by Seed.
@@ -619,6 +625,12 @@ func (p *Predict) Validate() error {
 		return bad("draws", "--draws must be in [0, 100000], got %d", p.Draws)
 	case p.Draws > 0 && p.CV:
 		return bad("draws", "--draws goes with predict, not cv")
+	case p.Folds < 0 || p.Folds == 1:
+		return bad("folds", "--folds must be 0 (leave one out) or at least 2, got %d", p.Folds)
+	case p.CV && p.Variance == VarianceLatent:
+		return bad("variance", "cv compares predictions with observations: --variance latent goes with predict")
+	case p.Folds > 0 && !p.CV:
+		return bad("folds", "--folds goes with cv, not predict")
 	case p.Variance != "" && p.Variance != VarianceObservation && p.Variance != VarianceLatent:
 		return bad("variance", "--variance must be observation or latent, got %q", p.Variance)
 	}
