@@ -96,6 +96,9 @@ d = x0 - X'Sigma^-1 c.`,
 				}
 				fmt.Fprintf(dst, "%s over %d observations (%s theta=%s): MSPE %.6g  mean log score %.6g  95%% interval coverage %.1f%%  (%.3fs) -> %s\n",
 					what, s.N, r.Kernel, formatFloats(r.Theta), s.MSPE, s.LogScore, 100*s.Coverage, r.Seconds, outName(r.Out))
+				for _, p := range r.Plots {
+					fmt.Fprintf(dst, "  picture: %s\n", p)
+				}
 				return nil
 			}
 			fmt.Fprintf(os.Stderr, "predicted %d locations from %d observations (%s theta=%s) in %.3fs -> %s\n",
@@ -126,7 +129,12 @@ coefficients estimated from the other folds), adding a column fold (1..K).
 Writes x,y,z,z_loo (z_cv),variance,residual,standardized
 (residual/sqrt(variance)) in the order of --data, and prints the MSPE, the
 mean logarithmic score and the share of the observations inside their 95 %
-intervals (also written to --json).`
+intervals (also written to --json).
+
+--plot DIR draws, in DIR, cv_residuals (the standardised residuals at the
+data locations on a diverging colour scale, blue below 0 and red above,
+symmetric about 0) and cv_qq (their normal QQ plot with the line y = x),
+each as SVG and PNG (--dpi, 300 by default).`
 		c.Example = `  exageostat cv --data data.csv --theta-from result.json --out loo.csv
   exageostat cv --data data.csv --theta-from result.json --folds 10 --seed 3 --out cv10.csv --json cv10.json
   exageostat cv --data data.csv --theta 1,0.1,0.5,0.01 --out -`
@@ -148,6 +156,9 @@ intervals (also written to --json).`
 		f.IntVar(&cfg.Folds, "folds", 0, "K-fold cross-validation with this many folds (0: leave one out)")
 		f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the random split into --folds")
 		f.StringVar(&cfg.JSON, "json", "", "also write the summary (MSPE, mean log score, coverage) as JSON to this file")
+		f.StringVar(&cfg.Plot, "plot", "", "write pictures (SVG and PNG) into this directory: a map of the standardised residuals and their normal QQ plot")
+		f.Float64Var(&cfg.DPI, "dpi", 0, "resolution of the PNG pictures in dots per inch (0: 300)")
+		f.StringVar(&cfg.ZName, "z-name", "", "the observed variable's name on the pictures (default z)")
 	}
 	f.StringVar(&cfg.Variance, "variance", cfg.Variance, "the variance written: observation (of a new observation, nugget included) or latent (of the field, without the nugget)")
 	c.Long += dataColumnsHelp

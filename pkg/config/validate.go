@@ -214,6 +214,9 @@ func (f *Fit) Validate() error {
 			return bad("true_theta", "%v", err)
 		}
 	}
+	if err := CheckDPI(f.DPI); err != nil {
+		return bad("dpi", "%v", err)
+	}
 	if f.Grid != "" {
 		if f.Plot == "" {
 			return bad("grid", "--grid needs --plot DIR")
@@ -549,6 +552,14 @@ type Predict struct {
 	Folds int `toml:"folds"`
 	// JSON, when set, is where cv writes its summary.
 	JSON string `toml:"json"`
+	// Plot, when set, is the directory where cv writes its pictures (a
+	// map of the standardised residuals and their normal QQ plot), at DPI
+	// dots per inch (0: 300), the observed variable named ZName ("z" if
+	// empty) in Units.
+	Plot  string  `toml:"plot"`
+	DPI   float64 `toml:"dpi"`
+	ZName string  `toml:"z_name"`
+	Units string  `toml:"units"`
 	// Draws > 0 makes predict also write that many conditional
 	// simulations of the field at At given the data (columns draw_1...),
 	// seeded by Seed.
@@ -633,6 +644,11 @@ func (p *Predict) Validate() error {
 		return bad("folds", "--folds goes with cv, not predict")
 	case p.Variance != "" && p.Variance != VarianceObservation && p.Variance != VarianceLatent:
 		return bad("variance", "--variance must be observation or latent, got %q", p.Variance)
+	case p.Plot != "" && !p.CV:
+		return bad("plot", "--plot goes with cv, not predict")
+	}
+	if err := CheckDPI(p.DPI); err != nil {
+		return bad("dpi", "%v", err)
 	}
 	if _, err := MemoryLimitBytes(p.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
@@ -641,4 +657,13 @@ func (p *Predict) Validate() error {
 		return bad("out", "%v", err)
 	}
 	return nil
+}
+
+// CheckDPI checks a resolution of the PNG pictures: 0 (the default, 300)
+// or a finite number of dots per inch in [10, 2400].
+func CheckDPI(dpi float64) error {
+	if dpi == 0 || (dpi >= 10 && dpi <= 2400) {
+		return nil
+	}
+	return fmt.Errorf("--dpi must be in [10, 2400] dots per inch (0: 300), got %g", dpi)
 }

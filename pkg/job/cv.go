@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/plot"
 	"github.com/exageostat/exageostat/pkg/predict"
 	"github.com/exageostat/exageostat/pkg/provenance"
 )
@@ -145,4 +147,33 @@ func writeCVJSON(env Env, cfg config.Predict, res *PredictResult, workers int) e
 		out.Seed = cfg.Seed
 	}
 	return WriteJSON(cfg.JSON, out)
+}
+
+// cvPlots draws, into cfg.Plot, the map of the standardised residuals
+// (e_i / sqrt(v_i)) at the data locations on a diverging colour scale
+// symmetric about 0, and their normal QQ plot; it returns the PNG files.
+func cvPlots(cfg config.Predict, res *PredictResult, coords dataset.Coords) ([]string, error) {
+	pics := pictures{dpi: cfg.DPI, zname: cfg.ZName}
+	what := "leave-one-out"
+	if cfg.Folds > 0 {
+		what = fmt.Sprintf("%d-fold cross-validation", cfg.Folds)
+	}
+	xl, yl := axes(coords)
+	mapBase := filepath.Join(cfg.Plot, "cv_residuals")
+	if err := plot.Map(mapBase, res.X, res.Y, res.Standardized, plot.MapOptions{
+		Title:  fmt.Sprintf("Standardised %s residuals (N=%d)", what, len(res.X)),
+		Label:  pics.label("standardised residual") + ", (z - z_hat)/sd",
+		XLabel: xl, YLabel: yl, Diverging: true, DPI: cfg.DPI,
+	}); err != nil {
+		return nil, fmt.Errorf("cv: --plot: %w", err)
+	}
+	qqBase := filepath.Join(cfg.Plot, "cv_qq")
+	if err := plot.NormalQQ(qqBase, res.Standardized, plot.QQOptions{
+		Title:  fmt.Sprintf("Normal QQ plot, %s (N=%d)", what, len(res.X)),
+		YLabel: pics.label("standardised residual"),
+		DPI:    cfg.DPI,
+	}); err != nil {
+		return nil, fmt.Errorf("cv: --plot: %w", err)
+	}
+	return []string{mapBase + ".png", qqBase + ".png"}, nil
 }

@@ -315,7 +315,8 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve)}
 	var asmt Assessment
 	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
-		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean}
+		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean,
+		pics: pictures{dpi: cfg.DPI, zname: cfg.ZName, units: cfg.Units}}
 	var budget int64
 	fo.After = func(ev *likelihood.Evaluator, theta []float64) error {
 		budget = rt.ReplicaBudget()

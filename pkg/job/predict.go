@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
@@ -28,6 +29,8 @@ type PredictResult struct {
 	// locations, residuals e_i and e_i / sqrt(v_i), in the data's order
 	// (rank 0, cfg.CV).
 	X, Y, Residuals, Standardized []float64
+	// Plots are the PNG files written (cv --plot).
+	Plots []string
 }
 
 // Predict runs `exageostat predict` as cfg says on the ranks of
@@ -50,6 +53,11 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if w.Rank() == 0 {
 		if err := predictOutputs(&cfg).Check(); err != nil {
 			return nil, err
+		}
+		if cfg.Plot != "" {
+			if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
+				return nil, badInput("cv: --plot: %v", err)
+			}
 		}
 	}
 	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
@@ -256,6 +264,11 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		}
 	} else if err := dataset.WriteTable(cfg.Out, hdr, cols); err != nil {
 		return nil, badInput("predict: %v", err)
+	}
+	if cfg.CV && cfg.Plot != "" {
+		if res.Plots, err = cvPlots(cfg, res, obs.Coords); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.CV && cfg.JSON != "" {
 		if err := writeCVJSON(env, cfg, res, workers); err != nil {
