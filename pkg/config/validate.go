@@ -217,6 +217,19 @@ func (f *Fit) Validate() error {
 	if err := CheckDPI(f.DPI); err != nil {
 		return bad("dpi", "%v", err)
 	}
+	if f.CV != "" {
+		if _, err := ParseCV(f.CV); err != nil {
+			return bad("cv", "%v", err)
+		}
+		switch {
+		case f.Data == "":
+			return bad("cv", "--cv needs --data (a CSV with the observations)")
+		case f.CVOut == "":
+			return bad("cv_out", "--cv needs --cv-out FILE (the per-point residuals)")
+		}
+	} else if f.CVOut != "" {
+		return bad("cv_out", "--cv-out needs --cv loo or --cv K")
+	}
 	if f.Grid != "" {
 		if f.Plot == "" {
 			return bad("grid", "--grid needs --plot DIR")
@@ -666,4 +679,17 @@ func CheckDPI(dpi float64) error {
 		return nil
 	}
 	return fmt.Errorf("--dpi must be in [10, 2400] dots per inch (0: 300), got %g", dpi)
+}
+
+// ParseCV returns the number of folds of a cross-validation setting: 0 for
+// "loo" (leave one out), K >= 2 for "K".
+func ParseCV(s string) (int, error) {
+	if s == "loo" {
+		return 0, nil
+	}
+	k, err := strconv.Atoi(s)
+	if err != nil || k < 2 {
+		return 0, fmt.Errorf("--cv must be loo or a number of folds >= 2, got %q", s)
+	}
+	return k, nil
 }

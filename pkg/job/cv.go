@@ -177,3 +177,37 @@ func cvPlots(cfg config.Predict, res *PredictResult, coords dataset.Coords) ([]s
 	}
 	return []string{mapBase + ".png", qqBase + ".png"}, nil
 }
+
+// FitCV cross-validates the data of a fit at its estimate (fit --cv): leave
+// one out, or K-fold, as `exageostat cv` with the fit's theta, kernel,
+// mean, nugget and distance (FitResult.ApplyTo), its tile size, workers,
+// distribution and pictures' settings; it writes cfg.CVOut (and, with
+// --plot, the pictures cv_residuals and cv_qq), sets r.CV and, on rank 0,
+// writes cfg.JSON again with it. Every rank calls it after Fit.
+func FitCV(r *FitResult, cfg config.Fit, env Env) (*PredictResult, error) {
+	folds, err := config.ParseCV(cfg.CV)
+	if err != nil {
+		return nil, badInput("fit: %v", err)
+	}
+	p := config.DefaultPredict()
+	if err := r.ApplyTo(&p, "the fit", func(string) bool { return false }); err != nil {
+		return nil, err
+	}
+	p.Data, p.At, p.Out, p.CV, p.Folds, p.Seed = cfg.Data, cfg.Data, cfg.CVOut, true, folds, cfg.Seed
+	p.NB, p.Workers, p.MemoryLimit = r.NB, cfg.Workers, cfg.MemoryLimit
+	if d := cfg.Phase.Distribution; d == "bc" || d == "1d1d" { // lp and bc-fast need the fit's cluster model: block-cyclic
+		p.Phase = cfg.Phase
+	}
+	p.Plot, p.DPI, p.ZName = cfg.Plot, cfg.DPI, cfg.ZName
+	pr, err := Predict(p, env)
+	if err != nil {
+		return nil, err
+	}
+	r.CV = pr.CV
+	if cfg.JSON != "" && env.comm().Rank() == 0 {
+		if err := WriteJSON(cfg.JSON, r); err != nil {
+			return nil, err
+		}
+	}
+	return pr, nil
+}

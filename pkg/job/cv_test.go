@@ -193,3 +193,102 @@ func TestCVMatchesDense(t *testing.T) {
 		})
 	}
 }
+
+// TestEffectiveRangeWald: the delta-method standard error of the
+// effective range rho = beta c(nu): at nu = 0.5 (fixed) c = ln 20 and
+// sd = ln 20 sqrt((I^-1)_beta,beta); at nu = 0.7 free, with I = [[4, 1],
+// [1, 2]] over (beta, nu) and beta = 0.2, R gives c(0.7) = 3.446877345158799,
+// c'(0.7) = 2.046132905453302 (uniroot, central difference) and
+// sd = sqrt(g^T I^-1 g) = 1.757054547532244. The Wald intervals are
+// estimate -+ 1.959964 sd.
+func TestEffectiveRangeWald(t *testing.T) {
+	cases := []struct {
+		name  string
+		theta []float64
+		a     Assessment
+		want  float64
+	}{
+		{"nu fixed", []float64{1, 0.1, 0.5}, Assessment{FisherOf: []string{"sigma2", "beta"}, Fisher: [][]float64{{2, 0}, {0, 25}}}, math.Log(20) * math.Sqrt(1.0/25)},
+		{"nu free", []float64{1, 0.2, 0.7}, Assessment{FisherOf: []string{"beta", "nu"}, Fisher: [][]float64{{4, 1}, {1, 2}}}, 1.757054547532244},
+	}
+	for _, c := range cases {
+		sd, ok := effectiveRangeSD(c.theta, c.a)
+		if !ok || math.Abs(sd-c.want) > 1e-6*c.want {
+			t.Errorf("%s: sd %.15g (%v), want %.15g", c.name, sd, ok, c.want)
+		}
+		ivs := []Interval{{Param: EffectiveRangeParam, Estimate: 3}, {Param: "beta", Estimate: c.theta[1]}}
+		a := c.a
+		a.StdErr = []float64{0, 0.05, 0}
+		setWald(ivs, []string{"sigma2", "beta", "nu"}, c.theta, a, 0.95)
+		z := 1.959963984540054
+		if len(ivs[0].Wald) != 2 || math.Abs(ivs[0].Wald[0]-(3-z*c.want)) > 1e-6 || math.Abs(ivs[0].Wald[1]-(3+z*c.want)) > 1e-6 ||
+			len(ivs[1].Wald) != 2 || math.Abs(ivs[1].Wald[0]-(c.theta[1]-z*0.05)) > 1e-12 {
+			t.Errorf("%s: Wald intervals %v, %v", c.name, ivs[0].Wald, ivs[1].Wald)
+		}
+	}
+}
+
+// TestFitCV: fit --cv 4 --mean constant cross-validates the data at the
+// fit's estimate: each residual equals dense universal kriging of the
+// point from the other folds at the estimated theta (1e-10), and the JSON
+// holds the summary.
+func TestFitCV(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(21, 22))
+	n := 70
+	x, y, z := make([]float64, n), make([]float64, n), make([]float64, n)
+	var sb strings.Builder
+	sb.WriteString("x,y,z\n")
+	for i := range n {
+		x[i], y[i] = rng.Float64(), rng.Float64()
+		z[i] = 3 + rng.NormFloat64()
+		fmt.Fprintf(&sb, "%v,%v,%v\n", x[i], y[i], z[i])
+	}
+	data := filepath.Join(dir, "d.csv")
+	if err := os.WriteFile(data, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.DefaultFit()
+	cfg.Data, cfg.Checkpoint, cfg.N, cfg.Theta, cfg.Seed, cfg.NB = data, "none", 0, nil, 5, 16
+	cfg.Mean, cfg.Nugget, cfg.CV, cfg.CVOut, cfg.JSON = "constant", 0.05, "4", filepath.Join(dir, "cv.csv"), filepath.Join(dir, "r.json")
+	r, err := Fit(cfg, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FitCV(r, cfg, Env{}); err != nil {
+		t.Fatal(err)
+	}
+	rows := readRows(t, cfg.CVOut)
+	if len(rows) != n+1 || rows[0][7] != "fold" {
+		t.Fatalf("%d rows, header %v", len(rows), rows[0])
+	}
+	th := matern.Theta{Sigma2: r.Theta[0], Beta: r.Theta[1], Nu: r.Theta[2]}
+	design := make([][]float64, n)
+	fold := make([]string, n)
+	for i := range n {
+		design[i], fold[i] = []float64{1}, rows[i+1][7]
+	}
+	var mspe float64
+	for i := range n {
+		var train []int
+		for j := range n {
+			if fold[j] != fold[i] {
+				train = append(train, j)
+			}
+		}
+		zh, _ := denseKrigeOne(matern.Points{X: x, Y: y}, z, design, train, i, th, 0.05)
+		e := z[i] - zh
+		mspe += e * e / float64(n)
+		got, err := strconv.ParseFloat(rows[i+1][5], 64)
+		if err != nil || math.Abs(got-e) > 1e-10*math.Max(1, math.Abs(e)) {
+			t.Fatalf("row %d: residual %v, dense %.15g", i+1, got, e)
+		}
+	}
+	b, err := os.ReadFile(cfg.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.CV == nil || r.CV.Folds != 4 || math.Abs(r.CV.MSPE-mspe) > 1e-10*mspe || !strings.Contains(string(b), `"cross_validation": {`) {
+		t.Errorf("summary %+v (dense MSPE %v); JSON has it: %v", r.CV, mspe, strings.Contains(string(b), "cross_validation"))
+	}
+}

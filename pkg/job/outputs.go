@@ -121,6 +121,7 @@ func fitOutputs(cfg *config.Fit) Outputs {
 			{Flag: "json", Key: "json", Path: cfg.JSON},
 			{Flag: "trace", Key: "trace", Path: cfg.Trace},
 			{Flag: "plot", Key: "plot", Path: cfg.Plot, Dir: true},
+			{Flag: "cv-out", Key: "cv_out", Path: cfg.CVOut},
 			checkpointFile(cfg),
 		},
 		Inputs: []File{
