@@ -191,6 +191,11 @@ standard errors sqrt(diag((X'Sigma^-1 X)^-1)) ("mean_coefficients",
 	f.Float64Var(&cfg.CILevel, "ci-level", cfg.CILevel, "level of --ci")
 	f.StringVar(&cfg.Plot, "plot", "", "write pictures (SVG and PNG) into this directory")
 	f.StringVar(&cfg.Grid, "grid", "", "with --plot: predict on an NxM grid over the data's bounding box for the maps")
+	f.StringVar(&cfg.CV, "cv", "", "cross-validate the data at the estimate after the fit: loo (leave one out) or K (K-fold, split by --seed); needs --cv-out")
+	f.StringVar(&cfg.CVOut, "cv-out", "", "with --cv: the per-point CSV (x,y,z,z_loo,variance,residual,standardized[,fold])")
+	f.Float64Var(&cfg.DPI, "dpi", 0, "with --plot: resolution of the PNG pictures in dots per inch (0: 300)")
+	f.StringVar(&cfg.ZName, "z-name", "", "with --plot: the observed variable's name on the colour bars (default z)")
+	f.StringVar(&cfg.Units, "units", "", "with --plot: the observed variable's units on the colour bars (e.g. mm)")
 	f.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "MPI runs: tile distribution, bc, 1d1d, lp or bc-fast (the last two need --cluster)")
 	f.StringVar(&cfg.Cluster, "cluster", "", "MPI runs: cluster file whose [[group]] tables model the ranks' nodes (for --distribution lp or bc-fast)")
 	f.BoolVar(&cfg.ExcludeCPUOnly, "exclude-cpu-only", false, "MPI runs, lp: keep the nodes without GPUs out of the factorisation")
@@ -303,6 +308,22 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	printComm(os.Stdout, res.Comm)
 	printAssessment(os.Stdout, os.Stderr, res)
 	printRankMemory(os.Stdout, res.Memory)
+	if err == nil && cfg.CV != "" {
+		cr, err := job.FitCV(res, *cfg, env)
+		if err != nil {
+			return err
+		}
+		s := cr.CV
+		what := "leave-one-out"
+		if s.Folds > 0 {
+			what = fmt.Sprintf("%d-fold cross-validation (seed %d)", s.Folds, cfg.Seed)
+		}
+		fmt.Fprintf(os.Stdout, "%s at the estimate over %d observations: MSPE %.6g  mean log score %.6g  95%% interval coverage %.1f%%  (%.3fs) -> %s\n",
+			what, s.N, s.MSPE, s.LogScore, 100*s.Coverage, cr.Seconds, outName(cr.Out))
+		for _, p := range cr.Plots {
+			fmt.Fprintf(os.Stderr, "wrote %s (and .svg)\n", p)
+		}
+	}
 	return err
 }
 
@@ -381,8 +402,12 @@ func printFit(w io.Writer, r *job.FitResult) {
 			}
 			return ""
 		}
-		fmt.Fprintf(w, "%-8s %.0f%% profile interval [%.6g%s, %.6g%s]  (%d constrained fits)\n", iv.Param, 100*r.CILevel,
-			iv.Lower, mark(iv.LowerAtBound), iv.Upper, mark(iv.UpperAtBound), iv.Fits)
+		wald := ""
+		if len(iv.Wald) == 2 {
+			wald = fmt.Sprintf("  Wald [%.6g, %.6g]", iv.Wald[0], iv.Wald[1])
+		}
+		fmt.Fprintf(w, "%-8s %.0f%% profile interval [%.6g%s, %.6g%s]%s  (%d constrained fits)\n", iv.Param, 100*r.CILevel,
+			iv.Lower, mark(iv.LowerAtBound), iv.Upper, mark(iv.UpperAtBound), wald, iv.Fits)
 	}
 	if r.EffectiveRange != nil {
 		fmt.Fprintf(w, "effective range (correlation %g): %.6g\n", matern.EffectiveRangeLevel, *r.EffectiveRange)

@@ -404,6 +404,34 @@ func TestMPISimulatePredict(t *testing.T) {
 	if string(a) != string(b) {
 		t.Errorf("predictions on two ranks differ:\n%s\none rank:\n%s", b, a)
 	}
+	// Cross-validation (leave one out and K-fold, with a mean model) and
+	// conditional draws: the one-rank file on 2 ranks and on 4 (1D-1D).
+	for _, args := range [][]string{
+		{"cv", "--data", one, "--theta", "1,0.1,0.5,0.05", "--mean", "linear"},
+		{"cv", "--data", one, "--theta", "1,0.1,0.5,0.05", "--mean", "constant", "--folds", "5", "--seed", "2"},
+		{"simulate", "--conditional", "--data", one, "--theta", "1,0.1,0.5,0.05", "--at", at, "--draws", "3"},
+	} {
+		args = append(args, "--nb", "250", "--workers", "1")
+		var first []byte
+		for _, c := range []struct {
+			np   int
+			dist []string
+		}{{1, nil}, {2, nil}, {4, []string{"--distribution", "1d1d", "--powers", "1,2,3,4"}}} {
+			out := filepath.Join(dir, fmt.Sprintf("cv%d.csv", c.np))
+			if _, e, code, _ := mpirun(t, c.np, nil, bin, append(append(slices.Clone(args), c.dist...), "--out", out)...); code != 0 {
+				t.Fatalf("%v on %d ranks: exit %d: %s", args, c.np, code, e)
+			}
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = got
+			} else if string(got) != string(first) {
+				t.Errorf("%v on %d ranks %v: the file differs from the one-rank file", args, c.np, c.dist)
+			}
+		}
+	}
 }
 
 // fitReport is the part of fit's JSON result the distributed tests read.

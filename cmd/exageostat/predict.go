@@ -80,7 +80,7 @@ d = x0 - X'Sigma^-1 c.`,
 					return err
 				}
 			}
-			r, err := job.Predict(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet})
+			r, err := job.Predict(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args})
 			if err != nil {
 				return err
 			}
@@ -90,8 +90,15 @@ d = x0 - X'Sigma^-1 c.`,
 				if r.Out == job.StdoutPath {
 					dst = os.Stderr // the CSV is on stdout
 				}
-				fmt.Fprintf(dst, "leave-one-out over %d observations (%s theta=%s): MSPE %.6g  mean log score %.6g  95%% interval coverage %.1f%%  (%.3fs) -> %s\n",
-					s.N, r.Kernel, formatFloats(r.Theta), s.MSPE, s.LogScore, 100*s.Coverage, r.Seconds, outName(r.Out))
+				what := "leave-one-out"
+				if s.Folds > 0 {
+					what = fmt.Sprintf("%d-fold cross-validation (seed %d)", s.Folds, cfg.Seed)
+				}
+				fmt.Fprintf(dst, "%s over %d observations (%s theta=%s): MSPE %.6g  mean log score %.6g  95%% interval coverage %.1f%%  (%.3fs) -> %s\n",
+					what, s.N, r.Kernel, formatFloats(r.Theta), s.MSPE, s.LogScore, 100*s.Coverage, r.Seconds, outName(r.Out))
+				for _, p := range r.Plots {
+					fmt.Fprintf(dst, "  picture: %s\n", p)
+				}
 				return nil
 			}
 			fmt.Fprintf(os.Stderr, "predicted %d locations from %d observations (%s theta=%s) in %.3fs -> %s\n",
@@ -101,7 +108,7 @@ d = x0 - X'Sigma^-1 c.`,
 	}
 	if cv {
 		c.Use = "cv"
-		c.Short = "Leave-one-out cross-validation of the observations at theta"
+		c.Short = "Leave-one-out or K-fold cross-validation of the observations at theta"
 		c.Long = `Leave-one-out cross-validation: every observation of --data predicted from
 all the others at theta (--theta, or --theta-from a fit's JSON), in closed
 form from one Cholesky factor L of Sigma (Dubrule 1983):
@@ -109,12 +116,27 @@ e_i = z_i - E[z_i | z_-i] = (Sigma^-1 z)_i / (Sigma^-1)_ii and
 Var[z_i | z_-i] = 1/(Sigma^-1)_ii, with Sigma^-1's diagonal and Sigma^-1 z
 from V = L^-1 as tile tasks (about the cost of one factorisation).
 
-Writes x,y,z,z_loo,variance,residual,standardized (residual/sqrt(variance))
-in the order of --data, and prints the MSPE, the mean logarithmic score and
-the share of the observations inside their 95 % intervals. Zero mean only
-(a mean model is not supported yet); K-fold cross-validation is not there
-yet either.`
+With a mean model (--mean, or the fit's from --theta-from) each point is
+predicted by universal kriging from the others, the mean's coefficients
+re-estimated by GLS without it: e_i = (P z)_i / P_ii and Var = 1/P_ii with
+P = Sigma^-1 - Sigma^-1 X (X'Sigma^-1 X)^-1 X'Sigma^-1.
+
+--folds K: K-fold cross-validation instead: the observations split at
+random (--seed) into K folds of nearly equal size, each fold kriged at theta
+from the other folds (its own Cholesky factorisation; with a mean model the
+coefficients estimated from the other folds), adding a column fold (1..K).
+
+Writes x,y,z,z_loo (z_cv),variance,residual,standardized
+(residual/sqrt(variance)) in the order of --data, and prints the MSPE, the
+mean logarithmic score and the share of the observations inside their 95 %
+intervals (also written to --json).
+
+--plot DIR draws, in DIR, cv_residuals (the standardised residuals at the
+data locations on a diverging colour scale, blue below 0 and red above,
+symmetric about 0) and cv_qq (their normal QQ plot with the line y = x),
+each as SVG and PNG (--dpi, 300 by default).`
 		c.Example = `  exageostat cv --data data.csv --theta-from result.json --out loo.csv
+  exageostat cv --data data.csv --theta-from result.json --folds 10 --seed 3 --out cv10.csv --json cv10.json
   exageostat cv --data data.csv --theta 1,0.1,0.5,0.01 --out -`
 	}
 	f := c.Flags()
@@ -130,6 +152,13 @@ yet either.`
 	if !cv {
 		f.IntVar(&cfg.Draws, "draws", 0, "also write this many conditional simulations of the field at --at given the data (columns draw_1...; with the nugget unless --variance latent)")
 		f.Uint64Var(&cfg.Seed, "seed", 1, "seed of --draws")
+	} else {
+		f.IntVar(&cfg.Folds, "folds", 0, "K-fold cross-validation with this many folds (0: leave one out)")
+		f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the random split into --folds")
+		f.StringVar(&cfg.JSON, "json", "", "also write the summary (MSPE, mean log score, coverage) as JSON to this file")
+		f.StringVar(&cfg.Plot, "plot", "", "write pictures (SVG and PNG) into this directory: a map of the standardised residuals and their normal QQ plot")
+		f.Float64Var(&cfg.DPI, "dpi", 0, "resolution of the PNG pictures in dots per inch (0: 300)")
+		f.StringVar(&cfg.ZName, "z-name", "", "the observed variable's name on the pictures (default z)")
 	}
 	f.StringVar(&cfg.Variance, "variance", cfg.Variance, "the variance written: observation (of a new observation, nugget included) or latent (of the field, without the nugget)")
 	c.Long += dataColumnsHelp

@@ -14,7 +14,9 @@ import (
 func newSimulateCmd(w comm.Comm) *cobra.Command {
 	cfg := config.DefaultSimulate()
 	var thetaS, powers string
-	var quiet bool
+	var quiet, conditional bool
+	cond := config.DefaultPredict() // --conditional: predict's draws
+	cond.Draws = 1
 	c := &cobra.Command{
 		Use:   "simulate",
 		Short: "Draw a synthetic Gaussian field on ExaGeoStat's jittered grid",
@@ -25,12 +27,31 @@ normal, both from --seed. Writes CSV with the header x,y,z.
 Over MPI (mpirun), the tiles are spread over the ranks as in fit
 (--distribution bc or 1d1d, --p, --q, --powers) and rank 0 writes the file:
 the same bytes on any number of ranks. The need of each rank is checked
-against its memory first (--memory-limit, or what the node has).`,
+against its memory first (--memory-limit, or what the node has).
+
+--conditional: K draws (--draws, from --seed) of the field at the locations
+of --at given the observations of --data, at theta (--theta, or --theta-from
+a fit's JSON): the kriging mean V^T w plus the Cholesky factor of the
+conditional covariance Sigma22 - V^T V times standard normal vectors (V =
+L^-1 Sigma12), as predict --draws computes them: the same file for the same
+seed, x,y,z_hat,variance,draw_1..draw_K in the order of --at. Like the
+unconditional draws (whose nugget is on the diagonal), they are draws of new
+observations, the nugget included; --variance latent draws the field itself
+(no nugget). Zero mean only.`,
 		Example: `  exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
-  mpirun -np 4 exageostat simulate --n 40000 --nb 800 --out big.csv --memory-limit 4GB`,
+  mpirun -np 4 exageostat simulate --n 40000 --nb 800 --out big.csv --memory-limit 4GB
+  exageostat simulate --conditional --data data.csv --theta-from result.json --at grid.csv --draws 10 --seed 3 --out draws.csv`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
+			if conditional {
+				return simulateConditional(c, w, cond, cfg, thetaS, powers, quiet)
+			}
+			for _, name := range []string{"data", "at", "draws", "theta-from", "variance", "distance"} {
+				if c.Flags().Changed(name) {
+					return badInput("simulate: --%s goes with --conditional", name)
+				}
+			}
 			if cfg.Theta, err = parseFloats("theta", thetaS); err != nil {
 				return err
 			}
@@ -60,8 +81,63 @@ against its memory first (--memory-limit, or what the node has).`,
 	f.IntVar(&cfg.NB, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")
+	f.BoolVar(&conditional, "conditional", false, "draw the field at --at given the observations of --data (conditional simulation)")
+	f.StringVar(&cond.Data, "data", "", "--conditional: observed CSV (x,y,z or lon,lat,z)")
+	f.StringVar(&cond.At, "at", "", "--conditional: CSV of the new locations (x,y or lon,lat)")
+	f.IntVar(&cond.Draws, "draws", cond.Draws, "--conditional: number of draws")
+	f.StringVar(&cond.ThetaFrom, "theta-from", "", "--conditional: take theta, kernel, nugget and distance from a fit's --json result")
+	f.StringVar(&cond.Variance, "variance", cond.Variance, "--conditional: observation (draws of new observations, nugget included) or latent (of the field, without the nugget)")
+	f.StringVar(&cond.Distance, "distance", cond.Distance, "--conditional: euclidean, great-circle, or auto")
 	distributionFlags(c, &cfg.Phase, &powers)
 	return c
+}
+
+// simulateConditional runs simulate --conditional: predict's conditional
+// draws (job.Predict with cond.Draws) with simulate's other settings.
+func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg config.Simulate, thetaS, powers string, quiet bool) error {
+	set := c.Flags().Changed
+	switch {
+	case cond.Data == "" || cond.At == "":
+		return badInput("simulate: --conditional needs --data (the observations) and --at (the new locations)")
+	case cfg.Out == "":
+		return badInput("simulate: --conditional needs --out (a CSV, or - for standard output)")
+	case set("n") || set("times"):
+		return badInput("simulate: --n and --times do nothing with --conditional (the locations are those of --at)")
+	case cond.Draws < 1:
+		return badInput("simulate: --conditional needs --draws >= 1, got %d", cond.Draws)
+	case set("theta") == (cond.ThetaFrom != ""):
+		return badInput("simulate: --conditional: give exactly one of --theta and --theta-from")
+	}
+	cond.Out, cond.Seed, cond.Kernel, cond.Nugget = cfg.Out, cfg.Seed, cfg.Kernel, cfg.Nugget
+	cond.NB, cond.Workers, cond.MemoryLimit, cond.Phase = cfg.NB, cfg.Workers, cfg.MemoryLimit, cfg.Phase
+	var err error
+	if cond.ThetaFrom != "" {
+		r, err := job.ReadFitResult(cond.ThetaFrom)
+		if err != nil {
+			return fmt.Errorf("simulate: --theta-from %w", err)
+		}
+		if err := r.ApplyTo(&cond, cond.ThetaFrom, set); err != nil {
+			return err
+		}
+	} else if cond.Theta, err = parseFloats("theta", thetaS); err != nil {
+		return err
+	}
+	if powers != "" {
+		if cond.Powers, err = parseFloats("powers", powers); err != nil {
+			return err
+		}
+	}
+	r, err := job.Predict(cond, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args})
+	if err != nil {
+		return err
+	}
+	which := "new observations (nugget included)"
+	if cond.Variance == config.VarianceLatent {
+		which = "the latent field (no nugget)"
+	}
+	fmt.Fprintf(os.Stderr, "drew %d conditional simulations of %s at %d locations given %d observations (%s theta=%s, seed %d) in %.3fs -> %s\n",
+		cond.Draws, which, r.Predicted, r.Observed, r.Kernel, formatFloats(r.Theta), cond.Seed, r.Seconds, outName(r.Out))
+	return nil
 }
 
 // distributionFlags adds the flags of the tiles' distribution over MPI

@@ -53,6 +53,11 @@ type Fit struct {
 	CILevel     float64   `toml:"ci_level"`     // their level (0.95)
 	Plot        string    `toml:"plot"`         // directory for pictures
 	Grid        string    `toml:"grid"`         // NxM prediction grid for the maps
+	DPI         float64   `toml:"dpi"`          // resolution of the PNG pictures (0: 300)
+	CV          string    `toml:"cv"`           // cross-validation at the estimate: "loo" or a number of folds ("": none)
+	CVOut       string    `toml:"cv_out"`       // its per-point CSV
+	ZName       string    `toml:"z_name"`       // the observed variable's name on the pictures ("" : z)
+	Units       string    `toml:"units"`        // its units, written beside the name
 	Solve       string    `toml:"solve"`        // MPI runs: chained | per-rank | move-tiles
 	MemoryLimit string    `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
 	// Checkpoint is the file the fit rewrites (atomically) after every
@@ -304,7 +309,7 @@ func negativeUnsigned(t reflect.Type, raw map[string]any, prefix string) (string
 // configuration. A relative path given in a configuration file is taken
 // from the file's directory (LoadKeys); one given by a flag stays relative
 // to the working directory.
-var PathKeys = []string{"data", "locations", "observations", "json", "trace", "plot", "cluster",
+var PathKeys = []string{"data", "locations", "observations", "json", "trace", "plot", "cluster", "cv_out",
 	"at", "out", "theta_from", "checkpoint", "resume", "svg"}
 
 // resolvePaths joins dir before the relative paths that keys (the ones

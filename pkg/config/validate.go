@@ -253,6 +253,22 @@ func (f *Fit) Validate() error {
 			return bad("true_theta", "%v", err)
 		}
 	}
+	if err := CheckDPI(f.DPI); err != nil {
+		return bad("dpi", "%v", err)
+	}
+	if f.CV != "" {
+		if _, err := ParseCV(f.CV); err != nil {
+			return bad("cv", "%v", err)
+		}
+		switch {
+		case f.Data == "":
+			return bad("cv", "--cv needs --data (a CSV with the observations)")
+		case f.CVOut == "":
+			return bad("cv_out", "--cv needs --cv-out FILE (the per-point residuals)")
+		}
+	} else if f.CVOut != "" {
+		return bad("cv_out", "--cv-out needs --cv loo or --cv K")
+	}
 	if f.Grid != "" {
 		if f.Plot == "" {
 			return bad("grid", "--grid needs --plot DIR")
@@ -588,6 +604,20 @@ type Predict struct {
 	// CV makes predict cross-validate the observations of Data (leave one
 	// out) instead of predicting at At (the command cv).
 	CV bool `toml:"-"`
+	// Folds > 1 makes the cross-validation K-fold instead of leave one
+	// out: the observations split at random (seeded by Seed) into Folds
+	// groups of nearly equal size, each kriged from the others at Theta.
+	Folds int `toml:"folds"`
+	// JSON, when set, is where cv writes its summary.
+	JSON string `toml:"json"`
+	// Plot, when set, is the directory where cv writes its pictures (a
+	// map of the standardised residuals and their normal QQ plot), at DPI
+	// dots per inch (0: 300), the observed variable named ZName ("z" if
+	// empty) in Units.
+	Plot  string  `toml:"plot"`
+	DPI   float64 `toml:"dpi"`
+	ZName string  `toml:"z_name"`
+	Units string  `toml:"units"`
 	// Draws > 0 makes predict also write that many conditional
 	// simulations of the field at At given the data (columns draw_1...),
 	// seeded by Seed.
@@ -667,8 +697,19 @@ func (p *Predict) Validate() error {
 		return bad("draws", "--draws must be in [0, 100000], got %d", p.Draws)
 	case p.Draws > 0 && p.CV:
 		return bad("draws", "--draws goes with predict, not cv")
+	case p.Folds < 0 || p.Folds == 1:
+		return bad("folds", "--folds must be 0 (leave one out) or at least 2, got %d", p.Folds)
+	case p.CV && p.Variance == VarianceLatent:
+		return bad("variance", "cv compares predictions with observations: --variance latent goes with predict")
+	case p.Folds > 0 && !p.CV:
+		return bad("folds", "--folds goes with cv, not predict")
 	case p.Variance != "" && p.Variance != VarianceObservation && p.Variance != VarianceLatent:
 		return bad("variance", "--variance must be observation or latent, got %q", p.Variance)
+	case p.Plot != "" && !p.CV:
+		return bad("plot", "--plot goes with cv, not predict")
+	}
+	if err := CheckDPI(p.DPI); err != nil {
+		return bad("dpi", "%v", err)
 	}
 	if _, err := MemoryLimitBytes(p.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
@@ -677,4 +718,26 @@ func (p *Predict) Validate() error {
 		return bad("out", "%v", err)
 	}
 	return nil
+}
+
+// CheckDPI checks a resolution of the PNG pictures: 0 (the default, 300)
+// or a finite number of dots per inch in [10, 2400].
+func CheckDPI(dpi float64) error {
+	if dpi == 0 || (dpi >= 10 && dpi <= 2400) {
+		return nil
+	}
+	return fmt.Errorf("--dpi must be in [10, 2400] dots per inch (0: 300), got %g", dpi)
+}
+
+// ParseCV returns the number of folds of a cross-validation setting: 0 for
+// "loo" (leave one out), K >= 2 for "K".
+func ParseCV(s string) (int, error) {
+	if s == "loo" {
+		return 0, nil
+	}
+	k, err := strconv.Atoi(s)
+	if err != nil || k < 2 {
+		return 0, fmt.Errorf("--cv must be loo or a number of folds >= 2, got %q", s)
+	}
+	return k, nil
 }

@@ -47,6 +47,40 @@ type assessOptions struct {
 	seed      uint64
 	write     bool   // this rank writes files (rank 0); the others only take part in the task graphs
 	mean      string // the mean model (its covariates at new locations: dataset.Design)
+	pics      pictures
+}
+
+// pictures are the settings of the pictures a command writes: the PNG's
+// resolution (0: plot.DPI), the observed variable's name ("" : z) and its
+// units.
+type pictures struct {
+	dpi          float64
+	zname, units string
+}
+
+// label returns what, the variable's name and its units: "rain (mm)",
+// "kriging prediction of rain (mm)".
+func (p pictures) label(what string) string {
+	s := p.zname
+	if s == "" {
+		s = "z"
+	}
+	if what != "" {
+		s = what + " of " + s
+	}
+	if p.units != "" {
+		s += " (" + p.units + ")"
+	}
+	return s
+}
+
+// axes returns the names of the map axes: x and y, or longitude and
+// latitude in degrees.
+func axes(c dataset.Coords) (x, y string) {
+	if c == dataset.Geographic {
+		return "longitude (degrees)", "latitude (degrees)"
+	}
+	return "x", "y"
 }
 
 // krigeAt predicts at the locations of d (simple kriging, or universal
@@ -145,10 +179,8 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	if err != nil {
 		return err
 	}
-	xl, yl := "x", "y"
-	if o.train.Coords == dataset.Geographic {
-		xl, yl = "longitude (degrees)", "latitude (degrees)"
-	}
+	xl, yl := axes(o.train.Coords)
+	dpi := o.pics.dpi
 	add := func(name string) { out.Plots = append(out.Plots, filepath.Join(dir, name+".png")) }
 	h, g, counts := plot.EmpiricalSemivariogram(points(o.train), o.metric, o.train.Obs, 25, 2_000_000, o.seed)
 	tau2 := p.Tau2(theta)
@@ -167,11 +199,11 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	}
 	title := fmt.Sprintf("Fitted %s: %s", p.Model, strings.Join(est, " "))
 	if p.Model == likelihood.AnisoMatern {
-		if err := anisoSemivariogram(filepath.Join(dir, "semivariogram"), o, theta, tau2, unit); err != nil {
+		if err := anisoSemivariogram(filepath.Join(dir, "semivariogram"), o, theta, tau2, unit, dpi); err != nil {
 			return err
 		}
 	} else if err := plot.SemivariogramWith(filepath.Join(dir, "semivariogram"), h, g, func(r float64) float64 { return c0 - k.Cov(r) },
-		plot.SemivariogramOptions{Title: title, XLabel: unit, Counts: counts}); err != nil {
+		plot.SemivariogramOptions{Title: title, XLabel: unit, Counts: counts, DPI: dpi}); err != nil {
 		return err
 	}
 	add("semivariogram")
@@ -192,14 +224,14 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 		}
 	}
 	if err := plot.Map(filepath.Join(dir, "observations"), o.train.X, o.train.Y, o.train.Obs,
-		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: "z", XLabel: xl, YLabel: yl, Min: lo, Max: hi}); err != nil {
+		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: o.pics.label(""), XLabel: xl, YLabel: yl, Min: lo, Max: hi, DPI: dpi}); err != nil {
 		return err
 	}
 	add("observations")
 	if grid != nil {
 		if err := plot.Grid(filepath.Join(dir, "prediction"), o.gridX, o.gridY, minx, maxx, miny, maxy, grid.Z,
 			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction (%dx%d grid, inside the data's hull; dots: data)", o.gridX, o.gridY),
-				Label: "z_hat", XLabel: xl, YLabel: yl, Min: lo, Max: hi, PointsX: o.train.X, PointsY: o.train.Y}); err != nil {
+				Label: o.pics.label("kriging prediction"), XLabel: xl, YLabel: yl, Min: lo, Max: hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
 			return err
 		}
 		add("prediction")
@@ -208,19 +240,19 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 			which = "of a new observation (no nugget)"
 		}
 		if err := plot.Grid(filepath.Join(dir, "prediction_sd"), o.gridX, o.gridY, minx, maxx, miny, maxy, sqrtAll(grid.Var),
-			plot.MapOptions{Title: "Prediction standard deviation " + which, Label: "sd", XLabel: xl, YLabel: yl,
-				PointsX: o.train.X, PointsY: o.train.Y}); err != nil {
+			plot.MapOptions{Title: "Prediction standard deviation " + which, Label: o.pics.label("sd of a new observation"), XLabel: xl, YLabel: yl,
+				PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
 			return err
 		}
 		add("prediction_sd")
 	} else if zhat != nil {
 		if err := plot.Map(filepath.Join(dir, "prediction"), o.test.X, o.test.Y, zhat,
-			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction at %d held-out locations", o.test.Len()), Label: "z_hat", XLabel: xl, YLabel: yl}); err != nil {
+			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction at %d held-out locations", o.test.Len()), Label: o.pics.label("kriging prediction"), XLabel: xl, YLabel: yl, DPI: dpi}); err != nil {
 			return err
 		}
 		add("prediction")
 		if err := plot.Map(filepath.Join(dir, "prediction_sd"), o.test.X, o.test.Y, sqrtAll(pvar),
-			plot.MapOptions{Title: "Prediction standard deviation (held-out locations)", Label: "sd", XLabel: xl, YLabel: yl}); err != nil {
+			plot.MapOptions{Title: "Prediction standard deviation of a new observation (held-out locations)", Label: o.pics.label("sd of a new observation"), XLabel: xl, YLabel: yl, DPI: dpi}); err != nil {
 			return err
 		}
 		add("prediction_sd")
@@ -252,7 +284,7 @@ func bbox(d *dataset.Data) (minx, maxx, miny, maxy float64) {
 // each with the fitted model in its direction, sigma2 + tau2 - C(r cos phi,
 // r sin phi). The title gives the estimates (the angle in radians and
 // degrees) and says what the points and lines are.
-func anisoSemivariogram(base string, o assessOptions, theta []float64, tau2 float64, unit string) error {
+func anisoSemivariogram(base string, o assessOptions, theta []float64, tau2 float64, unit string, dpi float64) error {
 	a, err := matern.NewAnisoTheta(theta[:5])
 	if err != nil {
 		return err
@@ -274,5 +306,5 @@ func anisoSemivariogram(base string, o assessOptions, theta []float64, tau2 floa
 	}
 	title := fmt.Sprintf("Fitted aniso-matern: sigma2=%.3g beta=%.3g nu=%.3g nugget=%.3g\nangle=%.3g rad (%.0f°) ratio=%.3g; points: empirical (pairs), lines: model",
 		a.Sigma2, a.Beta, a.Nu, tau2, a.Angle, deg(a.Angle), a.Ratio)
-	return plot.SemivariogramDirections(base, series, plot.SemivariogramOptions{Title: title, XLabel: unit})
+	return plot.SemivariogramDirections(base, series, plot.SemivariogramOptions{Title: title, XLabel: unit, DPI: dpi})
 }

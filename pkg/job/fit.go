@@ -90,6 +90,8 @@ type FitResult struct {
 	// to 0.05 (matern.EffectiveRange; Matérn and powered exponential), in
 	// the distance's units (km for great-circle distances).
 	EffectiveRange *float64 `json:"effective_range,omitempty"`
+	// CV is the cross-validation at the estimate (--cv; FitCV).
+	CV *CVSummary `json:"cross_validation,omitempty"`
 	// Run says what the run was: version, command line, inputs and their
 	// SHA-256, CPU, host, ranks, workers, date (rank 0).
 	Run *provenance.Run `json:"run,omitempty"`
@@ -244,7 +246,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 			nfree++
 		}
 	}
-	stderr := cfg.StdErr || cfg.Holdout > 0
+	stderr := cfg.StdErr || cfg.Holdout > 0 || cfg.CI == "profile" // Wald intervals beside the profile ones
 	need, what := fitNeed(n, lo, w.Size(), fitExtras{stderr: stderr && nfree > 0, free: nfree, holdout: len(held),
 		mloe: cfg.TrueTheta != nil, grid: gridX * gridY})
 	addTo(need, graphNeed(scales[0].g, n, nb, lo.Owner, w.Size()))
@@ -319,7 +321,8 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &ov}
 	var asmt Assessment
 	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
-		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean}
+		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean,
+		pics: pictures{dpi: cfg.DPI, zname: cfg.ZName, units: cfg.Units}}
 	var budget int64
 	fo.After = func(ev *likelihood.Evaluator, theta []float64) error {
 		budget = rt.ReplicaBudget()
@@ -384,6 +387,14 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		if out.Intervals, err = profileIntervals(d, fo, names, res.Theta, res.LogLik, cfg.CILevel); err != nil {
 			return nil, err
 		}
+		if model == likelihood.Matern && fo.Opt.Lower[1] < fo.Opt.Upper[1] { // beta free: the effective range's interval
+			iv, err := effectiveRangeInterval(d, fo, res.Theta, res.LogLik, cfg.CILevel)
+			if err != nil {
+				return nil, err
+			}
+			out.Intervals = append(out.Intervals, *iv)
+		}
+		setWald(out.Intervals, names, res.Theta, out.Assessment, cfg.CILevel)
 		out.CILevel = cfg.CILevel
 	}
 	flagFit(out, d.Obs, cfg.MaxEvals) // estimates at a bound, not converged, constant data, start moved

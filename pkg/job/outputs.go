@@ -121,6 +121,7 @@ func fitOutputs(cfg *config.Fit) Outputs {
 			{Flag: "json", Key: "json", Path: cfg.JSON},
 			{Flag: "trace", Key: "trace", Path: cfg.Trace},
 			{Flag: "plot", Key: "plot", Path: cfg.Plot, Dir: true},
+			{Flag: "cv-out", Key: "cv_out", Path: cfg.CVOut},
 			checkpointFile(cfg),
 		},
 		Inputs: []File{
@@ -138,7 +139,7 @@ func fitOutputs(cfg *config.Fit) Outputs {
 func predictOutputs(cfg *config.Predict) Outputs {
 	return Outputs{
 		Cmd:     "predict",
-		Outputs: []File{{Flag: "out", Path: cfg.Out}},
+		Outputs: []File{{Flag: "out", Path: cfg.Out}, {Flag: "json", Path: cfg.JSON}, {Flag: "plot", Path: cfg.Plot, Dir: true}},
 		Inputs:  []File{{Flag: "data", Path: cfg.Data}, {Flag: "at", Path: cfg.At}, {Flag: "theta-from", Path: cfg.ThetaFrom}},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
@@ -22,8 +23,14 @@ type PredictResult struct {
 	Seconds      float64 // wall time of the prediction's task graphs
 	Ranks        int
 	Distribution string // the tiles' distribution over the ranks ("" on one rank)
-	// CV scores leave-one-out cross-validation (cfg.CV).
+	// CV scores the cross-validation (cfg.CV).
 	CV *CVSummary
+	// X, Y, Residuals and Standardized are the cross-validation's
+	// locations, residuals e_i and e_i / sqrt(v_i), in the data's order
+	// (rank 0, cfg.CV).
+	X, Y, Residuals, Standardized []float64
+	// Plots are the PNG files written (cv --plot).
+	Plots []string
 }
 
 // Predict runs `exageostat predict` as cfg says on the ranks of
@@ -46,6 +53,11 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if w.Rank() == 0 {
 		if err := predictOutputs(&cfg).Check(); err != nil {
 			return nil, err
+		}
+		if cfg.Plot != "" {
+			if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
+				return nil, badInput("cv: --plot: %v", err)
+			}
 		}
 	}
 	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
@@ -138,23 +150,46 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, err
 	}
 	defer rt.Close()
-	perm := dataset.MortonOrder(obs)
-	sorted := dataset.Permute(obs, perm)
-	_, x, err := dataset.Design(sorted, cfg.Mean)
-	if err != nil {
-		return nil, badInput("%s: %v", cfg.Data, err)
+	// newEval returns an evaluator of the observations d, their points in
+	// Morton order (perm: point k is row perm[k] of d).
+	newEval := func(d *dataset.Data) (*likelihood.Evaluator, []int, error) {
+		perm := dataset.MortonOrder(d)
+		sorted := dataset.Permute(d, perm)
+		_, x, err := dataset.Design(sorted, cfg.Mean)
+		if err != nil {
+			return nil, nil, badInput("%s: %v", cfg.Data, err)
+		}
+		pts, z := problemData(sorted, model)
+		ev, err := likelihood.NewWith(likelihood.Problem{Points: pts, Metric: metric, Obs: z,
+			Model: model, Nugget: cfg.Nugget, Covariates: x}, rt, o)
+		return ev, perm, err
 	}
-	pts, z := problemData(sorted, model)
-	ev, err := likelihood.NewWith(likelihood.Problem{Points: pts, Metric: metric, Obs: z,
-		Model: model, Nugget: cfg.Nugget, Covariates: x}, rt, o)
-	if err != nil {
-		return nil, err
+	tau2 := likelihood.Problem{Model: model, Nugget: cfg.Nugget}.Tau2(cfg.Theta)
+	var ev *likelihood.Evaluator
+	var perm []int
+	if cfg.Folds == 0 { // K-fold builds one evaluator per fold
+		if ev, perm, err = newEval(obs); err != nil {
+			return nil, err
+		}
+		defer ev.Release()
 	}
-	defer ev.Release()
 	var r *predict.Result
 	var resid []float64
 	var draws [][]float64
+	var fold []int
 	switch {
+	case cfg.CV && cfg.Folds > 0:
+		if model == likelihood.BivariateMatern {
+			return nil, badInput("cv: --folds: not for the bivariate model yet")
+		}
+		if cfg.Folds > obs.Len() {
+			return nil, badInput("cv: --folds %d is more than the %d observations of %s", cfg.Folds, obs.Len(), cfg.Data)
+		}
+		fold = foldsOf(obs.Len(), cfg.Folds, cfg.Seed)
+		r, resid, res.CV, err = kFold(func(d *dataset.Data) (*likelihood.Evaluator, error) {
+			ev, _, err := newEval(d)
+			return ev, err
+		}, cfg.Theta, obs, fold, cfg.Folds, cfg.Mean)
 	case cfg.CV:
 		r, resid, res.CV, err = leaveOneOut(ev, cfg.Theta, obs, perm)
 	case cfg.Draws > 0:
@@ -185,7 +220,6 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if cfg.Variance == config.VarianceLatent && cfg.Draws == 0 { // the draws' variance is already the chosen one
 		// The field's own variance: the new observation's without the
 		// nugget tau2 (its measurement error), clamped at 0 like it.
-		tau2 := ev.Problem().Tau2(cfg.Theta)
 		for i := range r.Var {
 			r.Var[i] = math.Max(r.Var[i]-tau2, 0)
 		}
@@ -208,6 +242,15 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		}
 		hdr = []string{hdr[0], hdr[1], "z", "z_loo", "variance", "residual", "standardized"}
 		cols = [][]float64{obs.X, obs.Y, obs.Obs, r.Z, r.Var, resid, std}
+		if fold != nil {
+			hdr[3] = "z_cv"
+			f := make([]float64, len(fold))
+			for i, g := range fold {
+				f[i] = float64(g + 1)
+			}
+			hdr, cols = append(hdr, "fold"), append(cols, f)
+		}
+		res.Residuals, res.Standardized, res.X, res.Y = resid, std, obs.X, obs.Y
 	}
 	for i, d := range draws {
 		hdr, cols = append(hdr, fmt.Sprintf("draw_%d", i+1)), append(cols, d)
@@ -219,10 +262,18 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		if err := dataset.WriteTableTo(env.stdout(), hdr, cols); err != nil {
 			return nil, fmt.Errorf("predict: standard output: %w", err)
 		}
-		return res, nil
-	}
-	if err := dataset.WriteTable(cfg.Out, hdr, cols); err != nil {
+	} else if err := dataset.WriteTable(cfg.Out, hdr, cols); err != nil {
 		return nil, badInput("predict: %v", err)
+	}
+	if cfg.CV && cfg.Plot != "" {
+		if res.Plots, err = cvPlots(cfg, res, obs.Coords); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.CV && cfg.JSON != "" {
+		if err := writeCVJSON(env, cfg, res, workers); err != nil {
+			return nil, badInput("cv: --json: %v", err)
+		}
 	}
 	return res, nil
 }

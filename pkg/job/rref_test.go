@@ -220,9 +220,11 @@ func TestCVFileOrder(t *testing.T) {
 
 // TestProfileIntervalsAgainstR: fit --ci profile on 200 simulated points
 // (zero mean, no nugget; sigma2, beta, nu free) gives each end of the 95 %
-// profile-likelihood intervals within 1e-3 (relative) of a dense R
-// computation (testdata/r/profile_ci.R: optim over the other parameters
-// from three starts, uniroot on the profile).
+// profile-likelihood intervals, of the parameters and of the effective
+// range beta c(nu), within 1e-3 (relative) of a dense R computation
+// (testdata/r/profile_ci.R: optim over the other parameters from three
+// starts, uniroot on the profile), and Wald intervals about the
+// estimates.
 func TestProfileIntervalsAgainstR(t *testing.T) {
 	rows := readRows(t, "../../testdata/r/profile_ci.csv")
 	num := func(s string) float64 {
@@ -239,7 +241,7 @@ func TestProfileIntervalsAgainstR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Intervals) != 3 || len(rows) != 4 {
+	if len(r.Intervals) != 4 || len(rows) != 5 {
 		t.Fatalf("%d intervals, %d reference rows", len(r.Intervals), len(rows)-1)
 	}
 	for k, row := range rows[1:] {
@@ -248,5 +250,9 @@ func TestProfileIntervalsAgainstR(t *testing.T) {
 		if iv.Param != row[0] || math.Abs(iv.Lower-lo) > 1e-3*lo || math.Abs(iv.Upper-hi) > 1e-3*hi || iv.LowerAtBound || iv.UpperAtBound {
 			t.Errorf("%s: [%.6g, %.6g], R [%.6g, %.6g]", iv.Param, iv.Lower, iv.Upper, lo, hi)
 		}
+		if est := num(row[1]); math.Abs(iv.Estimate-est) > 1e-3*est || len(iv.Wald) != 2 || !(iv.Wald[0] < iv.Estimate && iv.Estimate < iv.Wald[1]) {
+			t.Errorf("%s: estimate %.6g (R %.6g), Wald %v", iv.Param, iv.Estimate, est, iv.Wald)
+		}
+		t.Logf("%s: [%.8g, %.8g], R [%.8g, %.8g]; Wald %.6g", iv.Param, iv.Lower, iv.Upper, lo, hi, iv.Wald)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestBarsFiles: Bars writes an SVG and a PNG of 975 x 750 pixels whose
+// TestBarsFiles: Bars writes an SVG and a PNG of 1950 x 1500 pixels (6.5 x 5 inches at 300 dpi) whose
 // SVG holds each bar's name and note; bad input writes nothing.
 func TestBarsFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -19,7 +19,7 @@ func TestBarsFiles(t *testing.T) {
 		BarsOptions{Title: "ablation", YLabel: "seconds", Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, dir, "fig", 975, 750)
+	checkFiles(t, dir, "fig", 1950, 1500)
 	svg, _ := os.ReadFile(filepath.Join(dir, "fig.svg"))
 	for _, s := range append(append([]string{"ablation", "seconds"}, names...), notes...) {
 		if !bytes.Contains(svg, []byte(s)) {

@@ -37,19 +37,69 @@ func viridis(t float64) color.NRGBA {
 	return color.NRGBA{R: ch(0), G: ch(1), B: ch(2), A: 255}
 }
 
+// diverging returns the colour of t in [0, 1] (clamped; NaN counts as 0)
+// on a diverging map: the linear interpolation, in sRGB, of five colours
+// of ColorBrewer's RdBu scheme, from dark blue (0) through white (1/2) to
+// dark red (1).
+func diverging(t float64) color.NRGBA {
+	anchors := [...][3]float64{
+		{33, 102, 172},  // #2166ac
+		{103, 169, 207}, // #67a9cf
+		{247, 247, 247}, // #f7f7f7
+		{239, 138, 98},  // #ef8a62
+		{178, 24, 43},   // #b2182b
+	}
+	if !(t > 0) {
+		t = 0
+	}
+	t = min(t, 1) * float64(len(anchors)-1)
+	k := min(int(t), len(anchors)-2)
+	f := t - float64(k)
+	a, b := anchors[k], anchors[k+1]
+	ch := func(c int) uint8 { return uint8(math.Round(a[c] + (b[c]-a[c])*f)) }
+	return color.NRGBA{R: ch(0), G: ch(1), B: ch(2), A: 255}
+}
+
 // nanColor is the colour of the points of Map whose value is NaN.
 func nanColor() color.Color { return color.Gray{Y: 160} }
 
-// scale maps values in [lo, hi] (lo < hi) to colours.
-type scale struct{ lo, hi float64 }
+// scale maps values in [lo, hi] (lo < hi) to colours: viridis, or
+// diverging when div is set.
+type scale struct {
+	lo, hi float64
+	div    bool
+}
+
+// color returns the colour of the fraction t of the range.
+func (s scale) color(t float64) color.NRGBA {
+	if s.div {
+		return diverging(t)
+	}
+	return viridis(t)
+}
 
 // newScale returns the scale of opts.Min and opts.Max if they are finite
 // with Min < Max, otherwise that of the range of the finite values of v:
 // widened by 1% of |v| (or to [-1, 1] around 0) if they are all equal,
-// [0, 1] if there are none.
+// [0, 1] if there are none. With opts.Diverging the range found is made
+// symmetric about 0, [-m, m] with m the largest |v| (1 if all are 0).
 func newScale(v []float64, opts MapOptions) scale {
+	s := newRange(v, opts)
+	s.div = opts.Diverging
+	if s.div && !(finite(opts.Min) && finite(opts.Max) && opts.Min < opts.Max) {
+		m := max(math.Abs(s.lo), math.Abs(s.hi))
+		if m == 0 {
+			m = 1
+		}
+		s.lo, s.hi = -m, m
+	}
+	return s
+}
+
+// newRange is newScale's range before the diverging map's symmetry.
+func newRange(v []float64, opts MapOptions) scale {
 	if finite(opts.Min) && finite(opts.Max) && opts.Min < opts.Max {
-		return scale{opts.Min, opts.Max}
+		return scale{lo: opts.Min, hi: opts.Max}
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range v {
@@ -60,15 +110,15 @@ func newScale(v []float64, opts MapOptions) scale {
 	}
 	switch {
 	case lo > hi:
-		return scale{0, 1}
+		return scale{lo: 0, hi: 1}
 	case lo == hi:
 		d := 0.01 * math.Abs(lo)
 		if d == 0 {
 			d = 1
 		}
-		return scale{lo - d, hi + d}
+		return scale{lo: lo - d, hi: hi + d}
 	}
-	return scale{lo, hi}
+	return scale{lo: lo, hi: hi}
 }
 
 // at returns the colour of v, values out of [lo, hi] (infinities
@@ -77,7 +127,7 @@ func (s scale) at(v float64) (c color.NRGBA, ok bool) {
 	if math.IsNaN(v) {
 		return color.NRGBA{}, false
 	}
-	return viridis((v - s.lo) / (s.hi - s.lo)), true
+	return s.color((v - s.lo) / (s.hi - s.lo)), true
 }
 
 // Layout of the colour bar, right of the plot's data area.
@@ -145,7 +195,7 @@ func colorFigure(dc draw.Canvas, p *gplot.Plot, sc scale, label string, equal bo
 	const n = 256
 	img := image.NewNRGBA(image.Rect(0, 0, 1, n))
 	for k := range n {
-		img.SetNRGBA(0, n-1-k, viridis((float64(k)+0.5)/n))
+		img.SetNRGBA(0, n-1-k, sc.color((float64(k)+0.5)/n))
 	}
 	dc.DrawImage(bar, img)
 	frame := draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)}

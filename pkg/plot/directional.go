@@ -147,7 +147,7 @@ func SemivariogramDirections(base string, series []SemivariogramSeries, opts Sem
 		hmax = 1
 	}
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
-	return save(base, semivarWidth, semivarHeight, func(dc draw.Canvas) error {
+	return saveDPI(base, semivarWidth, semivarHeight, opts.DPI, func(dc draw.Canvas) error {
 		xl := opts.XLabel
 		if xl == "" {
 			xl = "distance"

@@ -80,7 +80,7 @@ func spanOf(v []float64) float64 {
 }
 
 // TestSemivariogramDirectionsFiles: the directional figure is written
-// (900 x 675 PNG, SVG with the legend's texts), and refused for bad
+// (1800 x 1350 PNG at 300 dpi, SVG with the legend's texts), and refused for bad
 // series.
 func TestSemivariogramDirectionsFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -93,7 +93,7 @@ func TestSemivariogramDirectionsFiles(t *testing.T) {
 	if err := SemivariogramDirections(filepath.Join(dir, "sv"), series, SemivariogramOptions{Title: "t", XLabel: "distance (m)"}); err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, dir, "sv", 900, 675)
+	checkFiles(t, dir, "sv", 1800, 1350)
 	b, err := os.ReadFile(filepath.Join(dir, "sv.svg"))
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,12 @@ type MapOptions struct {
 	// PointsX and PointsY (Grid only), if not empty, are locations drawn
 	// over the map as small black dots: the data a prediction comes from.
 	PointsX, PointsY []float64
+	// Diverging colours the values on a diverging map (blue, white at 0,
+	// red) whose range, unless Min and Max fix it, is symmetric about 0:
+	// [-m, m] with m the largest |value|.
+	Diverging bool
+	// DPI is the PNG's resolution in dots per inch; 0 means DPI.
+	DPI float64
 }
 
 // labels returns the axis names, "x" and "y" by default.
@@ -62,7 +68,7 @@ func (o MapOptions) labels() (x, y string) {
 
 // Map draws the locations (x[i], y[i]) as dots coloured by v[i] (NaN
 // values in grey), with a colour bar of the value range labelled
-// opts.Label, into base.svg and base.png (975 x 750 pixels; see the
+// opts.Label, into base.svg and base.png (1950 x 1500 pixels at the default DPI; see the
 // package documentation). The dots shrink as their number grows, from a
 // radius of 3.5 points to 1.
 //
@@ -93,7 +99,7 @@ func Map(base string, x, y, v []float64, opts MapOptions) error {
 	r := min(max(0.4*math.Sqrt(4.4*3.9*72*72/float64(len(idx))), 1), 3.5)
 	radius := vg.Points(r)
 	xl, yl := opts.labels()
-	return save(base, mapWidth, mapHeight, func(dc draw.Canvas) error {
+	return saveDPI(base, mapWidth, mapHeight, opts.DPI, func(dc draw.Canvas) error {
 		p := newPlot(opts.Title, xl, yl)
 		s, err := plotter.NewScatter(pts)
 		if err != nil {
@@ -146,8 +152,8 @@ func sample(n, limit int) []int {
 // i] is the value of the cell centred at the point (x_i, y_j) of
 // GridPoints, and each value fills its cell, of size (x1-x0)/nx by
 // (y1-y0)/ny. NaN values leave their cell blank. A colour bar labelled
-// opts.Label shows the colour range. It writes base.svg and base.png (975
-// x 750 pixels; see the package documentation); the cells are a raster
+// opts.Label shows the colour range. It writes base.svg and base.png (1950
+// x 1500 pixels at the default DPI; see the package documentation); the cells are a raster
 // image in both.
 //
 // It returns an error if nx or ny is below 1, if len(v) is not nx*ny, if
@@ -183,7 +189,7 @@ func Grid(base string, nx, ny int, x0, x1, y0, y1 float64, v []float64, opts Map
 		}
 	}
 	xl, yl := opts.labels()
-	return save(base, mapWidth, mapHeight, func(dc draw.Canvas) error {
+	return saveDPI(base, mapWidth, mapHeight, opts.DPI, func(dc draw.Canvas) error {
 		p := newPlot(opts.Title, xl, yl)
 		p.X.Padding, p.Y.Padding = 0, 0
 		p.Add(plotter.NewImage(img, x0, y0, x1, y1))

@@ -326,12 +326,12 @@ func TestSemivariogramFiles(t *testing.T) {
 	if err := Semivariogram(filepath.Join(dir, "sv"), h, g, model, "semivariogram"); err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, dir, "sv", 900, 675)
+	checkFiles(t, dir, "sv", 1800, 1350)
 	// Overwriting, with the extension given and without a model.
 	if err := Semivariogram(filepath.Join(dir, "sv.png"), h, g, nil, ""); err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, dir, "sv", 900, 675)
+	checkFiles(t, dir, "sv", 1800, 1350)
 
 	empty := t.TempDir()
 	for name, err := range map[string]error{
@@ -356,7 +356,7 @@ func TestMapFiles(t *testing.T) {
 	if err := Map(filepath.Join(dir, "map"), x, y, v, opts); err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, dir, "map", 975, 750)
+	checkFiles(t, dir, "map", 1950, 1500)
 	// One point, all values equal, fixed range, free aspect, sampling.
 	for _, o := range []MapOptions{{}, {Min: 0, Max: 10, FreeAspect: true}, {MaxPoints: 2}, {MaxPoints: -1}} {
 		if err := Map(filepath.Join(dir, "map"), x[:1], y[:1], v[:1], o); err != nil {
@@ -366,7 +366,7 @@ func TestMapFiles(t *testing.T) {
 			t.Errorf("%+v: constant: %v", o, err)
 		}
 	}
-	checkFiles(t, dir, "map", 975, 750)
+	checkFiles(t, dir, "map", 1950, 1500)
 
 	empty := t.TempDir()
 	for name, err := range map[string]error{
@@ -396,11 +396,11 @@ func TestGridFiles(t *testing.T) {
 	if err := Grid(filepath.Join(dir, "grid"), nx, ny, -1, 2, 0, 1, v, opts); err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, dir, "grid", 975, 750)
+	checkFiles(t, dir, "grid", 1950, 1500)
 	if err := Grid(filepath.Join(dir, "grid.svg"), 1, 1, 0, 1, 0, 1, []float64{3}, MapOptions{FreeAspect: true}); err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, dir, "grid", 975, 750)
+	checkFiles(t, dir, "grid", 1950, 1500)
 
 	empty := t.TempDir()
 	for name, err := range map[string]error{

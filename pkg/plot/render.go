@@ -18,17 +18,28 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// DPI is the resolution of the PNG files, in dots per inch: a figure of
-// w x h inches is a PNG of round(w*DPI) x round(h*DPI) pixels.
-const DPI = 150
+// DPI is the default resolution of the PNG files, in dots per inch (each
+// drawing function's options may set another): a figure of w x h inches
+// is a PNG of round(w*dpi) x round(h*dpi) pixels.
+const DPI = 300
 
-// Figure sizes. The PNG files are 900 x 675 pixels (semivariogram) and
-// 975 x 750 pixels (Map and Grid) at DPI dots per inch.
+// dpiOr returns dpi if it is positive and finite, else DPI.
+func dpiOr(dpi float64) float64 {
+	if dpi > 0 && !math.IsInf(dpi, 0) {
+		return dpi
+	}
+	return DPI
+}
+
+// Figure sizes. The PNG files are 1800 x 1350 pixels (semivariogram),
+// 1950 x 1500 pixels (Map and Grid) and 1500 x 1500 (NormalQQ) at the
+// default DPI.
 const (
 	semivarWidth  = 6 * vg.Inch
 	semivarHeight = 4.5 * vg.Inch
 	mapWidth      = 6.5 * vg.Inch
 	mapHeight     = 5 * vg.Inch
+	qqSize        = 5 * vg.Inch
 )
 
 // sansFont is the typeface of every text of the figures.
@@ -68,11 +79,16 @@ func trimExt(base string) string {
 	return base
 }
 
-// save renders a figure of w x h with fig into an SVG and a PNG canvas
-// and writes them to base.svg and base.png (see writeAtomic). A panic of
-// fig (gonum's plotters panic on some invalid input) is returned as an
-// error.
+// save is saveDPI at the default DPI.
 func save(base string, w, h vg.Length, fig func(dc draw.Canvas) error) error {
+	return saveDPI(base, w, h, DPI, fig)
+}
+
+// saveDPI renders a figure of w x h with fig into an SVG and a PNG canvas
+// of dpi dots per inch (dpiOr) and writes them to base.svg and base.png
+// (see writeAtomic). A panic of fig (gonum's plotters panic on some
+// invalid input) is returned as an error.
+func saveDPI(base string, w, h vg.Length, dpi float64, fig func(dc draw.Canvas) error) error {
 	base = trimExt(base)
 	if base == "" || strings.HasSuffix(base, string(filepath.Separator)) {
 		return fmt.Errorf("plot: empty file name in %q", base)
@@ -81,7 +97,7 @@ func save(base string, w, h vg.Length, fig func(dc draw.Canvas) error) error {
 	if err := render(draw.New(svgC), fig); err != nil {
 		return err
 	}
-	pngC := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))
+	pngC := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(int(math.Round(dpiOr(dpi)))))
 	if err := render(draw.New(pngC), fig); err != nil {
 		return err
 	}

@@ -139,8 +139,8 @@ func lineColor() color.Color  { return color.RGBA{R: 222, G: 96, B: 22, A: 255} 
 
 // Semivariogram draws the empirical semivariogram (h[k], gamma[k]) as
 // points and, when model is not nil, the fitted semivariogram model(r) as
-// a line over [0, 1.05 max(h)], into base.svg and base.png (900 x 675
-// pixels; see the package documentation). For a Matérn fit, model(r) is
+// a line over [0, 1.05 max(h)], into base.svg and base.png (1800 x 1350
+// pixels at the default DPI; see the package documentation). For a Matérn fit, model(r) is
 // sigma2 + nugget - C(r). The axes are "distance" and "semivariance" and
 // both start at 0; the legend, top left, reads "empirical" and "fitted
 // model".
@@ -162,6 +162,8 @@ type SemivariogramOptions struct {
 	// Counts, if not nil (one per point), are the numbers of pairs of
 	// each bin, written small above its point.
 	Counts []int
+	// DPI is the PNG's resolution in dots per inch; 0 means DPI.
+	DPI float64
 }
 
 // SemivariogramWith is Semivariogram with an axis label and the bins' pair
@@ -197,7 +199,7 @@ func SemivariogramWith(base string, h, gamma []float64, model func(r float64) fl
 			}
 		}
 	}
-	return save(base, semivarWidth, semivarHeight, func(dc draw.Canvas) error {
+	return saveDPI(base, semivarWidth, semivarHeight, opts.DPI, func(dc draw.Canvas) error {
 		xl := opts.XLabel
 		if xl == "" {
 			xl = "distance"

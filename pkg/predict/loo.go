@@ -1,7 +1,6 @@
 package predict
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -23,10 +22,6 @@ type LOO struct {
 	Seconds float64
 }
 
-// ErrLOOMean is the error of LeaveOneOut for a problem with a mean model
-// (covariates): its leave-one-out formula also re-estimates the mean.
-var ErrLOOMean = errors.New("leave-one-out: a mean model (covariates) is not supported yet: use the zero mean")
-
 // LeaveOneOut computes every observation's leave-one-out residual and
 // variance at theta from one Cholesky factor L of Sigma, in closed form
 // (Dubrule 1983): with V = L^-1 (the solve of the identity, in column
@@ -36,12 +31,21 @@ var ErrLOOMean = errors.New("leave-one-out: a mean model (covariates) is not sup
 //
 // the column sums of squares and the column dots of V's tiles as tasks:
 // O(N^3/3) flops like the factorisation, instead of N factorisations.
+//
+// With a mean model X b (Problem.Covariates) the prediction of z_i is the
+// universal-kriging one from the others, the coefficients re-estimated by
+// GLS without point i (as each fold of a K-fold cross-validation does).
+// Its residual and variance are those of the projection
+// P = Sigma^-1 - Sigma^-1 X (X^T Sigma^-1 X)^-1 X^T Sigma^-1 (Dubrule
+// 1983): e_i = (P z)_i / P_ii and Var_i = 1 / P_ii, with q_i = (Sigma^-1 X)_i
+// = V(:, i)^T L^-1 X and b_hat the full-data GLS estimate,
+//
+//	(P z)_i = (Sigma^-1 z)_i - q_i^T b_hat,   P_ii = (Sigma^-1)_ii - q_i^T (X^T Sigma^-1 X)^-1 q_i,
+//
+// the products V^T L^-1 X as tasks beside V^T w.
 // Every rank calls it and gets the whole result.
 func LeaveOneOut(ev *likelihood.Evaluator, theta []float64) (*LOO, error) {
 	p := ev.Problem()
-	if len(p.Covariates) > 0 {
-		return nil, ErrLOOMean
-	}
 	if p.Model == likelihood.BivariateMatern {
 		return nil, fmt.Errorf("leave-one-out: not for the bivariate model yet")
 	}
@@ -51,6 +55,9 @@ func LeaveOneOut(ev *likelihood.Evaluator, theta []float64) (*LOO, error) {
 	rt, kern := ev.Runtime(), ev.Kernels()
 	ts := insert.New(rt, kern)
 	l, w := ev.Factor(), ev.Whitened()
+	beta, bcov := ev.GLS()
+	xw := ev.WhitenedCovariates()
+	np := len(xw)
 	n := l.N
 	// The "points" of the identity's columns are their indices.
 	idx := matern.Points{X: make([]float64, n), Y: make([]float64, n)}
@@ -67,19 +74,40 @@ func LeaveOneOut(ev *likelihood.Evaluator, theta []float64) (*LOO, error) {
 		solveLower(ts, l, v)
 		dot := tile.NewVector(rt, "Sinv_z", len(sub.X), cw, nil)
 		sq := tile.NewVector(rt, "Sinv_diag", len(sub.X), cw, nil)
-		columnProducts(ts, v, []*tile.Vector{w}, []*tile.Vector{dot}, sq)
+		qs := make([]*tile.Vector, np) // (Sigma^-1 X)(:, c) on these points
+		for c := range qs {
+			qs[c] = tile.NewVector(rt, fmt.Sprintf("Sinv_x%d", c), len(sub.X), cw, nil)
+		}
+		columnProducts(ts, v, append([]*tile.Vector{w}, xw...), append([]*tile.Vector{dot}, qs...), sq)
 		v.Invalidate()
 		dot.Fetch()
 		sq.Fetch()
+		for _, q := range qs {
+			q.Fetch()
+		}
 		if err := rt.Wait(); err != nil {
 			return nil, err
 		}
+		q := make([][]float64, np)
+		for c := range qs {
+			q[c] = qs[c].Values()
+		}
 		for i, d := range sq.Values() {
-			out.Residual = append(out.Residual, dot.Values()[i]/d)
+			pz := dot.Values()[i]
+			for a := 0; a < np; a++ {
+				pz -= q[a][i] * beta[a]
+				for b := 0; b < np; b++ {
+					d -= q[a][i] * bcov[a][b] * q[b][i]
+				}
+			}
+			out.Residual = append(out.Residual, pz/d)
 			out.Var = append(out.Var, 1/d)
 		}
 		dot.Invalidate()
 		sq.Invalidate()
+		for _, q := range qs {
+			q.Invalidate()
+		}
 	}
 	out.Seconds = time.Since(t0).Seconds()
 	return out, nil
