@@ -149,7 +149,7 @@ func (d *Device) NewWorker(nb int) (*Worker, error) {
 	return w, nil
 }
 
-func streamPtr(s cu.Stream) unsafe.Pointer { return unsafe.Pointer(s.C()) }
+func streamPtr(s cu.Stream) cudalib.Stream { return cudalib.Stream(uintptr(unsafe.Pointer(s.C()))) }
 
 // do runs f on a locked OS thread with the device's context current
 // (cuBLAS and the driver API use the calling thread's context).

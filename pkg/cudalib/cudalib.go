@@ -48,10 +48,10 @@ static lib *new_lib(void) { lib *l = malloc(sizeof(lib)); if (l) memset(l, 0, si
 
 static int c_blas_create(lib *l, void **h) { return l->blasCreate(h); }
 static int c_blas_destroy(lib *l, void *h) { return l->blasDestroy(h); }
-static int c_blas_setstream(lib *l, void *h, void *s) { return l->blasSetStream(h, s); }
+static int c_blas_setstream(lib *l, void *h, devptr s) { return l->blasSetStream(h, (void *)s); }
 static int c_solver_create(lib *l, void **h) { return l->solverCreate(h); }
 static int c_solver_destroy(lib *l, void *h) { return l->solverDestroy(h); }
-static int c_solver_setstream(lib *l, void *h, void *s) { return l->solverSetStream(h, s); }
+static int c_solver_setstream(lib *l, void *h, devptr s) { return l->solverSetStream(h, (void *)s); }
 
 static int c_dgemm(lib *l, void *h, int ta, int tb, int m, int n, int k, double alpha,
 		devptr a, int lda, devptr b, int ldb, double beta, devptr c, int ldc) {
@@ -343,6 +343,10 @@ func diag(d blas.Diag) C.int {
 // DevicePtr converted with uintptr.
 type DevPtr uintptr
 
+// Stream is a CUDA stream handle (CUstream) as an address, e.g.
+// uintptr(unsafe.Pointer(s.C())) for a gorgonia.org/cu Stream s.
+type Stream uintptr
+
 func dp(p DevPtr) C.devptr { return C.devptr(p) }
 
 // Blas is one cuBLAS handle, for one worker (not safe for concurrent use).
@@ -372,10 +376,10 @@ func (b *Blas) Close() error {
 	return err
 }
 
-// SetStream makes the handle's calls run on stream (a CUstream; nil is the
-// default stream).
-func (b *Blas) SetStream(stream unsafe.Pointer) error {
-	return blasErr("cublasSetStream_v2", C.c_blas_setstream(b.lib.l, b.h, stream))
+// SetStream makes the handle's calls run on stream (0 is the default
+// stream).
+func (b *Blas) SetStream(stream Stream) error {
+	return blasErr("cublasSetStream_v2", C.c_blas_setstream(b.lib.l, b.h, C.devptr(stream)))
 }
 
 // Dgemm computes C = alpha op(A) op(B) + beta C with C m x n and op(A)
@@ -446,9 +450,10 @@ func (s *Solver) Close() error {
 	return err
 }
 
-// SetStream makes the handle's calls run on stream (a CUstream).
-func (s *Solver) SetStream(stream unsafe.Pointer) error {
-	return solverErr("cusolverDnSetStream", C.c_solver_setstream(s.lib.l, s.h, stream))
+// SetStream makes the handle's calls run on stream (0 is the default
+// stream).
+func (s *Solver) SetStream(stream Stream) error {
+	return solverErr("cusolverDnSetStream", C.c_solver_setstream(s.lib.l, s.h, C.devptr(stream)))
 }
 
 // DpotrfBufferSize returns the workspace length, in doubles, that Dpotrf
