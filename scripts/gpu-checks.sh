@@ -61,7 +61,8 @@ cat <<'LEFT'
       (l and theta of the CPU fit of step 4, l within 1e-6)
   ./exageostat-cuda bench likelihood --gpus 1 --n 40000 --nb 960 --workers 16 --reps 3
       (the N=40000 evaluation time with 1 GPU + 16 CPU workers)
-  ./exageostat-cuda calibrate --gpus 1 ...   (the GPU performance model)
+  (bench cholesky/likelihood take --gpus once the runtime has GPU workers;
+   calibrate then writes the GPU performance model, issue 15 item 4)
 LEFT
 [ $fail -eq 0 ] && echo "gpu-checks: all passed" || echo "gpu-checks: FAILED"
 exit $fail

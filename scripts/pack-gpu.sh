@@ -16,6 +16,11 @@ for b in "${bins[@]}"; do
   [ -x "$b" ] || { echo "pack-gpu: $b missing: run make gpu-pack" >&2; exit 1; }
 done
 
+if ldd bin/exageostat-cuda | grep -q 'libmpi\.'; then
+  echo "pack-gpu: bin/exageostat-cuda is built with MPI (make cuda); make gpu-pack builds it without" >&2
+  exit 1
+fi
+
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
 for b in "${bins[@]}"; do
@@ -23,8 +28,9 @@ for b in "${bins[@]}"; do
   strip "$out/bin/$(basename "$b")" 2>/dev/null || true
 done
 
-# Libraries the GPU machine has (CUDA, the C library and the loader) stay.
-skip='^(libcuda|libcublas|libcublasLt|libcusolver|libnvJitLink|libcudart|libc|libm|libdl|libpthread|librt|libresolv|libutil|ld-linux[-a-z0-9_]*|linux-vdso)\.so'
+# Libraries the GPU machine has (CUDA, the C library, the loader, libgcc_s,
+# which every Linux has and whose newer versions CUDA 13 may need) stay.
+skip='^(libgcc_s|libcuda|libcublas|libcublasLt|libcusolver|libnvJitLink|libcudart|libc|libm|libdl|libpthread|librt|libresolv|libutil|ld-linux[-a-z0-9_]*|linux-vdso)\.so'
 for b in "${bins[@]}"; do
   ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
