@@ -20,7 +20,7 @@ FUZZTIME ?= 10000x
 # binary re-executes itself without it, tests run with it unset.
 unexport OPENBLAS_CORETYPE
 
-.PHONY: all deps build run test bench vet fmt clean
+.PHONY: all deps build run test bench vet fmt clean cuda cuda-check gpu-pack
 
 all: build
 
@@ -63,8 +63,50 @@ bench: build
 	./$(BIN) bench cholesky --n 8192 --nb 1024 --reps 3
 	./$(BIN) bench likelihood --n 3600 --nb 600 --predict 1000
 
+# The CUDA build (see README.md, GPU): installs CUDA 11.8 from Debian's
+# non-free components (idempotent) and builds bin/exageostat-cuda, which
+# `exageostat fit --gpus N` hands over to on a machine with N devices.
+# It cannot start without a GPU (gorgonia.org/cu exits in its init).
+CUDA_BIN := bin/exageostat-cuda
+
+cuda: deps
+	./scripts/install-cuda.sh
+	$(GO) build -trimpath -tags "cuda $(TAGS)" -ldflags "$(STAMP)" -o $(CUDA_BIN) ./cmd/exageostat
+
+# What can be checked of the CUDA build without a GPU: vet and build with
+# the tag, the tests of the packages that do not import gorgonia.org/cu
+# (checked below), the GPU tests compiled (not run: gorgonia.org/cu would
+# exit), and the plain binary's --gpus
+# (on a GPU-less machine: exit 2, one line naming what is missing; with a
+# device, the CUDA build's one line that its GPU workers are not wired in).
+CUDA_NOGPU_PKGS := ./pkg/gpu/ ./pkg/cudalib/
+
+cuda-check: build cuda
+	$(GO) vet -tags cuda ./...
+	@for p in $(CUDA_NOGPU_PKGS); do \
+	  if $(GO) list -tags cuda -deps $$p | grep -qx 'gorgonia.org/cu'; then echo "cuda-check: $$p imports gorgonia.org/cu: its tests cannot run without a GPU"; exit 1; fi; \
+	done
+	$(GO) test -count=1 -tags cuda $(CUDA_NOGPU_PKGS)
+	$(GO) test -c -tags cuda -o bin/cuda-kernels.test ./pkg/cuda/
+	@out=$$(./$(BIN) fit --gpus 1 2>&1); rc=$$?; \
+	  echo "$$out" | tail -1; \
+	  test $$rc -eq 2 || { echo "cuda-check: fit --gpus 1 without a GPU: exit $$rc, want 2"; exit 1; }; \
+	  test "$$(echo "$$out" | wc -l)" -eq 1 || { echo "cuda-check: fit --gpus 1: want one line"; exit 1; }; \
+	  echo "$$out" | grep -Eq '^exageostat: fit: --gpus 1: (no CUDA (device|driver)|the runtime.s GPU workers are not wired in yet)' || { echo "cuda-check: fit --gpus 1: unexpected message"; exit 1; }; \
+	  echo "cuda-check: fit --gpus 1: exit 2 with the message above"
+
+# Everything a GPU machine needs (bin/exageostat-cuda, its non-CUDA shared
+# libraries, the kernel test binary, scripts/gpu-checks.sh) in gpu-pack/,
+# under 64 MiB. Built without MPI: one rank on one GPU machine, which has
+# no mpirun.
+gpu-pack: deps
+	./scripts/install-cuda.sh
+	$(GO) build -trimpath -tags cuda -ldflags "$(STAMP)" -o $(CUDA_BIN) ./cmd/exageostat
+	$(GO) test -c -tags cuda -o bin/cuda-kernels.test ./pkg/cuda/
+	./scripts/pack-gpu.sh
+
 fmt:
 	gofmt -w cmd pkg
 
 clean:
-	rm -rf bin
+	rm -rf bin gpu-pack

@@ -1,0 +1,475 @@
+//go:build cuda
+
+package cudalib
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned long long devptr;
+
+typedef int (*fn_create)(void **h);
+typedef int (*fn_destroy)(void *h);
+typedef int (*fn_setstream)(void *h, void *s);
+typedef int (*fn_dgemm)(void *h, int ta, int tb, int m, int n, int k, const double *alpha,
+	const double *a, int lda, const double *b, int ldb, const double *beta, double *c, int ldc);
+typedef int (*fn_dsyrk)(void *h, int uplo, int t, int n, int k, const double *alpha,
+	const double *a, int lda, const double *beta, double *c, int ldc);
+typedef int (*fn_dtrsm)(void *h, int side, int uplo, int t, int diag, int m, int n,
+	const double *alpha, const double *a, int lda, double *b, int ldb);
+typedef int (*fn_dtrmm)(void *h, int side, int uplo, int t, int diag, int m, int n,
+	const double *alpha, const double *a, int lda, const double *b, int ldb, double *c, int ldc);
+typedef int (*fn_dgemv)(void *h, int t, int m, int n, const double *alpha, const double *a, int lda,
+	const double *x, int incx, const double *beta, double *y, int incy);
+typedef int (*fn_potrf_bs)(void *h, int uplo, int n, double *a, int lda, int *lwork);
+typedef int (*fn_potrf)(void *h, int uplo, int n, double *a, int lda, double *work, int lwork, int *info);
+
+// The entry points, resolved once by dlsym.
+typedef struct {
+	void *blas, *solver;
+	fn_create blasCreate, solverCreate;
+	fn_destroy blasDestroy, solverDestroy;
+	fn_setstream blasSetStream, solverSetStream;
+	fn_dgemm dgemm;
+	fn_dsyrk dsyrk;
+	fn_dtrsm dtrsm;
+	fn_dtrmm dtrmm;
+	fn_dgemv dgemv;
+	fn_potrf_bs potrfBufferSize;
+	fn_potrf potrf;
+} lib;
+
+static void *open_global(const char *path) { return dlopen(path, RTLD_NOW | RTLD_GLOBAL); }
+static const char *last_error(void) { const char *e = dlerror(); return e ? e : ""; }
+static void *sym(void *h, const char *name) { return dlsym(h, name); }
+static lib *new_lib(void) { lib *l = malloc(sizeof(lib)); if (l) memset(l, 0, sizeof(lib)); return l; }
+
+static int c_blas_create(lib *l, void **h) { return l->blasCreate(h); }
+static int c_blas_destroy(lib *l, void *h) { return l->blasDestroy(h); }
+static int c_blas_setstream(lib *l, void *h, devptr s) { return l->blasSetStream(h, (void *)s); }
+static int c_solver_create(lib *l, void **h) { return l->solverCreate(h); }
+static int c_solver_destroy(lib *l, void *h) { return l->solverDestroy(h); }
+static int c_solver_setstream(lib *l, void *h, devptr s) { return l->solverSetStream(h, (void *)s); }
+
+static int c_dgemm(lib *l, void *h, int ta, int tb, int m, int n, int k, double alpha,
+		devptr a, int lda, devptr b, int ldb, double beta, devptr c, int ldc) {
+	return l->dgemm(h, ta, tb, m, n, k, &alpha, (const double *)a, lda, (const double *)b, ldb,
+		&beta, (double *)c, ldc);
+}
+static int c_dsyrk(lib *l, void *h, int uplo, int t, int n, int k, double alpha, devptr a, int lda,
+		double beta, devptr c, int ldc) {
+	return l->dsyrk(h, uplo, t, n, k, &alpha, (const double *)a, lda, &beta, (double *)c, ldc);
+}
+static int c_dtrsm(lib *l, void *h, int side, int uplo, int t, int diag, int m, int n, double alpha,
+		devptr a, int lda, devptr b, int ldb) {
+	return l->dtrsm(h, side, uplo, t, diag, m, n, &alpha, (const double *)a, lda, (double *)b, ldb);
+}
+// In place: cuBLAS' dtrmm writes C = alpha op(A) B and allows C == B.
+static int c_dtrmm(lib *l, void *h, int side, int uplo, int t, int diag, int m, int n, double alpha,
+		devptr a, int lda, devptr b, int ldb) {
+	return l->dtrmm(h, side, uplo, t, diag, m, n, &alpha, (const double *)a, lda,
+		(const double *)b, ldb, (double *)b, ldb);
+}
+static int c_dgemv(lib *l, void *h, int t, int m, int n, double alpha, devptr a, int lda,
+		devptr x, int incx, double beta, devptr y, int incy) {
+	return l->dgemv(h, t, m, n, &alpha, (const double *)a, lda, (const double *)x, incx, &beta,
+		(double *)y, incy);
+}
+static int c_potrf_bs(lib *l, void *h, int uplo, int n, devptr a, int lda, int *lwork) {
+	return l->potrfBufferSize(h, uplo, n, (double *)a, lda, lwork);
+}
+static int c_potrf(lib *l, void *h, int uplo, int n, devptr a, int lda, devptr work, int lwork,
+		devptr info) {
+	return l->potrf(h, uplo, n, (double *)a, lda, (double *)work, lwork, (int *)info);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+// LibsEnv names the environment variable holding extra directories
+// (colon-separated) searched first for the cuBLAS and cuSOLVER files, e.g.
+// the lib folders of NVIDIA's Python wheels on the GPU machines.
+const LibsEnv = "EXAGEOSTAT_CUDA_LIBS"
+
+// CublasNames, CusolverNames and DepNames return the file names tried,
+// newest CUDA first. The dependencies (DepNames: cuBLASLt for cuBLAS,
+// nvJitLink for cuSOLVER from CUDA 12 on) are loaded from the given
+// directories before the two libraries, so that the loader finds them
+// there too.
+func CublasNames() []string {
+	return []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"}
+}
+
+// CusolverNames: see CublasNames.
+func CusolverNames() []string {
+	return []string{"libcusolver.so.13", "libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"}
+}
+
+// DepNames: see CublasNames.
+func DepNames() []string {
+	return []string{"libnvJitLink.so.13", "libnvJitLink.so.12", "libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11"}
+}
+
+// ErrNotFound is wrapped by Open when a library or an entry point is
+// missing.
+var ErrNotFound = errors.New("cuBLAS/cuSOLVER not found")
+
+// Lib holds the loaded libraries and their entry points. It is safe for
+// concurrent use; handles (Blas, Solver) are not.
+type Lib struct {
+	l *C.lib
+	// CublasPath and CusolverPath are the names dlopen accepted.
+	CublasPath, CusolverPath string
+}
+
+// Open loads cuBLAS and cuSOLVER: first from each directory in dirs, then
+// (when system is true) by file name through the dynamic loader's search
+// path (LD_LIBRARY_PATH, ldconfig). Dependencies found in dirs are loaded
+// first. The error names every file tried and the last loader message.
+func Open(dirs []string, system bool) (*Lib, error) {
+	for _, d := range dirs {
+		for _, n := range DepNames() {
+			p := filepath.Join(d, n)
+			if _, err := os.Stat(p); err == nil {
+				openGlobal(p) // best effort: the main library reports what is missing
+			}
+		}
+	}
+	blasH, blasPath, err := openFirst(dirs, system, CublasNames())
+	if err != nil {
+		return nil, err
+	}
+	solverH, solverPath, err := openFirst(dirs, system, CusolverNames())
+	if err != nil {
+		return nil, err
+	}
+	l := C.new_lib()
+	if l == nil {
+		return nil, errors.New("cudalib: out of memory")
+	}
+	l.blas, l.solver = blasH, solverH
+	syms := []struct {
+		h    unsafe.Pointer
+		path string
+		name string
+		dst  *unsafe.Pointer
+	}{
+		{blasH, blasPath, "cublasCreate_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.blasCreate))},
+		{blasH, blasPath, "cublasDestroy_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.blasDestroy))},
+		{blasH, blasPath, "cublasSetStream_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.blasSetStream))},
+		{blasH, blasPath, "cublasDgemm_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dgemm))},
+		{blasH, blasPath, "cublasDsyrk_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dsyrk))},
+		{blasH, blasPath, "cublasDtrsm_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dtrsm))},
+		{blasH, blasPath, "cublasDtrmm_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dtrmm))},
+		{blasH, blasPath, "cublasDgemv_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dgemv))},
+		{solverH, solverPath, "cusolverDnCreate", (*unsafe.Pointer)(unsafe.Pointer(&l.solverCreate))},
+		{solverH, solverPath, "cusolverDnDestroy", (*unsafe.Pointer)(unsafe.Pointer(&l.solverDestroy))},
+		{solverH, solverPath, "cusolverDnSetStream", (*unsafe.Pointer)(unsafe.Pointer(&l.solverSetStream))},
+		{solverH, solverPath, "cusolverDnDpotrf_bufferSize", (*unsafe.Pointer)(unsafe.Pointer(&l.potrfBufferSize))},
+		{solverH, solverPath, "cusolverDnDpotrf", (*unsafe.Pointer)(unsafe.Pointer(&l.potrf))},
+	}
+	for _, s := range syms {
+		cs := C.CString(s.name)
+		p := C.sym(s.h, cs)
+		C.free(unsafe.Pointer(cs))
+		if p == nil {
+			C.free(unsafe.Pointer(l))
+			return nil, fmt.Errorf("%w: %s has no %s", ErrNotFound, s.path, s.name)
+		}
+		*s.dst = p
+	}
+	return &Lib{l: l, CublasPath: blasPath, CusolverPath: solverPath}, nil
+}
+
+// OpenDefault is Open with the directories of LibsEnv and the loader's
+// search path.
+func OpenDefault() (*Lib, error) {
+	var dirs []string
+	for _, d := range strings.Split(os.Getenv(LibsEnv), ":") {
+		if d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	return Open(dirs, true)
+}
+
+func openGlobal(path string) (unsafe.Pointer, string) {
+	cs := C.CString(path)
+	defer C.free(unsafe.Pointer(cs))
+	h := C.open_global(cs)
+	if h == nil {
+		return nil, C.GoString(C.last_error())
+	}
+	return h, ""
+}
+
+func openFirst(dirs []string, system bool, names []string) (unsafe.Pointer, string, error) {
+	var tried []string
+	last := ""
+	for _, d := range dirs {
+		for _, n := range names {
+			p := filepath.Join(d, n)
+			if _, err := os.Stat(p); err != nil {
+				tried = append(tried, p)
+				continue
+			}
+			h, msg := openGlobal(p)
+			if h != nil {
+				return h, p, nil
+			}
+			tried, last = append(tried, p), msg
+		}
+	}
+	if system {
+		for _, n := range names {
+			h, msg := openGlobal(n)
+			if h != nil {
+				return h, n, nil
+			}
+			tried, last = append(tried, n), msg
+		}
+	}
+	if last != "" {
+		last = " (last: " + last + ")"
+	}
+	return nil, "", fmt.Errorf("%w: none of %s could be loaded%s; set %s to the directory holding them",
+		ErrNotFound, strings.Join(tried, ", "), last, LibsEnv)
+}
+
+// Status is a cuBLAS or cuSOLVER status code other than success.
+type Status struct {
+	// Lib is "cublas" or "cusolver"; Call the routine that returned Code.
+	Lib, Call string
+	Code      int
+}
+
+// Error implements error.
+func (s Status) Error() string {
+	return fmt.Sprintf("%s: %s returned %d (%s)", s.Lib, s.Call, s.Code, statusName(s.Lib, s.Code))
+}
+
+// statusName names the status codes shared by cublasStatus_t and
+// cusolverStatus_t where they agree (1-8), and cuBLAS' own above.
+func statusName(lib string, code int) string {
+	p := "CUBLAS_STATUS_"
+	if lib == "cusolver" {
+		p = "CUSOLVER_STATUS_"
+	}
+	switch code {
+	case 1:
+		return p + "NOT_INITIALIZED"
+	case 2:
+		return p + "ALLOC_FAILED"
+	case 3:
+		return p + "INVALID_VALUE"
+	case 4:
+		return p + "ARCH_MISMATCH"
+	case 5:
+		return p + "MAPPING_ERROR"
+	case 6:
+		return p + "EXECUTION_FAILED"
+	case 7:
+		return p + "INTERNAL_ERROR"
+	}
+	if lib == "cublas" {
+		switch code {
+		case 8:
+			return p + "NOT_SUPPORTED"
+		case 14:
+			return p + "LICENSE_ERROR"
+		}
+	} else if code == 8 {
+		return p + "MATRIX_TYPE_NOT_SUPPORTED"
+	}
+	return "see the library's header"
+}
+
+func blasErr(call string, rc C.int) error {
+	if rc == 0 {
+		return nil
+	}
+	return Status{Lib: "cublas", Call: call, Code: int(rc)}
+}
+
+func solverErr(call string, rc C.int) error {
+	if rc == 0 {
+		return nil
+	}
+	return Status{Lib: "cusolver", Call: call, Code: int(rc)}
+}
+
+// The cuBLAS enumerations (cublas_api.h), shared by cuSOLVER's uplo.
+func op(t blas.Transpose) C.int {
+	if t == blas.NoTrans {
+		return 0 // CUBLAS_OP_N
+	}
+	return 1 // CUBLAS_OP_T
+}
+
+func fill(u blas.Uplo) C.int {
+	if u == blas.Lower {
+		return 0 // CUBLAS_FILL_MODE_LOWER
+	}
+	return 1 // CUBLAS_FILL_MODE_UPPER
+}
+
+func side(s blas.Side) C.int {
+	if s == blas.Left {
+		return 0 // CUBLAS_SIDE_LEFT
+	}
+	return 1 // CUBLAS_SIDE_RIGHT
+}
+
+func diag(d blas.Diag) C.int {
+	if d == blas.Unit {
+		return 1 // CUBLAS_DIAG_UNIT
+	}
+	return 0 // CUBLAS_DIAG_NON_UNIT
+}
+
+// DevPtr is a device address (CUdeviceptr), e.g. gorgonia.org/cu's
+// DevicePtr converted with uintptr.
+type DevPtr uintptr
+
+// Stream is a CUDA stream handle (CUstream) as an address, e.g.
+// uintptr(unsafe.Pointer(s.C())) for a gorgonia.org/cu Stream s.
+type Stream uintptr
+
+func dp(p DevPtr) C.devptr { return C.devptr(p) }
+
+// Blas is one cuBLAS handle, for one worker (not safe for concurrent use).
+// Its calls are asynchronous on the handle's stream.
+type Blas struct {
+	lib *Lib
+	h   unsafe.Pointer
+}
+
+// NewBlas creates a cuBLAS handle on the calling thread's current CUDA
+// context (cublasCreate_v2).
+func (l *Lib) NewBlas() (*Blas, error) {
+	var h unsafe.Pointer
+	if err := blasErr("cublasCreate_v2", C.c_blas_create(l.l, &h)); err != nil {
+		return nil, err
+	}
+	return &Blas{lib: l, h: h}, nil
+}
+
+// Close destroys the handle.
+func (b *Blas) Close() error {
+	if b.h == nil {
+		return nil
+	}
+	err := blasErr("cublasDestroy_v2", C.c_blas_destroy(b.lib.l, b.h))
+	b.h = nil
+	return err
+}
+
+// SetStream makes the handle's calls run on stream (0 is the default
+// stream).
+func (b *Blas) SetStream(stream Stream) error {
+	return blasErr("cublasSetStream_v2", C.c_blas_setstream(b.lib.l, b.h, C.devptr(stream)))
+}
+
+// Dgemm computes C = alpha op(A) op(B) + beta C with C m x n and op(A)
+// m x k (cublasDgemm_v2).
+func (b *Blas) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a DevPtr, lda int,
+	bb DevPtr, ldb int, beta float64, c DevPtr, ldc int) error {
+	return blasErr("cublasDgemm_v2", C.c_dgemm(b.lib.l, b.h, op(tA), op(tB), C.int(m), C.int(n), C.int(k),
+		C.double(alpha), dp(a), C.int(lda), dp(bb), C.int(ldb), C.double(beta), dp(c), C.int(ldc)))
+}
+
+// Dsyrk computes C = alpha A A^T + beta C (tA NoTrans, A n x k) or
+// C = alpha A^T A + beta C (tA Trans), on the uplo triangle of C
+// (cublasDsyrk_v2).
+func (b *Blas) Dsyrk(uplo blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a DevPtr, lda int,
+	beta float64, c DevPtr, ldc int) error {
+	return blasErr("cublasDsyrk_v2", C.c_dsyrk(b.lib.l, b.h, fill(uplo), op(tA), C.int(n), C.int(k),
+		C.double(alpha), dp(a), C.int(lda), C.double(beta), dp(c), C.int(ldc)))
+}
+
+// Dtrsm solves op(A) X = alpha B (Left) or X op(A) = alpha B (Right),
+// overwriting the m x n matrix B (cublasDtrsm_v2).
+func (b *Blas) Dtrsm(s blas.Side, uplo blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int,
+	alpha float64, a DevPtr, lda int, bb DevPtr, ldb int) error {
+	return blasErr("cublasDtrsm_v2", C.c_dtrsm(b.lib.l, b.h, side(s), fill(uplo), op(tA), diag(d),
+		C.int(m), C.int(n), C.double(alpha), dp(a), C.int(lda), dp(bb), C.int(ldb)))
+}
+
+// Dtrmm computes B = alpha op(A) B (Left) or B = alpha B op(A) (Right) in
+// place (cublasDtrmm_v2 with C = B).
+func (b *Blas) Dtrmm(s blas.Side, uplo blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int,
+	alpha float64, a DevPtr, lda int, bb DevPtr, ldb int) error {
+	return blasErr("cublasDtrmm_v2", C.c_dtrmm(b.lib.l, b.h, side(s), fill(uplo), op(tA), diag(d),
+		C.int(m), C.int(n), C.double(alpha), dp(a), C.int(lda), dp(bb), C.int(ldb)))
+}
+
+// Dgemv computes y = alpha op(A) x + beta y for the m x n matrix A
+// (cublasDgemv_v2).
+func (b *Blas) Dgemv(tA blas.Transpose, m, n int, alpha float64, a DevPtr, lda int,
+	x DevPtr, incX int, beta float64, y DevPtr, incY int) error {
+	return blasErr("cublasDgemv_v2", C.c_dgemv(b.lib.l, b.h, op(tA), C.int(m), C.int(n), C.double(alpha),
+		dp(a), C.int(lda), dp(x), C.int(incX), C.double(beta), dp(y), C.int(incY)))
+}
+
+// Solver is one cuSOLVER dense handle, for one worker (not safe for
+// concurrent use).
+type Solver struct {
+	lib *Lib
+	h   unsafe.Pointer
+}
+
+// NewSolver creates a cuSOLVER dense handle on the calling thread's
+// current CUDA context (cusolverDnCreate).
+func (l *Lib) NewSolver() (*Solver, error) {
+	var h unsafe.Pointer
+	if err := solverErr("cusolverDnCreate", C.c_solver_create(l.l, &h)); err != nil {
+		return nil, err
+	}
+	return &Solver{lib: l, h: h}, nil
+}
+
+// Close destroys the handle.
+func (s *Solver) Close() error {
+	if s.h == nil {
+		return nil
+	}
+	err := solverErr("cusolverDnDestroy", C.c_solver_destroy(s.lib.l, s.h))
+	s.h = nil
+	return err
+}
+
+// SetStream makes the handle's calls run on stream (0 is the default
+// stream).
+func (s *Solver) SetStream(stream Stream) error {
+	return solverErr("cusolverDnSetStream", C.c_solver_setstream(s.lib.l, s.h, C.devptr(stream)))
+}
+
+// DpotrfBufferSize returns the workspace length, in doubles, that Dpotrf
+// needs for the lower Cholesky factor of an n x n matrix with leading
+// dimension lda (cusolverDnDpotrf_bufferSize).
+func (s *Solver) DpotrfBufferSize(n int, a DevPtr, lda int) (int, error) {
+	var lw C.int
+	err := solverErr("cusolverDnDpotrf_bufferSize", C.c_potrf_bs(s.lib.l, s.h, fill(blas.Lower), C.int(n), dp(a), C.int(lda), &lw))
+	return int(lw), err
+}
+
+// Dpotrf overwrites the lower triangle of the n x n matrix A with L,
+// A = L L^T (cusolverDnDpotrf), using the device workspace work of lwork
+// doubles. LAPACK's info (0, or j > 0 when the leading minor of order j is
+// not positive) is written asynchronously to the device int at info.
+func (s *Solver) Dpotrf(n int, a DevPtr, lda int, work DevPtr, lwork int, info DevPtr) error {
+	return solverErr("cusolverDnDpotrf", C.c_potrf(s.lib.l, s.h, fill(blas.Lower), C.int(n), dp(a), C.int(lda),
+		dp(work), C.int(lwork), dp(info)))
+}
