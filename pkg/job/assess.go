@@ -96,6 +96,19 @@ func krigeAt(ev *likelihood.Evaluator, theta []float64, d *dataset.Data, mean st
 	return predict.KrigeUniversal(ev, theta, points(d), x0)
 }
 
+// drawsAt draws k conditional simulations at the locations of d (with the
+// mean model's covariates at d: universal kriging's predictive law).
+func drawsAt(ev *likelihood.Evaluator, theta []float64, d *dataset.Data, mean string, k int, seed uint64, observation bool) (*predict.Draws, error) {
+	var x0 [][]float64
+	if len(ev.Problem().Covariates) > 0 {
+		var err error
+		if _, x0, err = dataset.Design(d, mean); err != nil {
+			return nil, err
+		}
+	}
+	return predict.ConditionalDrawsUniversal(ev, theta, predictAt(d, ev.Problem().Model), x0, k, seed, observation)
+}
+
 // assess runs after the fit with the evaluator alive (its factor reused),
 // on every rank: each phase is a collective task graph. The pool's free
 // buffers go back to the system after each phase, whose buffer sizes do

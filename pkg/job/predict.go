@@ -194,10 +194,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		r, resid, res.CV, err = leaveOneOut(ev, cfg.Theta, obs, perm)
 	case cfg.Draws > 0:
 		var d *predict.Draws
-		d, err = predict.ConditionalDraws(ev, cfg.Theta, predictAt(nw, model), cfg.Draws, cfg.Seed, cfg.Variance != config.VarianceLatent)
-		if errors.Is(err, predict.ErrDrawsMean) {
-			return nil, badInput("predict: --draws: %v", err)
-		}
+		d, err = drawsAt(ev, cfg.Theta, nw, cfg.Mean, cfg.Draws, cfg.Seed, cfg.Variance != config.VarianceLatent)
 		if d != nil {
 			r, draws = &d.Result, d.Z
 		}

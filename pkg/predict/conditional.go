@@ -1,7 +1,6 @@
 package predict
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -21,10 +20,6 @@ type Draws struct {
 	Z      [][]float64 // Z[d][i]: draw d at location i (rank 0; nil on the others)
 }
 
-// ErrDrawsMean is the error of ConditionalDraws for a problem with a mean
-// model: its draws would also have to draw the mean.
-var ErrDrawsMean = errors.New("conditional simulation: a mean model (covariates) is not supported yet: use the zero mean")
-
 // ConditionalDraws draws k realisations at the points at of the field
 // given ev's observations at theta (seeded by seed): with L the Cholesky
 // factor of Sigma11, V = L^-1 Sigma12 and w = L^-1 z,
@@ -38,10 +33,36 @@ var ErrDrawsMean = errors.New("conditional simulation: a mean model (covariates)
 // rank 0); rank 0 then factors the n2 x n2 matrix C and draws. If C is
 // only semi-definite (new locations on data locations without a nugget),
 // 1e-10 times its mean diagonal is added before factoring.
+//
+// A problem with a mean model (covariates) needs ConditionalDrawsUniversal.
 func ConditionalDraws(ev *likelihood.Evaluator, theta []float64, at matern.Points, k int, seed uint64, observation bool) (*Draws, error) {
+	if len(ev.Problem().Covariates) > 0 {
+		return nil, fmt.Errorf("conditional simulation: the problem has a mean model: give the covariates at the new locations (ConditionalDrawsUniversal)")
+	}
+	return ConditionalDrawsUniversal(ev, theta, at, nil, k, seed, observation)
+}
+
+// ConditionalDrawsUniversal is ConditionalDraws for a field with the mean
+// X b of ev's covariates (x0[c][i]: covariate c at new location i), b
+// unknown and estimated by GLS: the draws follow universal kriging's
+// predictive distribution, whose mean and covariance (with Xw = L^-1 X,
+// b_hat the GLS estimate, A = X^T Sigma^-1 X and D = x0^T - Xw^T V, p x n2)
+// are
+//
+//	mean = x0^T b_hat + V^T (w - Xw b_hat),
+//	C    = Sigma22 - V^T V + D^T A^-1 D,
+//
+// the last term the uncertainty of the estimated mean (as KrigeUniversal's
+// variance). With x0 nil it is ConditionalDraws.
+func ConditionalDrawsUniversal(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]float64, k int, seed uint64, observation bool) (*Draws, error) {
 	p := ev.Problem()
-	if len(p.Covariates) > 0 {
-		return nil, ErrDrawsMean
+	if len(x0) != len(p.Covariates) {
+		return nil, fmt.Errorf("conditional simulation: %d covariates at the new locations for a mean of %d", len(x0), len(p.Covariates))
+	}
+	for _, c := range x0 {
+		if len(c) != len(at.X) {
+			return nil, fmt.Errorf("conditional simulation: %d covariate values for %d new locations", len(c), len(at.X))
+		}
 	}
 	if p.Model == likelihood.BivariateMatern {
 		return nil, fmt.Errorf("conditional simulation: not for the bivariate model yet")
@@ -70,7 +91,12 @@ func ConditionalDraws(ev *likelihood.Evaluator, theta []float64, at matern.Point
 	mt, nt := v.RowLayout.NT, v.ColLayout.NT
 	pred := tile.NewVector(rt, "zhat", n2, cw, nil)
 	vv := tile.NewGeneral(rt, "VtV", n2, n2, cw, cw, func(int, int) int { return 0 })
-	columnProducts(ts, v, []*tile.Vector{w}, []*tile.Vector{pred}, nil)
+	xw := ev.WhitenedCovariates()
+	vx := make([]*tile.Vector, len(xw)) // Xw(:, c)^T V, per covariate c
+	for c := range vx {
+		vx[c] = tile.NewVector(rt, fmt.Sprintf("vx%d", c), n2, cw, nil)
+	}
+	columnProducts(ts, v, append([]*tile.Vector{w}, xw...), append([]*tile.Vector{pred}, vx...), nil)
 	for a := 0; a < nt; a++ {
 		for kk := 0; kk < mt; kk++ {
 			beta := 1.0
@@ -84,11 +110,26 @@ func ConditionalDraws(ev *likelihood.Evaluator, theta []float64, at matern.Point
 	}
 	v.Invalidate()
 	pred.Fetch()
+	for _, x := range vx {
+		x.Fetch()
+	}
 	if err := rt.Wait(); err != nil {
 		return nil, err
 	}
 	out.Result.Z = append([]float64(nil), pred.Values()...)
 	pred.Invalidate()
+	// The mean's part: D = x0^T - Xw^T V; mean += D^T b_hat.
+	beta, bcov := ev.GLS()
+	dm := make([][]float64, len(vx)) // dm[c][i] = D(c, i)
+	for c, x := range vx {
+		vals := x.Values()
+		dm[c] = make([]float64, n2)
+		for i := range n2 {
+			dm[c][i] = x0[c][i] - vals[i]
+			out.Result.Z[i] += dm[c][i] * beta[c]
+		}
+		x.Invalidate()
+	}
 	tau2 := 0.0
 	if observation {
 		tau2 = p.Tau2(theta)
@@ -106,6 +147,20 @@ func ConditionalDraws(ev *likelihood.Evaluator, theta []float64, at matern.Point
 					for i := 0; i < ra; i++ {
 						c[(a*cw+i)+(b*cw+j)*n2] -= t[i+j*ra]
 					}
+				}
+			}
+		}
+		// + D^T A^-1 D, the estimated mean's uncertainty (lower triangle).
+		if len(dm) > 0 {
+			for j := range n2 {
+				for i := j; i < n2; i++ {
+					var s float64
+					for a := range dm {
+						for b := range dm {
+							s += dm[a][i] * bcov[a][b] * dm[b][j]
+						}
+					}
+					c[i+j*n2] += s
 				}
 			}
 		}
