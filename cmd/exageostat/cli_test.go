@@ -61,6 +61,8 @@ func badInputCases() []cliCase {
 		// fit: flags.
 		{name: "fit nb negative", defect: 9, args: []string{"fit", "--nb", "-1"}, want: `fit: key "nb": must be >= 0`},
 		{name: "fit workers negative", defect: 9, args: []string{"fit", "--workers", "-1"}, want: `fit: key "workers": must be >= 0`},
+		{name: "fit draws without a grid", args: []string{"fit", "--draws", "1"}, want: `fit: key "draws": --draws maps conditional simulations on the prediction grid: it needs --plot DIR and --grid NxM`},
+		{name: "fit draws too many", args: []string{"fit", "--draws", "21"}, want: `fit: key "draws": --draws must be in [0, 20]`},
 		{name: "fit gpus negative", args: []string{"fit", "--gpus", "-1"}, want: `fit: key "gpus": must be in [0, 64]`},
 		// No GPU on these machines (CI, the development machines): with or
 		// without the driver's library (make cuda-check installs it).

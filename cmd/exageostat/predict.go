@@ -159,6 +159,7 @@ each as SVG and PNG (--dpi, 300 by default).`
 		f.StringVar(&cfg.Plot, "plot", "", "write pictures (SVG and PNG) into this directory: a map of the standardised residuals and their normal QQ plot")
 		f.Float64Var(&cfg.DPI, "dpi", 0, "resolution of the PNG pictures in dots per inch (0: 300)")
 		f.StringVar(&cfg.ZName, "z-name", "", "the observed variable's name on the pictures (default z)")
+		f.StringVar(&cfg.XYUnits, "xy-units", "", "with --plot: the units of planar x and y on the map axes (e.g. m)")
 	}
 	f.StringVar(&cfg.Variance, "variance", cfg.Variance, "the variance written: observation (of a new observation, nugget included) or latent (of the field, without the nugget)")
 	c.Long += dataColumnsHelp

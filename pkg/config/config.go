@@ -53,11 +53,13 @@ type Fit struct {
 	CILevel     float64   `toml:"ci_level"`     // their level (0.95)
 	Plot        string    `toml:"plot"`         // directory for pictures
 	Grid        string    `toml:"grid"`         // NxM prediction grid for the maps
+	Draws       int       `toml:"draws"`        // with grid: maps of this many conditional simulations of the field
 	DPI         float64   `toml:"dpi"`          // resolution of the PNG pictures (0: 300)
 	CV          string    `toml:"cv"`           // cross-validation at the estimate: "loo" or a number of folds ("": none)
 	CVOut       string    `toml:"cv_out"`       // its per-point CSV
 	ZName       string    `toml:"z_name"`       // the observed variable's name on the pictures ("" : z)
 	Units       string    `toml:"units"`        // its units, written beside the name
+	XYUnits     string    `toml:"xy_units"`     // the units of planar x and y on the map axes (e.g. m)
 	Solve       string    `toml:"solve"`        // MPI runs: chained | per-rank | move-tiles
 	MemoryLimit string    `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
 	// Checkpoint is the file the fit rewrites (atomically) after every

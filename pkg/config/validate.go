@@ -277,6 +277,12 @@ func (f *Fit) Validate() error {
 			return bad("grid", "%v", err)
 		}
 	}
+	switch {
+	case f.Draws < 0 || f.Draws > 20:
+		return bad("draws", "--draws must be in [0, 20] (maps of conditional simulations), got %d", f.Draws)
+	case f.Draws > 0 && f.Grid == "":
+		return bad("draws", "--draws maps conditional simulations on the prediction grid: it needs --plot DIR and --grid NxM")
+	}
 	withTau2 := HasTau2(f.Kernel, len(f.Lower)) && len(f.Upper) == len(f.Lower)
 	if withTau2 {
 		names = append(names, Tau2) // the nugget is the last parameter
@@ -618,6 +624,8 @@ type Predict struct {
 	DPI   float64 `toml:"dpi"`
 	ZName string  `toml:"z_name"`
 	Units string  `toml:"units"`
+	// XYUnits are the units of planar x and y on the map axes.
+	XYUnits string `toml:"xy_units"`
 	// Draws > 0 makes predict also write that many conditional
 	// simulations of the field at At given the data (columns draw_1...),
 	// seeded by Seed.

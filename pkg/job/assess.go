@@ -48,6 +48,22 @@ type assessOptions struct {
 	write     bool   // this rank writes files (rank 0); the others only take part in the task graphs
 	mean      string // the mean model (its covariates at new locations: dataset.Design)
 	pics      pictures
+	draws     int // maps of this many conditional simulations on the grid (a coarser one above maxDrawPoints)
+}
+
+// maxDrawPoints bounds the grid of the conditional simulations' maps: rank
+// 0 factors their n x n conditional covariance (4900 points: 192 MB).
+const maxDrawPoints = 4900
+
+// drawGrid is the grid of the conditional simulations' maps: the
+// prediction grid, or a coarser one of about maxDrawPoints points over the
+// same box with the same aspect.
+func drawGrid(nx, ny int) (int, int) {
+	if nx*ny <= maxDrawPoints {
+		return nx, ny
+	}
+	f := math.Sqrt(float64(maxDrawPoints) / float64(nx*ny))
+	return max(2, int(float64(nx)*f)), max(2, int(float64(ny)*f))
 }
 
 // pictures are the settings of the pictures a command writes: the PNG's
@@ -56,6 +72,7 @@ type assessOptions struct {
 type pictures struct {
 	dpi          float64
 	zname, units string
+	xyunits      string // units of planar x and y ("": none given)
 }
 
 // label returns what, the variable's name and its units: "rain (mm)",
@@ -76,9 +93,12 @@ func (p pictures) label(what string) string {
 
 // axes returns the names of the map axes: x and y, or longitude and
 // latitude in degrees.
-func axes(c dataset.Coords) (x, y string) {
+func axes(c dataset.Coords, xyunits string) (x, y string) {
 	if c == dataset.Geographic {
 		return "longitude (degrees)", "latitude (degrees)"
+	}
+	if xyunits != "" {
+		return "x (" + xyunits + ")", "y (" + xyunits + ")"
 	}
 	return "x", "y"
 }
@@ -185,6 +205,16 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 		}
 		ev.Runtime().Trim()
 	}
+	var draws *predict.Draws
+	dx, dy := drawGrid(o.gridX, o.gridY)
+	if o.gridX > 0 && o.draws > 0 {
+		gx, gy := plot.GridPoints(dx, dy, minx, maxx, miny, maxy)
+		var err error
+		if draws, err = drawsAt(ev, theta, &dataset.Data{X: gx, Y: gy, Coords: o.train.Coords}, o.mean, o.draws, o.seed, false); err != nil {
+			return fmt.Errorf("conditional simulations: %w", err)
+		}
+		ev.Runtime().Trim()
+	}
 	if !o.write {
 		return nil
 	}
@@ -192,7 +222,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	if err != nil {
 		return err
 	}
-	xl, yl := axes(o.train.Coords)
+	xl, yl := axes(o.train.Coords, o.pics.xyunits)
 	dpi := o.pics.dpi
 	add := func(name string) { out.Plots = append(out.Plots, filepath.Join(dir, name+".png")) }
 	h, g, counts := plot.EmpiricalSemivariogram(points(o.train), o.metric, o.train.Obs, 25, 2_000_000, o.seed)
@@ -236,6 +266,17 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 			}
 		}
 	}
+	if draws != nil { // the draws share the scale too
+		gx, gy := plot.GridPoints(dx, dy, minx, maxx, miny, maxy)
+		for _, z := range draws.Z {
+			plot.MaskOutsideHull(o.train.X, o.train.Y, gx, gy, z)
+			for _, v := range z {
+				if !math.IsNaN(v) {
+					lo, hi = min(lo, v), max(hi, v)
+				}
+			}
+		}
+	}
 	if err := plot.Map(filepath.Join(dir, "observations"), o.train.X, o.train.Y, o.train.Obs,
 		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: o.pics.label(""), XLabel: xl, YLabel: yl, Min: lo, Max: hi, DPI: dpi}); err != nil {
 		return err
@@ -258,6 +299,17 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 			return err
 		}
 		add("prediction_sd")
+		if draws != nil {
+			for i, z := range draws.Z {
+				name := fmt.Sprintf("conditional_draw_%d", i+1)
+				if err := plot.Grid(filepath.Join(dir, name), dx, dy, minx, maxx, miny, maxy, z,
+					plot.MapOptions{Title: fmt.Sprintf("Conditional simulation %d given the data (%dx%d grid, seed %d)", i+1, dx, dy, o.seed),
+						Label: o.pics.label(""), XLabel: xl, YLabel: yl, Min: lo, Max: hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
+					return err
+				}
+				add(name)
+			}
+		}
 	} else if zhat != nil {
 		if err := plot.Map(filepath.Join(dir, "prediction"), o.test.X, o.test.Y, zhat,
 			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction at %d held-out locations", o.test.Len()), Label: o.pics.label("kriging prediction"), XLabel: xl, YLabel: yl, DPI: dpi}); err != nil {

@@ -153,12 +153,12 @@ func writeCVJSON(env Env, cfg config.Predict, res *PredictResult, workers int) e
 // (e_i / sqrt(v_i)) at the data locations on a diverging colour scale
 // symmetric about 0, and their normal QQ plot; it returns the PNG files.
 func cvPlots(cfg config.Predict, res *PredictResult, coords dataset.Coords) ([]string, error) {
-	pics := pictures{dpi: cfg.DPI, zname: cfg.ZName}
+	pics := pictures{dpi: cfg.DPI, zname: cfg.ZName, xyunits: cfg.XYUnits}
 	what := "leave-one-out"
 	if cfg.Folds > 0 {
 		what = fmt.Sprintf("%d-fold cross-validation", cfg.Folds)
 	}
-	xl, yl := axes(coords)
+	xl, yl := axes(coords, pics.xyunits)
 	mapBase := filepath.Join(cfg.Plot, "cv_residuals")
 	if err := plot.Map(mapBase, res.X, res.Y, res.Standardized, plot.MapOptions{
 		Title:  fmt.Sprintf("Standardised %s residuals (N=%d)", what, len(res.X)),
@@ -198,7 +198,7 @@ func FitCV(r *FitResult, cfg config.Fit, env Env) (*PredictResult, error) {
 	if d := cfg.Phase.Distribution; d == "bc" || d == "1d1d" { // lp and bc-fast need the fit's cluster model: block-cyclic
 		p.Phase = cfg.Phase
 	}
-	p.Plot, p.DPI, p.ZName = cfg.Plot, cfg.DPI, cfg.ZName
+	p.Plot, p.DPI, p.ZName, p.XYUnits = cfg.Plot, cfg.DPI, cfg.ZName, cfg.XYUnits
 	pr, err := Predict(p, env)
 	if err != nil {
 		return nil, err

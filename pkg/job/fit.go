@@ -322,7 +322,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	var asmt Assessment
 	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
 		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean,
-		pics: pictures{dpi: cfg.DPI, zname: cfg.ZName, units: cfg.Units}}
+		pics: pictures{dpi: cfg.DPI, zname: cfg.ZName, units: cfg.Units, xyunits: cfg.XYUnits}, draws: cfg.Draws}
 	var budget int64
 	fo.After = func(ev *likelihood.Evaluator, theta []float64) error {
 		budget = rt.ReplicaBudget()

@@ -72,6 +72,17 @@ func TestPictures(t *testing.T) {
 			{"prediction_sd", 468, 360, []string{">sd of a new observation of rain (mm)<", "Prediction standard deviation of a new observation"}},
 			{"semivariogram", 432, 324, nil},
 		}},
+		{"fit with xy units and a conditional draw", func(d string) error {
+			f := config.DefaultFit()
+			f.Data, f.Checkpoint, f.N, f.Theta, f.Seed, f.MaxEvals, f.NB = data, "none", 0, nil, 0, 5, 16
+			f.Plot, f.Grid, f.DPI, f.ZName, f.XYUnits, f.Draws = d, "12x10", 72, "rain", "km", 2
+			_, err := Fit(f, Env{})
+			return err
+		}, []pic{
+			{"prediction", 468, 360, []string{">x (km)<", ">y (km)<"}},
+			{"conditional_draw_1", 468, 360, []string{">rain<", "Conditional simulation 1 given the data (12x10 grid, seed 0)", ">x (km)<"}},
+			{"conditional_draw_2", 468, 360, []string{"Conditional simulation 2 given the data"}},
+		}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
