@@ -294,7 +294,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 			which = "of a new observation (no nugget)"
 		}
 		if err := plot.Grid(filepath.Join(dir, "prediction_sd"), o.gridX, o.gridY, minx, maxx, miny, maxy, sqrtAll(grid.Var),
-			plot.MapOptions{Title: "Prediction standard deviation " + which, Label: o.pics.label("sd of a new observation"), XLabel: xl, YLabel: yl,
+			plot.MapOptions{Title: "Prediction sd " + which, Label: o.pics.label("sd of a new observation"), XLabel: xl, YLabel: yl,
 				PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
 			return err
 		}
@@ -317,7 +317,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 		}
 		add("prediction")
 		if err := plot.Map(filepath.Join(dir, "prediction_sd"), o.test.X, o.test.Y, sqrtAll(pvar),
-			plot.MapOptions{Title: "Prediction standard deviation of a new observation (held-out locations)", Label: o.pics.label("sd of a new observation"), XLabel: xl, YLabel: yl, DPI: dpi}); err != nil {
+			plot.MapOptions{Title: "Prediction sd of a new observation (held-out locations)", Label: o.pics.label("sd of a new observation"), XLabel: xl, YLabel: yl, DPI: dpi}); err != nil {
 			return err
 		}
 		add("prediction_sd")

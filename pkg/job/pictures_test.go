@@ -69,7 +69,7 @@ func TestPictures(t *testing.T) {
 		}, []pic{
 			{"observations", 468, 360, []string{">rain (mm)<"}},
 			{"prediction", 468, 360, []string{">kriging prediction of rain (mm)<"}},
-			{"prediction_sd", 468, 360, []string{">sd of a new observation of rain (mm)<", "Prediction standard deviation of a new observation"}},
+			{"prediction_sd", 468, 360, []string{">sd of a new observation of rain (mm)<", "Prediction sd of a new observation (no nugget)"}},
 			{"semivariogram", 432, 324, nil},
 		}},
 		{"fit with xy units and a conditional draw", func(d string) error {

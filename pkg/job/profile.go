@@ -64,7 +64,10 @@ func profileIntervals(d *dataset.Data, fo mle.FitOptions, names []string, theta 
 			o.Opt.Guess[j] = v
 			o.Opt.Start, o.Opt.Stop, o.Opt.Replay = mle.StartData, nil, nil
 			o.After, o.Trace = nil, false
-			o.Profile = fo.Profile && j != 0 // sigma2 fixed: nothing to profile out
+			// Profile the variance out only where the constrained fit
+			// still can: not with sigma2 fixed (nothing to profile out)
+			// nor with tau2 fixed (sigma2 is then no scale of Sigma).
+			o.Profile = fo.Profile && mle.Profilable(fo.Model, o.Opt.Lower, o.Opt.Upper, fo.Nugget) == nil
 			iv.Fits++
 			r, err := mle.Fit(d, o, nil)
 			if err != nil {
@@ -147,9 +150,11 @@ func profileEnds(est, lb, ub, target float64, prof func(float64) (float64, error
 // l_c(beta, nu) the constrained fit of the other parameters (sigma2, the
 // nugget) at beta and nu fixed, each a fit of fo as profileIntervals'. The
 // inner maximum is a golden-section search on log nu (to 1e-6) in a
-// bracket grown from the best nu of the previous rho; a nu whose beta leaves
-// beta's bounds, or whose fit fails (a matrix not positive definite),
-// counts as -Inf. A fixed nu leaves one fit per rho. The ends are
+// bracket grown from the best nu of the previous rho (or, if no nu near it
+// gives a finite value, from the best of 17 nu spread over nu's bounds); a
+// nu whose beta leaves beta's bounds, or whose fit fails (a matrix not
+// positive definite), counts as -Inf, and a rho with no finite nu is
+// outside the interval. A fixed nu leaves one fit per rho. The ends are
 // profileEnds' on rho, bounded by the effective ranges at the bounds of
 // beta and nu.
 func effectiveRangeInterval(d *dataset.Data, fo mle.FitOptions, theta []float64, lmax, level float64) (*Interval, error) {
@@ -199,7 +204,23 @@ func effectiveRangeInterval(d *dataset.Data, fo mle.FitOptions, theta []float64,
 		ulo, uhi := math.Log(nlo), math.Log(nhi)
 		u, l, err := maxGolden(f, math.Log(nuBest), ulo, uhi)
 		if err != nil {
-			return 0, fmt.Errorf("profile of the effective range at %g: %w", rho, err)
+			// Near a bound of beta only some smoothnesses keep beta =
+			// rho / c(nu) inside them: start from the best of a grid of
+			// nu over its bounds; none finite is a profile of -Inf
+			// (outside the interval).
+			best, fbest := 0.0, math.Inf(-1)
+			for i := range 17 {
+				ui := ulo + (uhi-ulo)*float64(i)/16
+				if fi := f(ui); fi > fbest {
+					best, fbest = ui, fi
+				}
+			}
+			if math.IsInf(fbest, -1) {
+				return math.Inf(-1), nil
+			}
+			if u, l, err = maxGolden(f, best, ulo, uhi); err != nil {
+				return 0, fmt.Errorf("profile of the effective range at %g: %w", rho, err)
+			}
 		}
 		nuBest = math.Exp(u)
 		return l, nil

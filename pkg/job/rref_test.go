@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -254,5 +255,48 @@ func TestProfileIntervalsAgainstR(t *testing.T) {
 			t.Errorf("%s: estimate %.6g (R %.6g), Wald %v", iv.Param, iv.Estimate, est, iv.Wald)
 		}
 		t.Logf("%s: [%.8g, %.8g], R [%.8g, %.8g]; Wald %.6g", iv.Param, iv.Lower, iv.Upper, lo, hi, iv.Wald)
+	}
+}
+
+// TestProfileIntervalsWithNugget: with the nugget estimated (4 bounds, nu
+// fixed) and the variance profiled in the search, the constrained fits at
+// a fixed tau2 cannot profile sigma2 out and search it instead. Each end
+// of tau2's interval is where the profile crosses l_max - chi2_1(0.95)/2:
+// a fit constrained there, run here without profiling (another search),
+// reaches that level to 1e-4.
+func TestProfileIntervalsWithNugget(t *testing.T) {
+	cfg := config.DefaultFit()
+	cfg.Data, cfg.CI, cfg.Checkpoint = "../../testdata/r/profile_n200.csv", "profile", "none"
+	cfg.N, cfg.Theta, cfg.Seed = 0, nil, 0
+	cfg.Lower, cfg.Upper = []float64{0.01, 0.005, 0.5, 1e-6}, []float64{10, 2, 0.5, 2}
+	r, err := Fit(cfg, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tau *Interval
+	for i := range r.Intervals {
+		if r.Intervals[i].Param == "tau2" {
+			tau = &r.Intervals[i]
+		}
+	}
+	if tau == nil || !(tau.Lower < tau.Estimate && tau.Estimate < tau.Upper) {
+		t.Fatalf("intervals %+v", r.Intervals)
+	}
+	target := r.LogLik - 3.841458820694124/2
+	for _, end := range []float64{tau.Lower, tau.Upper} {
+		if end == cfg.Lower[3] || end == cfg.Upper[3] {
+			continue // at a bound: the profile does not cross there
+		}
+		c := cfg
+		c.CI, c.Profile = "", "off"
+		c.Lower, c.Upper = slices.Clone(cfg.Lower), slices.Clone(cfg.Upper)
+		c.Lower[3], c.Upper[3] = end, end
+		rc, err := Fit(c, Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(rc.LogLik-target) > 1e-4 {
+			t.Errorf("tau2 = %.6g: constrained l %.8f, target %.8f", end, rc.LogLik, target)
+		}
 	}
 }
