@@ -237,6 +237,9 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 		est = append(est, fmt.Sprintf("nugget=%.3g", tau2))
 	}
 	unit := "distance (units of x and y)"
+	if o.pics.xyunits != "" {
+		unit = "distance (" + o.pics.xyunits + ")"
+	}
 	if o.metric == matern.GreatCircle {
 		unit = "great-circle distance (km)"
 	}

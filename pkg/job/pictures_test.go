@@ -80,6 +80,7 @@ func TestPictures(t *testing.T) {
 			return err
 		}, []pic{
 			{"prediction", 468, 360, []string{">x (km)<", ">y (km)<"}},
+			{"semivariogram", 432, 324, []string{">distance (km)<"}},
 			{"conditional_draw_1", 468, 360, []string{">rain<", "Conditional simulation 1 given the data (12x10 grid, seed 0)", ">x (km)<"}},
 			{"conditional_draw_2", 468, 360, []string{"Conditional simulation 2 given the data"}},
 		}},
