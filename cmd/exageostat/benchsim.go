@@ -116,6 +116,7 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers per rank")
 	f.IntVar(&o.Reps, "reps", 5, "timed evaluations per size (the median is reported)")
 	f.IntVar(&o.CalReps, "cal-reps", 3, "calibration samples per task kind, before each timed evaluation")
+	f.BoolVar(&o.Cold, "cold", true, "calibrate with the caches evicted before each task, as in a run (--cold=false: hot caches)")
 	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu of the evaluations and of the calibrated dcmg")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
 	f.Float64Var(&o.Network.Bandwidth, "bandwidth", sharedMemBandwidth, "modelled bandwidth between ranks, bytes/s (default under mpirun: measured by ping-pong)")
@@ -126,8 +127,12 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 
 // printSimCheck prints the comparison table.
 func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
-	fmt.Fprintf(w, "simulator vs real runs: %d rank(s) x %d workers, nb=%d, theta=%s, kernels %s (%s), median of %d evaluations\n",
-		r.Ranks, r.Workers, r.NB, formatFloats(r.Theta), r.Kernels, r.Core, r.Reps)
+	caches := "hot"
+	if r.Cold {
+		caches = "cold"
+	}
+	fmt.Fprintf(w, "simulator vs real runs: %d rank(s) x %d workers, nb=%d, theta=%s, kernels %s (%s), median of %d evaluations, calibrated on %s caches\n",
+		r.Ranks, r.Workers, r.NB, formatFloats(r.Theta), r.Kernels, r.Core, r.Reps, caches)
 	if r.Ranks > 1 {
 		how := "given"
 		if r.NetworkMeasured {

@@ -38,6 +38,7 @@ const (
 type calibrateFlags struct {
 	nb, reps int
 	workers  int
+	cold     bool
 	nu       float64
 	out      string
 	asJSON   bool
@@ -84,6 +85,7 @@ every sample. A progress line per kind goes to stderr (rank 0).`,
 	f.IntVar(&cf.nb, "nb", 960, "tile size of the measured tasks")
 	f.IntVar(&cf.reps, "reps", 7, "timed samples per task kind (the median is kept)")
 	f.IntVar(&cf.workers, "workers", job.DefaultWorkers(), "workers measuring at once on each rank (1: one idle core)")
+	f.BoolVar(&cf.cold, "cold", true, "evict the caches before each timed task, as in a run where tasks read tiles other cores wrote (--cold=false: hot caches)")
 	f.Float64Var(&cf.nu, "nu", 0.73, "Matérn smoothness of the generated (dcmg) tiles")
 	f.StringVar(&cf.out, "out", "", "write the result to FILE (default: stdout)")
 	f.BoolVar(&cf.asJSON, "json", false, "write JSON instead of a TOML cluster file")
@@ -151,7 +153,7 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 		}
 		fmt.Fprintf(stderr, "  link between ranks 0 and 1 (ping-pong): latency %.3g us, bandwidth %.3g GB/s\n", net.Latency*1e6, net.Bandwidth*1e-9)
 	}
-	cal, err := bench.CalibrateLoaded(bench.CalibrateOptions{NB: cf.nb, Reps: cf.reps, Nu: cf.nu,
+	cal, err := bench.CalibrateLoaded(bench.CalibrateOptions{NB: cf.nb, Reps: cf.reps, Nu: cf.nu, Cold: cf.cold,
 		Progress: func(s string) { fmt.Fprintln(stderr, "  "+s) }}, cf.workers, w)
 	if err != nil {
 		return err
@@ -190,6 +192,9 @@ func calibrationTOML(cal *bench.Calibration, cpus, nodes int, net config.Network
 		strconv.FormatFloat(cf.nu, 'g', -1, 64), cf.workers, nodes)
 	fmt.Fprintf(&b, "# Median seconds of one task on one worker (kernels %s, OpenBLAS core %s,\n", cal.Kernels, cal.Core)
 	fmt.Fprintf(&b, "# BLAS single-threaded) with %d workers busy on each of %d ranks, on full\n", cf.workers, nodes)
+	if cf.cold {
+		b.WriteString("# (caches evicted before each task, as in a run),\n")
+	}
 	b.WriteString("# nb x nb tiles. Load with config.LoadCluster.\n\n")
 	fmt.Fprintf(&b, "nb = %d\n\n", cal.NB)
 	if measured {

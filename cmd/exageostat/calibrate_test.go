@@ -21,6 +21,9 @@ func TestCalibrate(t *testing.T) {
 	if stdout != "" || !strings.Contains(stderr, "gemm   nb=128  median") || !strings.Contains(stderr, "wrote "+out) {
 		t.Fatalf("stdout %q, stderr:\n%s", stdout, stderr)
 	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "# (caches evicted before each task, as in a run)") {
+		t.Errorf("the cluster file does not say the caches were evicted:\n%s", b)
+	}
 	c, err := config.LoadCluster(out)
 	if err != nil {
 		t.Fatal(err)

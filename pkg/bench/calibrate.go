@@ -28,6 +28,12 @@ type CalibrateOptions struct {
 	MinSample float64
 	// Progress, if not nil, receives one line per measured kind.
 	Progress func(string)
+	// Cold evicts the caches before each timed task (writing over a buffer
+	// of ColdBytes, 64 MiB if 0), as in a run where a task reads tiles
+	// other cores wrote: a kernel measured on hot caches runs 5-15 % faster
+	// than the same task in a run (docs/heterogeneous.md).
+	Cold      bool
+	ColdBytes int
 }
 
 // KindTiming is the measured duration of one task of a kind.
@@ -110,6 +116,19 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 	nb := o.NB
 	fnb := float64(nb)
 	kern := kernels.Default()
+	var evict func()
+	if o.Cold {
+		n := o.ColdBytes / 8
+		if n <= 0 {
+			n = 64 << 20 / 8
+		}
+		junk := make([]float64, n)
+		evict = func() {
+			for i := range junk {
+				junk[i]++
+			}
+		}
+	}
 	res := &Calibration{NB: nb, Reps: o.Reps, Nu: o.Nu, Kernels: kern.Name(), Core: kernels.DefaultThreads().CoreName()}
 
 	// Inputs: an SPD tile, its factor and the inverse of the factor, and
@@ -195,7 +214,7 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 			return nil, fmt.Errorf("bench: calibrate: no measurement for task kind %q", name)
 		}
 		ck.kind = name
-		kt := measure(ck, o.Reps, o.MinSample)
+		kt := measure(ck, o.Reps, o.MinSample, evict)
 		if kt.Flops > 0 && name != kind.Dcmg {
 			kt.Gflops = kt.Flops / kt.Seconds * 1e-9
 		}
@@ -218,10 +237,13 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 
 // measure times ck: one untimed call, then reps samples of calls calls
 // each (calls > 1 only for repeatable kernels shorter than minSample).
-func measure(ck calKind, reps int, minSample float64) KindTiming {
+func measure(ck calKind, reps int, minSample float64, evict func()) KindTiming {
 	once := func() float64 {
 		if ck.setup != nil {
 			ck.setup()
+		}
+		if evict != nil {
+			evict()
 		}
 		t0 := time.Now()
 		ck.run()
@@ -250,6 +272,9 @@ func measure(ck calKind, reps int, minSample float64) KindTiming {
 		}
 		if ck.setup != nil {
 			ck.setup()
+		}
+		if evict != nil {
+			evict()
 		}
 		t0 := time.Now()
 		for range calls {

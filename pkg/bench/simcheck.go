@@ -25,6 +25,7 @@ type SimCheckOptions struct {
 	Workers int       // runtime workers per rank
 	Reps    int       // timed evaluations per size, after one untimed (the median is kept)
 	CalReps int       // calibration samples per task kind
+	Cold    bool      // calibrate with the caches evicted before each task (CalibrateOptions.Cold)
 	Theta   []float64 // Matérn (sigma2, beta, nu)
 	Seed    uint64    // locations and observations (dataset.Grid, StandardNormal)
 	// Comm is the set of ranks the real runs use (comm.Self: one rank).
@@ -88,10 +89,12 @@ type SimCheckResult struct {
 	Theta   []float64      `json:"theta"`
 	Network config.Network `json:"network"`
 	// NetworkMeasured: Network was measured by ping-pong (PingPong).
-	NetworkMeasured bool          `json:"network_measured"`
-	Kernels         string        `json:"kernels"`
-	Core            string        `json:"openblas_core"`
-	Rows            []SimCheckRow `json:"rows"`
+	NetworkMeasured bool `json:"network_measured"`
+	// Cold: the calibrations evicted the caches before each task.
+	Cold    bool          `json:"cold_caches"`
+	Kernels string        `json:"kernels"`
+	Core    string        `json:"openblas_core"`
+	Rows    []SimCheckRow `json:"rows"`
 }
 
 // SimCheck validates pkg/sim against real runs on this machine. For each N
@@ -113,7 +116,7 @@ func SimCheck(o SimCheckOptions) (*SimCheckResult, error) {
 	}
 	w := o.Comm
 	res := &SimCheckResult{Ranks: w.Size(), Workers: o.Workers, NB: o.NB, Reps: o.Reps, Theta: o.Theta,
-		Network: o.Network, NetworkMeasured: o.NetworkMeasured, Kernels: kernels.Default().Name(), Core: kernels.DefaultThreads().CoreName()}
+		Network: o.Network, NetworkMeasured: o.NetworkMeasured, Cold: o.Cold, Kernels: kernels.Default().Name(), Core: kernels.DefaultThreads().CoreName()}
 
 	for _, n := range o.N {
 		row, err := simCheckSize(o, n, progress)
@@ -129,7 +132,7 @@ func SimCheck(o SimCheckOptions) (*SimCheckResult, error) {
 // once and returns, per kind (config.TaskKinds order), the median over the
 // goroutines.
 func loadedCalibration(o SimCheckOptions) ([]float64, error) {
-	_, local, err := calibrateGoroutines(CalibrateOptions{NB: o.NB, Reps: o.CalReps, Nu: o.Theta[2]}, o.Workers)
+	_, local, err := calibrateGoroutines(CalibrateOptions{NB: o.NB, Reps: o.CalReps, Nu: o.Theta[2], Cold: o.Cold}, o.Workers)
 	return local, err
 }
 
