@@ -35,7 +35,7 @@ def main(path):
         elif ph in ("s", "f"):
             flows[e["id"]].append(ph)
     for (pid, tid), s in lanes.items():
-        s.sort()
+        s.sort(key=lambda x: (x[0], -x[1]))  # parents before the slices they hold
         for (a0, a1, an), (b0, b1, bn) in zip(s, s[1:]):
             # b starts inside a and ends after it: a partial overlap.
             if b0 < a1 - 1e-6 and b1 > a1 + 1e-6:

@@ -834,7 +834,7 @@ func (r *Runtime) execute(w *worker, t *task) {
 	if r.failed.Load() || t.Run == nil {
 		return
 	}
-	var start int64
+	var start, exec int64
 	if r.opts.Trace {
 		start = r.Now()
 	}
@@ -852,6 +852,9 @@ func (r *Runtime) execute(w *worker, t *task) {
 		if err != nil {
 			return err
 		}
+		if r.opts.Trace {
+			exec = r.Now()
+		}
 		return t.Run(Context{Worker: w.id, Rank: r.rank, acc: t.Access, bufs: bufs})
 	}()
 	clear(w.bufs)
@@ -861,7 +864,7 @@ func (r *Runtime) execute(w *worker, t *task) {
 	if r.opts.Trace {
 		w.events = append(w.events, trace.Event{Kind: t.Kind, Tile: t.Tile, Rank: r.rank,
 			Worker: w.id, Start: start, End: r.Now(), Flops: t.Flops, Iter: t.iter,
-			Submit: t.submitted, Ready: t.readyAt, Priority: t.Priority, Resource: "cpu"})
+			Submit: t.submitted, Ready: t.readyAt, Priority: t.Priority, Resource: "cpu", Exec: exec})
 	}
 }
 

@@ -123,7 +123,10 @@ func (l *laneSet) place(start, end int64) int {
 //   - one process per rank; one lane (thread) per worker, named after its
 //     type ("cpu worker 0", "gpu worker 0"), with one complete ("X") event
 //     per task whose args hold its tile (m, n, k), flops, iteration,
-//     priority and submission and ready times (submit_us, ready_us);
+//     priority and submission, ready and kernel start times (submit_us,
+//     ready_us, exec_us); the worker's states as slices of category
+//     "state": "runtime" nested at the start of a task while the worker
+//     waited on the runtime (its buffers), "idle" between tasks;
 //   - transfers on "transfers i" lanes of each rank, assigned so that no two
 //     slices of a lane overlap: the receiver's slice lasts from the later
 //     posting of the two sides to the completion (the transfer, not the
@@ -186,6 +189,7 @@ func WriteChrome(w io.Writer, ev []Event) error {
 		}
 	}
 	spans := map[[3]int]*span{} // rank, iteration, phase
+	busy := map[[2]int][][2]int64{} // rank, worker -> task intervals
 	iterStart := map[int]int64{}
 	for _, e := range ev {
 		switch {
@@ -225,8 +229,16 @@ func WriteChrome(w io.Writer, ev []Event) error {
 		if e.Resource != "" && e.Resource != "cpu" {
 			args["resource"] = e.Resource
 		}
+		if e.Exec > 0 {
+			args["exec_us"] = us(e.Exec)
+		}
 		out = append(out, chromeEvent{Name: e.Kind, Cat: "task", Ph: "X", Ts: us(e.Start), Dur: us(e.End - e.Start),
 			Pid: e.Rank, Tid: e.Worker, Args: args})
+		if e.Exec > e.Start && e.Exec <= e.End { // waiting on the runtime, nested in the task
+			out = append(out, chromeEvent{Name: "runtime", Cat: "state", Ph: "X", Ts: us(e.Start), Dur: us(e.Exec - e.Start),
+				Pid: e.Rank, Tid: e.Worker})
+		}
+		busy[[2]int{e.Rank, e.Worker}] = append(busy[[2]int{e.Rank, e.Worker}], [2]int64{e.Start, e.End})
 		for p, name := range phases {
 			if kind.Phase(e.Kind) == name {
 				k := [3]int{e.Rank, e.Iter, p}
@@ -240,6 +252,16 @@ func WriteChrome(w io.Writer, ev []Event) error {
 		}
 		if t, ok := iterStart[e.Iter]; !ok || e.Start < t {
 			iterStart[e.Iter] = e.Start
+		}
+	}
+
+	// Idle states: the gaps between a worker's tasks.
+	for k, iv := range busy {
+		sort.Slice(iv, func(i, j int) bool { return iv[i][0] < iv[j][0] })
+		for i := 1; i < len(iv); i++ {
+			if gap := iv[i][0] - iv[i-1][1]; gap > 0 {
+				out = append(out, chromeEvent{Name: "idle", Cat: "state", Ph: "X", Ts: us(iv[i-1][1]), Dur: us(gap), Pid: k[0], Tid: k[1]})
+			}
 		}
 	}
 
@@ -385,7 +407,8 @@ func ReadChrome(r io.Reader) ([]Event, error) {
 		case c.Ph == "X" && c.Cat == "task":
 			e := Event{Kind: c.Name, Tile: [3]int{-1, -1, -1}, Rank: c.Pid, Worker: c.Tid, Start: ns(c.Ts), End: ns(c.Ts + c.Dur),
 				Flops: num(c.Args, "flops", 0), Iter: int(num(c.Args, "iteration", 0)), Priority: int(num(c.Args, "priority", 0)),
-				Submit: ns(num(c.Args, "submit_us", 0)), Ready: ns(num(c.Args, "ready_us", 0)), Resource: "cpu"}
+				Submit: ns(num(c.Args, "submit_us", 0)), Ready: ns(num(c.Args, "ready_us", 0)), Resource: "cpu",
+				Exec: ns(num(c.Args, "exec_us", 0))}
 			if r := str(c.Args, "resource"); r != "" {
 				e.Resource = r
 			}

@@ -15,7 +15,8 @@ import (
 func mixed() []Event {
 	none := [3]int{-1, -1, -1}
 	return []Event{
-		{Kind: "potrf", Tile: [3]int{0, 0, 0}, Rank: 0, Worker: 0, Start: 1000, End: 5000, Flops: 100, Iter: 1, Submit: 10, Ready: 900, Priority: 7, Resource: "cpu"},
+		{Kind: "potrf", Tile: [3]int{0, 0, 0}, Rank: 0, Worker: 0, Start: 1000, End: 5000, Flops: 100, Iter: 1, Submit: 10, Ready: 900, Priority: 7, Resource: "cpu", Exec: 1200},
+		{Kind: "trtri", Tile: [3]int{0, 0, 0}, Rank: 0, Worker: 0, Start: 5500, End: 6000, Iter: 1, Submit: 11, Ready: 5000, Resource: "cpu", Exec: 5500},
 		{Kind: "gemm", Tile: [3]int{2, 1, 0}, Rank: 1, Worker: 1, Start: 9000, End: 12000, Flops: 50, Iter: 1, Submit: 20, Ready: 8000, Resource: "gpu"},
 		{Kind: "dcmg", Tile: [3]int{1, 0, -1}, Rank: 1, Worker: 0, Start: 500, End: 4000, Iter: 1, Submit: 30, Ready: 40, Priority: -3, Resource: "cpu"},
 		{Kind: "send", Tile: none, Rank: 0, Worker: -1, Start: 5100, End: 7000, Iter: 1, Src: 0, Dst: 1, Tag: 4, Handle: "A(0,0)", Bytes: 800},
@@ -36,7 +37,9 @@ func TestChromeRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{`"pid":1,"tid":1,"args":{"name":"gpu worker 0"}`, `"pid":1,"tid":0,"args":{"name":"cpu worker 0"}`,
-		`"pid":1,"tid":2000,"args":{"name":"phase generation"}`, `"name":"phase cholesky"`, `"name":"iteration 1"`} {
+		`"pid":1,"tid":2000,"args":{"name":"phase generation"}`, `"name":"phase cholesky"`, `"name":"iteration 1"`,
+		`{"name":"runtime","cat":"state","ph":"X","ts":1,"dur":0.2,"pid":0,"tid":0}`, // potrf waited 200 ns for its buffers
+		`{"name":"idle","cat":"state","ph":"X","ts":5,"dur":0.5,"pid":0,"tid":0}`} { // between potrf and trtri
 		if !bytes.Contains(buf.Bytes(), []byte(name)) {
 			t.Errorf("the trace lacks %s", name)
 		}
@@ -138,7 +141,12 @@ func TestChromeTransfers(t *testing.T) {
 		t.Errorf("%d flows, want 3 (two matched pairs and the simulated transfer)", pairs)
 	}
 	for l, s := range slices {
-		sort.Slice(s, func(i, j int) bool { return s[i][0] < s[j][0] })
+		sort.Slice(s, func(i, j int) bool { // parents before the slices they hold
+			if s[i][0] != s[j][0] {
+				return s[i][0] < s[j][0]
+			}
+			return s[i][1] > s[j][1]
+		})
 		for i := 1; i < len(s); i++ {
 			if s[i][0] < s[i-1][1] && !(s[i][1] <= s[i-1][1]) {
 				t.Errorf("rank %d lane %d: slices %v and %v overlap partially", l.pid, l.tid, s[i-1], s[i])

@@ -38,6 +38,10 @@ type Event struct {
 	// Priority its scheduling priority. Start is when a worker took it.
 	Submit, Ready int64
 	Priority      int
+	// Exec is when the task's kernel began (ns; 0: not recorded): from
+	// Start to Exec the worker waited on the runtime (its buffers:
+	// allocation, data arriving).
+	Exec int64
 	// Resource is the type of worker that ran a task: "cpu" or "gpu"
 	// ("" reads as "cpu").
 	Resource string
