@@ -188,7 +188,7 @@ func WriteChrome(w io.Writer, ev []Event) error {
 			count[res]++
 		}
 	}
-	spans := map[[3]int]*span{} // rank, iteration, phase
+	spans := map[[3]int]*span{}     // rank, iteration, phase
 	busy := map[[2]int][][2]int64{} // rank, worker -> task intervals
 	iterStart := map[int]int64{}
 	for _, e := range ev {
