@@ -165,14 +165,19 @@ func printOverlap(w io.Writer, r *bench.OverlapResult) {
 	}
 }
 
+// barLabel breaks a step's name over two lines under its bar.
+func barLabel(name string) string {
+	return strings.NewReplacer("+submission-order", "+submission\norder", "+local-solve+memory", "+local solve\n+memory",
+		"+oversubscription", "+oversub-\nscription").Replace(name)
+}
+
 // plotOverlap draws the ablation as bars with error bars, each labelled
 // with its time relative to sync and its utilisation.
 func plotOverlap(path string, r *bench.OverlapResult) error {
 	var names, notes []string
 	var med, lo, hi []float64
 	for _, s := range r.Steps {
-		names = append(names, strings.NewReplacer("+submission-order", "+submission\norder", "+local-solve+memory", "+local solve\n+memory",
-			"+oversubscription", "+oversub-\nscription").Replace(s.Name))
+		names = append(names, barLabel(s.Name))
 		med, lo, hi = append(med, s.Seconds), append(lo, s.Spread.Min), append(hi, s.Spread.Max)
 		notes = append(notes, fmt.Sprintf("%.2fx sync\nutil %.0f%%", s.Seconds/r.Steps[0].Seconds, 100*s.Utilization))
 	}
@@ -208,8 +213,7 @@ func runOverlapSim(c *cobra.Command, path, dist string, n, nb int, plotPath stri
 		var names, notes []string
 		var med []float64
 		for _, s := range r.Steps {
-			names = append(names, strings.NewReplacer("+submission-order", "+submission\norder", "+local-solve+memory", "+local solve\n+memory",
-				"+oversubscription", "+oversub-\nscription").Replace(s.Name))
+			names = append(names, barLabel(s.Name))
 			med = append(med, s.Seconds)
 			notes = append(notes, fmt.Sprintf("%.2fx sync\nutil %.0f%%", s.Seconds/r.Steps[0].Seconds, 100*s.Utilization))
 		}
