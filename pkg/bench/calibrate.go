@@ -28,10 +28,12 @@ type CalibrateOptions struct {
 	MinSample float64
 	// Progress, if not nil, receives one line per measured kind.
 	Progress func(string)
-	// Cold evicts the caches before each timed task (writing over a buffer
-	// of ColdBytes, 64 MiB if 0), as in a run where a task reads tiles
-	// other cores wrote: a kernel measured on hot caches runs 5-15 % faster
-	// than the same task in a run (docs/heterogeneous.md).
+	// Cold evicts the core's caches before each timed task (writing over a
+	// buffer of ColdBytes, 4 MiB if 0: more than a core's L2, less than the
+	// shared L3), as in a run where a task reads tiles another core wrote:
+	// a kernel measured on hot caches ran 2-9 % faster than the same task
+	// in a run, and with 16-64 MiB evicted (tiles from memory) 7-14 %
+	// slower (docs/heterogeneous.md).
 	Cold      bool
 	ColdBytes int
 }
@@ -120,7 +122,7 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 	if o.Cold {
 		n := o.ColdBytes / 8
 		if n <= 0 {
-			n = 64 << 20 / 8
+			n = 4 << 20 / 8
 		}
 		junk := make([]float64, n)
 		evict = func() {
