@@ -22,6 +22,10 @@ func TestFormats(t *testing.T) {
 	for i := range v {
 		v[i] = -float64(i + 1)
 	}
+	// A low-rank format that can hold its tile dense (5*4 <= 9*3).
+	lrDense := LowRank{M: 5, N: 4, MaxRank: 3}
+	dbuf := make([]float64, lrDense.Words())
+	lrDense.SetDense(dbuf)
 	cases := []struct {
 		f         Format
 		buf       []float64
@@ -34,6 +38,7 @@ func TestFormats(t *testing.T) {
 		{Scalar{}, make([]float64, 1), 1, 1, 0},
 		{Single{M: 3, N: 3}, make([]float64, 5), 5, 5, 9},
 		{lr, buf, 1 + 9*3, 1 + 9*2, 1 + 9*3},
+		{lrDense, dbuf, 1 + 9*3, 1 + 5*4, 1 + 9*2},
 	}
 	for _, c := range cases {
 		t.Run(c.f.String(), func(t *testing.T) {
@@ -56,6 +61,14 @@ func TestFormats(t *testing.T) {
 	bad[0] = 4 // above MaxRank
 	if err := lr.Unpack(bad, 1+9*4); err == nil {
 		t.Fatal("Unpack accepted a rank above MaxRank")
+	}
+	small := LowRank{M: 5, N: 4, MaxRank: 2} // 20 > 9*2: cannot hold it dense
+	bad[0] = -1
+	if err := small.Unpack(bad, 1+20); err == nil {
+		t.Fatal("Unpack accepted a dense tile in a format that cannot hold it")
+	}
+	if lr.Rank(dbuf) != -1 || !lr.IsDense(dbuf) || lr.IsDense(buf) {
+		t.Fatalf("Rank/IsDense: %d %v %v", lr.Rank(dbuf), lr.IsDense(dbuf), lr.IsDense(buf))
 	}
 }
 
