@@ -166,6 +166,9 @@ type Stats struct {
 	// Comm lists the messages of a distributed evaluation by phase and
 	// sending rank (empty on one rank).
 	Comm []CommStat
+	// Approx describes the tiles of an approximate computation (nil for
+	// the exact one).
+	Approx *ApproxStats
 }
 
 // CommStat counts the messages one rank sent in one phase of an evaluation.
@@ -237,6 +240,9 @@ type Options struct {
 	// Solve is how the local solve sums its products (default
 	// solve.Chained: the same l on any distribution).
 	Solve solve.Mode
+	// Approx selects an approximate computation (TLR, mixed precision,
+	// diagonal super-tile); the zero value is the exact likelihood.
+	Approx Approx
 }
 
 // Evaluator evaluates l(theta) for one Problem, reusing its tiles.
@@ -268,6 +274,7 @@ type Evaluator struct {
 	beta    []float64
 	betaCov [][]float64
 	ev      []trace.Event
+	ax      *approx // the state of an approximate computation; nil: exact
 }
 
 type genTile struct{ m, n, prio int }
@@ -335,8 +342,14 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 			}
 		}
 	}
-	for f, k := range counts {
-		rt.Reserve(f, k)
+	if c := o.Approx.Computation; c != "" && c != Exact {
+		if err := e.newApprox(o.Approx); err != nil {
+			return nil, err
+		}
+	} else {
+		for f, k := range counts {
+			rt.Reserve(f, k)
+		}
 	}
 	// Generation is submitted in priority order (anti-diagonals first).
 	sort.SliceStable(e.gen, func(i, j int) bool {
@@ -438,6 +451,9 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	k, err := e.p.Model.Kernel(theta, e.rmax)
 	if err != nil {
 		return math.NaN(), st, fmt.Errorf("%w (theta %v): %v", ErrBadTheta, theta, err)
+	}
+	if e.ax != nil {
+		return e.logLikApprox(theta, k, st)
 	}
 	rt, s := e.rt, e.sigma
 	t0 := time.Now()

@@ -41,7 +41,7 @@ func BenchmarkCompress(b *testing.B) {
 				buf := make([]float64, f.Words())
 				gen()
 				src := append([]float64(nil), a...)
-				for _, m := range []Method{SVD, RRQR} {
+				for _, m := range []Method{SVD, RRQR, ACA} {
 					c := New(m, 1e-9)
 					b.Run(fmt.Sprintf("nb=%d/nu=%g/tile=%d,0/%v", nb, nu, row, m), func(b *testing.B) {
 						var r int

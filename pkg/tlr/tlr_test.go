@@ -87,7 +87,7 @@ func minRank(a *mat.Dense, acc float64) int {
 func compressors(acc float64) []Compressor {
 	var out []Compressor
 	for _, l := range AllLAPACK() {
-		for _, m := range []Method{SVD, RRQR} {
+		for _, m := range []Method{SVD, RRQR, ACA} {
 			out = append(out, Compressor{L: l, K: kernels.Default(), Method: m, Acc: acc})
 		}
 	}
