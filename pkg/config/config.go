@@ -50,7 +50,13 @@ type Fit struct {
 	Plot         string    `toml:"plot"`         // directory for pictures
 	Grid         string    `toml:"grid"`         // NxM prediction grid for the maps
 	Solve        string    `toml:"solve"`        // MPI runs: chained | per-rank | move-tiles
-	MemoryLimit  string    `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
+	// Computation is exact (the default), tlr (tile low-rank, seed 002),
+	// mp (mixed precision) or dst (diagonal super-tile).
+	Computation string  `toml:"computation"`
+	TLRAccuracy float64 `toml:"tlr_accuracy"` // tlr: absolute Frobenius accuracy per tile
+	MaxRank     int     `toml:"max_rank"`     // tlr: largest rank of a U V^T tile (0: nb/2)
+	MPBand      int     `toml:"mp_band"`      // mp, dst: tile sub-diagonals kept in float64 (-1: 10 % of the tiles)
+	MemoryLimit string  `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
 	// Checkpoint is the file the fit rewrites (atomically) after every
 	// evaluation: "" means the default (the resume file, else the json
 	// path with the suffix .ckpt, else none), "none" disables it.
@@ -98,6 +104,7 @@ func DefaultFit() Fit {
 		Kernel: "matern", Distance: "auto",
 		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
 		Start: "data", Search: "log", Profile: "auto", CILevel: 0.95, Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
+		Computation: "exact", TLRAccuracy: 1e-9, MPBand: -1,
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 		Phase: Phase{Distribution: "bc"},
 	}

@@ -30,6 +30,8 @@ type FitOptions struct {
 	Runtime         *runtime.Runtime
 	Owner, GenOwner tile.OwnerFunc
 	Solve           solve.Mode
+	// Approx selects an approximate likelihood (likelihood.Options.Approx).
+	Approx likelihood.Approx
 	// Covariates, if not empty, are the columns of the mean's design
 	// matrix, in the order of the data given to Fit: the mean is
 	// estimated by GLS at every evaluation and profiled out
@@ -144,7 +146,7 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		}
 		p.Covariates = append(p.Covariates, pc)
 	}
-	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner, Solve: o.Solve})
+	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner, Solve: o.Solve, Approx: o.Approx})
 	if err != nil {
 		return nil, err
 	}
