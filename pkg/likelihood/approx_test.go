@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
+	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/distribution"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tlr"
@@ -157,4 +160,52 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestApproxDistributed: on 2 and 3 in-process ranks (block-cyclic), every
+// rank gets the single-rank approximate l bitwise: low-rank tiles travel
+// as messages of their actual rank, float32 tiles at half the words.
+func TestApproxDistributed(t *testing.T) {
+	p := gridProblem(1000, 5)
+	const nb = 100
+	nt := (len(p.Obs) + nb - 1) / nb
+	for _, a := range []Approx{{Computation: TLR, Accuracy: 1e-9}, {Computation: MP, Band: 1}} {
+		theta := []float64{1, 0.1, 0.5}
+		want, _ := approxLogLik(t, p, nb, 2, a, theta)
+		for _, size := range []int{2, 3} {
+			t.Run(fmt.Sprintf("%s/ranks=%d", a.Computation, size), func(t *testing.T) {
+				d, err := distribution.New("bc", size, 0, 0, nil, nt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := comm.NewGroup(size)
+				ls := make([]float64, size)
+				errs := make([]error, size)
+				var wg sync.WaitGroup
+				for r := 0; r < size; r++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						rt := runtime.New(runtime.Options{Workers: 2, Comm: g.Endpoint(r), Trace: true})
+						defer rt.Close()
+						ev, err := NewWith(p, rt, Options{NB: nb, Owner: d.Owner, Approx: a})
+						if err != nil {
+							errs[r] = err
+							return
+						}
+						ls[r], _, errs[r] = ev.LogLik(theta)
+					}()
+				}
+				wg.Wait()
+				for r := range ls {
+					if errs[r] != nil {
+						t.Fatalf("rank %d: %v", r, errs[r])
+					}
+					if ls[r] != want {
+						t.Errorf("rank %d: l = %.17g, one rank %.17g", r, ls[r], want)
+					}
+				}
+			})
+		}
+	}
 }
