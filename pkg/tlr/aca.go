@@ -106,10 +106,10 @@ func norm2(x []float64) float64 { return frob(x) }
 // accuracy Acc/2, then the recompression of its factors (QR of U and of V,
 // SVD of R_u R_v^T, truncation at Acc/2), so that the rank is near the
 // SVD's and ||A - U V^T||_F <= Acc. It reports false, a intact, when the
-// rank passes max(16, min(m,n)/8): RRQR is then cheaper.
+// rank passes max(16, min(m,n)/3): RRQR is then cheaper.
 func (c Compressor) compressACA(f runtime.LowRank, a, buf []float64) (int, error, bool) {
 	m, n := f.M, f.N
-	limit := max(16, min(m, n)/8)
+	limit := max(16, min(m, n)/3)
 	u, v, k := c.aca(m, n, a, c.Acc/2, limit)
 	if k > limit || k >= min(m, n) {
 		return 0, nil, false

@@ -37,7 +37,7 @@ const (
 	// ACA is the adaptive cross approximation with partial pivoting,
 	// certified by one residual dgemm and recompressed (QR + small SVD):
 	// O((m+n) k^2 + m n k) flops, the only one of the three whose cost
-	// falls with the rank (see aca). Past rank min(m,n)/8 (a tile next to
+	// falls with the rank (see aca). Past rank min(m,n)/3 (a tile next to
 	// the diagonal) it hands the tile to RRQR, which is cheaper there.
 	ACA Method = iota
 	// SVD is the truncated singular value decomposition (LAPACK dgesdd):
@@ -97,9 +97,10 @@ func read(f runtime.LowRank, buf []float64) view {
 	if f.IsDense(buf) {
 		return view{m: f.M, n: f.N, k: -1, d: buf[1 : 1+f.M*f.N]}
 	}
+	// Slices of the factors without writing the rank: readers run
+	// concurrently.
 	k := f.Rank(buf)
-	u, v := f.Factors(buf, k)
-	return view{m: f.M, n: f.N, k: k, u: u, v: v}
+	return view{m: f.M, n: f.N, k: k, u: buf[1 : 1+f.M*k], v: buf[1+f.M*k : 1+(f.M+f.N)*k]}
 }
 
 // Rank returns the rank of the tile in buf, or -1 when it is dense.
