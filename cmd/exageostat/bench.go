@@ -234,6 +234,10 @@ many threads as workers) with the speed-up.`,
 					r.PredictN, r.PredictSecs, r.PredictRatio)
 			}
 			for _, a := range r.Approx {
+				if a.Error != "" {
+					fmt.Printf("  %-5s failed: %s\n", a.Computation, a.Error)
+					continue
+				}
 				t := a.Tiles
 				fmt.Printf("  %-5s %.4f s per evaluation (x%.2f vs exact %.4f s)  l=%.10f  rel err %.2e  busy gen %.3f chol %.3f solve %.3f  peak tiles %.1f MB (exact %.1f)",
 					a.Computation, a.Seconds, a.Speedup, r.Seconds, a.LogLik, a.RelErr, a.Gen, a.Chol, a.Solve, float64(a.PeakBytes)/1e6, float64(r.PeakBytes)/1e6)

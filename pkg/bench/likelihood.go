@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -48,6 +49,9 @@ type ApproxResult struct {
 	Solve       float64                 `json:"solve_busy"`
 	PeakBytes   int64                   `json:"peak_tile_bytes"` // the runtime's peak of buffers in use
 	Tiles       *likelihood.ApproxStats `json:"tiles"`
+	// Error is the failure of an evaluation (a diagonal super-tile may
+	// not be positive definite); the timings are then absent.
+	Error string `json:"error,omitempty"`
 }
 
 // LikelihoodResult is what LikelihoodBench measured: medians over the
@@ -214,7 +218,11 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 			a.Computation = c
 			ar, err := approxBench(rt, likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern}, o, a)
 			if err != nil {
-				return nil, err
+				if !errors.Is(err, likelihood.ErrNotPosDef) {
+					return nil, err
+				}
+				res.Approx = append(res.Approx, ApproxResult{Computation: c, Error: err.Error()})
+				continue
 			}
 			ar.RelErr = math.Abs(ar.LogLik-res.LogLik) / math.Abs(res.LogLik)
 			ar.Speedup = res.Seconds / ar.Seconds
