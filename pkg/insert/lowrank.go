@@ -37,21 +37,37 @@ func (e *TileError) Error() string {
 
 func (e *TileError) Unwrap() error { return e.Err }
 
+// fit copies the low-rank content of tmp (format f) into access i's
+// buffer, resized to the content with the rank rounded up to a multiple of
+// 8 (fewer buffer sizes for the pool to keep): memory grows with the
+// ranks.
+func fit(c runtime.Context, i int, f runtime.LowRank, tmp []float64) {
+	words := 1 + f.M*f.N
+	if k := f.Rank(tmp); k >= 0 {
+		words = 1 + (f.M+f.N)*min((k+7)/8*8, f.MaxRank)
+	}
+	copy(c.Resize(i, min(words, f.Words())), f.Pack(tmp))
+}
+
 // DcmgLR generates the covariance block cv into the dense scratch tile
-// (a Scratch access: one per worker) and compresses it into the low-rank
-// tile a with cp (ExaGeoStat-HiCMA's generation + compression in one
-// task, so that no dense off-diagonal tile is ever stored). Flops: the
-// entries plus the compression's (tlr.CompressFlops).
-func (t Tasks) DcmgLR(p Place, cv Cov, cp tlr.Compressor, a, scratch *runtime.Handle) {
+// (a Scratch access: one per worker) and compresses it with cp into the
+// low-rank scratch lr (a buffer of the largest rank), then into the tile a
+// at the size of its rank (ExaGeoStat-HiCMA's generation + compression in
+// one task: no dense off-diagonal tile is stored, and a tile takes the
+// memory of its rank). Flops: the entries plus the compression's
+// (tlr.CompressFlops).
+func (t Tasks) DcmgLR(p Place, cv Cov, cp tlr.Compressor, a, scratch, lr *runtime.Handle) {
 	f := lowRank(a)
 	flops := float64(f.M)*float64(f.N) + tlr.CompressFlops(cp.Method, float64(f.M), float64(f.N))
-	t.submit(p, kind.LRDcmg, flops, []runtime.Access{acc(a, runtime.W), acc(scratch, runtime.Scratch)},
+	t.submit(p, kind.LRDcmg, flops, []runtime.Access{acc(a, runtime.W), acc(scratch, runtime.Scratch), acc(lr, runtime.Scratch)},
 		func(c runtime.Context) error {
 			d := c.Buffer(1)[:f.M*f.N]
+			tmp := c.Buffer(2)[:f.Words()]
 			matern.FillTile(cv.K, cv.Nugget, cv.Metric, cv.Rows, cv.Row0, f.M, cv.Cols, cv.Col0, f.N, cv.Diag, d, f.M)
-			if _, err := cp.Compress(f, d, c.Buffer(0)); err != nil {
+			if _, err := cp.Compress(f, d, tmp); err != nil {
 				return &TileError{Tile: p.Tile, Err: err}
 			}
+			fit(c, 0, f, tmp)
 			return nil
 		})
 }
@@ -79,15 +95,19 @@ func (t Tasks) SyrkLR(p Place, cp tlr.Compressor, a, c *runtime.Handle, kEst flo
 }
 
 // GemmLR updates the low-rank tile c = c - a b^T, recompressed to the
-// compressor's accuracy (seed 002: 36 nb k^2 flops).
-func (t Tasks) GemmLR(p Place, cp tlr.Compressor, a, b, c *runtime.Handle, kEst float64) {
+// compressor's accuracy in the low-rank scratch lr and stored back at the
+// size of its new rank (seed 002: 36 nb k^2 flops).
+func (t Tasks) GemmLR(p Place, cp tlr.Compressor, a, b, c, lr *runtime.Handle, kEst float64) {
 	fa, fb, fc := lowRank(a), lowRank(b), lowRank(c)
 	t.submit(p, kind.LRGemm, tlr.GemmFlops(float64(fc.M), kEst),
-		[]runtime.Access{acc(a, runtime.R), acc(b, runtime.R), acc(c, runtime.RW)},
+		[]runtime.Access{acc(a, runtime.R), acc(b, runtime.R), acc(c, runtime.RW), acc(lr, runtime.Scratch)},
 		func(ctx runtime.Context) error {
-			if _, err := cp.Gemm(fa, ctx.Buffer(0), fb, ctx.Buffer(1), fc, ctx.Buffer(2)); err != nil {
+			tmp := ctx.Buffer(3)[:fc.Words()]
+			copy(tmp, fc.Pack(ctx.Buffer(2)))
+			if _, err := cp.Gemm(fa, ctx.Buffer(0), fb, ctx.Buffer(1), fc, tmp); err != nil {
 				return &TileError{Tile: p.Tile, Err: err}
 			}
+			fit(ctx, 2, fc, tmp)
 			return nil
 		})
 }

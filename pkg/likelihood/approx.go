@@ -94,7 +94,8 @@ type approx struct {
 	band    int
 	class   []tileClass       // per lower tile, index m(m+1)/2 + n
 	h       []*runtime.Handle // per lower tile: dense tiles are the Evaluator's sigma's
-	scratch *runtime.Handle
+	scratch *runtime.Handle // a dense tile per worker, for generation
+	lr      *runtime.Handle // a low-rank tile of the largest rank per worker (tlr)
 	kEst    float64
 }
 
@@ -159,6 +160,7 @@ func (e *Evaluator) newApprox(a Approx) error {
 		e.rt.Reserve(f, k)
 	}
 	x.scratch = e.rt.Register("scratch", 0, runtime.Dense{M: nb, N: nb})
+	x.lr = e.rt.Register("lr-scratch", 0, runtime.LowRank{M: nb, N: nb, MaxRank: x.a.MaxRank})
 	x.kEst = float64(max(1, nb/8))
 	e.ax = x
 	return nil
@@ -241,7 +243,7 @@ func (e *Evaluator) submitApproxGeneration(k matern.Kernel, tau2 float64) {
 		case clDense:
 			ts.Dcmg(at, cv, h)
 		case clLowRank:
-			ts.DcmgLR(at, cv, x.cp, h, x.scratch)
+			ts.DcmgLR(at, cv, x.cp, h, x.scratch, x.lr)
 		case clSingle:
 			ts.DcmgS(at, cv, h, x.scratch)
 		}
@@ -304,7 +306,7 @@ func (e *Evaluator) submitApproxCholesky() {
 				at := insert.At(m, n, k, gemmPrio(nt, k, m, n))
 				switch {
 				case cl(m, n) == clLowRank:
-					ts.GemmLR(at, x.cp, h(m, k), h(n, k), h(m, n), x.kEst)
+					ts.GemmLR(at, x.cp, h(m, k), h(n, k), h(m, n), x.lr, x.kEst)
 				case cl(m, k) == clDense && cl(n, k) == clDense && cl(m, n) == clDense:
 					ts.Gemm(at, blas.NoTrans, blas.Trans, -1, h(m, k), h(n, k), 1, h(m, n))
 				default:
