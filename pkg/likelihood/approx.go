@@ -94,8 +94,8 @@ type approx struct {
 	band    int
 	class   []tileClass       // per lower tile, index m(m+1)/2 + n
 	h       []*runtime.Handle // per lower tile: dense tiles are the Evaluator's sigma's
-	scratch *runtime.Handle // a dense tile per worker, for generation
-	lr      *runtime.Handle // a low-rank tile of the largest rank per worker (tlr)
+	scratch *runtime.Handle   // a dense tile per worker, for generation
+	lr      *runtime.Handle   // a low-rank tile of the largest rank per worker (tlr)
 	kEst    float64
 }
 
