@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
+	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -153,6 +155,7 @@ func newBenchLikelihoodCmd() *cobra.Command {
 	var o bench.LikelihoodOptions
 	var thetaS, overlapS string
 	var asJSON, ref bool
+	var comps string
 	c := &cobra.Command{
 		Use:   "likelihood",
 		Short: "One log-likelihood evaluation on the runtime versus a dense reference, same run",
@@ -169,7 +172,8 @@ the phase-overlap optimisations as fit's flag does.`,
 		Example: `  exageostat bench likelihood --n 1600 --nb 320 --workers 2
   exageostat bench likelihood --n 3600 --theta 1,0.1,0.73 --json
   exageostat bench likelihood --n 3600 --nb 608 --mean constant
-  exageostat bench likelihood --n 3600 --nb 608 --overlap all=off`,
+  exageostat bench likelihood --n 3600 --nb 608 --overlap all=off
+  exageostat bench likelihood --n 16000 --nb 400 --computations tlr,mp,dst --reference=false`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			th, err := parseFloats("theta", thetaS)
@@ -200,6 +204,19 @@ the phase-overlap optimisations as fit's flag does.`,
 				return badInput("bench likelihood: --reps must be >= 1 (got %d)", o.Reps)
 			case len(th) != 3:
 				return badInput("bench likelihood: --theta needs 3 values (sigma2,beta,nu), got %d", len(th))
+			}
+			for _, s := range strings.Split(comps, ",") {
+				if s = strings.TrimSpace(s); s == "" || s == "exact" {
+					continue
+				}
+				c, err := likelihood.ParseComputation(s)
+				if err != nil {
+					return badInput("bench likelihood: --computations: %v", err)
+				}
+				o.Computations = append(o.Computations, c)
+			}
+			if !(o.Approx.Accuracy > 0) || o.Approx.MaxRank < 0 || o.Approx.Band < -1 {
+				return badInput("bench likelihood: --tlr-accuracy must be > 0, --max-rank >= 0 and --mp-band >= -1")
 			}
 			r, err := bench.LikelihoodBench(o)
 			if err != nil {
@@ -235,6 +252,22 @@ the phase-overlap optimisations as fit's flag does.`,
 				fmt.Printf("  prediction of %d new locations (cross-covariance, solves; factor reused): %.4f s = %.2f x one evaluation\n",
 					r.PredictN, r.PredictSecs, r.PredictRatio)
 			}
+			for _, a := range r.Approx {
+				if a.Error != "" {
+					fmt.Printf("  %-5s failed: %s\n", a.Computation, a.Error)
+					continue
+				}
+				t := a.Tiles
+				fmt.Printf("  %-5s %.4f s per evaluation (x%.2f vs exact %.4f s)  l=%.10f  rel err %.2e  busy gen %.3f chol %.3f solve %.3f  peak tiles %.1f MB (exact %.1f)",
+					a.Computation, a.Seconds, a.Speedup, r.Seconds, a.LogLik, a.RelErr, a.Gen, a.Chol, a.Solve, float64(a.PeakBytes)/1e6, float64(r.PeakBytes)/1e6)
+				if t != nil && t.LowRank > 0 {
+					fmt.Printf("  rank mean %.1f max %d, %d dense off-diagonal, %.1f MB packed", t.MeanRank, t.MaxRank, t.DenseOff, float64(t.Bytes)/1e6)
+				}
+				if t != nil && t.Computation != likelihood.TLR {
+					fmt.Printf("  band %d", t.Band)
+				}
+				fmt.Println()
+			}
 			if ref {
 				fmt.Printf("  dense reference %.4f s = generation %.4f s (direct Bessel) + factorisation, solve and dot %.4f s (LAPACK, %d threads)  l=%.10f  rel diff %.1e\n",
 					r.RefSecs, r.RefGen, r.RefFactor, r.Workers, r.RefLogLik, r.RelDiff)
@@ -255,6 +288,10 @@ the phase-overlap optimisations as fit's flag does.`,
 	f.IntVar(&o.Predict, "predict", 0, "also time kriging at this many new locations")
 	f.StringVar(&overlapS, "overlap", "", config.OverlapHelp)
 	f.StringVar(&o.Mean, "mean", "zero", "mean model: zero, constant or linear; with one, the zero-mean evaluation is timed alternately for the overhead (no dense reference)")
+	f.StringVar(&comps, "computations", "", "also time these approximate computations after the exact one: tlr,mp,dst")
+	f.Float64Var(&o.Approx.Accuracy, "tlr-accuracy", 1e-9, "tlr: absolute Frobenius accuracy per tile")
+	f.IntVar(&o.Approx.MaxRank, "max-rank", 0, "tlr: largest rank of a U V^T tile (0: nb/2)")
+	f.IntVar(&o.Approx.Band, "mp-band", -1, "mp, dst: tile sub-diagonals in float64 (-1: 10 % of the tiles)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }

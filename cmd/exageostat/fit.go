@@ -207,6 +207,10 @@ standard errors sqrt(diag((X'Sigma^-1 X)^-1)) ("mean_coefficients",
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks); a run that needs more stops before it starts")
 	f.StringVar(&cfg.Solve, "solve", cfg.Solve, "MPI runs: how the local solve sums L(m,k) z(k): chained (same l on any distribution), per-rank (Algorithm 1 as printed) or move-tiles (no local solve: the baseline)")
 	f.StringVar(&ff.overlap, "overlap", "", config.OverlapHelp+" (the [overlap] table of --config)")
+	f.StringVar(&cfg.Computation, "computation", cfg.Computation, "exact, tlr (tile low-rank: off-diagonal tiles U V^T), mp (mixed precision: tiles off the band in float32) or dst (tiles off the band dropped)")
+	f.Float64Var(&cfg.TLRAccuracy, "tlr-accuracy", cfg.TLRAccuracy, "tlr: absolute Frobenius accuracy of each compressed tile (as HiCMA)")
+	f.IntVar(&cfg.MaxRank, "max-rank", 0, "tlr: largest rank of a tile held as U V^T; a tile that needs more stays dense (0: nb/2)")
+	f.IntVar(&cfg.MPBand, "mp-band", cfg.MPBand, "mp, dst: tile sub-diagonals kept in float64 (-1: the band holding 10 % of the tiles)")
 	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
 	return c
 }
@@ -373,8 +377,12 @@ func logStep(w io.Writer, names []string, s mle.Step) {
 		return
 	}
 	st := s.Stats
-	fmt.Fprintf(w, "  [%8.1fs] eval %4d  %s  l=%s  wall %.3fs  gen %.3fs chol %.3fs solve %.3fs  %.1f GFLOP/s  util %.1f%% (first 90%%: %.1f%%)\n",
-		s.Time, s.N, strings.Join(th, " "), l, st.Wall, st.Gen, st.Chol, st.Solve, st.Gflops, 100*st.Utilization.Whole, 100*st.Utilization.First90)
+	ranks := ""
+	if a := st.Approx; a != nil && a.LowRank > 0 {
+		ranks = fmt.Sprintf("  rank mean %.1f max %d (%d dense)", a.MeanRank, a.MaxRank, a.DenseOff)
+	}
+	fmt.Fprintf(w, "  [%8.1fs] eval %4d  %s  l=%s  wall %.3fs  gen %.3fs chol %.3fs solve %.3fs  %.1f GFLOP/s  util %.1f%% (first 90%%: %.1f%%)%s\n",
+		s.Time, s.N, strings.Join(th, " "), l, st.Wall, st.Gen, st.Chol, st.Solve, st.Gflops, 100*st.Utilization.Whole, 100*st.Utilization.First90, ranks)
 }
 
 // printFit prints the estimates beside the truth (simulated data) and the

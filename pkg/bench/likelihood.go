@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -29,6 +30,30 @@ type LikelihoodOptions struct {
 	Mean string
 	// Overlap switches the phase-overlap optimisations (nil: all on).
 	Overlap *likelihood.Overlap
+	// Computations lists approximate computations (likelihood.TLR, MP,
+	// DST) to time after the exact one on the same data, each with its
+	// own evaluator (the exact one's tiles released first), with Approx's
+	// accuracy, maximum rank and band.
+	Computations []likelihood.Computation
+	Approx       likelihood.Approx
+}
+
+// ApproxResult is the timing of one approximate computation beside the
+// exact one of the same run.
+type ApproxResult struct {
+	Computation likelihood.Computation  `json:"computation"`
+	LogLik      float64                 `json:"loglik"`
+	RelErr      float64                 `json:"rel_err"` // |l - l_exact| / |l_exact|
+	Seconds     float64                 `json:"seconds"` // median wall per evaluation
+	Speedup     float64                 `json:"speedup"` // exact seconds / Seconds
+	Gen         float64                 `json:"gen_busy"`
+	Chol        float64                 `json:"chol_busy"`
+	Solve       float64                 `json:"solve_busy"`
+	PeakBytes   int64                   `json:"peak_tile_bytes"` // the runtime's peak of buffers in use
+	Tiles       *likelihood.ApproxStats `json:"tiles"`
+	// Error is the failure of an evaluation (a diagonal super-tile may
+	// not be positive definite); the timings are then absent.
+	Error string `json:"error,omitempty"`
 }
 
 // LikelihoodResult is what LikelihoodBench measured: medians over the
@@ -86,6 +111,10 @@ type LikelihoodResult struct {
 	// solve phase: Solve - ZeroSolve is the work of the mean's tasks (its
 	// solves and inner products), the same under any other load.
 	ZeroSolve float64 `json:"zero_mean_solve_busy,omitempty"`
+	// PeakBytes is the exact evaluation's peak of tile buffers in use, and
+	// Approx the approximate computations timed after it.
+	PeakBytes int64          `json:"peak_tile_bytes"`
+	Approx    []ApproxResult `json:"approx,omitempty"`
 	// Overlap names the phase-overlap switches of the run.
 	Overlap string `json:"overlap"`
 	// Dgemm is the rate of one dgemm (n = 2048) on Workers threads,
@@ -146,6 +175,7 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 		}
 	}
 	var wall, gen, chol, sol, wall0, busy0, busy, sol0 []float64
+	rt.ResetPeak()
 	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up
 		return nil, err
 	}
@@ -215,6 +245,26 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 		res.PredictRatio = res.PredictSecs / res.Seconds
 	}
 	res.Gflops = res.Gflops / res.Seconds * 1e-9
+	res.PeakBytes = rt.Mem().Peak
+	if len(o.Computations) > 0 {
+		ev.Release()
+		rt.Trim()
+		for _, c := range o.Computations {
+			a := o.Approx
+			a.Computation = c
+			ar, err := approxBench(rt, likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern}, o, a)
+			if err != nil {
+				if !errors.Is(err, likelihood.ErrNotPosDef) {
+					return nil, err
+				}
+				res.Approx = append(res.Approx, ApproxResult{Computation: c, Error: err.Error()})
+				continue
+			}
+			ar.RelErr = math.Abs(ar.LogLik-res.LogLik) / math.Abs(res.LogLik)
+			ar.Speedup = res.Seconds / ar.Seconds
+			res.Approx = append(res.Approx, *ar)
+		}
+	}
 	th := matern.Theta{Sigma2: o.Theta[0], Beta: o.Theta[1], Nu: o.Theta[2]}
 	fast, err := matern.NewMatern(th, matern.MaxDistance(matern.Euclidean, pts))
 	if err != nil {
@@ -266,4 +316,34 @@ func denseLogLik(pts matern.Points, z []float64, th matern.Theta, threads int) (
 	}
 	l = -0.5*kern.Ddot(n, w, 1, w, 1) - logdet - 0.5*float64(n)*math.Log(2*math.Pi)
 	return l, time.Since(t0).Seconds(), genSecs
+}
+
+// approxBench times the computation a on p: one warm-up, then o.Reps
+// evaluations; the evaluator's tiles are released at the end.
+func approxBench(rt *runtime.Runtime, p likelihood.Problem, o LikelihoodOptions, a likelihood.Approx) (*ApproxResult, error) {
+	rt.ResetPeak()
+	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, Approx: a})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		ev.Release()
+		rt.Trim()
+	}()
+	if _, _, err := ev.LogLik(o.Theta); err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Computation, err)
+	}
+	r := &ApproxResult{Computation: a.Computation}
+	var wall, gen, chol, sol []float64
+	for i := 0; i < o.Reps; i++ {
+		l, st, err := ev.LogLik(o.Theta)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a.Computation, err)
+		}
+		r.LogLik, r.Tiles = l, st.Approx
+		wall, gen, chol, sol = append(wall, st.Wall), append(gen, st.Gen), append(chol, st.Chol), append(sol, st.Solve)
+	}
+	r.Seconds, r.Gen, r.Chol, r.Solve = median(wall), median(gen), median(chol), median(sol)
+	r.PeakBytes = rt.Mem().Peak
+	return r, nil
 }

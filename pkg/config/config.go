@@ -41,27 +41,33 @@ type Fit struct {
 	// GPUs asks for that many GPU workers per rank (0: none): they run in
 	// the CUDA build, which the plain binary hands over to after checking
 	// for devices (pkg/gpu).
-	GPUs        int       `toml:"gpus"`
-	Tolerance   float64   `toml:"tolerance"`    // ftol_abs of the optimiser
-	MaxEvals    int       `toml:"max_evals"`    // 0: no limit
-	JSON        string    `toml:"json"`         // result file
-	Trace       string    `toml:"trace"`        // trace file
-	Holdout     int       `toml:"holdout"`      // hold out this many locations (seeded) and predict them
-	TrueTheta   []float64 `toml:"true_theta"`   // with holdout: MLOE and MMOM against this theta
-	StdErr      bool      `toml:"stderr"`       // standard errors from the Fisher information
-	CI          string    `toml:"ci"`           // "profile": profile-likelihood intervals of the free parameters ("" or "none": none)
-	CILevel     float64   `toml:"ci_level"`     // their level (0.95)
-	Plot        string    `toml:"plot"`         // directory for pictures
-	Grid        string    `toml:"grid"`         // NxM prediction grid for the maps
-	Draws       int       `toml:"draws"`        // with grid: maps of this many conditional simulations of the field
-	DPI         float64   `toml:"dpi"`          // resolution of the PNG pictures (0: 300)
-	CV          string    `toml:"cv"`           // cross-validation at the estimate: "loo" or a number of folds ("": none)
-	CVOut       string    `toml:"cv_out"`       // its per-point CSV
-	ZName       string    `toml:"z_name"`       // the observed variable's name on the pictures ("" : z)
-	Units       string    `toml:"units"`        // its units, written beside the name
-	XYUnits     string    `toml:"xy_units"`     // the units of planar x and y on the map axes (e.g. m)
-	Solve       string    `toml:"solve"`        // MPI runs: chained | per-rank | move-tiles
-	MemoryLimit string    `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
+	GPUs      int       `toml:"gpus"`
+	Tolerance float64   `toml:"tolerance"`  // ftol_abs of the optimiser
+	MaxEvals  int       `toml:"max_evals"`  // 0: no limit
+	JSON      string    `toml:"json"`       // result file
+	Trace     string    `toml:"trace"`      // trace file
+	Holdout   int       `toml:"holdout"`    // hold out this many locations (seeded) and predict them
+	TrueTheta []float64 `toml:"true_theta"` // with holdout: MLOE and MMOM against this theta
+	StdErr    bool      `toml:"stderr"`     // standard errors from the Fisher information
+	CI        string    `toml:"ci"`         // "profile": profile-likelihood intervals of the free parameters ("" or "none": none)
+	CILevel   float64   `toml:"ci_level"`   // their level (0.95)
+	Plot      string    `toml:"plot"`       // directory for pictures
+	Grid      string    `toml:"grid"`       // NxM prediction grid for the maps
+	Draws     int       `toml:"draws"`      // with grid: maps of this many conditional simulations of the field
+	DPI       float64   `toml:"dpi"`        // resolution of the PNG pictures (0: 300)
+	CV        string    `toml:"cv"`         // cross-validation at the estimate: "loo" or a number of folds ("": none)
+	CVOut     string    `toml:"cv_out"`     // its per-point CSV
+	ZName     string    `toml:"z_name"`     // the observed variable's name on the pictures ("" : z)
+	Units     string    `toml:"units"`      // its units, written beside the name
+	XYUnits   string    `toml:"xy_units"`   // the units of planar x and y on the map axes (e.g. m)
+	Solve     string    `toml:"solve"`      // MPI runs: chained | per-rank | move-tiles
+	// Computation is exact (the default), tlr (tile low-rank, seed 002),
+	// mp (mixed precision) or dst (diagonal super-tile).
+	Computation string  `toml:"computation"`
+	TLRAccuracy float64 `toml:"tlr_accuracy"` // tlr: absolute Frobenius accuracy per tile
+	MaxRank     int     `toml:"max_rank"`     // tlr: largest rank of a U V^T tile (0: nb/2)
+	MPBand      int     `toml:"mp_band"`      // mp, dst: tile sub-diagonals kept in float64 (-1: 10 % of the tiles)
+	MemoryLimit string  `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
 	// Checkpoint is the file the fit rewrites (atomically) after every
 	// evaluation: "" means the default (the resume file, else the json
 	// path with the suffix .ckpt, else none), "none" disables it.
@@ -112,6 +118,7 @@ func DefaultFit() Fit {
 		Kernel: "matern", Distance: "auto",
 		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
 		Start: "data", Search: "log", Profile: "auto", CILevel: 0.95, Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
+		Computation: "exact", TLRAccuracy: 1e-9, MPBand: -1,
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 		Phase: Phase{Distribution: "bc"}, Overlap: AllOverlap(),
 	}

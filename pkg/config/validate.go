@@ -387,6 +387,24 @@ func (f *Fit) Validate() error {
 	default:
 		return bad("solve", "--solve must be chained, per-rank or move-tiles, got %q", f.Solve)
 	}
+	switch f.Computation {
+	case "", "exact":
+	case "tlr", "mp", "dst":
+		switch {
+		case f.Holdout > 0 || f.StdErr || (f.CI != "" && f.CI != "none") || f.Grid != "" || f.Mean != "zero":
+			return bad("computation", "--computation %s is for the likelihood only: --holdout, --stderr, --ci, --grid and --mean need exact", f.Computation)
+		}
+	default:
+		return bad("computation", "--computation must be exact, tlr, mp or dst, got %q", f.Computation)
+	}
+	switch {
+	case !(f.TLRAccuracy > 0) || math.IsInf(f.TLRAccuracy, 0):
+		return bad("tlr_accuracy", "--tlr-accuracy must be > 0 and finite, got %g", f.TLRAccuracy)
+	case f.MaxRank < 0:
+		return bad("max_rank", "--max-rank must be >= 0 (0: nb/2), got %d", f.MaxRank)
+	case f.MPBand < -1:
+		return bad("mp_band", "--mp-band must be >= 0, or -1 for the band holding 10 %% of the tiles, got %d", f.MPBand)
+	}
 	if _, err := MemoryLimitBytes(f.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
 	}

@@ -92,6 +92,9 @@ type CheckpointSettings struct {
 	// likelihood: both change l.
 	Mean string `json:"mean,omitempty"`
 	REML bool   `json:"reml,omitempty"`
+	// Computation is an approximate likelihood and its settings ("" for
+	// exact): they change l.
+	Computation string `json:"computation,omitempty"`
 }
 
 // CheckpointEval is one evaluation: LogLik is nil when it failed;
@@ -162,6 +165,9 @@ func checkpointSettings(cfg config.Fit, distance string, start []float64, profil
 	}
 	if start != nil {
 		s.Start = formatFloats(start)
+	}
+	if cfg.Computation != "" && cfg.Computation != "exact" {
+		s.Computation = fmt.Sprintf("%s accuracy=%g max-rank=%d band=%d", cfg.Computation, cfg.TLRAccuracy, cfg.MaxRank, cfg.MPBand)
 	}
 	if s.Search == "" {
 		s.Search = "log"

@@ -109,6 +109,9 @@ type Step struct {
 	// Utilization is seed 000's resource-utilisation metric of the
 	// evaluation (rank 0's workers; null when replayed).
 	Utilization *trace.Utilization `json:"utilization"`
+	// Approx gives the tiles of an approximate computation (tlr: mean and
+	// maximum rank, compressed bytes); absent for exact.
+	Approx *likelihood.ApproxStats `json:"approx,omitempty"`
 	// Replayed is set for an evaluation answered from --resume's checkpoint.
 	Replayed bool `json:"replayed,omitempty"`
 }
@@ -219,6 +222,9 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		return nil, err
 	}
 	lo := likelihood.Options{NB: nb}
+	if cfg.Computation != "" && cfg.Computation != "exact" {
+		lo.Approx.Computation = likelihood.Computation(cfg.Computation)
+	}
 	distName := ""
 	if lo.Owner, lo.GenOwner, distName, err = distribute(w, cl, n, nb, cfg.ExcludeCPUOnly); err != nil {
 		return nil, err
@@ -318,7 +324,9 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 	}
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: nb, Workers: workers,
-		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &ov}
+		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &ov,
+		Approx: likelihood.Approx{Computation: likelihood.Computation(cfg.Computation), Accuracy: cfg.TLRAccuracy,
+			MaxRank: cfg.MaxRank, Band: cfg.MPBand}}
 	var asmt Assessment
 	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
 		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean,
@@ -641,7 +649,7 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 		o.EffectiveRange = &er
 	}
 	for _, s := range r.Steps {
-		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Replayed: s.Replayed}
+		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Approx: s.Stats.Approx, Replayed: s.Replayed}
 		if !s.Replayed {
 			u := s.Stats.Utilization
 			so.Utilization = &u

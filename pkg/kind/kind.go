@@ -29,6 +29,20 @@ const (
 	Copy   = "copy"   // copy a tile in or out of the runtime
 	Dderiv = "dderiv" // generate a tile of a covariance derivative
 
+	// Tile low-rank kernels (seed 002): tiles held as U V^T.
+	LRDcmg = "lr-dcmg" // generate a covariance tile in a scratch tile and compress it to U V^T
+	LRTrsm = "lr-trsm" // A L^-T for A = U V^T: a triangular solve on V
+	LRSyrk = "lr-syrk" // dense C - U (V^T V) U^T
+	LRGemm = "lr-gemm" // C_LR - A_LR B_LR^T with recompression
+	LRGemv = "lr-gemv" // y - U (V^T x)
+
+	// Mixed-precision kernels: float32 tiles off the band.
+	SDcmg = "s-dcmg" // generate a covariance tile and round it to float32
+	STrsm = "s-trsm" // float32 A L^-T
+	SSyrk = "s-syrk" // dense C - A A^T for a float32 A
+	SGemm = "s-gemm" // C - A B^T with a float32 C, or float32 inputs
+	SGemv = "s-gemv" // y - A x for a float32 A
+
 	// Messages and runtime actions (not tasks of the algorithms).
 	Send  = "send"
 	Recv  = "recv"
@@ -52,11 +66,11 @@ func Durations() []string {
 // to: "generation", "cholesky", "solve", or "other".
 func Phase(k string) string {
 	switch k {
-	case Dcmg, Zcpy, Dderiv:
+	case Dcmg, Zcpy, Dderiv, LRDcmg, SDcmg:
 		return "generation"
-	case Potrf, Trtri, Trmm, Syrk, Gemm:
+	case Potrf, Trtri, Trmm, Syrk, Gemm, LRTrsm, LRSyrk, LRGemm, STrsm, SSyrk, SGemm:
 		return "cholesky"
-	case Det, Trsv, Gemv, Geadd, Dot, Trmv, Colss, Coldot, Tdot:
+	case Det, Trsv, Gemv, Geadd, Dot, Trmv, Colss, Coldot, Tdot, LRGemv, SGemv:
 		return "solve"
 	}
 	return "other"

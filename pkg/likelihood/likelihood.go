@@ -179,6 +179,9 @@ type Stats struct {
 	// Utilization is the share of this rank's workers' time spent in
 	// tasks (seed 000's metric; needs traces, like the busy times).
 	Utilization trace.Utilization
+	// Approx describes the tiles of an approximate computation (nil for
+	// the exact one).
+	Approx *ApproxStats
 }
 
 // CommStat counts the messages one rank sent in one phase of an evaluation.
@@ -254,6 +257,9 @@ type Options struct {
 	// on). Its runtime part (Overlap.RuntimeOptions) is the caller's, when
 	// it starts the runtime.
 	Overlap *Overlap
+	// Approx selects an approximate computation (TLR, mixed precision,
+	// diagonal super-tile); the zero value is the exact likelihood.
+	Approx Approx
 }
 
 // Evaluator evaluates l(theta) for one Problem, reusing its tiles.
@@ -286,6 +292,7 @@ type Evaluator struct {
 	beta    []float64
 	betaCov [][]float64
 	ev      []trace.Event
+	ax      *approx // the state of an approximate computation; nil: exact
 }
 
 type genTile struct{ m, n, prio int }
@@ -356,9 +363,15 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 			}
 		}
 	}
-	for f, k := range counts {
-		if e.ov.Memory {
-			rt.Reserve(f, k)
+	if c := o.Approx.Computation; c != "" && c != Exact {
+		if err := e.newApprox(o.Approx); err != nil {
+			return nil, err
+		}
+	} else {
+		for f, k := range counts {
+			if e.ov.Memory {
+				rt.Reserve(f, k)
+			}
 		}
 	}
 	// Generation is submitted in priority order (anti-diagonals first),
@@ -462,6 +475,9 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	k, err := e.p.Model.Kernel(theta, e.rmax)
 	if err != nil {
 		return math.NaN(), st, fmt.Errorf("%w (theta %v): %v", ErrBadTheta, theta, err)
+	}
+	if e.ax != nil {
+		return e.logLikApprox(theta, k, st)
 	}
 	rt, s := e.rt, e.sigma
 	t0 := time.Now()

@@ -34,6 +34,8 @@ type FitOptions struct {
 	// with a Runtime of the caller's, its runtime part
 	// (likelihood.Overlap.RuntimeOptions) is the caller's.
 	Overlap *likelihood.Overlap
+	// Approx selects an approximate likelihood (likelihood.Options.Approx).
+	Approx likelihood.Approx
 	// Covariates, if not empty, are the columns of the mean's design
 	// matrix, in the order of the data given to Fit: the mean is
 	// estimated by GLS at every evaluation and profiled out
@@ -157,7 +159,7 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		}
 		p.Covariates = append(p.Covariates, pc)
 	}
-	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner, Solve: o.Solve, Overlap: o.Overlap})
+	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner, Solve: o.Solve, Overlap: o.Overlap, Approx: o.Approx})
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,10 @@ func TestFormats(t *testing.T) {
 	for i := range v {
 		v[i] = -float64(i + 1)
 	}
+	// A low-rank format that can hold its tile dense (5*4 <= 9*3).
+	lrDense := LowRank{M: 5, N: 4, MaxRank: 3}
+	dbuf := make([]float64, lrDense.Words())
+	lrDense.SetDense(dbuf)
 	cases := []struct {
 		f         Format
 		buf       []float64
@@ -34,6 +38,7 @@ func TestFormats(t *testing.T) {
 		{Scalar{}, make([]float64, 1), 1, 1, 0},
 		{Single{M: 3, N: 3}, make([]float64, 5), 5, 5, 9},
 		{lr, buf, 1 + 9*3, 1 + 9*2, 1 + 9*3},
+		{lrDense, dbuf, 1 + 9*3, 1 + 5*4, 1 + 9*2},
 	}
 	for _, c := range cases {
 		t.Run(c.f.String(), func(t *testing.T) {
@@ -56,6 +61,14 @@ func TestFormats(t *testing.T) {
 	bad[0] = 4 // above MaxRank
 	if err := lr.Unpack(bad, 1+9*4); err == nil {
 		t.Fatal("Unpack accepted a rank above MaxRank")
+	}
+	small := LowRank{M: 5, N: 4, MaxRank: 2} // 20 > 9*2: cannot hold it dense
+	bad[0] = -1
+	if err := small.Unpack(bad, 1+20); err == nil {
+		t.Fatal("Unpack accepted a dense tile in a format that cannot hold it")
+	}
+	if lr.Rank(dbuf) != -1 || !lr.IsDense(dbuf) || lr.IsDense(buf) {
+		t.Fatalf("Rank/IsDense: %d %v %v", lr.Rank(dbuf), lr.IsDense(dbuf), lr.IsDense(buf))
 	}
 }
 
@@ -346,5 +359,67 @@ func TestMemorySamples(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[800 0 400]" { // a is released as soon as its writer is done, before b is written
 		t.Fatalf("memory samples %v, want [800 0 400]", got)
+	}
+}
+
+// TestResize: a task that resizes the buffer of a low-rank tile to its
+// rank keeps the content, the handle's copy takes only that memory, a
+// later reader on another rank receives it (into a full buffer), and a
+// later writer may grow it back.
+func TestResize(t *testing.T) {
+	f := LowRank{M: 30, N: 20, MaxRank: 10}
+	got := make([][]float64, 2)
+	inUse := make([]int64, 2)
+	runRanks(t, 2, func(c comm.Comm) {
+		rt := New(Options{Workers: 2, Comm: c})
+		defer rt.Close()
+		h := rt.Register("L", 0, f)
+		out := rt.Register("out", 1, Vector{N: 2})
+		for round, k := range []int{2, 9, 1} {
+			mode := RW // an update, as lr-gemm
+			if round == 0 {
+				mode = W
+			}
+			rt.Submit(Task{Kind: "compress", Access: []Access{{H: h, Mode: mode}}, Run: func(ctx Context) error {
+				full := make([]float64, f.Words())
+				u, v := f.Factors(full, k)
+				for i := range u {
+					u[i] = float64(i + k)
+				}
+				for i := range v {
+					v[i] = -1
+				}
+				b := ctx.Resize(0, 1+(f.M+f.N)*k)
+				copy(b, full)
+				return nil
+			}})
+			rt.Submit(Task{Kind: "use", Access: []Access{{H: h, Mode: R}, {H: out, Mode: W}}, Run: func(ctx Context) error {
+				b := ctx.Buffer(0)
+				r := f.Rank(b)
+				ctx.Vector(1)[0] = float64(r)
+				ctx.Vector(1)[1] = b[1+f.M*r-1] // last entry of U
+				return nil
+			}})
+			rt.Fetch(out)
+			if err := rt.Wait(); err != nil {
+				t.Error(err)
+				return
+			}
+			if c.Rank() == 0 && len(rt.Local(h)) != 1+(f.M+f.N)*k {
+				t.Errorf("rank %d: the copy holds %d words", k, len(rt.Local(h)))
+			}
+		}
+		got[c.Rank()] = append([]float64(nil), rt.Local(out)...)
+		inUse[c.Rank()] = rt.Mem().InUse
+	})
+	// The last round wrote rank 1: U's last entry is M - 1 + 1.
+	for r, g := range got {
+		if len(g) != 2 || g[0] != 1 || g[1] != float64(f.M) {
+			t.Errorf("rank %d read %v, want [1 %d]", r, g, f.M)
+		}
+	}
+	// Rank 0 holds the rank-1 tile (51 words) and the replica of out.
+	if want := int64(8 * (1 + (f.M + f.N) + 2)); inUse[0] != want {
+		t.Errorf("rank 0 holds %d bytes, want %d", inUse[0], want)
 	}
 }

@@ -363,6 +363,9 @@ func (r *Runtime) post(t *task) {
 		r.net.sent.Add(bytesOf(len(msg)))
 		x.req, err = r.opts.Comm.Isend(msg, x.peer, x.tag)
 	} else {
+		if h.buf != nil && len(h.buf) < h.words {
+			r.release(h) // a copy resized to its content (Context.Resize)
+		}
 		if h.buf == nil {
 			r.allocate(h)
 		}

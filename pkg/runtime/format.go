@@ -93,13 +93,25 @@ func (Scalar) String() string { return "scalar" }
 // a rank k <= MaxRank that changes as tasks write it. A buffer holds k in
 // its first word, then U and V column-major: 1 + (M+N) k words are in use
 // out of 1 + (M+N) MaxRank, and a message carries only those.
+//
+// A tile that needs a rank above MaxRank may stay dense in the same
+// buffer when it fits (HoldsDense: M N <= (M+N) MaxRank, as with the
+// default MaxRank = nb/2): the first word is then -1 and the M x N
+// column-major tile follows (1 + M N words in use).
 type LowRank struct{ M, N, MaxRank int }
 
 // Words returns 1 + (M+N) MaxRank.
 func (f LowRank) Words() int { return 1 + (f.M+f.N)*f.MaxRank }
 
-// Rank returns the rank k held in buf.
+// Rank returns the rank k held in buf, or -1 when buf holds the tile dense.
 func (f LowRank) Rank(buf []float64) int { return int(buf[0]) }
+
+// IsDense reports whether buf holds the tile dense (SetDense).
+func (f LowRank) IsDense(buf []float64) bool { return buf[0] < 0 }
+
+// HoldsDense reports whether a buffer of this format can hold the tile
+// dense: M N <= (M+N) MaxRank.
+func (f LowRank) HoldsDense() bool { return f.M*f.N <= (f.M+f.N)*f.MaxRank }
 
 // Factors sets the rank held in buf to k and returns U (M x k) and V
 // (N x k) within buf.
@@ -111,20 +123,39 @@ func (f LowRank) Factors(buf []float64, k int) (u, v []float64) {
 	return buf[1 : 1+f.M*k], buf[1+f.M*k : 1+(f.M+f.N)*k]
 }
 
-// Pack returns the rank and the factors of the current rank.
-func (f LowRank) Pack(buf []float64) []float64 { return buf[:1+(f.M+f.N)*f.Rank(buf)] }
+// SetDense marks buf as holding the tile dense and returns the M x N
+// column-major tile within it. It panics unless HoldsDense.
+func (f LowRank) SetDense(buf []float64) []float64 {
+	if !f.HoldsDense() {
+		panic(fmt.Sprintf("runtime: %v cannot hold its tile dense", f))
+	}
+	buf[0] = -1
+	return buf[1 : 1+f.M*f.N]
+}
 
-// Unpack checks that the message holds a rank in [0, MaxRank] and exactly
-// the factors of that rank.
+// used returns the words in use for rank k (-1: dense).
+func (f LowRank) used(k int) int {
+	if k < 0 {
+		return 1 + f.M*f.N
+	}
+	return 1 + (f.M+f.N)*k
+}
+
+// Pack returns the rank and the factors of the current rank (or the dense
+// tile).
+func (f LowRank) Pack(buf []float64) []float64 { return buf[:f.used(f.Rank(buf))] }
+
+// Unpack checks that the message holds a rank in [0, MaxRank] (or -1 for a
+// dense tile the format can hold) and exactly the words of that content.
 func (f LowRank) Unpack(buf []float64, n int) error {
 	if n < 1 {
 		return fmt.Errorf("%v: empty message", f)
 	}
 	k := buf[0]
-	if k != math.Trunc(k) || k < 0 || int(k) > f.MaxRank {
+	if k != math.Trunc(k) || (k < 0 && !(k == -1 && f.HoldsDense())) || int(k) > f.MaxRank {
 		return fmt.Errorf("%v: message holds rank %g", f, k)
 	}
-	return wantWords(f, n, 1+(f.M+f.N)*int(k))
+	return wantWords(f, n, f.used(int(k)))
 }
 
 func (f LowRank) String() string {

@@ -185,6 +185,33 @@ type Context struct {
 	Rank   int
 	acc    []Access
 	bufs   [][]float64
+	rt     *Runtime
+}
+
+// Resize replaces the buffer of access i, a handle the task writes (W or
+// RW) whose content varies in size (a low-rank tile of the current rank),
+// by one of words values (1 <= words <= the format's Words()) from the
+// pool, keeping the first values of the old one, and returns it: the
+// handle's copy then takes only what its content needs, so that memory
+// grows with the ranks rather than with the maximum rank. A later
+// receive into a shorter buffer replaces it by a full one.
+func (c Context) Resize(i, words int) []float64 {
+	a := c.acc[i]
+	h := a.H
+	if a.Mode&W == 0 || a.Mode == Scratch || h.user || words < 1 || words > h.words {
+		panic(fmt.Sprintf("runtime: resize of access %d (%s, %v) to %d words", i, h.name, a.Mode, words))
+	}
+	old := c.bufs[i]
+	if len(old) == words {
+		return old
+	}
+	b := c.rt.pool.get(words)
+	copy(b, old)
+	c.rt.pool.put(old)
+	h.buf = b
+	c.bufs[i] = b
+	c.rt.sample()
+	return b
 }
 
 // Buffer returns the buffer of access i: the handle's Format().Words()
@@ -855,7 +882,7 @@ func (r *Runtime) execute(w *worker, t *task) {
 		if r.opts.Trace {
 			exec = r.Now()
 		}
-		return t.Run(Context{Worker: w.id, Rank: r.rank, acc: t.Access, bufs: bufs})
+		return t.Run(Context{Worker: w.id, Rank: r.rank, acc: t.Access, bufs: bufs, rt: r})
 	}()
 	clear(w.bufs)
 	if err != nil {

@@ -1,0 +1,387 @@
+package likelihood
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+
+	"github.com/exageostat/exageostat/pkg/cholesky"
+	"github.com/exageostat/exageostat/pkg/insert"
+	"github.com/exageostat/exageostat/pkg/kind"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/solve"
+	"github.com/exageostat/exageostat/pkg/tlr"
+	"github.com/exageostat/exageostat/pkg/trace"
+)
+
+// Computation selects how an Evaluator computes l(theta).
+type Computation string
+
+// The computations.
+const (
+	// Exact is the dense tiled Cholesky in float64 (the default).
+	Exact Computation = "exact"
+	// TLR is the tile low-rank Cholesky of seed 002 (HiCMA): dense
+	// diagonal tiles, every off-diagonal tile compressed to U V^T at an
+	// absolute accuracy per tile.
+	TLR Computation = "tlr"
+	// MP is mixed precision: tiles within the band of the diagonal in
+	// float64, the others in float32.
+	MP Computation = "mp"
+	// DST is the diagonal super-tile: tiles beyond the band are zero.
+	DST Computation = "dst"
+)
+
+// ParseComputation returns the computation named s ("" means Exact).
+func ParseComputation(s string) (Computation, error) {
+	switch Computation(s) {
+	case "", Exact:
+		return Exact, nil
+	case TLR, MP, DST:
+		return Computation(s), nil
+	}
+	return "", fmt.Errorf("unknown computation %q (want exact, tlr, mp or dst)", s)
+}
+
+// Approx configures the approximate computations (Options.Approx).
+type Approx struct {
+	Computation Computation // "" or Exact: the exact likelihood
+	// Accuracy is TLR's absolute Frobenius accuracy per tile (see package
+	// tlr); 0 means 1e-9.
+	Accuracy float64
+	// MaxRank is TLR's largest rank of a tile held as U V^T (a tile that
+	// needs more stays dense); 0 means nb/2.
+	MaxRank int
+	// Band is, for MP and DST, the number of tile sub-diagonals kept in
+	// float64 (0: the diagonal tiles only); a negative Band means the
+	// smallest band that holds at least 10 % of the lower tiles,
+	// ceil(0.05 (NT+1)) - 1.
+	Band int
+	// Method is TLR's compression (default tlr.ACA, chosen by BenchmarkCompress).
+	Method tlr.Method
+}
+
+// ApproxStats describes the tiles of one approximate evaluation (on this
+// rank: the tiles it holds).
+type ApproxStats struct {
+	Computation Computation `json:"computation"`
+	Band        int         `json:"band,omitempty"`
+	LowRank     int         `json:"low_rank_tiles,omitempty"` // off-diagonal tiles held as U V^T
+	DenseOff    int         `json:"dense_off_diagonal_tiles"` // off-diagonal tiles in float64, dense
+	Single      int         `json:"single_tiles,omitempty"`   // tiles in float32
+	Zero        int         `json:"zero_tiles,omitempty"`     // tiles dropped
+	MeanRank    float64     `json:"mean_rank,omitempty"`      // over the low-rank tiles
+	MaxRank     int         `json:"max_rank,omitempty"`
+	Bytes       int64       `json:"bytes"` // bytes of the tiles' content (packed)
+}
+
+type tileClass uint8
+
+const (
+	clDense tileClass = iota
+	clLowRank
+	clSingle
+	clZero
+)
+
+// approx is an Evaluator's state for a computation other than Exact.
+type approx struct {
+	a       Approx
+	cp      tlr.Compressor
+	band    int
+	class   []tileClass       // per lower tile, index m(m+1)/2 + n
+	h       []*runtime.Handle // per lower tile: dense tiles are the Evaluator's sigma's
+	scratch *runtime.Handle   // a dense tile per worker, for generation
+	lr      *runtime.Handle   // a low-rank tile of the largest rank per worker (tlr)
+	kEst    float64
+}
+
+func lower(m, n int) int { return m*(m+1)/2 + n }
+
+// autoBand returns ceil(0.05 (nt+1)) - 1.
+func autoBand(nt int) int { return max(0, int(math.Ceil(0.05*float64(nt+1)))-1) }
+
+// newApprox sets up the tiles of a computation other than Exact.
+func (e *Evaluator) newApprox(a Approx) error {
+	if len(e.p.Covariates) > 0 {
+		return fmt.Errorf("computation %s does not support covariates (use exact)", a.Computation)
+	}
+	s := e.sigma
+	nt, nb := s.NT, s.NB
+	x := &approx{a: a, class: make([]tileClass, nt*(nt+1)/2), h: make([]*runtime.Handle, nt*(nt+1)/2)}
+	if x.a.Accuracy == 0 {
+		x.a.Accuracy = 1e-9
+	}
+	if !(x.a.Accuracy > 0) || math.IsInf(x.a.Accuracy, 0) {
+		return fmt.Errorf("tlr accuracy must be positive and finite, got %g", x.a.Accuracy)
+	}
+	if x.a.MaxRank == 0 {
+		x.a.MaxRank = max(1, nb/2)
+	}
+	if x.a.MaxRank < 1 {
+		return fmt.Errorf("max rank must be >= 1, got %d", x.a.MaxRank)
+	}
+	x.band = a.Band
+	if a.Computation == TLR {
+		x.band = 0
+	} else if x.band < 0 {
+		x.band = autoBand(nt)
+	}
+	x.cp = tlr.Compressor{L: tlr.DefaultLAPACK(), K: e.kern, Method: a.Method, Acc: x.a.Accuracy}
+	own := s.Owner()
+	counts := map[runtime.Dense]int{}
+	for m := 0; m < nt; m++ {
+		for n := 0; n <= m; n++ {
+			i := lower(m, n)
+			if m-n <= x.band {
+				x.class[i], x.h[i] = clDense, s.Handle(m, n)
+				if e.rt.Size() == 1 || own(m, n) == e.rt.Rank() {
+					counts[runtime.Dense{M: s.Rows(m), N: s.Rows(n)}]++
+				}
+				continue
+			}
+			name := fmt.Sprintf("A(%d,%d)", m, n)
+			switch a.Computation {
+			case TLR:
+				x.class[i] = clLowRank
+				x.h[i] = e.rt.Register(name, own(m, n), runtime.LowRank{M: s.Rows(m), N: s.Rows(n), MaxRank: x.a.MaxRank})
+			case MP:
+				x.class[i] = clSingle
+				x.h[i] = e.rt.Register(name, own(m, n), runtime.Single{M: s.Rows(m), N: s.Rows(n)})
+			default:
+				x.class[i] = clZero
+			}
+		}
+	}
+	for f, k := range counts {
+		e.rt.Reserve(f, k)
+	}
+	x.scratch = e.rt.Register("scratch", 0, runtime.Dense{M: nb, N: nb})
+	x.lr = e.rt.Register("lr-scratch", 0, runtime.LowRank{M: nb, N: nb, MaxRank: x.a.MaxRank})
+	x.kEst = float64(max(1, nb/8))
+	e.ax = x
+	return nil
+}
+
+// logLikApprox is LogLik for a computation other than Exact: the same
+// phases as the exact graph, on tiles of the computation's formats.
+func (e *Evaluator) logLikApprox(theta []float64, k matern.Kernel, st Stats) (float64, Stats, error) {
+	rt, x := e.rt, e.ax
+	t0 := time.Now()
+	rt.Events()
+	rt.Traffic()
+	rt.SetIteration(e.evals)
+	e.submitApproxGeneration(k, e.p.Tau2(theta))
+	e.submitObservations()
+	e.submitApproxCholesky()
+	ts := insert.New(rt, e.kern)
+	nt := e.sigma.NT
+	for kk := 0; kk < nt; kk++ {
+		ts.Det(insert.At(kk, kk, -1, 0), x.h[lower(kk, kk)], e.det.Handle(kk))
+	}
+	e.submitApproxSolve()
+	solve.SubmitDot(e.z, e.dot, e.kern)
+	e.det.Fetch()
+	e.dot.Fetch()
+	err := rt.Wait()
+	st.Comm = CommStats(rt.Traffic())
+	st.Wall = time.Since(t0).Seconds()
+	ev := rt.Events()
+	for _, v := range ev {
+		d := v.Duration()
+		switch kind.Phase(v.Kind) {
+		case "generation":
+			st.Gen += d
+		case "cholesky":
+			st.Chol += d
+			if v.Kind != kind.Trtri {
+				st.Flops += v.Flops
+			}
+		case "solve":
+			st.Solve += d
+		}
+		if v.Kind != trace.MemoryKind {
+			st.Tasks++
+		}
+	}
+	if st.Wall > 0 {
+		st.Gflops = st.Flops / st.Wall * 1e-9
+	}
+	if e.keep {
+		e.ev = append(e.ev, ev...)
+	}
+	st.Approx = e.approxStats()
+	if st.Approx.MeanRank > 0 {
+		x.kEst = st.Approx.MeanRank
+	}
+	if err != nil {
+		if cholesky.IsNotPosDef(err) {
+			return math.Inf(-1), st, fmt.Errorf("%w (theta %v): %v", ErrNotPosDef, theta, err)
+		}
+		return math.NaN(), st, err
+	}
+	n := float64(e.N())
+	st.LogDet = 2 * e.det.Sum()
+	st.Quad = e.dot.Sum()
+	e.current = append([]float64(nil), theta...)
+	return -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi), st, nil
+}
+
+func (e *Evaluator) submitApproxGeneration(k matern.Kernel, tau2 float64) {
+	s, p, x := e.sigma, e.p, e.ax
+	ts := insert.New(e.rt, e.kern)
+	for _, g := range e.gen {
+		m, c := g.m, g.n
+		at := insert.At(m, c, -1, g.prio)
+		cv := insert.Cov{K: k, Nugget: tau2, Metric: p.Metric, Rows: p.Points, Row0: s.Offset(m),
+			Cols: p.Points, Col0: s.Offset(c), Diag: m == c}
+		h := x.h[lower(m, c)]
+		switch x.class[lower(m, c)] {
+		case clDense:
+			ts.Dcmg(at, cv, h)
+		case clLowRank:
+			ts.DcmgLR(at, cv, x.cp, h, x.scratch, x.lr)
+		case clSingle:
+			ts.DcmgS(at, cv, h, x.scratch)
+		}
+	}
+}
+
+// Priorities of the exact Cholesky (package cholesky, Equations (3)-(6)).
+func potrfPrio(nt, k int) int      { return 3 * (nt - k) }
+func trsmPrio(nt, k, m int) int    { return 3*(nt-k) - (m - k) }
+func syrkPrio(nt, k, n int) int    { return 3*(nt-k) - 2*(n-k) }
+func gemmPrio(nt, k, m, n int) int { return 3*(nt-k) - (n - k) - (m - k) }
+
+// submitApproxCholesky inserts the tiled Cholesky on the computation's
+// tiles: the loop of package cholesky, each task's kernel chosen by the
+// formats of its tiles, and no task on a zero tile.
+func (e *Evaluator) submitApproxCholesky() {
+	s, x, rt := e.sigma, e.ax, e.rt
+	ts := insert.New(rt, e.kern)
+	nt := s.NT
+	cl := func(m, n int) tileClass { return x.class[lower(m, n)] }
+	h := func(m, n int) *runtime.Handle { return x.h[lower(m, n)] }
+	for k := 0; k < nt; k++ {
+		ts.Potrf(insert.At(k, k, k, potrfPrio(nt, k)), h(k, k), s.Offset(k))
+		var w *runtime.Handle
+		if k+1 < nt && cl(k+1, k) == clDense {
+			w = s.DiagWork(k)
+			ts.Trtri(insert.At(k, k, k, potrfPrio(nt, k)), h(k, k), w, s.Offset(k))
+		}
+		for m := k + 1; m < nt; m++ {
+			at := insert.At(m, k, k, trsmPrio(nt, k, m))
+			switch cl(m, k) {
+			case clDense:
+				ts.Trmm(at, blas.Right, blas.Trans, w, h(m, k))
+			case clLowRank:
+				ts.TrsmLR(at, x.cp, h(k, k), h(m, k), x.kEst)
+			case clSingle:
+				ts.STrsm(at, h(k, k), h(m, k))
+			}
+		}
+		if w != nil {
+			rt.Invalidate(w)
+		}
+		for n := k + 1; n < nt; n++ {
+			if cl(n, k) == clZero {
+				continue
+			}
+			at := insert.At(n, n, k, syrkPrio(nt, k, n))
+			switch cl(n, k) {
+			case clDense:
+				ts.Syrk(at, h(n, k), h(n, n))
+			case clLowRank:
+				ts.SyrkLR(at, x.cp, h(n, k), h(n, n), x.kEst)
+			case clSingle:
+				ts.SSyrk(at, h(n, k), h(n, n))
+			}
+			for m := n + 1; m < nt; m++ {
+				if cl(m, k) == clZero || cl(m, n) == clZero {
+					continue
+				}
+				at := insert.At(m, n, k, gemmPrio(nt, k, m, n))
+				switch {
+				case cl(m, n) == clLowRank:
+					ts.GemmLR(at, x.cp, h(m, k), h(n, k), h(m, n), x.lr, x.kEst)
+				case cl(m, k) == clDense && cl(n, k) == clDense && cl(m, n) == clDense:
+					ts.Gemm(at, blas.NoTrans, blas.Trans, -1, h(m, k), h(n, k), 1, h(m, n))
+				default:
+					ts.SGemm(at, h(m, k), h(n, k), h(m, n))
+				}
+			}
+			rt.Flush(h(n, k))
+		}
+	}
+}
+
+// submitApproxSolve inserts w = L^-1 z, right-looking: z_k = L_kk^-1 z_k,
+// then z_m -= L_mk z_k for m > k, each z_m updated in submission order.
+func (e *Evaluator) submitApproxSolve() {
+	x, z := e.ax, e.z
+	ts := insert.New(e.rt, e.kern)
+	nt := e.sigma.NT
+	for k := 0; k < nt; k++ {
+		ts.Trsv(insert.At(k, k, -1, 2*nt), x.h[lower(k, k)], z.Handle(k))
+		for m := k + 1; m < nt; m++ {
+			at := insert.At(m, k, -1, 2*nt-(m-k))
+			h := x.h[lower(m, k)]
+			switch x.class[lower(m, k)] {
+			case clDense:
+				ts.Gemv(at, blas.NoTrans, -1, h, z.Handle(k), 1, z.Handle(m))
+			case clLowRank:
+				ts.GemvLR(at, x.cp, blas.NoTrans, -1, h, z.Handle(k), z.Handle(m), x.kEst)
+			case clSingle:
+				ts.SGemv(at, -1, h, z.Handle(k), z.Handle(m))
+			}
+		}
+	}
+}
+
+// approxStats counts the tiles this rank holds by format, and the ranks.
+func (e *Evaluator) approxStats() *ApproxStats {
+	x := e.ax
+	st := &ApproxStats{Computation: x.a.Computation, Band: x.band}
+	var sum float64
+	nt := e.sigma.NT
+	for m := 0; m < nt; m++ {
+		for n := 0; n <= m; n++ {
+			i := lower(m, n)
+			if x.class[i] == clZero {
+				st.Zero++
+				continue
+			}
+			buf := e.rt.Local(x.h[i])
+			if buf == nil {
+				continue
+			}
+			f := x.h[i].Format()
+			st.Bytes += 8 * int64(len(f.Pack(buf)))
+			switch x.class[i] {
+			case clDense:
+				if m != n {
+					st.DenseOff++
+				}
+			case clSingle:
+				st.Single++
+			case clLowRank:
+				lr := f.(runtime.LowRank)
+				if lr.IsDense(buf) {
+					st.DenseOff++
+					continue
+				}
+				r := lr.Rank(buf)
+				st.LowRank++
+				sum += float64(r)
+				st.MaxRank = max(st.MaxRank, r)
+			}
+		}
+	}
+	if st.LowRank > 0 {
+		st.MeanRank = sum / float64(st.LowRank)
+	}
+	return st
+}

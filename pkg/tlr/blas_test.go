@@ -1,0 +1,8 @@
+package tlr
+
+import "gonum.org/v1/gonum/blas"
+
+const (
+	blasNoTrans = blas.NoTrans
+	blasTrans   = blas.Trans
+)
