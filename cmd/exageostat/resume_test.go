@@ -179,7 +179,9 @@ func TestFitSignals(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			res := filepath.Join(dir, c.name+".json")
 			ckpt := filepath.Join(dir, c.name+".ckpt")
-			cmd, o, e := startFit(t, bin, ckpt, 20, "fit", "--data", data, "--workers", "2", "--json", res)
+			// Signalled after 8 evaluations, well before the fit converges
+			// (after 20 it finished first once on a loaded box).
+			cmd, o, e := startFit(t, bin, ckpt, 8, "fit", "--data", data, "--workers", "2", "--json", res)
 			if err := cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +191,7 @@ func TestFitSignals(t *testing.T) {
 			}
 			r := readFitJSON(t, res)
 			n, st := checkpointEvals(ckpt)
-			if r.Status != "interrupted" || st != "interrupted" || r.Evaluations < 20 || n != r.Evaluations || len(r.Theta) != 3 {
+			if r.Status != "interrupted" || st != "interrupted" || r.Evaluations < 8 || n != r.Evaluations || len(r.Theta) != 3 {
 				t.Fatalf("JSON status %q after %d evaluations, checkpoint %q with %d", r.Status, r.Evaluations, st, n)
 			}
 			if !strings.Contains(o.String(), "status interrupted") || !strings.Contains(o.String(), "sigma2") {
