@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/job"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/provenance"
+)
+
+func newBenchTLRCmd() *cobra.Command {
+	var o bench.TLRSweepOptions
+	var sweep, thetaS string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "tlr",
+		Short: "The TLR tile-size model (seed 002, equation 2) against a sweep of tile sizes, same run",
+		Long: `Seed 002's Figure 5 check. The model's tile size for the tile low-rank
+Cholesky, nb = sqrt(3 N k (3 + sqrt(9 + 32 P)) / (4 P)) on P = 1 node, with k
+the mean rank of a sample of compressed off-diagonal tiles of size
+4 sqrt(N), is timed beside every tile size of --nb-sweep: one TLR log-likelihood
+evaluation each (--reps, after a warm-up) of N synthetic locations at the
+accuracy --accuracy. It prints each size's median time and mean and largest
+rank, the best, and the model's time over the best (within 10 % is the
+goal).`,
+		Example: `  exageostat bench tlr --n 8000 --nb-sweep 320,480,640,800,1000,1280 --workers 2
+  exageostat bench tlr --n 16000 --nb-sweep 500,800,1200,1600 --json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			th, err := parseFloats("theta", thetaS)
+			if err != nil {
+				return err
+			}
+			o.Theta = th
+			for _, f := range strings.Split(sweep, ",") {
+				nb, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || nb < 16 || nb > 8192 {
+					return badInput("bench tlr: --nb-sweep: %q is not a tile size in [16, 8192]", f)
+				}
+				o.NB = append(o.NB, nb)
+			}
+			sort.Ints(o.NB)
+			switch {
+			case len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0 && th[2] <= 30):
+				return badInput("bench tlr: --theta needs sigma2, beta > 0 and nu in (0, 30]")
+			case o.N < 64 || o.N > 1000000:
+				return badInput("bench tlr: --n must be in [64, 1000000] (got %d)", o.N)
+			case o.Workers < 1:
+				return badInput("bench tlr: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Reps < 1 || o.Reps > 100:
+				return badInput("bench tlr: --reps must be in [1, 100] (got %d)", o.Reps)
+			case !(o.Accuracy > 0 && o.Accuracy < 1):
+				return badInput("bench tlr: --accuracy must be in (0, 1) (got %g)", o.Accuracy)
+			}
+			kernels.DefaultThreads().SetThreads(1)
+			if !asJSON {
+				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
+			}
+			r, err := bench.TLRSweep(o)
+			if err != nil {
+				return err
+			}
+			run := provenance.New(os.Args, 1, o.Workers)
+			if asJSON {
+				return json.NewEncoder(os.Stdout).Encode(struct {
+					*bench.TLRSweepResult
+					Run *provenance.Run `json:"run"`
+				}{r, run})
+			}
+			fmt.Println(run.Header())
+			fmt.Printf("TLR tile size: model vs sweep, N=%d, accuracy %g, theta=%s, %d workers, median of %d\n",
+				r.N, r.Accuracy, formatFloats(r.Theta), r.Workers, o.Reps)
+			fmt.Printf("  %6s %10s %21s %10s %8s\n", "nb", "seconds", "(min - max)", "mean rank", "max rank")
+			for _, row := range r.Rows {
+				mark := ""
+				if row.Model {
+					mark = "  <- model"
+				}
+				if row.NB == r.Best {
+					mark += "  <- best"
+				}
+				fmt.Printf("  %6d %10.3f %10.3f - %8.3f %10.1f %8d%s\n", row.NB, row.Seconds, row.Spread.Min, row.Spread.Max, row.MeanRank, row.MaxRank, mark)
+			}
+			verdict := "within"
+			if r.ModelRatio > 1.1 {
+				verdict = "NOT within"
+			}
+			fmt.Printf("  model nb %d (sampled mean rank %.1f): %.2fx the best (nb %d), %s 10 %%\n", r.ModelNB, r.ModelRank, r.ModelRatio, r.Best, verdict)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&o.N, "n", 8000, "number of locations")
+	f.StringVar(&sweep, "nb-sweep", "320,480,640,800,1000,1280", "tile sizes to time, comma-separated")
+	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers")
+	f.IntVar(&o.Reps, "reps", 1, "timed evaluations per tile size, after a warm-up (the median is kept)")
+	f.Float64Var(&o.Accuracy, "accuracy", 1e-9, "TLR's absolute Frobenius accuracy per tile")
+	f.StringVar(&thetaS, "theta", "1,0.1,0.5", "Matérn sigma2,beta,nu")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations, the observations and the sampled tiles")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}
