@@ -77,25 +77,19 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
 					return err
 				}
 			}
-			run := provenance.New(os.Args, 1, r.Workers)
-			if asJSON {
-				return json.NewEncoder(os.Stdout).Encode(struct {
-					*bench.CholeskyResult
-					Run *provenance.Run `json:"run"`
-				}{r, run})
-			}
-			fmt.Println(run.Header())
-			fmt.Printf("cholesky n=%d nb=%d workers=%d reps=%d kernels=%s core=%s tasks=%d\n",
-				r.N, r.NB, r.Workers, r.Reps, r.Kernels, r.Core, r.Tasks)
-			tiled, lapack := bench.SpreadOf(r.Seconds, 1), bench.SpreadOf(r.LapackSecs, 1)
-			fmt.Printf("  tiled (runtime)   %8.1f GFLOP/s  median %.3f s (min %.3f, max %.3f)\n", r.Gflops, tiled.Median, tiled.Min, tiled.Max)
-			fmt.Printf("  LAPACK dpotrf     %8.1f GFLOP/s  median %.3f s (min %.3f, max %.3f)  (%d threads)\n", r.LapackGflops, lapack.Median, lapack.Min, lapack.Max, r.Workers)
-			fmt.Printf("  dgemm n=%-5d     %8.1f GFLOP/s  (%d threads)\n", r.DgemmN, r.DgemmGflops, r.Workers)
-			fmt.Printf("  ratio tiled/LAPACK %.3f   tiled/dgemm %.3f\n", r.Ratio, r.DgemmRatio)
-			if o.Check {
-				fmt.Printf("  residual ||A-LL^T||/||A||: tiled %.2e  LAPACK %.2e\n", r.Residual, r.LapackResid)
-			}
-			return nil
+			return emitBench(asJSON, r, 1, r.Workers, func() error {
+				fmt.Printf("cholesky n=%d nb=%d workers=%d reps=%d kernels=%s core=%s tasks=%d\n",
+					r.N, r.NB, r.Workers, r.Reps, r.Kernels, r.Core, r.Tasks)
+				tiled, lapack := bench.SpreadOf(r.Seconds, 1), bench.SpreadOf(r.LapackSecs, 1)
+				fmt.Printf("  tiled (runtime)   %8.1f GFLOP/s  median %.3f s (min %.3f, max %.3f)\n", r.Gflops, tiled.Median, tiled.Min, tiled.Max)
+				fmt.Printf("  LAPACK dpotrf     %8.1f GFLOP/s  median %.3f s (min %.3f, max %.3f)  (%d threads)\n", r.LapackGflops, lapack.Median, lapack.Min, lapack.Max, r.Workers)
+				fmt.Printf("  dgemm n=%-5d     %8.1f GFLOP/s  (%d threads)\n", r.DgemmN, r.DgemmGflops, r.Workers)
+				fmt.Printf("  ratio tiled/LAPACK %.3f   tiled/dgemm %.3f\n", r.Ratio, r.DgemmRatio)
+				if o.Check {
+					fmt.Printf("  residual ||A-LL^T||/||A||: tiled %.2e  LAPACK %.2e\n", r.Residual, r.LapackResid)
+				}
+				return nil
+			})
 		},
 	}
 	f := c.Flags()
@@ -131,18 +125,12 @@ func newBenchRuntimeCmd() *cobra.Command {
 				return badInput("bench runtime: --workers must be >= 1 (got %d)", workers)
 			}
 			r := bench.RuntimeOverhead(tasks, workers, 5)
-			run := provenance.New(os.Args, 1, workers)
-			if asJSON {
-				return json.NewEncoder(os.Stdout).Encode(struct {
-					bench.OverheadResult
-					Run *provenance.Run `json:"run"`
-				}{r, run})
-			}
-			fmt.Println(run.Header())
-			fmt.Printf("runtime overhead, %d empty tasks, %d workers (median of %d runs, min and max)\n", r.Tasks, r.Workers, r.Runs)
-			fmt.Printf("  chain (each RW on one handle): %6.2f us/task (%.2f, %.2f)\n", r.ChainMicros, r.Chain.Min, r.Chain.Max)
-			fmt.Printf("  independent (own handles):     %6.2f us/task (%.2f, %.2f)\n", r.IndependentMicros, r.Independent.Min, r.Independent.Max)
-			return nil
+			return emitBench(asJSON, r, 1, workers, func() error {
+				fmt.Printf("runtime overhead, %d empty tasks, %d workers (median of %d runs, min and max)\n", r.Tasks, r.Workers, r.Runs)
+				fmt.Printf("  chain (each RW on one handle): %6.2f us/task (%.2f, %.2f)\n", r.ChainMicros, r.Chain.Min, r.Chain.Max)
+				fmt.Printf("  independent (own handles):     %6.2f us/task (%.2f, %.2f)\n", r.IndependentMicros, r.Independent.Min, r.Independent.Max)
+				return nil
+			})
 		},
 	}
 	c.Flags().IntVar(&tasks, "tasks", 100000, "number of tasks")
@@ -222,59 +210,53 @@ the phase-overlap optimisations as fit's flag does.`,
 			if err != nil {
 				return err
 			}
-			run := provenance.New(os.Args, 1, o.Workers)
-			if asJSON {
-				return json.NewEncoder(os.Stdout).Encode(struct {
-					*bench.LikelihoodResult
-					Run *provenance.Run `json:"run"`
-				}{r, run})
-			}
-			fmt.Println(run.Header())
-			fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s (median of %d)\n", r.N, r.NB, r.Workers, formatFloats(r.Theta), r.Reps)
-			fmt.Printf("  runtime DAG   %.4f s per evaluation (min %.4f, max %.4f)  l=%.10f\n", r.Seconds, r.Wall.Min, r.Wall.Max, r.LogLik)
-			fmt.Printf("  overlap %s\n", r.Overlap)
-			fmt.Printf("  floor (Cholesky flops at dgemm %.1f GFLOP/s on %d threads + generation busy / %d workers): median %.4f s, wall/floor %.2fx\n",
-				r.Dgemm, r.Workers, r.Workers, r.Floor, r.FloorRatio)
-			for i, e := range r.Evals {
-				fmt.Printf("    eval %2d  %.4f s  floor %.4f s  %.2fx  util %.1f%%\n", i+1, e.Seconds, e.Floor, e.Ratio, 100*e.Utilization)
-			}
-			fmt.Printf("  busy (summed over workers): generation %.4f s  cholesky %.4f s (%.1f GFLOP/s wall)  solve+det+dot %.4f s\n",
-				r.Gen, r.Chol, r.Gflops, r.Solve)
-			fmt.Printf("  generation rate, one core: fast %.1f M entries/s, direct Bessel %.1f M entries/s (x%.1f)\n",
-				r.GenRate/1e6, r.DirectRate/1e6, r.GenRate/r.DirectRate)
-			if r.Mean != "" {
-				fmt.Printf("  mean %s (GLS, profiled): %.4f s per evaluation vs %.4f s with zero mean, alternated: overhead %+.1f%% wall, %+.1f%% busy\n",
-					r.Mean, r.Seconds, r.ZeroSecs, 100*r.MeanOverhead, 100*r.BusyOverhead)
-				fmt.Printf("  the mean's tasks (solves, inner products): %.4f s busy = %.2f%% of the zero-mean evaluation's %.4f s\n",
-					r.Solve-r.ZeroSolve, 100*(r.Solve-r.ZeroSolve)/r.ZeroBusy, r.ZeroBusy)
-			}
-			if r.PredictN > 0 {
-				fmt.Printf("  prediction of %d new locations (cross-covariance, solves; factor reused): %.4f s = %.2f x one evaluation\n",
-					r.PredictN, r.PredictSecs, r.PredictRatio)
-			}
-			for _, a := range r.Approx {
-				if a.Error != "" {
-					fmt.Printf("  %-5s failed: %s\n", a.Computation, a.Error)
-					continue
+			return emitBench(asJSON, r, 1, o.Workers, func() error {
+				fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s (median of %d)\n", r.N, r.NB, r.Workers, formatFloats(r.Theta), r.Reps)
+				fmt.Printf("  runtime DAG   %.4f s per evaluation (min %.4f, max %.4f)  l=%.10f\n", r.Seconds, r.Wall.Min, r.Wall.Max, r.LogLik)
+				fmt.Printf("  overlap %s\n", r.Overlap)
+				fmt.Printf("  floor (Cholesky flops at dgemm %.1f GFLOP/s on %d threads + generation busy / %d workers): median %.4f s, wall/floor %.2fx\n",
+					r.Dgemm, r.Workers, r.Workers, r.Floor, r.FloorRatio)
+				for i, e := range r.Evals {
+					fmt.Printf("    eval %2d  %.4f s  floor %.4f s  %.2fx  util %.1f%%\n", i+1, e.Seconds, e.Floor, e.Ratio, 100*e.Utilization)
 				}
-				t := a.Tiles
-				fmt.Printf("  %-5s %.4f s per evaluation (x%.2f vs exact %.4f s)  l=%.10f  rel err %.2e  busy gen %.3f chol %.3f solve %.3f  peak tiles %.1f MB (exact %.1f)",
-					a.Computation, a.Seconds, a.Speedup, r.Seconds, a.LogLik, a.RelErr, a.Gen, a.Chol, a.Solve, float64(a.PeakBytes)/1e6, float64(r.PeakBytes)/1e6)
-				if t != nil && t.LowRank > 0 {
-					fmt.Printf("  rank mean %.1f max %d, %d dense off-diagonal, %.1f MB packed", t.MeanRank, t.MaxRank, t.DenseOff, float64(t.Bytes)/1e6)
+				fmt.Printf("  busy (summed over workers): generation %.4f s  cholesky %.4f s (%.1f GFLOP/s wall)  solve+det+dot %.4f s\n",
+					r.Gen, r.Chol, r.Gflops, r.Solve)
+				fmt.Printf("  generation rate, one core: fast %.1f M entries/s, direct Bessel %.1f M entries/s (x%.1f)\n",
+					r.GenRate/1e6, r.DirectRate/1e6, r.GenRate/r.DirectRate)
+				if r.Mean != "" {
+					fmt.Printf("  mean %s (GLS, profiled): %.4f s per evaluation vs %.4f s with zero mean, alternated: overhead %+.1f%% wall, %+.1f%% busy\n",
+						r.Mean, r.Seconds, r.ZeroSecs, 100*r.MeanOverhead, 100*r.BusyOverhead)
+					fmt.Printf("  the mean's tasks (solves, inner products): %.4f s busy = %.2f%% of the zero-mean evaluation's %.4f s\n",
+						r.Solve-r.ZeroSolve, 100*(r.Solve-r.ZeroSolve)/r.ZeroBusy, r.ZeroBusy)
 				}
-				if t != nil && t.Computation != likelihood.TLR {
-					fmt.Printf("  band %d", t.Band)
+				if r.PredictN > 0 {
+					fmt.Printf("  prediction of %d new locations (cross-covariance, solves; factor reused): %.4f s = %.2f x one evaluation\n",
+						r.PredictN, r.PredictSecs, r.PredictRatio)
 				}
-				fmt.Println()
-			}
-			if ref {
-				fmt.Printf("  dense reference %.4f s = generation %.4f s (direct Bessel) + factorisation, solve and dot %.4f s (LAPACK, %d threads)  l=%.10f  rel diff %.1e\n",
-					r.RefSecs, r.RefGen, r.RefFactor, r.Workers, r.RefLogLik, r.RelDiff)
-				fmt.Printf("  speed-up x%.1f over the whole reference, most of it its Bessel generation; x%.2f over its factorisation, solve and dot alone\n",
-					r.Speedup, r.FactorSpeedup)
-			}
-			return nil
+				for _, a := range r.Approx {
+					if a.Error != "" {
+						fmt.Printf("  %-5s failed: %s\n", a.Computation, a.Error)
+						continue
+					}
+					t := a.Tiles
+					fmt.Printf("  %-5s %.4f s per evaluation (x%.2f vs exact %.4f s)  l=%.10f  rel err %.2e  busy gen %.3f chol %.3f solve %.3f  peak tiles %.1f MB (exact %.1f)",
+						a.Computation, a.Seconds, a.Speedup, r.Seconds, a.LogLik, a.RelErr, a.Gen, a.Chol, a.Solve, float64(a.PeakBytes)/1e6, float64(r.PeakBytes)/1e6)
+					if t != nil && t.LowRank > 0 {
+						fmt.Printf("  rank mean %.1f max %d, %d dense off-diagonal, %.1f MB packed", t.MeanRank, t.MaxRank, t.DenseOff, float64(t.Bytes)/1e6)
+					}
+					if t != nil && t.Computation != likelihood.TLR {
+						fmt.Printf("  band %d", t.Band)
+					}
+					fmt.Println()
+				}
+				if ref {
+					fmt.Printf("  dense reference %.4f s = generation %.4f s (direct Bessel) + factorisation, solve and dot %.4f s (LAPACK, %d threads)  l=%.10f  rel diff %.1e\n",
+						r.RefSecs, r.RefGen, r.RefFactor, r.Workers, r.RefLogLik, r.RelDiff)
+					fmt.Printf("  speed-up x%.1f over the whole reference, most of it its Bessel generation; x%.2f over its factorisation, solve and dot alone\n",
+						r.Speedup, r.FactorSpeedup)
+				}
+				return nil
+			})
 		},
 	}
 	f := c.Flags()
@@ -294,4 +276,34 @@ the phase-overlap optimisations as fit's flag does.`,
 	f.IntVar(&o.Approx.Band, "mp-band", -1, "mp, dst: tile sub-diagonals in float64 (-1: 10 % of the tiles)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
+}
+
+// emitBench prints a bench's result: with asJSON one JSON object, the
+// result's fields and "run" (its provenance: version, command line, CPU,
+// host, ranks, workers, date); else the provenance's header line, then
+// the table that table prints.
+func emitBench(asJSON bool, res any, ranks, workers int, table func() error) error {
+	run := provenance.New(os.Args, ranks, workers)
+	if !asJSON {
+		fmt.Println(run.Header())
+		return table()
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	rb, err := json.Marshal(run)
+	if err != nil {
+		return err
+	}
+	if len(b) < 2 || b[0] != '{' {
+		return fmt.Errorf("bench: the result is not a JSON object")
+	}
+	out := append(b[:len(b)-1:len(b)-1], []byte(`,"run":`)...)
+	if len(b) == 2 { // {}
+		out = []byte(`{"run":`)
+	}
+	out = append(append(out, rb...), '}', '\n')
+	_, err = os.Stdout.Write(out)
+	return err
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/plot"
-	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/strategy"
 	"github.com/exageostat/exageostat/pkg/tile"
 )
@@ -125,16 +124,10 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
 					return err
 				}
 			}
-			run := provenance.New(os.Args, w.Size(), o.Workers)
-			if asJSON {
-				return json.NewEncoder(os.Stdout).Encode(struct {
-					*bench.OverlapResult
-					Run *provenance.Run `json:"run"`
-				}{r, run})
-			}
-			fmt.Println(run.Header())
-			printOverlap(os.Stdout, r)
-			return nil
+			return emitBench(asJSON, r, w.Size(), o.Workers, func() error {
+				printOverlap(os.Stdout, r)
+				return nil
+			})
 		},
 	}
 	f := c.Flags()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
-	"github.com/exageostat/exageostat/pkg/provenance"
 )
 
 // Bounds of bench simulator's flags.
@@ -98,16 +96,10 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 			if err != nil {
 				return err
 			}
-			run := provenance.New(os.Args, w.Size(), o.Workers)
-			if asJSON {
-				return json.NewEncoder(os.Stdout).Encode(struct {
-					*bench.SimCheckResult
-					Run *provenance.Run `json:"run"`
-				}{r, run})
-			}
-			fmt.Println(run.Header())
-			printSimCheck(os.Stdout, r)
-			return nil
+			return emitBench(asJSON, r, w.Size(), o.Workers, func() error {
+				printSimCheck(os.Stdout, r)
+				return nil
+			})
 		},
 	}
 	f := c.Flags()

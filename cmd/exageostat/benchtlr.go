@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -13,7 +12,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
-	"github.com/exageostat/exageostat/pkg/provenance"
 )
 
 func newBenchTLRCmd() *cobra.Command {
@@ -68,33 +66,27 @@ goal).`,
 			if err != nil {
 				return err
 			}
-			run := provenance.New(os.Args, 1, o.Workers)
-			if asJSON {
-				return json.NewEncoder(os.Stdout).Encode(struct {
-					*bench.TLRSweepResult
-					Run *provenance.Run `json:"run"`
-				}{r, run})
-			}
-			fmt.Println(run.Header())
-			fmt.Printf("TLR tile size: model vs sweep, N=%d, accuracy %g, theta=%s, %d workers, median of %d\n",
-				r.N, r.Accuracy, formatFloats(r.Theta), r.Workers, o.Reps)
-			fmt.Printf("  %6s %10s %21s %10s %8s\n", "nb", "seconds", "(min - max)", "mean rank", "max rank")
-			for _, row := range r.Rows {
-				mark := ""
-				if row.Model {
-					mark = "  <- model"
+			return emitBench(asJSON, r, 1, o.Workers, func() error {
+				fmt.Printf("TLR tile size: model vs sweep, N=%d, accuracy %g, theta=%s, %d workers, median of %d\n",
+					r.N, r.Accuracy, formatFloats(r.Theta), r.Workers, o.Reps)
+				fmt.Printf("  %6s %10s %21s %10s %8s\n", "nb", "seconds", "(min - max)", "mean rank", "max rank")
+				for _, row := range r.Rows {
+					mark := ""
+					if row.Model {
+						mark = "  <- model"
+					}
+					if row.NB == r.Best {
+						mark += "  <- best"
+					}
+					fmt.Printf("  %6d %10.3f %10.3f - %8.3f %10.1f %8d%s\n", row.NB, row.Seconds, row.Spread.Min, row.Spread.Max, row.MeanRank, row.MaxRank, mark)
 				}
-				if row.NB == r.Best {
-					mark += "  <- best"
+				verdict := "within"
+				if r.ModelRatio > 1.1 {
+					verdict = "NOT within"
 				}
-				fmt.Printf("  %6d %10.3f %10.3f - %8.3f %10.1f %8d%s\n", row.NB, row.Seconds, row.Spread.Min, row.Spread.Max, row.MeanRank, row.MaxRank, mark)
-			}
-			verdict := "within"
-			if r.ModelRatio > 1.1 {
-				verdict = "NOT within"
-			}
-			fmt.Printf("  model nb %d (sampled mean rank %.1f): %.2fx the best (nb %d), %s 10 %%\n", r.ModelNB, r.ModelRank, r.ModelRatio, r.Best, verdict)
-			return nil
+				fmt.Printf("  model nb %d (sampled mean rank %.1f): %.2fx the best (nb %d), %s 10 %%\n", r.ModelNB, r.ModelRank, r.ModelRatio, r.Best, verdict)
+				return nil
+			})
 		},
 	}
 	f := c.Flags()

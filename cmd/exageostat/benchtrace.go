@@ -1,16 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
-	"github.com/exageostat/exageostat/pkg/provenance"
 )
 
 func newBenchTracingCmd() *cobra.Command {
@@ -51,23 +48,17 @@ give the same log-likelihood, bitwise.`,
 			if err != nil {
 				return err
 			}
-			run := provenance.New(os.Args, 1, o.Workers)
-			if asJSON {
-				return json.NewEncoder(os.Stdout).Encode(struct {
-					*bench.TraceCostResult
-					Run *provenance.Run `json:"run"`
-				}{r, run})
-			}
-			fmt.Println(run.Header())
-			fmt.Printf("trace cost, N=%d, nb=%d, %d workers, %d pairs of evaluations (median, min and max)\n", r.N, r.NB, r.Workers, r.Reps)
-			fmt.Printf("  traced (%d task events each): %.4f s (%.4f, %.4f)\n", r.Tasks, r.On.Median, r.On.Min, r.On.Max)
-			fmt.Printf("  untraced:                     %.4f s (%.4f, %.4f)\n", r.Off.Median, r.Off.Min, r.Off.Max)
-			fmt.Printf("  overhead: %+.2f %% of the medians, %+.2f %% median of the pairs; same l bitwise: %v\n",
-				100*r.Overhead, 100*r.PairedOverhead, r.Same)
-			if !r.Same {
-				return fmt.Errorf("bench tracing: the traced and untraced evaluations differ")
-			}
-			return nil
+			return emitBench(asJSON, r, 1, o.Workers, func() error {
+				fmt.Printf("trace cost, N=%d, nb=%d, %d workers, %d pairs of evaluations (median, min and max)\n", r.N, r.NB, r.Workers, r.Reps)
+				fmt.Printf("  traced (%d task events each): %.4f s (%.4f, %.4f)\n", r.Tasks, r.On.Median, r.On.Min, r.On.Max)
+				fmt.Printf("  untraced:                     %.4f s (%.4f, %.4f)\n", r.Off.Median, r.Off.Min, r.Off.Max)
+				fmt.Printf("  overhead: %+.2f %% of the medians, %+.2f %% median of the pairs; same l bitwise: %v\n",
+					100*r.Overhead, 100*r.PairedOverhead, r.Same)
+				if !r.Same {
+					return fmt.Errorf("bench tracing: the traced and untraced evaluations differ")
+				}
+				return nil
+			})
 		},
 	}
 	f := c.Flags()
