@@ -253,6 +253,31 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 		return err
 	}
 	add("semivariogram")
+	if nt, ranks := ev.TileRanks(); ranks != nil {
+		// The ranks of the tiles of the TLR factor: tile (m, n) in the cell
+		// [n, n+1] x [m, m+1].
+		v := make([]float64, nt*nt)
+		dense := 0
+		for m := range nt {
+			for c := range nt {
+				r := ranks[m*nt+c]
+				val := math.NaN()
+				switch {
+				case r >= 0:
+					val = float64(r)
+				case r == -1:
+					dense++
+				}
+				v[m*nt+c] = val
+			}
+		}
+		if err := plot.Grid(filepath.Join(dir, "tile_ranks"), nt, nt, 0, float64(nt), 0, float64(nt), v,
+			plot.MapOptions{Title: fmt.Sprintf("TLR factor: tile ranks (%d x %d; blank: diagonal, %d dense)", nt, nt, dense),
+				Label: "rank of tile (m, n) = U V^T", XLabel: "tile column n", YLabel: "tile row m", DPI: dpi}); err != nil {
+			return err
+		}
+		add("tile_ranks")
+	}
 	// One colour scale for the observations and the predictions (those
 	// inside the data's convex hull, the only ones the maps show).
 	lo, hi := math.Inf(1), math.Inf(-1)

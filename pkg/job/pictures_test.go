@@ -72,6 +72,15 @@ func TestPictures(t *testing.T) {
 			{"prediction_sd", 468, 360, []string{">sd of a new observation of rain (mm)<", "Prediction sd of a new observation (no nugget)"}},
 			{"semivariogram", 432, 324, nil},
 		}},
+		{"fit tlr: the tile ranks", func(d string) error {
+			f := config.DefaultFit()
+			f.Data, f.Checkpoint, f.N, f.Theta, f.Seed, f.MaxEvals, f.NB = data, "none", 0, nil, 0, 3, 16
+			f.Plot, f.DPI, f.Computation = d, 72, "tlr"
+			_, err := Fit(f, Env{})
+			return err
+		}, []pic{
+			{"tile_ranks", 468, 360, []string{"TLR factor: tile ranks (5 x 5; blank: diagonal, ", ">rank of tile (m, n) = U V^T<", ">tile row m<"}},
+		}},
 		{"fit with xy units and a conditional draw", func(d string) error {
 			f := config.DefaultFit()
 			f.Data, f.Checkpoint, f.N, f.Theta, f.Seed, f.MaxEvals, f.NB = data, "none", 0, nil, 0, 5, 16

@@ -385,3 +385,40 @@ func (e *Evaluator) approxStats() *ApproxStats {
 	}
 	return st
 }
+
+// TileRanks returns, after an evaluation of a TLR computation, the rank
+// of each lower off-diagonal tile (m, n) this rank holds, in an nt x nt
+// slice indexed m*nt + n: the rank of U V^T, -1 for a tile kept dense
+// (it needed more than the maximum rank), -2 for the diagonal, the upper
+// triangle and tiles held on other ranks. It returns nt = 0 and nil for
+// the other computations.
+func (e *Evaluator) TileRanks() (nt int, ranks []int) {
+	x := e.ax
+	if x == nil || x.a.Computation != TLR {
+		return 0, nil
+	}
+	nt = e.sigma.NT
+	ranks = make([]int, nt*nt)
+	for i := range ranks {
+		ranks[i] = -2
+	}
+	for m := 1; m < nt; m++ {
+		for n := 0; n < m; n++ {
+			i := lower(m, n)
+			if x.class[i] != clLowRank {
+				continue
+			}
+			buf := e.rt.Local(x.h[i])
+			if buf == nil {
+				continue
+			}
+			lr := x.h[i].Format().(runtime.LowRank)
+			if lr.IsDense(buf) {
+				ranks[m*nt+n] = -1
+			} else {
+				ranks[m*nt+n] = lr.Rank(buf)
+			}
+		}
+	}
+	return nt, ranks
+}

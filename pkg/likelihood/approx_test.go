@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/distribution"
@@ -215,5 +217,90 @@ func TestApproxDistributed(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTileRanks: after a TLR evaluation the rank map holds, for each
+// off-diagonal tile, the rank of that tile of the factor L: within 4 or
+// 20 % of the smallest rank meeting the accuracy, computed here from the
+// dense Cholesky factor by gonum's SVD (the TLR factor is an
+// approximation of its own), or -1 for a tile kept dense, which needs a
+// rank near or above the maximum nb/2 = 50 (it may pass it during the
+// updates); the map's counts, mean and largest rank are the evaluation's
+// statistics.
+func TestTileRanks(t *testing.T) {
+	const n, nb, acc = 900, 100, 1e-9
+	p := gridProblem(n, 5)
+	theta := []float64{1, 0.1, 0.5}
+	rt := runtime.New(runtime.Options{Workers: 2})
+	defer rt.Close()
+	e, err := NewWith(p, rt, Options{NB: nb, Approx: Approx{Computation: TLR, Accuracy: acc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, st, err := e.LogLik(theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nt, ranks := e.TileRanks()
+	if nt != 9 || len(ranks) != 81 {
+		t.Fatalf("nt %d, %d ranks", nt, len(ranks))
+	}
+	// The dense factor.
+	s := mat.NewSymDense(n, nil)
+	th := matern.Theta{Sigma2: theta[0], Beta: theta[1], Nu: theta[2]}
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			s.SetSym(i, j, matern.Matern(th, matern.Distance(matern.Euclidean, p.Points, i, p.Points, j)))
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(s) {
+		t.Fatal("not SPD")
+	}
+	var lt mat.TriDense
+	ch.LTo(&lt)
+	l := mat.DenseCopyOf(&lt)
+	var sum float64
+	count, maxr, dense := 0, 0, 0
+	for m := 0; m < nt; m++ {
+		for c := 0; c < nt; c++ {
+			r := ranks[m*nt+c]
+			if c >= m {
+				if r != -2 {
+					t.Errorf("tile (%d, %d): %d, want -2 (not an off-diagonal lower tile)", m, c, r)
+				}
+				continue
+			}
+			var svd mat.SVD
+			if !svd.Factorize(mat.DenseCopyOf(l.Slice(m*nb, (m+1)*nb, c*nb, (c+1)*nb)), mat.SVDNone) {
+				t.Fatal("SVD failed")
+			}
+			sv := svd.Values(nil)
+			want, tail := len(sv), 0.0
+			for want > 0 && tail+sv[want-1]*sv[want-1] <= acc*acc {
+				tail += sv[want-1] * sv[want-1]
+				want--
+			}
+			switch {
+			case r == -1: // kept dense: it needed more than nb/2 = 50 during the factorisation
+				dense++
+				if want < 40 {
+					t.Errorf("tile (%d, %d) kept dense, the dense factor's tile needs rank %d only", m, c, want)
+				}
+			case r < 0 || math.Abs(float64(r-want)) > math.Max(4, 0.2*float64(want)):
+				t.Errorf("tile (%d, %d): rank %d, the dense factor's tile needs %d", m, c, r, want)
+			default:
+				sum += float64(r)
+				count++
+				maxr = max(maxr, r)
+			}
+		}
+	}
+	if a := st.Approx; a == nil || a.MaxRank != maxr || a.LowRank != count || a.DenseOff != dense || math.Abs(a.MeanRank-sum/float64(count)) > 1e-12 {
+		t.Errorf("statistics %+v, the map's %d low-rank tiles of mean %g and max %d, %d dense", st.Approx, count, sum/float64(count), maxr, dense)
+	}
+	if nt, r := (&Evaluator{}).TileRanks(); nt != 0 || r != nil {
+		t.Error("an exact evaluator has a rank map")
 	}
 }
