@@ -112,6 +112,10 @@ type Step struct {
 	// Approx gives the tiles of an approximate computation (tlr: mean and
 	// maximum rank, compressed bytes); absent for exact.
 	Approx *likelihood.ApproxStats `json:"approx,omitempty"`
+	// SentBytes is what rank 0 put on the wire in the evaluation (messages
+	// as packed: a low-rank tile by its rank; comm_per_evaluation counts
+	// formats at their largest size).
+	SentBytes int64 `json:"sent_bytes,omitempty"`
 	// Replayed is set for an evaluation answered from --resume's checkpoint.
 	Replayed bool `json:"replayed,omitempty"`
 }
@@ -649,7 +653,7 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 		o.EffectiveRange = &er
 	}
 	for _, s := range r.Steps {
-		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Approx: s.Stats.Approx, Replayed: s.Replayed}
+		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Approx: s.Stats.Approx, SentBytes: s.Stats.SentBytes, Replayed: s.Replayed}
 		if !s.Replayed {
 			u := s.Stats.Utilization
 			so.Utilization = &u

@@ -171,6 +171,7 @@ func (e *Evaluator) newApprox(a Approx) error {
 func (e *Evaluator) logLikApprox(theta []float64, k matern.Kernel, st Stats) (float64, Stats, error) {
 	rt, x := e.rt, e.ax
 	t0 := time.Now()
+	sent0 := rt.SentBytes()
 	rt.Events()
 	rt.Traffic()
 	rt.SetIteration(e.evals)
@@ -188,6 +189,7 @@ func (e *Evaluator) logLikApprox(theta []float64, k matern.Kernel, st Stats) (fl
 	e.dot.Fetch()
 	err := rt.Wait()
 	st.Comm = CommStats(rt.Traffic())
+	st.SentBytes = rt.SentBytes() - sent0
 	st.Wall = time.Since(t0).Seconds()
 	ev := rt.Events()
 	for _, v := range ev {

@@ -158,16 +158,19 @@ func (p Problem) Tau2(theta []float64) float64 {
 // busy times add up to at most Wall times the number of workers. Busy times
 // need a runtime that records traces (runtime.Options.Trace).
 type Stats struct {
-	Wall     float64 // seconds, submission of the first task to the end of the last
-	Gen      float64 // busy seconds in dcmg tasks
-	Chol     float64 // busy seconds in potrf/trtri/trmm/syrk/gemm tasks
-	Solve    float64 // busy seconds in trsv/gemv/geadd/det/dot tasks
-	Flops    float64 // floating-point operations of the Cholesky
-	Tasks    int
-	Gflops   float64 // Cholesky flops / wall time
-	LogDet   float64 // log |Sigma|
-	Quad     float64 // z^T Sigma^-1 z; with covariates r^T Sigma^-1 r, r = z - X b_hat
-	Evaluate int     // evaluation number, from 1
+	Wall  float64 // seconds, submission of the first task to the end of the last
+	Gen   float64 // busy seconds in dcmg tasks
+	Chol  float64 // busy seconds in potrf/trtri/trmm/syrk/gemm tasks
+	Solve float64 // busy seconds in trsv/gemv/geadd/det/dot tasks
+	Flops float64 // floating-point operations of the Cholesky
+	Tasks int
+	// SentBytes is what this rank put on the wire during the evaluation:
+	// each message as packed, a low-rank tile by its current rank.
+	SentBytes int64
+	Gflops    float64 // Cholesky flops / wall time
+	LogDet    float64 // log |Sigma|
+	Quad      float64 // z^T Sigma^-1 z; with covariates r^T Sigma^-1 r, r = z - X b_hat
+	Evaluate  int     // evaluation number, from 1
 	// With covariates: the GLS estimate b_hat = (X^T Sigma^-1 X)^-1 X^T
 	// Sigma^-1 z, its covariance (X^T Sigma^-1 X)^-1 and log|X^T Sigma^-1 X|.
 	Beta      []float64
@@ -481,6 +484,7 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	}
 	rt, s := e.rt, e.sigma
 	t0 := time.Now()
+	sent0 := rt.SentBytes()
 	rt.Events() // start this evaluation's record afresh
 	rt.Traffic()
 	rt.SetIteration(e.evals)
@@ -503,6 +507,7 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	err = rt.Wait()
 	rt1 := rt.Now()
 	st.Comm = CommStats(rt.Traffic())
+	st.SentBytes = rt.SentBytes() - sent0
 	st.Wall = time.Since(t0).Seconds()
 	ev := rt.Events()
 	st.Utilization = trace.UtilizationOf(ev, rt.Workers(), rt0, rt1)
