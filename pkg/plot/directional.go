@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"math/rand/v2"
 	"strconv"
 
 	"github.com/exageostat/exageostat/pkg/matern"
@@ -37,51 +36,13 @@ func DirectionalSemivariogram(p matern.Points, z []float64, angle, halfWidth flo
 	if !(hmax > 0) || math.IsInf(hmax, 0) {
 		return nil, nil, nil
 	}
-	w := hmax / float64(bins)
-	sumD := make([]float64, bins)
-	sumSq := make([]float64, bins)
-	cnt := make([]int, bins)
-	add := func(i, j int) {
+	return binPairs(n, hmax, bins, maxPairs, seed, func(i, j int) float64 {
 		dx, dy := p.X[i]-p.X[j], p.Y[i]-p.Y[j]
-		d := math.Sqrt(dx*dx + dy*dy)
-		dz := z[i] - z[j]
-		if !(d > 0 && d <= hmax) || math.IsNaN(dz) {
-			return
-		}
 		if math.Abs(halfTurn(math.Atan2(dy, dx)-angle)) > halfWidth {
-			return
+			return -1 // outside the sector
 		}
-		k := min(max(int(math.Ceil(d/w))-1, 0), bins-1)
-		sumD[k] += d
-		sumSq[k] += dz * dz
-		cnt[k]++
-	}
-	if pairs := int64(n) * int64(n-1) / 2; maxPairs > 0 && pairs > int64(maxPairs) {
-		rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-		for range maxPairs {
-			i := rng.IntN(n)
-			j := rng.IntN(n - 1)
-			if j >= i {
-				j++
-			}
-			add(i, j)
-		}
-	} else {
-		for i := 1; i < n; i++ {
-			for j := range i {
-				add(i, j)
-			}
-		}
-	}
-	for k, c := range cnt {
-		if c == 0 {
-			continue
-		}
-		h = append(h, sumD[k]/float64(c))
-		gamma = append(gamma, sumSq[k]/(2*float64(c)))
-		counts = append(counts, c)
-	}
-	return h, gamma, counts
+		return math.Sqrt(dx*dx + dy*dy)
+	}, z)
 }
 
 // halfTurn reduces an angle modulo pi to [-pi/2, pi/2).

@@ -58,12 +58,23 @@ func EmpiricalSemivariogram(p matern.Points, metric matern.Metric, z []float64, 
 	if !(hmax > 0) || math.IsInf(hmax, 0) {
 		return nil, nil, nil
 	}
+	return binPairs(n, hmax, bins, maxPairs, seed, func(i, j int) float64 { return matern.Distance(metric, p, i, p, j) }, z)
+}
+
+// binPairs is the estimator of EmpiricalSemivariogram and
+// DirectionalSemivariogram: the pairs (i, j) of n points (all of them, or
+// maxPairs drawn uniformly with replacement when there are more, seeded by
+// seed) whose distance dist(i, j) lies in (0, hmax] (dist < 0 leaves a
+// pair out) and whose values are not NaN, in bins of width hmax/bins; per
+// non-empty bin the mean distance, half the mean squared difference and
+// the pair count.
+func binPairs(n int, hmax float64, bins, maxPairs int, seed uint64, dist func(i, j int) float64, z []float64) (h, gamma []float64, counts []int) {
 	w := hmax / float64(bins)
 	sumD := make([]float64, bins)
 	sumSq := make([]float64, bins)
 	cnt := make([]int, bins)
 	add := func(i, j int) {
-		d := matern.Distance(metric, p, i, p, j)
+		d := dist(i, j)
 		dz := z[i] - z[j]
 		if !(d > 0 && d <= hmax) || math.IsNaN(dz) {
 			return
