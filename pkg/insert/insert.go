@@ -54,7 +54,20 @@ func (p Place) On(r int) Place {
 
 func (t Tasks) submit(p Place, k string, flops float64, acc []runtime.Access, run func(runtime.Context) error) {
 	t.RT.Submit(runtime.Task{Kind: k, Tile: p.Tile, Priority: p.Priority, Flops: flops, Access: acc,
-		Run: run, Pin: p.pin, Rank: p.rank})
+		Run: run, Pin: p.pin, Rank: p.rank, Device: OnDevice(k)})
+}
+
+// OnDevice reports whether tasks of kind k have a device implementation
+// (runtime.Task.Device): the dense BLAS and LAPACK kinds that cuBLAS and
+// cuSOLVER provide (potrf, trmm, syrk, gemm, gemv). Generation (dcmg)
+// stays on the CPU, as in seed 000, and so do the low-rank, float32 and
+// reduction kinds.
+func OnDevice(k string) bool {
+	switch k {
+	case kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm, kind.Gemv:
+		return true
+	}
+	return false
 }
 
 func dense(h *runtime.Handle) runtime.Dense {

@@ -359,6 +359,9 @@ func (r *Runtime) post(t *task) {
 			r.allocate(h)
 			clear(h.buf)
 		}
+		if err := r.hostRead(h); err != nil {
+			r.commFailure(t, err)
+		}
 		msg := h.format.Pack(h.buf)
 		r.net.sent.Add(bytesOf(len(msg)))
 		x.req, err = r.opts.Comm.Isend(msg, x.peer, x.tag)
@@ -369,6 +372,7 @@ func (r *Runtime) post(t *task) {
 		if h.buf == nil {
 			r.allocate(h)
 		}
+		r.hostWrote(h)
 		x.req, err = r.opts.Comm.Irecv(h.buf, x.peer, x.tag)
 	}
 	if err != nil {

@@ -35,7 +35,6 @@
 package runtime
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	goruntime "runtime"
@@ -99,6 +98,7 @@ type Handle struct {
 	deps     depState[*task] // the local graph's hazards
 	copyHere bool            // submission view: this rank holds or will hold a copy
 	dist     distState       // where the latest version lives (distributed runs)
+	mn       *nodeState      // its copies on memory nodes (Options.Devices only)
 }
 
 // NewHandle registers data without a buffer, owned by rank owner: a handle
@@ -136,6 +136,7 @@ func (r *Runtime) RegisterReplicated(name string, owner int, data []float64) *Ha
 	if r.rec == nil {
 		h.buf, h.user, h.copyHere = data, true, true
 	}
+	r.setupNodes(h)
 	switch {
 	case r.rec != nil:
 		s := r.rec.get(h)
@@ -153,6 +154,7 @@ func (r *Runtime) RegisterReplicated(name string, owner int, data []float64) *Ha
 }
 
 func (r *Runtime) registered(h *Handle) {
+	r.setupNodes(h)
 	switch {
 	case r.rec != nil:
 		r.rec.register(h)
@@ -183,9 +185,22 @@ type Access struct {
 type Context struct {
 	Worker int // worker index in [0, Workers())
 	Rank   int
-	acc    []Access
-	bufs   [][]float64
-	rt     *Runtime
+	// Node is the memory node the buffers are on: 0 for host RAM, d for
+	// the d-th device of Options.Devices (whose worker runs the task).
+	Node int
+	acc  []Access
+	bufs [][]float64
+	dev  []DevBuf
+	rt   *Runtime
+}
+
+// DevBuf returns the device buffer of access i on a device's worker (a
+// GPU kernel's device address is its Ptr).
+func (c Context) DevBuf(i int) DevBuf {
+	if c.Node == 0 {
+		return DevBuf{Host: c.bufs[i], Words: len(c.bufs[i])}
+	}
+	return c.dev[i]
 }
 
 // Resize replaces the buffer of access i, a handle the task writes (W or
@@ -198,7 +213,7 @@ type Context struct {
 func (c Context) Resize(i, words int) []float64 {
 	a := c.acc[i]
 	h := a.H
-	if a.Mode&W == 0 || a.Mode == Scratch || h.user || words < 1 || words > h.words {
+	if a.Mode&W == 0 || a.Mode == Scratch || h.user || words < 1 || words > h.words || c.Node != 0 {
 		panic(fmt.Sprintf("runtime: resize of access %d (%s, %v) to %d words", i, h.name, a.Mode, words))
 	}
 	old := c.bufs[i]
@@ -265,6 +280,10 @@ type Task struct {
 	// of its own).
 	Pin  bool
 	Rank int
+	// Device says the task has an implementation for devices
+	// (Options.Devices): a device's worker may run it. The host-test
+	// device runs Run; a GPU its kernel for this kind.
+	Device bool
 }
 
 // Name returns "kind(m,n,k)" with the used tile indices.
@@ -297,6 +316,10 @@ type task struct {
 
 	x    *xfer   // a message to send or receive, run by the progress goroutine
 	free *Handle // a release of this rank's copy of the handle, run inline
+
+	mask   uint8   // the classes of workers that may run it
+	size   int     // footprint, for performance models
+	expDur float64 // DMDA: expected seconds on the worker it is queued on
 
 	// With Options.Trace: when the task was submitted and when its last
 	// dependency was satisfied (ns since the epoch).
@@ -335,6 +358,16 @@ type Options struct {
 	// moving while the other workers generate. Helpers count in Workers().
 	Helpers       int
 	HelperExclude []string
+	// Devices are memory nodes besides host RAM, one worker each (a GPU,
+	// or HostTest): tasks with Task.Device may run there, on copies the
+	// runtime keeps coherent (memnode.go).
+	Devices []Device
+	// Scheduler is Eager ("" too) or DMDA, which needs PerfModel.
+	Scheduler string
+	// PerfModel gives expected durations (DMDA); History, if not nil,
+	// receives every task's measured duration.
+	PerfModel PerfModel
+	History   History
 }
 
 // Runtime schedules submitted tasks over a pool of workers.
@@ -351,8 +384,8 @@ type Runtime struct {
 	mu          sync.Mutex
 	work        *sync.Cond // signalled when tasks become ready or on close
 	idle        *sync.Cond // signalled when outstanding reaches 0
-	ready       taskHeap
-	readyX      taskHeap // ready tasks of the kinds helpers do not run (Options.HelperExclude)
+	heaps       [8]taskHeap // ready tasks by the classes of workers that may run them (Eager)
+	dmda        bool        // Options.Scheduler is DMDA: ready tasks are in the workers' queues
 	outstanding int
 	sleeping    int
 	idleWorkers atomic.Int32 // sleeping, readable without the lock
@@ -377,11 +410,22 @@ type Runtime struct {
 	rank, size int
 	net        *network  // distributed runs: messages and their progress
 	rec        *recorder // Options.Record
+
+	devs []*devNode // Options.Devices: memory node i+1
+	swg  sync.WaitGroup
 }
 
 type worker struct {
 	id      int
 	helper  bool // runs no task of the kinds of Options.HelperExclude
+	class   uint8
+	node    int    // memory node: 0 host RAM, d the d-th device
+	arch    string // "cpu", or the device's Arch
+	dbufs   []DevBuf
+	// DMDA: its queue, the expected seconds of the tasks queued, and the
+	// expected end of the one running (seconds since the epoch).
+	queue          taskHeap
+	queued, runEnd float64
 	events  []trace.Event
 	buf     []*task
 	stack   []*task
@@ -391,8 +435,13 @@ type worker struct {
 
 // New starts a runtime with its workers. Call Close when done. A
 // distributed runtime (Options.Comm of several ranks) synchronises the
-// ranks once so that their trace clocks start together.
+// ranks once so that their trace clocks start together. It panics on
+// options that cannot work (an unknown scheduler, DMDA without a model):
+// callers validate them first with CheckOptions.
 func New(opts Options) *Runtime {
+	if err := CheckOptions(opts); err != nil {
+		panic(err.Error())
+	}
 	if opts.Workers <= 0 {
 		opts.Workers = goruntime.NumCPU()
 	}
@@ -421,18 +470,55 @@ func New(opts Options) *Runtime {
 		r.wg.Add(1)
 		go r.progress()
 	}
-	r.workers = make([]*worker, opts.Workers+r.opts.Helpers)
+	r.dmda = opts.Scheduler == DMDA
+	nw := opts.Workers + r.opts.Helpers
+	r.workers = make([]*worker, nw+len(opts.Devices))
 	for i := range r.workers {
-		r.workers[i] = &worker{id: i, helper: i >= opts.Workers}
+		w := &worker{id: i, helper: i >= opts.Workers, class: classCPU, arch: "cpu"}
+		switch {
+		case i >= nw:
+			n := newDevNode(opts.Devices[i-nw], i-nw+1)
+			r.devs = append(r.devs, n)
+			w.class, w.node, w.arch = classDevice, n.node, n.arch
+			r.swg.Add(1)
+			go n.run(&r.swg)
+		case w.helper:
+			w.class = classHelper
+		}
+		r.workers[i] = w
+	}
+	for _, w := range r.workers {
 		r.wg.Add(1)
-		go r.loop(r.workers[i])
+		go r.loop(w)
 	}
 	return r
 }
 
+// CheckOptions reports options New cannot start with.
+func CheckOptions(o Options) error {
+	if err := checkScheduler(o); err != nil {
+		return err
+	}
+	for i, d := range o.Devices {
+		if d == nil || d.Capacity() <= 0 {
+			return fmt.Errorf("runtime: device %d has no memory", i)
+		}
+	}
+	return nil
+}
+
 // Workers returns the number of workers, helpers (Options.Helpers)
 // included.
-func (r *Runtime) Workers() int { return r.opts.Workers + r.opts.Helpers }
+func (r *Runtime) Workers() int { return r.opts.Workers + r.opts.Helpers + len(r.opts.Devices) }
+
+// WorkerArch returns the architecture of worker i: "cpu", or its device's
+// Arch (the device workers are the last Workers() indices).
+func (r *Runtime) WorkerArch(i int) string {
+	if i >= 0 && i < len(r.workers) {
+		return r.workers[i].arch
+	}
+	return "cpu"
+}
 
 // Helpers returns the number of helper workers (Options.Helpers), the last
 // ones of the Workers() indices.
@@ -471,6 +557,10 @@ func (r *Runtime) Submit(t Task) {
 
 func (r *Runtime) newTask(t Task) *task {
 	tk := &task{Task: t, seq: r.seq, iter: r.iter}
+	tk.mask = r.mask(tk)
+	if r.opts.PerfModel != nil || r.opts.History != nil {
+		tk.size = footprint(tk)
+	}
 	r.seq++
 	if r.opts.Trace {
 		tk.submitted = r.Now()
@@ -559,6 +649,7 @@ func (r *Runtime) allocate(h *Handle) {
 
 // release returns h's buffer on this rank to the pool.
 func (r *Runtime) release(h *Handle) {
+	r.dropCopies(h)
 	if h.buf == nil {
 		return
 	}
@@ -641,14 +732,24 @@ func (r *Runtime) Local(h *Handle) []float64 {
 	if r.rec != nil || (r.net != nil && h.dist.init && !h.dist.has(r.rank)) {
 		return nil
 	}
+	if err := r.hostRead(h); err != nil {
+		return nil
+	}
 	return h.buf
 }
 
 // Reserve pre-allocates count buffers of format f in the pool, so that the
 // first graph does not allocate (seed 000's pre-allocation).
+//
+// With devices, each device's pool also gets up to count buffers of f,
+// as many as its capacity holds: the device memory is allocated here, not
+// when a task needs it.
 func (r *Runtime) Reserve(f Format, count int) {
 	if r.rec == nil && count > 0 {
 		r.pool.reserve(f.Words(), count)
+		for _, n := range r.devs {
+			n.reserve(f.Words(), count)
+		}
 	}
 }
 
@@ -697,6 +798,11 @@ func (r *Runtime) Wait() error {
 		r.idle.Wait()
 	}
 	r.mu.Unlock()
+	if len(r.devs) > 0 {
+		if err := r.writeBack(); err != nil {
+			r.deviceFailure(err)
+		}
+	}
 	r.errMu.Lock()
 	err, seq := r.firstErr, r.firstSeq
 	r.firstErr = nil
@@ -748,6 +854,17 @@ func (r *Runtime) Close() error {
 		r.net.close()
 	}
 	r.wg.Wait()
+	for _, n := range r.devs {
+		n.mu.Lock()
+		n.closed = true
+		n.room.Broadcast()
+		n.mu.Unlock()
+		close(n.stream)
+	}
+	r.swg.Wait()
+	for _, n := range r.devs {
+		n.dev.Close()
+	}
 	for _, w := range r.workers {
 		for _, b := range w.scratch {
 			r.pool.put(b)
@@ -843,6 +960,9 @@ func (r *Runtime) buffers(w *worker, t *task) ([][]float64, error) {
 				w.scratch[h.words] = b
 			}
 			bufs = append(bufs, b)
+		case h.mn != nil && !r.hostAccess(h, a.Mode):
+			w.bufs = bufs
+			return nil, fmt.Errorf("%s: copying back from its device failed", h.name)
 		case h.buf != nil:
 			bufs = append(bufs, h.buf)
 		case a.Mode&R == 0:
@@ -875,14 +995,25 @@ func (r *Runtime) execute(w *worker, t *task) {
 			r.failHits.Add(1)
 			return ErrForced
 		}
-		bufs, err := r.buffers(w, t)
+		var bufs [][]float64
+		if w.node > 0 {
+			bufs, err = r.devBuffers(w, t)
+			defer r.devRelease(w, t)
+			r.devs[w.node-1].tasks.Add(1)
+		} else {
+			bufs, err = r.buffers(w, t)
+		}
 		if err != nil {
 			return err
 		}
-		if r.opts.Trace {
+		if r.opts.Trace || r.opts.History != nil {
 			exec = r.Now()
 		}
-		return t.Run(Context{Worker: w.id, Rank: r.rank, acc: t.Access, bufs: bufs, rt: r})
+		err = t.Run(Context{Worker: w.id, Rank: r.rank, Node: w.node, acc: t.Access, bufs: bufs, dev: w.dbufs, rt: r})
+		if err == nil && r.opts.History != nil {
+			r.opts.History.Record(w.arch, t.Kind, t.size, float64(r.Now()-exec)/1e9)
+		}
+		return err
 	}()
 	clear(w.bufs)
 	if err != nil {
@@ -891,7 +1022,7 @@ func (r *Runtime) execute(w *worker, t *task) {
 	if r.opts.Trace {
 		w.events = append(w.events, trace.Event{Kind: t.Kind, Tile: t.Tile, Rank: r.rank,
 			Worker: w.id, Start: start, End: r.Now(), Flops: t.Flops, Iter: t.iter,
-			Submit: t.submitted, Ready: t.readyAt, Priority: t.Priority, Resource: "cpu", Exec: exec})
+			Submit: t.submitted, Ready: t.readyAt, Priority: t.Priority, Resource: w.arch, Exec: exec})
 	}
 }
 
@@ -908,7 +1039,7 @@ func (r *Runtime) loop(w *worker) {
 	for {
 		if next == nil {
 			r.mu.Lock()
-			for r.top(w.helper) == nil && !r.closed {
+			for r.top(w) == nil && !r.closed {
 				r.sleeping++
 				r.idleWorkers.Add(1)
 				if r.net != nil {
@@ -918,11 +1049,11 @@ func (r *Runtime) loop(w *worker) {
 				r.idleWorkers.Add(-1)
 				r.sleeping--
 			}
-			if r.top(w.helper) == nil {
+			if r.top(w) == nil {
 				r.mu.Unlock()
 				return
 			}
-			next = r.pop(w.helper)
+			next = r.pop(w)
 			r.mu.Unlock()
 		}
 		t := next
@@ -976,7 +1107,7 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 	var local *task
 	bi := -1
 	for i, s := range ready {
-		if w.helper && r.excluded(s) {
+		if s.mask&w.class == 0 || r.dmda {
 			continue
 		}
 		if bi < 0 || before(s, ready[bi]) {
@@ -984,10 +1115,13 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 		}
 	}
 	r.mu.Lock()
+	if r.dmda {
+		w.runEnd = 0
+	}
 	r.outstanding -= done
 	if len(ready) > 0 {
 		if bi >= 0 && keep {
-			if q := r.top(w.helper); q == nil || !before(q, ready[bi]) {
+			if q := r.top(w); q == nil || !before(q, ready[bi]) {
 				local = ready[bi]
 			}
 		}
@@ -1029,46 +1163,11 @@ func (r *Runtime) excluded(t *task) bool {
 	return false
 }
 
-// push queues a ready task (r.mu held).
-func (r *Runtime) push(t *task) {
-	if r.excluded(t) {
-		heap.Push(&r.readyX, t)
-		return
-	}
-	heap.Push(&r.ready, t)
-}
-
-// top returns the ready task a worker (a helper or not) would run next,
-// or nil (r.mu held).
-func (r *Runtime) top(helper bool) *task {
-	var a, b *task
-	if r.ready.Len() > 0 {
-		a = r.ready[0]
-	}
-	if helper || r.readyX.Len() == 0 {
-		return a
-	}
-	b = r.readyX[0]
-	if a == nil || before(b, a) {
-		return b
-	}
-	return a
-}
-
-// pop removes and returns top(helper), which must not be nil (r.mu held).
-func (r *Runtime) pop(helper bool) *task {
-	t := r.top(helper)
-	if r.readyX.Len() > 0 && t == r.readyX[0] {
-		return heap.Pop(&r.readyX).(*task)
-	}
-	return heap.Pop(&r.ready).(*task)
-}
-
 // wake wakes a sleeping worker for a new ready task (r.mu held): with
 // helpers, all of them, since the one a signal would wake may be a helper
 // that cannot run the task.
 func (r *Runtime) wake() {
-	if r.opts.Helpers > 0 {
+	if r.opts.Helpers > 0 || len(r.devs) > 0 || r.dmda {
 		r.work.Broadcast()
 		return
 	}
