@@ -148,7 +148,7 @@ func TestHostTestDeviceBitwise(t *testing.T) {
 // placement. The l is bitwise the same either way.
 func TestDMDAPlantedModel(t *testing.T) {
 	p := problem(600, 9)
-	const nb = 40 // 15 x 15 tiles: 455 gemm, 105 trmm, 105 syrk, 15 potrf
+	const nb = 40            // 15 x 15 tiles: 455 gemm, 105 trmm, 105 syrk, 15 potrf
 	fast, slow := 1e-5, 1e-3 // a hundred times faster
 	mk := func(gemmDev bool) planted {
 		g, o := fast, slow // on host-test

@@ -127,14 +127,14 @@ type devNode struct {
 	node int
 	arch string
 
-	mu     sync.Mutex
-	room   *sync.Cond // signalled when a copy is unpinned or a buffer freed
-	used   int64      // bytes of buffers allocated from the device (in use or free)
-	inUse  int64      // bytes of buffers holding copies
-	inflight int     // copies in flight into the device
-	free   map[int][]DevBuf
-	lru    list.List // unpinned copies, least recently used first (*devCopy)
-	closed bool
+	mu       sync.Mutex
+	room     *sync.Cond // signalled when a copy is unpinned or a buffer freed
+	used     int64      // bytes of buffers allocated from the device (in use or free)
+	inUse    int64      // bytes of buffers holding copies
+	inflight int        // copies in flight into the device
+	free     map[int][]DevBuf
+	lru      list.List // unpinned copies, least recently used first (*devCopy)
+	closed   bool
 
 	stream chan func()
 

@@ -31,7 +31,7 @@ import (
 type nodeState struct {
 	mu    sync.Mutex
 	valid atomic.Uint64 // bit k: node k holds the latest version (bit 0: host RAM)
-	dev   []devCopy // the copy on device node k at index k-1
+	dev   []devCopy     // the copy on device node k at index k-1
 }
 
 // devCopy is a handle's copy on one device.

@@ -382,8 +382,8 @@ type Runtime struct {
 	sub   *worker // the submitting goroutine's scratch for inline nodes
 
 	mu          sync.Mutex
-	work        *sync.Cond // signalled when tasks become ready or on close
-	idle        *sync.Cond // signalled when outstanding reaches 0
+	work        *sync.Cond  // signalled when tasks become ready or on close
+	idle        *sync.Cond  // signalled when outstanding reaches 0
 	heaps       [8]taskHeap // ready tasks by the classes of workers that may run them (Eager)
 	dmda        bool        // Options.Scheduler is DMDA: ready tasks are in the workers' queues
 	outstanding int
@@ -416,21 +416,21 @@ type Runtime struct {
 }
 
 type worker struct {
-	id      int
-	helper  bool // runs no task of the kinds of Options.HelperExclude
-	class   uint8
-	node    int    // memory node: 0 host RAM, d the d-th device
-	arch    string // "cpu", or the device's Arch
-	dbufs   []DevBuf
+	id     int
+	helper bool // runs no task of the kinds of Options.HelperExclude
+	class  uint8
+	node   int    // memory node: 0 host RAM, d the d-th device
+	arch   string // "cpu", or the device's Arch
+	dbufs  []DevBuf
 	// DMDA: its queue, the expected seconds of the tasks queued, and the
 	// expected end of the one running (seconds since the epoch).
 	queue          taskHeap
 	queued, runEnd float64
-	events  []trace.Event
-	buf     []*task
-	stack   []*task
-	bufs    [][]float64
-	scratch map[int][]float64 // Scratch buffers by size, kept by the worker
+	events         []trace.Event
+	buf            []*task
+	stack          []*task
+	bufs           [][]float64
+	scratch        map[int][]float64 // Scratch buffers by size, kept by the worker
 }
 
 // New starts a runtime with its workers. Call Close when done. A
