@@ -10,6 +10,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
 	"github.com/exageostat/exageostat/pkg/sim"
 	"github.com/exageostat/exageostat/pkg/strategy"
 	"github.com/exageostat/exageostat/pkg/tile"
@@ -59,13 +60,14 @@ factorisation and generation distributions).`,
 	return c
 }
 
-// loadModel reads a cluster file that must have groups, and checks n and
+// loadModel reads a cluster file that must have groups, with the durations
+// of its perfmodel groups at nb (perfmodel.LoadCluster), and checks n and
 // nb (nb 0: the file's).
 func loadModel(cmd, path string, n int, nb *int) (config.Cluster, error) {
 	if path == "" {
 		return config.Cluster{}, badInput("%s: --config cluster.toml (with [[group]] tables) is required", cmd)
 	}
-	cl, err := config.LoadCluster(path)
+	cl, err := perfmodel.LoadCluster(path, *nb)
 	if err != nil {
 		return cl, &inputError{err}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/distribution"
 	"github.com/exageostat/exageostat/pkg/job"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
 	"github.com/exageostat/exageostat/pkg/strategy"
 )
 
@@ -178,6 +179,9 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 	if pf.cfg != "" {
 		var err error
 		if cfg, err = config.DecodeCluster(pf.cfg); err != nil {
+			return &inputError{err}
+		}
+		if err = perfmodel.ResolveCluster(&cfg, pf.cfg, pf.nb); err != nil {
 			return &inputError{err}
 		}
 		source = pf.cfg

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -58,6 +59,19 @@ type Phase struct {
 //	[group.gpu]
 //	gemm = 0.003          # a kind absent from a table cannot run there
 //
+// A group may instead take its durations from a performance-model file
+// (pkg/perfmodel: `exageostat calibrate --perfmodel`, or the runtime's
+// history): arch "cpu" entries for [group.cpu], arch "cuda" for
+// [group.gpu], at the run's tile size (or the group's nb, which must equal
+// it); the kinds a table gives keep the table's values:
+//
+//	[[group]]
+//	name = "chifflot"
+//	nodes = 1
+//	cpus = 20
+//	gpus = 2
+//	perfmodel = "chifflot.json"   # relative to the cluster file
+//
 // With groups, nodes may be left out: it is the sum of the groups' nodes
 // (given, it must equal that sum). Ranks are numbered group by group in file
 // order: the first group's nodes are ranks 0 ... nodes-1, and so on.
@@ -102,6 +116,19 @@ type Group struct {
 	// kind absent from a table cannot run on that type of worker.
 	CPU Durations `toml:"cpu"`
 	GPU Durations `toml:"gpu"`
+	// Perfmodel names a performance-model file (pkg/perfmodel; a relative
+	// path is taken from the cluster file's directory) from which the
+	// durations come: its arch "cpu" entries fill [group.cpu] and its arch
+	// "cuda" entries [group.gpu], at the tile size NB; a kind given in
+	// a table keeps the table's value. perfmodel.ResolveCluster loads it.
+	Perfmodel string `toml:"perfmodel"`
+	// NB is the tile size of the perfmodel entries to take (0: the run's
+	// tile size); given, it must equal the run's.
+	NB int `toml:"nb"`
+	// PerfmodelNB is the tile size the durations were taken from the
+	// perfmodel file at, once perfmodel.ResolveCluster has loaded it (0:
+	// not loaded).
+	PerfmodelNB int `toml:"-"`
 }
 
 // Durations maps a task kind (see TaskKinds) to the seconds one task of
@@ -208,7 +235,8 @@ const MaxNodes = 1 << 20
 // group (keys named "group[i].<key>", i from 0) has a name used by no other
 // group, nodes in [1, MaxNodes], cpus and gpus >= 0 and at least one worker, durations
 // of known kinds (TaskKinds) that are positive and finite, and a worker
-// type with workers that can run some kind; bandwidths are positive finite
+// type with workers that can run some kind, a perfmodel file that was
+// loaded (perfmodel.ResolveCluster) and nb only with a perfmodel; bandwidths are positive finite
 // and latencies non-negative finite, and every node's link has a bandwidth
 // when there are two nodes or more. Without groups, nb, [network] and
 // durations are not used and need only be non-negative.
@@ -283,6 +311,15 @@ func (c Cluster) validateGroups(file string) error {
 		}
 		if g.GPUs < 0 {
 			return bad(key("gpus"), "must be >= 0, got %d", g.GPUs)
+		}
+		if g.Perfmodel != "" && g.PerfmodelNB == 0 {
+			return bad(key("perfmodel"), "%s was not loaded (the command must call perfmodel.ResolveCluster)", g.Perfmodel)
+		}
+		if g.NB < 0 {
+			return bad(key("nb"), "must be >= 0, got %d", g.NB)
+		}
+		if g.NB > 0 && g.Perfmodel == "" {
+			return bad(key("nb"), "only used with perfmodel = \"file.json\" (the tile size of its entries)")
 		}
 		if g.CPUs+g.GPUs == 0 {
 			return bad(key("cpus"), "the group has no workers (cpus = gpus = 0)")
@@ -389,15 +426,20 @@ func (p Phase) validate(file, prefix string, nodes int, groups bool) error {
 // DecodeCluster reads the cluster file path over DefaultCluster, without
 // validating it (for callers that apply flags first, then Validate): keys
 // present replace the defaults, and when the file has groups and no nodes
-// key, nodes is the sum of the groups' nodes.
+// key, nodes is the sum of the groups' nodes. A group's relative perfmodel
+// path is made relative to the directory of path; the file is not read
+// (perfmodel.ResolveCluster does).
 func DecodeCluster(path string) (Cluster, error) {
 	c := DefaultCluster()
 	if err := Load(path, &c); err != nil {
 		return c, err
 	}
-	for _, g := range c.Groups {
+	for i, g := range c.Groups {
 		g.CPU.renameOld()
 		g.GPU.renameOld()
+		if g.Perfmodel != "" && !filepath.IsAbs(g.Perfmodel) {
+			c.Groups[i].Perfmodel = filepath.Join(filepath.Dir(path), g.Perfmodel)
+		}
 	}
 	if len(c.Groups) > 0 {
 		var probe struct {

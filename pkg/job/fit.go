@@ -22,6 +22,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/memory"
 	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
 	"github.com/exageostat/exageostat/pkg/predict"
 	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/runtime"
@@ -455,7 +456,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 func fitCluster(cfg config.Fit, src string, ranks int) (config.Cluster, error) {
 	cl := config.Cluster{Nodes: ranks, Phase: cfg.Phase, Generation: cfg.Generation}
 	if cfg.Cluster != "" {
-		groups, err := config.LoadCluster(cfg.Cluster)
+		groups, err := perfmodel.LoadCluster(cfg.Cluster, cfg.NB)
 		if err != nil {
 			return cl, err
 		}

@@ -202,3 +202,24 @@ func DescribeSubset(c config.Cluster, nodes []int) string {
 	}
 	return strings.Join(parts, " + ")
 }
+
+// CheckFigure7 reports whether the makespans of the strategies (keyed by
+// Names) order as Figure 7 of seed 000 does on its mixes of machines:
+// block-cyclic (bc over all nodes, bc-fast over the fastest group) is
+// slower than the better of 1d1d and lp, and lp is no slower than 1d1d.
+// It returns nil when they do, else an error saying which comparison fails.
+func CheckFigure7(ms map[string]float64) error {
+	for _, name := range Names() {
+		if _, ok := ms[name]; !ok {
+			return fmt.Errorf("no makespan for %s", name)
+		}
+	}
+	best := min(ms["1d1d"], ms["lp"])
+	if ms["bc"] <= best || ms["bc-fast"] <= best {
+		return fmt.Errorf("block-cyclic is the best: bc %.4g s, bc-fast %.4g s, 1d1d %.4g s, lp %.4g s", ms["bc"], ms["bc-fast"], ms["1d1d"], ms["lp"])
+	}
+	if ms["lp"] > ms["1d1d"] {
+		return fmt.Errorf("lp %.4g s slower than 1d1d %.4g s", ms["lp"], ms["1d1d"])
+	}
+	return nil
+}

@@ -122,3 +122,24 @@ func TestSubsets(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFigure7: the ordering of Figure 7 (block-cyclic never the best,
+// lp no slower than 1d1d) on hand-made makespans.
+func TestCheckFigure7(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ms   map[string]float64
+		ok   bool
+	}{
+		{"paper", map[string]float64{"bc": 79, "bc-fast": 68, "1d1d": 52, "lp": 42}, true},
+		{"lp equals 1d1d", map[string]float64{"bc": 79, "bc-fast": 68, "1d1d": 52, "lp": 52}, true},
+		{"bc-fast best", map[string]float64{"bc": 79, "bc-fast": 40, "1d1d": 52, "lp": 42}, false},
+		{"bc ties", map[string]float64{"bc": 42, "bc-fast": 68, "1d1d": 52, "lp": 42}, false},
+		{"lp slower", map[string]float64{"bc": 79, "bc-fast": 68, "1d1d": 50, "lp": 51}, false},
+		{"missing", map[string]float64{"bc": 79, "1d1d": 50, "lp": 40}, false},
+	} {
+		if err := CheckFigure7(c.ms); (err == nil) != c.ok {
+			t.Errorf("%s: CheckFigure7 = %v, want ok %v", c.name, err, c.ok)
+		}
+	}
+}
