@@ -64,6 +64,11 @@ func badInputCases() []cliCase {
 		{name: "fit draws without a grid", args: []string{"fit", "--draws", "1"}, want: `fit: key "draws": --draws maps conditional simulations on the prediction grid: it needs --plot DIR and --grid NxM`},
 		{name: "fit draws too many", args: []string{"fit", "--draws", "21"}, want: `fit: key "draws": --draws must be in [0, 20]`},
 		{name: "fit gpus negative", args: []string{"fit", "--gpus", "-1"}, want: `fit: key "gpus": must be in [0, 64]`},
+		{name: "fit devices unknown", args: []string{"fit", "--devices", "gpu:1"}, want: `fit: key "devices": unknown device kind "gpu" in "gpu:1"`},
+		{name: "fit devices count", args: []string{"fit", "--devices", "host-test:0"}, want: `fit: key "devices": "host-test:0": the number of devices must be in [1, 8]`},
+		{name: "fit devices size", args: []string{"fit", "--devices", "host-test:1:lots"}, want: `fit: key "devices": "host-test:1:lots": the size must be a positive number of bytes`},
+		{name: "fit scheduler", args: []string{"fit", "--scheduler", "heft"}, want: `fit: key "scheduler": must be eager or dmda, got "heft"`},
+		{name: "fit perfmodel not a model", args: []string{"fit", "--perfmodel", "@o.txt", "--max-evals", "1"}, want: `fit: --perfmodel: `},
 		// No GPU on these machines (CI, the development machines): with or
 		// without the driver's library (make cuda-check installs it).
 		{name: "fit gpus without a device", args: []string{"fit", "--gpus", "1"}, want: `fit: --gpus 1: no CUDA `},

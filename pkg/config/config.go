@@ -41,7 +41,19 @@ type Fit struct {
 	// GPUs asks for that many GPU workers per rank (0: none): they run in
 	// the CUDA build, which the plain binary hands over to after checking
 	// for devices (pkg/gpu).
-	GPUs      int       `toml:"gpus"`
+	GPUs int `toml:"gpus"`
+	// Devices adds memory nodes with a worker each that need no GPU:
+	// "host-test:N[:SIZE]" gives N host-test devices of SIZE bytes each
+	// (suffix KiB, MiB or GiB; 1GiB if left out); "" none.
+	Devices string `toml:"devices"`
+	// Scheduler is the runtime's policy: eager (a free worker takes the
+	// highest-priority task it can run) or dmda (a task goes to the worker
+	// that completes it first by the performance model).
+	Scheduler string `toml:"scheduler"`
+	// PerfModel is a performance-model file (pkg/perfmodel): read, when
+	// it exists, for dmda's expected durations, and written at the end
+	// with this run's measured durations added.
+	PerfModel string    `toml:"perfmodel"`
 	Tolerance float64   `toml:"tolerance"`  // ftol_abs of the optimiser
 	MaxEvals  int       `toml:"max_evals"`  // 0: no limit
 	JSON      string    `toml:"json"`       // result file
@@ -118,7 +130,7 @@ func DefaultFit() Fit {
 		Kernel: "matern", Distance: "auto",
 		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
 		Start: "data", Search: "log", Profile: "auto", CILevel: 0.95, Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
-		Computation: "exact", TLRAccuracy: 1e-9, MPBand: -1,
+		Computation: "exact", TLRAccuracy: 1e-9, MPBand: -1, Scheduler: "eager",
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 		Phase: Phase{Distribution: "bc"}, Overlap: AllOverlap(),
 	}

@@ -181,6 +181,58 @@ func (f *Fit) GridSize() (nx, ny int, err error) {
 	return ParseGrid(f.Grid)
 }
 
+func devicesOK(s string) bool {
+	_, err := ParseDevices(s)
+	return err == nil
+}
+
+// Devices is a parsed Fit.Devices: Count devices of Kind with Bytes of
+// memory each.
+type Devices struct {
+	Kind  string
+	Count int
+	Bytes int64
+}
+
+// ParseDevices parses "host-test:N[:SIZE]" (SIZE a number of bytes with
+// an optional suffix KiB, MiB or GiB; 1GiB if left out). "" is no device.
+func ParseDevices(s string) (Devices, error) {
+	if s == "" {
+		return Devices{}, nil
+	}
+	parts := strings.Split(s, ":")
+	if parts[0] != "host-test" {
+		return Devices{}, fmt.Errorf("unknown device kind %q in %q (want host-test:N[:SIZE]; GPUs are --gpus)", parts[0], s)
+	}
+	if len(parts) < 2 || len(parts) > 3 {
+		return Devices{}, fmt.Errorf("%q: want host-test:N[:SIZE], e.g. host-test:1:256MiB", s)
+	}
+	d := Devices{Kind: parts[0], Bytes: 1 << 30}
+	n, err := strconv.Atoi(parts[1])
+	if err != nil || n < 1 || n > 8 {
+		return Devices{}, fmt.Errorf("%q: the number of devices must be in [1, 8], got %q", s, parts[1])
+	}
+	d.Count = n
+	if len(parts) == 3 {
+		v, unit := parts[2], int64(1)
+		for _, u := range []struct {
+			suffix string
+			mult   int64
+		}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+			if strings.HasSuffix(v, u.suffix) {
+				v, unit = strings.TrimSuffix(v, u.suffix), u.mult
+				break
+			}
+		}
+		b, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(b > 0) || b*float64(unit) > 1<<50 {
+			return Devices{}, fmt.Errorf("%q: the size must be a positive number of bytes (suffix KiB, MiB or GiB), got %q", s, parts[2])
+		}
+		d.Bytes = int64(b * float64(unit))
+	}
+	return d, nil
+}
+
 // ParseGrid parses "NxM" with 2 <= N, M and N M <= 1e6.
 func ParseGrid(s string) (nx, ny int, err error) {
 	a, b, ok := strings.Cut(strings.ToLower(s), "x")
@@ -367,6 +419,11 @@ func (f *Fit) Validate() error {
 		return bad("workers", "must be >= 0 (0: one per core), got %d", f.Workers)
 	case f.GPUs < 0 || f.GPUs > 64:
 		return bad("gpus", "must be in [0, 64] (0: no GPU workers), got %d", f.GPUs)
+	case f.Scheduler != "eager" && f.Scheduler != "dmda":
+		return bad("scheduler", "must be eager or dmda, got %q", f.Scheduler)
+	case f.Devices != "" && !devicesOK(f.Devices):
+		_, err := ParseDevices(f.Devices)
+		return bad("devices", "%v", err)
 	case f.MaxEvals < 0:
 		return bad("max_evals", "must be >= 0 (0: no limit), got %d", f.MaxEvals)
 	case !(f.Tolerance > 0) || math.IsInf(f.Tolerance, 0):

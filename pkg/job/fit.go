@@ -44,17 +44,21 @@ type FitResult struct {
 	Restarts    int       `json:"restarts"`
 	// Replayed evaluations (of Evaluations) came from the checkpoint of
 	// --resume at no cost; Evaluations - Replayed were computed.
-	Replayed    int       `json:"replayed_evaluations"`
-	Checkpoint  string    `json:"checkpoint,omitempty"`
-	ResumedFrom string    `json:"resumed_from,omitempty"`
-	Seconds     float64   `json:"seconds"`
-	Status      string    `json:"status"`
-	N           int       `json:"n"`
-	NB          int       `json:"nb"`
-	Workers     int       `json:"workers"`
-	Lower       []float64 `json:"lb"`
-	Upper       []float64 `json:"ub"`
-	Start       []float64 `json:"start"`
+	Replayed    int     `json:"replayed_evaluations"`
+	Checkpoint  string  `json:"checkpoint,omitempty"`
+	ResumedFrom string  `json:"resumed_from,omitempty"`
+	Seconds     float64 `json:"seconds"`
+	Status      string  `json:"status"`
+	N           int     `json:"n"`
+	NB          int     `json:"nb"`
+	Workers     int     `json:"workers"`
+	// Scheduler is the runtime's policy (eager, dmda); Devices the
+	// counters of the devices of --devices (rank 0's).
+	Scheduler string                `json:"scheduler,omitempty"`
+	Devices   []runtime.DeviceStats `json:"devices,omitempty"`
+	Lower     []float64             `json:"lb"`
+	Upper     []float64             `json:"ub"`
+	Start     []float64             `json:"start"`
 	// Profile is "on" when sigma2 was computed in closed form at every
 	// evaluation (the search over the other parameters), "off" otherwise.
 	Profile string `json:"profile,omitempty"`
@@ -280,7 +284,11 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 	}
 	ov := OverlapOf(cfg.Overlap)
-	rt, err := newRuntimeWith(w, workers, true, &ov)
+	pl, err := placementOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := newRuntimeWith(w, workers, true, &ov, pl)
 	if err != nil {
 		return nil, err
 	}
@@ -433,6 +441,17 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		if events, err = rt.GatherEvents(res.Events, 0); err != nil {
 			return nil, err
 		}
+	}
+	out.Scheduler, out.Devices = cfg.Scheduler, rt.DeviceStats()
+	if len(out.Devices) == 0 {
+		out.Devices = nil
+	}
+	for _, ds := range out.Devices {
+		env.logf("device %s: %d tasks, %d copies in (%d prefetched), %d out, %d evictions (%d written back), peak %.1f of %.1f MB\n",
+			ds.Name, ds.Tasks, ds.Loads, ds.Prefetch, ds.Stores, ds.Evictions, ds.WriteBack, float64(ds.Peak)/1e6, float64(ds.Capacity)/1e6)
+	}
+	if err := pl.save(w.Rank()); err != nil {
+		return nil, err
 	}
 	if w.Rank() != 0 {
 		return out, fin

@@ -133,8 +133,11 @@ func newRuntime(w comm.Comm, workers int, trace bool) (*runtime.Runtime, error) 
 
 // newRuntimeWith is newRuntime with the runtime part of the
 // phase-overlap switches ov (nil: all on).
-func newRuntimeWith(w comm.Comm, workers int, trace bool, ov *likelihood.Overlap) (*runtime.Runtime, error) {
+func newRuntimeWith(w comm.Comm, workers int, trace bool, ov *likelihood.Overlap, pl ...placement) (*runtime.Runtime, error) {
 	ro := runtime.Options{Workers: workers, Trace: trace, Comm: w}
+	for _, p := range pl {
+		p.apply(&ro)
+	}
 	if ov == nil {
 		all := likelihood.AllOverlap()
 		ov = &all

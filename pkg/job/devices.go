@@ -1,0 +1,76 @@
+package job
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
+	"github.com/exageostat/exageostat/pkg/runtime"
+)
+
+// placement is the runtime's devices, scheduler and performance model of
+// a job (config keys devices, scheduler, perfmodel).
+type placement struct {
+	devices   []runtime.Device
+	scheduler string
+	model     *perfmodel.Model // nil: none (eager without a file)
+	path      string           // the perfmodel file to update, "" none
+}
+
+// placementOf reads cfg's devices, scheduler and performance model: the
+// model's file is read when it exists (a file that cannot be read is an
+// input error naming it); dmda without a file learns from this run's
+// history only.
+func placementOf(cfg config.Fit) (placement, error) {
+	var p placement
+	d, err := config.ParseDevices(cfg.Devices)
+	if err != nil {
+		return p, badInput("fit: --devices: %v", err)
+	}
+	for i := 0; i < d.Count; i++ {
+		p.devices = append(p.devices, &runtime.HostTest{ID: i, Bytes: d.Bytes})
+	}
+	p.scheduler, p.path = cfg.Scheduler, cfg.PerfModel
+	if p.path != "" {
+		m, err := perfmodel.Load(p.path)
+		switch {
+		case err == nil:
+			p.model = m
+		case errors.Is(err, fs.ErrNotExist):
+			p.model = perfmodel.New()
+		default:
+			return p, badInput("fit: --perfmodel: %v", err)
+		}
+	} else if p.scheduler == runtime.DMDA {
+		p.model = perfmodel.New()
+	}
+	return p, nil
+}
+
+// apply sets the runtime options of p.
+func (p placement) apply(ro *runtime.Options) {
+	ro.Devices = p.devices
+	if p.scheduler == runtime.DMDA {
+		ro.Scheduler = runtime.DMDA
+	}
+	if p.model != nil {
+		ro.PerfModel, ro.History = p.model, p.model
+	}
+}
+
+// save writes the model with this run's history to its file (rank 0).
+func (p placement) save(rank int) error {
+	if p.path == "" || p.model == nil || rank != 0 {
+		return nil
+	}
+	if host, err := os.Hostname(); err == nil && p.model.Host() == "" {
+		p.model.SetHost(host)
+	}
+	if err := p.model.Save(p.path); err != nil {
+		return fmt.Errorf("fit: --perfmodel: %v", err)
+	}
+	return nil
+}
