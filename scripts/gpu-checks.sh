@@ -27,15 +27,6 @@ run() { # run NAME COMMAND...: prints, runs, records a failure
 command -v nvidia-smi >/dev/null && run "devices" nvidia-smi -L
 nproc; grep -m1 'model name' /proc/cpuinfo
 
-# 1. The CUDA build starts (gorgonia.org/cu's cuInit), finds the device and
-#    loads cuBLAS/cuSOLVER; --gpus must end with exit 2 and one line saying
-#    that the runtime's GPU workers are not wired in yet.
-out=$("$here/exageostat-cuda" fit --gpus 1 2>&1); rc=$?
-echo; echo "== fit --gpus 1 (CUDA build)"; echo "$out"; echo "-- exit $rc"
-if [ $rc -ne 2 ] || ! echo "$out" | grep -q "GPU workers are not wired in yet"; then
-  echo "FAIL: want exit 2 and 'GPU workers are not wired in yet'"; fail=1
-fi
-
 # 2. Each CUDA kernel against the OpenBLAS kernel (dgemm 1e-12, dpotrf
 #    1e-10 at nb=960, dsyrk, dtrsm, dtrmm, dgemv).
 run "kernel tests" "$here/cuda-kernels.test" -test.v -test.count=1 -test.run 'Test' || fail=1
@@ -44,25 +35,34 @@ run "kernel tests" "$here/cuda-kernels.test" -test.v -test.count=1 -test.run 'Te
 run "whole-matrix cusolverDnDpotrf, n=32768" "$here/cuda-kernels.test" -test.run '^$' \
   -test.bench 'BenchmarkPotrfWhole' -test.benchtime 3x || fail=1
 
-# 4. CPU baselines on this machine's cores, for the GPU runs to come.
+# 4. The tiled Cholesky: CPU workers only, then 1 GPU + the CPU workers
+#    (dmda; the GPU's model is learnt in the run and saved); compare the
+#    GPU run's GFLOP/s with the anchor of step 3 (goal: within 80 %).
 cores=$(nproc)
 run "tiled Cholesky on the CPU, n=32768" "$here/exageostat-cuda" bench cholesky --n 32768 --nb 960 \
   --workers "$cores" --reps 1 --check=false || fail=1
-run "fit on the CPU, N=3600 (the optimum --gpus 1 must match)" "$here/exageostat-cuda" fit --n 3600 \
-  --workers "$cores" || fail=1
+run "tiled Cholesky, 1 GPU + CPUs, n=32768" "$here/exageostat-cuda" bench cholesky --gpus 1 --scheduler dmda \
+  --perfmodel "$here/gpu-model.json" --n 32768 --nb 960 --workers "$cores" --reps 3 || fail=1
 
-cat <<'LEFT'
+# 5. fit at N=3600: the CPU optimum, then with 1 GPU (l within 1e-6).
+run "fit on the CPU, N=3600" "$here/exageostat-cuda" fit --n 3600 --workers "$cores" --json "$here/fit-cpu.json" \
+  --checkpoint none || fail=1
+run "fit with 1 GPU, N=3600" "$here/exageostat-cuda" fit --gpus 1 --scheduler dmda --perfmodel "$here/gpu-model.json" \
+  --n 3600 --workers "$cores" --json "$here/fit-gpu.json" --checkpoint none || fail=1
+l() { grep -o '"loglik": *[-0-9.eE+]*' "$1" | head -1 | sed 's/.*: *//'; }
+if [ -f "$here/fit-cpu.json" ] && [ -f "$here/fit-gpu.json" ]; then
+  a=$(l "$here/fit-cpu.json"); b=$(l "$here/fit-gpu.json")
+  echo "l CPU $a, l GPU $b"
+  awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; r = a; if (r < 0) r = -r; exit !(d <= 1e-6 * r) }' \
+    && echo "fit: l within 1e-6" || { echo "FAIL: fit --gpus 1 l differs by more than 1e-6"; fail=1; }
+fi
 
-== Still to run once the runtime has GPU workers (issue 15, memory nodes
-   and scheduling), from this folder, on this machine:
-  ./exageostat-cuda bench cholesky --gpus 1 --n 32768 --nb 960 --workers 16
-      (compare with the whole-matrix anchor of step 3: within 80 %)
-  ./exageostat-cuda fit --gpus 1 --n 3600 --workers 16
-      (l and theta of the CPU fit of step 4, l within 1e-6)
-  ./exageostat-cuda bench likelihood --gpus 1 --n 40000 --nb 960 --workers 16 --reps 3
-      (the N=40000 evaluation time with 1 GPU + 16 CPU workers)
-  (bench cholesky/likelihood take --gpus once the runtime has GPU workers;
-   calibrate then writes the GPU performance model, issue 15 item 4)
-LEFT
+# 6. One evaluation at N=40000 with 1 GPU + the CPU workers.
+run "likelihood, 1 GPU + CPUs, N=40000" "$here/exageostat-cuda" bench likelihood --gpus 1 --scheduler dmda \
+  --perfmodel "$here/gpu-model.json" --n 40000 --nb 960 --workers "$cores" --reps 1 --reference=false || fail=1
+run "likelihood, CPUs only, N=40000" "$here/exageostat-cuda" bench likelihood --n 40000 --nb 960 \
+  --workers "$cores" --reps 1 --reference=false || fail=1
+[ -f "$here/gpu-model.json" ] && { echo; echo "== the performance model learnt (cuda and cpu entries)"; grep -c '"arch":"cuda"' "$here/gpu-model.json"; }
+
 [ $fail -eq 0 ] && echo "gpu-checks: all passed" || echo "gpu-checks: FAILED"
 exit $fail

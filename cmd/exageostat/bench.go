@@ -14,6 +14,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/provenance"
+	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -32,6 +33,7 @@ func newBenchCmd(w comm.Comm) *cobra.Command {
 
 func newBenchCholeskyCmd() *cobra.Command {
 	var o bench.CholeskyOptions
+	var pf placeFlags
 	var asJSON bool
 	var tracePath string
 	c := &cobra.Command{
@@ -62,6 +64,14 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
 				return badInput("bench cholesky: --reps must be >= 1 (got %d)", o.Reps)
 			}
 			o.Trace = tracePath != ""
+			if o.NB == 0 {
+				o.NB = tile.AutoNB(o.N)
+			}
+			place, save, err := pf.options("bench cholesky", o.NB)
+			if err != nil {
+				return err
+			}
+			o.Place = place
 			if !asJSON {
 				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
 				if ct := os.Getenv(droppedCoretypeEnv); ct != "" {
@@ -70,6 +80,9 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
 			}
 			r, err := bench.CholeskyBench(o)
 			if err != nil {
+				return err
+			}
+			if err := save(); err != nil {
 				return err
 			}
 			if tracePath != "" {
@@ -88,6 +101,7 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
 				if o.Check {
 					fmt.Printf("  residual ||A-LL^T||/||A||: tiled %.2e  LAPACK %.2e\n", r.Residual, r.LapackResid)
 				}
+				printDevices(r.Devices)
 				return nil
 			})
 		},
@@ -101,6 +115,7 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
 	f.BoolVar(&o.Check, "check", true, "compute the residual ||A - L L^T||_F / ||A||_F")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object instead of the table")
 	f.StringVar(&tracePath, "trace", "", "write a Chrome trace-event JSON (or .csv) of the last tiled run")
+	pf.add(f)
 	return c
 }
 
@@ -141,6 +156,7 @@ func newBenchRuntimeCmd() *cobra.Command {
 
 func newBenchLikelihoodCmd() *cobra.Command {
 	var o bench.LikelihoodOptions
+	var pf placeFlags
 	var thetaS, overlapS string
 	var asJSON, ref bool
 	var comps string
@@ -206,8 +222,16 @@ the phase-overlap optimisations as fit's flag does.`,
 			if !(o.Approx.Accuracy > 0) || o.Approx.MaxRank < 0 || o.Approx.Band < -1 {
 				return badInput("bench likelihood: --tlr-accuracy must be > 0, --max-rank >= 0 and --mp-band >= -1")
 			}
+			place, save, err := pf.options("bench likelihood", o.NB)
+			if err != nil {
+				return err
+			}
+			o.Place = place
 			r, err := bench.LikelihoodBench(o)
 			if err != nil {
+				return err
+			}
+			if err := save(); err != nil {
 				return err
 			}
 			return emitBench(asJSON, r, 1, o.Workers, func() error {
@@ -255,6 +279,7 @@ the phase-overlap optimisations as fit's flag does.`,
 					fmt.Printf("  speed-up x%.1f over the whole reference, most of it its Bessel generation; x%.2f over its factorisation, solve and dot alone\n",
 						r.Speedup, r.FactorSpeedup)
 				}
+				printDevices(r.Devices)
 				return nil
 			})
 		},
@@ -275,6 +300,7 @@ the phase-overlap optimisations as fit's flag does.`,
 	f.IntVar(&o.Approx.MaxRank, "max-rank", 0, "tlr: largest rank of a U V^T tile (0: nb/2)")
 	f.IntVar(&o.Approx.Band, "mp-band", -1, "mp, dst: tile sub-diagonals in float64 (-1: 10 % of the tiles)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	pf.add(f)
 	return c
 }
 

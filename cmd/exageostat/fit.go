@@ -290,7 +290,7 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		names = nil // Fit reports it
 	}
 	progress := false
-	env := job.Env{Comm: w, Log: os.Stderr, Command: os.Args, ConfigFile: ff.cfg, Step: func(s mle.Step) {
+	env := job.Env{Comm: w, Log: os.Stderr, Command: os.Args, ConfigFile: ff.cfg, GPUs: gpuOpener(), Step: func(s mle.Step) {
 		if tty {
 			progress = true
 			fmt.Fprintf(os.Stderr, "\r  evaluations %4d   best l %.6f   elapsed %6.1fs ", s.N, s.Best, s.Time)

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/exageostat/exageostat/pkg/gpu"
+	"github.com/exageostat/exageostat/pkg/runtime"
 )
 
 // handOverEnv marks a process started by handOverToCUDA, so that a CUDA
@@ -36,3 +37,7 @@ func handOverToCUDA(cmd string, gpus int) error {
 	}
 	return nil
 }
+
+// gpuOpener returns nil in the plain build: it has no GPU workers (--gpus
+// hands over to the CUDA build first).
+func gpuOpener() func(count, nb int) ([]runtime.Device, error) { return nil }

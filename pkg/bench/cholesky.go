@@ -31,6 +31,9 @@ type CholeskyOptions struct {
 	Trace   bool // record a trace of the last tiled factorisation
 	// Progress, if not nil, receives one line per finished step.
 	Progress func(string)
+	// Place, if not nil, sets the runtime's devices, scheduler and
+	// performance model (job.Placement).
+	Place func(*runtime.Options)
 }
 
 // CholeskyResult is what CholeskyBench measured. Rates are medians over the
@@ -55,6 +58,8 @@ type CholeskyResult struct {
 	Tasks        int       `json:"tasks"`
 
 	Events []trace.Event `json:"-"`
+	// Devices are the counters of the runtime's devices (--gpus, --devices).
+	Devices []runtime.DeviceStats `json:"devices,omitempty"`
 }
 
 // CholeskyBench factorises one SPD matrix - the exponential covariance
@@ -80,7 +85,11 @@ func CholeskyBench(o CholeskyOptions) (*CholeskyResult, error) {
 	n := o.N
 	pristine := ExpCovariance(n, 0.1, o.Seed, o.Workers)
 	work := make([]float64, n*n)
-	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: o.Trace})
+	ro := runtime.Options{Workers: o.Workers, Trace: o.Trace}
+	if o.Place != nil {
+		o.Place(&ro)
+	}
+	rt := runtime.New(ro)
 	defer rt.Close()
 	a := tile.NewSym(rt, n, o.NB, nil)
 	flops := cholesky.Flops(n)
@@ -140,6 +149,9 @@ func CholeskyBench(o CholeskyOptions) (*CholeskyResult, error) {
 		}
 		res.LapackResid = r
 		rt.Events()
+	}
+	if ds := rt.DeviceStats(); len(ds) > 0 {
+		res.Devices = ds
 	}
 	return res, nil
 }

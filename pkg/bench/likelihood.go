@@ -36,6 +36,9 @@ type LikelihoodOptions struct {
 	// accuracy, maximum rank and band.
 	Computations []likelihood.Computation
 	Approx       likelihood.Approx
+	// Place, if not nil, sets the runtime's devices, scheduler and
+	// performance model (job.Placement).
+	Place func(*runtime.Options)
 }
 
 // ApproxResult is the timing of one approximate computation beside the
@@ -127,6 +130,8 @@ type LikelihoodResult struct {
 	Evals      []EvalFloor `json:"evaluations"`
 	Floor      float64     `json:"floor_seconds"`
 	FloorRatio float64     `json:"floor_ratio"`
+	// Devices are the counters of the runtime's devices (--gpus, --devices).
+	Devices []runtime.DeviceStats `json:"devices,omitempty"`
 }
 
 // EvalFloor is one timed evaluation of LikelihoodBench against its floor.
@@ -153,7 +158,11 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 	kernels.DefaultThreads().SetThreads(o.Workers)
 	dgemm := dgemmRate(kernels.Default(), 2048, 3)
 	kernels.DefaultThreads().SetThreads(1)
-	rt := runtime.New(ov.RuntimeOptions(runtime.Options{Workers: o.Workers, Trace: true}))
+	ro := ov.RuntimeOptions(runtime.Options{Workers: o.Workers, Trace: true})
+	if o.Place != nil {
+		o.Place(&ro)
+	}
+	rt := runtime.New(ro)
 	defer rt.Close()
 	_, x, err := dataset.Design(d, o.Mean)
 	if err != nil {
@@ -278,6 +287,9 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 		res.RefFactor = res.RefSecs - res.RefGen
 		res.FactorSpeedup = res.RefFactor / res.Seconds
 		res.RelDiff = math.Abs(res.RefLogLik-res.LogLik) / math.Abs(res.RefLogLik)
+	}
+	if ds := rt.DeviceStats(); len(ds) > 0 {
+		res.Devices = ds
 	}
 	return res, nil
 }

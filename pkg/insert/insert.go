@@ -57,6 +57,13 @@ func (t Tasks) submit(p Place, k string, flops float64, acc []runtime.Access, ru
 		Run: run, Pin: p.pin, Rank: p.rank, Device: OnDevice(k)})
 }
 
+// device returns the kernels of the device a task runs on, nil on a CPU
+// worker or a device that runs the CPU kernels (host-test).
+func device(c runtime.Context) kernels.Device {
+	d, _ := c.DeviceKernels().(kernels.Device)
+	return d
+}
+
 // OnDevice reports whether tasks of kind k have a device implementation
 // (runtime.Task.Device): the dense BLAS and LAPACK kinds that cuBLAS and
 // cuSOLVER provide (potrf, trmm, syrk, gemm, gemv). Generation (dcmg)
@@ -126,6 +133,16 @@ func (t Tasks) Potrf(p Place, a *runtime.Handle, col0 int) {
 	k := t.K
 	t.submit(p, kind.Potrf, PotrfFlops(float64(n)), []runtime.Access{acc(a, runtime.RW)},
 		func(c runtime.Context) error {
+			if d := device(c); d != nil {
+				info, err := d.Dpotrf(n, c.DevBuf(0).Ptr, n)
+				if err != nil {
+					return err
+				}
+				if info != 0 {
+					return &NotPosDefError{Tile: p.Tile[0], Column: col0 + info - 1}
+				}
+				return nil
+			}
 			if info := k.Dpotrf(n, c.Dense(0), n); info != 0 {
 				return &NotPosDefError{Tile: p.Tile[0], Column: col0 + info - 1}
 			}
@@ -170,6 +187,9 @@ func (t Tasks) Trmm(p Place, side blas.Side, trans blas.Transpose, w, b *runtime
 			if side == blas.Right {
 				lw = n
 			}
+			if d := device(c); d != nil {
+				return d.Dtrmm(side, blas.Lower, trans, blas.NonUnit, m, n, 1, c.DevBuf(0).Ptr, lw, c.DevBuf(1).Ptr, m)
+			}
 			k.Dtrmm(side, blas.Lower, trans, blas.NonUnit, m, n, 1, c.Dense(0), lw, c.Dense(1), m)
 			return nil
 		})
@@ -183,6 +203,9 @@ func (t Tasks) Syrk(p Place, a, c *runtime.Handle) {
 	k := t.K
 	t.submit(p, kind.Syrk, float64(kk)*float64(n)*float64(n+1), []runtime.Access{acc(a, runtime.R), acc(c, runtime.RW)},
 		func(ctx runtime.Context) error {
+			if d := device(ctx); d != nil {
+				return d.Dsyrk(blas.Lower, blas.NoTrans, n, kk, -1, ctx.DevBuf(0).Ptr, n, 1, ctx.DevBuf(1).Ptr, n)
+			}
 			k.Dsyrk(blas.Lower, blas.NoTrans, n, kk, -1, ctx.Dense(0), n, 1, ctx.Dense(1), n)
 			return nil
 		})
@@ -200,6 +223,9 @@ func (t Tasks) Gemm(p Place, tA, tB blas.Transpose, alpha float64, a, b *runtime
 	t.submit(p, kind.Gemm, 2*float64(m)*float64(n)*float64(kk),
 		[]runtime.Access{acc(a, runtime.R), acc(b, runtime.R), acc(c, out(beta))},
 		func(ctx runtime.Context) error {
+			if d := device(ctx); d != nil {
+				return d.Dgemm(tA, tB, m, n, kk, alpha, ctx.DevBuf(0).Ptr, fa.M, ctx.DevBuf(1).Ptr, fb.M, beta, ctx.DevBuf(2).Ptr, m)
+			}
 			k.Dgemm(tA, tB, m, n, kk, alpha, ctx.Dense(0), fa.M, ctx.Dense(1), fb.M, beta, ctx.Dense(2), m)
 			return nil
 		})
@@ -213,6 +239,9 @@ func (t Tasks) Gemv(p Place, tA blas.Transpose, alpha float64, a, x *runtime.Han
 	t.submit(p, kind.Gemv, 2*float64(fa.M)*float64(fa.N),
 		[]runtime.Access{acc(a, runtime.R), acc(x, runtime.R), acc(y, out(beta))},
 		func(c runtime.Context) error {
+			if d := device(c); d != nil {
+				return d.Dgemv(tA, fa.M, fa.N, alpha, c.DevBuf(0).Ptr, fa.M, c.DevBuf(1).Ptr, beta, c.DevBuf(2).Ptr)
+			}
 			k.Dgemv(tA, fa.M, fa.N, alpha, c.Dense(0), fa.M, c.Vector(1), 1, beta, c.Vector(2), 1)
 			return nil
 		})

@@ -24,7 +24,7 @@ type placement struct {
 // model's file is read when it exists (a file that cannot be read is an
 // input error naming it); dmda without a file learns from this run's
 // history only.
-func placementOf(cfg config.Fit) (placement, error) {
+func placementOf(cfg config.Fit, env Env, nb int) (placement, error) {
 	var p placement
 	d, err := config.ParseDevices(cfg.Devices)
 	if err != nil {
@@ -32,6 +32,16 @@ func placementOf(cfg config.Fit) (placement, error) {
 	}
 	for i := 0; i < d.Count; i++ {
 		p.devices = append(p.devices, &runtime.HostTest{ID: i, Bytes: d.Bytes})
+	}
+	if cfg.GPUs > 0 {
+		if env.GPUs == nil {
+			return p, badInput("fit: --gpus %d: this build has no GPU workers (the CUDA build, bin/exageostat-cuda, has)", cfg.GPUs)
+		}
+		gpus, err := env.GPUs(cfg.GPUs, nb)
+		if err != nil {
+			return p, badInput("fit: --gpus %d: %v", cfg.GPUs, err)
+		}
+		p.devices = append(p.devices, gpus...)
 	}
 	p.scheduler, p.path = cfg.Scheduler, cfg.PerfModel
 	if p.path != "" {
@@ -73,4 +83,15 @@ func (p placement) save(rank int) error {
 		return fmt.Errorf("fit: --perfmodel: %v", err)
 	}
 	return nil
+}
+
+// Placement reads the devices (devices, gpus), scheduler and performance
+// model of cfg for a command other than fit (the benchmarks): apply sets
+// them in a runtime's options, save writes the model file afterwards.
+func Placement(cfg config.Fit, env Env, nb int) (apply func(*runtime.Options), save func() error, err error) {
+	p, err := placementOf(cfg, env, nb)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.apply, func() error { return p.save(0) }, nil
 }

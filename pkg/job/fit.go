@@ -284,7 +284,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 	}
 	ov := OverlapOf(cfg.Overlap)
-	pl, err := placementOf(cfg)
+	pl, err := placementOf(cfg, env, nb)
 	if err != nil {
 		return nil, err
 	}
@@ -447,8 +447,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		out.Devices = nil
 	}
 	for _, ds := range out.Devices {
-		env.logf("device %s: %d tasks, %d copies in (%d prefetched), %d out, %d evictions (%d written back), peak %.1f of %.1f MB\n",
-			ds.Name, ds.Tasks, ds.Loads, ds.Prefetch, ds.Stores, ds.Evictions, ds.WriteBack, float64(ds.Peak)/1e6, float64(ds.Capacity)/1e6)
+		env.logf("%v\n", ds)
 	}
 	if err := pl.save(w.Rank()); err != nil {
 		return nil, err

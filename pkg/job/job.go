@@ -51,6 +51,9 @@ type Env struct {
 	// asks a fit to stop, or nil: the search stops after the evaluation
 	// under way and the fit returns its best so far with an *Interrupted.
 	Interrupt func() os.Signal
+	// GPUs, if not nil, opens count GPUs as runtime devices with tiles of
+	// nb (the CUDA build); nil: this build has none.
+	GPUs func(count, nb int) ([]runtime.Device, error)
 }
 
 func (e Env) comm() comm.Comm {

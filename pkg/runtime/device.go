@@ -286,3 +286,10 @@ func (n *devNode) reserve(words, count int) {
 		n.free[words] = append(n.free[words], b)
 	}
 }
+
+// String is one line for a log: "device NAME: tasks, copies, evictions,
+// peak of capacity".
+func (s DeviceStats) String() string {
+	return fmt.Sprintf("device %s: %d tasks, %d copies in (%d prefetched), %d out, %d evictions (%d written back), peak %.1f of %.1f MB",
+		s.Name, s.Tasks, s.Loads, s.Prefetch, s.Stores, s.Evictions, s.WriteBack, float64(s.Peak)/1e6, float64(s.Capacity)/1e6)
+}

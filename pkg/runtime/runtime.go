@@ -194,6 +194,20 @@ type Context struct {
 	rt   *Runtime
 }
 
+// DeviceKernels returns, on a device's worker, the kernels of its device
+// (the Kernels method of a Device that has one, e.g. a GPU's
+// kernels.Device), else nil: the task then runs its CPU code on the
+// buffers (the host-test device).
+func (c Context) DeviceKernels() any {
+	if c.Node == 0 {
+		return nil
+	}
+	if k, ok := c.rt.devs[c.Node-1].dev.(interface{ Kernels() any }); ok {
+		return k.Kernels()
+	}
+	return nil
+}
+
 // DevBuf returns the device buffer of access i on a device's worker (a
 // GPU kernel's device address is its Ptr).
 func (c Context) DevBuf(i int) DevBuf {

@@ -1,0 +1,170 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas"
+	"gorgonia.org/cu"
+
+	"github.com/exageostat/exageostat/pkg/cudalib"
+	"github.com/exageostat/exageostat/pkg/runtime"
+)
+
+// RuntimeDevice is a GPU as a memory node of the runtime (runtime.Device):
+// its buffers are device memory (DevBuf.Ptr), allocated by the runtime's
+// device pool (Runtime.Reserve allocates them before the first graph, not
+// inside a task), its copies are cuMemcpy calls made by the runtime's
+// transfer goroutine for this device, and its worker runs the device kinds
+// with Kernels (cuBLAS and cuSOLVER on resident tiles, on the worker's own
+// stream and handles). Capacity is the share of the device's free memory
+// given to tiles.
+type RuntimeDevice struct {
+	d        *Device
+	w        *Worker
+	ordinal  int
+	capacity int64
+}
+
+// NewRuntimeDevice opens device ordinal for the runtime with tiles of nb
+// (the kernels' workspace) and gives tiles share (0 < share <= 1) of its
+// free memory.
+func NewRuntimeDevice(ordinal, nb int, share float64) (*RuntimeDevice, error) {
+	d, err := OpenDevice(ordinal)
+	if err != nil {
+		return nil, err
+	}
+	w, err := d.NewWorker(nb)
+	if err != nil {
+		return nil, err
+	}
+	rd := &RuntimeDevice{d: d, w: w, ordinal: ordinal}
+	err = w.do(func() error {
+		free, _, err := cu.MemInfo()
+		if err != nil {
+			return fmt.Errorf("cuMemGetInfo: %v", err)
+		}
+		rd.capacity = int64(float64(free) * share)
+		return nil
+	})
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("cuda: device %d: %v", ordinal, err)
+	}
+	return rd, nil
+}
+
+// Name returns "cuda<ordinal>".
+func (r *RuntimeDevice) Name() string { return fmt.Sprintf("cuda%d", r.ordinal) }
+
+// Arch returns "cuda".
+func (r *RuntimeDevice) Arch() string { return "cuda" }
+
+// Capacity returns the bytes of tiles the device may hold.
+func (r *RuntimeDevice) Capacity() int64 { return r.capacity }
+
+// Alloc allocates words doubles of device memory.
+func (r *RuntimeDevice) Alloc(words int) (runtime.DevBuf, error) {
+	var p cu.DevicePtr
+	err := r.w.do(func() error {
+		var err error
+		p, err = cu.MemAlloc(int64(words) * 8)
+		return err
+	})
+	if err != nil {
+		return runtime.DevBuf{}, fmt.Errorf("cuMemAlloc of %d doubles: %v", words, err)
+	}
+	return runtime.DevBuf{Ptr: uintptr(p), Words: words}, nil
+}
+
+// Free frees a buffer of Alloc.
+func (r *RuntimeDevice) Free(b runtime.DevBuf) {
+	_ = r.w.do(func() error { return cu.MemFree(cu.DevicePtr(b.Ptr)) })
+}
+
+// ToDevice copies src to dst.
+func (r *RuntimeDevice) ToDevice(dst runtime.DevBuf, src []float64) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return r.w.do(func() error {
+		return cu.MemcpyHtoD(cu.DevicePtr(dst.Ptr), unsafe.Pointer(&src[0]), int64(len(src))*8)
+	})
+}
+
+// ToHost copies src into dst.
+func (r *RuntimeDevice) ToHost(dst []float64, src runtime.DevBuf) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return r.w.do(func() error {
+		return cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(src.Ptr), int64(len(dst))*8)
+	})
+}
+
+// Kernels returns the device's kernels.Device.
+func (r *RuntimeDevice) Kernels() any { return Resident{r.w} }
+
+// Close releases the worker's handles and buffers.
+func (r *RuntimeDevice) Close() { r.w.Close() }
+
+// Resident is a Worker's kernels on tiles resident in device memory
+// (kernels.Device): no copies, the result waited for on the worker's
+// stream.
+type Resident struct{ w *Worker }
+
+// Name returns "cuda".
+func (k Resident) Name() string { return "cuda" }
+
+func (k Resident) run(f func() error) error {
+	return k.w.do(func() error {
+		if err := f(); err != nil {
+			return err
+		}
+		return k.w.sync()
+	})
+}
+
+// Dpotrf is cusolverDnDpotrf (lower) on a.
+func (k Resident) Dpotrf(n int, a uintptr, lda int) (int, error) {
+	var info int
+	err := k.w.do(func() error {
+		if err := k.w.reservePotrf(n); err != nil {
+			return err
+		}
+		var err error
+		info, err = k.w.potrfResident(n, cudalib.DevPtr(a), lda)
+		return err
+	})
+	return info, err
+}
+
+// Dtrmm is cublasDtrmm_v2 in place on b.
+func (k Resident) Dtrmm(s blas.Side, uplo blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a uintptr, lda int, b uintptr, ldb int) error {
+	return k.run(func() error {
+		return k.w.blas.Dtrmm(s, uplo, tA, d, m, n, alpha, cudalib.DevPtr(a), lda, cudalib.DevPtr(b), ldb)
+	})
+}
+
+// Dsyrk is cublasDsyrk_v2.
+func (k Resident) Dsyrk(uplo blas.Uplo, tA blas.Transpose, n, kk int, alpha float64, a uintptr, lda int, beta float64, c uintptr, ldc int) error {
+	return k.run(func() error {
+		return k.w.blas.Dsyrk(uplo, tA, n, kk, alpha, cudalib.DevPtr(a), lda, beta, cudalib.DevPtr(c), ldc)
+	})
+}
+
+// Dgemm is cublasDgemm_v2.
+func (k Resident) Dgemm(tA, tB blas.Transpose, m, n, kk int, alpha float64, a uintptr, lda int, b uintptr, ldb int, beta float64, c uintptr, ldc int) error {
+	return k.run(func() error {
+		return k.w.blas.Dgemm(tA, tB, m, n, kk, alpha, cudalib.DevPtr(a), lda, cudalib.DevPtr(b), ldb, beta, cudalib.DevPtr(c), ldc)
+	})
+}
+
+// Dgemv is cublasDgemv_v2 with unit strides.
+func (k Resident) Dgemv(tA blas.Transpose, m, n int, alpha float64, a uintptr, lda int, x uintptr, beta float64, y uintptr) error {
+	return k.run(func() error {
+		return k.w.blas.Dgemv(tA, m, n, alpha, cudalib.DevPtr(a), lda, cudalib.DevPtr(x), 1, beta, cudalib.DevPtr(y), 1)
+	})
+}
