@@ -119,7 +119,7 @@ func (d *Device) NewWorker(nb int) (*Worker, error) {
 	w := &Worker{dev: d, cpu: kernels.Default()}
 	err := w.do(func() error {
 		var err error
-		if w.stream, err = cu.MakeStream(cu.DefaultStream); err != nil {
+		if w.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
 			return fmt.Errorf("cuStreamCreate: %v", err)
 		}
 		if w.blas, err = d.lib.NewBlas(); err != nil {

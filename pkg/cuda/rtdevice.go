@@ -26,6 +26,7 @@ type RuntimeDevice struct {
 	w        *Worker
 	ordinal  int
 	capacity int64
+	copies   cu.Stream // the transfer goroutine's stream (non-blocking: overlaps the worker's)
 }
 
 // NewRuntimeDevice opens device ordinal for the runtime with tiles of nb
@@ -47,6 +48,9 @@ func NewRuntimeDevice(ordinal, nb int, share float64) (*RuntimeDevice, error) {
 			return fmt.Errorf("cuMemGetInfo: %v", err)
 		}
 		rd.capacity = int64(float64(free) * share)
+		if rd.copies, err = cu.MakeStream(cu.NonBlocking); err != nil {
+			return fmt.Errorf("cuStreamCreate: %v", err)
+		}
 		return nil
 	})
 	if err != nil {
@@ -90,7 +94,10 @@ func (r *RuntimeDevice) ToDevice(dst runtime.DevBuf, src []float64) error {
 		return nil
 	}
 	return r.w.do(func() error {
-		return cu.MemcpyHtoD(cu.DevicePtr(dst.Ptr), unsafe.Pointer(&src[0]), int64(len(src))*8)
+		if err := cu.MemcpyHtoDAsync(cu.DevicePtr(dst.Ptr), unsafe.Pointer(&src[0]), int64(len(src))*8, r.copies); err != nil {
+			return err
+		}
+		return r.copies.Synchronize()
 	})
 }
 
@@ -100,15 +107,21 @@ func (r *RuntimeDevice) ToHost(dst []float64, src runtime.DevBuf) error {
 		return nil
 	}
 	return r.w.do(func() error {
-		return cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(src.Ptr), int64(len(dst))*8)
+		if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), cu.DevicePtr(src.Ptr), int64(len(dst))*8, r.copies); err != nil {
+			return err
+		}
+		return r.copies.Synchronize()
 	})
 }
 
 // Kernels returns the device's kernels.Device.
 func (r *RuntimeDevice) Kernels() any { return Resident{r.w} }
 
-// Close releases the worker's handles and buffers.
-func (r *RuntimeDevice) Close() { r.w.Close() }
+// Close releases the copy stream and the worker's handles and buffers.
+func (r *RuntimeDevice) Close() {
+	_ = r.w.do(func() error { return r.copies.Destroy() })
+	r.w.Close()
+}
 
 // Resident is a Worker's kernels on tiles resident in device memory
 // (kernels.Device): no copies, the result waited for on the worker's
