@@ -12,8 +12,10 @@
 // uploads its tiles into device buffers allocated once, runs cuBLAS or
 // cuSOLVER on the worker's stream, downloads the result and waits for it.
 // The operations are those of package kernels (column-major, reference
-// BLAS/LAPACK definitions). Keeping tiles resident on the device between
-// tasks is the runtime's job (memory nodes), not done here.
+// BLAS/LAPACK definitions). RuntimeDevice is the other way: a GPU as a
+// memory node of the runtime, whose tiles stay resident in device memory
+// between tasks (the runtime moves and evicts them) and whose worker runs
+// Resident's kernels on them.
 //
 // Without the cuda build tag the package is empty.
 package cuda
