@@ -222,12 +222,21 @@ func (n *devNode) dropFree() bool {
 }
 
 // evict drops the least recently used unpinned copy whose handle is not
-// busy, writing it back to host RAM first when it is the only valid copy
-// (n.mu held).
+// busy: a clean one (another node holds the same version) if there is
+// one, else a dirty one, written back to host RAM first (n.mu held).
 func (n *devNode) evict(r *Runtime) bool {
+	return n.evictOne(r, false) || n.evictOne(r, true)
+}
+
+// evictOne evicts the least recently used evictable copy, clean ones only
+// unless dirty (n.mu held).
+func (n *devNode) evictOne(r *Runtime, dirty bool) bool {
 	for e := n.lru.Front(); e != nil; e = e.Next() {
 		c := e.Value.(*devCopy)
 		m := c.h.mn
+		if !dirty && m.valid.Load() == 1<<n.node {
+			continue
+		}
 		if !m.mu.TryLock() {
 			continue
 		}

@@ -154,3 +154,41 @@ func TestCheckOptions(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestEvictCleanFirst: on a device of two vectors holding a dirty copy
+// (written there) and a more recently used clean one (loaded from host
+// RAM), room for a third evicts the clean one: no write-back.
+func TestEvictCleanFirst(t *testing.T) {
+	const m = 4
+	rt := New(Options{Workers: 1, Devices: []Device{&HostTest{Bytes: 2 * 8 * m}}, Scheduler: DMDA,
+		PerfModel: fixedModel{"cpu": {"dev": 1}, "host-test": {"dev": 1e-6}}})
+	defer rt.Close()
+	a := rt.Register("a", 0, Vector{N: m})
+	b := rt.Register("b", 0, Vector{N: m})
+	c := rt.Register("c", 0, Vector{N: m})
+	fill := func(v float64) func(Context) error {
+		return func(ctx Context) error {
+			for i := range ctx.Vector(0) {
+				ctx.Vector(0)[i] = v
+			}
+			return nil
+		}
+	}
+	rt.Submit(Task{Kind: "host", Access: []Access{{a, W}}, Run: fill(1)})
+	rt.Submit(Task{Kind: "dev", Device: true, Access: []Access{{b, W}}, Run: fill(2)}) // dirty on the device
+	rt.Submit(Task{Kind: "dev", Device: true, Access: []Access{{a, R}}, Run: func(Context) error { return nil }})
+	if err := rt.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	rt.Submit(Task{Kind: "dev", Device: true, Access: []Access{{c, W}}, Run: fill(3)})
+	if err := rt.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	ds := rt.DeviceStats()[0]
+	if ds.Evictions != 1 || ds.WriteBack != 0 {
+		t.Errorf("%d evictions, %d write-backs; want 1 clean eviction", ds.Evictions, ds.WriteBack)
+	}
+	if got := rt.Local(b); got[0] != 2 {
+		t.Errorf("b = %v after a copy back, want 2", got)
+	}
+}
