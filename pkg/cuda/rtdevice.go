@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
@@ -11,12 +12,12 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/cudalib"
 	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/slab"
 )
 
 // RuntimeDevice is a GPU as a memory node of the runtime (runtime.Device):
-// its buffers are device memory (DevBuf.Ptr), allocated by the runtime's
-// device pool (Runtime.Reserve allocates them before the first graph, not
-// inside a task), its copies are cuMemcpy calls made by the runtime's
+// its buffers are blocks of one region of device memory allocated when it
+// is opened (package slab sub-allocates it: no cuMemAlloc inside a task), its copies are cuMemcpy calls made by the runtime's
 // transfer goroutine for this device, and its worker runs the device kinds
 // with Kernels (cuBLAS and cuSOLVER on resident tiles, on the worker's own
 // stream and handles). Capacity is the share of the device's free memory
@@ -27,6 +28,12 @@ type RuntimeDevice struct {
 	ordinal  int
 	capacity int64
 	copies   cu.Stream // the transfer goroutine's stream (non-blocking: overlaps the worker's)
+
+	// Tiles live in one region of device memory allocated when the device
+	// is opened: no cuMemAlloc afterwards (none inside a task).
+	mu     sync.Mutex
+	region cu.DevicePtr
+	slab   *slab.Slab
 }
 
 // NewRuntimeDevice opens device ordinal for the runtime with tiles of nb
@@ -47,7 +54,13 @@ func NewRuntimeDevice(ordinal, nb int, share float64) (*RuntimeDevice, error) {
 		if err != nil {
 			return fmt.Errorf("cuMemGetInfo: %v", err)
 		}
-		rd.capacity = int64(float64(free) * share)
+		rd.capacity = int64(float64(free) * share) &^ 255
+		if rd.region, err = cu.MemAlloc(rd.capacity); err != nil {
+			return fmt.Errorf("cuMemAlloc of the tile region (%d bytes): %v", rd.capacity, err)
+		}
+		if rd.slab, err = slab.New(rd.capacity, 256); err != nil {
+			return err
+		}
 		if rd.copies, err = cu.MakeStream(cu.NonBlocking); err != nil {
 			return fmt.Errorf("cuStreamCreate: %v", err)
 		}
@@ -69,23 +82,23 @@ func (r *RuntimeDevice) Arch() string { return "cuda" }
 // Capacity returns the bytes of tiles the device may hold.
 func (r *RuntimeDevice) Capacity() int64 { return r.capacity }
 
-// Alloc allocates words doubles of device memory.
+// Alloc returns a block of words doubles of the tile region.
 func (r *RuntimeDevice) Alloc(words int) (runtime.DevBuf, error) {
-	var p cu.DevicePtr
-	err := r.w.do(func() error {
-		var err error
-		p, err = cu.MemAlloc(int64(words) * 8)
-		return err
-	})
-	if err != nil {
-		return runtime.DevBuf{}, fmt.Errorf("cuMemAlloc of %d doubles: %v", words, err)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	off, ok := r.slab.Alloc(int64(words) * 8)
+	if !ok {
+		total, largest := r.slab.Available()
+		return runtime.DevBuf{}, fmt.Errorf("no block of %d bytes in the tile region (%d bytes free, the largest block %d)", words*8, total, largest)
 	}
-	return runtime.DevBuf{Ptr: uintptr(p), Words: words}, nil
+	return runtime.DevBuf{Ptr: uintptr(r.region) + uintptr(off), Words: words}, nil
 }
 
-// Free frees a buffer of Alloc.
+// Free returns a block of Alloc to the region.
 func (r *RuntimeDevice) Free(b runtime.DevBuf) {
-	_ = r.w.do(func() error { return cu.MemFree(cu.DevicePtr(b.Ptr)) })
+	r.mu.Lock()
+	r.slab.Free(int64(b.Ptr - uintptr(r.region)))
+	r.mu.Unlock()
 }
 
 // ToDevice copies src to dst.
@@ -119,7 +132,12 @@ func (r *RuntimeDevice) Kernels() any { return Resident{r.w} }
 
 // Close releases the copy stream and the worker's handles and buffers.
 func (r *RuntimeDevice) Close() {
-	_ = r.w.do(func() error { return r.copies.Destroy() })
+	_ = r.w.do(func() error {
+		if r.region != 0 {
+			_ = cu.MemFree(r.region)
+		}
+		return r.copies.Destroy()
+	})
 	r.w.Close()
 }
 
