@@ -54,7 +54,7 @@ func NewRuntimeDevice(ordinal, nb int, share float64) (*RuntimeDevice, error) {
 		if err != nil {
 			return fmt.Errorf("cuMemGetInfo: %v", err)
 		}
-		rd.capacity = int64(float64(free) * share) &^ 255
+		rd.capacity = int64(float64(free)*share) &^ 255
 		if rd.region, err = cu.MemAlloc(rd.capacity); err != nil {
 			return fmt.Errorf("cuMemAlloc of the tile region (%d bytes): %v", rd.capacity, err)
 		}
