@@ -170,12 +170,17 @@ func (n *devNode) alloc(r *Runtime, words int, wait bool) (DevBuf, bool, error) 
 		}
 		if n.used+bytes <= n.dev.Capacity() {
 			b, err := n.dev.Alloc(words)
-			if err != nil {
+			if err == nil {
+				n.used += bytes
+				n.grow(bytes)
+				return b, true, nil
+			}
+			// A device short of a block in spite of the count (its
+			// memory fragmented): make room as when full.
+			if !n.dropFree() && !n.evict(r) {
 				return DevBuf{}, false, fmt.Errorf("%s: allocating %d bytes: %w", n.dev.Name(), bytes, err)
 			}
-			n.used += bytes
-			n.grow(bytes)
-			return b, true, nil
+			continue
 		}
 		// Give back a free buffer of another size, else evict a copy.
 		if n.dropFree() || n.evict(r) {
