@@ -34,6 +34,7 @@ type RuntimeDevice struct {
 	mu     sync.Mutex
 	region cu.DevicePtr
 	slab   *slab.Slab
+	pinned map[unsafe.Pointer]bool // host buffers page-locked by PinHost
 }
 
 // NewRuntimeDevice opens device ordinal for the runtime with tiles of nb
@@ -48,7 +49,7 @@ func NewRuntimeDevice(ordinal, nb int, share float64) (*RuntimeDevice, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := &RuntimeDevice{d: d, w: w, ordinal: ordinal}
+	rd := &RuntimeDevice{d: d, w: w, ordinal: ordinal, pinned: map[unsafe.Pointer]bool{}}
 	err = w.do(func() error {
 		free, _, err := cu.MemInfo()
 		if err != nil {

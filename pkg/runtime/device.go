@@ -36,6 +36,16 @@ type Device interface {
 	Close()
 }
 
+// HostPinner is a Device that page-locks host memory for its copies (a
+// GPU: cuMemHostRegister), so that they run at the link's full rate and
+// asynchronously. The runtime pins the host buffers it reserves ahead
+// (Reserve), never in a task, and unpins a buffer before giving it back
+// to the system.
+type HostPinner interface {
+	PinHost(b []float64) error
+	UnpinHost(b []float64)
+}
+
 // DevBuf is a buffer on a device: Host is its memory when the device's
 // memory is addressable from the host (the host-test device), Ptr its
 // address on the device otherwise (a GPU); Words its size.

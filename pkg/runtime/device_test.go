@@ -192,3 +192,52 @@ func TestEvictCleanFirst(t *testing.T) {
 		t.Errorf("b = %v after a copy back, want 2", got)
 	}
 }
+
+// pinDevice is a host-test device that records the host buffers pinned
+// and unpinned (HostPinner).
+type pinDevice struct {
+	HostTest
+	pinned map[*float64]bool
+	pins   int
+	unpins int
+}
+
+func (d *pinDevice) PinHost(b []float64) error {
+	d.pinned[&b[:1][0]] = true
+	d.pins++
+	return nil
+}
+
+func (d *pinDevice) UnpinHost(b []float64) {
+	if d.pinned[&b[:1][0]] {
+		delete(d.pinned, &b[:1][0])
+		d.unpins++
+	}
+}
+
+// TestHostPinnedAhead: Reserve pins the host buffers it allocates ahead
+// (not the tasks), and each is unpinned before the pool gives it back to
+// the system (Trim, Close).
+func TestHostPinnedAhead(t *testing.T) {
+	d := &pinDevice{HostTest: HostTest{Bytes: 1 << 20}, pinned: map[*float64]bool{}}
+	rt := New(Options{Workers: 1, Devices: []Device{d}})
+	rt.Reserve(Dense{M: 8, N: 8}, 3)
+	if d.pins != 3 {
+		t.Fatalf("%d buffers pinned by Reserve, want 3", d.pins)
+	}
+	h := rt.Register("a", 0, Dense{M: 8, N: 8})
+	rt.Submit(Task{Kind: "host", Access: []Access{{h, W}}, Run: func(Context) error { return nil }})
+	if err := rt.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	rt.Trim() // the 2 free buffers go back to the system
+	if d.unpins != 2 {
+		t.Errorf("Trim unpinned %d buffers, want 2", d.unpins)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d.pins != 3 || d.unpins != 2 || len(d.pinned) != 1 {
+		t.Errorf("pins %d, unpins %d, still pinned %d (the handle's buffer, kept by its owner)", d.pins, d.unpins, len(d.pinned))
+	}
+}

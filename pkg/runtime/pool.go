@@ -19,6 +19,10 @@ type pool struct {
 	// the system, every put gives the buffer back, reserve does nothing.
 	fresh bool
 
+	// release, if not nil, is told of every buffer given back to the
+	// system (a device unpins it first).
+	release func([]float64)
+
 	inUse, peak atomic.Int64 // bytes of buffers handed out
 	held        atomic.Int64 // bytes allocated from the system, in use or free
 	allocs      atomic.Int64 // buffers allocated from the system
@@ -84,7 +88,7 @@ func (p *pool) put(b []float64) {
 	b = b[:words]
 	p.inUse.Add(-bytesOf(words))
 	if p.fresh {
-		sysFree(b)
+		p.free1(b)
 		p.held.Add(-bytesOf(words))
 		return
 	}
@@ -113,7 +117,7 @@ func (p *pool) trim() {
 	defer p.mu.Unlock()
 	for words, l := range p.free {
 		for _, b := range l {
-			sysFree(b)
+			p.free1(b)
 			p.held.Add(-bytesOf(words))
 		}
 		delete(p.free, words)
@@ -133,4 +137,21 @@ type MemStats struct {
 	PeakReplicas int64 `json:"peak_replica_bytes"`
 	Held         int64 `json:"held_bytes"` // allocated from the system: in use or kept for reuse
 	Allocs       int64 `json:"allocations"`
+}
+
+// free1 gives b back to the system.
+func (p *pool) free1(b []float64) {
+	if p.release != nil {
+		p.release(b)
+	}
+	sysFree(b)
+}
+
+// each calls f with every free buffer of words values.
+func (p *pool) each(words int, f func([]float64)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, b := range p.free[words] {
+		f(b)
+	}
 }

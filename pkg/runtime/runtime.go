@@ -485,6 +485,19 @@ func New(opts Options) *Runtime {
 		go r.progress()
 	}
 	r.dmda = opts.Scheduler == DMDA
+	var pinners []HostPinner
+	for _, d := range opts.Devices {
+		if p, ok := d.(HostPinner); ok {
+			pinners = append(pinners, p)
+		}
+	}
+	if len(pinners) > 0 {
+		r.pool.release = func(b []float64) {
+			for _, p := range pinners {
+				p.UnpinHost(b)
+			}
+		}
+	}
 	nw := opts.Workers + r.opts.Helpers
 	r.workers = make([]*worker, nw+len(opts.Devices))
 	for i := range r.workers {
@@ -763,6 +776,13 @@ func (r *Runtime) Reserve(f Format, count int) {
 		r.pool.reserve(f.Words(), count)
 		for _, n := range r.devs {
 			n.reserve(f.Words(), count)
+			if p, ok := n.dev.(HostPinner); ok {
+				r.pool.each(f.Words(), func(b []float64) {
+					if err := p.PinHost(b); err != nil {
+						r.deviceFailure(fmt.Errorf("%s: pinning host memory: %w", n.dev.Name(), err))
+					}
+				})
+			}
 		}
 	}
 }
@@ -876,9 +896,6 @@ func (r *Runtime) Close() error {
 		close(n.stream)
 	}
 	r.swg.Wait()
-	for _, n := range r.devs {
-		n.dev.Close()
-	}
 	for _, w := range r.workers {
 		for _, b := range w.scratch {
 			r.pool.put(b)
@@ -886,6 +903,9 @@ func (r *Runtime) Close() error {
 		w.scratch = nil
 	}
 	r.pool.trim()
+	for _, n := range r.devs {
+		n.dev.Close()
+	}
 	return err
 }
 
