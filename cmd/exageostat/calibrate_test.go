@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
 func TestCalibrate(t *testing.T) {
@@ -93,9 +95,50 @@ func TestCalibrate(t *testing.T) {
 	}
 }
 
+// TestCalibratePerfmodel: --nb with two tile sizes and --perfmodel writes
+// every sample of every kind at both sizes (2 reps x 2 workers), arch cpu;
+// a second run adds its samples to the file's histories.
+func TestCalibratePerfmodel(t *testing.T) {
+	bin := binary(t)
+	path := filepath.Join(t.TempDir(), "pm.json")
+	for round, want := range []int{4, 6} {
+		args := []string{"calibrate", "--nb", "16,24", "--reps", "2", "--workers", "2", "--perfmodel", path}
+		if round == 1 {
+			args = []string{"calibrate", "--nb", "16", "--reps", "2", "--workers", "1", "--perfmodel", path, "--out", path + ".toml"}
+		}
+		stdout, stderr, code := run(t, bin, args...)
+		if code != 0 || stdout != "" || !strings.Contains(stderr, "wrote "+path) {
+			t.Fatalf("%v: exit %d, stdout %q, stderr:\n%s", args, code, stdout, stderr)
+		}
+		m, err := perfmodel.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.TileSizes("cpu"); !slices.Equal(got, []int{16, 24}) {
+			t.Fatalf("round %d: tile sizes %v, want [16 24]", round, got)
+		}
+		es := m.Entries()
+		if len(es) != 2*len(config.TaskKinds()) {
+			t.Fatalf("round %d: %d entries, want %d", round, len(es), 2*len(config.TaskKinds()))
+		}
+		for _, e := range es {
+			n := 4 // the nb = 24 entries: the first run's samples only
+			if e.Size == perfmodel.Footprint(e.Kind, 16) {
+				n = want
+			}
+			if e.Arch != "cpu" || e.Samples != n || !(e.Mean > 0) || !slices.Contains(config.TaskKinds(), e.Kind) {
+				t.Errorf("round %d: entry %+v, want arch cpu and %d samples", round, e, n)
+			}
+		}
+	}
+}
+
 func TestCalibrateBadInput(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"format":"x","entries":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -108,6 +151,11 @@ func TestCalibrateBadInput(t *testing.T) {
 		{[]string{"--nb", "x"}, "invalid argument"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--nb", "8", "--reps", "1", "--out", filepath.Join(dir, "missing", "x.toml")}, "calibrate: --out "},
+		{[]string{"--nb", "8,16"}, "calibrate: --nb 8,16: several tile sizes need --perfmodel FILE"},
+		{[]string{"--nb", "8,16", "--perfmodel", filepath.Join(dir, "pm.json"), "--json"}, "--out and --json write one tile size's cluster file"},
+		{[]string{"--nb", "8,0", "--perfmodel", filepath.Join(dir, "pm.json")}, "--nb must be in [1, 4096] (got 0)"},
+		{[]string{"--nb", "8", "--perfmodel", filepath.Join(dir, "bad.json")}, "calibrate: --perfmodel: " + filepath.Join(dir, "bad.json") + ": format \"x\""},
+		{[]string{"--nb", "8", "--perfmodel", filepath.Join(dir, "missing", "pm.json")}, "calibrate: --perfmodel "},
 	} {
 		_, stderr, code := run(t, bin, append([]string{"calibrate"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

@@ -12,6 +12,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
 // CalibrateOptions configure Calibrate.
@@ -299,4 +300,16 @@ func formatSeconds(s float64) string {
 		return fmt.Sprintf("%.3f us", s*1e6)
 	}
 	return fmt.Sprintf("%.1f ns", s*1e9)
+}
+
+// AddTo records every sample of c (seconds per task of each kind, on full
+// NB x NB tiles) into m under arch, at the footprint
+// perfmodel.Footprint(kind, NB): the model's mean and standard deviation
+// are those of the samples (Calibration.Durations keeps their median).
+func (c *Calibration) AddTo(m *perfmodel.Model, arch string) {
+	for _, k := range c.Kinds {
+		for _, s := range k.Samples {
+			m.Record(arch, k.Kind, perfmodel.Footprint(k.Kind, c.NB), s)
+		}
+	}
 }

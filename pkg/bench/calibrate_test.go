@@ -1,11 +1,13 @@
 package bench
 
 import (
+	"math"
 	"slices"
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
 func TestCalibrateSmall(t *testing.T) {
@@ -50,5 +52,29 @@ func TestSpreadOf(t *testing.T) {
 		if got := SpreadOf(c.xs, c.scale); got != c.want {
 			t.Errorf("SpreadOf(%v, %g) = %+v, want %+v", c.xs, c.scale, got, c.want)
 		}
+	}
+}
+
+// TestCalibrationAddTo: a calibration's samples go into a performance
+// model at each kind's footprint, with their mean (computed here).
+func TestCalibrationAddTo(t *testing.T) {
+	c := &Calibration{NB: 100, Kinds: []KindTiming{
+		{Kind: "gemm", Seconds: 0.2, Samples: []float64{0.1, 0.2, 0.6}},
+		{Kind: "dot", Seconds: 1e-6, Samples: []float64{1e-6, 3e-6}},
+	}}
+	m := perfmodel.New()
+	c.AddTo(m, "cpu")
+	for _, w := range []struct {
+		kind string
+		size int
+		mean float64
+	}{{"gemm", 10000, 0.3}, {"dot", 100, 2e-6}} {
+		got, ok := m.Expected("cpu", w.kind, w.size)
+		if !ok || math.Abs(got-w.mean) > 1e-15 {
+			t.Errorf("%s at size %d: %v, %v; want %v", w.kind, w.size, got, ok, w.mean)
+		}
+	}
+	if es := m.Entries(); len(es) != 2 || es[0].Samples != 2 || es[1].Samples != 3 {
+		t.Errorf("entries %+v", es)
 	}
 }
