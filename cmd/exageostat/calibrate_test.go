@@ -195,3 +195,78 @@ func TestBenchSimulatorBadInput(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, stdout)
 	}
 }
+
+// TestBenchGrain: the sweep's rows per node (each GPU group also without
+// its GPUs), its derived models written by --out-dir load in a cluster
+// file (perfmodel = ...) and simulate-cluster at nb = 480 gives the
+// sweep's makespan for that node; bad flags exit 2 with one line.
+func TestBenchGrain(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	cfg := "../../configs/cluster-chetemi-chifflet-chifflot1.toml"
+	stdout, stderr, code := run(t, bin, "bench", "grain", "--config", cfg, "--n", "3840", "--nb", "480,960", "--dcmg-scale", "0.026", "--out-dir", dir, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Rows []struct {
+			Node     string
+			NB, NT   int
+			Makespan float64 `json:"makespan_s"`
+			GPUTasks int     `json:"gpu_tasks"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	names := []string{"chetemi", "chetemi", "chifflet", "chifflet", "chifflet-cpu", "chifflet-cpu", "chifflot", "chifflot", "chifflot-cpu", "chifflot-cpu"}
+	if len(res.Rows) != len(names) {
+		t.Fatalf("%d rows, want %d:\n%s", len(res.Rows), len(names), stdout)
+	}
+	var chifflot480 float64
+	for i, r := range res.Rows {
+		gpu := r.Node == "chifflet" || r.Node == "chifflot"
+		if r.Node != names[i] || r.NB != []int{480, 960}[i%2] || r.NT != 3840/r.NB || !(r.Makespan > 0) || (r.GPUTasks > 0) != gpu {
+			t.Errorf("row %d: %+v", i, r)
+		}
+		if r.Node == "chifflot" && r.NB == 480 {
+			chifflot480 = r.Makespan
+		}
+	}
+	toml := filepath.Join(dir, "one.toml")
+	if err := os.WriteFile(toml, []byte("[[group]]\nname = \"chifflot\"\nnodes = 1\ncpus = 20\ngpus = 2\nperfmodel = \"chifflot.json\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = run(t, bin, "simulate-cluster", "--config", toml, "--n", "3840", "--nb", "480", "--dist", "bc", "--json")
+	if code != 0 {
+		t.Fatalf("simulate-cluster: exit %d: %s", code, stderr)
+	}
+	var sim struct {
+		Simulation struct {
+			Makespan float64 `json:"makespan_s"`
+		} `json:"simulation"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sim); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	if sim.Simulation.Makespan != chifflot480 {
+		t.Errorf("simulate-cluster from the derived model: %v s, bench grain: %v s", sim.Simulation.Makespan, chifflot480)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nb", "0"}, `--nb: "0" is not a tile size`},
+		{[]string{"--n", "100000", "--nb", "100"}, "1000 x 1000 tiles, too many"},
+		{[]string{"--half", "chifflet=40"}, `no n1/2 for group "chifflot"`},
+		{[]string{"--half", "chifflet=40,chifflot=700,nope=3"}, `has no group "nope"`},
+		{[]string{"--half", "chifflet"}, `--half: "chifflet" is not name=n1/2`},
+		{[]string{"--pcie", "-1"}, "--pcie must be >= 0"},
+		{[]string{"--shape", filepath.Join(dir, "missing.json")}, "bench grain: --shape: open "},
+	} {
+		_, stderr, code := run(t, bin, append([]string{"bench", "grain", "--config", cfg}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
