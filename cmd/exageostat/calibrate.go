@@ -39,6 +39,7 @@ const (
 type calibrateFlags struct {
 	nbs       []int
 	nb, reps  int
+	gpus      int
 	perfmodel string
 	workers   int
 	cold      bool
@@ -85,7 +86,13 @@ for the vector kinds zcpy, geadd and dot) with their count, mean and standard
 deviation; an existing FILE is merged into (its histories grow, as StarPU's
 do). --nb takes a list (--nb 480,960,1440) with --perfmodel: each tile size
 is measured in turn into the model, and no cluster file is written. A
-cluster file's [[group]] loads such a file with perfmodel = "FILE".`,
+cluster file's [[group]] loads such a file with perfmodel = "FILE".
+
+--gpus 1 (with --perfmodel; the CUDA build, bin/exageostat-cuda, to which
+the plain binary hands over) also measures potrf, trmm, syrk, gemm and gemv
+on CUDA device 0 at each --nb, as arch "cuda" entries. Each call moves its
+tiles to the device and back (no tile stays resident yet), so these bound a
+GPU task's time from above.`,
 		Example: `  exageostat calibrate --out cluster-here.toml       # nb = 960, 7 samples per kind, all cores busy
   exageostat calibrate --nb 512 --reps 11 --workers 1 --json
   mpirun -np 2 exageostat calibrate --nb 512 --workers 1 --out two-ranks.toml   # + the measured link
@@ -96,6 +103,7 @@ cluster file's [[group]] loads such a file with perfmodel = "FILE".`,
 	f := c.Flags()
 	f.IntSliceVar(&cf.nbs, "nb", []int{960}, "tile size of the measured tasks (a list with --perfmodel: 480,960)")
 	f.StringVar(&cf.perfmodel, "perfmodel", "", "also write (or add to) a performance-model file FILE (JSON, arch cpu)")
+	f.IntVar(&cf.gpus, "gpus", 0, "with --perfmodel: also measure the GPU kinds on CUDA device 0 (arch cuda; the CUDA build)")
 	f.IntVar(&cf.reps, "reps", 7, "timed samples per task kind (the median is kept)")
 	f.IntVar(&cf.workers, "workers", job.DefaultWorkers(), "workers measuring at once on each rank (1: one idle core)")
 	f.BoolVar(&cf.cold, "cold", true, "evict the caches before each timed task, as in a run where tasks read tiles other cores wrote (--cold=false: hot caches)")
@@ -144,6 +152,14 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 		return badInput("calibrate: --nb %s: --out and --json write one tile size's cluster file; give one --nb", intList(cf.nbs))
 	}
 	cf.nb = cf.nbs[0]
+	switch {
+	case cf.gpus < 0:
+		return badInput("calibrate: --gpus must be >= 0 (got %d)", cf.gpus)
+	case cf.gpus > 0 && cf.perfmodel == "":
+		return badInput("calibrate: --gpus %d: the GPU durations go to a performance model: give --perfmodel FILE", cf.gpus)
+	case cf.gpus > 0 && w.Size() > 1:
+		return badInput("calibrate: --gpus %d: measure a GPU node on one rank", cf.gpus)
+	}
 	if cf.reps < 1 || cf.reps > maxCalibrateReps {
 		return badInput("calibrate: --reps must be in [1, %d] (got %d)", maxCalibrateReps, cf.reps)
 	}
@@ -169,6 +185,11 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	}
 	if len(outs) > 0 {
 		if err := checkOutputs("calibrate", outs); err != nil {
+			return err
+		}
+	}
+	if cf.gpus > 0 {
+		if err := prepareGPUCalibration(cf.gpus); err != nil {
 			return err
 		}
 	}
@@ -202,6 +223,12 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 		if model != nil {
 			cal.AddTo(model, perfmodel.CPU)
 		}
+		if cf.gpus > 0 {
+			if err := calibrateGPU(bench.CalibrateOptions{NB: nb, Reps: cf.reps, Nu: cf.nu,
+				Progress: func(s string) { fmt.Fprintln(stderr, "  cuda "+s) }}, model); err != nil {
+				return err
+			}
+		}
 	}
 	if w.Rank() != 0 {
 		return nil
@@ -212,7 +239,11 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 		if err := model.Save(cf.perfmodel); err != nil {
 			return badInput("calibrate: --perfmodel: %v", err)
 		}
-		fmt.Fprintf(stderr, "calibrate: wrote %s (arch cpu, nb %s)\n", cf.perfmodel, intList(cf.nbs))
+		arch := "cpu"
+		if cf.gpus > 0 {
+			arch = "cpu and cuda"
+		}
+		fmt.Fprintf(stderr, "calibrate: wrote %s (arch %s, nb %s)\n", cf.perfmodel, arch, intList(cf.nbs))
 		if len(cf.nbs) > 1 {
 			return nil
 		}

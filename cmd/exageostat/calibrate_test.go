@@ -156,6 +156,10 @@ func TestCalibrateBadInput(t *testing.T) {
 		{[]string{"--nb", "8,0", "--perfmodel", filepath.Join(dir, "pm.json")}, "--nb must be in [1, 4096] (got 0)"},
 		{[]string{"--nb", "8", "--perfmodel", filepath.Join(dir, "bad.json")}, "calibrate: --perfmodel: " + filepath.Join(dir, "bad.json") + ": format \"x\""},
 		{[]string{"--nb", "8", "--perfmodel", filepath.Join(dir, "missing", "pm.json")}, "calibrate: --perfmodel "},
+		{[]string{"--nb", "8", "--gpus", "1"}, "calibrate: --gpus 1: the GPU durations go to a performance model: give --perfmodel FILE"},
+		{[]string{"--nb", "8", "--gpus", "-1"}, "calibrate: --gpus must be >= 0"},
+		// No GPU here: the plain binary's check (pkg/gpu) says what is missing.
+		{[]string{"--nb", "8", "--gpus", "1", "--perfmodel", filepath.Join(dir, "pm.json")}, "calibrate: --gpus 1: "},
 	} {
 		_, stderr, code := run(t, bin, append([]string{"calibrate"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

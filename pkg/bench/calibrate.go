@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -29,6 +30,13 @@ type CalibrateOptions struct {
 	MinSample float64
 	// Progress, if not nil, receives one line per measured kind.
 	Progress func(string)
+	// Kernels, if not nil, runs the tile kernels instead of
+	// kernels.Default() (a GPU worker of pkg/cuda: its calls move the
+	// tiles to the device and back).
+	Kernels kernels.Impl
+	// Kinds, if not empty, are the kinds measured (in config.TaskKinds
+	// order, whatever the order given); empty: all of them.
+	Kinds []string
 	// Cold evicts the core's caches before each timed task (writing over a
 	// buffer of ColdBytes, 4 MiB if 0: more than a core's L2, less than the
 	// shared L3), as in a run where a task reads tiles another core wrote:
@@ -112,13 +120,21 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 	if o.MinSample <= 0 {
 		o.MinSample = 2e-4
 	}
+	for _, k := range o.Kinds {
+		if !slices.Contains(config.TaskKinds(), k) {
+			return nil, fmt.Errorf("bench: calibrate: unknown task kind %q", k)
+		}
+	}
 	progress := o.Progress
 	if progress == nil {
 		progress = func(string) {}
 	}
 	nb := o.NB
 	fnb := float64(nb)
-	kern := kernels.Default()
+	kern := o.Kernels
+	if kern == nil {
+		kern = kernels.Default()
+	}
 	var evict func()
 	if o.Cold {
 		n := o.ColdBytes / 8
@@ -212,6 +228,9 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 		kind.Dot: {flops: 2 * fnb, repeat: true, run: func() { sink += kern.Ddot(nb, zsrc, 1, zsrc, 1) }},
 	}
 	for _, name := range config.TaskKinds() {
+		if len(o.Kinds) > 0 && !slices.Contains(o.Kinds, name) {
+			continue
+		}
 		ck, ok := kinds[name]
 		if !ok {
 			return nil, fmt.Errorf("bench: calibrate: no measurement for task kind %q", name)
