@@ -17,6 +17,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
 // The network between ranks on one machine (shared memory), from
@@ -36,12 +37,15 @@ const (
 )
 
 type calibrateFlags struct {
-	nb, reps int
-	workers  int
-	cold     bool
-	nu       float64
-	out      string
-	asJSON   bool
+	nbs       []int
+	nb, reps  int
+	gpus      int
+	perfmodel string
+	workers   int
+	cold      bool
+	nu        float64
+	out       string
+	asJSON    bool
 }
 
 func newCalibrateCmd(w comm.Comm) *cobra.Command {
@@ -74,15 +78,32 @@ The result is a cluster file (TOML) of one [[group]] "this-machine": nodes =
 the ranks, cpus = --workers, gpus = 0, the durations in [group.cpu], nb, and
 the [network] table. It loads like configs/cluster-*.toml, so the simulator
 and the LP can model this machine. --json writes the same as JSON, with
-every sample. A progress line per kind goes to stderr (rank 0).`,
+every sample. A progress line per kind goes to stderr (rank 0).
+
+--perfmodel FILE also writes the samples as a performance-model file
+(pkg/perfmodel; JSON, arch "cpu", each kind at its footprint: nb*nb words, nb
+for the vector kinds zcpy, geadd and dot) with their count, mean and standard
+deviation; an existing FILE is merged into (its histories grow, as StarPU's
+do). --nb takes a list (--nb 480,960,1440) with --perfmodel: each tile size
+is measured in turn into the model, and no cluster file is written. A
+cluster file's [[group]] loads such a file with perfmodel = "FILE".
+
+--gpus 1 (with --perfmodel; the CUDA build, bin/exageostat-cuda, to which
+the plain binary hands over) also measures potrf, trmm, syrk, gemm and gemv
+on CUDA device 0 at each --nb, as arch "cuda" entries. Each call moves its
+tiles to the device and back (no tile stays resident yet), so these bound a
+GPU task's time from above.`,
 		Example: `  exageostat calibrate --out cluster-here.toml       # nb = 960, 7 samples per kind, all cores busy
   exageostat calibrate --nb 512 --reps 11 --workers 1 --json
-  mpirun -np 2 exageostat calibrate --nb 512 --workers 1 --out two-ranks.toml   # + the measured link`,
+  mpirun -np 2 exageostat calibrate --nb 512 --workers 1 --out two-ranks.toml   # + the measured link
+  exageostat calibrate --nb 480,960,1440 --perfmodel here.json   # durations at three tile sizes`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return runCalibrate(c, &cf, w) },
 	}
 	f := c.Flags()
-	f.IntVar(&cf.nb, "nb", 960, "tile size of the measured tasks")
+	f.IntSliceVar(&cf.nbs, "nb", []int{960}, "tile size of the measured tasks (a list with --perfmodel: 480,960)")
+	f.StringVar(&cf.perfmodel, "perfmodel", "", "also write (or add to) a performance-model file FILE (JSON, arch cpu)")
+	f.IntVar(&cf.gpus, "gpus", 0, "with --perfmodel: also measure the GPU kinds on CUDA device 0 (arch cuda; the CUDA build)")
 	f.IntVar(&cf.reps, "reps", 7, "timed samples per task kind (the median is kept)")
 	f.IntVar(&cf.workers, "workers", job.DefaultWorkers(), "workers measuring at once on each rank (1: one idle core)")
 	f.BoolVar(&cf.cold, "cold", true, "evict the caches before each timed task, as in a run where tasks read tiles other cores wrote (--cold=false: hot caches)")
@@ -117,8 +138,27 @@ type calibrateNetwork struct {
 }
 
 func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
-	if cf.nb < 1 || cf.nb > maxCalibrateNB {
-		return badInput("calibrate: --nb must be in [1, %d] (got %d)", maxCalibrateNB, cf.nb)
+	for _, nb := range cf.nbs {
+		if nb < 1 || nb > maxCalibrateNB {
+			return badInput("calibrate: --nb must be in [1, %d] (got %d)", maxCalibrateNB, nb)
+		}
+	}
+	switch {
+	case len(cf.nbs) == 0:
+		return badInput("calibrate: --nb needs a tile size")
+	case len(cf.nbs) > 1 && cf.perfmodel == "":
+		return badInput("calibrate: --nb %s: several tile sizes need --perfmodel FILE (a cluster file holds one nb)", intList(cf.nbs))
+	case len(cf.nbs) > 1 && (cf.out != "" || cf.asJSON):
+		return badInput("calibrate: --nb %s: --out and --json write one tile size's cluster file; give one --nb", intList(cf.nbs))
+	}
+	cf.nb = cf.nbs[0]
+	switch {
+	case cf.gpus < 0:
+		return badInput("calibrate: --gpus must be >= 0 (got %d)", cf.gpus)
+	case cf.gpus > 0 && cf.perfmodel == "":
+		return badInput("calibrate: --gpus %d: the GPU durations go to a performance model: give --perfmodel FILE", cf.gpus)
+	case cf.gpus > 0 && w.Size() > 1:
+		return badInput("calibrate: --gpus %d: measure a GPU node on one rank", cf.gpus)
 	}
 	if cf.reps < 1 || cf.reps > maxCalibrateReps {
 		return badInput("calibrate: --reps must be in [1, %d] (got %d)", maxCalibrateReps, cf.reps)
@@ -129,8 +169,27 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	if !(cf.nu > 0 && cf.nu <= 30) {
 		return badInput("calibrate: --nu must be in (0, 30] (got %g)", cf.nu)
 	}
+	var outs []job.File
 	if cf.out != "" {
-		if err := checkOutputs("calibrate", []job.File{{Flag: "out", Path: cf.out}}); err != nil {
+		outs = append(outs, job.File{Flag: "out", Path: cf.out})
+	}
+	var model *perfmodel.Model
+	if cf.perfmodel != "" {
+		outs = append(outs, job.File{Flag: "perfmodel", Path: cf.perfmodel})
+		model = perfmodel.New()
+		if _, err := os.Stat(cf.perfmodel); err == nil {
+			if model, err = perfmodel.Load(cf.perfmodel); err != nil {
+				return badInput("calibrate: --perfmodel: %v", err)
+			}
+		}
+	}
+	if len(outs) > 0 {
+		if err := checkOutputs("calibrate", outs); err != nil {
+			return err
+		}
+	}
+	if cf.gpus > 0 {
+		if err := prepareGPUCalibration(cf.gpus); err != nil {
 			return err
 		}
 	}
@@ -142,8 +201,8 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	if ct := os.Getenv(droppedCoretypeEnv); ct != "" {
 		fmt.Fprintf(stderr, "note: ignored OPENBLAS_CORETYPE=%s (set %s=1 to keep it)\n", ct, keepCoretypeEnv)
 	}
-	fmt.Fprintf(stderr, "calibrate: nb=%d, %d samples per kind, kernels %s (%s), %d workers busy on each of %d ranks\n",
-		cf.nb, cf.reps, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cf.workers, w.Size())
+	fmt.Fprintf(stderr, "calibrate: nb=%s, %d samples per kind, kernels %s (%s), %d workers busy on each of %d ranks\n",
+		intList(cf.nbs), cf.reps, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cf.workers, w.Size())
 	net := config.Network{Bandwidth: sharedMemBandwidth, Latency: sharedMemLatency}
 	measured := w.Size() > 1
 	if measured {
@@ -153,13 +212,41 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 		}
 		fmt.Fprintf(stderr, "  link between ranks 0 and 1 (ping-pong): latency %.3g us, bandwidth %.3g GB/s\n", net.Latency*1e6, net.Bandwidth*1e-9)
 	}
-	cal, err := bench.CalibrateLoaded(bench.CalibrateOptions{NB: cf.nb, Reps: cf.reps, Nu: cf.nu, Cold: cf.cold,
-		Progress: func(s string) { fmt.Fprintln(stderr, "  "+s) }}, cf.workers, w)
-	if err != nil {
-		return err
+	var cal *bench.Calibration
+	for _, nb := range cf.nbs {
+		var err error
+		cal, err = bench.CalibrateLoaded(bench.CalibrateOptions{NB: nb, Reps: cf.reps, Nu: cf.nu, Cold: cf.cold,
+			Progress: func(s string) { fmt.Fprintln(stderr, "  "+s) }}, cf.workers, w)
+		if err != nil {
+			return err
+		}
+		if model != nil {
+			cal.AddTo(model, perfmodel.CPU)
+		}
+		if cf.gpus > 0 {
+			if err := calibrateGPU(bench.CalibrateOptions{NB: nb, Reps: cf.reps, Nu: cf.nu,
+				Progress: func(s string) { fmt.Fprintln(stderr, "  cuda "+s) }}, model); err != nil {
+				return err
+			}
+		}
 	}
 	if w.Rank() != 0 {
 		return nil
+	}
+	if model != nil {
+		host, _ := os.Hostname()
+		model.SetHost(fmt.Sprintf("%s: kernels %s (OpenBLAS core %s), %d workers busy on each of %d ranks", host, cal.Kernels, cal.Core, cf.workers, w.Size()))
+		if err := model.Save(cf.perfmodel); err != nil {
+			return badInput("calibrate: --perfmodel: %v", err)
+		}
+		arch := "cpu"
+		if cf.gpus > 0 {
+			arch = "cpu and cuda"
+		}
+		fmt.Fprintf(stderr, "calibrate: wrote %s (arch %s, nb %s)\n", cf.perfmodel, arch, intList(cf.nbs))
+		if len(cf.nbs) > 1 {
+			return nil
+		}
 	}
 	cpus, nodes := cf.workers, w.Size()
 	write := func(w io.Writer) error {
@@ -182,6 +269,15 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	}
 	fmt.Fprintf(stderr, "calibrate: wrote %s\n", cf.out)
 	return nil
+}
+
+// intList formats v as a flag's comma-separated list.
+func intList(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }
 
 // calibrationTOML returns the cluster file of one group "this-machine" with

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
 func TestCalibrate(t *testing.T) {
@@ -93,9 +95,50 @@ func TestCalibrate(t *testing.T) {
 	}
 }
 
+// TestCalibratePerfmodel: --nb with two tile sizes and --perfmodel writes
+// every sample of every kind at both sizes (2 reps x 2 workers), arch cpu;
+// a second run adds its samples to the file's histories.
+func TestCalibratePerfmodel(t *testing.T) {
+	bin := binary(t)
+	path := filepath.Join(t.TempDir(), "pm.json")
+	for round, want := range []int{4, 6} {
+		args := []string{"calibrate", "--nb", "16,24", "--reps", "2", "--workers", "2", "--perfmodel", path}
+		if round == 1 {
+			args = []string{"calibrate", "--nb", "16", "--reps", "2", "--workers", "1", "--perfmodel", path, "--out", path + ".toml"}
+		}
+		stdout, stderr, code := run(t, bin, args...)
+		if code != 0 || stdout != "" || !strings.Contains(stderr, "wrote "+path) {
+			t.Fatalf("%v: exit %d, stdout %q, stderr:\n%s", args, code, stdout, stderr)
+		}
+		m, err := perfmodel.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.TileSizes("cpu"); !slices.Equal(got, []int{16, 24}) {
+			t.Fatalf("round %d: tile sizes %v, want [16 24]", round, got)
+		}
+		es := m.Entries()
+		if len(es) != 2*len(config.TaskKinds()) {
+			t.Fatalf("round %d: %d entries, want %d", round, len(es), 2*len(config.TaskKinds()))
+		}
+		for _, e := range es {
+			n := 4 // the nb = 24 entries: the first run's samples only
+			if e.Size == perfmodel.Footprint(e.Kind, 16) {
+				n = want
+			}
+			if e.Arch != "cpu" || e.Samples != n || !(e.Mean > 0) || !slices.Contains(config.TaskKinds(), e.Kind) {
+				t.Errorf("round %d: entry %+v, want arch cpu and %d samples", round, e, n)
+			}
+		}
+	}
+}
+
 func TestCalibrateBadInput(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"format":"x","entries":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -108,6 +151,15 @@ func TestCalibrateBadInput(t *testing.T) {
 		{[]string{"--nb", "x"}, "invalid argument"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--nb", "8", "--reps", "1", "--out", filepath.Join(dir, "missing", "x.toml")}, "calibrate: --out "},
+		{[]string{"--nb", "8,16"}, "calibrate: --nb 8,16: several tile sizes need --perfmodel FILE"},
+		{[]string{"--nb", "8,16", "--perfmodel", filepath.Join(dir, "pm.json"), "--json"}, "--out and --json write one tile size's cluster file"},
+		{[]string{"--nb", "8,0", "--perfmodel", filepath.Join(dir, "pm.json")}, "--nb must be in [1, 4096] (got 0)"},
+		{[]string{"--nb", "8", "--perfmodel", filepath.Join(dir, "bad.json")}, "calibrate: --perfmodel: " + filepath.Join(dir, "bad.json") + ": format \"x\""},
+		{[]string{"--nb", "8", "--perfmodel", filepath.Join(dir, "missing", "pm.json")}, "calibrate: --perfmodel "},
+		{[]string{"--nb", "8", "--gpus", "1"}, "calibrate: --gpus 1: the GPU durations go to a performance model: give --perfmodel FILE"},
+		{[]string{"--nb", "8", "--gpus", "-1"}, "calibrate: --gpus must be >= 0"},
+		// No GPU here: the plain binary's check (pkg/gpu) says what is missing.
+		{[]string{"--nb", "8", "--gpus", "1", "--perfmodel", filepath.Join(dir, "pm.json")}, "calibrate: --gpus 1: "},
 	} {
 		_, stderr, code := run(t, bin, append([]string{"calibrate"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
@@ -145,5 +197,80 @@ func TestBenchSimulatorBadInput(t *testing.T) {
 	stdout, _, code := run(t, bin, "bench", "simulator", "--n", "128", "--nb", "64", "--reps", "1", "--cal-reps", "1", "--workers", "2")
 	if code != 0 || !strings.Contains(stdout, "simulator vs real runs: 1 rank(s) x 2 workers, nb=64") || !strings.Contains(stdout, "    128      2 ") {
 		t.Fatalf("exit %d:\n%s", code, stdout)
+	}
+}
+
+// TestBenchGrain: the sweep's rows per node (each GPU group also without
+// its GPUs), its derived models written by --out-dir load in a cluster
+// file (perfmodel = ...) and simulate-cluster at nb = 480 gives the
+// sweep's makespan for that node; bad flags exit 2 with one line.
+func TestBenchGrain(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	cfg := "../../configs/cluster-chetemi-chifflet-chifflot1.toml"
+	stdout, stderr, code := run(t, bin, "bench", "grain", "--config", cfg, "--n", "3840", "--nb", "480,960", "--dcmg-scale", "0.026", "--out-dir", dir, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Rows []struct {
+			Node     string
+			NB, NT   int
+			Makespan float64 `json:"makespan_s"`
+			GPUTasks int     `json:"gpu_tasks"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	names := []string{"chetemi", "chetemi", "chifflet", "chifflet", "chifflet-cpu", "chifflet-cpu", "chifflot", "chifflot", "chifflot-cpu", "chifflot-cpu"}
+	if len(res.Rows) != len(names) {
+		t.Fatalf("%d rows, want %d:\n%s", len(res.Rows), len(names), stdout)
+	}
+	var chifflot480 float64
+	for i, r := range res.Rows {
+		gpu := r.Node == "chifflet" || r.Node == "chifflot"
+		if r.Node != names[i] || r.NB != []int{480, 960}[i%2] || r.NT != 3840/r.NB || !(r.Makespan > 0) || (r.GPUTasks > 0) != gpu {
+			t.Errorf("row %d: %+v", i, r)
+		}
+		if r.Node == "chifflot" && r.NB == 480 {
+			chifflot480 = r.Makespan
+		}
+	}
+	toml := filepath.Join(dir, "one.toml")
+	if err := os.WriteFile(toml, []byte("[[group]]\nname = \"chifflot\"\nnodes = 1\ncpus = 20\ngpus = 2\nperfmodel = \"chifflot.json\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = run(t, bin, "simulate-cluster", "--config", toml, "--n", "3840", "--nb", "480", "--dist", "bc", "--json")
+	if code != 0 {
+		t.Fatalf("simulate-cluster: exit %d: %s", code, stderr)
+	}
+	var sim struct {
+		Simulation struct {
+			Makespan float64 `json:"makespan_s"`
+		} `json:"simulation"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sim); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	if sim.Simulation.Makespan != chifflot480 {
+		t.Errorf("simulate-cluster from the derived model: %v s, bench grain: %v s", sim.Simulation.Makespan, chifflot480)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nb", "0"}, `--nb: "0" is not a tile size`},
+		{[]string{"--n", "100000", "--nb", "100"}, "1000 x 1000 tiles, too many"},
+		{[]string{"--half", "chifflet=40"}, `no n1/2 for group "chifflot"`},
+		{[]string{"--half", "chifflet=40,chifflot=700,nope=3"}, `has no group "nope"`},
+		{[]string{"--half", "chifflet"}, `--half: "chifflet" is not name=n1/2`},
+		{[]string{"--pcie", "-1"}, "--pcie must be >= 0"},
+		{[]string{"--shape", filepath.Join(dir, "missing.json")}, "bench grain: --shape: open "},
+	} {
+		_, stderr, code := run(t, bin, append([]string{"bench", "grain", "--config", cfg}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
 	}
 }

@@ -181,7 +181,11 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 		if cfg, err = config.DecodeCluster(pf.cfg); err != nil {
 			return &inputError{err}
 		}
-		if err = perfmodel.ResolveCluster(&cfg, pf.cfg, pf.nb); err != nil {
+		nb := 0 // the file's, unless --nb is given
+		if flags.Changed("nb") {
+			nb = pf.nb
+		}
+		if err = perfmodel.ResolveCluster(&cfg, pf.cfg, nb); err != nil {
 			return &inputError{err}
 		}
 		source = pf.cfg

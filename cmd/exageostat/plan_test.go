@@ -555,3 +555,37 @@ func TestPlanLPMapsAndHostfile(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanFromPerfmodels: plan reads a cluster file whose groups take their
+// durations from performance-model files (pkg/perfmodel/testdata, made
+// from the config's tables) and prints the same strategies as with the
+// config's own tables; the block-cyclic plan (no --nb given: the file's nb
+// picks the entries) and a --nb without entries (exit 2, one line naming
+// the key) too.
+func TestPlanFromPerfmodels(t *testing.T) {
+	bin := binary(t)
+	pm, ref := "../../pkg/perfmodel/testdata/cluster-chifflot1.toml", "../../configs/cluster-chetemi-chifflet-chifflot1.toml"
+	strategies := func(cfg string) string {
+		stdout, stderr, code := run(t, bin, "plan", "--config", cfg, "--n", "9600", "--dist", "lp", "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", cfg, code, stderr)
+		}
+		var r struct{ Strategies []map[string]any }
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil || len(r.Strategies) != 4 {
+			t.Fatalf("%s: %v:\n%s", cfg, err, stdout)
+		}
+		b, _ := json.Marshal(r.Strategies)
+		return string(b)
+	}
+	if a, b := strategies(pm), strategies(ref); a != b {
+		t.Errorf("from perfmodel files:\n%s\nfrom the tables:\n%s", a, b)
+	}
+	if _, stderr, code := run(t, bin, "plan", "--config", pm, "--n", "9600", "--dist", "1d1d"); code != 0 {
+		t.Errorf("plan --dist 1d1d: exit %d: %s", code, stderr)
+	}
+	_, stderr, code := run(t, bin, "plan", "--config", pm, "--n", "9600", "--nb", "480", "--dist", "lp")
+	if code != 2 || !strings.Contains(stderr, `key "group[0].perfmodel": `) || !strings.Contains(stderr, "no cpu or cuda entry at nb = 480") ||
+		strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("--nb 480: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -12,6 +13,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
 // CalibrateOptions configure Calibrate.
@@ -28,6 +30,13 @@ type CalibrateOptions struct {
 	MinSample float64
 	// Progress, if not nil, receives one line per measured kind.
 	Progress func(string)
+	// Kernels, if not nil, runs the tile kernels instead of
+	// kernels.Default() (a GPU worker of pkg/cuda: its calls move the
+	// tiles to the device and back).
+	Kernels kernels.Impl
+	// Kinds, if not empty, are the kinds measured (in config.TaskKinds
+	// order, whatever the order given); empty: all of them.
+	Kinds []string
 	// Cold evicts the core's caches before each timed task (writing over a
 	// buffer of ColdBytes, 4 MiB if 0: more than a core's L2, less than the
 	// shared L3), as in a run where a task reads tiles another core wrote:
@@ -111,13 +120,21 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 	if o.MinSample <= 0 {
 		o.MinSample = 2e-4
 	}
+	for _, k := range o.Kinds {
+		if !slices.Contains(config.TaskKinds(), k) {
+			return nil, fmt.Errorf("bench: calibrate: unknown task kind %q", k)
+		}
+	}
 	progress := o.Progress
 	if progress == nil {
 		progress = func(string) {}
 	}
 	nb := o.NB
 	fnb := float64(nb)
-	kern := kernels.Default()
+	kern := o.Kernels
+	if kern == nil {
+		kern = kernels.Default()
+	}
 	var evict func()
 	if o.Cold {
 		n := o.ColdBytes / 8
@@ -211,6 +228,9 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 		kind.Dot: {flops: 2 * fnb, repeat: true, run: func() { sink += kern.Ddot(nb, zsrc, 1, zsrc, 1) }},
 	}
 	for _, name := range config.TaskKinds() {
+		if len(o.Kinds) > 0 && !slices.Contains(o.Kinds, name) {
+			continue
+		}
 		ck, ok := kinds[name]
 		if !ok {
 			return nil, fmt.Errorf("bench: calibrate: no measurement for task kind %q", name)
@@ -299,4 +319,16 @@ func formatSeconds(s float64) string {
 		return fmt.Sprintf("%.3f us", s*1e6)
 	}
 	return fmt.Sprintf("%.1f ns", s*1e9)
+}
+
+// AddTo records every sample of c (seconds per task of each kind, on full
+// NB x NB tiles) into m under arch, at the footprint
+// perfmodel.Footprint(kind, NB): the model's mean and standard deviation
+// are those of the samples (Calibration.Durations keeps their median).
+func (c *Calibration) AddTo(m *perfmodel.Model, arch string) {
+	for _, k := range c.Kinds {
+		for _, s := range k.Samples {
+			m.Record(arch, k.Kind, perfmodel.Footprint(k.Kind, c.NB), s)
+		}
+	}
 }

@@ -1,11 +1,15 @@
 package bench
 
 import (
+	"math"
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
 func TestCalibrateSmall(t *testing.T) {
@@ -50,5 +54,60 @@ func TestSpreadOf(t *testing.T) {
 		if got := SpreadOf(c.xs, c.scale); got != c.want {
 			t.Errorf("SpreadOf(%v, %g) = %+v, want %+v", c.xs, c.scale, got, c.want)
 		}
+	}
+}
+
+// TestCalibrationAddTo: a calibration's samples go into a performance
+// model at each kind's footprint, with their mean (computed here).
+func TestCalibrationAddTo(t *testing.T) {
+	c := &Calibration{NB: 100, Kinds: []KindTiming{
+		{Kind: "gemm", Seconds: 0.2, Samples: []float64{0.1, 0.2, 0.6}},
+		{Kind: "dot", Seconds: 1e-6, Samples: []float64{1e-6, 3e-6}},
+	}}
+	m := perfmodel.New()
+	c.AddTo(m, "cpu")
+	for _, w := range []struct {
+		kind string
+		size int
+		mean float64
+	}{{"gemm", 10000, 0.3}, {"dot", 100, 2e-6}} {
+		got, ok := m.Expected("cpu", w.kind, w.size)
+		if !ok || math.Abs(got-w.mean) > 1e-15 {
+			t.Errorf("%s at size %d: %v, %v; want %v", w.kind, w.size, got, ok, w.mean)
+		}
+	}
+	if es := m.Entries(); len(es) != 2 || es[0].Samples != 2 || es[1].Samples != 3 {
+		t.Errorf("entries %+v", es)
+	}
+}
+
+// countingKernels counts the Dgemm calls it passes on.
+type countingKernels struct {
+	kernels.Impl
+	gemm *int
+}
+
+func (c countingKernels) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int,
+	b []float64, ldb int, beta float64, cc []float64, ldc int) {
+	*c.gemm++
+	c.Impl.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, cc, ldc)
+}
+
+// TestCalibrateKindsKernels: Kinds selects the kinds measured (in task
+// order), Kernels runs them (one warm-up and Reps samples of gemm), and an
+// unknown kind is an error.
+func TestCalibrateKindsKernels(t *testing.T) {
+	kernels.DefaultThreads().SetThreads(1)
+	n := 0
+	c, err := Calibrate(CalibrateOptions{NB: 24, Reps: 3, Nu: 0.5, MinSample: 1e-12, Kinds: []string{"gemm", "potrf"},
+		Kernels: countingKernels{kernels.Default(), &n}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Kinds) != 2 || c.Kinds[0].Kind != "potrf" || c.Kinds[1].Kind != "gemm" || n != 4 {
+		t.Errorf("kinds %+v, %d gemm calls; want potrf then gemm, 4 calls", c.Kinds, n)
+	}
+	if _, err := Calibrate(CalibrateOptions{NB: 8, Reps: 1, Nu: 0.5, Kinds: []string{"nope"}}); err == nil {
+		t.Error("unknown kind accepted")
 	}
 }

@@ -147,8 +147,8 @@ func (m *Model) Expected(arch, kind string, size int) (seconds float64, ok bool)
 
 // Entry is the summary of one history: Samples durations with mean Mean
 // and sample standard deviation Stddev, in seconds. NB is the tile size
-// whose full tile has Size words (sqrt(Size) when Size is a perfect square,
-// else 0), written for the reader.
+// at which a task of the kind on full tiles has footprint Size
+// (Footprint; 0 when there is none), written for the reader.
 type Entry struct {
 	Arch    string  `json:"arch"`
 	Kind    string  `json:"kind"`
@@ -165,7 +165,7 @@ func (m *Model) Entries() []Entry {
 	defer m.mu.Unlock()
 	out := make([]Entry, 0, len(m.entries))
 	for k, s := range m.entries {
-		out = append(out, Entry{Arch: k.arch, Kind: k.kind, Size: k.size, NB: squareRoot(k.size),
+		out = append(out, Entry{Arch: k.arch, Kind: k.kind, Size: k.size, NB: tileSize(k.kind, k.size),
 			Samples: s.n, Mean: s.mean, Stddev: s.stddev()})
 	}
 	slices.SortFunc(out, func(a, b Entry) int {
@@ -218,8 +218,8 @@ func (e Entry) check() error {
 		return fmt.Errorf("kind: missing")
 	case e.Size < 1:
 		return fmt.Errorf("size: must be >= 1 (float64 words of the largest handle), got %d", e.Size)
-	case e.NB != 0 && e.NB*e.NB != e.Size:
-		return fmt.Errorf("nb: %d, but size %d is not nb*nb", e.NB, e.Size)
+	case e.NB != 0 && Footprint(e.Kind, e.NB) != e.Size:
+		return fmt.Errorf("nb: %d, but a %s task on full %d x %d tiles has size %d, not %d", e.NB, e.Kind, e.NB, e.NB, Footprint(e.Kind, e.NB), e.Size)
 	case e.Samples < 1:
 		return fmt.Errorf("samples: must be >= 1, got %d", e.Samples)
 	case !(e.Mean >= 0) || !finite(e.Mean):
@@ -232,10 +232,15 @@ func (e Entry) check() error {
 	return nil
 }
 
-// squareRoot returns r with r*r = n, or 0 when n is not a perfect square.
-func squareRoot(n int) int {
-	r := int(math.Round(math.Sqrt(float64(n))))
-	if r*r == n {
+// tileSize returns the nb with Footprint(k, nb) = size: size for the
+// vector kinds, its square root for the others (0 when size is not a
+// perfect square: not a full tile).
+func tileSize(k string, size int) int {
+	if Footprint(k, 1) == 1 && Footprint(k, 2) == 2 {
+		return size
+	}
+	r := int(math.Round(math.Sqrt(float64(size))))
+	if r*r == size {
 		return r
 	}
 	return 0
@@ -266,11 +271,11 @@ func (m *Model) Durations(arch string, nb int) config.Durations {
 }
 
 // TileSizes returns the tile sizes nb (ascending) at which arch has a
-// history of some duration kind on full tiles.
+// history of some duration kind that accesses a tile (footprint nb*nb).
 func (m *Model) TileSizes(arch string) []int {
 	var out []int
 	for _, e := range m.Entries() {
-		if e.Arch == arch && e.NB > 0 && slices.Contains(config.TaskKinds(), e.Kind) && Footprint(e.Kind, e.NB) == e.Size &&
+		if e.Arch == arch && e.NB > 0 && slices.Contains(config.TaskKinds(), e.Kind) && e.NB*e.NB == e.Size &&
 			!slices.Contains(out, e.NB) {
 			out = append(out, e.NB)
 		}

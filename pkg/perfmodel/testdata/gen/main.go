@@ -38,11 +38,7 @@ func main() {
 			}
 			slices.Sort(kinds)
 			for _, k := range kinds {
-				size := perfmodel.Footprint(k, c.NB)
-				e := perfmodel.Entry{Arch: arch, Kind: k, Size: size, Samples: 1, Mean: table[k]}
-				if size == c.NB*c.NB {
-					e.NB = c.NB
-				}
+				e := perfmodel.Entry{Arch: arch, Kind: k, Size: perfmodel.Footprint(k, c.NB), NB: c.NB, Samples: 1, Mean: table[k]}
 				if err := m.Add(e); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					os.Exit(1)
