@@ -73,8 +73,8 @@ type Fit struct {
 	Lookahead int `toml:"lookahead"`
 	// HPotrf is the sub-tile size of seed 002's hierarchical potrf of the
 	// dense diagonal tiles of tlr, mp and dst (0: off).
-	HPotrf int `toml:"hpotrf"`
-	MemoryLimit string  `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
+	HPotrf      int    `toml:"hpotrf"`
+	MemoryLimit string `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
 	// Checkpoint is the file the fit rewrites (atomically) after every
 	// evaluation: "" means the default (the resume file, else the json
 	// path with the suffix .ckpt, else none), "none" disables it.

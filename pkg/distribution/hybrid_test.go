@@ -13,7 +13,7 @@ import (
 func TestHybrid(t *testing.T) {
 	for _, c := range []struct {
 		nodes, band, p, q, nt int
-		bcDiagNodes          int // nodes holding diagonal tiles under bc p x q
+		bcDiagNodes           int // nodes holding diagonal tiles under bc p x q
 	}{
 		{4, 0, 2, 2, 12, 2},
 		{4, 2, 2, 2, 12, 2},
