@@ -26,7 +26,7 @@ func newBenchCmd(w comm.Comm) *cobra.Command {
 			return badInput("%sname a benchmark: cholesky, likelihood, overlap, runtime or simulator (see '%s --help')", cmdPrefix(c), c.CommandPath())
 		},
 	}
-	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w), newBenchOverlapCmd(w), newBenchTracingCmd(), newBenchTLRCmd())
+	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w), newBenchOverlapCmd(w), newBenchTracingCmd(), newBenchTLRCmd(), newBenchTLROptCmd())
 	return c
 }
 
