@@ -69,7 +69,7 @@ func TestBenchTLR(t *testing.T) {
 func TestBenchTLROpt(t *testing.T) {
 	bin := binary(t)
 	o, e, code := run(t, bin, "bench", "tlr-opt", "--n", "900", "--nb", "150", "--workers", "2", "--reps", "1",
-		"--lookahead", "1", "--hpotrf", "40", "--sim-workers", "2,8", "--sim-ranks", "4", "--json")
+		"--lookahead", "1", "--hpotrf", "40", "--sim-workers", "2,8", "--sim-ranks", "4", "--dist-bands", "0", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, e)
 	}

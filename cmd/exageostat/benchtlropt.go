@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,7 @@ func parseCounts(flag, s string, lo, hi int) ([]int, error) {
 
 func newBenchTLROptCmd() *cobra.Command {
 	var o bench.TLROptOptions
-	var thetaS, laS, hpS, swS, srS string
+	var thetaS, laS, hpS, swS, srS, dbS string
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "tlr-opt",
@@ -51,7 +52,10 @@ measured here and every low-rank message at its tile's actual rank: on one
 node of each --sim-workers count (what the optimisations give on many
 cores), and the baseline's and the last variant's on --sim-ranks nodes of
 --sim-cores workers each under the 2D block-cyclic and the hybrid
-distribution (messages, bytes, the busiest node over the mean, makespan).`,
+distribution with each band of --dist-bands (messages, bytes, the busiest
+node over the mean, makespan). Each variant's work (the sum of its measured
+task durations) and critical path (its longest chain of dependent tasks)
+bound what any number of workers can do.`,
 		Example: `  exageostat bench tlr-opt --n 16000 --nb 800 --workers 2
   exageostat bench tlr-opt --n 8000 --nb 400 --lookahead 1 --hpotrf 100 --sim-ranks 4,16 --json`,
 		Args: noArgs,
@@ -71,6 +75,9 @@ distribution (messages, bytes, the busiest node over the mean, makespan).`,
 				return err
 			}
 			if o.SimRanks, err = parseCounts("sim-ranks", srS, 2, 4096); err != nil {
+				return err
+			}
+			if o.DistBands, err = parseCounts("dist-bands", dbS, 0, 1000); err != nil {
 				return err
 			}
 			switch {
@@ -102,16 +109,29 @@ distribution (messages, bytes, the busiest node over the mean, makespan).`,
 			return emitBench(asJSON, r, 1, o.Workers, func() error {
 				fmt.Printf("TLR optimisations (seed 002), N=%d nb=%d (NT=%d), accuracy %g, theta=%s, %d workers, median of %d; rank mean %.1f max %d\n",
 					r.N, r.NB, r.NT, r.Accuracy, formatFloats(r.Theta), r.Workers, o.Reps, r.MeanRank, r.MaxRank)
-				fmt.Printf("  %-26s %9s %21s %8s %20s %10s %6s %9s %9s", "variant", "seconds", "(min - max)", "speedup", "l", "rel diff", "util", "chol busy", "potrf s")
+				fmt.Printf("  %-26s %9s %21s %8s %20s %10s %6s %9s %9s %9s %9s", "variant", "seconds", "(min - max)", "speedup", "l", "rel diff", "util", "chol busy", "potrf s", "work s", "crit path")
 				for _, w := range o.SimWorkers {
 					fmt.Printf("  sim %2dw (x)", w)
 				}
 				fmt.Println()
 				for _, v := range r.Variants {
-					fmt.Printf("  %-26s %9.3f %10.3f - %8.3f %8.3f %20.10f %10.1e %5.1f%% %9.2f %9.3f",
-						v.Name, v.Seconds, v.Spread.Min, v.Spread.Max, v.Speedup, v.LogLik, v.RelDiff, 100*v.Utilization, v.Chol, v.PotrfPath)
+					fmt.Printf("  %-26s %9.3f %10.3f - %8.3f %8.3f %20.10f %10.1e %5.1f%% %9.2f %9.3f %9.2f %9.3f",
+						v.Name, v.Seconds, v.Spread.Min, v.Spread.Max, v.Speedup, v.LogLik, v.RelDiff, 100*v.Utilization, v.Chol, v.PotrfPath, v.Work, v.CritPath)
 					for _, s := range v.Sim {
 						fmt.Printf("  %6.3f x%.2f", s.Seconds, s.Speedup)
+					}
+					fmt.Println()
+				}
+				fmt.Println("  critical path by kind (seconds, measured durations):")
+				for _, v := range r.Variants {
+					ks := make([]string, 0, len(v.PathKinds))
+					for k := range v.PathKinds {
+						ks = append(ks, k)
+					}
+					sort.Slice(ks, func(i, j int) bool { return v.PathKinds[ks[i]] > v.PathKinds[ks[j]] })
+					fmt.Printf("  %-26s", v.Name)
+					for _, k := range ks {
+						fmt.Printf(" %s %.3f", k, v.PathKinds[k])
 					}
 					fmt.Println()
 				}
@@ -139,6 +159,7 @@ distribution (messages, bytes, the busiest node over the mean, makespan).`,
 	f.StringVar(&hpS, "hpotrf", "200,400", "hierarchical potrf sub-tile sizes to time, comma-separated (none: skip)")
 	f.StringVar(&swS, "sim-workers", "2,16", "replay each variant on one node of these many workers (none: skip)")
 	f.StringVar(&srS, "sim-ranks", "4,16", "replay the baseline and the last variant on these many nodes, bc against hybrid (none: skip)")
+	f.StringVar(&dbS, "dist-bands", "0,1", "bands of the hybrid distributions replayed (sub-diagonals on the nodes x 1 grid)")
 	f.IntVar(&o.SimCores, "sim-cores", 4, "workers per node in the distributed replays")
 	f.Float64Var(&o.Bandwidth, "bandwidth", 1.25e10, "distributed replays: bytes/s of each node's link (default 100 Gb/s)")
 	f.Float64Var(&o.Latency, "latency", 2e-6, "distributed replays: seconds per message")

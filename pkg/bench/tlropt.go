@@ -31,7 +31,10 @@ type TLROptOptions struct {
 	// SimRanks: the baseline's graph (and the last variant's) is replayed
 	// on this many nodes of SimCores workers each, block-cyclic against
 	// hybrid, over links of Bandwidth bytes/s and Latency s.
-	SimRanks           []int
+	SimRanks []int
+	// DistBands are the bands of the hybrid distributions replayed (the
+	// sub-diagonals on the dense grid; nil: 0 only).
+	DistBands          []int
 	SimCores           int
 	Bandwidth, Latency float64
 	Progress           func(string)
@@ -60,8 +63,16 @@ type TLROptVariant struct {
 	// PotrfPath is the time from the start of the first potrf (or its
 	// first sub-task) of the last diagonal tile to its end, summed over
 	// the diagonal tiles: the diagonal factorisations on the critical path.
-	PotrfPath float64     `json:"potrf_s"`
-	Sim       []TLROptSim `json:"sim,omitempty"`
+	PotrfPath float64 `json:"potrf_s"`
+	// Work is the sum of the measured task durations of the replayed
+	// graph and CritPath its longest chain of dependent tasks (each at its
+	// measured duration): no number of workers runs the evaluation in less
+	// than CritPath, nor in less than Work / workers.
+	Work     float64 `json:"work_s"`
+	CritPath float64 `json:"critical_path_s"`
+	// PathKinds is the critical path's time by task kind.
+	PathKinds map[string]float64 `json:"critical_path_by_kind"`
+	Sim       []TLROptSim        `json:"sim,omitempty"`
 }
 
 // TLRDistSim is one evaluation replayed on Ranks nodes under one
@@ -222,10 +233,11 @@ func TLROpt(o TLROptOptions) (*TLROptResult, error) {
 	}
 	for i := range vs {
 		for _, w := range o.SimWorkers {
-			r, err := replay(prob, o.NB, approxOf(vs[i]), o.Theta, 1, nil, meas[i], w, o.Bandwidth, o.Latency)
+			r, g, err := replay(prob, o.NB, approxOf(vs[i]), o.Theta, 1, nil, meas[i], w, o.Bandwidth, o.Latency)
 			if err != nil {
 				return nil, err
 			}
+			vs[i].Work, vs[i].CritPath, vs[i].PathKinds = critPath(g)
 			s := TLROptSim{Workers: w, Seconds: r.Makespan}
 			if i > 0 {
 				for _, b := range vs[0].Sim {
@@ -244,15 +256,23 @@ func TLROpt(o TLROptOptions) (*TLROptResult, error) {
 	if len(vs) > 1 {
 		dv = append(dv, len(vs)-1)
 	}
+	bands := o.DistBands
+	if len(bands) == 0 {
+		bands = []int{0}
+	}
 	for _, nodes := range o.SimRanks {
 		for _, i := range dv {
 			var bcSecs float64
-			for _, dist := range []string{"bc", "hybrid"} {
-				dd, err := distribution.NewBanded(dist, nodes, 0, 0, 0, nil, res.NT)
+			for b := -1; b < len(bands); b++ {
+				dist, band := "bc", 0
+				if b >= 0 {
+					dist, band = "hybrid", bands[b]
+				}
+				dd, err := distribution.NewBanded(dist, nodes, 0, 0, band, nil, res.NT)
 				if err != nil {
 					return nil, err
 				}
-				r, err := replay(prob, o.NB, approxOf(vs[i]), o.Theta, nodes, dd.Owner, meas[i], o.SimCores, o.Bandwidth, o.Latency)
+				r, _, err := replay(prob, o.NB, approxOf(vs[i]), o.Theta, nodes, dd.Owner, meas[i], o.SimCores, o.Bandwidth, o.Latency)
 				if err != nil {
 					return nil, err
 				}
@@ -381,21 +401,55 @@ func measureTLR(ev []trace.Event, e *likelihood.Evaluator) measured {
 	return m
 }
 
+// critPath returns the sum of the task durations of g (held in Flops by
+// replay), the longest chain of dependent nodes (transfers at no cost)
+// and that chain's time by task kind.
+func critPath(g *runtime.Graph) (work, path float64, kinds map[string]float64) {
+	end := make([]float64, len(g.Nodes))
+	pred := make([]int, len(g.Nodes))
+	last := -1
+	for i, nd := range g.Nodes {
+		var start float64
+		pred[i] = -1
+		for _, d := range nd.Deps {
+			if end[d] > start || pred[i] < 0 {
+				start, pred[i] = max(start, end[d]), d
+			}
+		}
+		d := 0.0
+		if nd.Kind != runtime.XferKind && nd.Kind != kind.Barrier {
+			d = nd.Flops
+		}
+		work += d
+		end[i] = start + d
+		if end[i] > path {
+			path, last = end[i], i
+		}
+	}
+	kinds = map[string]float64{}
+	for i := last; i >= 0; i = pred[i] {
+		if nd := g.Nodes[i]; nd.Kind != runtime.XferKind && nd.Kind != kind.Barrier {
+			kinds[nd.Kind] += nd.Flops
+		}
+	}
+	return work, path, kinds
+}
+
 // replay records the graph of one evaluation with approximation a on
 // ranks ranks (owner: the distribution; nil on one rank), gives every
 // task its measured duration and every low-rank message its measured
 // size, and simulates it on nodes of workers workers.
 func replay(p likelihood.Problem, nb int, a likelihood.Approx, theta []float64, ranks int, owner tile.OwnerFunc,
-	m measured, workers int, bw, lat float64) (*sim.Result, error) {
+	m measured, workers int, bw, lat float64) (*sim.Result, *runtime.Graph, error) {
 	rt := runtime.New(runtime.Options{Record: true, Ranks: ranks})
 	defer rt.Close()
 	e, err := likelihood.NewWith(p, rt, likelihood.Options{NB: nb, Owner: owner, Approx: a})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rt.Graph()
 	if _, _, err := e.LogLik(theta); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g := rt.Graph()
 	top := map[string]float64{}
@@ -419,5 +473,6 @@ func replay(p likelihood.Problem, nb int, a likelihood.Approx, theta []float64, 
 	}
 	cl := config.Cluster{Nodes: ranks, NB: nb, Network: config.Network{Bandwidth: bw, Latency: lat},
 		Groups: []config.Group{{Name: "node", Nodes: ranks, CPUs: workers, CPU: config.Durations(top)}}}
-	return sim.Run(g, cl, sim.Options{})
+	r, err := sim.Run(g, cl, sim.Options{})
+	return r, g, err
 }
