@@ -12,6 +12,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/likelihood"
 )
 
 // parseCounts reads a comma-separated list of integers in [lo, hi] for
@@ -33,7 +34,7 @@ func parseCounts(flag, s string, lo, hi int) ([]int, error) {
 
 func newBenchTLROptCmd() *cobra.Command {
 	var o bench.TLROptOptions
-	var thetaS, laS, hpS, swS, srS, dbS string
+	var thetaS, laS, hpS, swS, srS, dbS, compS string
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "tlr-opt",
@@ -65,6 +66,11 @@ bound what any number of workers can do.`,
 				return err
 			}
 			o.Theta = th
+			comp, err := likelihood.ParseComputation(compS)
+			if err != nil || comp == likelihood.Exact {
+				return badInput("bench tlr-opt: --computation must be tlr, mp or dst, got %q", compS)
+			}
+			o.Computation = comp
 			if o.Lookahead, err = parseCounts("lookahead", laS, 1, 1000); err != nil {
 				return err
 			}
@@ -107,8 +113,8 @@ bound what any number of workers can do.`,
 				return err
 			}
 			return emitBench(asJSON, r, 1, o.Workers, func() error {
-				fmt.Printf("TLR optimisations (seed 002), N=%d nb=%d (NT=%d), accuracy %g, theta=%s, %d workers, median of %d; rank mean %.1f max %d\n",
-					r.N, r.NB, r.NT, r.Accuracy, formatFloats(r.Theta), r.Workers, o.Reps, r.MeanRank, r.MaxRank)
+				fmt.Printf("%s optimisations (seed 002), N=%d nb=%d (NT=%d), accuracy %g, theta=%s, %d workers, median of %d; rank mean %.1f max %d\n",
+					r.Computation, r.N, r.NB, r.NT, r.Accuracy, formatFloats(r.Theta), r.Workers, o.Reps, r.MeanRank, r.MaxRank)
 				fmt.Printf("  %-26s %9s %21s %8s %20s %10s %6s %9s %9s %9s %9s", "variant", "seconds", "(min - max)", "speedup", "l", "rel diff", "util", "chol busy", "potrf s", "work s", "crit path")
 				for _, w := range o.SimWorkers {
 					fmt.Printf("  sim %2dw (x)", w)
@@ -155,6 +161,8 @@ bound what any number of workers can do.`,
 	f.Float64Var(&o.Accuracy, "accuracy", 1e-9, "TLR's absolute Frobenius accuracy per tile")
 	f.StringVar(&thetaS, "theta", "1,0.1,0.5", "Matérn sigma2,beta,nu")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and the observations")
+	f.StringVar(&compS, "computation", "tlr", "the approximation: tlr, mp or dst (dst with --mp-band >= NT-1: the exact Cholesky on the approximate path)")
+	f.IntVar(&o.Band, "mp-band", -1, "mp, dst: tile sub-diagonals kept in float64 (-1: 10 % of the tiles)")
 	f.StringVar(&laS, "lookahead", "1,2", "lookahead depths to time, comma-separated (none: skip)")
 	f.StringVar(&hpS, "hpotrf", "200,400", "hierarchical potrf sub-tile sizes to time, comma-separated (none: skip)")
 	f.StringVar(&swS, "sim-workers", "2,16", "replay each variant on one node of these many workers (none: skip)")

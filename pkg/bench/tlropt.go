@@ -22,9 +22,14 @@ type TLROptOptions struct {
 	N, NB, Workers, Reps int
 	Theta                []float64 // Matérn (sigma2, beta, nu)
 	Accuracy             float64   // TLR's absolute accuracy per tile
-	Seed                 uint64
-	Lookahead            []int // lookahead depths timed, each alone
-	HPotrf               []int // hierarchical potrf sub-tile sizes timed, each alone
+	// Computation is the approximation (default likelihood.TLR; MP and
+	// DST with Band: DST with a band of NT - 1 or more is the exact
+	// Cholesky on the approximate path).
+	Computation likelihood.Computation
+	Band        int
+	Seed        uint64
+	Lookahead   []int // lookahead depths timed, each alone
+	HPotrf      []int // hierarchical potrf sub-tile sizes timed, each alone
 	// SimWorkers: each variant's graph is also replayed on one node of
 	// this many workers, with the task durations measured in the run.
 	SimWorkers []int
@@ -95,18 +100,19 @@ type TLRDistSim struct {
 
 // TLROptResult is TLROpt's measurement.
 type TLROptResult struct {
-	N         int             `json:"n"`
-	NB        int             `json:"nb"`
-	NT        int             `json:"nt"`
-	Workers   int             `json:"workers"`
-	Accuracy  float64         `json:"accuracy"`
-	Theta     []float64       `json:"theta"`
-	MeanRank  float64         `json:"mean_rank"`
-	MaxRank   int             `json:"max_rank"`
-	Variants  []TLROptVariant `json:"variants"`
-	Bandwidth float64         `json:"sim_bandwidth"`
-	Latency   float64         `json:"sim_latency"`
-	Dist      []TLRDistSim    `json:"distributed,omitempty"`
+	Computation likelihood.Computation `json:"computation"`
+	N           int                    `json:"n"`
+	NB          int                    `json:"nb"`
+	NT          int                    `json:"nt"`
+	Workers     int                    `json:"workers"`
+	Accuracy    float64                `json:"accuracy"`
+	Theta       []float64              `json:"theta"`
+	MeanRank    float64                `json:"mean_rank"`
+	MaxRank     int                    `json:"max_rank"`
+	Variants    []TLROptVariant        `json:"variants"`
+	Bandwidth   float64                `json:"sim_bandwidth"`
+	Latency     float64                `json:"sim_latency"`
+	Dist        []TLRDistSim           `json:"distributed,omitempty"`
 }
 
 type taskKey struct {
@@ -147,9 +153,12 @@ func TLROpt(o TLROptOptions) (*TLROptResult, error) {
 	d := dataset.Grid(o.N, o.Seed)
 	pts := matern.Points{X: d.X, Y: d.Y}
 	prob := likelihood.Problem{Points: pts, Obs: dataset.StandardNormal(o.N, o.Seed), Model: likelihood.Matern}
-	res := &TLROptResult{N: o.N, NB: o.NB, NT: tile.NewLayout(o.N, o.NB).NT, Workers: o.Workers, Accuracy: o.Accuracy,
+	res := &TLROptResult{Computation: o.Computation, N: o.N, NB: o.NB, NT: tile.NewLayout(o.N, o.NB).NT, Workers: o.Workers, Accuracy: o.Accuracy,
 		Theta: o.Theta, Bandwidth: o.Bandwidth, Latency: o.Latency}
-	base := likelihood.Approx{Computation: likelihood.TLR, Accuracy: o.Accuracy}
+	if o.Computation == "" || o.Computation == likelihood.Exact {
+		o.Computation = likelihood.TLR
+	}
+	base := likelihood.Approx{Computation: o.Computation, Accuracy: o.Accuracy, Band: o.Band}
 	vs := []TLROptVariant{{Name: "baseline"}}
 	for _, la := range o.Lookahead {
 		vs = append(vs, TLROptVariant{Name: fmt.Sprintf("lookahead %d", la), Lookahead: la})
