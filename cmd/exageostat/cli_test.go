@@ -102,6 +102,7 @@ func badInputCases() []cliCase {
 		{name: "fit mp band", args: []string{"fit", "--computation", "mp", "--mp-band", "-2"}, want: `key "mp_band": --mp-band must be >= 0`},
 		{name: "fit lookahead", args: []string{"fit", "--computation", "tlr", "--lookahead", "-1"}, want: `key "lookahead": --lookahead must be >= 0`},
 		{name: "fit hpotrf", args: []string{"fit", "--computation", "tlr", "--hpotrf", "-8"}, want: `key "hpotrf": --hpotrf must be >= 0`},
+		{name: "fit lookahead exact", args: []string{"fit", "--lookahead", "1"}, want: `key "lookahead": --lookahead is for --computation tlr, mp or dst`},
 		{name: "bench tlr-opt hpotrf", args: []string{"bench", "tlr-opt", "--hpotrf", "x"}, want: `bench tlr-opt: --hpotrf: "x" is not an integer`},
 		{name: "fit kernel", args: []string{"fit", "--kernel", "gauss"}, want: `key "kernel": unknown kernel "gauss"`},
 		{name: "fit distance", args: []string{"fit", "--data", "@d.csv", "--distance", "manhattan"}, want: `unknown distance "manhattan"`},

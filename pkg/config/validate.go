@@ -389,6 +389,12 @@ func (f *Fit) Validate() error {
 	}
 	switch f.Computation {
 	case "", "exact":
+		switch {
+		case f.Lookahead != 0:
+			return bad("lookahead", "--lookahead is for --computation tlr, mp or dst (the exact Cholesky has no lookahead)")
+		case f.HPotrf != 0:
+			return bad("hpotrf", "--hpotrf is for --computation tlr, mp or dst (the exact Cholesky has no hierarchical potrf)")
+		}
 	case "tlr", "mp", "dst":
 		switch {
 		case f.Holdout > 0 || f.StdErr || (f.CI != "" && f.CI != "none") || f.Grid != "" || f.Mean != "zero":
