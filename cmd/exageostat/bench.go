@@ -27,7 +27,7 @@ func newBenchCmd(w comm.Comm) *cobra.Command {
 			return badInput("%sname a benchmark: cholesky, likelihood, overlap, runtime or simulator (see '%s --help')", cmdPrefix(c), c.CommandPath())
 		},
 	}
-	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w), newBenchOverlapCmd(w), newBenchTracingCmd(), newBenchTLRCmd(), newBenchGrainCmd())
+	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w), newBenchOverlapCmd(w), newBenchTracingCmd(), newBenchTLRCmd(), newBenchGrainCmd(), newBenchTLROptCmd())
 	return c
 }
 
@@ -219,8 +219,8 @@ the phase-overlap optimisations as fit's flag does.`,
 				}
 				o.Computations = append(o.Computations, c)
 			}
-			if !(o.Approx.Accuracy > 0) || o.Approx.MaxRank < 0 || o.Approx.Band < -1 {
-				return badInput("bench likelihood: --tlr-accuracy must be > 0, --max-rank >= 0 and --mp-band >= -1")
+			if !(o.Approx.Accuracy > 0) || o.Approx.MaxRank < 0 || o.Approx.Band < -1 || o.Approx.Lookahead < 0 || o.Approx.HPotrf < 0 {
+				return badInput("bench likelihood: --tlr-accuracy must be > 0, --max-rank, --lookahead and --hpotrf >= 0 and --mp-band >= -1")
 			}
 			place, save, err := pf.options("bench likelihood", o.NB)
 			if err != nil {
@@ -299,6 +299,8 @@ the phase-overlap optimisations as fit's flag does.`,
 	f.Float64Var(&o.Approx.Accuracy, "tlr-accuracy", 1e-9, "tlr: absolute Frobenius accuracy per tile")
 	f.IntVar(&o.Approx.MaxRank, "max-rank", 0, "tlr: largest rank of a U V^T tile (0: nb/2)")
 	f.IntVar(&o.Approx.Band, "mp-band", -1, "mp, dst: tile sub-diagonals in float64 (-1: 10 % of the tiles)")
+	f.IntVar(&o.Approx.Lookahead, "lookahead", 0, "tlr, mp, dst: lookahead depth of the Cholesky (0: off; see bench tlr-opt)")
+	f.IntVar(&o.Approx.HPotrf, "hpotrf", 0, "tlr, mp, dst: hierarchical potrf sub-tile size (0: off; see bench tlr-opt)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	pf.add(f)
 	return c

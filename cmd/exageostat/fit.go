@@ -201,7 +201,7 @@ standard errors sqrt(diag((X'Sigma^-1 X)^-1)) ("mean_coefficients",
 	f.StringVar(&cfg.ZName, "z-name", "", "with --plot: the observed variable's name on the colour bars (default z)")
 	f.StringVar(&cfg.Units, "units", "", "with --plot: the observed variable's units on the colour bars (e.g. mm)")
 	f.StringVar(&cfg.XYUnits, "xy-units", "", "with --plot: the units of planar x and y on the map axes (e.g. m; lon,lat data are in degrees)")
-	f.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "MPI runs: tile distribution, bc, 1d1d, lp or bc-fast (the last two need --cluster)")
+	f.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "MPI runs: tile distribution, bc, 1d1d, hybrid (seed 002: dense band on a nodes x 1 grid, the rest bc), lp or bc-fast (the last two need --cluster)")
 	f.StringVar(&cfg.Cluster, "cluster", "", "MPI runs: cluster file whose [[group]] tables model the ranks' nodes (for --distribution lp or bc-fast)")
 	f.BoolVar(&cfg.ExcludeCPUOnly, "exclude-cpu-only", false, "MPI runs, lp: keep the nodes without GPUs out of the factorisation")
 	f.IntVar(&cfg.P, "p", 0, "MPI runs, bc: process grid rows (0: the most square grid)")
@@ -214,6 +214,9 @@ standard errors sqrt(diag((X'Sigma^-1 X)^-1)) ("mean_coefficients",
 	f.Float64Var(&cfg.TLRAccuracy, "tlr-accuracy", cfg.TLRAccuracy, "tlr: absolute Frobenius accuracy of each compressed tile (as HiCMA)")
 	f.IntVar(&cfg.MaxRank, "max-rank", 0, "tlr: largest rank of a tile held as U V^T; a tile that needs more stays dense (0: nb/2)")
 	f.IntVar(&cfg.MPBand, "mp-band", cfg.MPBand, "mp, dst: tile sub-diagonals kept in float64 (-1: the band holding 10 % of the tiles)")
+	f.IntVar(&cfg.Lookahead, "lookahead", cfg.Lookahead, "tlr, mp, dst: lookahead depth D of the Cholesky (seed 002): step k's updates past column k+D wait for panel k+1 (0: off)")
+	f.IntVar(&cfg.HPotrf, "hpotrf", cfg.HPotrf, "tlr, mp, dst: hierarchical potrf, the diagonal tiles factored as a nested graph of sub-tiles of this size (0: off)")
+	f.IntVar(&cfg.Band, "dist-band", cfg.Band, "MPI runs, --distribution hybrid: sub-diagonals of tiles on the dense grid (nodes x 1); the others on the p x q grid")
 	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
 	return c
 }

@@ -345,7 +345,7 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 
 // buildPhase makes the distribution of one phase and its per-node summary.
 func buildPhase(ph config.Phase, nodes, nt int) (distribution.Distribution, planPhase, error) {
-	d, err := distribution.New(ph.Distribution, nodes, ph.P, ph.Q, ph.Powers, nt)
+	d, err := distribution.NewBanded(ph.Distribution, nodes, ph.P, ph.Q, ph.Band, ph.Powers, nt)
 	if err != nil {
 		return nil, planPhase{}, badInput("plan: %v", err)
 	}

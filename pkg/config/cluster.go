@@ -23,6 +23,10 @@ type Phase struct {
 	P            int       `toml:"p"`      // bc: grid rows (0: the most square grid)
 	Q            int       `toml:"q"`      // bc: grid columns (0: the most square grid)
 	Powers       []float64 `toml:"powers"` // 1d1d: relative node powers, one per node (empty: equal)
+	// Band is, for hybrid (seed 002's two intertwined block-cyclic grids:
+	// the tiles within Band sub-diagonals on a nodes x 1 grid, the others
+	// on the p x q grid), the number of sub-diagonals of the dense band.
+	Band int `toml:"band"`
 }
 
 // Cluster configures the nodes a run is spread over (`exageostat plan`, the
@@ -213,6 +217,9 @@ func (c Cluster) Phases() (fact, gen Phase) {
 		if gen.Powers == nil {
 			gen.Powers = fact.Powers
 		}
+		if gen.Band == 0 {
+			gen.Band = fact.Band
+		}
 	}
 	return fact, gen
 }
@@ -381,8 +388,14 @@ func (p Phase) validate(file, prefix string, nodes int, groups bool) error {
 		}
 		return nil
 	}
+	if p.Band != 0 && p.Distribution != "hybrid" {
+		return bad("band", `only used with distribution = "hybrid" (the distribution is %q)`, p.Distribution)
+	}
 	switch p.Distribution {
-	case "bc":
+	case "bc", "hybrid":
+		if p.Band < 0 {
+			return bad("band", "must be >= 0, got %d", p.Band)
+		}
 		if len(p.Powers) > 0 {
 			return bad("powers", `only used with distribution = "1d1d" (the distribution is "bc")`)
 		}
@@ -416,9 +429,9 @@ func (p Phase) validate(file, prefix string, nodes int, groups bool) error {
 			}
 		}
 	case "":
-		return bad("distribution", `missing (want "bc", "1d1d", "lp" or "bc-fast")`)
+		return bad("distribution", `missing (want "bc", "1d1d", "hybrid", "lp" or "bc-fast")`)
 	default:
-		return bad("distribution", `unknown distribution %q (want "bc", "1d1d", "lp" or "bc-fast")`, p.Distribution)
+		return bad("distribution", `unknown distribution %q (want "bc", "1d1d", "hybrid", "lp" or "bc-fast")`, p.Distribution)
 	}
 	return nil
 }

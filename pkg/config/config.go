@@ -79,7 +79,14 @@ type Fit struct {
 	TLRAccuracy float64 `toml:"tlr_accuracy"` // tlr: absolute Frobenius accuracy per tile
 	MaxRank     int     `toml:"max_rank"`     // tlr: largest rank of a U V^T tile (0: nb/2)
 	MPBand      int     `toml:"mp_band"`      // mp, dst: tile sub-diagonals kept in float64 (-1: 10 % of the tiles)
-	MemoryLimit string  `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
+	// Lookahead is the depth of seed 002's lookahead in the Cholesky of
+	// tlr, mp and dst (0: off): the next panel runs before the trailing
+	// update (likelihood.Approx.Lookahead).
+	Lookahead int `toml:"lookahead"`
+	// HPotrf is the sub-tile size of seed 002's hierarchical potrf of the
+	// dense diagonal tiles of tlr, mp and dst (0: off).
+	HPotrf      int    `toml:"hpotrf"`
+	MemoryLimit string `toml:"memory_limit"` // bytes per rank, e.g. "2GB" (empty: what the node has)
 	// Checkpoint is the file the fit rewrites (atomically) after every
 	// evaluation: "" means the default (the resume file, else the json
 	// path with the suffix .ckpt, else none), "none" disables it.

@@ -446,6 +446,12 @@ func (f *Fit) Validate() error {
 	}
 	switch f.Computation {
 	case "", "exact":
+		switch {
+		case f.Lookahead != 0:
+			return bad("lookahead", "--lookahead is for --computation tlr, mp or dst (the exact Cholesky has no lookahead)")
+		case f.HPotrf != 0:
+			return bad("hpotrf", "--hpotrf is for --computation tlr, mp or dst (the exact Cholesky has no hierarchical potrf)")
+		}
 	case "tlr", "mp", "dst":
 		switch {
 		case f.Holdout > 0 || f.StdErr || (f.CI != "" && f.CI != "none") || f.Grid != "" || f.Mean != "zero":
@@ -461,6 +467,10 @@ func (f *Fit) Validate() error {
 		return bad("max_rank", "--max-rank must be >= 0 (0: nb/2), got %d", f.MaxRank)
 	case f.MPBand < -1:
 		return bad("mp_band", "--mp-band must be >= 0, or -1 for the band holding 10 %% of the tiles, got %d", f.MPBand)
+	case f.Lookahead < 0:
+		return bad("lookahead", "--lookahead must be >= 0 (0: off), got %d", f.Lookahead)
+	case f.HPotrf < 0:
+		return bad("hpotrf", "--hpotrf must be >= 0 (0: off), got %d", f.HPotrf)
 	}
 	if _, err := MemoryLimitBytes(f.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)

@@ -147,9 +147,25 @@ func Quotas(powers []float64, nt int) []int {
 // New builds the distribution named kind over nodes nodes for an nt x nt
 // tile matrix: "bc" is BlockCyclic on a p x q grid (p = q = 0: TallGrid;
 // one of them 0: nodes divided by the other), "1d1d" is NewOneDOneD with the
-// relative powers (nil: equal powers). It is the one place that turns a
-// configuration's keys into a distribution.
+// relative powers (nil: equal powers), "hybrid" is NewHybrid with the
+// diagonal as its dense band and its low-rank tiles on the p x q grid. It
+// is the one place that turns a configuration's keys into a distribution.
 func New(kind string, nodes, p, q int, powers []float64, nt int) (Distribution, error) {
+	return NewBanded(kind, nodes, p, q, 0, powers, nt)
+}
+
+// NewBanded is New with the band of a "hybrid" distribution (the
+// sub-diagonals of its dense grid); band must be 0 for the other kinds.
+func NewBanded(kind string, nodes, p, q, band int, powers []float64, nt int) (Distribution, error) {
+	if band != 0 && kind != "hybrid" {
+		return nil, fmt.Errorf("distribution: a band (%d) is only used with the hybrid distribution, not %q", band, kind)
+	}
+	if kind == "hybrid" {
+		if nodes < 1 {
+			return nil, fmt.Errorf("distribution: need at least one node, got %d", nodes)
+		}
+		return NewHybrid(nodes, band, p, q)
+	}
 	if nodes < 1 {
 		return nil, fmt.Errorf("distribution: need at least one node, got %d", nodes)
 	}
@@ -179,5 +195,5 @@ func New(kind string, nodes, p, q int, powers []float64, nt int) (Distribution, 
 		}
 		return NewOneDOneD(nt, powers)
 	}
-	return nil, fmt.Errorf("distribution: unknown distribution %q (want bc or 1d1d)", kind)
+	return nil, fmt.Errorf("distribution: unknown distribution %q (want bc, 1d1d or hybrid)", kind)
 }

@@ -317,6 +317,10 @@ func TestNew(t *testing.T) {
 		{"1d1d", 3, 0, 0, []float64{1, 2}, "", "need 3 powers, got 2"},
 		{"cyclic", 3, 0, 0, nil, "", `unknown distribution "cyclic"`},
 		{"bc", 0, 0, 0, nil, "", "at least one node"},
+		{"hybrid", 4, 0, 0, nil, "hybrid band 0 (4x1 dense, 2x2 low-rank)", ""},
+		{"hybrid", 6, 0, 3, nil, "hybrid band 0 (6x1 dense, 2x3 low-rank)", ""},
+		{"hybrid", 6, 4, 0, nil, "", "a 4 x 0 grid does not hold 6 nodes"},
+		{"hybrid", 0, 0, 0, nil, "", "at least one node"},
 	}
 	for _, c := range cases {
 		d, err := New(c.kind, c.nodes, c.p, c.q, c.powers, 10)

@@ -40,11 +40,32 @@ type Place struct {
 	Priority int
 	pin      bool
 	rank     int
+	// after and signal are ordering-only handles (runtime.NewHandle):
+	// the task reads after (it starts once their last writers ended) and
+	// writes signal (later readers of it wait for this task). They add
+	// control dependencies, no data, and must be used on one rank only.
+	after  []*runtime.Handle
+	signal *runtime.Handle
 }
 
 // At returns the Place of a task on tile indices (m, n, k) with priority
 // prio.
 func At(m, n, k, prio int) Place { return Place{Tile: [3]int{m, n, k}, Priority: prio} }
+
+// After makes the task wait for the last tasks that signalled the
+// ordering-only handles hs (a control dependency: seed 002's lookahead).
+// The tasks must run on the same rank.
+func (p Place) After(hs ...*runtime.Handle) Place {
+	p.after = append(p.after[:len(p.after):len(p.after)], hs...)
+	return p
+}
+
+// Signal makes the task write the ordering-only handle h: the tasks
+// submitted later with After(h) wait for it.
+func (p Place) Signal(h *runtime.Handle) Place {
+	p.signal = h
+	return p
+}
 
 // On pins the task to rank r.
 func (p Place) On(r int) Place {
@@ -53,6 +74,16 @@ func (p Place) On(r int) Place {
 }
 
 func (t Tasks) submit(p Place, k string, flops float64, acc []runtime.Access, run func(runtime.Context) error) {
+	// Control accesses go last: the task's buffers keep their indices and
+	// it still runs on the owner of the first data handle it writes.
+	for _, h := range p.after {
+		if h != nil {
+			acc = append(acc, runtime.Access{H: h, Mode: runtime.R})
+		}
+	}
+	if p.signal != nil {
+		acc = append(acc, runtime.Access{H: p.signal, Mode: runtime.W})
+	}
 	t.RT.Submit(runtime.Task{Kind: k, Tile: p.Tile, Priority: p.Priority, Flops: flops, Access: acc,
 		Run: run, Pin: p.pin, Rank: p.rank, Device: OnDevice(k)})
 }

@@ -168,6 +168,11 @@ func checkpointSettings(cfg config.Fit, distance string, start []float64, profil
 	}
 	if cfg.Computation != "" && cfg.Computation != "exact" {
 		s.Computation = fmt.Sprintf("%s accuracy=%g max-rank=%d band=%d", cfg.Computation, cfg.TLRAccuracy, cfg.MaxRank, cfg.MPBand)
+		if cfg.HPotrf > 0 {
+			// The hierarchical potrf sums in another order (the lookahead
+			// changes no value).
+			s.Computation += fmt.Sprintf(" hpotrf=%d", cfg.HPotrf)
+		}
 	}
 	if s.Search == "" {
 		s.Search = "log"

@@ -339,7 +339,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: nb, Workers: workers,
 		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &ov,
 		Approx: likelihood.Approx{Computation: likelihood.Computation(cfg.Computation), Accuracy: cfg.TLRAccuracy,
-			MaxRank: cfg.MaxRank, Band: cfg.MPBand}}
+			MaxRank: cfg.MaxRank, Band: cfg.MPBand, Lookahead: cfg.Lookahead, HPotrf: cfg.HPotrf}}
 	var asmt Assessment
 	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
 		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean,

@@ -207,15 +207,15 @@ func Owners(cl config.Cluster, n, nb int, excludeCPUOnly bool) (fact, gen tile.O
 		}
 		return p.Fact.Owner, p.Gen.Owner, fmt.Sprintf("%s, %s, %d tiles move", name, p.Gen.Name(), p.Moved), nil
 	}
-	fd, err := distribution.New(fp.Distribution, cl.Nodes, fp.P, fp.Q, fp.Powers, nt)
+	fd, err := distribution.NewBanded(fp.Distribution, cl.Nodes, fp.P, fp.Q, fp.Band, fp.Powers, nt)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	name = fd.Name()
-	if fp.Distribution == gp.Distribution && fp.P == gp.P && fp.Q == gp.Q && slices.Equal(fp.Powers, gp.Powers) {
+	if fp.Distribution == gp.Distribution && fp.P == gp.P && fp.Q == gp.Q && fp.Band == gp.Band && slices.Equal(fp.Powers, gp.Powers) {
 		return fd.Owner, nil, name, nil
 	}
-	gd, err := distribution.New(gp.Distribution, cl.Nodes, gp.P, gp.Q, gp.Powers, nt)
+	gd, err := distribution.NewBanded(gp.Distribution, cl.Nodes, gp.P, gp.Q, gp.Band, gp.Powers, nt)
 	if err != nil {
 		return nil, nil, "", err
 	}

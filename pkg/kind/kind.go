@@ -43,6 +43,15 @@ const (
 	SGemm = "s-gemm" // C - A B^T with a float32 C, or float32 inputs
 	SGemv = "s-gemv" // y - A x for a float32 A
 
+	// Hierarchical potrf (seed 002's optimisation 4): the Cholesky of a
+	// dense diagonal tile as a nested graph of sub-tile tasks.
+	HSplit = "h-split" // copy a sub-tile out of a diagonal tile
+	HPotrf = "h-potrf" // Cholesky of a diagonal sub-tile
+	HTrsm  = "h-trsm"  // sub-tile B L^-T (dtrsm)
+	HSyrk  = "h-syrk"  // sub-tile C - A A^T
+	HGemm  = "h-gemm"  // sub-tile C - A B^T
+	HJoin  = "h-join"  // copy the factored sub-tiles back into the diagonal tile
+
 	// Messages and runtime actions (not tasks of the algorithms).
 	Send  = "send"
 	Recv  = "recv"
@@ -68,7 +77,8 @@ func Phase(k string) string {
 	switch k {
 	case Dcmg, Zcpy, Dderiv, LRDcmg, SDcmg:
 		return "generation"
-	case Potrf, Trtri, Trmm, Syrk, Gemm, LRTrsm, LRSyrk, LRGemm, STrsm, SSyrk, SGemm:
+	case Potrf, Trtri, Trmm, Syrk, Gemm, LRTrsm, LRSyrk, LRGemm, STrsm, SSyrk, SGemm,
+		HSplit, HPotrf, HTrsm, HSyrk, HGemm, HJoin:
 		return "cholesky"
 	case Det, Trsv, Gemv, Geadd, Dot, Trmv, Colss, Coldot, Tdot, LRGemv, SGemv:
 		return "solve"

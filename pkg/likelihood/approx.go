@@ -62,6 +62,22 @@ type Approx struct {
 	Band int
 	// Method is TLR's compression (default tlr.ACA, chosen by BenchmarkCompress).
 	Method tlr.Method
+	// Lookahead is the depth D of seed 002's lookahead (0: off): at step
+	// k of the Cholesky, the updates of the columns k+1 .. k+D (those the
+	// next D panels read) run as soon as their data is ready, and every
+	// later update of step k on tile row m waits, by a control dependency
+	// (no data), for the panel task of step k+1 on that row (the trsm of
+	// tile (m, k+1)), so that the next panel runs before the trailing
+	// update. Across MPI ranks a control dependency is kept only between
+	// tasks of one rank. It changes the order of the tasks, not of the
+	// operations on any tile: l is bitwise the same.
+	Lookahead int
+	// HPotrf is the sub-tile size of seed 002's hierarchical potrf (0:
+	// off): each dense diagonal potrf runs as a nested graph of tasks on
+	// HPotrf x HPotrf sub-tiles (insert.HierPotrf), so that all workers
+	// help on the critical path. A diagonal tile no larger than HPotrf is
+	// factored by one potrf.
+	HPotrf int
 }
 
 // ApproxStats describes the tiles of one approximate evaluation (on this
@@ -97,6 +113,13 @@ type approx struct {
 	scratch *runtime.Handle   // a dense tile per worker, for generation
 	lr      *runtime.Handle   // a low-rank tile of the largest rank per worker (tlr)
 	kEst    float64
+	// ctl holds, per lower off-diagonal tile (m, k), the ordering-only
+	// handle its panel task signals (Lookahead > 0).
+	ctl []*runtime.Handle
+	// hsub holds the sub-tile handles of the hierarchical potrf, per rank
+	// and diagonal tile size, and hcut their boundaries per tile size.
+	hsub map[[2]int][]*runtime.Handle
+	hcut map[int][]int
 }
 
 func lower(m, n int) int { return m*(m+1)/2 + n }
@@ -131,7 +154,38 @@ func (e *Evaluator) newApprox(a Approx) error {
 		x.band = autoBand(nt)
 	}
 	x.cp = tlr.Compressor{L: tlr.DefaultLAPACK(), K: e.kern, Method: a.Method, Acc: x.a.Accuracy}
+	if a.Lookahead < 0 {
+		return fmt.Errorf("lookahead must be >= 0, got %d", a.Lookahead)
+	}
+	if a.HPotrf < 0 {
+		return fmt.Errorf("hierarchical potrf sub-tile size must be >= 0, got %d", a.HPotrf)
+	}
 	own := s.Owner()
+	if a.Lookahead > 0 {
+		x.ctl = make([]*runtime.Handle, nt*(nt+1)/2)
+		for m := 1; m < nt; m++ {
+			for k := 0; k < m; k++ {
+				x.ctl[lower(m, k)] = runtime.NewHandle(fmt.Sprintf("ctl(%d,%d)", m, k), own(m, k))
+			}
+		}
+	}
+	if a.HPotrf > 0 {
+		x.hsub, x.hcut = map[[2]int][]*runtime.Handle{}, map[int][]int{}
+		for k := 0; k < nt; k++ {
+			r, n := e.rankOf(k, k), s.Rows(k)
+			if n <= a.HPotrf || x.hsub[[2]int{r, n}] != nil {
+				continue
+			}
+			b := insert.SubTiles(n, a.HPotrf)
+			var hs []*runtime.Handle
+			for i := 0; i+1 < len(b); i++ {
+				for j := 0; j <= i; j++ {
+					hs = append(hs, e.rt.Register(fmt.Sprintf("hsub%d(%d,%d)", n, i, j), r, runtime.Dense{M: b[i+1] - b[i], N: b[j+1] - b[j]}))
+				}
+			}
+			x.hsub[[2]int{r, n}], x.hcut[n] = hs, b
+		}
+	}
 	counts := map[runtime.Dense]int{}
 	for m := 0; m < nt; m++ {
 		for n := 0; n <= m; n++ {
@@ -258,65 +312,122 @@ func trsmPrio(nt, k, m int) int    { return 3*(nt-k) - (m - k) }
 func syrkPrio(nt, k, n int) int    { return 3*(nt-k) - 2*(n-k) }
 func gemmPrio(nt, k, m, n int) int { return 3*(nt-k) - (n - k) - (m - k) }
 
+// rankOf returns the rank that owns tile (m, n): 0 on one rank.
+func (e *Evaluator) rankOf(m, n int) int {
+	if e.rt.Size() == 1 {
+		return 0
+	}
+	return e.sigma.Owner()(m, n)
+}
+
 // submitApproxCholesky inserts the tiled Cholesky on the computation's
 // tiles: the loop of package cholesky, each task's kernel chosen by the
-// formats of its tiles, and no task on a zero tile.
+// formats of its tiles, and no task on a zero tile. With a lookahead of
+// depth D the panel of step k+1 is submitted after step k's updates of
+// columns k+1 .. k+D and before the others, which wait for it (see
+// Approx.Lookahead); every tile receives its updates in the same order.
 func (e *Evaluator) submitApproxCholesky() {
+	x := e.ax
+	ts := insert.New(e.rt, e.kern)
+	nt := e.sigma.NT
+	d := x.a.Lookahead
+	if d <= 0 {
+		for k := 0; k < nt; k++ {
+			e.approxPanel(ts, k)
+			e.approxUpdate(ts, k, k+1, nt, false)
+		}
+		return
+	}
+	e.approxPanel(ts, 0)
+	for k := 0; k < nt; k++ {
+		hi := min(k+d+1, nt)
+		e.approxUpdate(ts, k, k+1, hi, false)
+		if k+1 < nt {
+			e.approxPanel(ts, k+1)
+		}
+		e.approxUpdate(ts, k, hi, nt, true)
+	}
+}
+
+// approxPanel inserts step k's potrf (hierarchical with Approx.HPotrf)
+// and panel tasks; with a lookahead each panel task signals its tile's
+// ordering handle.
+func (e *Evaluator) approxPanel(ts insert.Tasks, k int) {
 	s, x, rt := e.sigma, e.ax, e.rt
-	ts := insert.New(rt, e.kern)
 	nt := s.NT
 	cl := func(m, n int) tileClass { return x.class[lower(m, n)] }
 	h := func(m, n int) *runtime.Handle { return x.h[lower(m, n)] }
-	for k := 0; k < nt; k++ {
+	if sub := x.hsub[[2]int{e.rankOf(k, k), s.Rows(k)}]; sub != nil {
+		ts.HierPotrf(insert.At(k, k, k, potrfPrio(nt, k)), h(k, k), sub, x.hcut[s.Rows(k)], k, s.Offset(k))
+	} else {
 		ts.Potrf(insert.At(k, k, k, potrfPrio(nt, k)), h(k, k), s.Offset(k))
-		var w *runtime.Handle
-		if k+1 < nt && cl(k+1, k) == clDense {
-			w = s.DiagWork(k)
-			ts.Trtri(insert.At(k, k, k, potrfPrio(nt, k)), h(k, k), w, s.Offset(k))
+	}
+	var w *runtime.Handle
+	if k+1 < nt && cl(k+1, k) == clDense {
+		w = s.DiagWork(k)
+		ts.Trtri(insert.At(k, k, k, potrfPrio(nt, k)), h(k, k), w, s.Offset(k))
+	}
+	for m := k + 1; m < nt; m++ {
+		at := insert.At(m, k, k, trsmPrio(nt, k, m))
+		if x.ctl != nil {
+			at = at.Signal(x.ctl[lower(m, k)])
 		}
-		for m := k + 1; m < nt; m++ {
-			at := insert.At(m, k, k, trsmPrio(nt, k, m))
-			switch cl(m, k) {
-			case clDense:
-				ts.Trmm(at, blas.Right, blas.Trans, w, h(m, k))
-			case clLowRank:
-				ts.TrsmLR(at, x.cp, h(k, k), h(m, k), x.kEst)
-			case clSingle:
-				ts.STrsm(at, h(k, k), h(m, k))
-			}
+		switch cl(m, k) {
+		case clDense:
+			ts.Trmm(at, blas.Right, blas.Trans, w, h(m, k))
+		case clLowRank:
+			ts.TrsmLR(at, x.cp, h(k, k), h(m, k), x.kEst)
+		case clSingle:
+			ts.STrsm(at, h(k, k), h(m, k))
 		}
-		if w != nil {
-			rt.Invalidate(w)
+	}
+	if w != nil {
+		rt.Invalidate(w)
+	}
+}
+
+// approxUpdate inserts step k's updates of the columns n0 <= n < n1; with
+// wait, each update of a tile (m, n) waits for the panel task of step k+1
+// on row m when both run on one rank (the lookahead's control dependency).
+func (e *Evaluator) approxUpdate(ts insert.Tasks, k, n0, n1 int, wait bool) {
+	s, x, rt := e.sigma, e.ax, e.rt
+	nt := s.NT
+	cl := func(m, n int) tileClass { return x.class[lower(m, n)] }
+	h := func(m, n int) *runtime.Handle { return x.h[lower(m, n)] }
+	after := func(at insert.Place, m, n int) insert.Place {
+		if !wait || cl(m, k+1) == clZero || e.rankOf(m, k+1) != e.rankOf(m, n) {
+			return at
 		}
-		for n := k + 1; n < nt; n++ {
-			if cl(n, k) == clZero {
+		return at.After(x.ctl[lower(m, k+1)])
+	}
+	for n := n0; n < n1; n++ {
+		if cl(n, k) == clZero {
+			continue
+		}
+		at := after(insert.At(n, n, k, syrkPrio(nt, k, n)), n, n)
+		switch cl(n, k) {
+		case clDense:
+			ts.Syrk(at, h(n, k), h(n, n))
+		case clLowRank:
+			ts.SyrkLR(at, x.cp, h(n, k), h(n, n), x.kEst)
+		case clSingle:
+			ts.SSyrk(at, h(n, k), h(n, n))
+		}
+		for m := n + 1; m < nt; m++ {
+			if cl(m, k) == clZero || cl(m, n) == clZero {
 				continue
 			}
-			at := insert.At(n, n, k, syrkPrio(nt, k, n))
-			switch cl(n, k) {
-			case clDense:
-				ts.Syrk(at, h(n, k), h(n, n))
-			case clLowRank:
-				ts.SyrkLR(at, x.cp, h(n, k), h(n, n), x.kEst)
-			case clSingle:
-				ts.SSyrk(at, h(n, k), h(n, n))
+			at := after(insert.At(m, n, k, gemmPrio(nt, k, m, n)), m, n)
+			switch {
+			case cl(m, n) == clLowRank:
+				ts.GemmLR(at, x.cp, h(m, k), h(n, k), h(m, n), x.lr, x.kEst)
+			case cl(m, k) == clDense && cl(n, k) == clDense && cl(m, n) == clDense:
+				ts.Gemm(at, blas.NoTrans, blas.Trans, -1, h(m, k), h(n, k), 1, h(m, n))
+			default:
+				ts.SGemm(at, h(m, k), h(n, k), h(m, n))
 			}
-			for m := n + 1; m < nt; m++ {
-				if cl(m, k) == clZero || cl(m, n) == clZero {
-					continue
-				}
-				at := insert.At(m, n, k, gemmPrio(nt, k, m, n))
-				switch {
-				case cl(m, n) == clLowRank:
-					ts.GemmLR(at, x.cp, h(m, k), h(n, k), h(m, n), x.lr, x.kEst)
-				case cl(m, k) == clDense && cl(n, k) == clDense && cl(m, n) == clDense:
-					ts.Gemm(at, blas.NoTrans, blas.Trans, -1, h(m, k), h(n, k), 1, h(m, n))
-				default:
-					ts.SGemm(at, h(m, k), h(n, k), h(m, n))
-				}
-			}
-			rt.Flush(h(n, k))
 		}
+		rt.Flush(h(n, k))
 	}
 }
 
