@@ -13,6 +13,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
+	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/tlr"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -106,9 +107,6 @@ func autoBand(nt int) int { return max(0, int(math.Ceil(0.05*float64(nt+1)))-1) 
 
 // newApprox sets up the tiles of a computation other than Exact.
 func (e *Evaluator) newApprox(a Approx) error {
-	if len(e.p.Covariates) > 0 {
-		return fmt.Errorf("computation %s does not support covariates (use exact)", a.Computation)
-	}
 	s := e.sigma
 	nt, nb := s.NT, s.NB
 	x := &approx{a: a, class: make([]tileClass, nt*(nt+1)/2), h: make([]*runtime.Handle, nt*(nt+1)/2)}
@@ -183,8 +181,9 @@ func (e *Evaluator) logLikApprox(theta []float64, k matern.Kernel, st Stats) (fl
 	for kk := 0; kk < nt; kk++ {
 		ts.Det(insert.At(kk, kk, -1, 0), x.h[lower(kk, kk)], e.det.Handle(kk))
 	}
-	e.submitApproxSolve()
+	e.submitApproxSolve(e.z)
 	solve.SubmitDot(e.z, e.dot, e.kern)
+	e.submitCovariatesWith(func(_ int, x *tile.Vector) { e.submitApproxSolve(x) })
 	e.det.Fetch()
 	e.dot.Fetch()
 	err := rt.Wait()
@@ -228,8 +227,16 @@ func (e *Evaluator) logLikApprox(theta []float64, k matern.Kernel, st Stats) (fl
 	n := float64(e.N())
 	st.LogDet = 2 * e.det.Sum()
 	st.Quad = e.dot.Sum()
+	if len(e.x) == 0 {
+		e.current = append([]float64(nil), theta...)
+		return -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi), st, nil
+	}
+	if err := e.gls(&st); err != nil {
+		return math.NaN(), st, err
+	}
 	e.current = append([]float64(nil), theta...)
-	return -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi), st, nil
+	e.beta, e.betaCov = st.Beta, st.BetaCov
+	return e.p.fromParts(st.LogDet, st.Quad, st.LogDetXSX, 1), st, nil
 }
 
 func (e *Evaluator) submitApproxGeneration(k matern.Kernel, tau2 float64) {
@@ -320,10 +327,10 @@ func (e *Evaluator) submitApproxCholesky() {
 	}
 }
 
-// submitApproxSolve inserts w = L^-1 z, right-looking: z_k = L_kk^-1 z_k,
+// submitApproxSolve inserts z = L^-1 z, right-looking: z_k = L_kk^-1 z_k,
 // then z_m -= L_mk z_k for m > k, each z_m updated in submission order.
-func (e *Evaluator) submitApproxSolve() {
-	x, z := e.ax, e.z
+func (e *Evaluator) submitApproxSolve(z *tile.Vector) {
+	x := e.ax
 	ts := insert.New(e.rt, e.kern)
 	nt := e.sigma.NT
 	for k := 0; k < nt; k++ {
@@ -423,4 +430,41 @@ func (e *Evaluator) TileRanks() (nt int, ranks []int) {
 		}
 	}
 	return nt, ranks
+}
+
+// Computation returns the evaluator's computation (Exact, TLR, MP or DST).
+func (e *Evaluator) Computation() Computation {
+	if e.ax == nil {
+		return Exact
+	}
+	return e.ax.a.Computation
+}
+
+// FactorTile returns the handle of the lower tile (m, n), m >= n, of the
+// Cholesky factor held after a successful evaluation, in the format of the
+// computation: runtime.Dense (every tile of Exact; the diagonal, and the
+// band of MP and DST), runtime.LowRank (the off-diagonal tiles of TLR:
+// U V^T, or dense past the maximum rank), runtime.Single (MP's tiles off
+// the band), or nil for a tile DST dropped (zero). The solves and products
+// of package predict and Simulate work on these tiles, so prediction,
+// the Fisher information and simulation use the approximate factor.
+func (e *Evaluator) FactorTile(m, n int) *runtime.Handle {
+	if e.ax == nil {
+		return e.sigma.Handle(m, n)
+	}
+	if e.ax.class[lower(m, n)] == clZero {
+		return nil
+	}
+	return e.ax.h[lower(m, n)]
+}
+
+// Compressor returns the compressor of a TLR evaluator (its accuracy and
+// kernels run the low-rank products), and the mean rank of the last
+// evaluation's low-rank tiles (an estimate before the first), for the flop
+// counts; the zero Compressor and 0 for the other computations.
+func (e *Evaluator) Compressor() (tlr.Compressor, float64) {
+	if e.ax == nil || e.ax.a.Computation != TLR {
+		return tlr.Compressor{}, 0
+	}
+	return e.ax.cp, e.ax.kEst
 }

@@ -574,6 +574,14 @@ func (p Problem) fromParts(logDet, quad, logDetXSX, s float64) float64 {
 // submitCovariates copies the covariates into their solve vectors, solves
 // them through the factor and submits their inner products.
 func (e *Evaluator) submitCovariates() {
+	e.submitCovariatesWith(func(i int, x *tile.Vector) {
+		solve.SubmitLocalSolve(e.sigma, x, e.xacc[i], e.kern)
+	})
+}
+
+// submitCovariatesWith is submitCovariates with the solve x = L^-1 x of
+// each covariate's vector submitted by solveL.
+func (e *Evaluator) submitCovariatesWith(solveL func(i int, x *tile.Vector)) {
 	if len(e.x) == 0 {
 		return
 	}
@@ -583,7 +591,7 @@ func (e *Evaluator) submitCovariates() {
 		for m := 0; m < x.NT; m++ {
 			ts.Zcpy(insert.At(m, -1, -1, e.prio(3*x.NT)), c[x.Offset(m):x.Offset(m)+x.Rows(m)], x.Handle(m))
 		}
-		solve.SubmitLocalSolve(e.sigma, x, e.xacc[i], e.kern)
+		solveL(i, x)
 	}
 	for i, x := range e.x {
 		solve.SubmitInner(x, e.z, e.xz[i], e.kern)
@@ -687,6 +695,13 @@ func (e *Evaluator) Release() {
 	e.z.Invalidate()
 	for _, x := range e.x {
 		x.Invalidate()
+	}
+	if e.ax != nil {
+		for i, h := range e.ax.h {
+			if h != nil && e.ax.class[i] != clDense {
+				e.rt.Invalidate(h)
+			}
+		}
 	}
 }
 
