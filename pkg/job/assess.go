@@ -32,6 +32,9 @@ type Assessment struct {
 	MLOE       *float64    `json:"mloe,omitempty"`
 	MMOM       *float64    `json:"mmom,omitempty"`
 	Plots      []string    `json:"plots,omitempty"`
+	// ApproxNote says, for --computation tlr, mp or dst, which of these
+	// results use the approximate factor and what stays exact.
+	ApproxNote string `json:"approx_note,omitempty"`
 }
 
 type assessOptions struct {

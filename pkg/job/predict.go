@@ -23,6 +23,9 @@ type PredictResult struct {
 	Seconds      float64 // wall time of the prediction's task graphs
 	Ranks        int
 	Distribution string // the tiles' distribution over the ranks ("" on one rank)
+	// Computation is the factor the kriging solved with (exact, tlr, mp,
+	// dst); the cross-covariances are exact.
+	Computation string
 	// CV scores the cross-validation (cfg.CV).
 	CV *CVSummary
 	// X, Y, Residuals and Standardized are the cross-validation's
@@ -130,8 +133,8 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := checkScale(w, "predict", limit, scale{n: n1, nb: nb, g: g}); err != nil {
 		return nil, err
 	}
-	o := likelihood.Options{NB: nb}
-	res := &PredictResult{Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+	o := likelihood.Options{NB: nb, Approx: approxOf(cfg.Approx)}
+	res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, n1, nb, false); err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ type SimulateResult struct {
 	Seconds      float64
 	Ranks        int
 	Distribution string // the tiles' distribution over the ranks ("" on one rank)
+	Computation  string // the factor L of z = L e: exact, tlr, mp or dst
 }
 
 // Simulate runs `exageostat simulate` as cfg says on the ranks of
@@ -57,8 +58,8 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if err := checkScale(w, "simulate", limit, scale{n: nm, nb: nb, g: g}); err != nil {
 		return nil, err
 	}
-	o := likelihood.Options{NB: nb}
-	res := &SimulateResult{N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+	o := likelihood.Options{NB: nb, Approx: approxOf(cfg.Approx)}
+	res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, nm, nb, false); err != nil {
 		return nil, err
 	}
