@@ -223,3 +223,50 @@ func TestApproxCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchApprox: bench likelihood --computation tlr --predict times the
+// kriging on the tlr factor, whose predictions are within 1e-7 of the
+// exact factor's of the same run (mp within 1e-4, and not equal); bench
+// tracing --computation tlr evaluates the TLR likelihood, the same bits
+// traced and untraced.
+func TestBenchApprox(t *testing.T) {
+	bin := binary(t)
+	for _, c := range []struct {
+		comp string
+		tol  float64
+	}{{"tlr", 1e-7}, {"mp", 1e-4}} {
+		out, stderr, code := run(t, bin, "bench", "likelihood", "--n", "900", "--nb", "100", "--workers", "2", "--reps", "1",
+			"--reference=false", "--predict", "40", "--computation", c.comp, "--json")
+		if code != 0 {
+			t.Fatalf("bench likelihood --computation %s: exit %d: %s", c.comp, code, stderr)
+		}
+		var r struct {
+			Approx []struct {
+				Computation string  `json:"computation"`
+				RelErr      float64 `json:"rel_err"`
+				PredictSecs float64 `json:"predict_seconds"`
+				ZErr        float64 `json:"predict_max_abs_zhat_diff"`
+				VarErr      float64 `json:"predict_max_abs_variance_diff"`
+			} `json:"approx"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Approx) != 1 {
+			t.Fatalf("%v: %s", err, out)
+		}
+		a := r.Approx[0]
+		t.Logf("%s: l rel err %.2g, prediction %.4f s, max diffs %.2g %.2g", a.Computation, a.RelErr, a.PredictSecs, a.ZErr, a.VarErr)
+		if a.Computation != c.comp || !(a.PredictSecs > 0) || a.ZErr > c.tol || a.VarErr > c.tol || (c.comp == "mp" && a.ZErr == 0) {
+			t.Errorf("%s: %+v", c.comp, a)
+		}
+	}
+	out, stderr, code := run(t, bin, "bench", "tracing", "--n", "900", "--nb", "100", "--workers", "2", "--reps", "1", "--computation", "tlr", "--json")
+	if code != 0 {
+		t.Fatalf("bench tracing --computation tlr: exit %d: %s", code, stderr)
+	}
+	var tr struct {
+		Computation string `json:"computation"`
+		Same        bool   `json:"same_loglik"`
+	}
+	if err := json.Unmarshal([]byte(out), &tr); err != nil || tr.Computation != "tlr" || !tr.Same {
+		t.Errorf("bench tracing: %v %+v", err, tr)
+	}
+}

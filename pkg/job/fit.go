@@ -225,7 +225,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if err := checkScale(w, "fit", limit, scales...); err != nil {
 		return nil, err
 	}
-	lo := likelihood.Options{NB: nb, Approx: approxOf(cfg.Approx)}
+	lo := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
 	distName := ""
 	if lo.Owner, lo.GenOwner, distName, err = distribute(w, cl, n, nb, cfg.ExcludeCPUOnly); err != nil {
 		return nil, err
@@ -326,7 +326,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: nb, Workers: workers,
 		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &ov,
-		Approx: approxOf(cfg.Approx)}
+		Approx: ApproxOf(cfg.Approx)}
 	var asmt Assessment
 	asmt.ApproxNote = approxNote(cfg)
 	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
@@ -625,9 +625,9 @@ func simulateGrid(cmd string, n, times int, seed uint64, model likelihood.Model,
 	return d, nil
 }
 
-// approxOf returns the likelihood's settings of the approximate
+// ApproxOf returns the likelihood's settings of the approximate
 // computation a.
-func approxOf(a config.Approx) likelihood.Approx {
+func ApproxOf(a config.Approx) likelihood.Approx {
 	if !a.Approximate() {
 		return likelihood.Approx{}
 	}

@@ -133,7 +133,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := checkScale(w, "predict", limit, scale{n: n1, nb: nb, g: g}); err != nil {
 		return nil, err
 	}
-	o := likelihood.Options{NB: nb, Approx: approxOf(cfg.Approx)}
+	o := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
 	res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, n1, nb, false); err != nil {
 		return nil, err

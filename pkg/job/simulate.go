@@ -58,7 +58,7 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if err := checkScale(w, "simulate", limit, scale{n: nm, nb: nb, g: g}); err != nil {
 		return nil, err
 	}
-	o := likelihood.Options{NB: nb, Approx: approxOf(cfg.Approx)}
+	o := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
 	res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, nm, nb, false); err != nil {
 		return nil, err
