@@ -29,7 +29,7 @@ evaluations of that approximate computation (its low-rank and float32
 kernels traced by name).`,
 		Example: `  exageostat bench tracing --n 3600 --nb 360 --workers 2 --reps 20
   exageostat bench tracing --n 8000 --nb 800 --workers 2 --reps 5 --computation tlr`,
-		Args:    noArgs,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			th, err := parseFloats("theta", thetaS)
 			if err != nil {
