@@ -103,6 +103,8 @@ func badInputCases() []cliCase {
 			want: `predict: key "computation": --computation must be exact, tlr, mp or dst, got "hodlr"`},
 		{name: "predict max rank without tlr", args: []string{"predict", "--data", "@d.csv", "--at", "@d.csv", "--theta", "1,0.1,0.5", "--out", "@p.csv", "--max-rank", "8"},
 			want: `predict: key "max_rank": --max-rank 8 is for --computation tlr (the computation is exact)`},
+		{name: "simulate max rank too small", args: []string{"simulate", "--n", "400", "--nb", "100", "--out", "@s.csv", "--computation", "tlr", "--max-rank", "20"},
+			want: `tile (1,0): tile needs rank 52 above the maximum rank 20 (low-rank 100x100 (rank <= 20)); raise --max-rank`},
 		{name: "simulate computation", args: []string{"simulate", "--out", "@s.csv", "--computation", "low"}, want: `simulate: key "computation": --computation must be exact, tlr, mp or dst, got "low"`},
 		{name: "simulate band without mp", args: []string{"simulate", "--out", "@s.csv", "--mp-band", "2"}, want: `simulate: key "mp_band": --mp-band 2 is for --computation mp or dst (the computation is exact)`},
 		{name: "fit tlr accuracy", args: []string{"fit", "--computation", "tlr", "--tlr-accuracy", "0"}, want: `key "tlr_accuracy": --tlr-accuracy must be > 0`},
