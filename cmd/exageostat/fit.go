@@ -496,7 +496,7 @@ func printAssessment(w, log io.Writer, r *job.FitResult) {
 				parts = append(parts, fmt.Sprintf("%s %.4g", n, a.StdErr[i]))
 			}
 		}
-		fmt.Fprintf(w, "standard errors (Fisher information): %s\n", strings.Join(parts, "  "))
+		fmt.Fprintf(w, "standard errors (Fisher information, %.3fs): %s\n", a.FisherSecs, strings.Join(parts, "  "))
 	}
 	if a.StdErrNote != "" {
 		fmt.Fprintf(w, "standard errors %s\n", a.StdErrNote)
