@@ -14,6 +14,12 @@
 // tile of X2 the products V^T w and the column sums of squares, summed
 // next to the tiles of V.
 //
+// With an approximate evaluator (likelihood.Approx: tlr, mp, dst) L is its
+// approximate factor L~, read tile by tile in its format (lfactor): the
+// kriging, the Fisher information, MLOE/MMOM, leave-one-out and the
+// conditional draws are those of Sigma~ = L~ L~^T, while the
+// cross-covariance Sigma12 and the derivative matrices stay exact.
+//
 // The package also computes the uncertainty of the estimates, with the same
 // tiled building blocks: the Fisher information of theta and the MLOE/MMOM
 // criteria (fisher.go).
