@@ -27,6 +27,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
 	"github.com/exageostat/exageostat/pkg/tile"
+	"github.com/exageostat/exageostat/pkg/tlr"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -633,6 +634,27 @@ func ApproxOf(a config.Approx) likelihood.Approx {
 	}
 	return likelihood.Approx{Computation: likelihood.Computation(a.Computation), Accuracy: a.TLRAccuracy,
 		MaxRank: a.MaxRank, Band: a.MPBand}
+}
+
+// tlrRankBudget returns, for a TLR computation a, the rank MemoryNeed
+// budgets per off-diagonal tile before the run: twice the mean rank of 16
+// sampled tiles of size nb of Sigma(theta) at p's points (tlr.SampleRank,
+// compressed at a's accuracy; near-diagonal tiles have more than the mean,
+// far ones less). It is 0 (dense tiles budgeted) for the other
+// computations, or when the kernel cannot be built at theta.
+func tlrRankBudget(a likelihood.Approx, p likelihood.Problem, theta []float64, nb int, seed uint64) float64 {
+	if a.Computation != likelihood.TLR {
+		return 0
+	}
+	k, err := p.Model.Kernel(theta, matern.MaxDistance(p.Metric, p.Points))
+	if err != nil {
+		return 0
+	}
+	acc := a.Accuracy
+	if acc == 0 {
+		acc = 1e-9
+	}
+	return 2 * tlr.SampleRank(tlr.New(tlr.ACA, acc), k, p.Metric, p.Points, nb, 16, seed)
 }
 
 // approxNote says, for an approximate computation with an assessment

@@ -63,6 +63,49 @@ type Approx struct {
 	Band int
 	// Method is TLR's compression (default tlr.ACA, chosen by BenchmarkCompress).
 	Method tlr.Method
+	// RankEstimate is, for MemoryNeed only, the rank to budget for each of
+	// TLR's off-diagonal tiles (e.g. twice the mean rank of sampled tiles,
+	// tlr.SampleRank); 0 budgets them dense (the ranks are not known).
+	RankEstimate float64
+}
+
+// tileBytes returns the bytes of lower tile (m, c), rows x cols, of an
+// nt x nt tiling with tile size nb held in a's format: 8 rows cols for a
+// dense tile (exact, the diagonal, the band of MP and DST, and TLR
+// without a RankEstimate); for TLR 8 (1 + (rows + cols) k) with k the
+// RankEstimate rounded up to a multiple of 8 as the tiles are stored, at
+// most the maximum rank (and at most the dense tile); 4 rows cols (and
+// a word) for MP's float32 tiles; nothing for the tiles DST drops.
+func (a Approx) tileBytes(m, c, rows, cols, nt, nb int) int64 {
+	dense := int64(8 * rows * cols)
+	if m == c {
+		return dense
+	}
+	switch a.Computation {
+	case TLR:
+		if !(a.RankEstimate > 0) {
+			return dense
+		}
+		maxr := a.MaxRank
+		if maxr == 0 {
+			maxr = max(1, nb/2)
+		}
+		k := min((int(math.Ceil(a.RankEstimate))+7)/8*8, maxr)
+		return min(dense, int64(8*(1+(rows+cols)*k)))
+	case MP, DST:
+		band := a.Band
+		if band < 0 {
+			band = autoBand(nt)
+		}
+		if m-c <= band {
+			return dense
+		}
+		if a.Computation == DST {
+			return 0
+		}
+		return int64(8 * runtime.Single{M: rows, N: cols}.Words())
+	}
+	return dense
 }
 
 // ApproxStats describes the tiles of one approximate evaluation (on this

@@ -137,3 +137,32 @@ func TestSimulateApprox(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryNeedApprox: the tiles of the approximate computations are
+// budgeted in their formats (MemoryNeed, TileBytes), against sums by hand for N = 1000, nb = 100
+// (10 x 10 tiles, 55 lower tiles of 10^4 entries, 10 diagonal) on one
+// rank: mp and dst with band 1 (19 dense tiles, 36 float32 or dropped),
+// tlr with a rank estimate of 13 (16 after rounding to a multiple of 8:
+// 45 tiles of 1 + 200 x 16 words) and without one (dense).
+func TestMemoryNeedApprox(t *testing.T) {
+	const n, nb = 1000, 100
+	exact := MemoryNeed(n, Options{NB: nb}, 1)[0]
+	dense := int64(8 * nb * nb)
+	rest := exact - 55*dense // the same in all: workspaces, vectors, Overhead
+	for _, c := range []struct {
+		a    Approx
+		want int64
+	}{
+		{Approx{Computation: MP, Band: 1}, 19*dense + 36*4*nb*nb},
+		{Approx{Computation: DST, Band: 1}, 19 * dense},
+		{Approx{Computation: TLR, RankEstimate: 13}, 10*dense + 45*8*(1+200*16)},
+		{Approx{Computation: TLR}, 55 * dense},
+	} {
+		if got := MemoryNeed(n, Options{NB: nb, Approx: c.a}, 1)[0] - rest; got != c.want {
+			t.Errorf("%+v: tiles %d bytes, want %d", c.a, got, c.want)
+		}
+		if got := TileBytes(n, Options{NB: nb, Approx: c.a}); got != c.want {
+			t.Errorf("%+v: TileBytes %d, want %d", c.a, got, c.want)
+		}
+	}
+}

@@ -710,6 +710,20 @@ func (e *Evaluator) Release() {
 // in bytes: what MemoryNeed adds to the tiles.
 const Overhead = 64 << 20
 
+// TileBytes returns the bytes of all the lower tiles of an n x n matrix
+// with the tile size of o, in the formats of o's computation (dense
+// float64 for exact; see Approx.tileBytes).
+func TileBytes(n int, o Options) int64 {
+	l := tile.NewLayout(n, o.NB)
+	var b int64
+	for m := 0; m < l.NT; m++ {
+		for c := 0; c <= m; c++ {
+			b += o.Approx.tileBytes(m, c, l.Rows(m), l.Rows(c), l.NT, o.NB)
+		}
+	}
+	return b
+}
+
 // MemoryNeed returns, for each of ranks ranks, the bytes an evaluation of n
 // points with the tile size and distributions of o holds at most on that
 // rank: the lower tiles it owns; the tiles it generates for other ranks
@@ -718,7 +732,8 @@ const Overhead = 64 << 20
 // replica budget and one full tile column (what a step of the Cholesky may
 // read at once); two diagonal workspaces; the vectors; and Overhead. It
 // allocates nothing, so a run can check it against the memory available
-// before starting.
+// before starting. An approximate computation (o.Approx) counts its tiles
+// in their formats (Approx.tileBytes).
 func MemoryNeed(n int, o Options, ranks int) []int64 {
 	l := tile.NewLayout(n, o.NB)
 	own := o.Owner
@@ -730,7 +745,7 @@ func MemoryNeed(n int, o Options, ranks int) []int64 {
 	vec := make([]int64, ranks)
 	for m := 0; m < l.NT; m++ {
 		for c := 0; c <= m; c++ {
-			b := int64(8 * l.Rows(m) * l.Rows(c))
+			b := o.Approx.tileBytes(m, c, l.Rows(m), l.Rows(c), l.NT, o.NB)
 			owned[min(max(own(m, c), 0), ranks-1)] += b
 			if o.GenOwner != nil {
 				if g := min(max(o.GenOwner(m, c), 0), ranks-1); g != own(m, c) {
