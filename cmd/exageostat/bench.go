@@ -159,7 +159,7 @@ func newBenchLikelihoodCmd() *cobra.Command {
 	var pf placeFlags
 	var thetaS, overlapS string
 	var asJSON, ref bool
-	var comps string
+	var comps, comp string
 	c := &cobra.Command{
 		Use:   "likelihood",
 		Short: "One log-likelihood evaluation on the runtime versus a dense reference, same run",
@@ -172,12 +172,23 @@ its floor, the time under which it cannot run: the Cholesky's flops at the
 rate of one dgemm (n = 2048) on as many threads as workers, measured in the
 same run, plus the generation's busy time spread over the workers; and
 seed 000's utilisation (time in tasks / (workers x wall)). --overlap switches
-the phase-overlap optimisations as fit's flag does.`,
+the phase-overlap optimisations as fit's flag does.
+
+--computation C (or --computations C1,C2,...: tlr, mp, dst) also times the
+approximate computations after the exact one, each on its own evaluator of
+the same data: wall, busy time per phase, l and its error against the exact
+l, the runtime's peak of tile memory, and (tlr) the ranks. With --predict K,
+the kriging of the K new locations is also timed on each approximate factor,
+with its largest differences from the exact factor's prediction. (bench
+cholesky factors a dense matrix given in advance; the approximate Cholesky
+compresses inside the generation tasks, so it is timed here, generation and
+factorisation busy times apart.)`,
 		Example: `  exageostat bench likelihood --n 1600 --nb 320 --workers 2
   exageostat bench likelihood --n 3600 --theta 1,0.1,0.73 --json
   exageostat bench likelihood --n 3600 --nb 608 --mean constant
   exageostat bench likelihood --n 3600 --nb 608 --overlap all=off
-  exageostat bench likelihood --n 16000 --nb 400 --computations tlr,mp,dst --reference=false`,
+  exageostat bench likelihood --n 16000 --nb 400 --computations tlr,mp,dst --reference=false
+  exageostat bench likelihood --n 8000 --nb 800 --computation tlr --predict 500 --reps 3 --reference=false`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			th, err := parseFloats("theta", thetaS)
@@ -209,13 +220,20 @@ the phase-overlap optimisations as fit's flag does.`,
 			case len(th) != 3:
 				return badInput("bench likelihood: --theta needs 3 values (sigma2,beta,nu), got %d", len(th))
 			}
+			compFlag := "computations"
+			if comp != "" {
+				if comps != "" {
+					return badInput("bench likelihood: give --computation or --computations, not both")
+				}
+				comps, compFlag = comp, "computation"
+			}
 			for _, s := range strings.Split(comps, ",") {
 				if s = strings.TrimSpace(s); s == "" || s == "exact" {
 					continue
 				}
 				c, err := likelihood.ParseComputation(s)
 				if err != nil {
-					return badInput("bench likelihood: --computations: %v", err)
+					return badInput("bench likelihood: --%s: %v", compFlag, err)
 				}
 				o.Computations = append(o.Computations, c)
 			}
@@ -272,6 +290,10 @@ the phase-overlap optimisations as fit's flag does.`,
 						fmt.Printf("  band %d", t.Band)
 					}
 					fmt.Println()
+					if r.PredictN > 0 {
+						fmt.Printf("        prediction of %d locations on the %s factor: %.4f s (exact %.4f s)  max |z_hat - exact| %.2e  max |var - exact| %.2e\n",
+							r.PredictN, a.Computation, a.PredictSecs, r.PredictSecs, a.PredictZErr, a.PredictVarErr)
+					}
 				}
 				if ref {
 					fmt.Printf("  dense reference %.4f s = generation %.4f s (direct Bessel) + factorisation, solve and dot %.4f s (LAPACK, %d threads)  l=%.10f  rel diff %.1e\n",
@@ -296,6 +318,7 @@ the phase-overlap optimisations as fit's flag does.`,
 	f.StringVar(&overlapS, "overlap", "", config.OverlapHelp)
 	f.StringVar(&o.Mean, "mean", "zero", "mean model: zero, constant or linear; with one, the zero-mean evaluation is timed alternately for the overhead (no dense reference)")
 	f.StringVar(&comps, "computations", "", "also time these approximate computations after the exact one: tlr,mp,dst")
+	f.StringVar(&comp, "computation", "", "also time this approximate computation after the exact one: tlr, mp or dst (one name of --computations)")
 	f.Float64Var(&o.Approx.Accuracy, "tlr-accuracy", 1e-9, "tlr: absolute Frobenius accuracy per tile")
 	f.IntVar(&o.Approx.MaxRank, "max-rank", 0, "tlr: largest rank of a U V^T tile (0: nb/2)")
 	f.IntVar(&o.Approx.Band, "mp-band", -1, "mp, dst: tile sub-diagonals in float64 (-1: 10 % of the tiles)")

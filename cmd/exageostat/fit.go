@@ -137,13 +137,26 @@ out: l = -1/2 r'Sigma^-1 r - 1/2 log|Sigma| - (n/2) log(2 pi), r = z - X b.
 (p/2) log(2 pi) (Harville's, without the constant 1/2 log|X'X|); profiled,
 sigma2_hat = r'R^-1 r/(n - p). The coefficients are printed with their
 standard errors sqrt(diag((X'Sigma^-1 X)^-1)) ("mean_coefficients",
-"mean_stderr" in the JSON); predict --theta-from takes the mean model.`,
+"mean_stderr" in the JSON); predict --theta-from takes the mean model.
+
+Approximate likelihood (--computation, default exact; docs/approx.md): tlr
+holds every off-diagonal tile of the Cholesky factor as U V^T compressed to
+--tlr-accuracy (absolute Frobenius error per tile, default 1e-9) with rank at
+most --max-rank (default nb/2), mp holds the tiles beyond --mp-band of the
+diagonal in float32, dst drops them. Everything after the search uses that
+same factor: --holdout's kriging, --stderr's Fisher information, MLOE/MMOM,
+--grid's maps and --draws, --mean's GLS, --ci's constrained fits and --cv.
+What stays exact: the cross-covariances Sigma_{*o} of the predictions, and
+the Fisher information's derivative matrices dSigma/dtheta (generated dense,
+N^2 words per free parameter, then solved on both sides with the
+approximate factor). The table and the JSON ("approx_note") say so.`,
 		Example: `  exageostat fit
   exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
   exageostat fit --config fit.toml --trace trace.json
   exageostat fit --data data.csv --lb 0.001,0.001,0.001,0.0001 --ub 5,5,5,2   # nugget estimated
   exageostat fit --data data.csv --mean linear --reml --json r.json
+  exageostat fit --n 16000 --nb 800 --computation tlr --holdout 100 --stderr --json r.json
   exageostat fit --data data.csv --json r.json         # killed? then:
   exageostat fit --data data.csv --json r.json --resume r.ckpt
   mpirun -np 4 exageostat fit --config configs/fit-mpi.toml --json result.json
@@ -489,10 +502,13 @@ func printAssessment(w, log io.Writer, r *job.FitResult) {
 				parts = append(parts, fmt.Sprintf("%s %.4g", n, a.StdErr[i]))
 			}
 		}
-		fmt.Fprintf(w, "standard errors (Fisher information): %s\n", strings.Join(parts, "  "))
+		fmt.Fprintf(w, "standard errors (Fisher information, %.3fs): %s\n", a.FisherSecs, strings.Join(parts, "  "))
 	}
 	if a.StdErrNote != "" {
 		fmt.Fprintf(w, "standard errors %s\n", a.StdErrNote)
+	}
+	if a.ApproxNote != "" {
+		fmt.Fprintf(w, "approximation: %s\n", a.ApproxNote)
 	}
 	if a.MLOE != nil {
 		fmt.Fprintf(w, "MLOE %.6g  MMOM %.6g\n", *a.MLOE, *a.MMOM)

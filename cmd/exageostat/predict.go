@@ -48,6 +48,7 @@ d = x0 - X'Sigma^-1 c.`,
 		Example: `  exageostat predict --data observed.csv --theta 1,0.1,0.5 --at new.csv --out predictions.csv
   exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv
   exageostat predict --data observed.csv --theta 1,0.1,0.5,0.01 --mean linear --at new.csv --out predictions.csv
+  exageostat predict --data big.csv --theta-from result.json --at new.csv --out predictions.csv --computation tlr --nb 800
   mpirun -np 2 exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -101,8 +102,12 @@ d = x0 - X'Sigma^-1 c.`,
 				}
 				return nil
 			}
-			fmt.Fprintf(os.Stderr, "predicted %d locations from %d observations (%s theta=%s) in %.3fs -> %s\n",
-				r.Predicted, r.Observed, r.Kernel, formatFloats(r.Theta), r.Seconds, outName(r.Out))
+			on := ""
+			if cfg.Approximate() {
+				on = ", on the " + cfg.Computation + " factor"
+			}
+			fmt.Fprintf(os.Stderr, "predicted %d locations from %d observations (%s theta=%s%s) in %.3fs -> %s\n",
+				r.Predicted, r.Observed, r.Kernel, formatFloats(r.Theta), on, r.Seconds, outName(r.Out))
 			return nil
 		},
 	}
@@ -170,5 +175,10 @@ each as SVG and PNG (--dpi, 300 by default).`
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")
 	distributionFlags(c, &cfg.Phase, &powers)
+	approxFlags(c, &cfg.Approx)
+	c.Long += approxHelp + `The kriging solves with that factor (the
+cross-covariance Sigma_{*o} stays exact): mu* = Sigma_{*o} Sigma~^-1 z and
+var* = C(0) + tau2 - ||L~^-1 Sigma_{o*}||^2 with Sigma~ = L~ L~^T; the error
+follows the accuracy (docs/approx.md).`
 	return c
 }

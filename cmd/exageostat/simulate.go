@@ -40,7 +40,8 @@ observations, the nugget included; --variance latent draws the field itself
 (no nugget). Zero mean only.`,
 		Example: `  exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   mpirun -np 4 exageostat simulate --n 40000 --nb 800 --out big.csv --memory-limit 4GB
-  exageostat simulate --conditional --data data.csv --theta-from result.json --at grid.csv --draws 10 --seed 3 --out draws.csv`,
+  exageostat simulate --conditional --data data.csv --theta-from result.json --at grid.csv --draws 10 --seed 3 --out draws.csv
+  exageostat simulate --n 40000 --nb 1000 --computation tlr --out big.csv`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
@@ -64,7 +65,11 @@ observations, the nugget included; --variance latent draws the field itself
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s to %s\n", r.N, r.Kernel, formatFloats(r.Theta), outName(r.Out))
+			on := ""
+			if cfg.Approximate() {
+				on = " (z = L e with the " + cfg.Computation + " factor)"
+			}
+			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s%s to %s\n", r.N, r.Kernel, formatFloats(r.Theta), on, outName(r.Out))
 			return nil
 		},
 	}
@@ -89,6 +94,10 @@ observations, the nugget included; --variance latent draws the field itself
 	f.StringVar(&cond.Variance, "variance", cond.Variance, "--conditional: observation (draws of new observations, nugget included) or latent (of the field, without the nugget)")
 	f.StringVar(&cond.Distance, "distance", cond.Distance, "--conditional: euclidean, great-circle, or auto")
 	distributionFlags(c, &cfg.Phase, &powers)
+	approxFlags(c, &cfg.Approx)
+	c.Long += approxHelp + `Unconditional: z = L~ e with L~ that factor, a
+draw of N(0, L~ L~^T) (the approximation of Sigma). --conditional: the
+kriging and the draws' solves use it too.`
 	return c
 }
 
@@ -110,6 +119,7 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 	}
 	cond.Out, cond.Seed, cond.Kernel, cond.Nugget = cfg.Out, cfg.Seed, cfg.Kernel, cfg.Nugget
 	cond.NB, cond.Workers, cond.MemoryLimit, cond.Phase = cfg.NB, cfg.Workers, cfg.MemoryLimit, cfg.Phase
+	cond.Approx = cfg.Approx
 	var err error
 	if cond.ThetaFrom != "" {
 		r, err := job.ReadFitResult(cond.ThetaFrom)

@@ -54,6 +54,13 @@ type ApproxResult struct {
 	Solve       float64                 `json:"solve_busy"`
 	PeakBytes   int64                   `json:"peak_tile_bytes"` // the runtime's peak of buffers in use
 	Tiles       *likelihood.ApproxStats `json:"tiles"`
+	// With LikelihoodOptions.Predict: the median wall time of kriging the
+	// same new locations on this computation's factor, and the largest
+	// differences of the predictor and the variance from the exact
+	// factor's in the same run.
+	PredictSecs   float64 `json:"predict_seconds,omitempty"`
+	PredictZErr   float64 `json:"predict_max_abs_zhat_diff,omitempty"`
+	PredictVarErr float64 `json:"predict_max_abs_variance_diff,omitempty"`
 	// Error is the failure of an evaluation (a diagonal super-tile may
 	// not be positive definite); the timings are then absent.
 	Error string `json:"error,omitempty"`
@@ -230,6 +237,8 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 		res.ZeroSolve = median(sol0)
 		ev0.Release()
 	}
+	var krige func(ev *likelihood.Evaluator) (*predict.Result, error)
+	var exactPred *predict.Result
 	if o.Predict > 0 {
 		nw := dataset.Grid(o.Predict, o.Seed+1)
 		var ps []float64
@@ -237,18 +246,19 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		for r := 0; r < o.Reps; r++ {
-			var pr *predict.Result
-			var err error
+		krige = func(ev *likelihood.Evaluator) (*predict.Result, error) {
 			if len(x) == 0 {
-				pr, err = predict.Krige(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y})
-			} else {
-				pr, err = predict.KrigeUniversal(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y}, x0)
+				return predict.Krige(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y})
 			}
+			return predict.KrigeUniversal(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y}, x0)
+		}
+		for r := 0; r < o.Reps; r++ {
+			pr, err := krige(ev)
 			if err != nil {
 				return nil, err
 			}
 			ps = append(ps, pr.Seconds)
+			exactPred = pr
 		}
 		res.PredictN, res.PredictSecs = o.Predict, median(ps)
 		res.PredictRatio = res.PredictSecs / res.Seconds
@@ -261,7 +271,7 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 		for _, c := range o.Computations {
 			a := o.Approx
 			a.Computation = c
-			ar, err := approxBench(rt, likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern}, o, a)
+			ar, err := approxBench(rt, likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern, Covariates: x}, o, a, krige, exactPred)
 			if err != nil {
 				if !errors.Is(err, likelihood.ErrNotPosDef) {
 					return nil, err
@@ -332,7 +342,10 @@ func denseLogLik(pts matern.Points, z []float64, th matern.Theta, threads int) (
 
 // approxBench times the computation a on p: one warm-up, then o.Reps
 // evaluations; the evaluator's tiles are released at the end.
-func approxBench(rt *runtime.Runtime, p likelihood.Problem, o LikelihoodOptions, a likelihood.Approx) (*ApproxResult, error) {
+// With krige (o.Predict > 0) it also times the kriging on the factor of
+// the computation, o.Reps times, against the exact factor's prediction.
+func approxBench(rt *runtime.Runtime, p likelihood.Problem, o LikelihoodOptions, a likelihood.Approx,
+	krige func(*likelihood.Evaluator) (*predict.Result, error), exact *predict.Result) (*ApproxResult, error) {
 	rt.ResetPeak()
 	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, Approx: a})
 	if err != nil {
@@ -357,5 +370,20 @@ func approxBench(rt *runtime.Runtime, p likelihood.Problem, o LikelihoodOptions,
 	}
 	r.Seconds, r.Gen, r.Chol, r.Solve = median(wall), median(gen), median(chol), median(sol)
 	r.PeakBytes = rt.Mem().Peak
+	if krige != nil {
+		var ps []float64
+		for i := 0; i < o.Reps; i++ {
+			pr, err := krige(ev)
+			if err != nil {
+				return nil, fmt.Errorf("%s: prediction: %w", a.Computation, err)
+			}
+			ps = append(ps, pr.Seconds)
+			for j := range pr.Z {
+				r.PredictZErr = math.Max(r.PredictZErr, math.Abs(pr.Z[j]-exact.Z[j]))
+				r.PredictVarErr = math.Max(r.PredictVarErr, math.Abs(pr.Var[j]-exact.Var[j]))
+			}
+		}
+		r.PredictSecs = median(ps)
+	}
 	return r, nil
 }

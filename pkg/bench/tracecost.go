@@ -16,6 +16,8 @@ type TraceCostOptions struct {
 	N, NB, Workers, Reps int
 	Theta                []float64 // Matérn (sigma2, beta, nu)
 	Seed                 uint64
+	// Approx is the computation of the evaluations (zero: exact).
+	Approx likelihood.Approx
 }
 
 // TraceCostResult compares evaluations with and without the runtime's
@@ -27,6 +29,8 @@ type TraceCostResult struct {
 	Workers int       `json:"workers"`
 	Reps    int       `json:"reps"`
 	Theta   []float64 `json:"theta"`
+	// Computation is the evaluations' (exact, tlr, mp, dst).
+	Computation likelihood.Computation `json:"computation"`
 	// On and Off are the spreads of the wall time of one evaluation with
 	// and without the trace, Overhead = On.Median / Off.Median - 1, and
 	// PairedOverhead the median over the pairs (evaluations run in
@@ -53,7 +57,7 @@ func TraceCost(o TraceCostOptions) (*TraceCostResult, error) {
 	for i, tr := range []bool{true, false} {
 		rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: tr})
 		defer rt.Close()
-		ev, err := likelihood.New(prob, o.NB, rt, false)
+		ev, err := likelihood.NewWith(prob, rt, likelihood.Options{NB: o.NB, Approx: o.Approx})
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +66,7 @@ func TraceCost(o TraceCostOptions) (*TraceCostResult, error) {
 			return nil, err
 		}
 	}
-	res := &TraceCostResult{N: o.N, NB: o.NB, Workers: o.Workers, Reps: o.Reps, Theta: o.Theta, Same: true}
+	res := &TraceCostResult{N: o.N, NB: o.NB, Workers: o.Workers, Reps: o.Reps, Theta: o.Theta, Same: true, Computation: evs[0].Computation()}
 	var on, off, ratio []float64
 	var ls [2]float64
 	for r := range o.Reps {

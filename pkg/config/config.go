@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -73,12 +74,8 @@ type Fit struct {
 	Units     string    `toml:"units"`      // its units, written beside the name
 	XYUnits   string    `toml:"xy_units"`   // the units of planar x and y on the map axes (e.g. m)
 	Solve     string    `toml:"solve"`      // MPI runs: chained | per-rank | move-tiles
-	// Computation is exact (the default), tlr (tile low-rank, seed 002),
-	// mp (mixed precision) or dst (diagonal super-tile).
-	Computation string  `toml:"computation"`
-	TLRAccuracy float64 `toml:"tlr_accuracy"` // tlr: absolute Frobenius accuracy per tile
-	MaxRank     int     `toml:"max_rank"`     // tlr: largest rank of a U V^T tile (0: nb/2)
-	MPBand      int     `toml:"mp_band"`      // mp, dst: tile sub-diagonals kept in float64 (-1: 10 % of the tiles)
+	// Approx: computation, tlr_accuracy, max_rank, mp_band.
+	Approx
 	// Lookahead is the depth of seed 002's lookahead in the Cholesky of
 	// tlr, mp and dst (0: off): the next panel runs before the trailing
 	// update (likelihood.Approx.Lookahead).
@@ -137,10 +134,65 @@ func DefaultFit() Fit {
 		Kernel: "matern", Distance: "auto",
 		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
 		Start: "data", Search: "log", Profile: "auto", CILevel: 0.95, Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
-		Computation: "exact", TLRAccuracy: 1e-9, MPBand: -1, Scheduler: "eager",
-		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
+		Approx:    DefaultApprox(),
+		Scheduler: "eager",
+		N:         1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 		Phase: Phase{Distribution: "bc"}, Overlap: AllOverlap(),
 	}
+}
+
+// Approx selects how the covariance's Cholesky factor is computed and
+// held, for fit, predict and simulate (the keys of each command's table).
+type Approx struct {
+	// Computation is exact (the default), tlr (tile low-rank, seed 002),
+	// mp (mixed precision) or dst (diagonal super-tile).
+	Computation string  `toml:"computation"`
+	TLRAccuracy float64 `toml:"tlr_accuracy"` // tlr: absolute Frobenius accuracy per tile
+	MaxRank     int     `toml:"max_rank"`     // tlr: largest rank of a U V^T tile (0: nb/2)
+	MPBand      int     `toml:"mp_band"`      // mp, dst: tile sub-diagonals kept in float64 (-1: 10 % of the tiles)
+}
+
+// DefaultApprox returns exact, with tlr_accuracy 1e-9, max_rank 0 (nb/2)
+// and mp_band -1 (10 % of the tiles) for the others.
+func DefaultApprox() Approx { return Approx{Computation: "exact", TLRAccuracy: 1e-9, MPBand: -1} }
+
+// Approximate reports whether the computation is not exact.
+func (a Approx) Approximate() bool { return a.Computation != "" && a.Computation != "exact" }
+
+// Check returns, through bad (key, message), the first bad setting: an
+// unknown computation, a tlr_accuracy not positive and finite, a negative
+// max_rank, an mp_band below -1, and a setting of another computation
+// (max_rank or tlr_accuracy without tlr, mp_band without mp or dst: they
+// would do nothing).
+func (a Approx) Check(bad func(key, format string, args ...any) error) error {
+	switch a.Computation {
+	case "", "exact", "tlr", "mp", "dst":
+	default:
+		return bad("computation", "--computation must be exact, tlr, mp or dst, got %q", a.Computation)
+	}
+	d := DefaultApprox()
+	switch {
+	case !(a.TLRAccuracy > 0) || math.IsInf(a.TLRAccuracy, 0):
+		return bad("tlr_accuracy", "--tlr-accuracy must be > 0 and finite, got %g", a.TLRAccuracy)
+	case a.MaxRank < 0:
+		return bad("max_rank", "--max-rank must be >= 0 (0: nb/2), got %d", a.MaxRank)
+	case a.MPBand < -1:
+		return bad("mp_band", "--mp-band must be >= 0, or -1 for the band holding 10 %% of the tiles, got %d", a.MPBand)
+	case a.MaxRank != 0 && a.Computation != "tlr":
+		return bad("max_rank", "--max-rank %d is for --computation tlr (the computation is %s)", a.MaxRank, a.name())
+	case a.TLRAccuracy != d.TLRAccuracy && a.Computation != "tlr":
+		return bad("tlr_accuracy", "--tlr-accuracy %g is for --computation tlr (the computation is %s)", a.TLRAccuracy, a.name())
+	case a.MPBand != d.MPBand && a.Computation != "mp" && a.Computation != "dst":
+		return bad("mp_band", "--mp-band %d is for --computation mp or dst (the computation is %s)", a.MPBand, a.name())
+	}
+	return nil
+}
+
+func (a Approx) name() string {
+	if a.Computation == "" {
+		return "exact"
+	}
+	return a.Computation
 }
 
 // Error is a configuration error: the file, the line when known, the key

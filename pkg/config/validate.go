@@ -444,33 +444,18 @@ func (f *Fit) Validate() error {
 	default:
 		return bad("solve", "--solve must be chained, per-rank or move-tiles, got %q", f.Solve)
 	}
-	switch f.Computation {
-	case "", "exact":
-		switch {
-		case f.Lookahead != 0:
-			return bad("lookahead", "--lookahead is for --computation tlr, mp or dst (the exact Cholesky has no lookahead)")
-		case f.HPotrf != 0:
-			return bad("hpotrf", "--hpotrf is for --computation tlr, mp or dst (the exact Cholesky has no hierarchical potrf)")
-		}
-	case "tlr", "mp", "dst":
-		switch {
-		case f.Holdout > 0 || f.StdErr || (f.CI != "" && f.CI != "none") || f.Grid != "" || f.Mean != "zero":
-			return bad("computation", "--computation %s is for the likelihood only: --holdout, --stderr, --ci, --grid and --mean need exact", f.Computation)
-		}
-	default:
-		return bad("computation", "--computation must be exact, tlr, mp or dst, got %q", f.Computation)
+	if err := f.Approx.Check(bad); err != nil {
+		return err
 	}
 	switch {
-	case !(f.TLRAccuracy > 0) || math.IsInf(f.TLRAccuracy, 0):
-		return bad("tlr_accuracy", "--tlr-accuracy must be > 0 and finite, got %g", f.TLRAccuracy)
-	case f.MaxRank < 0:
-		return bad("max_rank", "--max-rank must be >= 0 (0: nb/2), got %d", f.MaxRank)
-	case f.MPBand < -1:
-		return bad("mp_band", "--mp-band must be >= 0, or -1 for the band holding 10 %% of the tiles, got %d", f.MPBand)
 	case f.Lookahead < 0:
 		return bad("lookahead", "--lookahead must be >= 0 (0: off), got %d", f.Lookahead)
 	case f.HPotrf < 0:
 		return bad("hpotrf", "--hpotrf must be >= 0 (0: off), got %d", f.HPotrf)
+	case !f.Approx.Approximate() && f.Lookahead != 0:
+		return bad("lookahead", "--lookahead is for --computation tlr, mp or dst (the exact Cholesky has no lookahead)")
+	case !f.Approx.Approximate() && f.HPotrf != 0:
+		return bad("hpotrf", "--hpotrf is for --computation tlr, mp or dst (the exact Cholesky has no hierarchical potrf)")
 	}
 	if _, err := MemoryLimitBytes(f.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
@@ -626,12 +611,14 @@ type Simulate struct {
 	MemoryLimit string    `toml:"memory_limit"`
 	// Distribution of the tiles over the MPI ranks (ignored on one rank).
 	Phase
+	// Approx: the factor L of z = L e (exact, or tlr, mp, dst).
+	Approx
 }
 
 // DefaultSimulate returns the defaults: N = 1600, Matérn theta = (1, 0.1,
-// 0.5), seed 1, automatic tile size, block-cyclic over the ranks.
+// 0.5), seed 1, automatic tile size, block-cyclic over the ranks, exact.
 func DefaultSimulate() Simulate {
-	return Simulate{N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1, Kernel: "matern", Phase: Phase{Distribution: "bc"}}
+	return Simulate{N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1, Kernel: "matern", Phase: Phase{Distribution: "bc"}, Approx: DefaultApprox()}
 }
 
 // Validate checks s and returns an *Error (File "simulate") naming the
@@ -666,6 +653,9 @@ func (s *Simulate) Validate() error {
 	}
 	if HasTau2(s.Kernel, len(s.Theta)) && s.Nugget != 0 {
 		return bad("nugget", "a theta of %d values gives the nugget tau2: leave --nugget out", len(s.Theta))
+	}
+	if err := s.Approx.Check(bad); err != nil {
+		return err
 	}
 	if _, err := MemoryLimitBytes(s.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
@@ -721,6 +711,8 @@ type Predict struct {
 	MemoryLimit string `toml:"memory_limit"`
 	// Distribution of the tiles over the MPI ranks (ignored on one rank).
 	Phase
+	// Approx: the factor the kriging solves with (exact, or tlr, mp, dst).
+	Approx
 	// FitDistance, when set, is the distance of the fit that ThetaFrom
 	// holds, which Distance "auto" must turn out to be once the data's
 	// coordinates are known. It is not a key.
@@ -730,7 +722,7 @@ type Predict struct {
 // DefaultPredict returns the defaults: Matérn, distance from the data's
 // header, automatic tile size, block-cyclic over the ranks.
 func DefaultPredict() Predict {
-	return Predict{Kernel: "matern", Distance: "auto", Mean: "zero", Variance: VarianceObservation, Phase: Phase{Distribution: "bc"}}
+	return Predict{Kernel: "matern", Distance: "auto", Mean: "zero", Variance: VarianceObservation, Phase: Phase{Distribution: "bc"}, Approx: DefaultApprox()}
 }
 
 // The variances predict can write (Predict.Variance).
@@ -803,6 +795,9 @@ func (p *Predict) Validate() error {
 	}
 	if err := CheckDPI(p.DPI); err != nil {
 		return bad("dpi", "%v", err)
+	}
+	if err := p.Approx.Check(bad); err != nil {
+		return err
 	}
 	if _, err := MemoryLimitBytes(p.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)

@@ -123,3 +123,59 @@ func (t Tasks) GemvLR(p Place, cp tlr.Compressor, trans blas.Transpose, alpha fl
 			return nil
 		})
 }
+
+// FactorMul computes, for a tile a of a Cholesky factor in any of the
+// formats of the approximate computations (runtime.Dense, runtime.LowRank
+// or runtime.Single) and dense tiles b and c,
+//
+//	side Left:  c = c + alpha op(a) b,
+//	side Right: c = c + alpha b op(a),
+//
+// the tile step of a triangular solve (or product) of a dense tiled matrix
+// with a TLR, mixed-precision or DST factor: a dgemm for a dense a (kind
+// gemm), U (V^T b)-style products through the rank for a low-rank one
+// (lr-mul, tlr.Compressor.Mul), a dgemm on a widened copy for a float32
+// one (s-mul). kEst estimates the rank for the flop count.
+func (t Tasks) FactorMul(p Place, cp tlr.Compressor, side blas.Side, trans blas.Transpose, alpha float64, a, b, c *runtime.Handle, kEst float64) {
+	cf := dense(c)
+	r := cf.N // right-hand sides: C's columns (Left) or rows (Right)
+	if side == blas.Right {
+		r = cf.M
+	}
+	switch f := a.Format().(type) {
+	case runtime.Dense:
+		if side == blas.Left {
+			t.Gemm(p, trans, blas.NoTrans, alpha, a, b, 1, c)
+		} else {
+			t.Gemm(p, blas.NoTrans, trans, alpha, b, a, 1, c)
+		}
+	case runtime.LowRank:
+		t.submit(p, kind.LRMul, tlr.MulFlops(float64(f.M), float64(f.N), kEst, float64(r)),
+			[]runtime.Access{acc(a, runtime.R), acc(b, runtime.R), acc(c, runtime.RW)},
+			func(ctx runtime.Context) error {
+				bf := dense(b)
+				cp.Mul(f, ctx.Buffer(0), side, trans, alpha, ctx.Dense(1), bf.M, r, ctx.Dense(2), cf.M)
+				return nil
+			})
+	case runtime.Single:
+		k := t.K
+		t.submit(p, kind.SMul, 2*float64(f.M)*float64(f.N)*float64(r),
+			[]runtime.Access{acc(a, runtime.R), acc(b, runtime.R), acc(c, runtime.RW)},
+			func(ctx runtime.Context) error {
+				bf := dense(b)
+				a64 := operand64(ctx, 0, true, f.M*f.N)
+				rows, cols := f.M, f.N // of op(a)
+				if trans == blas.Trans {
+					rows, cols = cols, rows
+				}
+				if side == blas.Left {
+					k.Dgemm(trans, blas.NoTrans, rows, r, cols, alpha, a64, f.M, ctx.Dense(1), bf.M, 1, ctx.Dense(2), cf.M)
+				} else {
+					k.Dgemm(blas.NoTrans, trans, r, cols, rows, alpha, ctx.Dense(1), bf.M, a64, f.M, 1, ctx.Dense(2), cf.M)
+				}
+				return nil
+			})
+	default:
+		panic(fmt.Sprintf("insert: %s is %v, not a factor tile", a.Name(), a.Format()))
+	}
+}

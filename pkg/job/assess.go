@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -27,11 +28,15 @@ type Assessment struct {
 	// information could not be computed or inverted) or which of them
 	// are not meaningful (estimates at a bound).
 	StdErrNote string      `json:"stderr_note,omitempty"`
+	FisherSecs float64     `json:"fisher_seconds,omitempty"` // wall time of the Fisher information
 	Fisher     [][]float64 `json:"fisher_information,omitempty"`
 	FisherOf   []string    `json:"fisher_parameters,omitempty"`
 	MLOE       *float64    `json:"mloe,omitempty"`
 	MMOM       *float64    `json:"mmom,omitempty"`
 	Plots      []string    `json:"plots,omitempty"`
+	// ApproxNote says, for --computation tlr, mp or dst, which of these
+	// results use the approximate factor and what stays exact.
+	ApproxNote string `json:"approx_note,omitempty"`
 }
 
 type assessOptions struct {
@@ -153,7 +158,9 @@ func assess(ev *likelihood.Evaluator, theta []float64, o assessOptions, out *Ass
 		// parameter fixed, a singular information matrix, a covariance not
 		// positive definite at a derivative's step) leaves the fit's
 		// result intact: the standard errors are missing, with the reason.
+		t0 := time.Now()
 		f, err := predict.FisherInfo(ev, theta, o.free)
+		out.FisherSecs = time.Since(t0).Seconds()
 		switch {
 		case err == nil:
 			out.StdErr = make([]float64, len(names))

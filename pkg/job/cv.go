@@ -199,6 +199,7 @@ func FitCV(r *FitResult, cfg config.Fit, env Env) (*PredictResult, error) {
 		p.Phase = cfg.Phase
 	}
 	p.Plot, p.DPI, p.ZName, p.XYUnits = cfg.Plot, cfg.DPI, cfg.ZName, cfg.XYUnits
+	p.Approx = cfg.Approx // the cross-validation on the fit's factor
 	pr, err := Predict(p, env)
 	if err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
 	"github.com/exageostat/exageostat/pkg/tile"
+	"github.com/exageostat/exageostat/pkg/tlr"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -230,10 +231,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if err := checkScale(w, "fit", limit, scales...); err != nil {
 		return nil, err
 	}
-	lo := likelihood.Options{NB: nb}
-	if cfg.Computation != "" && cfg.Computation != "exact" {
-		lo.Approx.Computation = likelihood.Computation(cfg.Computation)
-	}
+	lo := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
 	distName := ""
 	if lo.Owner, lo.GenOwner, distName, err = distribute(w, cl, n, nb, cfg.ExcludeCPUOnly); err != nil {
 		return nil, err
@@ -338,9 +336,9 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: nb, Workers: workers,
 		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &ov,
-		Approx: likelihood.Approx{Computation: likelihood.Computation(cfg.Computation), Accuracy: cfg.TLRAccuracy,
-			MaxRank: cfg.MaxRank, Band: cfg.MPBand, Lookahead: cfg.Lookahead, HPotrf: cfg.HPotrf}}
+		Approx: fitApprox(cfg)}
 	var asmt Assessment
+	asmt.ApproxNote = approxNote(cfg)
 	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
 		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean,
 		pics: pictures{dpi: cfg.DPI, zname: cfg.ZName, units: cfg.Units, xyunits: cfg.XYUnits}, draws: cfg.Draws}
@@ -645,6 +643,96 @@ func simulateGrid(cmd string, n, times int, seed uint64, model likelihood.Model,
 	}
 	d.Obs = z
 	return d, nil
+}
+
+// ApproxOf returns the likelihood's settings of the approximate
+// computation a.
+func ApproxOf(a config.Approx) likelihood.Approx {
+	if !a.Approximate() {
+		return likelihood.Approx{}
+	}
+	return likelihood.Approx{Computation: likelihood.Computation(a.Computation), Accuracy: a.TLRAccuracy,
+		MaxRank: a.MaxRank, Band: a.MPBand}
+}
+
+// fitApprox is cfg's approximation with seed 002's lookahead and
+// hierarchical potrf (fit only).
+func fitApprox(cfg config.Fit) likelihood.Approx {
+	a := ApproxOf(cfg.Approx)
+	a.Lookahead, a.HPotrf = cfg.Lookahead, cfg.HPotrf
+	return a
+}
+
+// tlrRankBudget returns, for a TLR computation a, the rank MemoryNeed
+// budgets per off-diagonal tile before the run: twice the mean rank of 16
+// sampled tiles of size nb of Sigma(theta) at p's points (tlr.SampleRank,
+// compressed at a's accuracy; near-diagonal tiles have more than the mean,
+// far ones less). It is 0 (dense tiles budgeted) for the other
+// computations, or when the kernel cannot be built at theta.
+func tlrRankBudget(a likelihood.Approx, p likelihood.Problem, theta []float64, nb int, seed uint64) float64 {
+	if a.Computation != likelihood.TLR {
+		return 0
+	}
+	k, err := p.Model.Kernel(theta, matern.MaxDistance(p.Metric, p.Points))
+	if err != nil {
+		return 0
+	}
+	acc := a.Accuracy
+	if acc == 0 {
+		acc = 1e-9
+	}
+	return 2 * tlr.SampleRank(tlr.New(tlr.ACA, acc), k, p.Metric, p.Points, nb, 16, seed)
+}
+
+// approxNote says, for an approximate computation with an assessment
+// after the fit, what that assessment computes on the approximate factor
+// and what stays exact ("" for exact, or with nothing to assess).
+func approxNote(cfg config.Fit) string {
+	if !cfg.Approximate() {
+		return ""
+	}
+	var on []string
+	if cfg.Holdout > 0 {
+		on = append(on, "the hold-out prediction")
+	}
+	if cfg.StdErr || cfg.Holdout > 0 || cfg.CI == "profile" {
+		on = append(on, "the standard errors (Fisher information)")
+	}
+	if cfg.TrueTheta != nil && cfg.Holdout > 0 {
+		on = append(on, "MLOE/MMOM")
+	}
+	if cfg.Grid != "" {
+		on = append(on, "the grid maps")
+	}
+	if cfg.Draws > 0 {
+		on = append(on, "the conditional draws")
+	}
+	if cfg.CI == "profile" {
+		on = append(on, "the profile intervals' constrained fits")
+	}
+	if cfg.Mean != "" && cfg.Mean != "zero" {
+		on = append(on, "the GLS mean")
+	}
+	if cfg.CV != "" {
+		on = append(on, "the cross-validation")
+	}
+	if len(on) == 0 {
+		return ""
+	}
+	what := cfg.Computation
+	switch cfg.Computation {
+	case "tlr":
+		what = fmt.Sprintf("tlr factor (accuracy %g per tile)", cfg.TLRAccuracy)
+	case "mp":
+		what = "mixed-precision factor (float32 off the band)"
+	case "dst":
+		what = "dst factor (tiles off the band dropped)"
+	}
+	note := strings.Join(on, ", ") + " use the " + what + "; the cross-covariances are exact"
+	if cfg.StdErr || cfg.Holdout > 0 || cfg.CI == "profile" {
+		note += ", and so are the Fisher information's derivative matrices dSigma/dtheta (dense, N^2 words each)"
+	}
+	return note
 }
 
 // fitResult makes the result of a search.

@@ -27,6 +27,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/strategy"
 	"github.com/exageostat/exageostat/pkg/tile"
+	"github.com/exageostat/exageostat/pkg/tlr"
 )
 
 // Env is what a job runs in besides its configuration.
@@ -103,12 +104,14 @@ func (e *InputError) Unwrap() error { return e.Err }
 func badInput(format string, a ...any) error { return &InputError{Err: fmt.Errorf(format, a...)} }
 
 // IsInput reports whether err is caused by the user's input: an
-// *InputError, a *config.Error or a *dataset.InputError.
+// *InputError, a *config.Error, a *dataset.InputError, or a
+// *tlr.RankError (a tile that needs a rank above --max-rank: raise it).
 func IsInput(err error) bool {
 	var ie *InputError
 	var ce *config.Error
 	var de *dataset.InputError
-	return errors.As(err, &ie) || errors.As(err, &ce) || errors.As(err, &de)
+	var re *tlr.RankError
+	return errors.As(err, &ie) || errors.As(err, &ce) || errors.As(err, &de) || errors.As(err, &re)
 }
 
 // Agreed reports whether every rank of a distributed run returns err

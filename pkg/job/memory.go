@@ -240,6 +240,10 @@ func clampBytes(b float64) int64 {
 type scale struct {
 	n, nb int
 	g     graph
+	// tiles is the bytes of all the lower tiles in their formats
+	// (likelihood.TileBytes: an approximate computation's); 0 counts
+	// them dense.
+	tiles int64
 }
 
 // checkScale is a job's first memory check, made before the tile
@@ -256,6 +260,9 @@ func checkScale(w comm.Comm, cmd string, userLimit int64, runs ...scale) error {
 	var worst scale
 	for _, s := range runs {
 		tileData := 8 * float64(s.n) * (float64(s.n) + float64(s.nb)) / 2
+		if s.tiles > 0 {
+			tileData = float64(s.tiles)
+		}
 		tasks, handles := s.g.bytes()
 		b := (tileData+tasks)/ranks + handles + 2*8*float64(s.nb)*float64(s.nb) + likelihood.Overhead
 		if b > need {

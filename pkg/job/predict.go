@@ -23,6 +23,9 @@ type PredictResult struct {
 	Seconds      float64 // wall time of the prediction's task graphs
 	Ranks        int
 	Distribution string // the tiles' distribution over the ranks ("" on one rank)
+	// Computation is the factor the kriging solved with (exact, tlr, mp,
+	// dst); the cross-covariances are exact.
+	Computation string
 	// CV scores the cross-validation (cfg.CV).
 	CV *CVSummary
 	// X, Y, Residuals and Standardized are the cross-validation's
@@ -127,11 +130,15 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		nb = tile.AutoNB(n1)
 	}
 	g := evalGraph(n1, nb).larger(krigeGraph(n1, n2, nb))
-	if err := checkScale(w, "predict", limit, scale{n: n1, nb: nb, g: g}); err != nil {
+	o := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
+	if o.Approx.Computation == likelihood.TLR { // budget the tiles at a sampled rank
+		pts, _ := problemData(dataset.Permute(obs, dataset.MortonOrder(obs)), model)
+		o.Approx.RankEstimate = tlrRankBudget(o.Approx, likelihood.Problem{Points: pts, Metric: metric, Model: model}, cfg.Theta, nb, cfg.Seed)
+	}
+	if err := checkScale(w, "predict", limit, scale{n: n1, nb: nb, g: g, tiles: likelihood.TileBytes(n1, o)}); err != nil {
 		return nil, err
 	}
-	o := likelihood.Options{NB: nb}
-	res := &PredictResult{Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+	res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, n1, nb, false); err != nil {
 		return nil, err
 	}

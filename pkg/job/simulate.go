@@ -7,6 +7,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/tile"
 )
 
@@ -20,6 +21,7 @@ type SimulateResult struct {
 	Seconds      float64
 	Ranks        int
 	Distribution string // the tiles' distribution over the ranks ("" on one rank)
+	Computation  string // the factor L of z = L e: exact, tlr, mp or dst
 }
 
 // Simulate runs `exageostat simulate` as cfg says on the ranks of
@@ -54,11 +56,19 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 		return nil, err
 	}
 	g := evalGraph(nm, nb)
-	if err := checkScale(w, "simulate", limit, scale{n: nm, nb: nb, g: g}); err != nil {
+	o := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
+	if o.Approx.Computation == likelihood.TLR { // budget the tiles at a sampled rank
+		model := likelihood.Model(cfg.Kernel)
+		pts := points(dataset.GridTimes(cfg.N, cfg.Times, cfg.Seed))
+		if model == likelihood.BivariateMatern {
+			pts = matern.Interleave(pts)
+		}
+		o.Approx.RankEstimate = tlrRankBudget(o.Approx, likelihood.Problem{Points: pts, Metric: matern.Euclidean, Model: model}, cfg.Theta, nb, cfg.Seed)
+	}
+	if err := checkScale(w, "simulate", limit, scale{n: nm, nb: nb, g: g, tiles: likelihood.TileBytes(nm, o)}); err != nil {
 		return nil, err
 	}
-	o := likelihood.Options{NB: nb}
-	res := &SimulateResult{N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+	res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, nm, nb, false); err != nil {
 		return nil, err
 	}

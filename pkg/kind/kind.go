@@ -35,6 +35,7 @@ const (
 	LRSyrk = "lr-syrk" // dense C - U (V^T V) U^T
 	LRGemm = "lr-gemm" // C_LR - A_LR B_LR^T with recompression
 	LRGemv = "lr-gemv" // y - U (V^T x)
+	LRMul  = "lr-mul"  // dense C - op(A) B or C - B op(A) for a factor tile A = U V^T (prediction, Fisher)
 
 	// Mixed-precision kernels: float32 tiles off the band.
 	SDcmg = "s-dcmg" // generate a covariance tile and round it to float32
@@ -42,6 +43,7 @@ const (
 	SSyrk = "s-syrk" // dense C - A A^T for a float32 A
 	SGemm = "s-gemm" // C - A B^T with a float32 C, or float32 inputs
 	SGemv = "s-gemv" // y - A x for a float32 A
+	SMul  = "s-mul"  // dense C - op(A) B or C - B op(A) for a float32 factor tile A, in float64
 
 	// Hierarchical potrf (seed 002's optimisation 4): the Cholesky of a
 	// dense diagonal tile as a nested graph of sub-tile tasks.
@@ -80,7 +82,7 @@ func Phase(k string) string {
 	case Potrf, Trtri, Trmm, Syrk, Gemm, LRTrsm, LRSyrk, LRGemm, STrsm, SSyrk, SGemm,
 		HSplit, HPotrf, HTrsm, HSyrk, HGemm, HJoin:
 		return "cholesky"
-	case Det, Trsv, Gemv, Geadd, Dot, Trmv, Colss, Coldot, Tdot, LRGemv, SGemv:
+	case Det, Trsv, Gemv, Geadd, Dot, Trmv, Colss, Coldot, Tdot, LRGemv, SGemv, LRMul, SMul:
 		return "solve"
 	}
 	return "other"

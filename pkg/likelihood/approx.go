@@ -13,6 +13,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
+	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/tlr"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -78,6 +79,49 @@ type Approx struct {
 	// help on the critical path. A diagonal tile no larger than HPotrf is
 	// factored by one potrf.
 	HPotrf int
+	// RankEstimate is, for MemoryNeed only, the rank to budget for each of
+	// TLR's off-diagonal tiles (e.g. twice the mean rank of sampled tiles,
+	// tlr.SampleRank); 0 budgets them dense (the ranks are not known).
+	RankEstimate float64
+}
+
+// tileBytes returns the bytes of lower tile (m, c), rows x cols, of an
+// nt x nt tiling with tile size nb held in a's format: 8 rows cols for a
+// dense tile (exact, the diagonal, the band of MP and DST, and TLR
+// without a RankEstimate); for TLR 8 (1 + (rows + cols) k) with k the
+// RankEstimate rounded up to a multiple of 8 as the tiles are stored, at
+// most the maximum rank (and at most the dense tile); 4 rows cols (and
+// a word) for MP's float32 tiles; nothing for the tiles DST drops.
+func (a Approx) tileBytes(m, c, rows, cols, nt, nb int) int64 {
+	dense := int64(8 * rows * cols)
+	if m == c {
+		return dense
+	}
+	switch a.Computation {
+	case TLR:
+		if !(a.RankEstimate > 0) {
+			return dense
+		}
+		maxr := a.MaxRank
+		if maxr == 0 {
+			maxr = max(1, nb/2)
+		}
+		k := min((int(math.Ceil(a.RankEstimate))+7)/8*8, maxr)
+		return min(dense, int64(8*(1+(rows+cols)*k)))
+	case MP, DST:
+		band := a.Band
+		if band < 0 {
+			band = autoBand(nt)
+		}
+		if m-c <= band {
+			return dense
+		}
+		if a.Computation == DST {
+			return 0
+		}
+		return int64(8 * runtime.Single{M: rows, N: cols}.Words())
+	}
+	return dense
 }
 
 // ApproxStats describes the tiles of one approximate evaluation (on this
@@ -129,9 +173,6 @@ func autoBand(nt int) int { return max(0, int(math.Ceil(0.05*float64(nt+1)))-1) 
 
 // newApprox sets up the tiles of a computation other than Exact.
 func (e *Evaluator) newApprox(a Approx) error {
-	if len(e.p.Covariates) > 0 {
-		return fmt.Errorf("computation %s does not support covariates (use exact)", a.Computation)
-	}
 	s := e.sigma
 	nt, nb := s.NT, s.NB
 	x := &approx{a: a, class: make([]tileClass, nt*(nt+1)/2), h: make([]*runtime.Handle, nt*(nt+1)/2)}
@@ -237,8 +278,9 @@ func (e *Evaluator) logLikApprox(theta []float64, k matern.Kernel, st Stats) (fl
 	for kk := 0; kk < nt; kk++ {
 		ts.Det(insert.At(kk, kk, -1, 0), x.h[lower(kk, kk)], e.det.Handle(kk))
 	}
-	e.submitApproxSolve()
+	e.submitApproxSolve(e.z)
 	solve.SubmitDot(e.z, e.dot, e.kern)
+	e.submitCovariatesWith(func(_ int, x *tile.Vector) { e.submitApproxSolve(x) })
 	e.det.Fetch()
 	e.dot.Fetch()
 	err := rt.Wait()
@@ -282,8 +324,16 @@ func (e *Evaluator) logLikApprox(theta []float64, k matern.Kernel, st Stats) (fl
 	n := float64(e.N())
 	st.LogDet = 2 * e.det.Sum()
 	st.Quad = e.dot.Sum()
+	if len(e.x) == 0 {
+		e.current = append([]float64(nil), theta...)
+		return -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi), st, nil
+	}
+	if err := e.gls(&st); err != nil {
+		return math.NaN(), st, err
+	}
 	e.current = append([]float64(nil), theta...)
-	return -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi), st, nil
+	e.beta, e.betaCov = st.Beta, st.BetaCov
+	return e.p.fromParts(st.LogDet, st.Quad, st.LogDetXSX, 1), st, nil
 }
 
 func (e *Evaluator) submitApproxGeneration(k matern.Kernel, tau2 float64) {
@@ -431,10 +481,10 @@ func (e *Evaluator) approxUpdate(ts insert.Tasks, k, n0, n1 int, wait bool) {
 	}
 }
 
-// submitApproxSolve inserts w = L^-1 z, right-looking: z_k = L_kk^-1 z_k,
+// submitApproxSolve inserts z = L^-1 z, right-looking: z_k = L_kk^-1 z_k,
 // then z_m -= L_mk z_k for m > k, each z_m updated in submission order.
-func (e *Evaluator) submitApproxSolve() {
-	x, z := e.ax, e.z
+func (e *Evaluator) submitApproxSolve(z *tile.Vector) {
+	x := e.ax
 	ts := insert.New(e.rt, e.kern)
 	nt := e.sigma.NT
 	for k := 0; k < nt; k++ {
@@ -534,4 +584,41 @@ func (e *Evaluator) TileRanks() (nt int, ranks []int) {
 		}
 	}
 	return nt, ranks
+}
+
+// Computation returns the evaluator's computation (Exact, TLR, MP or DST).
+func (e *Evaluator) Computation() Computation {
+	if e.ax == nil {
+		return Exact
+	}
+	return e.ax.a.Computation
+}
+
+// FactorTile returns the handle of the lower tile (m, n), m >= n, of the
+// Cholesky factor held after a successful evaluation, in the format of the
+// computation: runtime.Dense (every tile of Exact; the diagonal, and the
+// band of MP and DST), runtime.LowRank (the off-diagonal tiles of TLR:
+// U V^T, or dense past the maximum rank), runtime.Single (MP's tiles off
+// the band), or nil for a tile DST dropped (zero). The solves and products
+// of package predict and Simulate work on these tiles, so prediction,
+// the Fisher information and simulation use the approximate factor.
+func (e *Evaluator) FactorTile(m, n int) *runtime.Handle {
+	if e.ax == nil {
+		return e.sigma.Handle(m, n)
+	}
+	if e.ax.class[lower(m, n)] == clZero {
+		return nil
+	}
+	return e.ax.h[lower(m, n)]
+}
+
+// Compressor returns the compressor of a TLR evaluator (its accuracy and
+// kernels run the low-rank products), and the mean rank of the last
+// evaluation's low-rank tiles (an estimate before the first), for the flop
+// counts; the zero Compressor and 0 for the other computations.
+func (e *Evaluator) Compressor() (tlr.Compressor, float64) {
+	if e.ax == nil || e.ax.a.Computation != TLR {
+		return tlr.Compressor{}, 0
+	}
+	return e.ax.cp, e.ax.kEst
 }

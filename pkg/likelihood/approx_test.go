@@ -139,20 +139,14 @@ func TestApproxBadOptions(t *testing.T) {
 	p := gridProblem(100, 1)
 	cases := []struct {
 		a    Approx
-		cov  bool
 		want string
 	}{
-		{Approx{Computation: TLR, Accuracy: -1}, false, "accuracy"},
-		{Approx{Computation: TLR, MaxRank: -2}, false, "max rank"},
-		{Approx{Computation: MP}, true, "covariates"},
+		{Approx{Computation: TLR, Accuracy: -1}, "accuracy"},
+		{Approx{Computation: TLR, MaxRank: -2}, "max rank"},
 	}
 	for _, c := range cases {
-		q := p
-		if c.cov {
-			q.Covariates = [][]float64{make([]float64, 100)}
-		}
 		rt := runtime.New(runtime.Options{Workers: 1})
-		_, err := NewWith(q, rt, Options{NB: 25, Approx: c.a})
+		_, err := NewWith(p, rt, Options{NB: 25, Approx: c.a})
 		rt.Close()
 		if err == nil || !contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one naming %q", c.a, err, c.want)

@@ -574,6 +574,14 @@ func (p Problem) fromParts(logDet, quad, logDetXSX, s float64) float64 {
 // submitCovariates copies the covariates into their solve vectors, solves
 // them through the factor and submits their inner products.
 func (e *Evaluator) submitCovariates() {
+	e.submitCovariatesWith(func(i int, x *tile.Vector) {
+		solve.SubmitLocalSolve(e.sigma, x, e.xacc[i], e.kern)
+	})
+}
+
+// submitCovariatesWith is submitCovariates with the solve x = L^-1 x of
+// each covariate's vector submitted by solveL.
+func (e *Evaluator) submitCovariatesWith(solveL func(i int, x *tile.Vector)) {
 	if len(e.x) == 0 {
 		return
 	}
@@ -583,7 +591,7 @@ func (e *Evaluator) submitCovariates() {
 		for m := 0; m < x.NT; m++ {
 			ts.Zcpy(insert.At(m, -1, -1, e.prio(3*x.NT)), c[x.Offset(m):x.Offset(m)+x.Rows(m)], x.Handle(m))
 		}
-		solve.SubmitLocalSolve(e.sigma, x, e.xacc[i], e.kern)
+		solveL(i, x)
 	}
 	for i, x := range e.x {
 		solve.SubmitInner(x, e.z, e.xz[i], e.kern)
@@ -688,12 +696,33 @@ func (e *Evaluator) Release() {
 	for _, x := range e.x {
 		x.Invalidate()
 	}
+	if e.ax != nil {
+		for i, h := range e.ax.h {
+			if h != nil && e.ax.class[i] != clDense {
+				e.rt.Invalidate(h)
+			}
+		}
+	}
 }
 
 // Overhead is the memory a rank uses besides tile data (the Go runtime,
 // BLAS and MPI buffers, the input data of a few hundred thousand points),
 // in bytes: what MemoryNeed adds to the tiles.
 const Overhead = 64 << 20
+
+// TileBytes returns the bytes of all the lower tiles of an n x n matrix
+// with the tile size of o, in the formats of o's computation (dense
+// float64 for exact; see Approx.tileBytes).
+func TileBytes(n int, o Options) int64 {
+	l := tile.NewLayout(n, o.NB)
+	var b int64
+	for m := 0; m < l.NT; m++ {
+		for c := 0; c <= m; c++ {
+			b += o.Approx.tileBytes(m, c, l.Rows(m), l.Rows(c), l.NT, o.NB)
+		}
+	}
+	return b
+}
 
 // MemoryNeed returns, for each of ranks ranks, the bytes an evaluation of n
 // points with the tile size and distributions of o holds at most on that
@@ -703,7 +732,8 @@ const Overhead = 64 << 20
 // replica budget and one full tile column (what a step of the Cholesky may
 // read at once); two diagonal workspaces; the vectors; and Overhead. It
 // allocates nothing, so a run can check it against the memory available
-// before starting.
+// before starting. An approximate computation (o.Approx) counts its tiles
+// in their formats (Approx.tileBytes).
 func MemoryNeed(n int, o Options, ranks int) []int64 {
 	l := tile.NewLayout(n, o.NB)
 	own := o.Owner
@@ -715,7 +745,7 @@ func MemoryNeed(n int, o Options, ranks int) []int64 {
 	vec := make([]int64, ranks)
 	for m := 0; m < l.NT; m++ {
 		for c := 0; c <= m; c++ {
-			b := int64(8 * l.Rows(m) * l.Rows(c))
+			b := o.Approx.tileBytes(m, c, l.Rows(m), l.Rows(c), l.NT, o.NB)
 			owned[min(max(own(m, c), 0), ranks-1)] += b
 			if o.GenOwner != nil {
 				if g := min(max(o.GenOwner(m, c), 0), ranks-1); g != own(m, c) {

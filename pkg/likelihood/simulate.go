@@ -24,6 +24,16 @@ import (
 // sum is the same on any distribution). z is returned on rank root, or on
 // every rank when root < 0 (nil elsewhere). The tiles are released before
 // it returns.
+//
+// With an approximate computation (o.Approx) L is that computation's
+// factor (FactorTile: TLR's U V^T tiles, memory growing with the ranks;
+// MP's float32 tiles; DST without the dropped tiles), and the sum runs
+//
+//	z(m) = tril(L(m,m)) e(m) + sum_{c<m} L(m,c) e(c),
+//
+// diagonal first, then c in increasing order (lr-gemv U (V^T e(c)),
+// s-gemv in float64), so z is a draw of N(0, L L^T) with L L^T the
+// approximation of Sigma.
 func Simulate(p Problem, theta []float64, e []float64, rt *runtime.Runtime, o Options, root int) ([]float64, error) {
 	nb := o.NB
 	n := len(p.Points.X)
@@ -42,9 +52,14 @@ func Simulate(p Problem, theta []float64, e []float64, rt *runtime.Runtime, o Op
 	if err != nil {
 		return nil, err
 	}
-	ev.submitGeneration(k, p.Tau2(theta))
 	s := ev.sigma
-	cholesky.Submit(s, ev.kern)
+	if ev.ax != nil {
+		ev.submitApproxGeneration(k, p.Tau2(theta))
+		ev.submitApproxCholesky()
+	} else {
+		ev.submitGeneration(k, p.Tau2(theta))
+		cholesky.Submit(s, ev.kern)
+	}
 	ts := insert.New(rt, ev.kern)
 	diag := func(m int) int { return s.Handle(m, m).Owner() }
 	z := tile.NewVector(rt, "zsim", n, nb, diag)
@@ -52,7 +67,25 @@ func Simulate(p Problem, theta []float64, e []float64, rt *runtime.Runtime, o Op
 	for c := range es {
 		es[c] = rt.RegisterReplicated(fmt.Sprintf("e(%d)", c), diag(c), e[s.Offset(c):s.Offset(c)+s.Rows(c)])
 	}
-	for m := 0; m < s.NT; m++ {
+	for m := 0; m < s.NT && ev.ax != nil; m++ {
+		ts.Trmv(insert.At(m, -1, -1, 0), s.Handle(m, m), es[m], z.Handle(m), true)
+		for c := 0; c < m; c++ {
+			h := ev.FactorTile(m, c)
+			if h == nil {
+				continue
+			}
+			at := insert.At(m, c, -1, 0).On(h.Owner())
+			switch h.Format().(type) {
+			case runtime.Dense:
+				ts.Gemv(at, blas.NoTrans, 1, h, es[c], 1, z.Handle(m))
+			case runtime.LowRank:
+				ts.GemvLR(at, ev.ax.cp, blas.NoTrans, 1, h, es[c], z.Handle(m), ev.ax.kEst)
+			case runtime.Single:
+				ts.SGemv(at, 1, h, es[c], z.Handle(m))
+			}
+		}
+	}
+	for m := 0; m < s.NT && ev.ax == nil; m++ {
 		for c := 0; c < m; c++ {
 			beta := 1.0
 			if c == 0 {

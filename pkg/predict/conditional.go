@@ -83,7 +83,7 @@ func ConditionalDrawsUniversal(ev *likelihood.Evaluator, theta []float64, at mat
 	}
 	rt := ev.Runtime()
 	ts := insert.New(rt, ev.Kernels())
-	l, w := ev.Factor(), ev.Whitened()
+	l, w := factorOf(ev), ev.Whitened()
 	t0 := time.Now()
 	cw := min(n2, max(l.NB, colTile))
 	v := crossCov(ev, "V", kern, at, cw)

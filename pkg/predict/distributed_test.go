@@ -24,6 +24,11 @@ type assessed struct {
 // assessOnRanks runs Krige, FisherInfo and MLOEMMOM on size in-process
 // ranks with the tiles distributed by kind and returns each rank's results.
 func assessOnRanks(t *testing.T, p likelihood.Problem, at matern.Points, nb, size int, kind string, theta, truth []float64) []assessed {
+	return assessOnRanksWith(t, p, at, nb, size, kind, theta, truth, likelihood.Approx{})
+}
+
+// assessOnRanksWith is assessOnRanks with the approximate computation a.
+func assessOnRanksWith(t *testing.T, p likelihood.Problem, at matern.Points, nb, size int, kind string, theta, truth []float64, ap likelihood.Approx) []assessed {
 	t.Helper()
 	nt := tile.NewLayout(len(p.Obs), nb).NT
 	d, err := distribution.New(kind, size, 0, 0, nil, nt)
@@ -39,7 +44,7 @@ func assessOnRanks(t *testing.T, p likelihood.Problem, at matern.Points, nb, siz
 			defer wg.Done()
 			rt := runtime.New(runtime.Options{Workers: 2, Comm: g.Endpoint(r)})
 			defer rt.Close()
-			ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: nb, Owner: d.Owner})
+			ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: nb, Owner: d.Owner, Approx: ap})
 			if err != nil {
 				t.Error(err)
 				return
@@ -91,6 +96,39 @@ func TestDistributedAssessment(t *testing.T) {
 			}
 			if *got.eff != *want.eff {
 				t.Errorf("%s %d ranks, rank %d: MLOE/MMOM %+v, one rank %+v", tc.kind, tc.size, r, *got.eff, *want.eff)
+			}
+		}
+	}
+}
+
+// TestDistributedAssessmentApprox: on the TLR and mixed-precision
+// factors too, predictions, the Fisher information and MLOE/MMOM on 2 and
+// 3 ranks are bitwise those of one rank on every rank (the low-rank tiles
+// travel at their rank).
+func TestDistributedAssessmentApprox(t *testing.T) {
+	p := gridProblem(400, 9)
+	p.Nugget = 0.01
+	at := randomPoints(23, rand.New(rand.NewPCG(9, 9)))
+	theta, truth := []float64{1.1, 0.09, 0.6}, []float64{1, 0.1, 0.5}
+	for _, ap := range []likelihood.Approx{{Computation: likelihood.TLR}, {Computation: likelihood.MP, Band: 1}} {
+		want := assessOnRanksWith(t, p, at, 50, 1, "bc", theta, truth, ap)[0]
+		for _, tc := range []struct {
+			kind string
+			size int
+		}{{"bc", 2}, {"1d1d", 3}} {
+			for r, got := range assessOnRanksWith(t, p, at, 50, tc.size, tc.kind, theta, truth, ap) {
+				if got.krige == nil {
+					t.Fatalf("%s %s %d ranks, rank %d: failed", ap.Computation, tc.kind, tc.size, r)
+				}
+				if !reflect.DeepEqual(got.krige.Z, want.krige.Z) || !reflect.DeepEqual(got.krige.Var, want.krige.Var) {
+					t.Errorf("%s %s %d ranks, rank %d: predictions differ from one rank", ap.Computation, tc.kind, tc.size, r)
+				}
+				if !reflect.DeepEqual(got.fisher, want.fisher) {
+					t.Errorf("%s %s %d ranks, rank %d: Fisher information %v, one rank %v", ap.Computation, tc.kind, tc.size, r, got.fisher.Info, want.fisher.Info)
+				}
+				if *got.eff != *want.eff {
+					t.Errorf("%s %s %d ranks, rank %d: MLOE/MMOM %+v, one rank %+v", ap.Computation, tc.kind, tc.size, r, *got.eff, *want.eff)
+				}
 			}
 		}
 	}

@@ -78,7 +78,7 @@ func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher
 	rt := ev.Runtime()
 	defer rt.Trim()
 	ts := insert.New(rt, ev.Kernels())
-	l := ev.Factor()
+	l := factorOf(ev)
 	n, nb, nt := l.N, l.NB, l.NT
 	own := tile.SymOwner(l.Owner())
 	scratch := rt.Register("fisher scratch", 0, runtime.Dense{M: nb, N: nb})
@@ -223,7 +223,7 @@ func diffRules() [3][]struct{ step, w float64 } {
 // solveRightT submits X = X L^-T for the lower factor l and a square tiled
 // matrix x with l's tiling: for each step k, X(:,k) = X(:,k) L(k,k)^-T,
 // then X(:,n) -= X(:,k) L(n,k)^T for n > k.
-func solveRightT(ts insert.Tasks, l *tile.Sym, x *tile.General) {
+func solveRightT(ts insert.Tasks, l lfactor, x *tile.General) {
 	nt := l.NT
 	rt := ts.RT
 	for kk := 0; kk < nt; kk++ {
@@ -232,14 +232,14 @@ func solveRightT(ts insert.Tasks, l *tile.Sym, x *tile.General) {
 		for m := 0; m < nt; m++ {
 			ts.Trmm(insert.At(m, kk, kk, 2*(nt-kk)), blas.Right, blas.Trans, inv, x.Handle(m, kk))
 			for c := kk + 1; c < nt; c++ {
-				ts.Gemm(insert.At(m, c, kk, 2*(nt-kk)-(c-kk)), blas.NoTrans, blas.Trans,
-					-1, x.Handle(m, kk), l.Handle(c, kk), 1, x.Handle(m, c))
+				l.mul(ts, insert.At(m, c, kk, 2*(nt-kk)-(c-kk)), blas.Right, blas.Trans,
+					-1, c, kk, x.Handle(m, kk), x.Handle(m, c))
 			}
 			rt.Flush(x.Handle(m, kk))
 		}
 		rt.Invalidate(inv)
 		for c := kk; c < nt; c++ {
-			rt.Flush(l.Handle(c, kk))
+			l.flush(rt, c, kk)
 		}
 	}
 }
@@ -247,7 +247,7 @@ func solveRightT(ts insert.Tasks, l *tile.Sym, x *tile.General) {
 // solveUpperT submits V = L^-T V for the lower factor l and a tiled matrix
 // v with l's row tiling (backward: V(k) = L(k,k)^-T V(k), then
 // V(m) -= L(k,m)^T V(k) for m < k).
-func solveUpperT(ts insert.Tasks, l *tile.Sym, v *tile.General) {
+func solveUpperT(ts insert.Tasks, l lfactor, v *tile.General) {
 	mt, nt := v.RowLayout.NT, v.ColLayout.NT
 	rt := ts.RT
 	for kk := mt - 1; kk >= 0; kk-- {
@@ -256,14 +256,14 @@ func solveUpperT(ts insert.Tasks, l *tile.Sym, v *tile.General) {
 		for j := 0; j < nt; j++ {
 			ts.Trmm(insert.At(kk, j, kk, 2*kk), blas.Left, blas.Trans, inv, v.Handle(kk, j))
 			for m := 0; m < kk; m++ {
-				ts.Gemm(insert.At(m, j, kk, 2*kk-(kk-m)), blas.Trans, blas.NoTrans,
-					-1, l.Handle(kk, m), v.Handle(kk, j), 1, v.Handle(m, j))
+				l.mul(ts, insert.At(m, j, kk, 2*kk-(kk-m)), blas.Left, blas.Trans,
+					-1, kk, m, v.Handle(kk, j), v.Handle(m, j))
 			}
 			rt.Flush(v.Handle(kk, j))
 		}
 		rt.Invalidate(inv)
 		for m := 0; m <= kk; m++ {
-			rt.Flush(l.Handle(kk, m))
+			l.flush(rt, kk, m)
 		}
 	}
 }
@@ -272,18 +272,18 @@ func solveUpperT(ts insert.Tasks, l *tile.Sym, v *tile.General) {
 // lower triangles) and a tiled matrix v with l's row tiling: for m in
 // increasing order, V(m) = L(m,m)^T V(m) + sum_{k>m} L(k,m)^T V(k), which
 // reads only rows not yet overwritten.
-func mulLowerT(ts insert.Tasks, l *tile.Sym, v *tile.General) {
+func mulLowerT(ts insert.Tasks, l lfactor, v *tile.General) {
 	mt, nt := v.RowLayout.NT, v.ColLayout.NT
 	rt := ts.RT
 	for m := 0; m < mt; m++ {
 		for j := 0; j < nt; j++ {
 			ts.Trmm(insert.At(m, j, m, mt-m), blas.Left, blas.Trans, l.Handle(m, m), v.Handle(m, j))
 			for k := m + 1; k < mt; k++ {
-				ts.Gemm(insert.At(m, j, k, mt-m), blas.Trans, blas.NoTrans, 1, l.Handle(k, m), v.Handle(k, j), 1, v.Handle(m, j))
+				l.mul(ts, insert.At(m, j, k, mt-m), blas.Left, blas.Trans, 1, k, m, v.Handle(k, j), v.Handle(m, j))
 			}
 		}
 		for k := m; k < mt; k++ {
-			rt.Flush(l.Handle(k, m))
+			l.flush(rt, k, m)
 		}
 	}
 }
@@ -342,7 +342,7 @@ func MLOEMMOM(ev *likelihood.Evaluator, at matern.Points, thetaTrue, thetaEst []
 		return nil, fmt.Errorf("true theta: %w", err)
 	}
 	ts := insert.New(rt, ev.Kernels())
-	la, l0 := ev.Factor(), ev0.Factor()
+	la, l0 := factorOf(ev), factorOf(ev0)
 	cw := min(n2, max(la.NB, colTile))
 	va := crossCov(ev, "Va", ka, at, cw)
 	wa0 := crossCov(ev, "Wa0", k0, at, cw)

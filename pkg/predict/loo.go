@@ -54,7 +54,7 @@ func LeaveOneOut(ev *likelihood.Evaluator, theta []float64) (*LOO, error) {
 	}
 	rt, kern := ev.Runtime(), ev.Kernels()
 	ts := insert.New(rt, kern)
-	l, w := ev.Factor(), ev.Whitened()
+	l, w := factorOf(ev), ev.Whitened()
 	beta, bcov := ev.GLS()
 	xw := ev.WhitenedCovariates()
 	np := len(xw)

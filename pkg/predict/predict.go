@@ -14,6 +14,12 @@
 // tile of X2 the products V^T w and the column sums of squares, summed
 // next to the tiles of V.
 //
+// With an approximate evaluator (likelihood.Approx: tlr, mp, dst) L is its
+// approximate factor L~, read tile by tile in its format (lfactor): the
+// kriging, the Fisher information, MLOE/MMOM, leave-one-out and the
+// conditional draws are those of Sigma~ = L~ L~^T, while the
+// cross-covariance Sigma12 and the derivative matrices stay exact.
+//
 // The package also computes the uncertainty of the estimates, with the same
 // tiled building blocks: the Fisher information of theta and the MLOE/MMOM
 // criteria (fisher.go).
@@ -30,6 +36,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
 )
 
@@ -139,7 +146,7 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 	}
 	rt, kern := ev.Runtime(), ev.Kernels()
 	ts := insert.New(rt, kern)
-	l, w := ev.Factor(), ev.Whitened()
+	l, w := factorOf(ev), ev.Whitened()
 	n1 := l.N
 	t0 := time.Now()
 	// Wide column tiles make the solve's gemm tasks efficient; the row
@@ -208,12 +215,46 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 	return res, nil
 }
 
+// lfactor is the Cholesky factor of an evaluator as the solves read it:
+// the dense diagonal tiles of its tile.Sym, and the off-diagonal tiles in
+// the format of the evaluator's computation (likelihood.Evaluator.FactorTile:
+// dense for exact, U V^T for tlr, float32 off the band for mp, nil where
+// dst dropped a tile). mul dispatches each tile product on that format
+// (insert.FactorMul), so predictions, the Fisher information and MLOE/MMOM
+// use the approximate factor of an approximate evaluator; for exact the
+// tasks are the dense gemm of before.
+type lfactor struct {
+	*tile.Sym
+	ev *likelihood.Evaluator
+}
+
+// factorOf returns the factor ev holds.
+func factorOf(ev *likelihood.Evaluator) lfactor { return lfactor{Sym: ev.Factor(), ev: ev} }
+
+// mul submits c = c + alpha op(L(m, n)) b (side Left) or c + alpha b
+// op(L(m, n)) (side Right); nothing for a dropped tile.
+func (l lfactor) mul(ts insert.Tasks, at insert.Place, side blas.Side, trans blas.Transpose, alpha float64, m, n int, b, c *runtime.Handle) {
+	a := l.ev.FactorTile(m, n)
+	if a == nil {
+		return
+	}
+	cp, k := l.ev.Compressor()
+	ts.FactorMul(at, cp, side, trans, alpha, a, b, c, k)
+}
+
+// flush tells the runtime that the factor tile (m, n) is read no more.
+func (l lfactor) flush(rt *runtime.Runtime, m, n int) {
+	if a := l.ev.FactorTile(m, n); a != nil {
+		rt.Flush(a)
+	}
+}
+
 // solveLower submits V = L^-1 V for the lower factor l and a tiled matrix v
 // with l's row tiling (left-looking order of a tiled trsm), multiplying by
 // the inverses of the diagonal blocks (dtrmm is about twice as fast as
 // dtrsm on tiles). Each step's factor tiles and V's panel row are flushed
 // after their last read.
-func solveLower(ts insert.Tasks, l *tile.Sym, v *tile.General) {
+func solveLower(ts insert.Tasks, l lfactor, v *tile.General) {
 	mt, nt := v.RowLayout.NT, v.ColLayout.NT
 	rt := ts.RT
 	for kk := 0; kk < mt; kk++ {
@@ -222,14 +263,14 @@ func solveLower(ts insert.Tasks, l *tile.Sym, v *tile.General) {
 		for j := 0; j < nt; j++ {
 			ts.Trmm(insert.At(kk, j, kk, 2*(mt-kk)), blas.Left, blas.NoTrans, inv, v.Handle(kk, j))
 			for m := kk + 1; m < mt; m++ {
-				ts.Gemm(insert.At(m, j, kk, 2*(mt-kk)-(m-kk)), blas.NoTrans, blas.NoTrans,
-					-1, l.Handle(m, kk), v.Handle(kk, j), 1, v.Handle(m, j))
+				l.mul(ts, insert.At(m, j, kk, 2*(mt-kk)-(m-kk)), blas.Left, blas.NoTrans,
+					-1, m, kk, v.Handle(kk, j), v.Handle(m, j))
 			}
 			rt.Flush(v.Handle(kk, j))
 		}
 		rt.Invalidate(inv)
 		for m := kk; m < mt; m++ {
-			rt.Flush(l.Handle(m, kk))
+			l.flush(rt, m, kk)
 		}
 	}
 }

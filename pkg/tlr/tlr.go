@@ -435,3 +435,62 @@ func frob(x []float64) float64 {
 func errNoConvergence(k int) error {
 	return fmt.Errorf("tlr: SVD of a %dx%d recompression core did not converge", k, k)
 }
+
+// Mul computes, for the M x N tile A in buf and a dense column-major
+// operand B with r right-hand sides,
+//
+//	side Left:  C = C + alpha op(A) B   (B op(A)'s columns x r, C op(A)'s rows x r),
+//	side Right: C = C + alpha B op(A)   (B r x op(A)'s rows, C r x op(A)'s columns),
+//
+// with op(A) = A or A^T by trans, ldb and ldc the leading dimensions. For
+// A = U V^T the product goes through the rank: U (V^T B), V (U^T B),
+// (B U) V^T or (B V) U^T, 2 (M + N) k r flops instead of 2 M N r; a dense
+// A is one dgemm, a rank-0 A changes nothing. It is the tile step of a
+// triangular solve or product with a TLR factor and a dense matrix.
+func (c Compressor) Mul(f runtime.LowRank, buf []float64, side blas.Side, trans blas.Transpose, alpha float64,
+	b []float64, ldb, r int, cm []float64, ldc int) {
+	t := read(f, buf)
+	if r == 0 {
+		return
+	}
+	rows, cols := f.M, f.N // of op(A)
+	if trans == blas.Trans {
+		rows, cols = cols, rows
+	}
+	if t.k < 0 {
+		if side == blas.Left {
+			c.K.Dgemm(trans, blas.NoTrans, rows, r, cols, alpha, t.d, f.M, b, ldb, 1, cm, ldc)
+		} else {
+			c.K.Dgemm(blas.NoTrans, trans, r, cols, rows, alpha, b, ldb, t.d, f.M, 1, cm, ldc)
+		}
+		return
+	}
+	k := t.k
+	if k == 0 {
+		return
+	}
+	// op(A) = P Q^T with P rows x k, Q cols x k.
+	p, q := t.u, t.v
+	ldp, ldq := f.M, f.N
+	if trans == blas.Trans {
+		p, q, ldp, ldq = q, p, ldq, ldp
+	}
+	w := make([]float64, k*r)
+	if side == blas.Left { // C += alpha P (Q^T B)
+		c.K.Dgemm(blas.Trans, blas.NoTrans, k, r, cols, 1, q, ldq, b, ldb, 0, w, k)
+		c.K.Dgemm(blas.NoTrans, blas.NoTrans, rows, r, k, alpha, p, ldp, w, k, 1, cm, ldc)
+		return
+	}
+	// C += alpha (B P) Q^T
+	c.K.Dgemm(blas.NoTrans, blas.NoTrans, r, k, rows, 1, b, ldb, p, ldp, 0, w, r)
+	c.K.Dgemm(blas.NoTrans, blas.Trans, r, cols, k, alpha, w, r, q, ldq, 1, cm, ldc)
+}
+
+// MulFlops returns the flops of Mul on an m x n tile of rank k (k < 0:
+// dense) with r right-hand sides.
+func MulFlops(m, n, k, r float64) float64 {
+	if k < 0 {
+		return 2 * m * n * r
+	}
+	return 2 * (m + n) * k * r
+}
