@@ -64,6 +64,9 @@ func TestFitTLRPlan(t *testing.T) {
 			if code != 0 {
 				return
 			}
+			if !strings.Contains(stderr, "tlr: memory need ") || !strings.Contains(stderr, "an estimate from a sample") {
+				t.Errorf("the log lacks the memory estimate:\n%s", stderr)
+			}
 			var r struct {
 				NB int `json:"nb"`
 			}

@@ -293,6 +293,9 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if plan != nil {
+		env.logf("tlr: memory need %s on the largest rank (%s)\n", memory.Format(most(need)), strings.TrimPrefix(what, problem(n, nb, w.Size())+", "))
+	}
 
 	if cfg.Plot != "" && w.Rank() == 0 {
 		if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
