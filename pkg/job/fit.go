@@ -224,10 +224,25 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		return nil, err
 	}
 	nb := cfg.NB
+	var plan *tlrPlan
+	if cfg.Computation == string(likelihood.TLR) {
+		p := planTLR(&cfg, d, nAll, model, metric, w.Size(), x0)
+		plan, nb = &p, p.nb
+		env.logf("%s\n", p.note)
+	}
 	if nb == 0 {
 		nb = tile.AutoNB(n)
 	}
 	scales := fitScales(cfg, n, nb, nAll, len(held))
+	if c := likelihood.Computation(cfg.Computation); c != "" && c != likelihood.Exact {
+		rank := 0.0
+		if plan != nil {
+			rank = plan.rank
+		}
+		ao := likelihood.Options{NB: nb, Approx: likelihood.Approx{Computation: c, Accuracy: cfg.TLRAccuracy, MaxRank: cfg.MaxRank, Band: cfg.MPBand}}
+		scales[0].tiles = float64(likelihood.ApproxNeed(n, ao, 1, workers, rank)[0] - likelihood.Overhead)
+		scales[0].note = memoryNote(c, plan)
+	}
 	if err := checkScale(w, "fit", limit, scales...); err != nil {
 		return nil, err
 	}
@@ -261,7 +276,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	stderr := cfg.StdErr || cfg.Holdout > 0 || cfg.CI == "profile" // Wald intervals beside the profile ones
 	need, what := fitNeed(n, lo, w.Size(), fitExtras{stderr: stderr && nfree > 0, free: nfree, holdout: len(held),
-		mloe: cfg.TrueTheta != nil, grid: gridX * gridY})
+		mloe: cfg.TrueTheta != nil, grid: gridX * gridY, workers: workers, tlr: plan})
 	addTo(need, graphNeed(scales[0].g, n, nb, lo.Owner, w.Size()))
 	what += graphNote(scales[0].g, most(need)*int64(w.Size()))
 	if simulated {
@@ -274,6 +289,9 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	lim, err := checkMemory(w, "fit", need, limit, what)
 	if err != nil {
 		return nil, err
+	}
+	if plan != nil {
+		env.logf("tlr: memory need %s on the largest rank (%s)\n", memory.Format(most(need)), strings.TrimPrefix(what, problem(n, nb, w.Size())+", "))
 	}
 
 	if cfg.Plot != "" && w.Rank() == 0 {
@@ -552,6 +570,8 @@ type fitExtras struct {
 	holdout int // held-out locations (kriging)
 	mloe    bool
 	grid    int // grid points of the prediction map
+	workers int // runtime workers (the approximations' scratch tiles)
+	tlr     *tlrPlan
 }
 
 // fitNeed returns each rank's need of a fit of n points with the
@@ -560,7 +580,11 @@ type fitExtras struct {
 // (likelihood.MemoryNeed, kept for the assessment), plus the largest of
 // the assessment's phases on each rank.
 func fitNeed(n int, o likelihood.Options, ranks int, x fitExtras) ([]int64, string) {
-	base := likelihood.MemoryNeed(n, o, ranks)
+	rank := 0.0
+	if x.tlr != nil {
+		rank = x.tlr.rank
+	}
+	base := likelihood.ApproxNeed(n, o, ranks, x.workers, rank)
 	extra := make([]int64, ranks)
 	phase := make([]string, ranks)
 	take := func(name string, b []int64) {
@@ -591,6 +615,7 @@ func fitNeed(n int, o likelihood.Options, ranks int, x fitExtras) ([]int64, stri
 		take(fmt.Sprintf("kriging a %d-point grid", x.grid), predict.KrigeNeed(n, x.grid, o, ranks))
 	}
 	what := problem(n, o.NB, ranks)
+	what += memoryNote(o.Approx.Computation, x.tlr)
 	need := make([]int64, ranks)
 	for r := range need {
 		need[r] = base[r] + extra[r]
@@ -600,6 +625,20 @@ func fitNeed(n int, o likelihood.Options, ranks int, x fitExtras) ([]int64, stri
 		what += ", with " + ph
 	}
 	return need, what
+}
+
+// memoryNote describes an approximate computation's tiles in memory
+// messages ("" for exact).
+func memoryNote(c likelihood.Computation, plan *tlrPlan) string {
+	switch {
+	case c == "" || c == likelihood.Exact:
+		return ""
+	case plan != nil && plan.exact:
+		return fmt.Sprintf(", tlr tiles at the maximum rank %.0f", plan.rank)
+	case plan != nil:
+		return fmt.Sprintf(", tlr: an estimate from a sample of compressed tiles, mean rank %.1f x %.1f", plan.rank, likelihood.TLRRankSafety)
+	}
+	return ", " + string(c)
 }
 
 func argmax(v []int64) int {

@@ -240,10 +240,11 @@ func clampBytes(b float64) int64 {
 type scale struct {
 	n, nb int
 	g     graph
-	// tiles is the bytes of all the lower tiles in their formats
-	// (likelihood.TileBytes: an approximate computation's); 0 counts
-	// them dense.
-	tiles int64
+	// tiles, when > 0, is the run's tile data in bytes instead of the
+	// dense lower triangle (an approximate computation's, from
+	// likelihood.ApproxNeed), which note describes in messages.
+	tiles float64
+	note  string
 }
 
 // checkScale is a job's first memory check, made before the tile
@@ -261,7 +262,7 @@ func checkScale(w comm.Comm, cmd string, userLimit int64, runs ...scale) error {
 	for _, s := range runs {
 		tileData := 8 * float64(s.n) * (float64(s.n) + float64(s.nb)) / 2
 		if s.tiles > 0 {
-			tileData = float64(s.tiles)
+			tileData = s.tiles
 		}
 		tasks, handles := s.g.bytes()
 		b := (tileData+tasks)/ranks + handles + 2*8*float64(s.nb)*float64(s.nb) + likelihood.Overhead
@@ -269,7 +270,7 @@ func checkScale(w comm.Comm, cmd string, userLimit int64, runs ...scale) error {
 			need, worst = b, s
 		}
 	}
-	what := problem(worst.n, worst.nb, w.Size()) + graphNote(worst.g, clampBytes(need*ranks))
+	what := problem(worst.n, worst.nb, w.Size()) + worst.note + graphNote(worst.g, clampBytes(need*ranks))
 	needs := make([]int64, w.Size())
 	for r := range needs {
 		needs[r] = clampBytes(need)

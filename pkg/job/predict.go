@@ -135,7 +135,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		pts, _ := problemData(dataset.Permute(obs, dataset.MortonOrder(obs)), model)
 		o.Approx.RankEstimate = tlrRankBudget(o.Approx, likelihood.Problem{Points: pts, Metric: metric, Model: model}, cfg.Theta, nb, cfg.Seed)
 	}
-	if err := checkScale(w, "predict", limit, scale{n: n1, nb: nb, g: g, tiles: likelihood.TileBytes(n1, o)}); err != nil {
+	if err := checkScale(w, "predict", limit, scale{n: n1, nb: nb, g: g, tiles: float64(likelihood.TileBytes(n1, o))}); err != nil {
 		return nil, err
 	}
 	res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}

@@ -65,7 +65,7 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 		}
 		o.Approx.RankEstimate = tlrRankBudget(o.Approx, likelihood.Problem{Points: pts, Metric: matern.Euclidean, Model: model}, cfg.Theta, nb, cfg.Seed)
 	}
-	if err := checkScale(w, "simulate", limit, scale{n: nm, nb: nb, g: g, tiles: likelihood.TileBytes(nm, o)}); err != nil {
+	if err := checkScale(w, "simulate", limit, scale{n: nm, nb: nb, g: g, tiles: float64(likelihood.TileBytes(nm, o))}); err != nil {
 		return nil, err
 	}
 	res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
