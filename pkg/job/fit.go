@@ -240,7 +240,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 			rank = plan.rank
 		}
 		ao := likelihood.Options{NB: nb, Approx: likelihood.Approx{Computation: c, Accuracy: cfg.TLRAccuracy, MaxRank: cfg.MaxRank, Band: cfg.MPBand}}
-		scales[0].tiles = float64(likelihood.ApproxNeed(n, ao, 1, workers, rank)[0] - likelihood.Overhead)
+		scales[0].tiles = float64(likelihood.ApproxNeed(n, ao, 1, workers+1, rank)[0] - likelihood.Overhead) // +1: the helper worker
 		scales[0].note = memoryNote(c, plan)
 	}
 	if err := checkScale(w, "fit", limit, scales...); err != nil {
@@ -276,7 +276,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	stderr := cfg.StdErr || cfg.Holdout > 0 || cfg.CI == "profile" // Wald intervals beside the profile ones
 	need, what := fitNeed(n, lo, w.Size(), fitExtras{stderr: stderr && nfree > 0, free: nfree, holdout: len(held),
-		mloe: cfg.TrueTheta != nil, grid: gridX * gridY, workers: workers, tlr: plan})
+		mloe: cfg.TrueTheta != nil, grid: gridX * gridY, workers: workers + 1, tlr: plan}) // +1: the helper worker
 	addTo(need, graphNeed(scales[0].g, n, nb, lo.Owner, w.Size()))
 	what += graphNote(scales[0].g, most(need)*int64(w.Size()))
 	if simulated {

@@ -34,7 +34,9 @@ const TLRRankSafety = 1.5
 //
 // Every approximation adds, per worker, the dense generation scratch tile
 // and, for tlr, the low-rank scratch of the largest rank (1 + 2 nb
-// maxRank words); then the replicas, the two diagonal workspaces, the
+// maxRank words) and three more of its size for an lr-gemm's transient
+// buffers (stacked factors, QR and SVD workspaces on the Go heap, and the
+// collector's slack); then the replicas, the two diagonal workspaces, the
 // vectors and Overhead as MemoryNeed. The band follows o.Approx.Band (a
 // negative band: the automatic one).
 func ApproxNeed(n int, o Options, ranks, workers int, meanRank float64) []int64 {
@@ -91,7 +93,12 @@ func ApproxNeed(n int, o Options, ranks, workers int, meanRank float64) []int64 
 	denseTile := int64(8 * o.NB * o.NB)
 	scratch := denseTile
 	if a.Computation == TLR {
-		scratch += int64(8 * (1 + 2*o.NB*maxRank))
+		// The low-rank scratch, and the transient buffers of an lr-gemm
+		// in flight (the stacked factors, their QR and SVD workspaces,
+		// taken from the Go heap, with the collector's slack): three more
+		// of its size. Without them the N = 40000 fit's RSS exceeded
+		// the estimate by 13 % (docs/approx.md).
+		scratch += 4 * int64(8*(1+2*o.NB*maxRank))
 	}
 	// A column of tiles: the mean lower tile's bytes, NT times.
 	column := all / int64(max(1, l.NT*(l.NT+1)/2)) * int64(l.NT)
