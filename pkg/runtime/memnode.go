@@ -99,21 +99,9 @@ func (r *Runtime) storeLocked(h *Handle, n *devNode) error {
 }
 
 // hostWrote records that a host writer (a CPU task, a received message)
-// is about to write h: host RAM will hold the only valid copy, and the
-// devices' copies are dropped.
+// is about to write h, or that h's buffers are released: host RAM will
+// hold the only valid copy, and the devices' copies are dropped.
 func (r *Runtime) hostWrote(h *Handle) {
-	m := h.mn
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	m.valid.Store(1)
-	r.dropLocked(h, 0)
-	m.mu.Unlock()
-}
-
-// dropCopies drops every device copy of h (a release of its buffers).
-func (r *Runtime) dropCopies(h *Handle) {
 	m := h.mn
 	if m == nil {
 		return
@@ -230,14 +218,7 @@ func (r *Runtime) devBuffers(w *worker, t *task) ([][]float64, error) {
 			w.dbufs = append(w.dbufs, DevBuf{})
 			continue
 		case a.Mode == Scratch:
-			b := w.scratch[h.words]
-			if b == nil {
-				if w.scratch == nil {
-					w.scratch = map[int][]float64{}
-				}
-				b = r.pool.get(h.words)
-				w.scratch[h.words] = b
-			}
+			b := r.scratch(w, h.words)
 			bufs = append(bufs, b)
 			w.dbufs = append(w.dbufs, DevBuf{Host: b, Words: h.words})
 			continue

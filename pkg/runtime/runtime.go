@@ -676,7 +676,7 @@ func (r *Runtime) allocate(h *Handle) {
 
 // release returns h's buffer on this rank to the pool.
 func (r *Runtime) release(h *Handle) {
-	r.dropCopies(h)
+	r.hostWrote(h)
 	if h.buf == nil {
 		return
 	}
@@ -985,15 +985,7 @@ func (r *Runtime) buffers(w *worker, t *task) ([][]float64, error) {
 		case h.format == nil:
 			bufs = append(bufs, nil)
 		case a.Mode == Scratch:
-			b := w.scratch[h.words]
-			if b == nil {
-				if w.scratch == nil {
-					w.scratch = map[int][]float64{}
-				}
-				b = r.pool.get(h.words)
-				w.scratch[h.words] = b
-			}
-			bufs = append(bufs, b)
+			bufs = append(bufs, r.scratch(w, h.words))
 		case h.mn != nil && !r.hostAccess(h, a.Mode):
 			w.bufs = bufs
 			return nil, fmt.Errorf("%s: copying back from its device failed", h.name)
@@ -1009,6 +1001,20 @@ func (r *Runtime) buffers(w *worker, t *task) ([][]float64, error) {
 	}
 	w.bufs = bufs
 	return bufs, nil
+}
+
+// scratch returns worker w's Scratch buffer of words values, from the
+// pool the first time.
+func (r *Runtime) scratch(w *worker, words int) []float64 {
+	b := w.scratch[words]
+	if b == nil {
+		if w.scratch == nil {
+			w.scratch = map[int][]float64{}
+		}
+		b = r.pool.get(words)
+		w.scratch[words] = b
+	}
+	return b
 }
 
 func (r *Runtime) execute(w *worker, t *task) {
