@@ -733,7 +733,7 @@ func TileBytes(n int, o Options) int64 {
 // read at once); two diagonal workspaces; the vectors; and Overhead. It
 // allocates nothing, so a run can check it against the memory available
 // before starting. An approximate computation (o.Approx) counts its tiles
-// in their formats (Approx.tileBytes).
+// in their formats (Approx.tileBytes), and its replicas at the mean tile.
 func MemoryNeed(n int, o Options, ranks int) []int64 {
 	l := tile.NewLayout(n, o.NB)
 	own := o.Owner
@@ -743,9 +743,11 @@ func MemoryNeed(n int, o Options, ranks int) []int64 {
 	owned := make([]int64, ranks)
 	gen := make([]int64, ranks)
 	vec := make([]int64, ranks)
+	var all int64
 	for m := 0; m < l.NT; m++ {
 		for c := 0; c <= m; c++ {
 			b := o.Approx.tileBytes(m, c, l.Rows(m), l.Rows(c), l.NT, o.NB)
+			all += b
 			owned[min(max(own(m, c), 0), ranks-1)] += b
 			if o.GenOwner != nil {
 				if g := min(max(o.GenOwner(m, c), 0), ranks-1); g != own(m, c) {
@@ -757,6 +759,11 @@ func MemoryNeed(n int, o Options, ranks int) []int64 {
 	}
 	tileBytes := int64(8 * o.NB * o.NB)
 	column := int64(l.NT) * tileBytes
+	if c := o.Approx.Computation; c != "" && c != Exact {
+		// A column of the approximate computation's tiles: the mean
+		// lower tile's bytes, NT times.
+		column = all / int64(max(1, l.NT*(l.NT+1)/2)) * int64(l.NT)
+	}
 	out := make([]int64, ranks)
 	for r := range out {
 		replicas := int64(0)
