@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
-	"github.com/exageostat/exageostat/pkg/cholesky"
 	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/matern"
@@ -315,25 +314,7 @@ func (e *Evaluator) logLikApprox(theta []float64, k matern.Kernel, st Stats) (fl
 	if st.Approx.MeanRank > 0 {
 		x.kEst = st.Approx.MeanRank
 	}
-	if err != nil {
-		if cholesky.IsNotPosDef(err) {
-			return math.Inf(-1), st, fmt.Errorf("%w (theta %v): %v", ErrNotPosDef, theta, err)
-		}
-		return math.NaN(), st, err
-	}
-	n := float64(e.N())
-	st.LogDet = 2 * e.det.Sum()
-	st.Quad = e.dot.Sum()
-	if len(e.x) == 0 {
-		e.current = append([]float64(nil), theta...)
-		return -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi), st, nil
-	}
-	if err := e.gls(&st); err != nil {
-		return math.NaN(), st, err
-	}
-	e.current = append([]float64(nil), theta...)
-	e.beta, e.betaCov = st.Beta, st.BetaCov
-	return e.p.fromParts(st.LogDet, st.Quad, st.LogDetXSX, 1), st, nil
+	return e.finish(theta, st, err)
 }
 
 func (e *Evaluator) submitApproxGeneration(k matern.Kernel, tau2 float64) {

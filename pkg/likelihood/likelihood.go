@@ -535,6 +535,15 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	if e.keep {
 		e.ev = append(e.ev, ev...)
 	}
+	return e.finish(theta, st, err)
+}
+
+// finish completes an evaluation whose graph ended with err: a matrix
+// that is not positive definite is ErrNotPosDef with l = -Inf; otherwise
+// l = -quad/2 - log|Sigma|/2 - n log(2 pi)/2 from the determinant and dot
+// accumulators, with the GLS mean's terms when there are covariates
+// (fromParts).
+func (e *Evaluator) finish(theta []float64, st Stats, err error) (float64, Stats, error) {
 	if err != nil {
 		if cholesky.IsNotPosDef(err) {
 			return math.Inf(-1), st, fmt.Errorf("%w (theta %v): %v", ErrNotPosDef, theta, err)
@@ -546,8 +555,7 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	st.Quad = e.dot.Sum()
 	if len(e.x) == 0 {
 		e.current = append([]float64(nil), theta...)
-		l := -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi)
-		return l, st, nil
+		return -0.5*st.Quad - 0.5*st.LogDet - 0.5*n*math.Log(2*math.Pi), st, nil
 	}
 	if err := e.gls(&st); err != nil {
 		return math.NaN(), st, err
