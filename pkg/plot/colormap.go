@@ -26,15 +26,7 @@ func viridis(t float64) color.NRGBA {
 		{110, 206, 88}, // #6ece58
 		{253, 231, 37}, // #fde725
 	}
-	if !(t > 0) {
-		t = 0
-	}
-	t = min(t, 1) * float64(len(anchors)-1)
-	k := min(int(t), len(anchors)-2)
-	f := t - float64(k)
-	a, b := anchors[k], anchors[k+1]
-	ch := func(c int) uint8 { return uint8(math.Round(a[c] + (b[c]-a[c])*f)) }
-	return color.NRGBA{R: ch(0), G: ch(1), B: ch(2), A: 255}
+	return interpolate(anchors[:], t)
 }
 
 // diverging returns the colour of t in [0, 1] (clamped; NaN counts as 0)
@@ -49,15 +41,7 @@ func diverging(t float64) color.NRGBA {
 		{239, 138, 98},  // #ef8a62
 		{178, 24, 43},   // #b2182b
 	}
-	if !(t > 0) {
-		t = 0
-	}
-	t = min(t, 1) * float64(len(anchors)-1)
-	k := min(int(t), len(anchors)-2)
-	f := t - float64(k)
-	a, b := anchors[k], anchors[k+1]
-	ch := func(c int) uint8 { return uint8(math.Round(a[c] + (b[c]-a[c])*f)) }
-	return color.NRGBA{R: ch(0), G: ch(1), B: ch(2), A: 255}
+	return interpolate(anchors[:], t)
 }
 
 // nanColor is the colour of the points of Map whose value is NaN.
@@ -225,4 +209,19 @@ func nonEmpty(r [2]float64) [2]float64 {
 		d = 1
 	}
 	return [2]float64{r[0] - d, r[0] + d}
+}
+
+// interpolate returns the colour of t in [0, 1] (clamped; NaN counts as
+// 0) on the map that interpolates linearly, in sRGB, between equally
+// spaced anchors (at least two).
+func interpolate(anchors [][3]float64, t float64) color.NRGBA {
+	if !(t > 0) {
+		t = 0
+	}
+	t = min(t, 1) * float64(len(anchors)-1)
+	k := min(int(t), len(anchors)-2)
+	f := t - float64(k)
+	a, b := anchors[k], anchors[k+1]
+	ch := func(c int) uint8 { return uint8(math.Round(a[c] + (b[c]-a[c])*f)) }
+	return color.NRGBA{R: ch(0), G: ch(1), B: ch(2), A: 255}
 }
