@@ -254,7 +254,9 @@ type Options struct {
 	// moves each tile to its Owner for the factorisation.
 	GenOwner tile.OwnerFunc
 	// Solve is how the local solve sums its products (default
-	// solve.Chained: the same l on any distribution).
+	// solve.Chained: the same l on any distribution). The approximate
+	// computations always sum them into z in step order
+	// (solve.MoveTiles), as they did before they shared the solve.
 	Solve solve.Mode
 	// Overlap switches seed 000's phase-overlap optimisations (nil: all
 	// on). Its runtime part (Overlap.RuntimeOptions) is the caller's, when
