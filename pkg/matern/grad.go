@@ -310,27 +310,31 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 		o := octs[int(bits>>52)-eb]
 		p := int(o.first) + int((bits&(1<<52-1))>>(o.shift&63))
 		t := (x - m.mid[p]) * m.ihw[p]
-		a := m.coef[p*nf*chebN : (p+1)*nf*chebN]
 		t2 := t * t
 		t4 := t2 * t2
 		t8 := t4 * t4
-		c[i] = poly16(a[0:chebN:chebN], t, t2, t4, t8)
-		db[i] = poly16(a[chebN:2*chebN:2*chebN], t, t2, t4, t8)
+		// Estrin's scheme, written out (the compiler does not inline a
+		// function this size).
+		a := m.coef[p*nf*chebN : p*nf*chebN+2*chebN]
+		q0 := (a[0] + a[1]*t) + (a[2]+a[3]*t)*t2
+		q1 := (a[4] + a[5]*t) + (a[6]+a[7]*t)*t2
+		q2 := (a[8] + a[9]*t) + (a[10]+a[11]*t)*t2
+		q3 := (a[12] + a[13]*t) + (a[14]+a[15]*t)*t2
+		b0 := (a[16] + a[17]*t) + (a[18]+a[19]*t)*t2
+		b1 := (a[20] + a[21]*t) + (a[22]+a[23]*t)*t2
+		b2 := (a[24] + a[25]*t) + (a[26]+a[27]*t)*t2
+		b3 := (a[28] + a[29]*t) + (a[30]+a[31]*t)*t2
+		c[i] = (q0 + q1*t4) + (q2+q3*t4)*t8
+		db[i] = (b0 + b1*t4) + (b2+b3*t4)*t8
 		if nf == 3 {
-			dn[i] = poly16(a[2*chebN:3*chebN:3*chebN], t, t2, t4, t8)
+			a := m.coef[p*nf*chebN+2*chebN : (p+1)*nf*chebN]
+			n0 := (a[0] + a[1]*t) + (a[2]+a[3]*t)*t2
+			n1 := (a[4] + a[5]*t) + (a[6]+a[7]*t)*t2
+			n2 := (a[8] + a[9]*t) + (a[10]+a[11]*t)*t2
+			n3 := (a[12] + a[13]*t) + (a[14]+a[15]*t)*t2
+			dn[i] = (n0 + n1*t4) + (n2+n3*t4)*t8
 		}
 	}
-}
-
-// poly16 evaluates sum_k a[k] t^k (16 coefficients) by Estrin's scheme
-// from the powers t, t^2, t^4, t^8.
-func poly16(a []float64, t, t2, t4, t8 float64) float64 {
-	a = a[:16]
-	q0 := (a[0] + a[1]*t) + (a[2]+a[3]*t)*t2
-	q1 := (a[4] + a[5]*t) + (a[6]+a[7]*t)*t2
-	q2 := (a[8] + a[9]*t) + (a[10]+a[11]*t)*t2
-	q3 := (a[12] + a[13]*t) + (a[14]+a[15]*t)*t2
-	return (q0 + q1*t4) + (q2+q3*t4)*t8
 }
 
 // slow evaluates the three functions directly at x outside the pieces.

@@ -1,7 +1,6 @@
 package vecchia
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -174,7 +173,7 @@ func (e *Evaluator) Eval(theta []float64, w Want) (*Result, error) {
 		e.rt.Fetch(s)
 	}
 	if err := e.rt.Wait(); err != nil {
-		if errors.Is(err, block.ErrNotPosDef) {
+		if block.IsNotPosDef(err) {
 			return &Result{L: math.Inf(-1)}, fmt.Errorf("%w (theta %v): %v", ErrNotPosDef, theta, err)
 		}
 		return nil, err

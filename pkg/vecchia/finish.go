@@ -109,7 +109,7 @@ func (p *Plan) localData(b0, b1 int) (*block.Data, int) {
 	idx := bl.Idx[bl.Start[b0]:bl.Start[b1]]
 	local := make(map[int32]int32, len(idx))
 	var order []int32
-	d := &block.Data{Idx: make([]int32, len(idx)), Start: make([]int64, b1-b0+1)}
+	d := &block.Data{Idx: make([]int32, len(idx)), Start: make([]int64, b1-b0+1), First: b0}
 	for i, v := range idx {
 		g, resp := block.Response(v)
 		l, ok := local[g]
@@ -136,6 +136,7 @@ func (p *Plan) localData(b0, b1 int) (*block.Data, int) {
 		}
 		return out
 	}
+	d.Global = order
 	d.Pts = matern.Points{X: pick(p.Pts.X), Y: pick(p.Pts.Y), Z: pick(p.Pts.Z), T: pick(p.Pts.T)}
 	d.Obs = pick(p.Obs)
 	if p.NCov > 0 {

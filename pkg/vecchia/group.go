@@ -48,14 +48,18 @@ type Grouping struct {
 	// Tries is how many of a location's nearest conditioning points'
 	// blocks it may join (0: DefaultTries).
 	Tries int
+	// TaskWork is the modelled work of one task, in the cost model's
+	// flops (0: DefaultTaskWork, a few milliseconds on one core).
+	TaskWork float64
 }
 
 // Defaults of Grouping.
 const (
-	DefaultMaxSize = 160
-	DefaultEntry   = 64
-	DefaultGrad    = 8
-	DefaultTries   = 3
+	DefaultMaxSize  = 160
+	DefaultEntry    = 300
+	DefaultGrad     = 8
+	DefaultTries    = 3
+	DefaultTaskWork = 4e7
 )
 
 func (g Grouping) withDefaults() Grouping {
@@ -70,6 +74,9 @@ func (g Grouping) withDefaults() Grouping {
 	}
 	if g.Tries <= 0 {
 		g.Tries = DefaultTries
+	}
+	if g.TaskWork <= 0 {
+		g.TaskWork = DefaultTaskWork
 	}
 	return g
 }

@@ -97,7 +97,8 @@ func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Groupin
 		u, r := p.Blocks.Size(b)
 		p.UMax, p.RespMax = max(p.UMax, u), max(p.RespMax, r)
 	}
-	p.Tasks = cutTasks(p.Blocks, g.withDefaults(), taskFlops)
+	g = g.withDefaults()
+	p.Tasks = cutTasks(p.Blocks, g, g.TaskWork)
 	return p, nil
 }
 
@@ -179,9 +180,6 @@ func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32) 
 	}
 	return best
 }
-
-// taskFlops is the modelled work of one task (about 2-10 ms on one core).
-const taskFlops = 4e7
 
 // cutTasks cuts the blocks into consecutive runs of about target flops
 // of modelled work (Grouping's cost model), at least one block each.

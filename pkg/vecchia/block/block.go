@@ -65,7 +65,7 @@ type Cov interface {
 	// covariance matrix of the points 0..n-1 of p, nugget included, and,
 	// for each g < len(d), the derivative of that matrix with respect to
 	// the g-th Generated parameter into d[g]. Both triangles are written.
-	// work is scratch of at least n*n values.
+	// work is scratch of at least n*n + 2n values.
 	Fill(p matern.Points, n int, s []float64, d [][]float64, work []float64)
 }
 
@@ -111,6 +111,11 @@ type Data struct {
 	X     []float64
 	Idx   []int32
 	Start []int64
+	// First is the number of the first block in the whole plan and
+	// Global the position in the ordering of each point (nil: its index),
+	// for errors.
+	First  int
+	Global []int32
 }
 
 // Response reports whether a stored index is a response and returns the
@@ -183,16 +188,40 @@ func (s *Spec) WorkWords(umax, rmax int) int {
 func WorkBound(umax, rmax, ncov, p int) int { return workWords(umax, rmax, ncov, p, p, true) }
 
 func workWords(u, r, ncov, gen, p int, grad bool) int {
-	w := u*4 + u*(1+ncov) + 2*u*u // points (x, y, z, t), [y X], Sigma, the Cov's scratch
+	w := u*4 + u*(1+ncov) + 2*u*u + 2*u // points (x, y, z, t), [y X], Sigma, the Cov's scratch
 	if grad {
 		w += gen*u*u + u*r*(2+p) + r*(1+ncov)
 	}
 	return w
 }
 
-// ErrNotPosDef is wrapped by the error of a block whose covariance matrix
-// is not numerically positive definite.
-var ErrNotPosDef = errors.New("vecchia: a block's covariance matrix is not positive definite")
+// NotPosDefError is the error of a block whose covariance matrix is not
+// numerically positive definite: the Cholesky factor's pivot at the
+// block's member Point (its position in the Vecchia ordering) is not
+// positive.
+type NotPosDefError struct {
+	Block, Size, Point int
+}
+
+func (e *NotPosDefError) Error() string {
+	return fmt.Sprintf("vecchia: the covariance matrix of block %d (%d points) is not positive definite at point %d of the ordering", e.Block, e.Size, e.Point)
+}
+
+// ErrorClass names the error for the other ranks of a distributed run
+// (runtime.Classed): that of a Cholesky factor that is not positive
+// definite.
+func (e *NotPosDefError) ErrorClass() string { return "notposdef" }
+
+// IsNotPosDef reports whether err is (or, from another rank, has the
+// class of) a NotPosDefError.
+func IsNotPosDef(err error) bool {
+	var npd *NotPosDefError
+	if errors.As(err, &npd) {
+		return true
+	}
+	var c interface{ ErrorClass() string }
+	return errors.As(err, &c) && c.ErrorClass() == "notposdef"
+}
 
 // Run adds to acc (s.Layout().Len() values) the
 // contributions of blocks b0 .. b1-1 of d, using work (at least
@@ -241,7 +270,7 @@ func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
 		sc.pts.T = take(u)
 	}
 	sc.sig = take(u * u)
-	sc.cov = take(u * u)
+	sc.cov = take(u*u + 2*u)
 	sc.y = take(u * (1 + s.NCov))
 	if !s.Grad {
 		return
@@ -299,7 +328,10 @@ func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int,
 	clock.lap(acc, lay, TimeChol)
 	if info != 0 {
 		g, _ := Response(idx[info-1])
-		return fmt.Errorf("%w (block %d of %d points, at point %d of the ordering)", ErrNotPosDef, b, u, g)
+		if d.Global != nil {
+			g = d.Global[g]
+		}
+		return &NotPosDefError{Block: d.First + b, Size: u, Point: int(g)}
 	}
 	l := sc.sig
 	k.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, u, ny, 1, l, u, sc.y, u)
