@@ -42,3 +42,16 @@ func (t Tasks) VecchiaSum(p Place, parts []*runtime.Handle, out *runtime.Handle)
 			return nil
 		})
 }
+
+// VecchiaCond overwrites the vector out with the conditionals of targets
+// k0 .. k1-1 of c under the covariance cov (block.CondRun: c.Stride()
+// values per target), using the worker's scratch (at least c.CondWork()
+// words).
+func (t Tasks) VecchiaCond(p Place, cov block.Cov, c *block.Conditionals, k0, k1 int, out, scratch *runtime.Handle) {
+	k := t.K
+	u := float64(c.Q * (c.M + 1))
+	t.submit(p, kind.VecchiaCond, float64(k1-k0)*(u*u*u/3+u*u), []runtime.Access{acc(out, runtime.W), acc(scratch, runtime.Scratch)},
+		func(ctx runtime.Context) error {
+			return block.CondRun(k, cov, c, k0, k1, ctx.Buffer(1), ctx.Vector(0))
+		})
+}

@@ -59,6 +59,9 @@ const (
 	// sum of the tasks' partial results.
 	VecchiaBlocks = "vecchia-blocks"
 	VecchiaSum    = "vecchia-sum"
+	// VecchiaCond computes the Gaussian conditionals of prediction,
+	// simulation or cross-validation targets given their sets.
+	VecchiaCond = "vecchia-cond"
 
 	// Messages and runtime actions (not tasks of the algorithms).
 	Send  = "send"
