@@ -79,18 +79,9 @@ func NewGrad(t Theta, rmin, rmax float64, nu bool) (*Grad, error) {
 	if nu {
 		m.nf = 3
 	}
-	if !nu {
-		switch t.Nu {
-		case 0.5:
-			m.form = 1
-		case 1.5:
-			m.form = 3
-		case 2.5:
-			m.form = 5
-		}
-		if m.form != 0 {
-			return m, nil
-		}
+	if d := newDirect(t.Nu); !nu && d.form > 0 { // a closed form
+		m.form = d.form
+		return m, nil
 	}
 	m.build(rmin, rmax)
 	return m, nil
@@ -174,40 +165,19 @@ func (m *Grad) build(rmin, rmax float64) {
 	}
 	b := newGradBuilder(f, m.nf)
 	scale := [3]float64{m.sigma2, m.sigma2 * m.invBeta, m.sigma2}
-	level := 0
-	for e := e0; ; e++ {
-		a := math.Ldexp(1, e)
-		if a >= m.xend {
-			break
-		}
-		top := min(2*a, m.xend)
-		for {
-			w := math.Ldexp(a, -level)
-			start := len(m.mid)
-			ok := true
-			for lo := a; lo < top; lo += w {
-				good := b.piece(lo, w)
-				m.mid = append(m.mid, lo+w/2)
-				m.ihw = append(m.ihw, 2/w)
-				for k := 0; k < m.nf; k++ {
-					for i := range chebN {
-						m.coef = append(m.coef, b.mono[k][i]*scale[k])
-					}
-				}
-				if !good && level < maxLevel {
-					ok = false
-					break
-				}
+	m.octs = cutOctaves(e0, m.xend, func(lo, w float64) bool {
+		good := b.piece(lo, w)
+		m.mid = append(m.mid, lo+w/2)
+		m.ihw = append(m.ihw, 2/w)
+		for k := 0; k < m.nf; k++ {
+			for i := range chebN {
+				m.coef = append(m.coef, b.mono[k][i]*scale[k])
 			}
-			if ok {
-				m.octs = append(m.octs, octave{first: int32(start), shift: uint32(52 - level)})
-				break
-			}
-			m.mid, m.ihw = m.mid[:start], m.ihw[:start]
-			m.coef = m.coef[:start*m.nf*chebN]
-			level++
 		}
-	}
+		return good
+	}, func() int { return len(m.mid) }, func(n int) {
+		m.mid, m.ihw, m.coef = m.mid[:n], m.ihw[:n], m.coef[:n*m.nf*chebN]
+	})
 }
 
 // gradBuilder computes the interpolating polynomials of one piece.

@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/vecchia/block"
 )
 
@@ -217,5 +216,3 @@ func TestGradInfoDense(t *testing.T) {
 		}
 	}
 }
-
-var _ = likelihood.Matern

@@ -127,6 +127,25 @@ func (e *Evaluator) conditionals(t *Targets) (*block.Conditionals, error) {
 	return c, nil
 }
 
+// prepare returns the conditionals of the targets, the evaluation at
+// theta (fit, or computed when nil) and the model's covariance.
+func (e *Evaluator) prepare(theta []float64, t *Targets, fit *Result) (*block.Conditionals, *Result, block.Cov, error) {
+	c, err := e.conditionals(t)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if fit == nil {
+		if fit, err = e.Eval(theta, Want{}); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	cov, err := e.p.kernelCov(theta, matern.MaxDistance(e.p.Metric, c.Pts))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return c, fit, cov, nil
+}
+
 // kernelCov returns the covariance of the model at theta for distances
 // up to rmax (no derivatives).
 func (p *Plan) kernelCov(theta []float64, rmax float64) (block.Cov, error) {
@@ -159,23 +178,12 @@ func (p *Plan) residuals(beta []float64) []float64 {
 // the Vecchia approximation of universal kriging. Every rank gets the
 // whole result.
 func (e *Evaluator) Predict(theta []float64, t *Targets, fit *Result) (*Prediction, error) {
-	c, err := e.conditionals(t)
-	if err != nil {
-		return nil, err
-	}
-	for k := range c.Target {
-		for _, j := range t.Sets[k*t.M : (k+1)*t.M] {
-			if j >= c.Target[0] {
-				return nil, fmt.Errorf("vecchia: target %d of a prediction conditions on another target", k)
-			}
+	for k, j := range t.Sets {
+		if base := int32(e.p.N / e.p.per()); j >= base {
+			return nil, fmt.Errorf("vecchia: target %d of a prediction conditions on another target", k/t.M)
 		}
 	}
-	if fit == nil {
-		if fit, err = e.Eval(theta, Want{}); err != nil {
-			return nil, err
-		}
-	}
-	cov, err := e.p.kernelCov(theta, matern.MaxDistance(e.p.Metric, c.Pts))
+	c, fit, cov, err := e.prepare(theta, t, fit)
 	if err != nil {
 		return nil, err
 	}
@@ -245,16 +253,7 @@ func (e *Evaluator) Draw(theta []float64, t *Targets, fit *Result, ndraws int, s
 
 // draw is Draw with the standard normals from normal.
 func (e *Evaluator) draw(theta []float64, t *Targets, fit *Result, ndraws int, normal func() float64) ([][]float64, error) {
-	c, err := e.conditionals(t)
-	if err != nil {
-		return nil, err
-	}
-	if fit == nil {
-		if fit, err = e.Eval(theta, Want{}); err != nil {
-			return nil, err
-		}
-	}
-	cov, err := e.p.kernelCov(theta, matern.MaxDistance(e.p.Metric, c.Pts))
+	c, fit, cov, err := e.prepare(theta, t, fit)
 	if err != nil {
 		return nil, err
 	}

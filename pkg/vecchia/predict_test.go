@@ -222,14 +222,7 @@ func TestDrawExactLimit(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		mean, cond, _, _ := krigeDense(t, c.p, c.theta, tg.Pts, tg.X)
-		var ch mat.Cholesky
-		if !ch.Factorize(cond) {
-			t.Fatal("reference: conditional covariance not positive definite")
-		}
-		var l mat.TriDense
-		ch.LTo(&l)
-		var le mat.VecDense
-		le.MulVec(&l, mat.NewVecDense(len(e), e))
+		le := cholTimes(t, cond, e)
 		for i := range mean {
 			want := mean[i] + le.AtVec(i)
 			if math.Abs(got[0][i]-want) > 1e-9*(1+math.Abs(want)) {
@@ -265,14 +258,7 @@ func TestSimulateExactLimit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		var ch mat.Cholesky
-		if !ch.Factorize(denseCov(t, c.p, c.theta)) {
-			t.Fatal("reference: not positive definite")
-		}
-		var l mat.TriDense
-		ch.LTo(&l)
-		var le mat.VecDense
-		le.MulVec(&l, mat.NewVecDense(len(e), e))
+		le := cholTimes(t, denseCov(t, c.p, c.theta), e)
 		for i := range y {
 			if math.Abs(y[i]-le.AtVec(i)) > 1e-9*(1+math.Abs(le.AtVec(i))) {
 				t.Errorf("%s point %d: %.12g, dense %.12g", c.name, i, y[i], le.AtVec(i))
@@ -280,4 +266,18 @@ func TestSimulateExactLimit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cholTimes returns L e for the Cholesky factor L of s.
+func cholTimes(t *testing.T, s *mat.SymDense, e []float64) *mat.VecDense {
+	t.Helper()
+	var ch mat.Cholesky
+	if !ch.Factorize(s) {
+		t.Fatal("reference: not positive definite")
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	var le mat.VecDense
+	le.MulVec(&l, mat.NewVecDense(len(e), e))
+	return &le
 }

@@ -35,9 +35,7 @@ type MaternCov struct {
 // work must hold 2n values.
 func (c MaternCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work []float64) {
 	db, dn := work[:n], work[n:2*n]
-	for j := 0; j < n; j++ {
-		col := s[j*n+j : (j+1)*n]
-		distances(c.Metric, p, j, col)
+	fillLower(c.Metric, p, n, s, d, c.Nugget, func(j int, col []float64) {
 		m := len(col)
 		bcol, ncol := db[:m], dn[:m]
 		g := 0
@@ -49,13 +47,25 @@ func (c MaternCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work
 			ncol = d[g][j*n+j : (j+1)*n]
 		}
 		c.G.Row(col, col, bcol, ncol)
+	})
+}
+
+// fillLower writes the n x n matrix s and the derivatives d column by
+// column: the distances from point j to points j..n-1 into s's column j
+// below the diagonal, which col turns into covariances (and writes the
+// derivatives' column j), then mirrors them all and adds the nugget.
+func fillLower(metric matern.Metric, p matern.Points, n int, s []float64, d [][]float64, nugget float64, col func(j int, col []float64)) {
+	for j := 0; j < n; j++ {
+		c := s[j*n+j : (j+1)*n]
+		distances(metric, p, j, c)
+		col(j, c)
 	}
 	mirror(n, s)
 	for _, m := range d {
 		mirror(n, m)
 	}
 	for i := 0; i < n; i++ {
-		s[i+i*n] += c.Nugget
+		s[i+i*n] += nugget
 	}
 }
 
@@ -73,9 +83,7 @@ type PowExpCov struct {
 // Fill writes the covariance matrix and the derivatives asked for.
 func (c PowExpCov) Fill(p matern.Points, n int, s []float64, d [][]float64, _ []float64) {
 	sg, b, dl := c.K.Sigma2, c.K.Beta, c.K.Delta
-	for j := 0; j < n; j++ {
-		col := s[j*n+j : (j+1)*n]
-		distances(c.Metric, p, j, col)
+	fillLower(c.Metric, p, n, s, d, c.Nugget, func(j int, col []float64) {
 		for i, r := range col {
 			var rd, lr float64
 			if r > 0 {
@@ -93,14 +101,7 @@ func (c PowExpCov) Fill(p matern.Points, n int, s []float64, d [][]float64, _ []
 				d[g][j*n+j+i] = -cv * rd * lr / b
 			}
 		}
-	}
-	mirror(n, s)
-	for _, m := range d {
-		mirror(n, m)
-	}
-	for i := 0; i < n; i++ {
-		s[i+i*n] += c.Nugget
-	}
+	})
 }
 
 // Term is one kernel of a linear combination: Weight times the kernel's
