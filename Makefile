@@ -60,6 +60,7 @@ test: deps vet
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadFit$$' -fuzztime=$(FUZZTIME) ./pkg/config
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadCluster$$' -fuzztime=$(FUZZTIME) ./pkg/config
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadFitResult$$' -fuzztime=$(FUZZTIME) ./pkg/job
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./pkg/vecchia/neighbors
 	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
 
 bench: build
