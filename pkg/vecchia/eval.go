@@ -165,11 +165,11 @@ func (e *Evaluator) Eval(theta []float64, w Want) (*Result, error) {
 			u, r := e.p.Blocks.Size(b)
 			flops += g.cost(u, r)
 		}
-		ts.VecchiaBlocks(insert.At(t, -1, -1, 0), spec, e.data, b0-e.first, b1-e.first, flops, e.parts[t], e.scratch)
+		blocksCL.Insert(ts, insert.At(t, -1, -1, 0), blocksArgs{spec: spec, data: e.data, b0: b0 - e.first, b1: b1 - e.first, work: flops}, e.parts[t], e.scratch)
 	}
-	for k, s := range e.sums {
-		lo, hi := k*GroupTasks, min((k+1)*GroupTasks, len(e.parts))
-		ts.VecchiaSum(insert.At(k, -1, -1, 0), e.parts[lo:hi], s)
+	for g, s := range e.sums {
+		lo, hi := g*GroupTasks, min((g+1)*GroupTasks, len(e.parts))
+		sumParts(ts, insert.At(g, -1, -1, 0), e.parts[lo:hi], s)
 		e.rt.Fetch(s)
 	}
 	if err := e.rt.Wait(); err != nil {

@@ -41,16 +41,16 @@ func Condition(rt *runtime.Runtime, kern kernels.Impl, cov block.Cov, c *block.C
 	rows := make([]float64, 0, len(outs)*condTask*stride)
 	for b0 := 0; b0 < nt; b0 += condBatch * condTask {
 		b1 := min(nt, b0+condBatch*condTask)
-		for j, k0 := 0, b0; k0 < b1; j, k0 = j+1, k0+condTask {
-			ts.VecchiaCond(insert.At(k0/condTask, -1, -1, 0), cov, c, k0, min(b1, k0+condTask), outs[j], scratch)
+		for j, t0 := 0, b0; t0 < b1; j, t0 = j+1, t0+condTask {
+			condCL.Insert(ts, insert.At(t0/condTask, -1, -1, 0), condArgs{cov: cov, c: c, t0: t0, t1: min(b1, t0+condTask)}, outs[j], scratch)
 			rt.Fetch(outs[j])
 		}
 		if err := rt.Wait(); err != nil {
 			return err
 		}
 		rows = rows[:0]
-		for j, k0 := 0, b0; k0 < b1; j, k0 = j+1, k0+condTask {
-			rows = append(rows, rt.Local(outs[j])[:(min(b1, k0+condTask)-k0)*stride]...)
+		for j, t0 := 0, b0; t0 < b1; j, t0 = j+1, t0+condTask {
+			rows = append(rows, rt.Local(outs[j])[:(min(b1, t0+condTask)-t0)*stride]...)
 		}
 		if err := use(b0, rows); err != nil {
 			return err
