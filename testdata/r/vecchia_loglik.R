@@ -54,11 +54,7 @@ outdir <- "testdata/r"
 stopifnot(dir.exists(outdir))
 datasets <- c(n500 = 500)
 
-num2str <- function(v) vapply(v, function(x) {
-  if (is.na(x)) return("NA")
-  for (d in 15:17) { s <- sprintf("%.*g", d, x); if (as.numeric(s) == x) return(s) }
-  s
-}, "")
+source(file.path(outdir, "helpers.R"))   # num2str, to_json
 
 # ---------------------------------------------------------------- 1. data
 # Uniform locations in the unit square (set.seed(29 + n), 10 digits), z = 2 + W + e, W
@@ -194,20 +190,5 @@ for (nm in names(datasets)) {
 df <- do.call(rbind, rows)
 df[] <- lapply(df, function(c) if (is.numeric(c)) num2str(c) else c)
 write.csv(df, file.path(outdir, "vecchia_loglik.csv"), row.names = FALSE, quote = FALSE)
-to_json <- function(x, ind = "") {
-  ind2 <- paste0(ind, "  ")
-  if (is.list(x)) {
-    if (is.null(names(x)))
-      return(paste0("[\n", paste0(ind2, vapply(x, to_json, "", ind = ind2), collapse = ",\n"), "\n", ind, "]"))
-    return(paste0("{\n", paste0(ind2, '"', names(x), '": ', vapply(x, to_json, "", ind = ind2),
-                                collapse = ",\n"), "\n", ind, "}"))
-  }
-  val <- function(v) if (is.character(v)) paste0('"', v, '"') else num2str(v)
-  if (is.matrix(x))
-    return(paste0("[", paste0(apply(x, 1, function(r) paste0("[", paste(val(r), collapse = ", "), "]")),
-                              collapse = ", "), "]"))
-  if (inherits(x, "AsIs")) return(val(unclass(x)))
-  paste0("[", paste(val(x), collapse = ", "), "]")
-}
 writeLines(to_json(js), file.path(outdir, "vecchia_grad_info.json"))
 cat("wrote vecchia_loglik.csv and vecchia_grad_info.json\n")

@@ -2,13 +2,12 @@ package neighbors
 
 import (
 	"bytes"
-	"encoding/csv"
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
+	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/vecchia/embed"
 	"github.com/exageostat/exageostat/pkg/vecchia/order"
@@ -26,8 +25,11 @@ var update = flag.Bool("update", false, "rewrite testdata/r/vecchia_*_sets.txt")
 func TestGpGpSetsFiles(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "testdata", "r")
 	for _, name := range []string{"n500"} {
-		pts := readXY(t, filepath.Join(dir, "vecchia_"+name+".csv"))
-		c, err := embed.Embed(pts, matern.Euclidean, embed.Frame{})
+		d, err := dataset.ReadCSV(filepath.Join(dir, "vecchia_"+name+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := embed.Embed(matern.Points{X: d.X, Y: d.Y}, matern.Euclidean, embed.Frame{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,27 +60,4 @@ func TestGpGpSetsFiles(t *testing.T) {
 			t.Errorf("%s differs from the ordering and sets of its data (go test -run TestGpGpSetsFiles -update rewrites it)", f)
 		}
 	}
-}
-
-// readXY reads the x and y columns of a CSV file with a header x,y,z.
-func readXY(t *testing.T, path string) matern.Points {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p matern.Points
-	for _, r := range recs[1:] {
-		x, err1 := strconv.ParseFloat(r[0], 64)
-		y, err2 := strconv.ParseFloat(r[1], 64)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("%s: bad row %v", path, r)
-		}
-		p.X, p.Y = append(p.X, x), append(p.Y, y)
-	}
-	return p
 }
