@@ -13,7 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
-	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/linalg"
 )
 
 func newWorker(t testing.TB, nb int) *Worker {
@@ -47,7 +47,7 @@ func randTile(r *rand.Rand, rows, cols, ld int) []float64 {
 func spd(r *rand.Rand, n, ld int) []float64 {
 	b := randTile(r, n, n, n)
 	a := make([]float64, ld*(n-1)+n)
-	kernels.OpenBLAS{}.Dgemm(blas.NoTrans, blas.Trans, n, n, n, 1/float64(n), b, n, b, n, 0, a, ld)
+	linalg.OpenBLAS().Dgemm(blas.NoTrans, blas.Trans, n, n, n, 1/float64(n), b, n, b, n, 0, a, ld)
 	for i := 0; i < n; i++ {
 		a[i+i*ld]++
 	}
@@ -95,7 +95,7 @@ func TestDgemm(t *testing.T) {
 		{"TT odd", blas.Trans, blas.Trans, 61, 17, 40, 0},
 	}
 	w := newWorker(t, nb)
-	cpu := kernels.OpenBLAS{}
+	cpu := linalg.OpenBLAS()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, 2))
@@ -133,7 +133,7 @@ func TestDsyrk(t *testing.T) {
 		{"T odd strided", blas.Trans, 45, 31, 3},
 	}
 	w := newWorker(t, nb)
-	cpu := kernels.OpenBLAS{}
+	cpu := linalg.OpenBLAS()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, 4))
@@ -175,7 +175,7 @@ func TestTriangular(t *testing.T) {
 		{"trmm left lower trans", false, blas.Left, blas.Trans, 41, 66, 1},
 	}
 	w := newWorker(t, nb)
-	cpu := kernels.OpenBLAS{}
+	cpu := linalg.OpenBLAS()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(5, 6))
@@ -216,7 +216,7 @@ func TestDpotrf(t *testing.T) {
 		{"not positive definite at 300", nb, 0, 300, 300},
 	}
 	w := newWorker(t, nb)
-	cpu := kernels.OpenBLAS{}
+	cpu := linalg.OpenBLAS()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(7, 8))
@@ -255,7 +255,7 @@ func TestDgemv(t *testing.T) {
 		{"T odd", blas.Trans, 31, 64, 3, 2},
 	}
 	w := newWorker(t, nb)
-	cpu := kernels.OpenBLAS{}
+	cpu := linalg.OpenBLAS()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(9, 10))
