@@ -5,6 +5,8 @@ package main
 import (
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/cuda"
+	"github.com/exageostat/exageostat/pkg/gpu"
+	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
@@ -22,21 +24,20 @@ func prepareGPUCalibration(gpus int) error {
 // Cholesky's dgemm, dsyrk, the panel update and dpotrf; gemv is cuBLAS too).
 var gpuKinds = []string{kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm, kind.Gemv}
 
-// calibrateGPU measures the GPU kinds at o.NB on device 0 with a pkg/cuda
-// worker and records them in m as arch cuda. Each call moves its tiles to
-// the device and back (pkg/cuda keeps no tile resident), so the durations
-// bound from above those of a runtime that keeps tiles on the GPU.
+// calibrateGPU measures the GPU kinds at o.NB on device 0 and records them
+// in m as arch cuda: the device's one kernel set (the kernels fit --gpus
+// runs on resident tiles), staged (gpu.Staged: each call moves its tiles
+// to the device and back), so the durations bound from above those of a
+// runtime that keeps tiles on the GPU.
 func calibrateGPU(o bench.CalibrateOptions, m *perfmodel.Model) error {
-	d, err := cuda.OpenDevice(0)
+	d, err := cuda.NewRuntimeDevice(0, o.NB, gpuShare)
 	if err != nil {
 		return err
 	}
-	w, err := d.NewWorker(o.NB)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	o.Kernels, o.Kinds, o.Cold = w, gpuKinds, false
+	defer d.Close()
+	s := gpu.NewStaged(d, kernels.Default())
+	defer s.Close()
+	o.Kernels, o.Kinds, o.Cold = s, gpuKinds, false
 	cal, err := bench.Calibrate(o)
 	if err != nil {
 		return err

@@ -46,12 +46,12 @@ static const char *last_error(void) { const char *e = dlerror(); return e ? e : 
 static void *sym(void *h, const char *name) { return dlsym(h, name); }
 static lib *new_lib(void) { lib *l = malloc(sizeof(lib)); if (l) memset(l, 0, sizeof(lib)); return l; }
 
-static int c_blas_create(lib *l, void **h) { return l->blasCreate(h); }
-static int c_blas_destroy(lib *l, void *h) { return l->blasDestroy(h); }
-static int c_blas_setstream(lib *l, void *h, devptr s) { return l->blasSetStream(h, (void *)s); }
-static int c_solver_create(lib *l, void **h) { return l->solverCreate(h); }
-static int c_solver_destroy(lib *l, void *h) { return l->solverDestroy(h); }
-static int c_solver_setstream(lib *l, void *h, devptr s) { return l->solverSetStream(h, (void *)s); }
+// The handle calls of cuBLAS (solver 0) and cuSOLVER (solver 1).
+static int c_create(lib *l, int solver, void **h) { return solver ? l->solverCreate(h) : l->blasCreate(h); }
+static int c_destroy(lib *l, int solver, void *h) { return solver ? l->solverDestroy(h) : l->blasDestroy(h); }
+static int c_setstream(lib *l, int solver, void *h, devptr s) {
+	return solver ? l->solverSetStream(h, (void *)s) : l->blasSetStream(h, (void *)s);
+}
 
 static int c_dgemm(lib *l, void *h, int ta, int tb, int m, int n, int k, double alpha,
 		devptr a, int lda, devptr b, int ldb, double beta, devptr c, int ldc) {
@@ -340,8 +340,9 @@ func diag(d blas.Diag) C.int {
 }
 
 // DevPtr is a device address (CUdeviceptr), e.g. gorgonia.org/cu's
-// DevicePtr converted with uintptr.
-type DevPtr uintptr
+// DevicePtr converted with uintptr: an alias, so that Blas and Solver
+// implement package gpu's interfaces, whose addresses are uintptr.
+type DevPtr = uintptr
 
 // Stream is a CUDA stream handle (CUstream) as an address, e.g.
 // uintptr(unsafe.Pointer(s.C())) for a gorgonia.org/cu Stream s.
@@ -349,37 +350,72 @@ type Stream uintptr
 
 func dp(p DevPtr) C.devptr { return C.devptr(p) }
 
-// Blas is one cuBLAS handle, for one worker (not safe for concurrent use).
-// Its calls are asynchronous on the handle's stream.
-type Blas struct {
-	lib *Lib
-	h   unsafe.Pointer
+// handle is one cuBLAS or cuSOLVER handle, for one worker (not safe for
+// concurrent use): its calls are asynchronous on the handle's stream.
+type handle struct {
+	lib    *Lib
+	h      unsafe.Pointer
+	solver bool
 }
 
-// NewBlas creates a cuBLAS handle on the calling thread's current CUDA
-// context (cublasCreate_v2).
-func (l *Lib) NewBlas() (*Blas, error) {
-	var h unsafe.Pointer
-	if err := blasErr("cublasCreate_v2", C.c_blas_create(l.l, &h)); err != nil {
-		return nil, err
+// calls names the handle's create, destroy and set-stream entry points,
+// for errors.
+func (h *handle) calls() (create, destroy, setStream string) {
+	if h.solver {
+		return "cusolverDnCreate", "cusolverDnDestroy", "cusolverDnSetStream"
 	}
-	return &Blas{lib: l, h: h}, nil
+	return "cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2"
+}
+
+func (h *handle) err(call string, rc C.int) error {
+	if h.solver {
+		return solverErr(call, rc)
+	}
+	return blasErr(call, rc)
+}
+
+// open creates the handle on the calling thread's current CUDA context.
+func (h *handle) open() error {
+	create, _, _ := h.calls()
+	return h.err(create, C.c_create(h.lib.l, cBool(h.solver), &h.h))
 }
 
 // Close destroys the handle.
-func (b *Blas) Close() error {
-	if b.h == nil {
+func (h *handle) Close() error {
+	if h.h == nil {
 		return nil
 	}
-	err := blasErr("cublasDestroy_v2", C.c_blas_destroy(b.lib.l, b.h))
-	b.h = nil
+	_, destroy, _ := h.calls()
+	err := h.err(destroy, C.c_destroy(h.lib.l, cBool(h.solver), h.h))
+	h.h = nil
 	return err
 }
 
 // SetStream makes the handle's calls run on stream (0 is the default
 // stream).
-func (b *Blas) SetStream(stream Stream) error {
-	return blasErr("cublasSetStream_v2", C.c_blas_setstream(b.lib.l, b.h, C.devptr(stream)))
+func (h *handle) SetStream(stream Stream) error {
+	_, _, set := h.calls()
+	return h.err(set, C.c_setstream(h.lib.l, cBool(h.solver), h.h, C.devptr(stream)))
+}
+
+func cBool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Blas is one cuBLAS handle (cublasCreate_v2), for one worker.
+type Blas struct{ handle }
+
+// NewBlas creates a cuBLAS handle on the calling thread's current CUDA
+// context.
+func (l *Lib) NewBlas() (*Blas, error) {
+	b := &Blas{handle{lib: l}}
+	if err := b.open(); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // Dgemm computes C = alpha op(A) op(B) + beta C with C m x n and op(A)
@@ -423,37 +459,17 @@ func (b *Blas) Dgemv(tA blas.Transpose, m, n int, alpha float64, a DevPtr, lda i
 		dp(a), C.int(lda), dp(x), C.int(incX), C.double(beta), dp(y), C.int(incY)))
 }
 
-// Solver is one cuSOLVER dense handle, for one worker (not safe for
-// concurrent use).
-type Solver struct {
-	lib *Lib
-	h   unsafe.Pointer
-}
+// Solver is one cuSOLVER dense handle (cusolverDnCreate), for one worker.
+type Solver struct{ handle }
 
 // NewSolver creates a cuSOLVER dense handle on the calling thread's
-// current CUDA context (cusolverDnCreate).
+// current CUDA context.
 func (l *Lib) NewSolver() (*Solver, error) {
-	var h unsafe.Pointer
-	if err := solverErr("cusolverDnCreate", C.c_solver_create(l.l, &h)); err != nil {
+	s := &Solver{handle{lib: l, solver: true}}
+	if err := s.open(); err != nil {
 		return nil, err
 	}
-	return &Solver{lib: l, h: h}, nil
-}
-
-// Close destroys the handle.
-func (s *Solver) Close() error {
-	if s.h == nil {
-		return nil
-	}
-	err := solverErr("cusolverDnDestroy", C.c_solver_destroy(s.lib.l, s.h))
-	s.h = nil
-	return err
-}
-
-// SetStream makes the handle's calls run on stream (0 is the default
-// stream).
-func (s *Solver) SetStream(stream Stream) error {
-	return solverErr("cusolverDnSetStream", C.c_solver_setstream(s.lib.l, s.h, C.devptr(stream)))
+	return s, nil
 }
 
 // DpotrfBufferSize returns the workspace length, in doubles, that Dpotrf
