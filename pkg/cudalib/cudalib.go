@@ -43,8 +43,29 @@ typedef struct {
 
 static void *open_global(const char *path) { return dlopen(path, RTLD_NOW | RTLD_GLOBAL); }
 static const char *last_error(void) { const char *e = dlerror(); return e ? e : ""; }
-static void *sym(void *h, const char *name) { return dlsym(h, name); }
 static lib *new_lib(void) { lib *l = malloc(sizeof(lib)); if (l) memset(l, 0, sizeof(lib)); return l; }
+
+// resolve looks every entry point up in l's two libraries; it returns the
+// name of the first one missing, with *solver telling its library, or
+// NULL when all are there.
+#define SYM(field, handle, name) \
+	if (!(*(void **)&l->field = dlsym(l->handle, name))) { *solver = l->handle == l->solver; return name; }
+static const char *resolve(lib *l, int *solver) {
+	SYM(blasCreate, blas, "cublasCreate_v2")
+	SYM(blasDestroy, blas, "cublasDestroy_v2")
+	SYM(blasSetStream, blas, "cublasSetStream_v2")
+	SYM(dgemm, blas, "cublasDgemm_v2")
+	SYM(dsyrk, blas, "cublasDsyrk_v2")
+	SYM(dtrsm, blas, "cublasDtrsm_v2")
+	SYM(dtrmm, blas, "cublasDtrmm_v2")
+	SYM(dgemv, blas, "cublasDgemv_v2")
+	SYM(solverCreate, solver, "cusolverDnCreate")
+	SYM(solverDestroy, solver, "cusolverDnDestroy")
+	SYM(solverSetStream, solver, "cusolverDnSetStream")
+	SYM(potrfBufferSize, solver, "cusolverDnDpotrf_bufferSize")
+	SYM(potrf, solver, "cusolverDnDpotrf")
+	return NULL;
+}
 
 // The handle calls of cuBLAS (solver 0) and cuSOLVER (solver 1).
 static int c_create(lib *l, int solver, void **h) { return solver ? l->solverCreate(h) : l->blasCreate(h); }
@@ -160,35 +181,14 @@ func Open(dirs []string, system bool) (*Lib, error) {
 		return nil, errors.New("cudalib: out of memory")
 	}
 	l.blas, l.solver = blasH, solverH
-	syms := []struct {
-		h    unsafe.Pointer
-		path string
-		name string
-		dst  *unsafe.Pointer
-	}{
-		{blasH, blasPath, "cublasCreate_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.blasCreate))},
-		{blasH, blasPath, "cublasDestroy_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.blasDestroy))},
-		{blasH, blasPath, "cublasSetStream_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.blasSetStream))},
-		{blasH, blasPath, "cublasDgemm_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dgemm))},
-		{blasH, blasPath, "cublasDsyrk_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dsyrk))},
-		{blasH, blasPath, "cublasDtrsm_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dtrsm))},
-		{blasH, blasPath, "cublasDtrmm_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dtrmm))},
-		{blasH, blasPath, "cublasDgemv_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dgemv))},
-		{solverH, solverPath, "cusolverDnCreate", (*unsafe.Pointer)(unsafe.Pointer(&l.solverCreate))},
-		{solverH, solverPath, "cusolverDnDestroy", (*unsafe.Pointer)(unsafe.Pointer(&l.solverDestroy))},
-		{solverH, solverPath, "cusolverDnSetStream", (*unsafe.Pointer)(unsafe.Pointer(&l.solverSetStream))},
-		{solverH, solverPath, "cusolverDnDpotrf_bufferSize", (*unsafe.Pointer)(unsafe.Pointer(&l.potrfBufferSize))},
-		{solverH, solverPath, "cusolverDnDpotrf", (*unsafe.Pointer)(unsafe.Pointer(&l.potrf))},
-	}
-	for _, s := range syms {
-		cs := C.CString(s.name)
-		p := C.sym(s.h, cs)
-		C.free(unsafe.Pointer(cs))
-		if p == nil {
-			C.free(unsafe.Pointer(l))
-			return nil, fmt.Errorf("%w: %s has no %s", ErrNotFound, s.path, s.name)
+	var solver C.int
+	if name := C.resolve(l, &solver); name != nil {
+		C.free(unsafe.Pointer(l))
+		path := blasPath
+		if solver != 0 {
+			path = solverPath
 		}
-		*s.dst = p
+		return nil, fmt.Errorf("%w: %s has no %s", ErrNotFound, path, C.GoString(name))
 	}
 	return &Lib{l: l, CublasPath: blasPath, CusolverPath: solverPath}, nil
 }
@@ -296,48 +296,37 @@ func statusName(lib string, code int) string {
 	return "see the library's header"
 }
 
-func blasErr(call string, rc C.int) error {
+// check returns nil for the status rc = 0 of call, the Status otherwise.
+func check(lib, call string, rc C.int) error {
 	if rc == 0 {
 		return nil
 	}
-	return Status{Lib: "cublas", Call: call, Code: int(rc)}
+	return Status{Lib: lib, Call: call, Code: int(rc)}
 }
 
-func solverErr(call string, rc C.int) error {
-	if rc == 0 {
-		return nil
+func blasErr(call string, rc C.int) error   { return check("cublas", call, rc) }
+func solverErr(call string, rc C.int) error { return check("cusolver", call, rc) }
+
+// is returns 1 when x is v, 0 otherwise: the cuBLAS enumerations
+// (cublas_api.h, shared by cuSOLVER's uplo) are such pairs.
+func is[T comparable](x, v T) C.int {
+	if x == v {
+		return 1
 	}
-	return Status{Lib: "cusolver", Call: call, Code: int(rc)}
+	return 0
 }
 
-// The cuBLAS enumerations (cublas_api.h), shared by cuSOLVER's uplo.
-func op(t blas.Transpose) C.int {
-	if t == blas.NoTrans {
-		return 0 // CUBLAS_OP_N
-	}
-	return 1 // CUBLAS_OP_T
-}
+// op is CUBLAS_OP_N (0) or CUBLAS_OP_T (1; Trans and ConjTrans alike).
+func op(t blas.Transpose) C.int { return 1 - is(t, blas.NoTrans) }
 
-func fill(u blas.Uplo) C.int {
-	if u == blas.Lower {
-		return 0 // CUBLAS_FILL_MODE_LOWER
-	}
-	return 1 // CUBLAS_FILL_MODE_UPPER
-}
+// fill is CUBLAS_FILL_MODE_LOWER (0) or UPPER (1).
+func fill(u blas.Uplo) C.int { return 1 - is(u, blas.Lower) }
 
-func side(s blas.Side) C.int {
-	if s == blas.Left {
-		return 0 // CUBLAS_SIDE_LEFT
-	}
-	return 1 // CUBLAS_SIDE_RIGHT
-}
+// side is CUBLAS_SIDE_LEFT (0) or RIGHT (1).
+func side(s blas.Side) C.int { return 1 - is(s, blas.Left) }
 
-func diag(d blas.Diag) C.int {
-	if d == blas.Unit {
-		return 1 // CUBLAS_DIAG_UNIT
-	}
-	return 0 // CUBLAS_DIAG_NON_UNIT
-}
+// diag is CUBLAS_DIAG_NON_UNIT (0) or UNIT (1).
+func diag(d blas.Diag) C.int { return is(d, blas.Unit) }
 
 // DevPtr is a device address (CUdeviceptr), e.g. gorgonia.org/cu's
 // DevicePtr converted with uintptr: an alias, so that Blas and Solver
@@ -377,7 +366,7 @@ func (h *handle) err(call string, rc C.int) error {
 // open creates the handle on the calling thread's current CUDA context.
 func (h *handle) open() error {
 	create, _, _ := h.calls()
-	return h.err(create, C.c_create(h.lib.l, cBool(h.solver), &h.h))
+	return h.err(create, C.c_create(h.lib.l, is(h.solver, true), &h.h))
 }
 
 // Close destroys the handle.
@@ -386,7 +375,7 @@ func (h *handle) Close() error {
 		return nil
 	}
 	_, destroy, _ := h.calls()
-	err := h.err(destroy, C.c_destroy(h.lib.l, cBool(h.solver), h.h))
+	err := h.err(destroy, C.c_destroy(h.lib.l, is(h.solver, true), h.h))
 	h.h = nil
 	return err
 }
@@ -395,14 +384,7 @@ func (h *handle) Close() error {
 // stream).
 func (h *handle) SetStream(stream Stream) error {
 	_, _, set := h.calls()
-	return h.err(set, C.c_setstream(h.lib.l, cBool(h.solver), h.h, C.devptr(stream)))
-}
-
-func cBool(b bool) C.int {
-	if b {
-		return 1
-	}
-	return 0
+	return h.err(set, C.c_setstream(h.lib.l, is(h.solver, true), h.h, C.devptr(stream)))
 }
 
 // Blas is one cuBLAS handle (cublasCreate_v2), for one worker.
