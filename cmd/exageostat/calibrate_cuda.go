@@ -6,8 +6,8 @@ import (
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/cuda"
 	"github.com/exageostat/exageostat/pkg/gpu"
+	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/kernels"
-	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
@@ -20,15 +20,13 @@ func prepareGPUCalibration(gpus int) error {
 	return nil
 }
 
-// gpuKinds are the kinds the factorisation runs on a GPU (seed 000: the
-// Cholesky's dgemm, dsyrk, the panel update and dpotrf; gemv is cuBLAS too).
-var gpuKinds = []string{kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm, kind.Gemv}
-
-// calibrateGPU measures the GPU kinds at o.NB on device 0 and records them
-// in m as arch cuda: the device's one kernel set (the kernels fit --gpus
-// runs on resident tiles), staged (gpu.Staged: each call moves its tiles
-// to the device and back), so the durations bound from above those of a
-// runtime that keeps tiles on the GPU.
+// calibrateGPU measures the kinds whose codelets have a device
+// implementation (insert.DeviceKinds: seed 000's dpotrf, the panel
+// update, dsyrk, dgemm, and dgemv) at o.NB on device 0 and records them in
+// m as arch cuda: the device's one kernel set (the kernels fit --gpus runs
+// on resident tiles), staged (gpu.Staged: each call moves its tiles to the
+// device and back), so the durations bound from above those of a runtime
+// that keeps tiles on the GPU.
 func calibrateGPU(o bench.CalibrateOptions, m *perfmodel.Model) error {
 	d, err := cuda.NewRuntimeDevice(0, o.NB, gpuShare)
 	if err != nil {
@@ -37,7 +35,7 @@ func calibrateGPU(o bench.CalibrateOptions, m *perfmodel.Model) error {
 	defer d.Close()
 	s := gpu.NewStaged(d, kernels.Default())
 	defer s.Close()
-	o.Kernels, o.Kinds, o.Cold = s, gpuKinds, false
+	o.Kernels, o.Kinds, o.Cold = s, insert.DeviceKinds(), false
 	cal, err := bench.Calibrate(o)
 	if err != nil {
 		return err
