@@ -52,7 +52,9 @@ type FitResult struct {
 	Status      string  `json:"status"`
 	N           int     `json:"n"`
 	NB          int     `json:"nb"`
-	Workers     int     `json:"workers"`
+	// Vecchia describes a --computation vecchia fit (nil otherwise).
+	Vecchia *VecchiaSummary `json:"vecchia,omitempty"`
+	Workers int             `json:"workers"`
 	// Scheduler is the runtime's policy (eager, dmda); Devices the
 	// counters of the devices of --devices (rank 0's).
 	Scheduler string                `json:"scheduler,omitempty"`
@@ -213,6 +215,9 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	if err := ag.check(fitAgreement(cfg, cl, d), workers); err != nil {
 		return nil, err
+	}
+	if cfg.Computation == "vecchia" { // its own path: no tiles (vecchiafit.go)
+		return fitVecchia(vecchiaFit{cfg: cfg, env: env, w: w, d: d, model: model, metric: metric, names: names, opt: opt, workers: workers, limit: limit, run: run})
 	}
 	// The checkpoint and the file to resume from, checked before the work.
 	ckData := d
