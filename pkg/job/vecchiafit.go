@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
-	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/kernels"
@@ -20,7 +19,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/memory"
 	"github.com/exageostat/exageostat/pkg/mle"
-	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/vecchia"
 	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
@@ -31,30 +29,13 @@ import (
 // first stage (GpGp's warm start: m = 10, then the asked m).
 const vecchiaCoarseM = 10
 
-// vecchiaFit is what Fit has settled when it hands a fit over to the
-// Vecchia path: the data (nil: the simulated default problem), the
-// model, the parameters' names, the search's options and the run.
-type vecchiaFit struct {
-	cfg     config.Fit
-	env     Env
-	w       comm.Comm
-	d       *dataset.Data
-	model   likelihood.Model
-	metric  matern.Metric
-	names   []string
-	opt     mle.Options
-	workers int
-	limit   int64
-	run     *provenance.Run
-}
-
 // fitVecchia runs `fit --computation vecchia` (docs/vecchia.md): the
 // memory check, the data (or the simulated default problem, drawn
 // through the Vecchia conditionals), the ordering and the conditioning
 // sets (or those of --vecchia-sets), then Fisher scoring from m = 10 to
 // --vecchia-m (or BOBYQA with --search log|linear), the standard errors
 // from the Vecchia Fisher information, and the result.
-func fitVecchia(v vecchiaFit) (*FitResult, error) {
+func fitVecchia(v *fitJob) (*FitResult, error) {
 	cfg, env, w := v.cfg, v.env, v.w
 	t0 := time.Now()
 	nAll := cfg.N
@@ -108,7 +89,7 @@ func fitVecchia(v vecchiaFit) (*FitResult, error) {
 	if opt.Start == mle.StartLower {
 		start = opt.Lower
 	}
-	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.free())
+	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.vecchiaFree())
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +124,7 @@ func fitVecchia(v vecchiaFit) (*FitResult, error) {
 		}
 	}
 	if cfg.StdErr {
-		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.free())
+		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.vecchiaFree())
 	}
 	flagFit(out, d.Obs, cfg.MaxEvals)
 	out.Ranks = w.Size()
@@ -165,7 +146,7 @@ func fitVecchia(v vecchiaFit) (*FitResult, error) {
 }
 
 // free returns which parameters the search moves (lb < ub).
-func (v vecchiaFit) free() []bool {
+func (v *fitJob) vecchiaFree() []bool {
 	f := make([]bool, len(v.names))
 	for i := range f {
 		f[i] = v.cfg.Lower[i] != v.cfg.Upper[i]
@@ -277,7 +258,7 @@ func vecchiaStdErr(info [][]float64, free []bool) ([]float64, string) {
 // the Vecchia conditionals at cfg.Theta: the locations of
 // dataset.GridTimes, ordered and conditioned as the fit will be, so that
 // N = 10^6 and beyond is drawn in O(N m^3).
-func simulateVecchia(v vecchiaFit, rt *runtime.Runtime, kern kernels.Impl, s vecchia.Setup) (*dataset.Data, error) {
+func simulateVecchia(v *fitJob, rt *runtime.Runtime, kern kernels.Impl, s vecchia.Setup) (*dataset.Data, error) {
 	cfg := v.cfg
 	t0 := time.Now()
 	d := dataset.GridTimes(cfg.N, cfg.Times, cfg.Seed)

@@ -3,7 +3,6 @@ package job
 import (
 	"errors"
 	"math"
-	"syscall"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/config"
@@ -157,9 +156,8 @@ func (st *vecchiaStages) search(cfg config.Fit, opt mle.Options, env Env, stop f
 
 // vecchiaStopper returns the search's stop test (SIGINT, SIGTERM agreed
 // by the ranks) and the time the preparation ended.
-func vecchiaStopper(v vecchiaFit) func() bool {
-	var sig syscall.Signal
-	return stopper(v.w, v.env.Interrupt, &sig)
+func vecchiaStopper(v *fitJob) func() bool {
+	return stopper(v.w, v.env.Interrupt, &v.sig)
 }
 
 // since returns the seconds since t.
