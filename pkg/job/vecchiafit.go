@@ -98,9 +98,10 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 			return nil, err
 		}
 	}
-	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs)\n",
+	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
 		d.Len(), v.model, MetricName(v.metric), st.final.Sets.M, cfg.Vecchia.Order, st.final.Plan.Blocks.Len(), workersNote(v.workers),
-		formatFloats(cfg.Lower), formatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds())
+		formatFloats(cfg.Lower), formatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
+		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
 	prep := since(t0)
 	res, steps, err := st.search(cfg, opt, env, vecchiaStopper(v))
 	if err != nil {

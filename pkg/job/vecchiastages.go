@@ -22,7 +22,11 @@ type VecchiaSummary struct {
 	Blocks int     `json:"blocks"`          // blocks of the final stage's grouping
 	Stages []int   `json:"stages"`          // m of each stage of the search
 	Search string  `json:"search"`          // fisher, bobyqa-log, bobyqa-linear
-	Prep   float64 `json:"prepare_seconds"` // ordering, neighbours and grouping
+	Prep   float64 `json:"prepare_seconds"` // data, ordering, neighbours and grouping
+	// The parts of Prep: the ordering, the sets, the plans (grouping).
+	OrderSeconds float64 `json:"order_seconds"`
+	SetsSeconds  float64 `json:"sets_seconds"`
+	PlanSeconds  float64 `json:"plan_seconds"`
 }
 
 // vecchiaStages are the plans of a Vecchia fit's search: the coarse stage
@@ -89,6 +93,9 @@ func (st *vecchiaStages) summary(cfg config.Fit, prep float64) *VecchiaSummary {
 	}
 	for _, p := range st.stages() {
 		s.Stages = append(s.Stages, p.Sets.M)
+		s.OrderSeconds += p.OrderSeconds
+		s.SetsSeconds += p.SetsSeconds
+		s.PlanSeconds += p.PlanSeconds
 	}
 	return s
 }

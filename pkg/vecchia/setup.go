@@ -3,6 +3,7 @@ package vecchia
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
@@ -33,6 +34,8 @@ type Prepared struct {
 	Plan *Plan
 	Perm []int
 	Sets *neighbors.Sets
+	// Seconds spent ordering, finding the sets and grouping (the plan).
+	OrderSeconds, SetsSeconds, PlanSeconds float64
 }
 
 // FrameOf returns the frame in which model measures distance at theta:
@@ -63,6 +66,7 @@ func Prepare(pr likelihood.Problem, theta []float64, s Setup) (*Prepared, error)
 	locs := everyOther(pr.Points, per)
 	nl := locs.Len()
 	perm, sets := s.Perm, s.Sets
+	out := &Prepared{}
 	if sets == nil {
 		if s.M < 1 {
 			return nil, fmt.Errorf("vecchia: conditioning set size %d, want >= 1", s.M)
@@ -71,12 +75,15 @@ func Prepare(pr likelihood.Problem, theta []float64, s Setup) (*Prepared, error)
 		if err != nil {
 			return nil, fmt.Errorf("vecchia: %v", err)
 		}
+		t0 := time.Now()
 		if perm, err = order.Order(c, s.Order, s.Seed); err != nil {
 			return nil, fmt.Errorf("vecchia: %v", err)
 		}
+		t1 := time.Now()
 		if sets, err = neighbors.Conditioning(c.Permute(perm), min(s.M, max(nl-1, 1)), max(s.Workers, 1)); err != nil {
 			return nil, fmt.Errorf("vecchia: %v", err)
 		}
+		out.OrderSeconds, out.SetsSeconds = t1.Sub(t0).Seconds(), time.Since(t1).Seconds()
 	}
 	if len(perm) != nl || sets.N != nl {
 		return nil, fmt.Errorf("vecchia: sets of %d locations (an ordering of %d) for %d locations", sets.N, len(perm), nl)
@@ -85,11 +92,13 @@ func Prepare(pr likelihood.Problem, theta []float64, s Setup) (*Prepared, error)
 	for k, i := range perm {
 		p32[k] = int32(i)
 	}
+	t0 := time.Now()
 	plan, err := NewPlan(pr, p32, sets.M, sets.Idx, s.Grouping)
 	if err != nil {
 		return nil, err
 	}
-	return &Prepared{Plan: plan, Perm: perm, Sets: sets}, nil
+	out.Plan, out.Perm, out.Sets, out.PlanSeconds = plan, perm, sets, time.Since(t0).Seconds()
+	return out, nil
 }
 
 // everyOther returns point per*i of pts for each location i (pts itself
@@ -133,8 +142,9 @@ func (p *Plan) Bytes() int64 {
 // most m+1 of them; twice while they are merged), one evaluation's partial
 // sums (one task per 64 locations or fewer: a task is DefaultTaskWork
 // of modelled work, hundreds of blocks) and, per worker, the work space
-// of the largest block (2 DefaultMaxSize points: bivariate pairs). Nothing
-// is N x N.
+// of the largest block (2 DefaultMaxSize points: bivariate pairs); the
+// blocks twice (the two stages of the search), and the total twice (the
+// garbage collector's headroom). Nothing is N x N.
 func MemoryNeed(n, m, ncov, nparams, workers int) int64 {
 	nn, mm := int64(n), int64(m)
 	input := 2 * 8 * nn * int64(4+ncov) // x, y, z or t, obs, covariates
@@ -143,5 +153,7 @@ func MemoryNeed(n, m, ncov, nparams, workers int) int64 {
 	lay := block.Layout{P: nparams, NCov: ncov, Grad: true, Timing: true}
 	sums := 8 * (nn/64 + 1) * int64(lay.Len())
 	work := 8 * int64(max(workers, 1)) * int64(block.WorkBound(2*DefaultMaxSize, 2*DefaultMaxSize, ncov, nparams))
-	return input + search + blocks + sums + work
+	// The fit holds two plans (the m = 10 stage's and the final one) and
+	// Go's collector lets the heap grow to twice what is live.
+	return 2 * (input + search + 2*blocks + sums + work)
 }
