@@ -71,7 +71,9 @@ eg_fit <- function(data, formula = z ~ 1, coords = c("x", "y"), time = NULL, ker
     rhs <- attr(terms(formula), "term.labels")
     d <- list(z = NULL, cov = matrix(0, 0, 0), terms = terms(formula), names = c(if (attr(terms(formula), "intercept")) "(Intercept)", rhs),
               mean = if (length(rhs)) paste(rhs, collapse = ",") else if (attr(terms(formula), "intercept")) "constant" else "zero")
-    zname <- all.vars(formula[[2]])
+    if (length(formula) != 3 || !is.name(formula[[2]]))
+      stop("with a file path, the response must be a column name (transform = \"log\" for log(z))")
+    zname <- as.character(formula[[2]])
     dflags <- list(data = data, z = if (!identical(zname, "z")) zname,
                    coords = if (!identical(coords, c("x", "y"))) coords, time = time)
     n <- NA
