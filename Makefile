@@ -29,7 +29,7 @@ FRONTBIN := bin/test/exageostat
 # binary re-executes itself without it, tests run with it unset.
 unexport OPENBLAS_CORETYPE
 
-.PHONY: all deps build run test bench vet fmt clean cuda cuda-check gpu-pack
+.PHONY: all deps build run test bench vet fmt clean cuda cuda-check gpu-pack docs
 
 all: build
 
@@ -120,6 +120,12 @@ gpu-pack: deps
 
 fmt:
 	gofmt -w cmd pkg
+
+# The command reference, generated from the commands' flags and help
+# (cobra/doc): markdown in docs/commands, man pages in docs/man. make test
+# fails when it is not current (TestCommandReference).
+docs:
+	$(GO) test -count=1 -run '^TestCommandReference$$' ./cmd/exageostat -update-reference
 
 clean:
 	rm -rf bin gpu-pack

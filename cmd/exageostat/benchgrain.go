@@ -68,7 +68,7 @@ at every --nb) for a cluster file's perfmodel key.`,
 }
 
 func runBenchGrain(c *cobra.Command, gf *grainFlags) error {
-	nbs, err := parseInts("bench grain", "nb", gf.nbs, "tile size", 1, 8192)
+	nbs, err := parseInts("bench grain", "nb", gf.nbs, "a tile size", 1, 8192)
 	if err != nil {
 		return err
 	}

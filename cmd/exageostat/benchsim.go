@@ -51,7 +51,7 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
-			if o.N, err = parseInts("bench simulator", "n", sizes, "size", 3, maxSimCheckN); err != nil {
+			if o.N, err = parseInts("bench simulator", "n", sizes, "a size", 3, maxSimCheckN); err != nil {
 				return err
 			}
 			th, err := parseFloats("theta", thetaS)

@@ -37,7 +37,7 @@ goal).`,
 				return err
 			}
 			o.Theta = th
-			if o.NB, err = parseInts("bench tlr", "nb-sweep", sweep, "tile size", 16, 8192); err != nil {
+			if o.NB, err = parseInts("bench tlr", "nb-sweep", sweep, "a tile size", 16, 8192); err != nil {
 				return err
 			}
 			sort.Ints(o.NB)

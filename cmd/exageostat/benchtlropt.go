@@ -21,7 +21,7 @@ func parseCounts(flag, s string, lo, hi int) ([]int, error) {
 	if s = strings.TrimSpace(s); s == "" || s == "none" {
 		return nil, nil
 	}
-	return parseInts("bench tlr-opt", flag, s, "integer", lo, hi)
+	return parseInts("bench tlr-opt", flag, s, "an integer", lo, hi)
 }
 
 func newBenchTLROptCmd() *cobra.Command {

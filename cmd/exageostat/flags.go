@@ -22,8 +22,8 @@ func parseFloats(flag, s string) ([]float64, error) {
 }
 
 // parseInts parses a comma-separated list of integers such as
-// "320,480,640" given to --flag of the command cmd, each a what (e.g.
-// "tile size") in [lo, hi] (hi = math.MaxInt: no upper bound); an error
+// "320,480,640" given to --flag of the command cmd, each what (e.g. "a
+// tile size") in [lo, hi] (hi = math.MaxInt: no upper bound); an error
 // is bad input naming the command, the flag and the item. Every
 // integer-list flag goes through it.
 func parseInts(cmd, flag, s, what string, lo, hi int) ([]int, error) {

@@ -206,7 +206,7 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 			return badInput("plan: --gen-tiles derives the generation distribution: it excludes --gen-dist and --gen-powers")
 		}
 		var err error
-		if genTiles, err = parseInts("plan", "gen-tiles", pf.genTiles, "tile count", 0, math.MaxInt); err != nil {
+		if genTiles, err = parseInts("plan", "gen-tiles", pf.genTiles, "a tile count", 0, math.MaxInt); err != nil {
 			return err
 		}
 	}
