@@ -38,7 +38,7 @@ func parseInts(cmd, flag, s, what string, lo, hi int) ([]int, error) {
 		if hi == math.MaxInt {
 			bounds = fmt.Sprintf("(an integer >= %d)", lo)
 		}
-		return nil, badInput("%s: --%s: %q is not a %s %s", cmd, flag, f, what, bounds)
+		return nil, badInput("%s: --%s: %q is not %s %s", cmd, flag, f, what, bounds)
 	}
 	return out, nil
 }
