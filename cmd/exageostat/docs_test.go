@@ -215,7 +215,8 @@ func TestDocsFlags(t *testing.T) {
 
 // TestDocsRun runs every ```sh block of README.md and docs/*.md as
 // written, with bash -e, in a fresh directory per page where bin/
-// exageostat is the binary under test (the MPI build), testdata/,
+// exageostat (and exageostat on the PATH) is the binary under test (the
+// MPI build), testdata/,
 // configs/ and docs/ are the repository's, and mpirun may run as root
 // with more ranks than cores. A block that fails fails the test with its
 // output: the examples cannot drift from the binary. Blocks fenced
@@ -232,6 +233,9 @@ func TestDocsRun(t *testing.T) {
 	}
 	wrap := t.TempDir()
 	writeFile(t, wrap, "mpirun", fmt.Sprintf("#!/bin/sh\nexec %q --allow-run-as-root --oversubscribe \"$@\"\n", real))
+	if err := os.Symlink(bin, filepath.Join(wrap, "exageostat")); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Chmod(filepath.Join(wrap, "mpirun"), 0o755); err != nil {
 		t.Fatal(err)
 	}
