@@ -30,7 +30,7 @@ RLIB     := bin/test/rlib
 # binary re-executes itself without it, tests run with it unset.
 unexport OPENBLAS_CORETYPE
 
-.PHONY: all deps build run test bench vet fmt clean cuda cuda-check gpu-pack check-r
+.PHONY: all deps build run test bench vet fmt clean cuda cuda-check gpu-pack check-r docs
 
 all: build
 
@@ -131,6 +131,12 @@ gpu-pack: deps
 
 fmt:
 	gofmt -w cmd pkg
+
+# The command reference, generated from the commands' flags and help
+# (cobra/doc): markdown in docs/commands, man pages in docs/man. make test
+# fails when it is not current (TestCommandReference).
+docs:
+	$(GO) test -count=1 -run '^TestCommandReference$$' ./cmd/exageostat -update-reference
 
 clean:
 	rm -rf bin gpu-pack

@@ -253,7 +253,7 @@ factorisation busy times apart.)`,
 				return err
 			}
 			return emitBench(asJSON, r, 1, o.Workers, func() error {
-				fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s (median of %d)\n", r.N, r.NB, r.Workers, formatFloats(r.Theta), r.Reps)
+				fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s (median of %d)\n", r.N, r.NB, r.Workers, config.FormatFloats(r.Theta), r.Reps)
 				fmt.Printf("  runtime DAG   %.4f s per evaluation (min %.4f, max %.4f)  l=%.10f\n", r.Seconds, r.Wall.Min, r.Wall.Max, r.LogLik)
 				fmt.Printf("  overlap %s\n", r.Overlap)
 				fmt.Printf("  floor (Cholesky flops at dgemm %.1f GFLOP/s on %d threads + generation busy / %d workers): median %.4f s, wall/floor %.2fx\n",

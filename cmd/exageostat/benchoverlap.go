@@ -13,6 +13,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/plot"
@@ -147,7 +148,7 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
 // printOverlap prints the ablation table.
 func printOverlap(w io.Writer, r *bench.OverlapResult) {
 	fmt.Fprintf(w, "overlap ablation (seed 000, Figure 5): n=%d nb=%d ranks=%d workers=%d theta=%s, core %s, dgemm %.1f GFLOP/s, median of %d\n",
-		r.N, r.NB, r.Ranks, r.Workers, formatFloats(r.Theta), r.Core, r.Dgemm, r.Reps)
+		r.N, r.NB, r.Ranks, r.Workers, config.FormatFloats(r.Theta), r.Core, r.Dgemm, r.Reps)
 	fmt.Fprintf(w, "  %-20s %8s %17s %9s %9s %7s %8s %8s %7s\n", "step", "seconds", "(min - max)", "vs prev", "vs sync", "util", "util90", "floor", "/floor")
 	for _, s := range r.Steps {
 		fmt.Fprintf(w, "  %-20s %8.4f %8.4f - %6.4f %+8.1f%% %+8.1f%% %6.1f%% %7.1f%% %8.4f %6.2fx\n",

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 )
@@ -38,12 +37,8 @@ goal).`,
 				return err
 			}
 			o.Theta = th
-			for _, f := range strings.Split(sweep, ",") {
-				nb, err := strconv.Atoi(strings.TrimSpace(f))
-				if err != nil || nb < 16 || nb > 8192 {
-					return badInput("bench tlr: --nb-sweep: %q is not a tile size in [16, 8192]", f)
-				}
-				o.NB = append(o.NB, nb)
+			if o.NB, err = parseInts("bench tlr", "nb-sweep", sweep, "a tile size", 16, 8192); err != nil {
+				return err
 			}
 			sort.Ints(o.NB)
 			switch {
@@ -68,7 +63,7 @@ goal).`,
 			}
 			return emitBench(asJSON, r, 1, o.Workers, func() error {
 				fmt.Printf("TLR tile size: model vs sweep, N=%d, accuracy %g, theta=%s, %d workers, median of %d\n",
-					r.N, r.Accuracy, formatFloats(r.Theta), r.Workers, o.Reps)
+					r.N, r.Accuracy, config.FormatFloats(r.Theta), r.Workers, o.Reps)
 				fmt.Printf("  %6s %10s %21s %10s %8s\n", "nb", "seconds", "(min - max)", "mean rank", "max rank")
 				for _, row := range r.Rows {
 					mark := ""

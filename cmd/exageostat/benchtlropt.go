@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -21,15 +21,7 @@ func parseCounts(flag, s string, lo, hi int) ([]int, error) {
 	if s = strings.TrimSpace(s); s == "" || s == "none" {
 		return nil, nil
 	}
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < lo || v > hi {
-			return nil, badInput("bench tlr-opt: --%s: %q is not an integer in [%d, %d]", flag, f, lo, hi)
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return parseInts("bench tlr-opt", flag, s, "an integer", lo, hi)
 }
 
 func newBenchTLROptCmd() *cobra.Command {
@@ -114,7 +106,7 @@ bound what any number of workers can do.`,
 			}
 			return emitBench(asJSON, r, 1, o.Workers, func() error {
 				fmt.Printf("%s optimisations (seed 002), N=%d nb=%d (NT=%d), accuracy %g, theta=%s, %d workers, median of %d; rank mean %.1f max %d\n",
-					r.Computation, r.N, r.NB, r.NT, r.Accuracy, formatFloats(r.Theta), r.Workers, o.Reps, r.MeanRank, r.MaxRank)
+					r.Computation, r.N, r.NB, r.NT, r.Accuracy, config.FormatFloats(r.Theta), r.Workers, o.Reps, r.MeanRank, r.MaxRank)
 				fmt.Printf("  %-26s %9s %21s %8s %20s %10s %6s %9s %9s %9s %9s", "variant", "seconds", "(min - max)", "speedup", "l", "rel diff", "util", "chol busy", "potrf s", "work s", "crit path")
 				for _, w := range o.SimWorkers {
 					fmt.Printf("  sim %2dw (x)", w)

@@ -183,8 +183,8 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.StringVar(&cfg.Observations, "observations", "", "observations file, one value per line")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto (great-circle for lon,lat data)")
-	f.StringVar(&ff.lb, "lb", formatFloats(cfg.Lower), "lower bounds of theta; a 4th value (with --ub's) makes the nugget tau2 a parameter")
-	f.StringVar(&ff.ub, "ub", formatFloats(cfg.Upper), "upper bounds of theta (powexp: delta's default upper bound is 2; a 4th value bounds tau2)")
+	f.StringVar(&ff.lb, "lb", config.FormatFloats(cfg.Lower), "lower bounds of theta; a 4th value (with --ub's) makes the nugget tau2 a parameter")
+	f.StringVar(&ff.ub, "ub", config.FormatFloats(cfg.Upper), "upper bounds of theta (powexp: delta's default upper bound is 2; a 4th value bounds tau2)")
 	f.StringVar(&cfg.Start, "start", cfg.Start, "start: data (data-driven guess), lower (ExaGeoStat: the lower bounds) or values v1,v2,v3")
 	f.StringVar(&cfg.Search, "search", cfg.Search, "BOBYQA's search scale: log or linear; vecchia: fisher (Fisher scoring, its default) or bobyqa (BOBYQA, log scale)")
 	f.StringVar(&cfg.Mean, "mean", cfg.Mean, "mean model: zero, constant, linear (1,x,y) or covariate columns COL1,COL2 of --data (after an intercept); estimated by GLS at every evaluation")
@@ -205,7 +205,7 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.StringVar(&cfg.Resume, "resume", "", "continue the fit of this checkpoint: its evaluations are replayed at no cost; one made from other data or settings is refused")
 	f.StringVar(&cfg.Trace, "trace", "", "write a Chrome trace-event JSON (or .csv) of every task")
 	f.IntVar(&cfg.N, "n", cfg.N, "without data: number of simulated locations")
-	f.StringVar(&ff.theta, "theta", formatFloats(cfg.Theta), "without data: true theta of the simulation")
+	f.StringVar(&ff.theta, "theta", config.FormatFloats(cfg.Theta), "without data: true theta of the simulation")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "without data: seed of the simulation")
 	f.IntVar(&cfg.Times, "times", 0, "without data, spacetime-matern: N/times sites observed at times 1..times")
 	c.Long += dataColumnsHelp
@@ -256,19 +256,19 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 			return err
 		}
 		if !c.Flags().Changed("lb") {
-			ff.lb = formatFloats(cfg.Lower)
+			ff.lb = config.FormatFloats(cfg.Lower)
 		}
 		if !c.Flags().Changed("ub") {
-			ff.ub = formatFloats(cfg.Upper)
+			ff.ub = config.FormatFloats(cfg.Upper)
 		}
 		if !c.Flags().Changed("theta") {
-			ff.theta = formatFloats(cfg.Theta)
+			ff.theta = config.FormatFloats(cfg.Theta)
 		}
 		if !c.Flags().Changed("true-theta") && cfg.TrueTheta != nil {
-			ff.trueTheta = formatFloats(cfg.TrueTheta)
+			ff.trueTheta = config.FormatFloats(cfg.TrueTheta)
 		}
 		if !c.Flags().Changed("powers") && cfg.Powers != nil {
-			ff.powers = formatFloats(cfg.Powers)
+			ff.powers = config.FormatFloats(cfg.Powers)
 		}
 		for name, v := range changed {
 			if name == "config" {

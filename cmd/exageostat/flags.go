@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -19,12 +21,26 @@ func parseFloats(flag, s string) ([]float64, error) {
 	return v, nil
 }
 
-func formatFloats(x []float64) string {
-	s := make([]string, len(x))
-	for i, v := range x {
-		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
+// parseInts parses a comma-separated list of integers such as
+// "320,480,640" given to --flag of the command cmd, each what (e.g. "a
+// tile size") in [lo, hi] (hi = math.MaxInt: no upper bound); an error
+// is bad input naming the command, the flag and the item. Every
+// integer-list flag goes through it.
+func parseInts(cmd, flag, s, what string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err == nil && v >= lo && v <= hi {
+			out = append(out, v)
+			continue
+		}
+		bounds := fmt.Sprintf("in [%d, %d]", lo, hi)
+		if hi == math.MaxInt {
+			bounds = fmt.Sprintf("(an integer >= %d)", lo)
+		}
+		return nil, badInput("%s: --%s: %q is not %s %s", cmd, flag, f, what, bounds)
 	}
-	return strings.Join(s, ",")
+	return out, nil
 }
 
 // approxHelp is the --help paragraph of the approximate computations

@@ -70,14 +70,14 @@ observations, the nugget included; --variance latent draws the field itself
 			if cfg.Approximate() {
 				on = " (z = L e with the " + cfg.Computation + " factor)"
 			}
-			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s%s to %s\n", r.N, r.Kernel, formatFloats(r.Theta), on, outName(r.Out))
+			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s%s to %s\n", r.N, r.Kernel, config.FormatFloats(r.Theta), on, outName(r.Out))
 			return nil
 		},
 	}
 	f := c.Flags()
 	f.BoolVarP(&quiet, "quiet", "q", false, "keep stderr to warnings and the one-line summary")
 	f.IntVar(&cfg.N, "n", cfg.N, "number of locations")
-	f.StringVar(&thetaS, "theta", formatFloats(cfg.Theta), "parameters: sigma2,beta,nu (matern) or sigma2,beta,delta (powexp), and tau2 (the nugget) as a 4th value")
+	f.StringVar(&thetaS, "theta", config.FormatFloats(cfg.Theta), "parameters: sigma2,beta,nu (matern) or sigma2,beta,delta (powexp), and tau2 (the nugget) as a 4th value")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed (locations and field)")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
 	f.IntVar(&cfg.Times, "times", 0, "spacetime-matern: N/times sites observed at times 1..times")
@@ -152,7 +152,7 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 		which = "the latent field (no nugget)"
 	}
 	fmt.Fprintf(os.Stderr, "drew %d conditional simulations of %s at %d locations given %d observations (%s theta=%s, seed %d) in %.3fs -> %s\n",
-		cond.Draws, which, r.Predicted, r.Observed, r.Kernel, formatFloats(r.Theta), cond.Seed, r.Seconds, outName(r.Out))
+		cond.Draws, which, r.Predicted, r.Observed, r.Kernel, config.FormatFloats(r.Theta), cond.Seed, r.Seconds, outName(r.Out))
 	return nil
 }
 

@@ -9,24 +9,26 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/memory"
 )
 
 // ParamNames returns the names of the parameters of a covariance kernel,
 // in theta order: matern (sigma2, beta, nu) or powexp (sigma2, beta,
-// delta). It is the schema's copy of pkg/likelihood's models.
+// delta), and those of the space-time, bivariate and anisotropic
+// Matérns, as package matern names them.
 func ParamNames(kernel string) ([]string, error) {
 	switch kernel {
 	case "matern":
-		return []string{"sigma2", "beta", "nu"}, nil
+		return matern.MaternParamNames(), nil
 	case "powexp":
-		return []string{"sigma2", "beta", "delta"}, nil
+		return matern.PowExpParamNames(), nil
 	case SpaceTimeKernel:
-		return spaceTimeNames[:], nil
+		return matern.SpaceTimeParamNames(), nil
 	case BivariateKernel:
-		return bivariateNames[:], nil
+		return matern.BivariateParamNames(), nil
 	case AnisoKernel:
-		return anisoNames[:], nil
+		return matern.AnisoParamNames(), nil
 	}
 	return nil, fmt.Errorf("unknown kernel %q (want matern, powexp, %s, %s or %s)", kernel, SpaceTimeKernel, BivariateKernel, AnisoKernel)
 }
@@ -156,6 +158,16 @@ func (f *Fit) StartValues() ([]float64, error) {
 		return nil, nil
 	}
 	return ParseFloats(f.Start)
+}
+
+// FormatFloats writes x as ParseFloats reads it: comma-separated, each
+// value in the shortest form that reads back exactly ("1,0.1,0.5").
+func FormatFloats(x []float64) string {
+	s := make([]string, len(x))
+	for i, v := range x {
+		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
 }
 
 // ParseFloats parses a comma-separated list such as "1,0.1,0.5".

@@ -122,13 +122,13 @@ type CheckpointOptimizer struct {
 // diff returns the first setting that differs between s (the
 // checkpoint's) and t (this run's), with both values, or "".
 func (s CheckpointSettings) diff(t CheckpointSettings) (key, was, now string) {
-	f := func(v float64) string { return formatFloats([]float64{v}) }
+	f := func(v float64) string { return config.FormatFloats([]float64{v}) }
 	pairs := []struct{ key, a, b string }{
 		{"kernel", s.Kernel, t.Kernel},
 		{"distance", s.Distance, t.Distance},
 		{"nugget", f(s.Nugget), f(t.Nugget)},
-		{"lb", formatFloats(s.Lower), formatFloats(t.Lower)},
-		{"ub", formatFloats(s.Upper), formatFloats(t.Upper)},
+		{"lb", config.FormatFloats(s.Lower), config.FormatFloats(t.Lower)},
+		{"ub", config.FormatFloats(s.Upper), config.FormatFloats(t.Upper)},
 		{"start", s.Start, t.Start},
 		{"search", s.Search, t.Search},
 		{"tolerance", f(s.Tolerance), f(t.Tolerance)},
@@ -164,7 +164,7 @@ func checkpointSettings(cfg config.Fit, distance string, start []float64, profil
 		s.Mean, s.REML = cfg.Mean, cfg.REML
 	}
 	if start != nil {
-		s.Start = formatFloats(start)
+		s.Start = config.FormatFloats(start)
 	}
 	if cfg.Computation != "" && cfg.Computation != "exact" {
 		s.Computation = fmt.Sprintf("%s accuracy=%g max-rank=%d band=%d", cfg.Computation, cfg.TLRAccuracy, cfg.MaxRank, cfg.MPBand)
@@ -234,7 +234,7 @@ func dataSource(cfg config.Fit) string {
 	case cfg.Locations != "":
 		return cfg.Locations + " + " + cfg.Observations
 	}
-	return fmt.Sprintf("simulated: n=%d theta=%s seed=%d", cfg.N, formatFloats(cfg.Theta), cfg.Seed)
+	return fmt.Sprintf("simulated: n=%d theta=%s seed=%d", cfg.N, config.FormatFloats(cfg.Theta), cfg.Seed)
 }
 
 // CheckpointPath returns the checkpoint file of cfg: checkpoint when
@@ -465,7 +465,7 @@ func prepareCheckpoint(w comm.Comm, cfg config.Fit, set CheckpointSettings, data
 		from = rs.ck
 		best := ""
 		if from.Best != nil {
-			best = fmt.Sprintf(", best l=%.6f at theta=%s", *from.Best.LogLik, formatFloats(from.Best.Theta))
+			best = fmt.Sprintf(", best l=%.6f at theta=%s", *from.Best.LogLik, config.FormatFloats(from.Best.Theta))
 		}
 		logf("fit: resuming from %s: %d evaluations to replay at no cost (status %s%s)\n", cfg.Resume, len(from.Evaluations), from.Status, best)
 	}

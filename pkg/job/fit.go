@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -456,7 +455,7 @@ func (f *fitJob) search(rt *runtime.Runtime) (*mle.FitResult, error) {
 		return nil
 	}
 	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
-		f.d.Len(), f.model, MetricName(f.metric), f.nb, workersNote(f.workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
+		f.d.Len(), f.model, MetricName(f.metric), f.nb, workersNote(f.workers), config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
 	if f.w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", f.w.Size(), f.workers, f.distName)
 	}
@@ -508,7 +507,7 @@ func (f *fitJob) searchData(rt *runtime.Runtime) (test *dataset.Data, meanCols [
 			return nil, nil, err
 		}
 		env.logf("simulated N=%d with theta=%s seed=%d in %.2fs (no --data given: the embedded default problem)\n",
-			cfg.N, formatFloats(cfg.Theta), cfg.Seed, time.Since(t0).Seconds())
+			cfg.N, config.FormatFloats(cfg.Theta), cfg.Seed, time.Since(t0).Seconds())
 	}
 	if f.held != nil {
 		test = subset(f.d, f.held)
@@ -1007,14 +1006,6 @@ func WriteJSON(path string, v any) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
 	})
-}
-
-func formatFloats(x []float64) string {
-	s := make([]string, len(x))
-	for i, v := range x {
-		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return strings.Join(s, ",")
 }
 
 func onOff(b bool) string {

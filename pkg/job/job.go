@@ -101,7 +101,11 @@ type InputError struct {
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
-func badInput(format string, a ...any) error { return &InputError{Err: fmt.Errorf(format, a...)} }
+// BadInput returns an *InputError with the message fmt.Errorf makes of
+// format and a.
+func BadInput(format string, a ...any) error { return &InputError{Err: fmt.Errorf(format, a...)} }
+
+func badInput(format string, a ...any) error { return BadInput(format, a...) }
 
 // IsInput reports whether err is caused by the user's input: an
 // *InputError, a *config.Error, a *dataset.InputError, or a

@@ -100,7 +100,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	}
 	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
 		d.Len(), v.model, MetricName(v.metric), st.final.Sets.M, cfg.Vecchia.Order, st.final.Plan.Blocks.Len(), workersNote(v.workers),
-		formatFloats(cfg.Lower), formatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
+		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
 		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
 	prep := since(t0)
 	res, steps, err := st.search(cfg, opt, env, vecchiaStopper(v))
@@ -265,7 +265,7 @@ func simulateVecchia(v *fitJob, rt *runtime.Runtime, kern kernels.Impl, s vecchi
 		return nil, err
 	}
 	v.env.logf("simulated N=%d with theta=%s seed=%d through the Vecchia conditionals (m=%d) in %.2fs (no --data given: the embedded default problem)\n",
-		cfg.N, formatFloats(cfg.Theta), cfg.Seed, m, time.Since(t0).Seconds())
+		cfg.N, config.FormatFloats(cfg.Theta), cfg.Seed, m, time.Since(t0).Seconds())
 	return d, nil
 }
 
