@@ -175,6 +175,8 @@ each as SVG and PNG (--dpi, 300 by default).`
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")
 	distributionFlags(c, &cfg.Phase, &powers)
+	columnFlags(c, &cfg.Columns)
+	f.StringVar(&cfg.Scale, "scale", "", "with --transform: the scale of the predictions written: both (default), original (back-transformed) or transformed")
 	approxFlags(c, &cfg.Approx)
 	c.Long += approxHelp + `The kriging solves with that factor (the
 cross-covariance Sigma_{*o} stays exact): mu* = Sigma_{*o} Sigma~^-1 z and

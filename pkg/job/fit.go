@@ -72,6 +72,21 @@ type FitResult struct {
 	MeanTerms  []string  `json:"mean_terms,omitempty"`
 	MeanCoef   []float64 `json:"mean_coefficients,omitempty"`
 	MeanStdErr []float64 `json:"mean_stderr,omitempty"`
+	// Columns is how the data file was read (the keys z, coords, time, na,
+	// dec, as given) and the transform the model was fitted on: predict
+	// --theta-from reads the data the same way. Absent: every column
+	// guessed, no transform.
+	Columns *config.Columns `json:"columns,omitempty"`
+	// Transform is the transform of the observations the model is on
+	// (log, sqrt, ...; absent: none).
+	Transform string `json:"transform,omitempty"`
+	// Dimensions is 3 for locations with a third coordinate (3D
+	// Euclidean distances), else 2.
+	Dimensions int `json:"dimensions,omitempty"`
+	// Observation is the column read as the observation; DroppedRows the
+	// rows dropped for a missing value.
+	Observation string `json:"observation,omitempty"`
+	DroppedRows int    `json:"dropped_rows,omitempty"`
 	// Nugget is tau2: the fixed nugget, or the estimate (theta's last value) when
 	// the fit estimated it (4 parameters).
 	Nugget float64 `json:"nugget"`
@@ -368,8 +383,8 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 		return nil
 	}
-	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
-		d.Len(), model, MetricName(metric), nb, workersNote(workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(profile))
+	env.logf("fit: N=%d%s kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
+		d.Len(), dimsNote(d, cfg.Columns), model, MetricName(metric), nb, workersNote(workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(profile))
 	if w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", w.Size(), workers, distName)
 	}
@@ -412,6 +427,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	out := fitResult(names, res, cfg, model, metric, nb, workers)
 	out.Profile = onOff(profile)
+	out.describeData(d, cfg.Columns)
 	if len(meanTerms) > 0 {
 		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, meanTerms, res.Beta
 		for i := range res.BetaCov {
@@ -525,21 +541,24 @@ func readFitData(cfg config.Fit) (*dataset.Data, error) {
 	var err error
 	src := cfg.Data
 	if src != "" {
-		d, err = dataset.ReadCSV(cfg.Data)
+		d, err = readData(cfg.Data, cfg.Columns, cfg.Mean, cfg.Kernel)
 	} else {
 		src = cfg.Locations
-		d, err = dataset.ReadPair(cfg.Locations, cfg.Observations)
+		if d, err = dataset.ReadPair(cfg.Locations, cfg.Observations); err != nil {
+			return nil, &InputError{Err: err}
+		}
+		err = transformData(src, cfg.Columns, cfg.Kernel, d)
 	}
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, err
 	}
 	if d.Obs == nil {
-		return nil, badInput("fit: %s has no observations (need a z column)", cfg.Data)
+		return nil, badInput("fit: %s has no observations (a column z, value or obs, or one named by --z)", cfg.Data)
 	}
 	// A nugget (fixed > 0, or estimated: its lower bound is > 0) allows
 	// duplicate locations.
 	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || config.HasTau2(cfg.Kernel, len(cfg.Lower))); err != nil {
-		return nil, badInput("%s: %v", src, err)
+		return nil, badInput("%s: %v%s", src, err, droppedNote(d))
 	}
 	if err := checkKernelColumns(src, cfg.Kernel, d); err != nil {
 		return nil, err

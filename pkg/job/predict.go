@@ -68,31 +68,25 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	obs, err := dataset.ReadCSV(cfg.Data)
+	obs, err := readData(cfg.Data, cfg.Columns, cfg.Mean, cfg.Kernel)
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, err
 	}
 	if obs.Obs == nil {
-		return nil, badInput("predict: %s has no observations (need a z column)", cfg.Data)
+		return nil, badInput("predict: %s has no observations (a column z, value or obs, or one named by --z)", cfg.Data)
 	}
 	logNotes(env, cfg.Data, obs)
 	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
-		return nil, badInput("%s: %v", cfg.Data, err)
+		return nil, badInput("%s: %v%s", cfg.Data, err, droppedNote(obs))
 	}
 	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
 		return nil, err
 	}
-	nw, err := dataset.ReadLocations(cfg.At) // a z column is not read
+	nw, err := dataset.ReadCSVWith(cfg.At, readOptions(cfg.Columns, cfg.Mean, true)) // an observation column is not read
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
 	logNotes(env, cfg.At, nw)
-	if obs.Z == nil && nw.Z != nil && nw.ZName != "z" {
-		// 2D data: the new locations' depth, height or elevation column
-		// is a covariate of the mean ("x,y,elev" beside "x,y,z,elev").
-		nw.Columns = append(nw.Columns, dataset.Column{Name: nw.ZName, Values: nw.Z})
-		nw.Z, nw.ZName = nil, ""
-	}
 	if _, _, err := dataset.Design(nw, cfg.Mean); err != nil { // the covariates at the new locations
 		return nil, badInput("%s: %v", cfg.At, err)
 	}
@@ -234,11 +228,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if w.Rank() != 0 {
 		return res, nil
 	}
-	hdr := []string{"x", "y", "z_hat", "variance"}
-	if nw.Coords == dataset.Geographic {
-		hdr[0], hdr[1] = "lon", "lat"
-	}
-	hdr, cols := withColumns(nw, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var})
+	hdr, cols := predictionColumns(cfg, nw, r.Z, r.Var, draws)
 	if cfg.CV {
 		std := make([]float64, len(resid))
 		for i, e := range resid {
@@ -254,10 +244,10 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 			}
 			hdr, cols = append(hdr, "fold"), append(cols, f)
 		}
+		if p := cfg.Transformation().Prefix(); p != "" { // the residuals are on the transformed scale
+			hdr[2], hdr[3] = p+"_"+hdr[2], p+"_"+hdr[3]
+		}
 		res.Residuals, res.Standardized, res.X, res.Y = resid, std, obs.X, obs.Y
-	}
-	for i, d := range draws {
-		hdr, cols = append(hdr, fmt.Sprintf("draw_%d", i+1)), append(cols, d)
 	}
 	if model == likelihood.BivariateMatern {
 		hdr, cols = bivariateColumns(hdr[:2], cols[:2], r.Z, r.Var)
