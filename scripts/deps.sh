@@ -3,7 +3,8 @@
 # Idempotent: does nothing (and needs no network) when all are present.
 set -euo pipefail
 
-pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3)
+# libgdal-dev and gdal-bin: the GIS files (the gdal build tag, pkg/gdal; gdalinfo in the walk-through).
+pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3 libgdal-dev gdal-bin)
 
 missing=()
 for p in "${pkgs[@]}"; do

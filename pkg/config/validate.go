@@ -722,6 +722,10 @@ type Predict struct {
 	// Scale is the scale of the predictions written with a transform:
 	// original (back-transformed), transformed, or both.
 	Scale string `toml:"scale"`
+	// Bands maps a raster At's bands to covariate columns, "BAND=COL"
+	// each (BAND a band's description or its number from 1); unmapped
+	// bands are named by their descriptions.
+	Bands []string `toml:"bands"`
 	// FitDistance, when set, is the distance of the fit that ThetaFrom
 	// holds, which Distance "auto" must turn out to be once the data's
 	// coordinates are known. It is not a key.

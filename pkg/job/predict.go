@@ -82,9 +82,12 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
 		return nil, err
 	}
-	nw, err := dataset.ReadCSVWith(cfg.At, readOptions(cfg.Columns, cfg.Mean, true)) // an observation column is not read
+	nw, grid, err := readAt(cfg)
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, err
+	}
+	if rasterOut(cfg.Out) && grid == nil {
+		return nil, badInput("predict: --out %s is a raster: it needs the grid of a raster --at (.tif, .nc), not %s", cfg.Out, cfg.At)
 	}
 	logNotes(env, cfg.At, nw)
 	if _, _, err := dataset.Design(nw, cfg.Mean); err != nil { // the covariates at the new locations
@@ -252,7 +255,11 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if model == likelihood.BivariateMatern {
 		hdr, cols = bivariateColumns(hdr[:2], cols[:2], r.Z, r.Var)
 	}
-	if cfg.Out == StdoutPath {
+	if grid != nil && rasterOut(cfg.Out) {
+		if err := writeGrid(cfg.Out, grid, hdr[2:], cols[2:]); err != nil {
+			return nil, badInput("predict: --out %v", err)
+		}
+	} else if cfg.Out == StdoutPath {
 		if err := dataset.WriteTableTo(env.stdout(), hdr, cols); err != nil {
 			return nil, fmt.Errorf("predict: standard output: %w", err)
 		}
