@@ -2,29 +2,66 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// builds holds the binaries the command-line tests run, each built once
+// per test process (a build links for seconds; 55 tests built their own),
+// in a directory TestMain removes.
+var builds struct {
+	dir        string
+	plain, mpi build
+}
+
+// build is one binary of builds, made on first use.
+type build struct {
+	once sync.Once
+	path string
+	out  []byte
+	err  error
+}
+
+// get builds the binary (go build with args, then -o) on first use and
+// returns its path.
+func (b *build) get(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	b.once.Do(func() {
+		b.path = filepath.Join(builds.dir, name)
+		b.out, b.err = exec.Command("go", append(append([]string{"build"}, args...), "-o", b.path, ".")...).CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("build %s: %v\n%s", name, b.err, b.out)
+	}
+	return b.path
+}
+
+func TestMain(m *testing.M) {
+	dir := os.Getenv("EXAGEOSTAT_TEST_BIN_DIR")
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "exageostat-test-bin-"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	builds.dir = dir
+	code := m.Run()
+	if os.Getenv("EXAGEOSTAT_TEST_BIN_DIR") == "" {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
 
 // binary builds exageostat once for the command-line tests.
 func binary(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("EXAGEOSTAT_TEST_BIN_DIR")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	bin := filepath.Join(dir, "exageostat")
-	if _, err := os.Stat(bin); err == nil && os.Getenv("EXAGEOSTAT_TEST_BIN_DIR") != "" {
-		return bin
-	}
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
+	return builds.plain.get(t, "exageostat")
 }
 
 func run(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
