@@ -58,7 +58,7 @@ test: deps vet
 	@test -z "$$(gofmt -l cmd pkg)" || { echo "gofmt needed:"; gofmt -l cmd pkg; exit 1; }
 	$(GO) run ./scripts/funclen cmd pkg
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
-	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags purego ./pkg/kernels/... ./pkg/cholesky/... ./pkg/likelihood/...
+	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags purego ./pkg/linalg/... ./pkg/kernels/... ./pkg/cholesky/... ./pkg/likelihood/...
 	@if command -v gdal-config >/dev/null; then \
 	  set -x; $(GO) vet -tags gdal ./pkg/gdal/ ./pkg/job/ ./cmd/exageostat/ && \
 	  $(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags gdal ./pkg/gdal/ && \
@@ -74,7 +74,7 @@ test: deps vet
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadCluster$$' -fuzztime=$(FUZZTIME) ./pkg/config
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadFitResult$$' -fuzztime=$(FUZZTIME) ./pkg/job
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./pkg/vecchia/neighbors
-	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
+	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/linalg/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
 
 bench: build
 	./$(BIN) bench runtime --tasks 100000

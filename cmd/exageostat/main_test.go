@@ -111,7 +111,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"bench n", []string{"bench", "cholesky", "--n", "0"}, "--n must be >= 1"},
 		{"stray argument", []string{"fit", "extra"}, "unexpected argument \"extra\""},
 		{"memory limit size", []string{"fit", "--memory-limit", "lots"}, `fit: key "memory_limit": "lots" is not a size in bytes`},
-		{"config key checked", []string{"fit", "--config", writeFile(t, dir, "s.toml", "search = \"grid\"\n")}, `s.toml:1: key "search": search must be log or linear`},
+		{"config key checked", []string{"fit", "--config", writeFile(t, dir, "s.toml", "search = \"grid\"\n")}, `s.toml:1: key "search": search must be log, linear, fisher or bobyqa`},
 		{"fit memory", []string{"fit", "--nb", "400", "--memory-limit", "20MB"}, " (N=1600, nb=400, 1 rank); 20 MB available (--memory-limit)"},
 		{"simulate memory", []string{"simulate", "--out", filepath.Join(dir, "o.csv"), "--n", "5000", "--nb", "500", "--memory-limit", "0.1GB"},
 			" (N=5000, nb=500, 1 rank); 100 MB available (--memory-limit)"},

@@ -53,7 +53,9 @@ type FitResult struct {
 	Status      string  `json:"status"`
 	N           int     `json:"n"`
 	NB          int     `json:"nb"`
-	Workers     int     `json:"workers"`
+	// Vecchia describes a --computation vecchia fit (nil otherwise).
+	Vecchia *VecchiaSummary `json:"vecchia,omitempty"`
+	Workers int             `json:"workers"`
 	// Scheduler is the runtime's policy (eager, dmda); Devices the
 	// counters of the devices of --devices (rank 0's).
 	Scheduler string                `json:"scheduler,omitempty"`
@@ -164,6 +166,9 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	f, err := prepareFit(cfg, env, ag)
 	if err != nil {
 		return nil, err
+	}
+	if f.cfg.Computation == "vecchia" {
+		return fitVecchia(f)
 	}
 	if err := f.plan(); err != nil {
 		return nil, err
@@ -281,6 +286,9 @@ func prepareFit(cfg config.Fit, env Env, ag *agreement) (*fitJob, error) {
 	}
 	if err := f.ag.check(fitAgreement(cfg, f.cl, f.d), f.workers); err != nil {
 		return nil, err
+	}
+	if cfg.Computation == "vecchia" {
+		return f, nil // no tiles, no checkpoint: its own path (vecchiafit.go)
 	}
 	ckData := f.d
 	if f.simulated {
