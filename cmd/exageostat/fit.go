@@ -244,6 +244,7 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.IntVar(&cfg.HPotrf, "hpotrf", cfg.HPotrf, "tlr, mp, dst: hierarchical potrf, the diagonal tiles factored as a nested graph of sub-tiles of this size (0: off)")
 	f.IntVar(&cfg.Band, "dist-band", cfg.Band, "MPI runs, --distribution hybrid: sub-diagonals of tiles on the dense grid (nodes x 1); the others on the p x q grid")
 	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
+	columnFlags(c, &cfg.Columns)
 	return c
 }
 

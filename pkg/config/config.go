@@ -76,6 +76,9 @@ type Fit struct {
 	Solve     string    `toml:"solve"`      // MPI runs: chained | per-rank | move-tiles
 	// Approx: computation, tlr_accuracy, max_rank, mp_band.
 	Approx
+	// Columns: z, coords, time, na, dec and transform (how the data file
+	// is read, and the transform the model is fitted on).
+	Columns
 	// Vecchia: vecchia_m, vecchia_order, vecchia_sets, vecchia_sets_out
 	// (computation vecchia).
 	Vecchia

@@ -74,6 +74,21 @@ type FitResult struct {
 	MeanTerms  []string  `json:"mean_terms,omitempty"`
 	MeanCoef   []float64 `json:"mean_coefficients,omitempty"`
 	MeanStdErr []float64 `json:"mean_stderr,omitempty"`
+	// Columns is how the data file was read (the keys z, coords, time, na,
+	// dec, as given) and the transform the model was fitted on: predict
+	// --theta-from reads the data the same way. Absent: every column
+	// guessed, no transform.
+	Columns *config.Columns `json:"columns,omitempty"`
+	// Transform is the transform of the observations the model is on
+	// (log, sqrt, ...; absent: none).
+	Transform string `json:"transform,omitempty"`
+	// Dimensions is 3 for locations with a third coordinate (3D
+	// Euclidean distances), else 2.
+	Dimensions int `json:"dimensions,omitempty"`
+	// Observation is the column read as the observation; DroppedRows the
+	// rows dropped for a missing value.
+	Observation string `json:"observation,omitempty"`
+	DroppedRows int    `json:"dropped_rows,omitempty"`
 	// Nugget is tau2: the fixed nugget, or the estimate (theta's last value) when
 	// the fit estimated it (4 parameters).
 	Nugget float64 `json:"nugget"`
@@ -454,8 +469,8 @@ func (f *fitJob) search(rt *runtime.Runtime) (*mle.FitResult, error) {
 		}
 		return nil
 	}
-	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
-		f.d.Len(), f.model, MetricName(f.metric), f.nb, workersNote(f.workers), config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
+	env.logf("fit: N=%d%s kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
+		f.d.Len(), dimsNote(f.d, cfg.Columns), f.model, MetricName(f.metric), f.nb, workersNote(f.workers), config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
 	if f.w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", f.w.Size(), f.workers, f.distName)
 	}
@@ -553,6 +568,7 @@ func (f *fitJob) assess(rt *runtime.Runtime, res *mle.FitResult) (*FitResult, []
 	cfg, w := &f.cfg, f.w
 	out := fitResult(f.names, res, *cfg, f.model, f.metric, f.nb, f.workers)
 	out.Profile = onOff(f.profile)
+	out.describeData(f.d, cfg.Columns)
 	if len(f.meanTerms) > 0 {
 		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, f.meanTerms, res.Beta
 		for i := range res.BetaCov {
@@ -687,21 +703,24 @@ func readFitData(cfg config.Fit) (*dataset.Data, error) {
 	var err error
 	src := cfg.Data
 	if src != "" {
-		d, err = dataset.ReadCSV(cfg.Data)
+		d, err = readData(cfg.Data, cfg.Columns, cfg.Mean, cfg.Kernel)
 	} else {
 		src = cfg.Locations
-		d, err = dataset.ReadPair(cfg.Locations, cfg.Observations)
+		if d, err = dataset.ReadPair(cfg.Locations, cfg.Observations); err != nil {
+			return nil, &InputError{Err: err}
+		}
+		err = transformData(src, cfg.Columns, cfg.Kernel, d)
 	}
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, err
 	}
 	if d.Obs == nil {
-		return nil, badInput("fit: %s has no observations (need a z column)", cfg.Data)
+		return nil, badInput("fit: %s has no observations (a column z, value or obs, or one named by --z)", cfg.Data)
 	}
 	// A nugget (fixed > 0, or estimated: its lower bound is > 0) allows
 	// duplicate locations.
 	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || config.HasTau2(cfg.Kernel, len(cfg.Lower))); err != nil {
-		return nil, badInput("%s: %v", src, err)
+		return nil, badInput("%s: %v%s", src, err, droppedNote(d))
 	}
 	if err := checkKernelColumns(src, cfg.Kernel, d); err != nil {
 		return nil, err

@@ -50,6 +50,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkBlocks(cfg); err != nil {
+		return nil, err
+	}
 	if t := len(cfg.Theta) - 1; config.HasTau2(cfg.Kernel, len(cfg.Theta)) { // (sigma2, beta, nu, tau2): the nugget is tau2
 		cfg.Nugget, cfg.Theta = cfg.Theta[t], cfg.Theta[:t]
 	}
@@ -68,31 +71,28 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	obs, err := dataset.ReadCSV(cfg.Data)
+	obs, err := readData(cfg.Data, cfg.Columns, cfg.Mean, cfg.Kernel)
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, err
 	}
 	if obs.Obs == nil {
-		return nil, badInput("predict: %s has no observations (need a z column)", cfg.Data)
+		return nil, badInput("predict: %s has no observations (a column z, value or obs, or one named by --z)", cfg.Data)
 	}
 	logNotes(env, cfg.Data, obs)
 	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
-		return nil, badInput("%s: %v", cfg.Data, err)
+		return nil, badInput("%s: %v%s", cfg.Data, err, droppedNote(obs))
 	}
 	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
 		return nil, err
 	}
-	nw, err := dataset.ReadLocations(cfg.At) // a z column is not read
+	nw, grid, err := readAt(cfg)
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, err
+	}
+	if rasterOut(cfg.Out) && grid == nil && cfg.Blocks == "" {
+		return nil, badInput("predict: --out %s is a raster: it needs the grid of a raster --at (.tif, .nc), not %s", cfg.Out, cfg.At)
 	}
 	logNotes(env, cfg.At, nw)
-	if obs.Z == nil && nw.Z != nil && nw.ZName != "z" {
-		// 2D data: the new locations' depth, height or elevation column
-		// is a covariate of the mean ("x,y,elev" beside "x,y,z,elev").
-		nw.Columns = append(nw.Columns, dataset.Column{Name: nw.ZName, Values: nw.Z})
-		nw.Z, nw.ZName = nil, ""
-	}
 	if _, _, err := dataset.Design(nw, cfg.Mean); err != nil { // the covariates at the new locations
 		return nil, badInput("%s: %v", cfg.At, err)
 	}
@@ -199,6 +199,11 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		}, cfg.Theta, obs, fold, cfg.Folds, cfg.Mean)
 	case cfg.CV:
 		r, resid, res.CV, err = leaveOneOut(ev, cfg.Theta, obs, perm)
+	case cfg.Blocks != "":
+		if r, err = writeBlocks(ev, cfg, nw, env); err == nil {
+			res.Seconds, res.Predicted = r.Seconds, len(r.Z)
+			return res, checkFailTask(rt, w)
+		}
 	case cfg.Draws > 0:
 		var d *predict.Draws
 		d, err = drawsAt(ev, cfg.Theta, nw, cfg.Mean, cfg.Draws, cfg.Seed, cfg.Variance != config.VarianceLatent)
@@ -234,11 +239,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if w.Rank() != 0 {
 		return res, nil
 	}
-	hdr := []string{"x", "y", "z_hat", "variance"}
-	if nw.Coords == dataset.Geographic {
-		hdr[0], hdr[1] = "lon", "lat"
-	}
-	hdr, cols := withColumns(nw, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var})
+	hdr, cols := predictionColumns(cfg, nw, r.Z, r.Var, draws)
 	if cfg.CV {
 		std := make([]float64, len(resid))
 		for i, e := range resid {
@@ -254,15 +255,19 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 			}
 			hdr, cols = append(hdr, "fold"), append(cols, f)
 		}
+		if p := cfg.Transformation().Prefix(); p != "" { // the residuals are on the transformed scale
+			hdr[2], hdr[3] = p+"_"+hdr[2], p+"_"+hdr[3]
+		}
 		res.Residuals, res.Standardized, res.X, res.Y = resid, std, obs.X, obs.Y
-	}
-	for i, d := range draws {
-		hdr, cols = append(hdr, fmt.Sprintf("draw_%d", i+1)), append(cols, d)
 	}
 	if model == likelihood.BivariateMatern {
 		hdr, cols = bivariateColumns(hdr[:2], cols[:2], r.Z, r.Var)
 	}
-	if cfg.Out == StdoutPath {
+	if grid != nil && rasterOut(cfg.Out) {
+		if err := writeGrid(cfg.Out, grid, hdr[2:], cols[2:]); err != nil {
+			return nil, badInput("predict: --out %v", err)
+		}
+	} else if cfg.Out == StdoutPath {
 		if err := dataset.WriteTableTo(env.stdout(), hdr, cols); err != nil {
 			return nil, fmt.Errorf("predict: standard output: %w", err)
 		}
