@@ -16,6 +16,7 @@ type vecchiaResult struct {
 	LogLik  float64   `json:"loglik"`
 	Status  string    `json:"status"`
 	StdErr  []float64 `json:"stderr"`
+	MSPE    float64   `json:"mspe"`
 	Vecchia *struct {
 		M      int    `json:"m"`
 		Stages []int  `json:"stages"`
@@ -39,7 +40,7 @@ func readVecchiaResult(t *testing.T, path string) vecchiaResult {
 // TestFitVecchiaCLI: fit --computation vecchia with every earlier
 // location in the sets (--vecchia-m N-1) gives the exact fit's l at the
 // same theta (the exact path computes it independently, through the tiled
-// Cholesky); a Fisher-scoring fit at m = 30 converges near the exact
+// Cholesky), and its hold-out kriging the exact kriging's MSPE; a Fisher-scoring fit at m = 30 converges near the exact
 // fit's estimate (within 0.3 of its standard errors) through the stages
 // m = 10 then 30; the sets it writes, read back with --vecchia-sets, give
 // bitwise the same fit; bad settings exit 2 with one line.
@@ -64,6 +65,13 @@ func TestFitVecchiaCLI(t *testing.T) {
 	ve := fit("vecchia-fixed", append(fixed, "--computation", "vecchia", "--vecchia-m", "299")...)
 	if d := math.Abs(ve.LogLik-ex.LogLik) / math.Abs(ex.LogLik); !(d < 1e-9) {
 		t.Errorf("m = N-1: vecchia l %v, exact l %v (relative %.2g)", ve.LogLik, ex.LogLik, d)
+	}
+	// Hold-out kriging conditioned on every training location is exact
+	// kriging: the same MSPE.
+	exh := fit("exact-holdout", append(fixed, "--holdout", "20")...)
+	veh := fit("vecchia-holdout", append(fixed, "--holdout", "20", "--computation", "vecchia", "--vecchia-m", "280")...)
+	if d := math.Abs(veh.MSPE-exh.MSPE) / exh.MSPE; !(d < 1e-9) || exh.MSPE == 0 {
+		t.Errorf("hold-out MSPE: vecchia (m = all training points) %v, exact %v (relative %.2g)", veh.MSPE, exh.MSPE, d)
 	}
 
 	bounds := []string{"--lb", "0.01,0.001,0.1,0.001", "--ub", "10,5,3,2", "--stderr"}
