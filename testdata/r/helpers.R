@@ -1,6 +1,7 @@
 # Helpers shared by the reference scripts of this directory (sourced from
 # the repository root): numbers as the shortest decimal that reads back to
-# the same double, and a minimal JSON writer.
+# the same double, a minimal JSON writer, and the reader of exageostat's
+# Vecchia sets files.
 num2str <- function(v) vapply(v, function(x) {
   if (is.na(x)) return("NA")
   for (d in 15:17) { s <- sprintf("%.*g", d, x); if (as.numeric(s) == x) return(s) }
@@ -24,4 +25,24 @@ to_json <- function(x, ind = "") {
                               collapse = ", "), "]"))
   if (inherits(x, "AsIs")) return(val(unclass(x)))
   paste0("[", paste(val(x), collapse = ", "), "]")
+}
+
+# read_sets reads a sets file (--vecchia-sets-out, docs/vecchia-ordering.md):
+# per location in the ordering, its position, its data row and its
+# neighbours' rows, 1-based. It returns row (the data rows in the ordering)
+# and NN, GpGp's NNarray of the data reordered by row: NN[k, ] = (k, the
+# positions of the neighbours, NA padding), m + 1 columns.
+read_sets <- function(f) {
+  l <- strsplit(readLines(f), " +")
+  l <- l[!vapply(l, function(v) startsWith(v[1], "#"), TRUE)]
+  row <- as.integer(vapply(l, `[`, "", 2))
+  pos <- integer(length(row)); pos[row] <- seq_along(row)
+  stopifnot(all(as.integer(vapply(l, `[`, "", 1)) == seq_along(l)), all(pos > 0))
+  m <- max(lengths(l)) - 2
+  NN <- matrix(NA_integer_, length(l), m + 1)
+  for (k in seq_along(l)) {
+    v <- c(k, pos[as.integer(l[[k]][-(1:2)])])
+    NN[k, seq_along(v)] <- v
+  }
+  list(row = row, NN = NN)
 }

@@ -54,7 +54,7 @@ outdir <- "testdata/r"
 stopifnot(dir.exists(outdir))
 datasets <- c(n500 = 500)
 
-source(file.path(outdir, "helpers.R"))   # num2str, to_json
+source(file.path(outdir, "helpers.R"))   # num2str, to_json, read_sets
 
 # ---------------------------------------------------------------- 1. data
 # Uniform locations in the unit square (set.seed(29 + n), 10 digits), z = 2 + W + e, W
@@ -76,21 +76,6 @@ if ("data" %in% args) quit(save = "no")
 # ---------------------------------------------------------------- 2. references
 suppressPackageStartupMessages(library(GpGp))
 cat("GpGp", as.character(packageVersion("GpGp")), "\n")
-
-read_sets <- function(f) {
-  l <- strsplit(readLines(f), " +")
-  l <- l[!vapply(l, function(v) startsWith(v[1], "#"), TRUE)]
-  row <- as.integer(vapply(l, `[`, "", 2))
-  pos <- integer(length(row)); pos[row] <- seq_along(row)
-  stopifnot(all(as.integer(vapply(l, `[`, "", 1)) == seq_along(l)), all(pos > 0))
-  m <- max(lengths(l)) - 2
-  NN <- matrix(NA_integer_, length(l), m + 1)
-  for (k in seq_along(l)) {
-    v <- c(k, pos[as.integer(l[[k]][-(1:2)])])
-    NN[k, seq_along(v)] <- v
-  }
-  list(row = row, NN = NN)
-}
 
 maxmin_bf <- function(L) {
   n <- nrow(L); c0 <- colMeans(L)
