@@ -134,7 +134,7 @@ func TestSimulateVecchiaCLI(t *testing.T) {
 	files := map[string]string{}
 	for _, w := range []string{"1", "2"} {
 		out := filepath.Join(dir, "s"+w+".csv")
-		if _, stderr, code := run(t, bin, "simulate", "--n", "20000", "--theta", "1,0.01,0.5,0.25", "--seed", "7", "--computation", "vecchia",
+		if _, stderr, code := run(t, bin, "simulate", "--n", "8000", "--theta", "1,0.01,0.5,0.25", "--seed", "7", "--computation", "vecchia",
 			"--workers", w, "--out", out); code != 0 {
 			t.Fatalf("simulate --workers %s: exit %d: %s", w, code, stderr)
 		}
@@ -148,8 +148,8 @@ func TestSimulateVecchiaCLI(t *testing.T) {
 		t.Fatal("simulate --computation vecchia: different files on 1 and 2 workers")
 	}
 	lines := strings.Split(strings.TrimSpace(files["1"]), "\n")
-	if len(lines) != 20001 {
-		t.Fatalf("%d lines, want a header and 20000 rows", len(lines))
+	if len(lines) != 8001 {
+		t.Fatalf("%d lines, want a header and 8000 rows", len(lines))
 	}
 	var s, ss float64
 	for _, l := range lines[1:] {
@@ -174,7 +174,7 @@ func TestSimulateVecchiaCLI(t *testing.T) {
 func TestMPIFitVecchiaBitwise(t *testing.T) {
 	bin := mpiBinary(t)
 	dir := t.TempDir()
-	args := []string{"fit", "--computation", "vecchia", "--n", "3000", "--theta", "1,0.05,0.8,0.1", "--lb", "0.01,0.001,0.1,0.001",
+	args := []string{"fit", "--computation", "vecchia", "--n", "1200", "--theta", "1,0.05,0.8,0.1", "--lb", "0.01,0.001,0.1,0.001",
 		"--ub", "10,5,3,2", "--mean", "constant", "--workers", "1", "-q"}
 	var first vecchiaResult
 	for _, np := range []int{1, 2, 3} {
