@@ -69,6 +69,10 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 			return nil, err
 		}
 	}
+	var test *dataset.Data
+	if v.held != nil {
+		test, d = subset(d, v.held), subset(d, v.train)
+	}
 	meanTerms, meanCols, err := dataset.Design(d, cfg.Mean)
 	if err != nil {
 		return nil, badInput("%s: %v", vecchiaDataName(cfg), err)
@@ -124,8 +128,13 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 			out.MeanStdErr = append(out.MeanStdErr, math.Sqrt(at.BetaCov[i][i]))
 		}
 	}
-	if cfg.StdErr {
+	if cfg.StdErr || test != nil {
 		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.vecchiaFree())
+	}
+	if test != nil {
+		if err := vecchiaHoldout(&out.Assessment, st, v.model, v.metric, cfg.Mean, test, res.Theta, at, st.final.Sets.M, v.workers); err != nil {
+			return nil, err
+		}
 	}
 	flagFit(out, d.Obs, cfg.MaxEvals)
 	out.Ranks = w.Size()
