@@ -30,7 +30,23 @@ func mpiBinary(t *testing.T) string {
 	if _, err := exec.LookPath("mpirun"); err != nil {
 		t.Fatal("mpirun not found: run scripts/deps.sh (make test does) to install OpenMPI")
 	}
-	return builds.mpi.get(t, "exageostat-mpi", "-tags", "mpi")
+	return builds.mpi.get(t, "exageostat-mpi", "-tags", mpiTags())
+}
+
+// mpiTags is "mpi", with "gdal" where gdal-config exists (as the Makefile
+// decides): the MPI build is also the docs' binary, whose GIS pages need
+// GDAL.
+func mpiTags() string {
+	if hasGDAL() {
+		return "mpi gdal"
+	}
+	return "mpi"
+}
+
+// hasGDAL reports whether GDAL's development files are installed.
+func hasGDAL() bool {
+	_, err := exec.LookPath("gdal-config")
+	return err == nil
 }
 
 // mpirun runs bin on np ranks (np = 1: without mpirun) and returns stdout,
