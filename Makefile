@@ -8,7 +8,8 @@ BIN     := bin/exageostat
 # runs, after deps. `make build TAGS=` builds without MPI and GDAL.
 TAGS    ?= $$(pkg-config --exists ompi 2>/dev/null && echo mpi) $$(command -v gdal-config >/dev/null && echo gdal)
 # How much `make test` fuzzes each reader of user input (the CSV readers,
-# the fit config, the cluster file, the fit result), one target per run: a
+# the fit config, the cluster file, the fit result, the checkpoint, the
+# performance-model file, the trace, the sets file), one target per run: a
 # count of inputs, not a duration. A duration races Go 1.26's fuzz
 # coordinator at its deadline (golang/go#75804: a spurious "context
 # deadline exceeded" failure on a loaded machine, seen here once); 10000
@@ -77,6 +78,9 @@ test: deps vet
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadCluster$$' -fuzztime=$(FUZZTIME) ./pkg/config
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadFitResult$$' -fuzztime=$(FUZZTIME) ./pkg/job
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./pkg/vecchia/neighbors
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadCheckpoint$$' -fuzztime=$(FUZZTIME) ./pkg/job
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./pkg/perfmodel
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadChrome$$' -fuzztime=$(FUZZTIME) ./pkg/trace
 	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/linalg/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
 
 # R CMD check of the R front-end (r/), its tests and examples run against
