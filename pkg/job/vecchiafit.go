@@ -43,11 +43,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		nAll = v.d.Len()
 	}
 	need := vecchia.MemoryNeed(nAll*variables(v.model), cfg.Vecchia.M, meanColumns(cfg.Mean), len(v.names), v.workers)
-	needs := make([]int64, w.Size())
-	for r := range needs {
-		needs[r] = need
-	}
-	lim, err := checkMemory(w, "fit", needs, v.limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets, blocks and work space", nAll, cfg.Vecchia.M))
+	lim, err := checkMemory(w, "fit", everyRank(w.Size(), need), v.limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets, blocks and work space", nAll, cfg.Vecchia.M))
 	if err != nil {
 		return nil, err
 	}
@@ -325,11 +321,7 @@ func simulateVecchiaCmd(cfg config.Simulate, env Env, workers int, limit int64, 
 	w := env.comm()
 	model := likelihood.Model(cfg.Kernel)
 	need := vecchia.MemoryNeed(cfg.N*variables(model), cfg.Vecchia.M, 0, len(cfg.Theta), workers)
-	needs := make([]int64, w.Size())
-	for r := range needs {
-		needs[r] = need
-	}
-	if _, err := checkMemory(w, "simulate", needs, limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets and work space", cfg.N, cfg.Vecchia.M)); err != nil {
+	if _, err := checkMemory(w, "simulate", everyRank(w.Size(), need), limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets and work space", cfg.N, cfg.Vecchia.M)); err != nil {
 		return nil, err
 	}
 	rt, err := newRuntime(w, workers, false)
@@ -342,4 +334,14 @@ func simulateVecchiaCmd(cfg config.Simulate, env Env, workers int, limit int64, 
 	d, _, err := vecchiaDraw("simulate", cfg.N, cfg.Times, cfg.Seed, model, cfg.Theta, cfg.Nugget, s, rt, kernels.Default())
 	res.Seconds = time.Since(t0).Seconds()
 	return d, err
+}
+
+// everyRank returns need for each of the ranks (the Vecchia path holds
+// the same on every rank).
+func everyRank(ranks int, need int64) []int64 {
+	out := make([]int64, ranks)
+	for r := range out {
+		out[r] = need
+	}
+	return out
 }
