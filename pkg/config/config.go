@@ -91,6 +91,11 @@ type Fit struct {
 	// Resume is a checkpoint to continue from: its evaluations are replayed
 	// at no cost; one made from other data or settings is refused.
 	Resume string `toml:"resume"`
+	// Deadline is when the fit must have written its result: a duration
+	// from the start ("45m"), a clock time ("17:30") or a date and time
+	// (stop.ParseDeadline); "" takes the end of the Slurm job the fit
+	// runs in, if any; "none" sets none.
+	Deadline string `toml:"deadline"`
 	// Used when no data is given: simulate N points with Theta and Seed.
 	N     int       `toml:"n"`
 	Theta []float64 `toml:"theta"`
@@ -255,19 +260,50 @@ func LoadFit(path string, f *Fit) error {
 	return nil
 }
 
+// DecodeKeys is LoadKeys of the file's content b, read already (path
+// names it in messages, and its directory anchors relative paths).
+func DecodeKeys(path string, b []byte, v any) (map[string]int, error) {
+	keys, err := decode(path, b, v)
+	if err != nil {
+		return nil, err
+	}
+	resolvePaths(v, filepath.Dir(path), keys)
+	return keys, nil
+}
+
+// DecodeFit is LoadFit of the file's content b, read already.
+func DecodeFit(path string, b []byte, f *Fit) error {
+	keys, err := DecodeKeys(path, b, f)
+	if err != nil {
+		return err
+	}
+	f.File, f.FileKeys = path, keys
+	return nil
+}
+
+// ReadError is the error of a configuration file that cannot be read
+// (err, from the file system).
+func ReadError(path string, err error) error {
+	msg := err.Error()
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		msg = "no such file"
+	case errors.As(err, &pe):
+		msg = "cannot read: " + pe.Err.Error()
+	}
+	return &Error{File: path, Msg: msg}
+}
+
 func load(path string, v any) (map[string]int, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		msg := err.Error()
-		var pe *fs.PathError
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			msg = "no such file"
-		case errors.As(err, &pe):
-			msg = "cannot read: " + pe.Err.Error()
-		}
-		return nil, &Error{File: path, Msg: msg}
+		return nil, ReadError(path, err)
 	}
+	return decode(path, b, v)
+}
+
+func decode(path string, b []byte, v any) (map[string]int, error) {
 	src := string(b)
 	md, err := toml.Decode(src, v)
 	if err != nil {

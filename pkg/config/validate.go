@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/exageostat/exageostat/pkg/memory"
+	"github.com/exageostat/exageostat/pkg/stop"
 )
 
 // ParamNames returns the names of the parameters of a covariance kernel,
@@ -459,6 +461,11 @@ func (f *Fit) Validate() error {
 	}
 	if _, err := MemoryLimitBytes(f.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
+	}
+	if f.Deadline != "" && f.Deadline != "none" {
+		if _, err := stop.ParseDeadline(f.Deadline, time.Now()); err != nil {
+			return bad("deadline", "--deadline: %v", err)
+		}
 	}
 	if err := f.conflicts(); err != nil {
 		return err

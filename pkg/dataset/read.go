@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -271,19 +272,35 @@ type lineReader struct {
 	raw  string // the last line returned by next, before trimming
 }
 
-func openLines(path string) (*lineReader, *os.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		msg := err.Error()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			msg = "cannot open: " + pe.Err.Error()
+// openLines opens the lines of the file at path, or, when b is not nil,
+// of b, the file's content read already (named path in messages).
+func openLines(path string, b []byte) (*lineReader, io.Closer, error) {
+	var src io.Reader
+	var c io.Closer = io.NopCloser(nil)
+	if b != nil {
+		src = bytes.NewReader(b)
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, OpenError(path, err)
 		}
-		return nil, nil, &InputError{File: path, Msg: msg, Err: err}
+		src, c = f, f
 	}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(src)
 	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
-	return &lineReader{file: path, sc: sc}, f, nil
+	return &lineReader{file: path, sc: sc}, c, nil
+}
+
+// OpenError is the readers' error for a file that cannot be opened or
+// read (err, from the file system): "PATH: cannot open: no such file or
+// directory".
+func OpenError(path string, err error) error {
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = "cannot open: " + pe.Err.Error()
+	}
+	return &InputError{File: path, Msg: msg, Err: err}
 }
 
 // next returns the next line that is neither blank nor a '#' comment, with
@@ -383,16 +400,31 @@ func (r *lineReader) parseValue(field, name string) (float64, error) {
 // A planar x,y header whose values all lie within longitude and latitude
 // ranges ([-180, 360] x [-90, 90]) and span more than 1 gets a note in
 // Data.Notes suggesting lon,lat.
-func ReadCSV(path string) (*Data, error) { return readCSV(path, false) }
+func ReadCSV(path string) (*Data, error) { return readCSV(path, nil, false) }
+
+// ParseCSV reads b, the content of the file name, as ReadCSV reads a
+// file (name is for messages).
+func ParseCSV(name string, b []byte) (*Data, error) { return readCSV(name, nonNil(b), false) }
+
+// ParseLocations reads b, the content of the file name, as ReadLocations
+// reads a file.
+func ParseLocations(name string, b []byte) (*Data, error) { return readCSV(name, nonNil(b), true) }
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
 
 // ReadLocations reads the locations of a CSV file as ReadCSV does, with
 // Obs nil: the observation column, if the header has one, is not read at
 // all (so NaN or an empty value there is fine), but its field must be on
 // every row.
-func ReadLocations(path string) (*Data, error) { return readCSV(path, true) }
+func ReadLocations(path string) (*Data, error) { return readCSV(path, nil, true) }
 
-func readCSV(path string, skipObs bool) (*Data, error) {
-	r, f, err := openLines(path)
+func readCSV(path string, b []byte, skipObs bool) (*Data, error) {
+	r, f, err := openLines(path, b)
 	if err != nil {
 		return nil, err
 	}
@@ -537,8 +569,8 @@ func splitFields(line string) []string {
 
 // readColumns reads a headerless file of lines with exactly len(names)
 // fields each and returns its columns.
-func readColumns(path string, names []string) ([][]float64, error) {
-	r, f, err := openLines(path)
+func readColumns(path string, b []byte, names []string) ([][]float64, error) {
+	r, f, err := openLines(path, b)
 	if err != nil {
 		return nil, err
 	}
@@ -574,12 +606,20 @@ func readColumns(path string, names []string) ([][]float64, error) {
 // observation per line. Blank lines and lines starting with '#' are skipped.
 // The number of locations and observations must match. The result is
 // Planar; set Coords to Geographic for longitude, latitude files.
-func ReadPair(locPath, obsPath string) (*Data, error) {
-	loc, err := readColumns(locPath, []string{"x", "y"})
+func ReadPair(locPath, obsPath string) (*Data, error) { return readPair(locPath, nil, obsPath, nil) }
+
+// ParsePair reads the pair's contents loc and obs (read already from the
+// files locPath and obsPath) as ReadPair reads the files.
+func ParsePair(locPath string, loc []byte, obsPath string, obs []byte) (*Data, error) {
+	return readPair(locPath, nonNil(loc), obsPath, nonNil(obs))
+}
+
+func readPair(locPath string, locB []byte, obsPath string, obsB []byte) (*Data, error) {
+	loc, err := readColumns(locPath, locB, []string{"x", "y"})
 	if err != nil {
 		return nil, err
 	}
-	obs, err := readColumns(obsPath, []string{"z"})
+	obs, err := readColumns(obsPath, obsB, []string{"z"})
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,12 @@ const StatusInterrupted = "interrupted"
 // search before any evaluation succeeded.
 var ErrInterrupted = errors.New("interrupted before any evaluation succeeded")
 
+// ErrAbandoned, in an objective's error, says that the evaluation was
+// given up (a stop request could not wait for it to end): the search ends
+// there as with Options.Stop (status "interrupted"), and the evaluation
+// is neither counted nor reported.
+var ErrAbandoned = errors.New("evaluation given up")
+
 // Eval is one evaluation of the objective.
 type Eval struct {
 	N      int       // evaluation number, from 1
@@ -181,6 +187,11 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 	evaluate := func(th []float64) float64 {
 		res.Evaluations++
 		l, err, replayed, full := o.Replay.eval(f, th)
+		if errors.Is(err, ErrAbandoned) {
+			res.Evaluations--
+			interrupted = true
+			return math.NaN()
+		}
 		if replayed {
 			res.Replayed++
 		}
