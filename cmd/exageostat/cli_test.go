@@ -315,6 +315,18 @@ func badInputCases() []cliCase {
 		{name: "fail task no match", defect: 12, args: []string{"fit", "--data", "@d.csv", "--max-evals", "2", "--nb", "30"}, env: []string{"EXAGEOSTAT_FAIL_TASK=0:potrf(99,99,99)"}, lines: true,
 			want: "EXAGEOSTAT_FAIL_TASK=0:potrf(99,99,99): no task potrf(99,99,99) ran on rank 0, so no failure was injected"},
 
+		// Issue 24: launches and stops.
+		{name: "srun without pmix", args: []string{"fit", "--data", "@d.csv"}, env: []string{"SLURM_STEP_NUM_TASKS=2", "SLURM_PROCID=1"},
+			want: "fit: SLURM_STEP_NUM_TASKS=2 processes were started, but MPI sees 1 rank: each would run the whole job alone and write the same outputs;"},
+		{name: "mpirun of a plain binary", args: []string{"simulate", "--out", "@s.csv"}, env: []string{"OMPI_COMM_WORLD_SIZE=4"},
+			want: "simulate: OMPI_COMM_WORLD_SIZE=4 processes were started, but MPI sees 1 rank"},
+		{name: "deadline word", args: []string{"fit", "--deadline", "soon"}, want: `fit: key "deadline": --deadline: "soon" is not a duration (90s, 45m, 2h30m), a clock time (17:30) or a date and time`},
+		{name: "deadline past", args: []string{"fit", "--deadline", "2000-01-01T00:00"}, want: `fit: key "deadline": --deadline: 2000-01-01 00:00:00 is past, or less than 2s away`},
+		{name: "deadline in a config", args: []string{"fit", "--config", "@c.toml"}, files: map[string]string{"c.toml": "n = 100\ndeadline = \"-3m\"\n"},
+			want: `c.toml:2: key "deadline": --deadline: the duration "-3m" must be > 0`},
+		{name: "deadline none", ok: true, args: []string{"fit", "--data", "@d.csv", "--deadline", "none", "--max-evals", "2", "--nb", "30"}, env: []string{"SLURM_JOB_ID=1"},
+			want: "fit: N=60 "},
+
 		// What the fixes keep legal (exit status 0), and the outputs they write.
 		// Defects 2-5, 10 and 11: runs that used to fail or be silently wrong.
 		{name: "large nu with a nugget", defect: 2, ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,1e4", "--nugget", "0.1", "--nb", "30"},

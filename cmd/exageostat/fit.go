@@ -7,8 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,6 +20,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/stop"
 )
 
 // fitFlags holds the raw flag values that are not fields of config.Fit;
@@ -95,12 +96,30 @@ Slurm time limit): the search replays the evaluations already paid for
 at no cost, retracing the same path, and goes on, to the same theta and
 l as an uninterrupted run; the checkpoint goes on growing. A checkpoint
 of other data, or of other kernel, distance, nugget, lb, ub, start,
-search, tolerance, holdout or seed, is refused (exit status 2); nb,
-workers, ranks and max_evals may differ. SIGINT (Ctrl-C) or SIGTERM
-(scancel, mpirun) stops the search after the evaluation under way
-(a second signal stops at once): the best result so far is printed and
-written with status "interrupted", and the exit status is 130 (SIGINT)
-or 143 (SIGTERM).
+search, tolerance, holdout, seed, profile, mean, reml, computation (with
+tlr_accuracy, max_rank, mp_band, hpotrf, and nb for an approximate
+computation) is refused (exit status 2, naming the setting), as is a
+checkpoint whose values were edited (its digests; and the best evaluation
+is recomputed when the replay reaches it); workers, ranks and max_evals
+may differ. While a fit writes a checkpoint it holds its lock (FILE.lock):
+a second fit of the same checkpoint stops at once, naming the first.
+
+Stopping: SIGINT (Ctrl-C) or SIGTERM (scancel, a Slurm time limit,
+mpirun) asks for an orderly stop: the evaluation under way ends, or is
+given up if it cannot end within 20 s (half a second under mpirun, which
+kills its ranks a second after forwarding a signal; mpirun --mca
+odls_base_sigkill_timeout 30 gives more), then the best result so far is
+printed and written with status "interrupted", and the exit status is 130
+(SIGINT) or 143 (SIGTERM); a repeat within a second (Slurm signals twice)
+is the same request, a second signal later gives up the evaluation at
+once, a third exits at once. After the search, a signal gives up the
+assessment under way (kriging, standard errors, profile intervals,
+cross-validation): the estimate is written, exit status 143. --deadline
+(a duration such as 45m, a clock time 17:30, or a date 2026-11-26T17:30;
+by default the end of the Slurm job it runs in, read with squeue; none:
+no deadline) stops the search before an evaluation that would not end in
+time (the longest so far plus a quarter, and 2 s to write): status
+"deadline", exit status 143, and --resume goes on to the same result.
 
 A fit that is a result but perhaps not the maximum it looks like says so
 under the table and in the JSON ("converged", "at_bound", "warnings"), with
@@ -194,6 +213,7 @@ approximate factor). The table and the JSON ("approx_note") say so.`,
 	f.BoolVarP(&ff.quiet, "quiet", "q", false, "keep stderr to warnings: no set-up notes, no line per evaluation (the table still goes to stdout)")
 	f.StringVar(&cfg.Checkpoint, "checkpoint", "", "rewrite this checkpoint after every evaluation (default: the --resume file, else the --json path with .ckpt for its extension, else none; none disables it)")
 	f.StringVar(&cfg.Resume, "resume", "", "continue the fit of this checkpoint: its evaluations are replayed at no cost; one made from other data or settings is refused")
+	f.StringVar(&cfg.Deadline, "deadline", "", "stop before an evaluation that would end after this: a duration (45m), a clock time (17:30) or a date and time (2026-11-26T17:30); default: the end of the Slurm job, if any; none: no deadline")
 	f.StringVar(&cfg.Trace, "trace", "", "write a Chrome trace-event JSON (or .csv) of every task")
 	f.IntVar(&cfg.N, "n", cfg.N, "without data: number of simulated locations")
 	f.StringVar(&ff.theta, "theta", formatFloats(cfg.Theta), "without data: true theta of the simulation")
@@ -235,11 +255,24 @@ approximate factor). The table and the JSON ("approx_note") say so.`,
 }
 
 func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error {
+	// SIGINT and SIGTERM ask for an orderly stop from here on; the input
+	// files are read once, by rank 0, for every rank (job.Inputs).
+	req := stop.New()
+	defer catchSignals(req, w.Rank() == 0)()
+	in := job.NewInputs(w, req.Asked(), req.Number)
 	if ff.cfg != "" {
 		// Re-apply the flags the user set over the file's values.
 		changed := map[string]string{}
 		c.Flags().Visit(func(f *pflag.Flag) { changed[f.Name] = f.Value.String() })
-		if err := config.LoadFit(ff.cfg, cfg); err != nil {
+		name, b, err := in.Read("config", ff.cfg)
+		if err != nil {
+			var ir *job.Interrupted
+			if errors.As(err, &ir) {
+				return err
+			}
+			return config.ReadError(name, err)
+		}
+		if err := config.DecodeFit(name, b, cfg); err != nil {
 			return err
 		}
 		if !c.Flags().Changed("lb") {
@@ -306,7 +339,7 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		names = nil // Fit reports it
 	}
 	progress := false
-	env := job.Env{Comm: w, Log: os.Stderr, Command: os.Args, ConfigFile: ff.cfg, GPUs: gpuOpener(), Step: func(s mle.Step) {
+	env := job.Env{Comm: w, Log: os.Stderr, Command: os.Args, ConfigFile: ff.cfg, GPUs: gpuOpener(), Stop: req, Inputs: in, Step: func(s mle.Step) {
 		if tty {
 			progress = true
 			fmt.Fprintf(os.Stderr, "\r  evaluations %4d   best l %.6f   elapsed %6.1fs ", s.N, s.Best, s.Time)
@@ -317,15 +350,12 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	if ff.quiet {
 		env.Quiet, env.Step = true, nil // warnings and the summary only
 	}
-	var stopSignals func()
-	env.Interrupt, stopSignals = catchSignals(w.Rank() == 0)
 	res, err := job.Fit(*cfg, env)
-	stopSignals()
 	if progress {
 		fmt.Fprintln(os.Stderr)
 	}
-	var in *job.Interrupted
-	if err != nil && (res == nil || !errors.As(err, &in)) {
+	var ir *job.Interrupted
+	if err != nil && (res == nil || !errors.As(err, &ir)) {
 		return err
 	}
 	// An interrupted fit prints its best so far, then ends with the error.
@@ -352,30 +382,41 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	return err
 }
 
-// catchSignals makes SIGINT and SIGTERM ask the fit to stop after the
-// evaluation under way (job.Env.Interrupt); a second signal ends the
-// process at once. done restores the default handling.
-func catchSignals(say bool) (interrupt func() os.Signal, done func()) {
-	c := make(chan os.Signal, 1)
+// catchSignals makes SIGINT and SIGTERM ask req for an orderly stop (the
+// job ends or gives up the work under way and writes its best so far): a
+// repeat within stop.Window is the same request (Slurm sends SIGTERM twice
+// at a time limit), a second one later gives up the work under way at
+// once, a third exits at once without writing. say prints what each does
+// (rank 0). The returned function restores the default handling.
+func catchSignals(req *stop.Request, say bool) (done func()) {
+	c := make(chan os.Signal, 8)
 	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
-	var got atomic.Value
+	quit := make(chan struct{})
 	go func() {
-		s, ok := <-c
-		if !ok {
-			return
-		}
-		got.Store(s)
-		signal.Stop(c) // the next one takes the default action
-		if say {
-			name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM"}[s]
-			fmt.Fprintf(os.Stderr, "\nfit: %s: stopping after the evaluation under way, writing the best so far (again to stop at once)\n", name)
+		for {
+			var s os.Signal
+			select {
+			case s = <-c:
+			case <-quit:
+				return
+			}
+			name := stop.Name(s)
+			n := req.Ask(s, time.Now())
+			switch {
+			case n == 3:
+				if say {
+					fmt.Fprintf(os.Stderr, "\nexageostat: %s a third time: exiting at once, writing nothing more\n", name)
+				}
+				os.Exit(128 + int(s.(syscall.Signal)))
+			case !say:
+			case n == 1:
+				fmt.Fprintf(os.Stderr, "\n%s: stopping: the work under way ends, or is given up if it cannot end soon; then the best so far is written (again to give it up at once)\n", name)
+			case n == 2:
+				fmt.Fprintf(os.Stderr, "\n%s again: giving up the work under way; writing the best so far (a third time to exit at once)\n", name)
+			}
 		}
 	}()
-	interrupt = func() os.Signal {
-		s, _ := got.Load().(os.Signal)
-		return s
-	}
-	return interrupt, func() { signal.Stop(c); close(c) }
+	return func() { signal.Stop(c); close(quit) }
 }
 
 func logStep(w io.Writer, names []string, s mle.Step) {

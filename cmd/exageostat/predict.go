@@ -65,8 +65,9 @@ d = x0 - X'Sigma^-1 c.`,
 				return badInput("predict: give exactly one of --theta and --theta-from")
 			}
 			var err error
+			in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
 			if cfg.ThetaFrom != "" {
-				r, err := job.ReadFitResult(cfg.ThetaFrom)
+				r, err := job.ReadFitResultWith(in, "theta-from", cfg.ThetaFrom)
 				if err != nil {
 					return fmt.Errorf("predict: --theta-from %w", err)
 				}
@@ -81,7 +82,7 @@ d = x0 - X'Sigma^-1 c.`,
 					return err
 				}
 			}
-			r, err := job.Predict(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args})
+			r, err := job.Predict(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args, Inputs: in})
 			if err != nil {
 				return err
 			}

@@ -121,8 +121,9 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 	cond.NB, cond.Workers, cond.MemoryLimit, cond.Phase = cfg.NB, cfg.Workers, cfg.MemoryLimit, cfg.Phase
 	cond.Approx = cfg.Approx
 	var err error
+	in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
 	if cond.ThetaFrom != "" {
-		r, err := job.ReadFitResult(cond.ThetaFrom)
+		r, err := job.ReadFitResultWith(in, "theta-from", cond.ThetaFrom)
 		if err != nil {
 			return fmt.Errorf("simulate: --theta-from %w", err)
 		}
@@ -137,7 +138,7 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 			return err
 		}
 	}
-	r, err := job.Predict(cond, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args})
+	r, err := job.Predict(cond, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args, Inputs: in})
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -27,6 +26,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
+	"github.com/exageostat/exageostat/pkg/stop"
 	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/tlr"
 	"github.com/exageostat/exageostat/pkg/trace"
@@ -181,13 +181,26 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	workers := workersOr(cfg.Workers)
 	run := fitRun(env, cfg, w.Size(), workers) // at the start: its date is the run's
+	dl, err := fitDeadline(w, cfg, env)
+	if err != nil {
+		return nil, err
+	}
+	// The ranks agree on the settings before rank 0 reads the inputs for
+	// all (Inputs: collectives from here on are the same on every rank).
+	if err := ag.check(fitAgreement(cfg, cl), workers); err != nil {
+		return nil, err
+	}
+	in := env.inputs()
+	env.Inputs = in // FitCV's prediction reads the data from memory
+	fs := newRunStop(w, env, dl)
+	defer fs.close()
 
 	// The data, or the size of the simulated data, and the hold-out split.
 	var d *dataset.Data
 	simulated := cfg.Simulated()
 	nAll := cfg.N
 	if !simulated {
-		if d, err = readFitData(cfg); err != nil {
+		if d, err = readFitData(in, &cfg, w.Size() > 1); err != nil {
 			return nil, err
 		}
 		logNotes(env, cfg.Data, d)
@@ -196,7 +209,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	var train, held []int
 	if cfg.Holdout != 0 {
 		if train, held, err = dataset.Split(nAll, cfg.Holdout, cfg.Seed); err != nil {
-			return nil, badInput("fit: --holdout: %v", err)
+			return nil, sameOnEveryRank(badInput("fit: --holdout: %v", err), w)
 		}
 	}
 	n := (nAll - len(held)) * variables(model) // the matrix's order
@@ -206,22 +219,10 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	metric, err := Metric(cfg.Distance, coords)
 	if err != nil {
-		return nil, &config.Error{File: src, Key: "distance", Msg: err.Error()}
+		return nil, sameOnEveryRank(&config.Error{File: src, Key: "distance", Msg: err.Error()}, w)
 	}
 	if err := checkFitColumns(cfg, d, metric); err != nil {
-		return nil, err
-	}
-	if err := ag.check(fitAgreement(cfg, cl, d), workers); err != nil {
-		return nil, err
-	}
-	// The checkpoint and the file to resume from, checked before the work.
-	ckData := d
-	if simulated {
-		ckData = nil
-	}
-	ckw, resume, err := prepareCheckpoint(w, cfg, checkpointSettings(cfg, MetricName(metric), x0, profile), dataSHA256(cfg, ckData), env.logf)
-	if err != nil {
-		return nil, err
+		return nil, sameOnEveryRank(err, w)
 	}
 	nb := cfg.NB
 	var plan *tlrPlan
@@ -233,6 +234,16 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if nb == 0 {
 		nb = tile.AutoNB(n)
 	}
+	// The checkpoint and the file to resume from, checked before the work.
+	ckData := d
+	if simulated {
+		ckData = nil
+	}
+	ckw, resume, err := prepareCheckpoint(w, in, cfg, checkpointSettings(cfg, MetricName(metric), x0, profile, nb), dataSHA256(cfg, ckData), env)
+	if err != nil {
+		return nil, err
+	}
+	defer ckw.release()
 	scales := fitScales(cfg, n, nb, nAll, len(held))
 	if c := likelihood.Computation(cfg.Computation); c != "" && c != likelihood.Exact {
 		rank := 0.0
@@ -309,9 +320,13 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		return nil, err
 	}
 	defer rt.Close()
+	fs.attach(rt)
 	if simulated {
 		t0 := time.Now()
 		if d, err = simulateGrid("fit", nAll, cfg.Times, cfg.Seed, model, cfg.Theta, cfg.Nugget, rt, simOpts, -1); err != nil {
+			if givenUp(err) {
+				return nil, fs.early()
+			}
 			return nil, err
 		}
 		env.logf("simulated N=%d with theta=%s seed=%d in %.2fs (no --data given: the embedded default problem)\n",
@@ -361,10 +376,16 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean,
 		pics: pictures{dpi: cfg.DPI, zname: cfg.ZName, units: cfg.Units, xyunits: cfg.XYUnits}, draws: cfg.Draws}
 	var budget int64
+	skipped := "" // what of the assessment a signal gave up
 	fo.After = func(ev *likelihood.Evaluator, theta []float64) error {
+		fs.setPhase(phaseAfter)
 		budget = rt.ReplicaBudget()
 		if ao.test != nil || ao.stderr || ao.plotDir != "" {
-			return assess(ev, theta, ao, &asmt)
+			if err := assess(ev, theta, ao, &asmt); givenUp(err) {
+				skipped = "the assessment (hold-out prediction, standard errors, pictures)"
+			} else if err != nil {
+				return err
+			}
 		}
 		return nil
 	}
@@ -375,40 +396,46 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	// Every evaluation computed goes to the checkpoint; a resumed search
 	// replays the checkpoint's; the ranks agree after each on stopping
-	// (SIGINT, SIGTERM).
-	var sig syscall.Signal
-	stop := stopper(w, env.Interrupt, &sig)
-	fo.Opt.Stop = stop
+	// (a signal, the deadline: stopping.go).
+	if err := fs.early(); err != nil {
+		return nil, err
+	}
+	fo.Opt.Stop = fs.check
 	if resume != nil {
 		fo.Opt.Replay = resume.cache
 	}
-	if ckw != nil {
-		ckw.write()
-	}
+	fs.setPhase(phaseSearch)
 	res, err := mle.Fit(d, fo, func(s mle.Step) {
+		fs.step(s)
 		ckw.add(s.Eval)
 		if env.Step != nil {
 			env.Step(s)
 		}
 	})
+	fs.setPhase(phaseAfter)
 	if errors.Is(err, mle.ErrInterrupted) {
-		ckw.finish(mle.StatusInterrupted)
-		return nil, &Interrupted{Signal: sig, Checkpoint: CheckpointPath(cfg)}
+		in := fs.interrupted(0, CheckpointPath(cfg))
+		ckw.finish(in.Status())
+		return nil, in
 	}
 	if err != nil {
 		ckw.finish("failed")
-		return nil, err
+		if givenUp(err) {
+			return nil, &Interrupted{Signal: fs.req.Number(), Complete: true, Skipped: "the estimate's mean coefficients"}
+		}
+		return nil, resumeMismatch(cfg.Resume, err)
+	}
+	var fin error
+	if res.Status == mle.StatusInterrupted {
+		in := fs.interrupted(res.Evaluations, CheckpointPath(cfg))
+		res.Status, fin = in.Status(), in
 	}
 	ckw.finish(res.Status)
 	if resume != nil {
 		env.logf("%s", replayNote(cfg.Resume, res.Result, resume.cache))
 	}
-	var fin error
-	switch {
-	case res.Status == mle.StatusInterrupted:
-		fin = &Interrupted{Signal: sig, Evaluations: res.Evaluations, Checkpoint: CheckpointPath(cfg)}
-	case stop():
-		fin = &Interrupted{Signal: sig, Evaluations: res.Evaluations, Complete: true}
+	if fin == nil && (skipped != "" || fs.stopped()) {
+		fin = &Interrupted{Signal: fs.req.Number(), Evaluations: res.Evaluations, Complete: true, Skipped: skipped}
 	}
 	out := fitResult(names, res, cfg, model, metric, nb, workers)
 	out.Profile = onOff(profile)
@@ -421,18 +448,15 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	out.Assessment = asmt
 	if cfg.CI == "profile" && fin == nil {
 		fo.Opt.Stop, fo.Opt.Replay = nil, nil
-		if out.Intervals, err = profileIntervals(d, fo, names, res.Theta, res.LogLik, cfg.CILevel); err != nil {
+		if err := fitIntervals(out, d, fo, names, res, cfg, model); givenUp(err) {
+			out.Intervals = nil
+			fin = &Interrupted{Signal: fs.req.Number(), Evaluations: res.Evaluations, Complete: true, Skipped: "the profile intervals"}
+		} else if err != nil {
 			return nil, err
 		}
-		if model == likelihood.Matern && fo.Opt.Lower[1] < fo.Opt.Upper[1] { // beta free: the effective range's interval
-			iv, err := effectiveRangeInterval(d, fo, res.Theta, res.LogLik, cfg.CILevel)
-			if err != nil {
-				return nil, err
-			}
-			out.Intervals = append(out.Intervals, *iv)
-		}
-		setWald(out.Intervals, names, res.Theta, out.Assessment, cfg.CILevel)
-		out.CILevel = cfg.CILevel
+	}
+	if in, ok := fin.(*Interrupted); ok && in.Complete && in.Skipped != "" {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s after the search: not computed: %s; the estimate is complete", stop.Name(in.Signal), in.Skipped))
 	}
 	flagFit(out, d.Obs, cfg.MaxEvals) // estimates at a bound, not converged, constant data, start moved
 	out.Ranks, out.Distribution = w.Size(), distName
@@ -471,6 +495,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if w.Rank() != 0 {
 		return out, fin
 	}
+	in.Record(run)
 	out.Run = run
 	if cfg.Trace != "" {
 		if err := trace.WriteFile(cfg.Trace, events); err != nil {
@@ -483,6 +508,25 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 	}
 	return out, fin
+}
+
+// fitIntervals sets out's profile-likelihood intervals at the estimate of
+// res (--ci profile), with the effective range's when beta is free.
+func fitIntervals(out *FitResult, d *dataset.Data, fo mle.FitOptions, names []string, res *mle.FitResult, cfg config.Fit, model likelihood.Model) error {
+	var err error
+	if out.Intervals, err = profileIntervals(d, fo, names, res.Theta, res.LogLik, cfg.CILevel); err != nil {
+		return err
+	}
+	if model == likelihood.Matern && fo.Opt.Lower[1] < fo.Opt.Upper[1] { // beta free: the effective range's interval
+		iv, err := effectiveRangeInterval(d, fo, res.Theta, res.LogLik, cfg.CILevel)
+		if err != nil {
+			return err
+		}
+		out.Intervals = append(out.Intervals, *iv)
+	}
+	setWald(out.Intervals, names, res.Theta, out.Assessment, cfg.CILevel)
+	out.CILevel = cfg.CILevel
+	return nil
 }
 
 // fitCluster returns the ranks' distribution settings of a fit, with the
@@ -518,33 +562,81 @@ func logNotes(env Env, file string, d *dataset.Data) {
 	}
 }
 
-// readFitData reads a fit's data: a CSV with a header, or the headerless
-// locations/observations pair.
-func readFitData(cfg config.Fit) (*dataset.Data, error) {
-	var d *dataset.Data
-	var err error
-	src := cfg.Data
-	if src != "" {
-		d, err = dataset.ReadCSV(cfg.Data)
-	} else {
-		src = cfg.Locations
-		d, err = dataset.ReadPair(cfg.Locations, cfg.Observations)
+// readFitData reads a fit's data (in: rank 0 reads, every rank parses the
+// same bytes): a CSV with a header, or the headerless
+// locations/observations pair. The paths in cfg become rank 0's, which
+// every rank's messages name. On several ranks (shared) its errors are
+// every rank's alike.
+func readFitData(in *Inputs, cfg *config.Fit, shared bool) (*dataset.Data, error) {
+	d, err := func() (*dataset.Data, error) {
+		var d *dataset.Data
+		var lb, ob []byte
+		var err error
+		if cfg.Data != "" {
+			if cfg.Data, lb, err = in.Read("data", cfg.Data); err != nil {
+				return nil, readInputError(cfg.Data, err)
+			}
+			if d, err = dataset.ParseCSV(cfg.Data, lb); err != nil {
+				return nil, &InputError{Err: err}
+			}
+		} else {
+			if cfg.Locations, lb, err = in.Read("locations", cfg.Locations); err != nil {
+				return nil, readInputError(cfg.Locations, err)
+			}
+			if cfg.Observations, ob, err = in.Read("observations", cfg.Observations); err != nil {
+				return nil, readInputError(cfg.Observations, err)
+			}
+			if d, err = dataset.ParsePair(cfg.Locations, lb, cfg.Observations, ob); err != nil {
+				return nil, &InputError{Err: err}
+			}
+		}
+		src := cfg.Data
+		if src == "" {
+			src = cfg.Locations
+		}
+		if d.Obs == nil {
+			return nil, badInput("fit: %s has no observations (need a z column)", cfg.Data)
+		}
+		// A nugget (fixed > 0, or estimated: its lower bound is > 0) allows
+		// duplicate locations.
+		if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || config.HasTau2(cfg.Kernel, len(cfg.Lower))); err != nil {
+			return nil, badInput("%s: %v", src, err)
+		}
+		if err := checkKernelColumns(src, cfg.Kernel, d); err != nil {
+			return nil, err
+		}
+		return d, nil
+	}()
+	if err != nil && shared {
+		return nil, sameOnEveryRank(err, nil)
 	}
-	if err != nil {
-		return nil, &InputError{Err: err}
+	return d, err
+}
+
+// readInputError is the error of an input that cannot be read: a signal
+// that gave up the read, or the reader's "PATH: cannot open: ...".
+func readInputError(path string, err error) error {
+	var ir *Interrupted
+	if errors.As(err, &ir) {
+		return err
 	}
-	if d.Obs == nil {
-		return nil, badInput("fit: %s has no observations (need a z column)", cfg.Data)
+	return &InputError{Err: dataset.OpenError(path, err)}
+}
+
+// sameOnEveryRank marks err, which every rank of w (nil: of a run of
+// several ranks) met alike (the same bytes parsed with the same settings),
+// as agreed: rank 0 reports it, the ranks end together. An *Interrupted
+// stays as it is (agreed already).
+func sameOnEveryRank(err error, w interface{ Size() int }) error {
+	var ir *Interrupted
+	if err == nil || errors.As(err, &ir) || (w != nil && w.Size() == 1) {
+		return err
 	}
-	// A nugget (fixed > 0, or estimated: its lower bound is > 0) allows
-	// duplicate locations.
-	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || config.HasTau2(cfg.Kernel, len(cfg.Lower))); err != nil {
-		return nil, badInput("%s: %v", src, err)
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return &InputError{Err: ie.Err, Agreed: true}
 	}
-	if err := checkKernelColumns(src, cfg.Kernel, d); err != nil {
-		return nil, err
-	}
-	return d, nil
+	return &agreedErr{msg: err.Error(), err: err}
 }
 
 // OverlapOf maps the [overlap] table to the likelihood's switches.

@@ -9,7 +9,9 @@ import (
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/predict"
+	"github.com/exageostat/exageostat/pkg/stop"
 	"github.com/exageostat/exageostat/pkg/tile"
 )
 
@@ -45,6 +47,7 @@ type PredictResult struct {
 // rank's need is checked against its memory first.
 func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	w := env.comm()
+	env.Inputs = env.inputs()          // one reader for the run (its record: writeCVJSON)
 	ag := newAgreement(env, "predict") // the ranks agree on the inputs and settings (agree.go)
 	defer ag.finish(&err)
 	if err := cfg.Validate(); err != nil {
@@ -68,60 +71,15 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	obs, err := dataset.ReadCSV(cfg.Data)
-	if err != nil {
-		return nil, &InputError{Err: err}
-	}
-	if obs.Obs == nil {
-		return nil, badInput("predict: %s has no observations (need a z column)", cfg.Data)
-	}
-	logNotes(env, cfg.Data, obs)
-	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
-		return nil, badInput("%s: %v", cfg.Data, err)
-	}
-	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
-		return nil, err
-	}
-	nw, err := dataset.ReadLocations(cfg.At) // a z column is not read
-	if err != nil {
-		return nil, &InputError{Err: err}
-	}
-	logNotes(env, cfg.At, nw)
-	if obs.Z == nil && nw.Z != nil && nw.ZName != "z" {
-		// 2D data: the new locations' depth, height or elevation column
-		// is a covariate of the mean ("x,y,elev" beside "x,y,z,elev").
-		nw.Columns = append(nw.Columns, dataset.Column{Name: nw.ZName, Values: nw.Z})
-		nw.Z, nw.ZName = nil, ""
-	}
-	if _, _, err := dataset.Design(nw, cfg.Mean); err != nil { // the covariates at the new locations
-		return nil, badInput("%s: %v", cfg.At, err)
-	}
-	if nw.Len() == 0 {
-		return nil, badInput("%s: no locations", cfg.At)
-	}
-	if err := dataset.ValidateWith(nw, 1, true); err != nil { // no matrix over the new locations is factorised
-		return nil, badInput("%s: %v", cfg.At, err)
-	}
-	metric, err := Metric(cfg.Distance, obs.Coords)
-	if err != nil {
-		return nil, badInput("predict: %v", err)
-	}
-	if err := check3D("predict", cfg.Kernel, obs, metric); err != nil {
-		return nil, err
-	}
-	if fd := cfg.FitDistance; fd != "" && MetricName(metric) != fd {
-		return nil, badInput("predict: --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
-			MetricName(metric), cfg.Data, cfg.ThetaFrom, fd)
-	}
-	if obs.Coords != nw.Coords {
-		return nil, badInput("predict: %s and %s use different coordinates (%s vs %s)", cfg.Data, cfg.At, obs.Coords, nw.Coords)
-	}
-	if err := sameColumns(cfg.Data, obs, cfg.At, nw); err != nil {
-		return nil, err
-	}
 	workers := workersOr(cfg.Workers)
-	if err := ag.check(shared{settings: settingsOf(cfg), inputs: []input{{"--data " + cfg.Data, obs}, {"--at " + cfg.At, nw}}}, workers); err != nil {
+	// The ranks agree on the settings before rank 0 reads the inputs for
+	// all (Inputs).
+	if err := ag.check(shared{settings: settingsOf(cfg)}, workers); err != nil {
 		return nil, err
+	}
+	obs, nw, metric, err := readPredictData(env.Inputs, &cfg, env)
+	if err != nil {
+		return nil, sameOnEveryRank(err, w)
 	}
 	model := likelihood.Model(cfg.Kernel)
 	n1, n2 := obs.Len()*variables(model), nw.Len()*variables(model) // the matrices' orders
@@ -157,6 +115,10 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, err
 	}
 	defer rt.Close()
+	rs := newRunStop(w, env, stop.Deadline{})
+	defer rs.close()
+	rs.setPhase(phaseAfter)
+	rs.attach(rt)
 	// newEval returns an evaluator of the observations d, their points in
 	// Morton order (perm: point k is row perm[k] of d).
 	newEval := func(d *dataset.Data) (*likelihood.Evaluator, []int, error) {
@@ -207,6 +169,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		}
 	default:
 		r, err = krigeAt(ev, cfg.Theta, nw, cfg.Mean)
+	}
+	if givenUp(err) {
+		return nil, &Interrupted{Cmd: "predict", Signal: rs.req.Number()}
 	}
 	if errors.Is(err, likelihood.ErrCollinear) {
 		return nil, badInput("predict: --mean %s: %v", cfg.Mean, err)
@@ -280,6 +245,69 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		}
 	}
 	return res, nil
+}
+
+// readPredictData reads the observations (cfg.Data) and the new
+// locations (cfg.At) of a prediction (in: rank 0 reads, every rank parses
+// the same bytes; cfg's paths become rank 0's) and checks them, with the
+// distance they give.
+func readPredictData(in *Inputs, cfg *config.Predict, env Env) (obs, nw *dataset.Data, metric matern.Metric, err error) {
+	var b []byte
+	if cfg.Data, b, err = in.Read("data", cfg.Data); err != nil {
+		return nil, nil, 0, readInputError(cfg.Data, err)
+	}
+	if obs, err = dataset.ParseCSV(cfg.Data, b); err != nil {
+		return nil, nil, 0, &InputError{Err: err}
+	}
+	if obs.Obs == nil {
+		return nil, nil, 0, badInput("predict: %s has no observations (need a z column)", cfg.Data)
+	}
+	logNotes(env, cfg.Data, obs)
+	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
+		return nil, nil, 0, badInput("%s: %v", cfg.Data, err)
+	}
+	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
+		return nil, nil, 0, err
+	}
+	if cfg.At, b, err = in.Read("at", cfg.At); err != nil {
+		return nil, nil, 0, readInputError(cfg.At, err)
+	}
+	if nw, err = dataset.ParseLocations(cfg.At, b); err != nil { // a z column is not read
+		return nil, nil, 0, &InputError{Err: err}
+	}
+	logNotes(env, cfg.At, nw)
+	if obs.Z == nil && nw.Z != nil && nw.ZName != "z" {
+		// 2D data: the new locations' depth, height or elevation column
+		// is a covariate of the mean ("x,y,elev" beside "x,y,z,elev").
+		nw.Columns = append(nw.Columns, dataset.Column{Name: nw.ZName, Values: nw.Z})
+		nw.Z, nw.ZName = nil, ""
+	}
+	if _, _, err := dataset.Design(nw, cfg.Mean); err != nil { // the covariates at the new locations
+		return nil, nil, 0, badInput("%s: %v", cfg.At, err)
+	}
+	if nw.Len() == 0 {
+		return nil, nil, 0, badInput("%s: no locations", cfg.At)
+	}
+	if err := dataset.ValidateWith(nw, 1, true); err != nil { // no matrix over the new locations is factorised
+		return nil, nil, 0, badInput("%s: %v", cfg.At, err)
+	}
+	if metric, err = Metric(cfg.Distance, obs.Coords); err != nil {
+		return nil, nil, 0, badInput("predict: %v", err)
+	}
+	if err := check3D("predict", cfg.Kernel, obs, metric); err != nil {
+		return nil, nil, 0, err
+	}
+	if fd := cfg.FitDistance; fd != "" && MetricName(metric) != fd {
+		return nil, nil, 0, badInput("predict: --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
+			MetricName(metric), cfg.Data, cfg.ThetaFrom, fd)
+	}
+	if obs.Coords != nw.Coords {
+		return nil, nil, 0, badInput("predict: %s and %s use different coordinates (%s vs %s)", cfg.Data, cfg.At, obs.Coords, nw.Coords)
+	}
+	if err := sameColumns(cfg.Data, obs, cfg.At, nw); err != nil {
+		return nil, nil, 0, err
+	}
+	return obs, nw, metric, nil
 }
 
 // checkPrediction refuses a prediction with a value that is not finite (an
