@@ -13,6 +13,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/plot"
@@ -87,8 +88,8 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
 				return badInput("bench overlap: --n must be >= 3 (got %d)", o.N)
 			case o.NB < 0:
 				return badInput("bench overlap: --nb must be >= 1, or 0 for the automatic tile size (got %d)", o.NB)
-			case o.Workers < 1:
-				return badInput("bench overlap: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench overlap: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1 || o.Reps > maxOverlapReps:
 				return badInput("bench overlap: --reps must be in [1, %d] (got %d)", maxOverlapReps, o.Reps)
 			case len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0):

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -93,8 +94,8 @@ bound what any number of workers can do.`,
 				return badInput("bench tlr-opt: --n must be in [64, 1000000] (got %d)", o.N)
 			case o.NB < 16 || o.NB > 8192:
 				return badInput("bench tlr-opt: --nb must be in [16, 8192] (got %d)", o.NB)
-			case o.Workers < 1:
-				return badInput("bench tlr-opt: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench tlr-opt: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1 || o.Reps > 100:
 				return badInput("bench tlr-opt: --reps must be in [1, 100] (got %d)", o.Reps)
 			case !(o.Accuracy > 0 && o.Accuracy < 1):

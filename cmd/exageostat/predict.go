@@ -52,6 +52,7 @@ d = x0 - X'Sigma^-1 c.`,
   mpirun -np 2 exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			cfg.Cmd = cmdName(c)
 			if cv {
 				if cfg.Data == "" || cfg.Out == "" {
 					return badInput("cv: --data and --out are required")
@@ -62,14 +63,14 @@ d = x0 - X'Sigma^-1 c.`,
 				return badInput("predict: --data, --at and --out are required")
 			}
 			if (thetaS == "") == (cfg.ThetaFrom == "") {
-				return badInput("predict: give exactly one of --theta and --theta-from")
+				return badInput("%s: give exactly one of --theta and --theta-from", cfg.Cmd)
 			}
 			var err error
 			in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
 			if cfg.ThetaFrom != "" {
 				r, err := job.ReadFitResultWith(in, "theta-from", cfg.ThetaFrom)
 				if err != nil {
-					return fmt.Errorf("predict: --theta-from %w", err)
+					return fmt.Errorf("%s: --theta-from %w", cfg.Cmd, err)
 				}
 				if err := r.ApplyTo(&cfg, cfg.ThetaFrom, c.Flags().Changed); err != nil {
 					return err

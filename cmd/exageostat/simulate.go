@@ -117,7 +117,7 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 	case set("theta") == (cond.ThetaFrom != ""):
 		return badInput("simulate: --conditional: give exactly one of --theta and --theta-from")
 	}
-	cond.Out, cond.Seed, cond.Kernel, cond.Nugget = cfg.Out, cfg.Seed, cfg.Kernel, cfg.Nugget
+	cond.Out, cond.Seed, cond.Kernel, cond.Nugget, cond.Cmd = cfg.Out, cfg.Seed, cfg.Kernel, cfg.Nugget, "simulate"
 	cond.NB, cond.Workers, cond.MemoryLimit, cond.Phase = cfg.NB, cfg.Workers, cfg.MemoryLimit, cfg.Phase
 	cond.Approx = cfg.Approx
 	var err error

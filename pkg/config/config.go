@@ -426,7 +426,7 @@ func negativeUnsigned(t reflect.Type, raw map[string]any, prefix string) (string
 // from the file's directory (LoadKeys); one given by a flag stays relative
 // to the working directory.
 var PathKeys = []string{"data", "locations", "observations", "json", "trace", "plot", "cluster", "cv_out",
-	"at", "out", "theta_from", "checkpoint", "resume", "svg"}
+	"at", "out", "theta_from", "checkpoint", "resume", "svg", "perfmodel"}
 
 // resolvePaths joins dir before the relative paths that keys (the ones
 // the file gave) set in v's top-level string fields named by PathKeys

@@ -190,6 +190,7 @@ func FitCV(r *FitResult, cfg config.Fit, env Env) (*PredictResult, error) {
 		return nil, badInput("fit: %v", err)
 	}
 	p := config.DefaultPredict()
+	p.Cmd = "fit"
 	if err := r.ApplyTo(&p, "the fit", func(string) bool { return false }); err != nil {
 		return nil, err
 	}

@@ -27,7 +27,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
 	"github.com/exageostat/exageostat/pkg/stop"
-	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/tlr"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -197,6 +196,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 
 	// The data, or the size of the simulated data, and the hold-out split.
 	var d *dataset.Data
+	var dataNote string // a warning about the data, for the result too
 	simulated := cfg.Simulated()
 	nAll := cfg.N
 	if !simulated {
@@ -205,6 +205,12 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 		logNotes(env, cfg.Data, d)
 		nAll = d.Len()
+		if k, _ := config.ParseCV(cfg.CV); k > nAll { // before the fit, not after
+			return nil, sameOnEveryRank(cfg.Locate(&config.Error{File: src, Key: "cv", Msg: fmt.Sprintf("--cv %d folds are more than the %d observations of %s", k, nAll, cfg.Data)}), w)
+		}
+		if dataNote = unusedColumns(dataSource(cfg), d, cfg.Mean, cfg.Kernel); dataNote != "" {
+			env.warnf("warning: %s\n", dataNote)
+		}
 	}
 	var train, held []int
 	if cfg.Holdout != 0 {
@@ -231,9 +237,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		plan, nb = &p, p.nb
 		env.logf("%s\n", p.note)
 	}
-	if nb == 0 {
-		nb = tile.AutoNB(n)
-	}
+	nb = tileSize(nb, n)
 	// The checkpoint and the file to resume from, checked before the work.
 	ckData := d
 	if simulated {
@@ -264,10 +268,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	}
 	// The simulation of the default problem has its own tile size and
 	// distribution, over all N points.
-	simNB := cfg.NB
-	if simNB == 0 {
-		simNB = tile.AutoNB(nAll)
-	}
+	simNB := tileSize(cfg.NB, nAll)
 	simOpts := likelihood.Options{NB: simNB}
 	if simulated {
 		if simOpts.Owner, simOpts.GenOwner, _, err = distribute(w, cl, nAll, simNB, cfg.ExcludeCPUOnly); err != nil {
@@ -311,7 +312,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 	}
 	ov := OverlapOf(cfg.Overlap)
-	pl, err := placementOf(cfg, env, nb)
+	pl, err := placementOf("fit", cfg, env, nb)
 	if err != nil {
 		return nil, err
 	}
@@ -423,7 +424,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		if givenUp(err) {
 			return nil, &Interrupted{Signal: fs.req.Number(), Complete: true, Skipped: "the estimate's mean coefficients"}
 		}
-		return nil, resumeMismatch(cfg.Resume, err)
+		return nil, searchFailed(cfg, resumeMismatch(cfg.Resume, err))
 	}
 	var fin error
 	if res.Status == mle.StatusInterrupted {
@@ -459,6 +460,10 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%s after the search: not computed: %s; the estimate is complete", stop.Name(in.Signal), in.Skipped))
 	}
 	flagFit(out, d.Obs, cfg.MaxEvals) // estimates at a bound, not converged, constant data, start moved
+	flagApprox(out, cfg, d.Obs)
+	if dataNote != "" {
+		out.Warnings = append(out.Warnings, dataNote)
+	}
 	out.Ranks, out.Distribution = w.Size(), distName
 	out.Checkpoint, out.ResumedFrom = CheckpointPath(cfg), cfg.Resume
 
@@ -603,6 +608,9 @@ func readFitData(in *Inputs, cfg *config.Fit, shared bool) (*dataset.Data, error
 			return nil, badInput("%s: %v", src, err)
 		}
 		if err := checkKernelColumns(src, cfg.Kernel, d); err != nil {
+			return nil, err
+		}
+		if err := checkSpread(src, d, true); err != nil {
 			return nil, err
 		}
 		return d, nil
@@ -964,13 +972,22 @@ func checkDesign(names []string, cols [][]float64) error {
 	}
 	norm := make([]float64, k)
 	for i, c := range cols {
+		big := 0.0
+		for _, v := range c {
+			big = math.Max(big, math.Abs(v))
+		}
+		switch {
+		case big == 0:
+			return fmt.Errorf("the column %s is zero", names[i])
+		case big > spreadLimit:
+			return fmt.Errorf("the column %s holds values up to %.3g: their squares overflow float64 in the GLS estimate; rescale it", names[i], big)
+		case big < 1/spreadLimit:
+			return fmt.Errorf("the column %s holds values of at most %.3g: their squares underflow float64 to 0 in the GLS estimate; rescale it", names[i], big)
+		}
 		for _, v := range c {
 			norm[i] += v * v
 		}
 		norm[i] = math.Sqrt(norm[i])
-		if norm[i] == 0 {
-			return fmt.Errorf("the column %s is zero", names[i])
-		}
 	}
 	a := mat.NewSymDense(k, nil)
 	for i := 0; i < k; i++ {

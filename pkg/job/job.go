@@ -89,6 +89,16 @@ func (e Env) stdout() io.Writer {
 	return e.Stdout
 }
 
+// tileSize is the tile size of a matrix of order n: the one given (nb),
+// at most n (a larger tile is the whole matrix, and would be budgeted
+// as nb x nb), or tile.AutoNB when 0.
+func tileSize(nb, n int) int {
+	if nb == 0 {
+		return tile.AutoNB(n)
+	}
+	return min(nb, max(n, 1))
+}
+
 // StdoutPath is the output path that means standard output (--out -).
 const StdoutPath = "-"
 

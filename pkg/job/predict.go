@@ -12,7 +12,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/predict"
 	"github.com/exageostat/exageostat/pkg/stop"
-	"github.com/exageostat/exageostat/pkg/tile"
 )
 
 // PredictResult describes the predictions that were written.
@@ -48,7 +47,8 @@ type PredictResult struct {
 func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	w := env.comm()
 	env.Inputs = env.inputs()          // one reader for the run (its record: writeCVJSON)
-	ag := newAgreement(env, "predict") // the ranks agree on the inputs and settings (agree.go)
+	cmd := cfg.Command()
+	ag := newAgreement(env, cmd) // the ranks agree on the inputs and settings (agree.go)
 	defer ag.finish(&err)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -62,12 +62,12 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		}
 		if cfg.Plot != "" {
 			if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
-				return nil, badInput("cv: --plot: %v", err)
+				return nil, badInput("%s: --plot: %v", cmd, err)
 			}
 		}
 	}
 	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
-	cl, err := phaseCluster("predict", w.Size(), cfg.Phase)
+	cl, err := phaseCluster(cmd, w.Size(), cfg.Phase)
 	if err != nil {
 		return nil, err
 	}
@@ -83,17 +83,14 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	}
 	model := likelihood.Model(cfg.Kernel)
 	n1, n2 := obs.Len()*variables(model), nw.Len()*variables(model) // the matrices' orders
-	nb := cfg.NB
-	if nb == 0 {
-		nb = tile.AutoNB(n1)
-	}
+	nb := tileSize(cfg.NB, n1)
 	g := evalGraph(n1, nb).larger(krigeGraph(n1, n2, nb))
 	o := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
 	if o.Approx.Computation == likelihood.TLR { // budget the tiles at a sampled rank
 		pts, _ := problemData(dataset.Permute(obs, dataset.MortonOrder(obs)), model)
 		o.Approx.RankEstimate = tlrRankBudget(o.Approx, likelihood.Problem{Points: pts, Metric: metric, Model: model}, cfg.Theta, nb, cfg.Seed)
 	}
-	if err := checkScale(w, "predict", limit, scale{n: n1, nb: nb, g: g, tiles: float64(likelihood.TileBytes(n1, o))}); err != nil {
+	if err := checkScale(w, cmd, limit, scale{n: n1, nb: nb, g: g, tiles: float64(likelihood.TileBytes(n1, o))}); err != nil {
 		return nil, err
 	}
 	res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
@@ -107,7 +104,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	addTo(need, predict.KrigeNeed(n1, n2, o, w.Size()))
 	addTo(need, graphNeed(g, n1, nb, o.Owner, w.Size()))
 	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g, most(need)*int64(w.Size())))
-	if _, err := checkMemory(w, "predict", need, limit, what); err != nil {
+	if _, err := checkMemory(w, cmd, need, limit, what); err != nil {
 		return nil, err
 	}
 	rt, err := newRuntime(w, workers, false)
@@ -149,10 +146,10 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	switch {
 	case cfg.CV && cfg.Folds > 0:
 		if model == likelihood.BivariateMatern {
-			return nil, badInput("cv: --folds: not for the bivariate model yet")
+			return nil, badInput("%s: %s: not for the bivariate model yet", cmd, foldsFlag(cfg))
 		}
 		if cfg.Folds > obs.Len() {
-			return nil, badInput("cv: --folds %d is more than the %d observations of %s", cfg.Folds, obs.Len(), cfg.Data)
+			return nil, badInput("%s: %s %d is more than the %d observations of %s", cmd, foldsFlag(cfg), cfg.Folds, obs.Len(), cfg.Data)
 		}
 		fold = foldsOf(obs.Len(), cfg.Folds, cfg.Seed)
 		r, resid, res.CV, err = kFold(func(d *dataset.Data) (*likelihood.Evaluator, error) {
@@ -171,13 +168,13 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		r, err = krigeAt(ev, cfg.Theta, nw, cfg.Mean)
 	}
 	if givenUp(err) {
-		return nil, &Interrupted{Cmd: "predict", Signal: rs.req.Number()}
+		return nil, &Interrupted{Cmd: cmd, Signal: rs.req.Number()}
 	}
 	if errors.Is(err, likelihood.ErrCollinear) {
-		return nil, badInput("predict: --mean %s: %v", cfg.Mean, err)
+		return nil, badInput("%s: --mean %s: %v", cmd, cfg.Mean, err)
 	}
 	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
-		return nil, badInput("predict: %v (add a nugget, or use a smaller range or smoothness)", err)
+		return nil, badInput("%s: %v (add a nugget, or use a smaller range or smoothness)", cmd, err)
 	}
 	if err != nil {
 		return nil, err
@@ -193,7 +190,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 			r.Var[i] = math.Max(r.Var[i]-tau2, 0)
 		}
 	}
-	if err := checkPrediction(r.Z, r.Var, cfg.At); err != nil {
+	if err := checkPrediction(cmd, r.Z, r.Var, cfg.At); err != nil {
 		return nil, err
 	}
 	if w.Rank() != 0 {
@@ -229,10 +226,10 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	}
 	if cfg.Out == StdoutPath {
 		if err := dataset.WriteTableTo(env.stdout(), hdr, cols); err != nil {
-			return nil, fmt.Errorf("predict: standard output: %w", err)
+			return nil, fmt.Errorf("%s: standard output: %w", cmd, err)
 		}
 	} else if err := dataset.WriteTable(cfg.Out, hdr, cols); err != nil {
-		return nil, badInput("predict: %v", err)
+		return nil, badInput("%s: %v", cmd, err)
 	}
 	if cfg.CV && cfg.Plot != "" {
 		if res.Plots, err = cvPlots(cfg, res, obs.Coords); err != nil {
@@ -241,7 +238,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	}
 	if cfg.CV && cfg.JSON != "" {
 		if err := writeCVJSON(env, cfg, res, workers); err != nil {
-			return nil, badInput("cv: --json: %v", err)
+			return nil, badInput("%s: --json: %v", cmd, err)
 		}
 	}
 	return res, nil
@@ -260,7 +257,7 @@ func readPredictData(in *Inputs, cfg *config.Predict, env Env) (obs, nw *dataset
 		return nil, nil, 0, &InputError{Err: err}
 	}
 	if obs.Obs == nil {
-		return nil, nil, 0, badInput("predict: %s has no observations (need a z column)", cfg.Data)
+		return nil, nil, 0, badInput("%s: %s has no observations (need a z column)", cfg.Command(), cfg.Data)
 	}
 	logNotes(env, cfg.Data, obs)
 	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
@@ -268,6 +265,14 @@ func readPredictData(in *Inputs, cfg *config.Predict, env Env) (obs, nw *dataset
 	}
 	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
 		return nil, nil, 0, err
+	}
+	if err := checkSpread(cfg.Data, obs, false); err != nil {
+		return nil, nil, 0, err
+	}
+	if names, cols, err := dataset.Design(obs, cfg.Mean); err != nil {
+		return nil, nil, 0, badInput("%s: %v", cfg.Data, err)
+	} else if err := checkDesign(names, cols); err != nil {
+		return nil, nil, 0, badInput("%s: --mean %s: %v", cfg.Data, cfg.Mean, err)
 	}
 	if cfg.At, b, err = in.Read("at", cfg.At); err != nil {
 		return nil, nil, 0, readInputError(cfg.At, err)
@@ -292,32 +297,41 @@ func readPredictData(in *Inputs, cfg *config.Predict, env Env) (obs, nw *dataset
 		return nil, nil, 0, badInput("%s: %v", cfg.At, err)
 	}
 	if metric, err = Metric(cfg.Distance, obs.Coords); err != nil {
-		return nil, nil, 0, badInput("predict: %v", err)
+		return nil, nil, 0, badInput("%s: %v", cfg.Command(), err)
 	}
-	if err := check3D("predict", cfg.Kernel, obs, metric); err != nil {
+	if err := check3D(cfg.Command(), cfg.Kernel, obs, metric); err != nil {
 		return nil, nil, 0, err
 	}
 	if fd := cfg.FitDistance; fd != "" && MetricName(metric) != fd {
-		return nil, nil, 0, badInput("predict: --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
+		return nil, nil, 0, badInput(cfg.Command()+": --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
 			MetricName(metric), cfg.Data, cfg.ThetaFrom, fd)
 	}
 	if obs.Coords != nw.Coords {
-		return nil, nil, 0, badInput("predict: %s and %s use different coordinates (%s vs %s)", cfg.Data, cfg.At, obs.Coords, nw.Coords)
+		return nil, nil, 0, badInput("%s: %s and %s use different coordinates (%s vs %s)", cfg.Command(), cfg.Data, cfg.At, obs.Coords, nw.Coords)
 	}
-	if err := sameColumns(cfg.Data, obs, cfg.At, nw); err != nil {
+	if err := sameColumns(cfg.Command(), cfg.Data, obs, cfg.At, nw); err != nil {
 		return nil, nil, 0, err
 	}
 	return obs, nw, metric, nil
+}
+
+// foldsFlag is the flag that gave a cross-validation's folds: --cv of
+// fit, --folds of cv.
+func foldsFlag(cfg config.Predict) string {
+	if cfg.Cmd == "fit" {
+		return "--cv"
+	}
+	return "--folds"
 }
 
 // checkPrediction refuses a prediction with a value that is not finite (an
 // overflow: sigma2 near the float64 range, or a covariance matrix that is
 // numerically singular at theta), naming the first such row of at: no file
 // is written rather than one with Inf or NaN in it.
-func checkPrediction(z, v []float64, at string) error {
+func checkPrediction(cmd string, z, v []float64, at string) error {
 	for i := range z {
 		if !finite([]float64{z[i], v[i]}) {
-			return badInput("predict: the prediction at row %d of %s is not finite (z_hat %g, variance %g): theta overflows float64 or makes the covariance matrix numerically singular; nothing written",
+			return badInput(cmd+": the prediction at row %d of %s is not finite (z_hat %g, variance %g): theta overflows float64 or makes the covariance matrix numerically singular; nothing written",
 				i+1, at, z[i], v[i])
 		}
 	}

@@ -137,7 +137,7 @@ func distanceName(d string) string {
 // against the fit's once the data tell what it means (p.FitDistance).
 func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string) bool) error {
 	if set("kernel") && r.Kernel != "" && r.Kernel != p.Kernel {
-		return badInput("predict: --kernel %s disagrees with %s, which holds a %s fit (leave --kernel out)", p.Kernel, path, r.Kernel)
+		return badInput("%s: --kernel %s disagrees with %s, which holds a %s fit (leave --kernel out)", p.Command(), p.Kernel, path, r.Kernel)
 	}
 	// A fit that estimated the nugget holds it as the last value of theta.
 	theta, nugget := r.Theta, r.Nugget
@@ -149,10 +149,10 @@ func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string)
 		theta, nugget = theta[:t], theta[t]
 	}
 	if set("nugget") && p.Nugget != nugget {
-		return badInput("predict: --nugget %g disagrees with the nugget %g of the fit in %s (leave --nugget out)", p.Nugget, nugget, path)
+		return badInput("%s: --nugget %g disagrees with the nugget %g of the fit in %s (leave --nugget out)", p.Command(), p.Nugget, nugget, path)
 	}
 	if set("mean") && meanName(p.Mean) != meanName(r.Mean) {
-		return badInput("predict: --mean %s disagrees with the mean %s of the fit in %s (leave --mean out)", meanName(p.Mean), meanName(r.Mean), path)
+		return badInput("%s: --mean %s disagrees with the mean %s of the fit in %s (leave --mean out)", p.Command(), meanName(p.Mean), meanName(r.Mean), path)
 	}
 	if r.Kernel != "" {
 		p.Kernel = r.Kernel
@@ -170,7 +170,7 @@ func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string)
 	case p.Distance == "auto":
 		p.FitDistance = fd
 	case distanceName(p.Distance) != fd:
-		return badInput("predict: --distance %s disagrees with the %s distance of the fit in %s (leave --distance out)", p.Distance, fd, path)
+		return badInput("%s: --distance %s disagrees with the %s distance of the fit in %s (leave --distance out)", p.Command(), p.Distance, fd, path)
 	}
 	return nil
 }

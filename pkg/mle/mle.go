@@ -68,6 +68,21 @@ var ErrInterrupted = errors.New("interrupted before any evaluation succeeded")
 // is neither counted nor reported.
 var ErrAbandoned = errors.New("evaluation given up")
 
+// NoSuccess is the error of a search in which every evaluation failed
+// (Recoverable errors: a covariance matrix that is not positive
+// definite): Last is why the last one did.
+type NoSuccess struct {
+	Failed int
+	Last   error
+}
+
+func (e *NoSuccess) Error() string {
+	if e.Failed == 1 {
+		return fmt.Sprintf("the only evaluation failed: %v", e.Last)
+	}
+	return fmt.Sprintf("no evaluation succeeded (%d failed; the last: %v)", e.Failed, e.Last)
+}
+
 // Eval is one evaluation of the objective.
 type Eval struct {
 	N      int       // evaluation number, from 1
@@ -180,7 +195,7 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		}
 		return v
 	}
-	var stopErr error
+	var stopErr, lastFail error
 	interrupted := false
 	worst := math.Inf(1)
 	var best []float64 // the search's best point (res.Theta is its full theta)
@@ -220,7 +235,7 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 			if err == nil {
 				err = fmt.Errorf("log-likelihood is %g", l)
 			}
-			ev.Failed = err
+			ev.Failed, lastFail = err, err
 		default:
 			stopErr = err
 		}
@@ -256,7 +271,7 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 			return nil, ErrInterrupted
 		}
 		if res.Theta == nil {
-			return nil, errors.New("the only evaluation failed")
+			return nil, &NoSuccess{Failed: res.Failed, Last: lastFail}
 		}
 		return res, nil
 	}
@@ -308,7 +323,7 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		return nil, ErrInterrupted
 	}
 	if res.Theta == nil {
-		return nil, fmt.Errorf("no evaluation succeeded (%d failed)", res.Failed)
+		return nil, &NoSuccess{Failed: res.Failed, Last: lastFail}
 	}
 	if err != nil && status != "MAXEVAL_REACHED" {
 		// Round-off stops still leave the best point found.

@@ -522,10 +522,17 @@ func New(opts Options) *Runtime {
 	return r
 }
 
+// MaxWorkers is the most workers a runtime runs: each is locked to an OS
+// thread, and a Go program dies past 10000 threads.
+const MaxWorkers = 4096
+
 // CheckOptions reports options New cannot start with.
 func CheckOptions(o Options) error {
 	if err := checkScheduler(o); err != nil {
 		return err
+	}
+	if o.Workers+o.Helpers > MaxWorkers {
+		return fmt.Errorf("runtime: %d workers, more than %d", o.Workers+o.Helpers, MaxWorkers)
 	}
 	for i, d := range o.Devices {
 		if d == nil || d.Capacity() <= 0 {
