@@ -46,7 +46,7 @@ type PredictResult struct {
 // rank's need is checked against its memory first.
 func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	w := env.comm()
-	env.Inputs = env.inputs()          // one reader for the run (its record: writeCVJSON)
+	env.Inputs = env.inputs() // one reader for the run (its record: writeCVJSON)
 	cmd := cfg.Command()
 	ag := newAgreement(env, cmd) // the ranks agree on the inputs and settings (agree.go)
 	defer ag.finish(&err)
