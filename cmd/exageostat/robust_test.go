@@ -137,8 +137,9 @@ func TestResumeRefusals(t *testing.T) {
 	runCLICases(t, bin, cases)
 }
 
-// TestCheckpointLock: while a fit holds a checkpoint's lock, a second fit
-// of that checkpoint stops at once (exit status 2), naming the holder;
+// TestCheckpointLock: while a fit holds a checkpoint's lock (here: the
+// test, then a running fit), a second fit of that checkpoint stops at once
+// (exit status 2), naming the holder;
 // a resume removes the temporary files a killed run left beside its
 // checkpoint, and leaves no lock file behind.
 func TestCheckpointLock(t *testing.T) {
@@ -162,6 +163,25 @@ func TestCheckpointLock(t *testing.T) {
 		t.Errorf("second resume: exit %d, want 2 and one line %q...:\n%s", code, want, e)
 	}
 	l.Release()
+
+	// Two fits at once: the second resume of a checkpoint another fit is
+	// writing stops at once, naming it; the first goes on (until stopped).
+	sub := filepath.Join(dir, "two")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	big := resumeData(t, bin, sub)
+	first := filepath.Join(sub, "first.ckpt")
+	cmd, _, fe := startFit(t, bin, first, 3, "fit", "--data", big, "--workers", "1", "--checkpoint", first)
+	_, e, code = run(t, bin, "fit", "--data", big, "--workers", "1", "--resume", first)
+	want = fmt.Sprintf("exageostat: fit: --resume %s: in use by pid %d on host ", first, cmd.Process.Pid)
+	if code != 2 || !strings.HasPrefix(e, want) {
+		t.Errorf("a resume while the fit runs: exit %d, want 2 and %q...:\n%s", code, want, e)
+	}
+	cmd.Process.Signal(syscall.SIGTERM) // enough: it ends with its best so far
+	if cmd.Wait(); cmd.ProcessState.ExitCode() != 143 {
+		t.Errorf("the first fit: %v\n%s", cmd.ProcessState, fe)
+	}
 	stale := filepath.Join(dir, ".c.ckpt.tmp4242")
 	if err := os.WriteFile(stale, []byte("{half"), 0o644); err != nil {
 		t.Fatal(err)
