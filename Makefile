@@ -16,6 +16,10 @@ TAGS    ?= $$(pkg-config --exists ompi 2>/dev/null && echo mpi)
 # make test FUZZTIME=5m. The seed corpora are in each package's
 # testdata/fuzz/<target>/, where `go test` finds them.
 FUZZTIME ?= 10000x
+# A package's tests may take longer than go test's default 10 minutes on a
+# loaded shared box (the suite takes about 6 minutes in all when quiet);
+# the limit is there to turn a hang into a failure, not to time the suite.
+TESTTIMEOUT ?= 40m
 # OpenBLAS picks AVX2 kernels when OPENBLAS_CORETYPE=Haswell is set; the
 # binary re-executes itself without it, tests run with it unset.
 unexport OPENBLAS_CORETYPE
@@ -47,15 +51,16 @@ vet: deps
 
 test: deps vet
 	@test -z "$$(gofmt -l cmd pkg)" || { echo "gofmt needed:"; gofmt -l cmd pkg; exit 1; }
-	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -tags purego ./pkg/kernels/... ./pkg/cholesky/... ./pkg/likelihood/...
-	$(GO) test -count=1 -race ./pkg/runtime/... ./pkg/cholesky/... ./pkg/comm/... ./pkg/solve/... ./pkg/likelihood/... ./pkg/predict/... ./pkg/job/...
+	$(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
+	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags purego ./pkg/kernels/... ./pkg/cholesky/... ./pkg/likelihood/...
+	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -race ./pkg/runtime/... ./pkg/cholesky/... ./pkg/comm/... ./pkg/solve/... ./pkg/likelihood/... ./pkg/predict/... ./pkg/job/...
 	$(GO) build -o /dev/null ./cmd/exageostat
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadCSV$$' -fuzztime=$(FUZZTIME) ./pkg/dataset
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadPair$$' -fuzztime=$(FUZZTIME) ./pkg/dataset
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadFit$$' -fuzztime=$(FUZZTIME) ./pkg/config
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadCluster$$' -fuzztime=$(FUZZTIME) ./pkg/config
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadFitResult$$' -fuzztime=$(FUZZTIME) ./pkg/job
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./pkg/vecchia/neighbors
 	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
 
 bench: build

@@ -5,7 +5,7 @@ package main
 import (
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/cuda"
-	"github.com/exageostat/exageostat/pkg/kind"
+	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
@@ -18,11 +18,9 @@ func prepareGPUCalibration(gpus int) error {
 	return nil
 }
 
-// gpuKinds are the kinds the factorisation runs on a GPU (seed 000: the
-// Cholesky's dgemm, dsyrk, the panel update and dpotrf; gemv is cuBLAS too).
-var gpuKinds = []string{kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm, kind.Gemv}
-
-// calibrateGPU measures the GPU kinds at o.NB on device 0 with a pkg/cuda
+// calibrateGPU measures the kinds whose codelets have a device
+// implementation (insert.DeviceKinds: seed 000's dpotrf, the panel
+// update, dsyrk, dgemm, and dgemv) at o.NB on device 0 with a pkg/cuda
 // worker and records them in m as arch cuda. Each call moves its tiles to
 // the device and back (pkg/cuda keeps no tile resident), so the durations
 // bound from above those of a runtime that keeps tiles on the GPU.
@@ -36,7 +34,7 @@ func calibrateGPU(o bench.CalibrateOptions, m *perfmodel.Model) error {
 		return err
 	}
 	defer w.Close()
-	o.Kernels, o.Kinds, o.Cold = w, gpuKinds, false
+	o.Kernels, o.Kinds, o.Cold = w, insert.DeviceKinds(), false
 	cal, err := bench.Calibrate(o)
 	if err != nil {
 		return err

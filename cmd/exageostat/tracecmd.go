@@ -208,8 +208,7 @@ func writeDOT(w io.Writer, g *runtime.Graph, n, nb int) error {
 				fmt.Fprintf(bw, "    n%d [shape=box, fillcolor=\"#7f7f7f\", label=\"%s %d->%d\"];\n", i, nd.Handle, nd.Src, nd.Rank)
 				continue
 			}
-			t := runtime.Task{Kind: nd.Kind, Tile: nd.Tile}
-			fmt.Fprintf(bw, "    n%d [shape=ellipse, fillcolor=%q, label=%q];\n", i, dotColor(nd.Kind), t.Name())
+			fmt.Fprintf(bw, "    n%d [shape=ellipse, fillcolor=%q, label=%q];\n", i, dotColor(nd.Kind), runtime.TaskName(nd.Kind, nd.Tile))
 		}
 		if g.Ranks > 1 {
 			fmt.Fprintln(bw, "  }")

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 
 	"github.com/exageostat/exageostat/pkg/cholesky"
+	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
@@ -217,59 +218,87 @@ func dgemmRate(kern kernels.Impl, n, reps int) float64 {
 	return 2 * float64(n) * float64(n) * float64(n) / best * 1e-9
 }
 
+// residualArgs: tile (m, c) of A - L L^T for the matrix a and the
+// factor l, its squared norms written to norm and sum.
+type residualArgs struct {
+	l         *tile.Sym
+	a         []float64
+	m, c      int
+	norm, sum *float64
+}
+
+// residualCL is the task of Residual: it reads L(m,0..c), then L(c,0..c)
+// when c != m, and writes the squared Frobenius norms of A(m,c) and of
+// R(m,c) = A(m,c) - sum_k L(m,k) L(c,k)^T (symSumSq) into the caller's
+// slots (a check of a benchmark on one process: no runtime data out).
+var residualCL = &insert.Codelet[residualArgs]{
+	Kind: "residual",
+	ModesFor: func(r residualArgs) []runtime.Mode {
+		n := r.c + 1
+		if r.c != r.m {
+			n *= 2
+		}
+		modes := make([]runtime.Mode, n)
+		for i := range modes {
+			modes[i] = runtime.R
+		}
+		return modes
+	},
+	CPU: func(r residualArgs, kern kernels.Impl, ctx runtime.Context) error {
+		l, m, c, n := r.l, r.m, r.c, r.l.N
+		lm := func(k int) []float64 { return ctx.Dense(k) } // L(m,k)
+		lc := lm                                            // L(c,k)
+		if c != m {
+			lc = func(k int) []float64 { return ctx.Dense(c + 1 + k) }
+		}
+		mb, nb := l.Rows(m), l.Rows(c)
+		res := make([]float64, mb*nb)
+		for j := 0; j < nb; j++ {
+			copy(res[j*mb:(j+1)*mb], r.a[(l.Offset(c)+j)*n+l.Offset(m):][:mb])
+		}
+		*r.norm = symSumSq(res, mb, nb, m == c)
+		// Lower-triangular copy of the diagonal factor tile L(c,c).
+		lcc := make([]float64, nb*nb)
+		src := lc(c)
+		for j := 0; j < nb; j++ {
+			copy(lcc[j*nb+j:(j+1)*nb], src[j*nb+j:(j+1)*nb])
+		}
+		for k := 0; k < c; k++ {
+			kern.Dgemm(blas.NoTrans, blas.Trans, mb, nb, l.Rows(k), -1, lm(k), mb, lc(k), nb, 1, res, mb)
+		}
+		lmc := lcc
+		if m != c {
+			lmc = lm(c)
+		}
+		kern.Dgemm(blas.NoTrans, blas.Trans, mb, nb, nb, -1, lmc, mb, lcc, nb, 1, res, mb)
+		*r.sum = symSumSq(res, mb, nb, m == c)
+		return nil
+	},
+}
+
 // Residual returns ||A - L L^T||_F / ||A||_F, where A is the lower triangle
 // of the column-major matrix a (order l.N) and L the lower factor held in the
 // tiles of l. It runs as one task per lower tile on l's runtime.
 func Residual(kern kernels.Impl, a []float64, l *tile.Sym) (float64, error) {
 	rt := l.Runtime()
-	n, nt := l.N, l.NT
+	ts := insert.New(rt, kern)
+	nt := l.NT
 	sums := make([]float64, nt*(nt+1)/2) // ||R(m,n)||^2 per tile, off-diagonal tiles counted twice
 	norms := make([]float64, nt*(nt+1)/2)
-	idx := 0
+	i := 0
 	for m := 0; m < nt; m++ {
 		for c := 0; c <= m; c++ {
-			i := idx
-			idx++
-			// Accesses: L(m,0..c), then L(c,0..c-1) when c != m.
-			acc := []runtime.Access{}
-			for k := 0; k <= c; k++ {
-				acc = append(acc, runtime.Access{H: l.Handle(m, k), Mode: runtime.R})
+			var hs []*runtime.Handle
+			for j := 0; j <= c; j++ {
+				hs = append(hs, l.Handle(m, j))
 			}
 			if c != m {
-				for k := 0; k <= c; k++ {
-					acc = append(acc, runtime.Access{H: l.Handle(c, k), Mode: runtime.R})
+				for j := 0; j <= c; j++ {
+					hs = append(hs, l.Handle(c, j))
 				}
 			}
-			rt.Submit(runtime.Task{Kind: "residual", Tile: [3]int{m, c, -1}, Access: acc,
-				Run: func(ctx runtime.Context) error {
-					lm := func(k int) []float64 { return ctx.Dense(k) } // L(m,k)
-					lc := lm                                            // L(c,k)
-					if c != m {
-						lc = func(k int) []float64 { return ctx.Dense(c + 1 + k) }
-					}
-					mb, nb := l.Rows(m), l.Rows(c)
-					r := make([]float64, mb*nb)
-					for j := 0; j < nb; j++ {
-						copy(r[j*mb:(j+1)*mb], a[(l.Offset(c)+j)*n+l.Offset(m):][:mb])
-					}
-					norms[i] = symSumSq(r, mb, nb, m == c)
-					// Lower-triangular copy of the diagonal factor tile L(c,c).
-					lcc := make([]float64, nb*nb)
-					src := lc(c)
-					for j := 0; j < nb; j++ {
-						copy(lcc[j*nb+j:(j+1)*nb], src[j*nb+j:(j+1)*nb])
-					}
-					for k := 0; k < c; k++ {
-						kern.Dgemm(blas.NoTrans, blas.Trans, mb, nb, l.Rows(k), -1, lm(k), mb, lc(k), nb, 1, r, mb)
-					}
-					lmc := lcc
-					if m != c {
-						lmc = lm(c)
-					}
-					kern.Dgemm(blas.NoTrans, blas.Trans, mb, nb, nb, -1, lmc, mb, lcc, nb, 1, r, mb)
-					sums[i] = symSumSq(r, mb, nb, m == c)
-					return nil
-				}})
+			residualCL.Insert(ts, insert.At(m, c, -1, 0), residualArgs{l: l, a: a, m: m, c: c, norm: &norms[i], sum: &sums[i]}, hs...)
+			i++
 		}
 	}
 	if err := rt.Wait(); err != nil {

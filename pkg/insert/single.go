@@ -5,8 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
-	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/mixed"
 	"github.com/exageostat/exageostat/pkg/runtime"
 )
@@ -21,80 +21,121 @@ func single(h *runtime.Handle) (runtime.Single, bool) {
 	return f, ok
 }
 
-// shape returns the dimensions of a dense or float32 tile.
-func shape(h *runtime.Handle) (m, n int) {
-	switch f := h.Format().(type) {
+// shape returns the dimensions of a dense, float32 or low-rank tile.
+func shape(f runtime.Format) (m, n int) {
+	switch f := f.(type) {
 	case runtime.Dense:
 		return f.M, f.N
 	case runtime.Single:
 		return f.M, f.N
+	case runtime.LowRank:
+		return f.M, f.N
 	}
-	panic(fmt.Sprintf("insert: %s is %v, not a dense or float32 tile", h.Name(), h.Format()))
+	panic(fmt.Sprintf("insert: %v is not a dense, float32 or low-rank tile", f))
 }
 
-// DcmgS generates the covariance block cv into the dense scratch tile and
-// rounds it into the float32 tile a.
-func (t Tasks) DcmgS(p Place, cv Cov, a, scratch *runtime.Handle) {
+// sArgs: a float32 task's tile sizes (a: m x k, b: n x k, c: m x n; of a
+// generated or solved tile: m x n), which of its tiles are float32, its
+// covariance block and scalars.
+type sArgs struct {
+	m, n, k                int
+	aSingle, bSingle, cSgl bool
+	cv                     Cov
+	alpha, beta            float64
+}
+
+func (a sArgs) entries() float64 { return float64(a.m) * float64(a.n) }
+
+func (a sArgs) dcmg(_ kernels.Impl, c runtime.Context) error {
+	d := c.Buffer(1)[:a.m*a.n]
+	a.cv.fill(a.m, a.n, d)
+	mixed.ToSingle(a.m, a.n, d, c.Single(0))
+	return nil
+}
+
+func (a sArgs) trsmFlops() float64 { return a.entries() * float64(a.n) }
+
+func (a sArgs) trsm(_ kernels.Impl, c runtime.Context) error {
+	l32 := make([]float32, a.n*a.n)
+	mixed.LowerToSingle(a.n, c.Dense(0), l32)
+	mixed.Default().Strsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, a.m, a.n, 1, l32, a.n, c.Single(1), a.m)
+	return nil
+}
+
+func (a sArgs) syrkFlops() float64 { return float64(a.n) * float64(a.m) * float64(a.m+1) }
+
+func (a sArgs) syrk(k kernels.Impl, c runtime.Context) error {
+	d := make([]float64, a.m*a.n)
+	mixed.ToDouble(a.m, a.n, c.Single(0), d)
+	k.Dsyrk(blas.Lower, blas.NoTrans, a.m, a.n, -1, d, a.m, 1, c.Dense(1), a.m)
+	return nil
+}
+
+func (a sArgs) gemmFlops() float64 { return 2 * a.entries() * float64(a.k) }
+
+func (a sArgs) gemm(k kernels.Impl, ctx runtime.Context) error {
+	m, n, kk := a.m, a.n, a.k
+	if a.cSgl {
+		a32, b32 := operand32(ctx, 0, a.aSingle, m*kk), operand32(ctx, 1, a.bSingle, n*kk)
+		mixed.Default().Sgemm(blas.NoTrans, blas.Trans, m, n, kk, -1, a32, m, b32, n, 1, ctx.Single(2), m)
+		return nil
+	}
+	a64, b64 := operand64(ctx, 0, a.aSingle, m*kk), operand64(ctx, 1, a.bSingle, n*kk)
+	k.Dgemm(blas.NoTrans, blas.Trans, m, n, kk, -1, a64, m, b64, n, 1, ctx.Dense(2), m)
+	return nil
+}
+
+func (a sArgs) gemvModes() []runtime.Mode { return lastOut(a.beta == 0, modesRRRW, modesRRW) }
+
+func (a sArgs) gemvFlops() float64 { return 2 * a.entries() }
+
+func (a sArgs) gemv(_ kernels.Impl, c runtime.Context) error {
+	y := c.Vector(2)
+	scaleBy(a.beta, y)
+	mixed.Gemv(a.m, a.n, a.alpha, c.Single(0), c.Vector(1), y)
+	return nil
+}
+
+// The float32 kinds.
+var (
+	sDcmgCL = &Codelet[sArgs]{Kind: kind.SDcmg, Modes: []runtime.Mode{runtime.W, runtime.Scratch}, Flops: sArgs.entries, CPU: sArgs.dcmg}
+	sTrsmCL = &Codelet[sArgs]{Kind: kind.STrsm, Modes: modesR_RW, Flops: sArgs.trsmFlops, CPU: sArgs.trsm}
+	sSyrkCL = &Codelet[sArgs]{Kind: kind.SSyrk, Modes: modesR_RW, Flops: sArgs.syrkFlops, CPU: sArgs.syrk}
+	sGemmCL = &Codelet[sArgs]{Kind: kind.SGemm, Modes: modesRRRW, Flops: sArgs.gemmFlops, CPU: sArgs.gemm}
+	sGemvCL = &Codelet[sArgs]{Kind: kind.SGemv, ModesFor: sArgs.gemvModes, Flops: sArgs.gemvFlops, CPU: sArgs.gemv}
+)
+
+// DcmgS generates the covariance block cv into the dense scratch tile
+// (Tasks.LR.Scratch) and rounds it into the float32 tile a.
+func (t Tasks) DcmgS(p Place, cv Cov, a *runtime.Handle) {
 	f, _ := single(a)
-	t.submit(p, kind.SDcmg, float64(f.M)*float64(f.N), []runtime.Access{acc(a, runtime.W), acc(scratch, runtime.Scratch)},
-		func(c runtime.Context) error {
-			d := c.Buffer(1)[:f.M*f.N]
-			matern.FillTile(cv.K, cv.Nugget, cv.Metric, cv.Rows, cv.Row0, f.M, cv.Cols, cv.Col0, f.N, cv.Diag, d, f.M)
-			mixed.ToSingle(f.M, f.N, d, c.Single(0))
-			return nil
-		})
+	sDcmgCL.Insert(t, p, sArgs{m: f.M, n: f.N, cv: cv}, a, t.LR.Scratch)
 }
 
 // STrsm overwrites the float32 tile a with a L^-T, L the dense diagonal
 // factor l rounded to float32 (strsm; M N^2 flops).
 func (t Tasks) STrsm(p Place, l, a *runtime.Handle) {
 	f, _ := single(a)
-	s := mixed.Default()
-	t.submit(p, kind.STrsm, float64(f.M)*float64(f.N)*float64(f.N), []runtime.Access{acc(l, runtime.R), acc(a, runtime.RW)},
-		func(c runtime.Context) error {
-			l32 := make([]float32, f.N*f.N)
-			mixed.LowerToSingle(f.N, c.Dense(0), l32)
-			s.Strsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, f.M, f.N, 1, l32, f.N, c.Single(1), f.M)
-			return nil
-		})
+	sTrsmCL.Insert(t, p, sArgs{m: f.M, n: f.N}, l, a)
 }
 
 // SSyrk updates the lower triangle of the dense diagonal tile c = c - a a^T
 // for the float32 tile a, widened to float64 (dsyrk).
 func (t Tasks) SSyrk(p Place, a, c *runtime.Handle) {
 	f, _ := single(a)
-	k := t.K
-	t.submit(p, kind.SSyrk, float64(f.N)*float64(f.M)*float64(f.M+1), []runtime.Access{acc(a, runtime.R), acc(c, runtime.RW)},
-		func(ctx runtime.Context) error {
-			d := make([]float64, f.M*f.N)
-			mixed.ToDouble(f.M, f.N, ctx.Single(0), d)
-			k.Dsyrk(blas.Lower, blas.NoTrans, f.M, f.N, -1, d, f.M, 1, ctx.Dense(1), f.M)
-			return nil
-		})
+	sSyrkCL.Insert(t, p, sArgs{m: f.M, n: f.N}, a, c)
 }
 
-// SGemm computes c = c - a b^T where some tile is float32: in float32
-// (sgemm, float64 operands rounded) when c is float32, in float64 (dgemm,
-// float32 operands widened) when c is dense.
+// SGemm computes c = c - a b^T where some tile is float32 and none
+// low-rank: in float32 (sgemm, float64 operands rounded) when c is
+// float32, in float64 (dgemm, float32 operands widened) when c is dense.
 func (t Tasks) SGemm(p Place, a, b, c *runtime.Handle) {
-	m, kk := shape(a)
-	n, _ := shape(b)
+	m, kk := shape(a.Format())
+	n, _ := shape(b.Format())
 	_, cSingle := single(c)
 	_, aSingle := single(a)
 	_, bSingle := single(b)
-	k, s := t.K, mixed.Default()
-	t.submit(p, kind.SGemm, 2*float64(m)*float64(n)*float64(kk),
-		[]runtime.Access{acc(a, runtime.R), acc(b, runtime.R), acc(c, runtime.RW)},
-		func(ctx runtime.Context) error {
-			if cSingle {
-				a32, b32 := operand32(ctx, 0, aSingle, m*kk), operand32(ctx, 1, bSingle, n*kk)
-				s.Sgemm(blas.NoTrans, blas.Trans, m, n, kk, -1, a32, m, b32, n, 1, ctx.Single(2), m)
-				return nil
-			}
-			a64, b64 := operand64(ctx, 0, aSingle, m*kk), operand64(ctx, 1, bSingle, n*kk)
-			k.Dgemm(blas.NoTrans, blas.Trans, m, n, kk, -1, a64, m, b64, n, 1, ctx.Dense(2), m)
-			return nil
-		})
+	sGemmCL.Insert(t, p, sArgs{m: m, n: n, k: kk, aSingle: aSingle, bSingle: bSingle, cSgl: cSingle}, a, b, c)
 }
 
 func operand32(c runtime.Context, i int, isSingle bool, n int) []float32 {
@@ -119,13 +160,9 @@ func operand64(c runtime.Context, i int, isSingle bool, n int) []float64 {
 	return out
 }
 
-// SGemv computes y = y + alpha a x for the float32 tile a, in float64.
-func (t Tasks) SGemv(p Place, alpha float64, a, x, y *runtime.Handle) {
+// SGemv computes y = alpha a x + beta y for the float32 tile a, in
+// float64; y is overwritten when beta = 0.
+func (t Tasks) SGemv(p Place, alpha float64, a, x *runtime.Handle, beta float64, y *runtime.Handle) {
 	f, _ := single(a)
-	t.submit(p, kind.SGemv, 2*float64(f.M)*float64(f.N),
-		[]runtime.Access{acc(a, runtime.R), acc(x, runtime.R), acc(y, runtime.RW)},
-		func(c runtime.Context) error {
-			mixed.Gemv(f.M, f.N, alpha, c.Single(0), c.Vector(1), c.Vector(2))
-			return nil
-		})
+	sGemvCL.Insert(t, p, sArgs{m: f.M, n: f.N, alpha: alpha, beta: beta}, a, x, y)
 }

@@ -254,7 +254,9 @@ type Options struct {
 	// moves each tile to its Owner for the factorisation.
 	GenOwner tile.OwnerFunc
 	// Solve is how the local solve sums its products (default
-	// solve.Chained: the same l on any distribution).
+	// solve.Chained: the same l on any distribution). The approximate
+	// computations always sum them into z in step order
+	// (solve.MoveTiles), as they did before they shared the solve.
 	Solve solve.Mode
 	// Overlap switches seed 000's phase-overlap optimisations (nil: all
 	// on). Its runtime part (Overlap.RuntimeOptions) is the caller's, when
@@ -336,9 +338,22 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 		own = tile.Local
 	}
 	diag := func(m int) int { return own(m, m) }
-	e.sigma = tile.NewSym(rt, n, nb, own)
+	lay := tile.NewLayout(n, nb)
+	mode := o.Solve
+	if c := o.Approx.Computation; c != "" && c != Exact {
+		if err := e.newApprox(o.Approx, lay.NT, nb); err != nil {
+			return nil, err
+		}
+		// The approximate computations sum the solve's products in
+		// z(m) directly, in step order (their l as it always was).
+		mode = solve.MoveTiles
+	}
+	e.sigma = tile.NewSymClasses(rt, n, nb, own, e.classes())
+	if e.ax != nil {
+		e.ax.registerScratch(rt, nb)
+	}
 	e.z = tile.NewVector(rt, "z", n, nb, diag)
-	e.acc = e.tuneSolve(solve.NewAccum(e.sigma, o.Solve))
+	e.acc = e.tuneSolve(solve.NewAccum(e.sigma, mode))
 	e.det = solve.NewScalars(rt, "logdet", e.sigma.NT, diag)
 	e.dot = solve.NewScalars(rt, "dot", e.sigma.NT, diag)
 	for i, c := range p.Covariates {
@@ -346,7 +361,7 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 			return nil, fmt.Errorf("likelihood: covariate %d has %d values for %d locations", i+1, len(c), n)
 		}
 		e.x = append(e.x, tile.NewVector(rt, fmt.Sprintf("x%d", i), n, nb, diag))
-		e.xacc = append(e.xacc, e.tuneSolve(solve.NewAccum(e.sigma, o.Solve)))
+		e.xacc = append(e.xacc, e.tuneSolve(solve.NewAccum(e.sigma, mode)))
 		e.xz = append(e.xz, solve.NewScalars(rt, fmt.Sprintf("xz%d", i), e.sigma.NT, diag))
 		row := make([]*solve.Scalars, i+1)
 		for j := range row {
@@ -359,22 +374,15 @@ func NewWith(p Problem, rt *runtime.Runtime, o Options) (*Evaluator, error) {
 	counts := map[runtime.Dense]int{}
 	for m := 0; m < nt; m++ {
 		for c := 0; c <= m; c++ {
-			// Equation (2): 3 NT - (m + n)/2.
-			e.gen = append(e.gen, genTile{m, c, e.prio(3*nt - (m+c)/2)})
-			if rt.Size() == 1 || own(m, c) == rt.Rank() {
+			e.gen = append(e.gen, genTile{m, c, e.prio(insert.GenPriority(nt, m, c))})
+			if e.sigma.Class(m, c) == tile.Dense && (rt.Size() == 1 || own(m, c) == rt.Rank()) {
 				counts[runtime.Dense{M: e.sigma.Rows(m), N: e.sigma.Rows(c)}]++
 			}
 		}
 	}
-	if c := o.Approx.Computation; c != "" && c != Exact {
-		if err := e.newApprox(o.Approx); err != nil {
-			return nil, err
-		}
-	} else {
-		for f, k := range counts {
-			if e.ov.Memory {
-				rt.Reserve(f, k)
-			}
+	for f, k := range counts {
+		if e.ov.Memory || e.ax != nil {
+			rt.Reserve(f, k)
 		}
 	}
 	// Generation is submitted in priority order (anti-diagonals first),
@@ -479,10 +487,8 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	if err != nil {
 		return math.NaN(), st, fmt.Errorf("%w (theta %v): %v", ErrBadTheta, theta, err)
 	}
-	if e.ax != nil {
-		return e.logLikApprox(theta, k, st)
-	}
 	rt, s := e.rt, e.sigma
+	ts := e.tasks()
 	t0 := time.Now()
 	sent0 := rt.SentBytes()
 	rt.Events() // start this evaluation's record afresh
@@ -490,18 +496,18 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	rt.SetIteration(e.evals)
 	rt0 := rt.Now()
 	e.beginEval()
-	e.submitGeneration(k, e.p.Tau2(theta))
-	e.submitObservations()
+	e.submitGeneration(ts, k, e.p.Tau2(theta))
+	e.submitObservations(ts)
 	e.phaseEnd()
-	cholesky.Submit(s, e.kern)
+	cholesky.SubmitWith(ts, s, e.choleskyOptions())
 	e.phaseEnd()
 	solve.SubmitLogDet(s, e.det)
 	e.phaseEnd()
-	solve.SubmitLocalSolve(s, e.z, e.acc, e.kern)
+	solve.LocalSolve(ts, s, e.z, e.acc)
 	e.phaseEnd()
 	solve.SubmitDot(e.z, e.dot, e.kern)
 	e.phaseEnd()
-	e.submitCovariates()
+	e.submitCovariates(ts)
 	e.det.Fetch()
 	e.dot.Fetch()
 	err = rt.Wait()
@@ -511,31 +517,45 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	st.Wall = time.Since(t0).Seconds()
 	ev := rt.Events()
 	st.Utilization = trace.UtilizationOf(ev, rt.Workers(), rt0, rt1)
-	for _, x := range ev {
-		d := x.Duration()
-		switch x.Kind {
-		case kind.Dcmg:
-			st.Gen += d
-		case kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm:
-			st.Chol += d
-			st.Flops += x.Flops
-		case kind.Trtri: // extra work of the Cholesky, not counted in its flops
-			st.Chol += d
-		case kind.Send, kind.Recv: // messages in flight, not worker time
-		case trace.MemoryKind:
-			continue
-		default:
-			st.Solve += d
-		}
-		st.Tasks++
-	}
+	st.addBusy(ev)
 	if st.Wall > 0 {
 		st.Gflops = st.Flops / st.Wall * 1e-9
 	}
 	if e.keep {
 		e.ev = append(e.ev, ev...)
 	}
+	if e.ax != nil {
+		st.Approx = e.approxStats()
+		if st.Approx.MeanRank > 0 {
+			e.ax.kEst = st.Approx.MeanRank
+		}
+	}
 	return e.finish(theta, st, err)
+}
+
+// addBusy adds the task events ev to the busy seconds by phase (package
+// kind's phases; the observations' copies count as solve, messages as
+// none) and the Cholesky's flops (not the inverses of its diagonal
+// blocks', extra work of the panel), and counts the tasks.
+func (st *Stats) addBusy(ev []trace.Event) {
+	for _, x := range ev {
+		d := x.Duration()
+		switch {
+		case x.Kind == trace.MemoryKind:
+			continue
+		case x.Kind == kind.Send || x.Kind == kind.Recv: // messages in flight, not worker time
+		case x.Kind == kind.Trtri:
+			st.Chol += d
+		case kind.Phase(x.Kind) == "generation" && x.Kind != kind.Zcpy:
+			st.Gen += d
+		case kind.Phase(x.Kind) == "cholesky":
+			st.Chol += d
+			st.Flops += x.Flops
+		default:
+			st.Solve += d
+		}
+		st.Tasks++
+	}
 }
 
 // finish completes an evaluation whose graph ended with err: a matrix
@@ -580,26 +600,17 @@ func (p Problem) fromParts(logDet, quad, logDetXSX, s float64) float64 {
 }
 
 // submitCovariates copies the covariates into their solve vectors, solves
-// them through the factor and submits their inner products.
-func (e *Evaluator) submitCovariates() {
-	e.submitCovariatesWith(func(i int, x *tile.Vector) {
-		solve.SubmitLocalSolve(e.sigma, x, e.xacc[i], e.kern)
-	})
-}
-
-// submitCovariatesWith is submitCovariates with the solve x = L^-1 x of
-// each covariate's vector submitted by solveL.
-func (e *Evaluator) submitCovariatesWith(solveL func(i int, x *tile.Vector)) {
+// them through the factor (x = L^-1 x) and submits their inner products.
+func (e *Evaluator) submitCovariates(ts insert.Tasks) {
 	if len(e.x) == 0 {
 		return
 	}
-	ts := insert.New(e.rt, e.kern)
 	for i, x := range e.x {
 		c := e.p.Covariates[i]
 		for m := 0; m < x.NT; m++ {
 			ts.Zcpy(insert.At(m, -1, -1, e.prio(3*x.NT)), c[x.Offset(m):x.Offset(m)+x.Rows(m)], x.Handle(m))
 		}
-		solveL(i, x)
+		solve.LocalSolve(ts, e.sigma, x, e.xacc[i])
 	}
 	for i, x := range e.x {
 		solve.SubmitInner(x, e.z, e.xz[i], e.kern)
@@ -671,25 +682,29 @@ func (e *Evaluator) gls(st *Stats) error {
 	return nil
 }
 
-func (e *Evaluator) submitGeneration(k matern.Kernel, tau2 float64) {
+// submitGeneration generates the tiles of Sigma in their classes (dcmg,
+// lr-dcmg: generated and compressed, s-dcmg: generated and rounded; none
+// for a dropped tile), on the generation distribution's rank if any.
+func (e *Evaluator) submitGeneration(ts insert.Tasks, k matern.Kernel, tau2 float64) {
 	s, p := e.sigma, e.p
-	ts := insert.New(e.rt, e.kern)
 	for _, g := range e.gen {
 		m, c := g.m, g.n
 		at := insert.At(m, c, -1, g.prio)
 		if e.genOwner != nil {
 			at = at.On(e.genOwner(m, c))
 		}
-		ts.Dcmg(at, insert.Cov{K: k, Nugget: tau2, Metric: p.Metric, Rows: p.Points, Row0: s.Offset(m),
-			Cols: p.Points, Col0: s.Offset(c), Diag: m == c}, s.Handle(m, c))
+		cv := insert.Cov{K: k, Nugget: tau2, Metric: p.Metric, Rows: p.Points, Row0: s.Offset(m),
+			Cols: p.Points, Col0: s.Offset(c), Diag: m == c}
+		if h := s.Handle(m, c); h != nil {
+			ts.Generate(at, cv, h)
+		}
 	}
 }
 
 // submitObservations copies the observations into the solve vector, which the
 // solve overwrites with L^-1 z.
-func (e *Evaluator) submitObservations() {
+func (e *Evaluator) submitObservations(ts insert.Tasks) {
 	z := e.z
-	ts := insert.New(e.rt, e.kern)
 	for m := 0; m < z.NT; m++ {
 		ts.Zcpy(insert.At(m, -1, -1, e.prio(3*z.NT)), e.p.Obs[z.Offset(m):z.Offset(m)+z.Rows(m)], z.Handle(m))
 	}
@@ -703,13 +718,6 @@ func (e *Evaluator) Release() {
 	e.z.Invalidate()
 	for _, x := range e.x {
 		x.Invalidate()
-	}
-	if e.ax != nil {
-		for i, h := range e.ax.h {
-			if h != nil && e.ax.class[i] != clDense {
-				e.rt.Invalidate(h)
-			}
-		}
 	}
 }
 

@@ -6,11 +6,9 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
-
-	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/solve"
 	"github.com/exageostat/exageostat/pkg/tile"
 )
 
@@ -81,54 +79,25 @@ func ConditionalDrawsUniversal(ev *likelihood.Evaluator, theta []float64, at mat
 	if err != nil {
 		return nil, err
 	}
-	rt := ev.Runtime()
-	ts := insert.New(rt, ev.Kernels())
-	l, w := factorOf(ev), ev.Whitened()
+	rt, ts := ev.Runtime(), ev.Tasks()
 	t0 := time.Now()
-	cw := min(n2, max(l.NB, colTile))
-	v := crossCov(ev, "V", kern, at, cw)
-	solveLower(ts, l, v)
-	mt, nt := v.RowLayout.NT, v.ColLayout.NT
-	pred := tile.NewVector(rt, "zhat", n2, cw, nil)
+	cw := min(n2, max(ev.NB(), colTile))
 	vv := tile.NewGeneral(rt, "VtV", n2, n2, cw, cw, func(int, int) int { return 0 })
-	xw := ev.WhitenedCovariates()
-	vx := make([]*tile.Vector, len(xw)) // Xw(:, c)^T V, per covariate c
-	for c := range vx {
-		vx[c] = tile.NewVector(rt, fmt.Sprintf("vx%d", c), n2, cw, nil)
-	}
-	columnProducts(ts, v, append([]*tile.Vector{w}, xw...), append([]*tile.Vector{pred}, vx...), nil)
-	for a := 0; a < nt; a++ {
-		for kk := 0; kk < mt; kk++ {
-			beta := 1.0
-			if kk == 0 {
-				beta = 0
-			}
-			for b := 0; b <= a; b++ {
-				ts.Gemm(insert.At(kk, a, b, 0).On(0), blas.Trans, blas.NoTrans, 1, v.Handle(kk, a), v.Handle(kk, b), beta, vv.Handle(a, b))
-			}
-		}
-	}
-	v.Invalidate()
-	pred.Fetch()
-	for _, x := range vx {
-		x.Fetch()
-	}
-	if err := rt.Wait(); err != nil {
+	cr, err := whitenCross(ev, "V", kern, at, cw, false, func(v *tile.General) { solve.Gram(ts, v, vv) })
+	if err != nil {
 		return nil, err
 	}
-	out.Result.Z = append([]float64(nil), pred.Values()...)
-	pred.Invalidate()
+	nt := vv.ColLayout.NT
+	out.Result.Z = cr.zw
 	// The mean's part: D = x0^T - Xw^T V; mean += D^T b_hat.
 	beta, bcov := ev.GLS()
-	dm := make([][]float64, len(vx)) // dm[c][i] = D(c, i)
-	for c, x := range vx {
-		vals := x.Values()
+	dm := make([][]float64, len(cr.xw)) // dm[c][i] = D(c, i)
+	for c, vals := range cr.xw {
 		dm[c] = make([]float64, n2)
 		for i := range n2 {
 			dm[c][i] = x0[c][i] - vals[i]
 			out.Result.Z[i] += dm[c][i] * beta[c]
 		}
-		x.Invalidate()
 	}
 	tau2 := 0.0
 	if observation {

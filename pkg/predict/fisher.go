@@ -77,8 +77,8 @@ func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher
 	}
 	rt := ev.Runtime()
 	defer rt.Trim()
-	ts := insert.New(rt, ev.Kernels())
-	l := factorOf(ev)
+	ts := ev.Tasks()
+	l := ev.Factor()
 	n, nb, nt := l.N, l.NB, l.NT
 	own := tile.SymOwner(l.Owner())
 	scratch := rt.Register("fisher scratch", 0, runtime.Dense{M: nb, N: nb})
@@ -103,8 +103,8 @@ func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher
 					Cols: p.Points, Col0: l.Offset(c), Diag: m == c}, terms, d.Handle(m, c), scratch)
 			}
 		}
-		solveLower(ts, l, d)
-		solveRightT(ts, l, d)
+		solve.Trsm(ts, blas.Left, blas.NoTrans, l, d)
+		solve.Trsm(ts, blas.Right, blas.Trans, l, d)
 		as[a] = d
 	}
 	m := len(f.Index)
@@ -114,9 +114,11 @@ func FisherInfo(ev *likelihood.Evaluator, theta []float64, free []bool) (*Fisher
 		f.Info[a] = make([]float64, m)
 		sums[a] = make([]*solve.Scalars, m)
 		for b := 0; b <= a; b++ {
-			s := solve.NewScalars(rt, fmt.Sprintf("I%d%d", a, b), nt*nt, func(k int) int { return own(k%nt, k/nt) })
-			for k := 0; k < nt*nt; k++ {
-				ts.Tdot(insert.At(k%nt, k/nt, -1, 0), as[a].Handle(k%nt, k/nt), as[b].Handle(k%nt, k/nt), s.Handle(k))
+			s := solve.NewScalars(rt, fmt.Sprintf("I%d%d", a, b), nt*nt, func(i int) int { return own(i%nt, i/nt) })
+			for c := 0; c < nt; c++ {
+				for r := 0; r < nt; r++ {
+					ts.Tdot(insert.At(r, c, -1, 0), as[a].Handle(r, c), as[b].Handle(r, c), s.Handle(r+c*nt))
+				}
 			}
 			s.Fetch()
 			sums[a][b] = s
@@ -220,74 +222,6 @@ func diffRules() [3][]struct{ step, w float64 } {
 	}
 }
 
-// solveRightT submits X = X L^-T for the lower factor l and a square tiled
-// matrix x with l's tiling: for each step k, X(:,k) = X(:,k) L(k,k)^-T,
-// then X(:,n) -= X(:,k) L(n,k)^T for n > k.
-func solveRightT(ts insert.Tasks, l lfactor, x *tile.General) {
-	nt := l.NT
-	rt := ts.RT
-	for kk := 0; kk < nt; kk++ {
-		inv := l.DiagWork(kk)
-		ts.Trtri(insert.At(kk, kk, kk, 2*(nt-kk)+1), l.Handle(kk, kk), inv, l.Offset(kk))
-		for m := 0; m < nt; m++ {
-			ts.Trmm(insert.At(m, kk, kk, 2*(nt-kk)), blas.Right, blas.Trans, inv, x.Handle(m, kk))
-			for c := kk + 1; c < nt; c++ {
-				l.mul(ts, insert.At(m, c, kk, 2*(nt-kk)-(c-kk)), blas.Right, blas.Trans,
-					-1, c, kk, x.Handle(m, kk), x.Handle(m, c))
-			}
-			rt.Flush(x.Handle(m, kk))
-		}
-		rt.Invalidate(inv)
-		for c := kk; c < nt; c++ {
-			l.flush(rt, c, kk)
-		}
-	}
-}
-
-// solveUpperT submits V = L^-T V for the lower factor l and a tiled matrix
-// v with l's row tiling (backward: V(k) = L(k,k)^-T V(k), then
-// V(m) -= L(k,m)^T V(k) for m < k).
-func solveUpperT(ts insert.Tasks, l lfactor, v *tile.General) {
-	mt, nt := v.RowLayout.NT, v.ColLayout.NT
-	rt := ts.RT
-	for kk := mt - 1; kk >= 0; kk-- {
-		inv := l.DiagWork(kk)
-		ts.Trtri(insert.At(kk, kk, kk, 2*kk+1), l.Handle(kk, kk), inv, l.Offset(kk))
-		for j := 0; j < nt; j++ {
-			ts.Trmm(insert.At(kk, j, kk, 2*kk), blas.Left, blas.Trans, inv, v.Handle(kk, j))
-			for m := 0; m < kk; m++ {
-				l.mul(ts, insert.At(m, j, kk, 2*kk-(kk-m)), blas.Left, blas.Trans,
-					-1, kk, m, v.Handle(kk, j), v.Handle(m, j))
-			}
-			rt.Flush(v.Handle(kk, j))
-		}
-		rt.Invalidate(inv)
-		for m := 0; m <= kk; m++ {
-			l.flush(rt, kk, m)
-		}
-	}
-}
-
-// mulLowerT submits V = L^T V in place for the lower factor l (its tiles'
-// lower triangles) and a tiled matrix v with l's row tiling: for m in
-// increasing order, V(m) = L(m,m)^T V(m) + sum_{k>m} L(k,m)^T V(k), which
-// reads only rows not yet overwritten.
-func mulLowerT(ts insert.Tasks, l lfactor, v *tile.General) {
-	mt, nt := v.RowLayout.NT, v.ColLayout.NT
-	rt := ts.RT
-	for m := 0; m < mt; m++ {
-		for j := 0; j < nt; j++ {
-			ts.Trmm(insert.At(m, j, m, mt-m), blas.Left, blas.Trans, l.Handle(m, m), v.Handle(m, j))
-			for k := m + 1; k < mt; k++ {
-				l.mul(ts, insert.At(m, j, k, mt-m), blas.Left, blas.Trans, 1, k, m, v.Handle(k, j), v.Handle(m, j))
-			}
-		}
-		for k := m; k < mt; k++ {
-			l.flush(rt, k, m)
-		}
-	}
-}
-
 // Efficiency is the MLOE/MMOM assessment of predicting with estimated rather
 // than true parameters (Hong et al.): at each prediction location s0, with
 // the kriging predictor built from theta_a (estimated) or theta_0 (true),
@@ -341,8 +275,8 @@ func MLOEMMOM(ev *likelihood.Evaluator, at matern.Points, thetaTrue, thetaEst []
 	if _, _, err := ev0.LogLik(thetaTrue); err != nil {
 		return nil, fmt.Errorf("true theta: %w", err)
 	}
-	ts := insert.New(rt, ev.Kernels())
-	la, l0 := factorOf(ev), factorOf(ev0)
+	ts, ts0 := ev.Tasks(), ev0.Tasks()
+	la, l0 := ev.Factor(), ev0.Factor()
 	cw := min(n2, max(la.NB, colTile))
 	va := crossCov(ev, "Va", ka, at, cw)
 	wa0 := crossCov(ev, "Wa0", k0, at, cw)
@@ -353,31 +287,19 @@ func MLOEMMOM(ev *likelihood.Evaluator, at matern.Points, thetaTrue, thetaEst []
 		u0.Invalidate()
 		rt.Wait()
 	}()
-	solveLower(ts, la, va)
-	solveLower(ts, la, wa0)
-	solveLower(ts, l0, u0)
-	mt, nt := va.RowLayout.NT, va.ColLayout.NT
+	solve.Trsm(ts, blas.Left, blas.NoTrans, la, va)
+	solve.Trsm(ts, blas.Left, blas.NoTrans, la, wa0)
+	solve.Trsm(ts0, blas.Left, blas.NoTrans, l0, u0)
 	ssa := tile.NewVector(rt, "ssa", n2, cw, nil) // ||Va||^2
 	ss0 := tile.NewVector(rt, "ss0", n2, cw, nil) // ||U0||^2
 	dot := tile.NewVector(rt, "dot", n2, cw, nil) // Va . Wa0
 	ssy := tile.NewVector(rt, "ssy", n2, cw, nil) // ||L0^T Ua||^2
-	colSums := func(v *tile.General, out *tile.Vector) {
-		for j := 0; j < nt; j++ {
-			for kk := 0; kk < mt; kk++ {
-				ts.Colss(insert.At(kk, j, -1, 0).On(v.Handle(kk, j).Owner()), v.Handle(kk, j), out.Handle(j), kk == 0)
-			}
-		}
-	}
-	colSums(va, ssa)
-	colSums(u0, ss0)
-	for j := 0; j < nt; j++ {
-		for kk := 0; kk < mt; kk++ {
-			ts.Coldot(insert.At(kk, j, -1, 0).On(va.Handle(kk, j).Owner()), va.Handle(kk, j), wa0.Handle(kk, j), dot.Handle(j), kk == 0)
-		}
-	}
-	solveUpperT(ts, la, va) // Ua
-	mulLowerT(ts, l0, va)   // L0^T Ua
-	colSums(va, ssy)
+	solve.ColumnProducts(ts, va, nil, nil, ssa)
+	solve.ColumnProducts(ts, u0, nil, nil, ss0)
+	solve.ColumnDots(ts, va, wa0, dot)
+	solve.Trsm(ts, blas.Left, blas.Trans, la, va)  // Ua
+	solve.Trmm(ts0, blas.Left, blas.Trans, l0, va) // L0^T Ua
+	solve.ColumnProducts(ts, va, nil, nil, ssy)
 	for _, v := range []*tile.Vector{ssa, ss0, dot, ssy} {
 		v.Fetch()
 	}

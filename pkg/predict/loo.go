@@ -5,10 +5,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
-	"github.com/exageostat/exageostat/pkg/tile"
 )
 
 // LOO holds leave-one-out cross-validation of a problem's observations, in
@@ -52,48 +50,27 @@ func LeaveOneOut(ev *likelihood.Evaluator, theta []float64) (*LOO, error) {
 	if _, err := factor(ev, theta); err != nil {
 		return nil, err
 	}
-	rt, kern := ev.Runtime(), ev.Kernels()
-	ts := insert.New(rt, kern)
-	l, w := factorOf(ev), ev.Whitened()
 	beta, bcov := ev.GLS()
-	xw := ev.WhitenedCovariates()
-	np := len(xw)
-	n := l.N
+	np := len(ev.WhitenedCovariates())
+	n := ev.N()
 	// The "points" of the identity's columns are their indices.
 	idx := matern.Points{X: make([]float64, n), Y: make([]float64, n)}
 	for i := range idx.X {
 		idx.X[i] = float64(i)
 	}
 	t0 := time.Now()
-	cw := min(n, l.NB)
+	cw := min(n, ev.NB())
 	per := max(cw, batchBytes/(8*max(n, 1))/cw*cw)
 	out := &LOO{Residual: make([]float64, 0, n), Var: make([]float64, 0, n)}
 	for b0 := 0; b0 < n; b0 += per {
 		sub := matern.Points{X: idx.X[b0:min(n, b0+per)], Y: idx.Y[b0:min(n, b0+per)]}
-		v := crossCov(ev, "Linv", unitColumns{}, sub, cw)
-		solveLower(ts, l, v)
-		dot := tile.NewVector(rt, "Sinv_z", len(sub.X), cw, nil)
-		sq := tile.NewVector(rt, "Sinv_diag", len(sub.X), cw, nil)
-		qs := make([]*tile.Vector, np) // (Sigma^-1 X)(:, c) on these points
-		for c := range qs {
-			qs[c] = tile.NewVector(rt, fmt.Sprintf("Sinv_x%d", c), len(sub.X), cw, nil)
-		}
-		columnProducts(ts, v, append([]*tile.Vector{w}, xw...), append([]*tile.Vector{dot}, qs...), sq)
-		v.Invalidate()
-		dot.Fetch()
-		sq.Fetch()
-		for _, q := range qs {
-			q.Fetch()
-		}
-		if err := rt.Wait(); err != nil {
+		cr, err := whitenCross(ev, "Linv", unitColumns{}, sub, cw, true, nil)
+		if err != nil {
 			return nil, err
 		}
-		q := make([][]float64, np)
-		for c := range qs {
-			q[c] = qs[c].Values()
-		}
-		for i, d := range sq.Values() {
-			pz := dot.Values()[i]
+		q := cr.xw // (Sigma^-1 X)(:, c) on these points
+		for i, d := range cr.ss {
+			pz := cr.zw[i]
 			for a := 0; a < np; a++ {
 				pz -= q[a][i] * beta[a]
 				for b := 0; b < np; b++ {
@@ -102,11 +79,6 @@ func LeaveOneOut(ev *likelihood.Evaluator, theta []float64) (*LOO, error) {
 			}
 			out.Residual = append(out.Residual, pz/d)
 			out.Var = append(out.Var, 1/d)
-		}
-		dot.Invalidate()
-		sq.Invalidate()
-		for _, q := range qs {
-			q.Invalidate()
 		}
 	}
 	out.Seconds = time.Since(t0).Seconds()

@@ -15,7 +15,7 @@
 // next to the tiles of V.
 //
 // With an approximate evaluator (likelihood.Approx: tlr, mp, dst) L is its
-// approximate factor L~, read tile by tile in its format (lfactor): the
+// approximate factor L~, read tile by tile in its class (package solve): the
 // kriging, the Fisher information, MLOE/MMOM, leave-one-out and the
 // conditional draws are those of Sigma~ = L~ L~^T, while the
 // cross-covariance Sigma12 and the derivative matrices stay exact.
@@ -36,7 +36,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
-	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/solve"
 	"github.com/exageostat/exageostat/pkg/tile"
 )
 
@@ -129,8 +129,7 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 		return nil, err
 	}
 	beta, bcov := ev.GLS()
-	xw := ev.WhitenedCovariates()
-	np := len(xw)
+	np := len(ev.WhitenedCovariates())
 	p := ev.Problem()
 	n2 := len(at.X)
 	if n2 == 0 {
@@ -144,9 +143,7 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 	if err != nil {
 		return nil, err
 	}
-	rt, kern := ev.Runtime(), ev.Kernels()
-	ts := insert.New(rt, kern)
-	l, w := factorOf(ev), ev.Whitened()
+	l := ev.Factor()
 	n1 := l.N
 	t0 := time.Now()
 	// Wide column tiles make the solve's gemm tasks efficient; the row
@@ -166,33 +163,12 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 		if at.T != nil {
 			sub.T = at.T[b0:min(n2, b0+per)]
 		}
-		v := crossCov(ev, "V", k, sub, cw)
-		solveLower(ts, l, v)
-		// z2_hat(j) = sum_k V(k,j)^T w(k); ss(j) = column sums of V(:,j)^2,
-		// each accumulated next to V(k,j) and travelling down the rows.
-		pred := tile.NewVector(rt, "zhat", len(sub.X), cw, nil)
-		sq := tile.NewVector(rt, "ss", len(sub.X), cw, nil)
-		vx := make([]*tile.Vector, np) // Xw(:, c)^T V, per covariate c
-		for c := range vx {
-			vx[c] = tile.NewVector(rt, fmt.Sprintf("vx%d", c), len(sub.X), cw, nil)
-		}
-		columnProducts(ts, v, append([]*tile.Vector{w}, xw...), append([]*tile.Vector{pred}, vx...), sq)
-		v.Invalidate()
-		pred.Fetch()
-		sq.Fetch()
-		for _, x := range vx {
-			x.Fetch()
-		}
-		if err := rt.Wait(); err != nil {
+		cr, err := whitenCross(ev, "V", k, sub, cw, true, nil)
+		if err != nil {
 			return nil, err
 		}
-		zs, ss := pred.Values(), sq.Values()
+		zs, ss, vxs := cr.zw, cr.ss, cr.xw
 		c0 := pointVar(k, p.Metric, sub, p.Tau2(theta)) // per point: each variable's own of bivariate data
-		vxs := make([][]float64, np)
-		for c, x := range vx {
-			vxs[c] = x.Values()
-			x.Invalidate()
-		}
 		d := make([]float64, np)
 		for i := range zs {
 			z, vr := zs[i], c0[i]-ss[i]
@@ -208,71 +184,64 @@ func krige(ev *likelihood.Evaluator, theta []float64, at matern.Points, x0 [][]f
 			res.Z = append(res.Z, z)
 			res.Var = append(res.Var, math.Max(vr, 0))
 		}
-		pred.Invalidate()
-		sq.Invalidate()
 	}
 	res.Seconds = time.Since(t0).Seconds()
 	return res, nil
 }
 
-// lfactor is the Cholesky factor of an evaluator as the solves read it:
-// the dense diagonal tiles of its tile.Sym, and the off-diagonal tiles in
-// the format of the evaluator's computation (likelihood.Evaluator.FactorTile:
-// dense for exact, U V^T for tlr, float32 off the band for mp, nil where
-// dst dropped a tile). mul dispatches each tile product on that format
-// (insert.FactorMul), so predictions, the Fisher information and MLOE/MMOM
-// use the approximate factor of an approximate evaluator; for exact the
-// tasks are the dense gemm of before.
-type lfactor struct {
-	*tile.Sym
-	ev *likelihood.Evaluator
+// crossProducts are the reductions of V = L^-1 K(X1, pts) for a batch of
+// new locations pts against the whitened data: zw = V^T w, xw[c] =
+// V^T L^-1 X(:, c) per covariate, and ss, the column sums of squares of V
+// (when asked for).
+type crossProducts struct {
+	zw, ss []float64
+	xw     [][]float64
 }
 
-// factorOf returns the factor ev holds.
-func factorOf(ev *likelihood.Evaluator) lfactor { return lfactor{Sym: ev.Factor(), ev: ev} }
-
-// mul submits c = c + alpha op(L(m, n)) b (side Left) or c + alpha b
-// op(L(m, n)) (side Right); nothing for a dropped tile.
-func (l lfactor) mul(ts insert.Tasks, at insert.Place, side blas.Side, trans blas.Transpose, alpha float64, m, n int, b, c *runtime.Handle) {
-	a := l.ev.FactorTile(m, n)
-	if a == nil {
-		return
+// whitenCross submits the generation of the cross-covariance K(X1, pts)
+// of kernel k in column tiles of width cw (crossCov), the solve
+// V = L^-1 K through ev's factor (solve.Trsm), V's column products with
+// the whitened observations and covariates and, with sq, its column sums
+// of squares (solve.ColumnProducts), then more(V) (other tasks that read
+// V, may be nil); it drops V, waits and returns the products on every
+// rank.
+func whitenCross(ev *likelihood.Evaluator, name string, k matern.Kernel, pts matern.Points, cw int, sq bool, more func(v *tile.General)) (*crossProducts, error) {
+	rt, ts := ev.Runtime(), ev.Tasks()
+	n := len(pts.X)
+	v := crossCov(ev, name, k, pts, cw)
+	solve.Trsm(ts, blas.Left, blas.NoTrans, ev.Factor(), v)
+	xs := append([]*tile.Vector{ev.Whitened()}, ev.WhitenedCovariates()...)
+	outs := make([]*tile.Vector, len(xs))
+	for i := range outs {
+		outs[i] = tile.NewVector(rt, fmt.Sprintf("%s'x%d", name, i), n, cw, nil)
 	}
-	cp, k := l.ev.Compressor()
-	ts.FactorMul(at, cp, side, trans, alpha, a, b, c, k)
-}
-
-// flush tells the runtime that the factor tile (m, n) is read no more.
-func (l lfactor) flush(rt *runtime.Runtime, m, n int) {
-	if a := l.ev.FactorTile(m, n); a != nil {
-		rt.Flush(a)
+	var ss *tile.Vector
+	if sq {
+		ss = tile.NewVector(rt, name+" ss", n, cw, nil)
 	}
-}
-
-// solveLower submits V = L^-1 V for the lower factor l and a tiled matrix v
-// with l's row tiling (left-looking order of a tiled trsm), multiplying by
-// the inverses of the diagonal blocks (dtrmm is about twice as fast as
-// dtrsm on tiles). Each step's factor tiles and V's panel row are flushed
-// after their last read.
-func solveLower(ts insert.Tasks, l lfactor, v *tile.General) {
-	mt, nt := v.RowLayout.NT, v.ColLayout.NT
-	rt := ts.RT
-	for kk := 0; kk < mt; kk++ {
-		inv := l.DiagWork(kk)
-		ts.Trtri(insert.At(kk, kk, kk, 2*(mt-kk)+1), l.Handle(kk, kk), inv, l.Offset(kk))
-		for j := 0; j < nt; j++ {
-			ts.Trmm(insert.At(kk, j, kk, 2*(mt-kk)), blas.Left, blas.NoTrans, inv, v.Handle(kk, j))
-			for m := kk + 1; m < mt; m++ {
-				l.mul(ts, insert.At(m, j, kk, 2*(mt-kk)-(m-kk)), blas.Left, blas.NoTrans,
-					-1, m, kk, v.Handle(kk, j), v.Handle(m, j))
-			}
-			rt.Flush(v.Handle(kk, j))
-		}
-		rt.Invalidate(inv)
-		for m := kk; m < mt; m++ {
-			l.flush(rt, m, kk)
-		}
+	solve.ColumnProducts(ts, v, xs, outs, ss)
+	if more != nil {
+		more(v)
 	}
+	v.Invalidate()
+	if ss != nil {
+		outs = append(outs, ss)
+	}
+	for _, o := range outs {
+		o.Fetch()
+	}
+	err := rt.Wait()
+	cp := &crossProducts{zw: outs[0].Values()}
+	for i := 1; i < len(xs); i++ {
+		cp.xw = append(cp.xw, outs[i].Values())
+	}
+	if ss != nil {
+		cp.ss = ss.Values()
+	}
+	for _, o := range outs {
+		o.Invalidate()
+	}
+	return cp, err
 }
 
 // crossMax bounds the distances between two point sets.
@@ -297,28 +266,4 @@ func Score(z, zhat, variance []float64) (mspe, coverage float64) {
 	}
 	n := float64(len(z))
 	return mspe / n, coverage / n
-}
-
-// columnProducts submits, for each column tile j of v and each vector
-// xs[i] tiled like v's rows, outs[i](j) = sum_k V(k,j)^T xs[i](k) and,
-// when sq is not nil, sq(j) = the column sums of squares of V(:,j): each
-// accumulated next to V(k,j) on its owner, travelling down the row tiles
-// in order k = 0, 1, ... (the same sums on any number of ranks).
-func columnProducts(ts insert.Tasks, v *tile.General, xs, outs []*tile.Vector, sq *tile.Vector) {
-	mt, nt := v.RowLayout.NT, v.ColLayout.NT
-	for j := 0; j < nt; j++ {
-		for kk := 0; kk < mt; kk++ {
-			pl := insert.At(kk, j, -1, 0).On(v.Handle(kk, j).Owner())
-			beta := 1.0
-			if kk == 0 {
-				beta = 0
-			}
-			for i, x := range xs {
-				ts.Gemv(pl, blas.Trans, 1, v.Handle(kk, j), x.Handle(kk), beta, outs[i].Handle(j))
-			}
-			if sq != nil {
-				ts.Colss(pl, v.Handle(kk, j), sq.Handle(j), kk == 0)
-			}
-		}
-	}
 }

@@ -298,13 +298,28 @@ type Task struct {
 	// (Options.Devices): a device's worker may run it. The host-test
 	// device runs Run; a GPU its kernel for this kind.
 	Device bool
+	// Model is the key of the task's duration in the performance model
+	// and the history (PerfModel, History); "" means Kind.
+	Model string
+}
+
+// modelKey returns the task's performance-model key.
+func (t *Task) modelKey() string {
+	if t.Model == "" {
+		return t.Kind
+	}
+	return t.Model
 }
 
 // Name returns "kind(m,n,k)" with the used tile indices.
-func (t *Task) Name() string {
-	s := t.Kind + "("
+func (t *Task) Name() string { return TaskName(t.Kind, t.Tile) }
+
+// TaskName returns "kind(m,n,k)" with the tile indices that are not
+// negative: the name of a task in traces and errors.
+func TaskName(kind string, tile [3]int) string {
+	s := kind + "("
 	first := true
-	for _, v := range t.Tile {
+	for _, v := range tile {
 		if v < 0 {
 			continue
 		}
@@ -1064,7 +1079,7 @@ func (r *Runtime) execute(w *worker, t *task) {
 		}
 		err = t.Run(Context{Worker: w.id, Rank: r.rank, Node: w.node, acc: t.Access, bufs: bufs, dev: w.dbufs, rt: r})
 		if err == nil && r.opts.History != nil {
-			r.opts.History.Record(w.arch, t.Kind, t.size, float64(r.Now()-exec)/1e9)
+			r.opts.History.Record(w.arch, t.modelKey(), t.size, float64(r.Now()-exec)/1e9)
 		}
 		return err
 	}()

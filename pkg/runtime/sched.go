@@ -86,7 +86,7 @@ func checkScheduler(o Options) error {
 // the model's, else (not measured yet) its flops at 10 GFLOP/s, so that
 // unmeasured tasks still spread over the workers.
 func (r *Runtime) expected(arch string, t *task) float64 {
-	if d, ok := r.opts.PerfModel.Expected(arch, t.Kind, t.size); ok {
+	if d, ok := r.opts.PerfModel.Expected(arch, t.modelKey(), t.size); ok {
 		return d
 	}
 	return t.Flops * 1e-10

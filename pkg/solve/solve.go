@@ -1,8 +1,22 @@
-// Package solve submits the post-factorisation phases of a Gaussian
-// log-likelihood evaluation as tile tasks: the log-determinant from the
-// diagonal tiles of the Cholesky factor, the triangular solve z <- L^-1 z in
-// its local form (Algorithm 1 of the multi-phase ExaGeoStat paper), and the
-// dot product z^T z.
+// Package solve submits the tile algorithms that follow a Cholesky
+// factorisation A = L L^T, over a factor whose tiles are of any class
+// (tile.Class: dense, low-rank, float32, dropped): the log-determinant
+// from its diagonal tiles, the triangular solve z <- L^-1 z of one
+// right-hand side in its local form (Algorithm 1 of the multi-phase
+// ExaGeoStat paper), triangular solves and products with many right-hand
+// sides (Trsm: op(L)^-1 B or B op(L)^-1; Trmm: op(L) B; Trmv: L e), and
+// the reductions over tile rows that prediction needs (column products
+// and sums of squares, the Gram matrix V^T V, dot products). They are
+// the only loops over tile steps besides the factorisation (package
+// cholesky): likelihood, prediction, the Fisher information, MLOE/MMOM,
+// cross-validation, conditional draws and simulation compose them.
+//
+// Each product with a factor tile follows its class (insert.FactorGemv,
+// insert.FactorMul: gemv/gemm, lr-gemv/lr-mul through the rank, s-gemv/
+// s-mul widened); a dropped tile is zero and submits nothing. The
+// diagonal tiles are dense. Priorities are package insert's policy,
+// Equations (7)-(9): step s's diagonal tasks 2(NT - s), its update of the
+// target at position i 2(NT - s) - i, in the solve's own order of steps.
 //
 // Local solve: instead of updating z(m) on the rank that owns z (which would
 // move every tile L(m,k) there), the products L(m,k) z(k) are computed next
@@ -20,7 +34,6 @@
 // Chained is the default: its additions happen in the same order whatever
 // the distribution, so l is bitwise the same on any number of ranks, while
 // PerRank's grouping by owner changes the last bits with the distribution.
-// With priorities (7)-(9): trsv 2(NT-k), gemv 2(NT-k)-m, geadd 2(NT-k).
 package solve
 
 import (
@@ -101,15 +114,12 @@ const (
 	MoveTiles
 )
 
+var modeNames = [...]string{Chained: "chained", PerRank: "per-rank", MoveTiles: "move-tiles"}
+
 // String returns the mode's name as the command line spells it.
 func (m Mode) String() string {
-	switch m {
-	case Chained:
-		return "chained"
-	case PerRank:
-		return "per-rank"
-	case MoveTiles:
-		return "move-tiles"
+	if m >= 0 && int(m) < len(modeNames) {
+		return modeNames[m]
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
@@ -145,6 +155,9 @@ func NewAccum(l *tile.Sym, mode Mode) *Accum {
 	for m := 0; m < nt; m++ {
 		seen := map[int]bool{}
 		for k := 0; k < m; k++ {
+			if l.Class(m, k) == tile.Dropped {
+				continue
+			}
 			r := l.Handle(m, k).Owner()
 			if mode == Chained {
 				r = l.Handle(m, m).Owner()
@@ -193,9 +206,16 @@ func SubmitLogDet(l *tile.Sym, out *Scalars) {
 }
 
 // SubmitLocalSolve submits z <- L^-1 z (Algorithm 1) for the lower factor l
-// held in a tiled matrix and the tiled vector z with the same tiling.
+// held in a tiled matrix of dense tiles and the tiled vector z with the
+// same tiling, with the tile kernels kern.
 func SubmitLocalSolve(l *tile.Sym, z *tile.Vector, acc *Accum, kern kernels.Impl) {
-	ts := insert.New(l.Runtime(), kern)
+	LocalSolve(insert.New(l.Runtime(), kern), l, z, acc)
+}
+
+// LocalSolve submits z <- L^-1 z (Algorithm 1) for the lower factor l,
+// of tiles of any class, and the tiled vector z with the same tiling, on
+// the inserter ts (its kernels and, for low-rank tiles, its compressor).
+func LocalSolve(ts insert.Tasks, l *tile.Sym, z *tile.Vector, acc *Accum) {
 	nt := l.NT
 	for m := range acc.first {
 		clear(acc.first[m])
@@ -207,11 +227,14 @@ func SubmitLocalSolve(l *tile.Sym, z *tile.Vector, acc *Accum, kern kernels.Impl
 		return p
 	}
 	for k := 0; k < nt; k++ {
-		ts.Trsv(insert.At(k, k, -1, prio(2*(nt-k))), l.Handle(k, k), z.Handle(k))
+		ts.Trsv(insert.At(k, k, -1, prio(insert.SolveDiagPriority(nt, k))), l.Handle(k, k), z.Handle(k))
 		for m := k + 1; m < nt; m++ {
-			p := insert.At(m, k, -1, prio(2*(nt-k)-m))
+			if l.Class(m, k) == tile.Dropped {
+				continue
+			}
+			p := insert.At(m, k, -1, prio(insert.SolveUpdatePriority(nt, k, m)))
 			if acc.mode == MoveTiles {
-				ts.Gemv(p, blas.NoTrans, -1, l.Handle(m, k), z.Handle(k), 1, z.Handle(m))
+				ts.FactorGemv(p, blas.NoTrans, -1, l.Handle(m, k), z.Handle(k), 1, z.Handle(m))
 				continue
 			}
 			owner := l.Handle(m, k).Owner()
@@ -230,13 +253,13 @@ func SubmitLocalSolve(l *tile.Sym, z *tile.Vector, acc *Accum, kern kernels.Impl
 			}
 			// Next to L(m,k): the accumulator travels, not the tile
 			// (with AtZ, on z(m)'s owner: the tile travels).
-			ts.Gemv(p.On(owner), blas.NoTrans, 1, l.Handle(m, k), z.Handle(k), beta, acc.hs[m][i])
+			ts.FactorGemv(p.On(owner), blas.NoTrans, 1, l.Handle(m, k), z.Handle(k), beta, acc.hs[m][i])
 		}
 		ts.RT.Flush(z.Handle(k)) // read by the products of column k only
 		if k+1 < nt {
 			m := k + 1
 			for i := range acc.ranks[m] {
-				ts.Geadd(insert.At(m, -1, -1, prio(2*(nt-k))), -1, acc.hs[m][i], z.Handle(m))
+				ts.Geadd(insert.At(m, -1, -1, prio(insert.SolveDiagPriority(nt, k))), -1, acc.hs[m][i], z.Handle(m))
 			}
 		}
 	}

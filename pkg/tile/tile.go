@@ -6,8 +6,9 @@
 // columns [n nb, min((n+1) nb, N)), so the last tile row and column may be
 // smaller than nb. Sym stores only the lower tiles m >= n, each column-major
 // and contiguous with leading dimension equal to its number of rows: about
-// half the memory of the full matrix. Every tile is registered with the
-// runtime as a handle of format runtime.Dense owned by one rank: a
+// half the memory of the full matrix. Each tile has a Class (dense
+// float64, low-rank U V^T, float32 or dropped) and is registered with the
+// runtime as a handle of its class's format owned by one rank: a
 // descriptor holds no data, the runtime allocates each tile's buffer where
 // a task writes it (Chameleon's descriptors over StarPU handles).
 package tile
@@ -15,7 +16,7 @@ package tile
 import (
 	"fmt"
 
-	"github.com/exageostat/exageostat/pkg/kind"
+	"github.com/exageostat/exageostat/pkg/insert"
 	"github.com/exageostat/exageostat/pkg/runtime"
 )
 
@@ -51,37 +52,106 @@ func (l Layout) Rows(m int) int {
 // Offset returns the first global index of tile m.
 func (l Layout) Offset(m int) int { return m * l.NB }
 
-// Sym is a tiled symmetric matrix storing its lower tiles.
+// Class is how one tile of a Sym is stored.
+type Class uint8
+
+// The tile classes: the exact computation keeps every tile Dense; the
+// approximate ones keep the diagonal (and a band) Dense and the others
+// LowRank (TLR), Single (mixed precision) or Dropped (diagonal
+// super-tile).
+const (
+	Dense   Class = iota // float64, runtime.Dense
+	LowRank              // U V^T, runtime.LowRank (dense when it needs more than the maximum rank)
+	Single               // float32, runtime.Single
+	Dropped              // zero: no handle, no task reads or writes it
+)
+
+var classNames = [...]string{Dense: "dense", LowRank: "low-rank", Single: "single", Dropped: "dropped"}
+
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("Class(%d)", int(c))
+}
+
+// Classes chooses the class of each lower tile of a Sym.
+type Classes struct {
+	// Of returns the class of off-diagonal tile (m, n), m > n (nil: all
+	// Dense). The diagonal tiles are always Dense: the factorisation and
+	// the solves factor and invert them.
+	Of func(m, n int) Class
+	// MaxRank is the largest rank of a LowRank tile held as U V^T.
+	MaxRank int
+}
+
+// Sym is a tiled symmetric matrix storing its lower tiles, each of a
+// Class.
 type Sym struct {
 	Layout
 	rt      *runtime.Runtime
-	handles []*runtime.Handle // lower tiles, index m(m+1)/2 + n
+	handles []*runtime.Handle // lower tiles, index m(m+1)/2 + n; nil when Dropped
+	class   []Class           // lower tiles, same index
 	owner   OwnerFunc
 	work    []*runtime.Handle // per diagonal tile workspace, registered on first use
+	// sub holds the sub-tile handles of a diagonal tile per owner rank,
+	// tile order and sub-tile size (SubTiles); signal the ordering-only
+	// handle of each lower tile (Signal).
+	sub    map[[3]int][]*runtime.Handle
+	signal []*runtime.Handle
 }
 
 func lowerIndex(m, n int) int { return m*(m+1)/2 + n }
 
 // NewSym registers with rt an N x N tiled symmetric matrix with tile size nb
-// whose tile (m, n) is owned by owner(m, n) (nil means Local). No tile
-// data is allocated.
+// whose tile (m, n) is owned by owner(m, n) (nil means Local), every tile
+// Dense. No tile data is allocated.
 func NewSym(rt *runtime.Runtime, n, nb int, owner OwnerFunc) *Sym {
+	return NewSymClasses(rt, n, nb, owner, Classes{})
+}
+
+// NewSymClasses is NewSym with the tiles of the classes cl, each
+// registered in its class's format (none for a Dropped tile).
+func NewSymClasses(rt *runtime.Runtime, n, nb int, owner OwnerFunc, cl Classes) *Sym {
 	if owner == nil {
 		owner = Local
 	}
 	l := NewLayout(n, nb)
 	s := &Sym{Layout: l, rt: rt, owner: owner}
 	s.handles = make([]*runtime.Handle, l.NT*(l.NT+1)/2)
+	s.class = make([]Class, len(s.handles))
 	for m := 0; m < l.NT; m++ {
 		for k := 0; k <= m; k++ {
-			s.handles[lowerIndex(m, k)] = rt.Register(fmt.Sprintf("A(%d,%d)", m, k), owner(m, k),
-				runtime.Dense{M: l.Rows(m), N: l.Rows(k)})
+			c := Dense
+			if m != k && cl.Of != nil {
+				c = cl.Of(m, k)
+			}
+			var f runtime.Format
+			switch c {
+			case Dense:
+				f = runtime.Dense{M: l.Rows(m), N: l.Rows(k)}
+			case LowRank:
+				if cl.MaxRank < 1 {
+					panic(fmt.Sprintf("tile: low-rank tile (%d,%d) with maximum rank %d", m, k, cl.MaxRank))
+				}
+				f = runtime.LowRank{M: l.Rows(m), N: l.Rows(k), MaxRank: cl.MaxRank}
+			case Single:
+				f = runtime.Single{M: l.Rows(m), N: l.Rows(k)}
+			case Dropped:
+			default:
+				panic(fmt.Sprintf("tile: tile (%d,%d) of %v", m, k, c))
+			}
+			s.class[lowerIndex(m, k)] = c
+			if f != nil {
+				s.handles[lowerIndex(m, k)] = rt.Register(fmt.Sprintf("A(%d,%d)", m, k), owner(m, k), f)
+			}
 		}
 	}
 	return s
 }
 
-// Handle returns the runtime handle of lower tile (m, n), m >= n.
+// Handle returns the runtime handle of lower tile (m, n), m >= n: nil for
+// a Dropped tile.
 func (s *Sym) Handle(m, n int) *runtime.Handle {
 	if n > m {
 		panic(fmt.Sprintf("tile: (%d,%d) is not a lower tile", m, n))
@@ -89,10 +159,25 @@ func (s *Sym) Handle(m, n int) *runtime.Handle {
 	return s.handles[lowerIndex(m, n)]
 }
 
-// Tile returns this rank's copy of lower tile (m, n), column-major with
-// leading dimension Rows(m), once the tasks writing it are done (after
-// Wait), or nil when this rank does not hold its latest version.
-func (s *Sym) Tile(m, n int) []float64 { return s.rt.Local(s.Handle(m, n)) }
+// Class returns the class of lower tile (m, n), m >= n.
+func (s *Sym) Class(m, n int) Class {
+	if n > m {
+		panic(fmt.Sprintf("tile: (%d,%d) is not a lower tile", m, n))
+	}
+	return s.class[lowerIndex(m, n)]
+}
+
+// Tile returns this rank's copy of lower tile (m, n), in its format's
+// layout (column-major with leading dimension Rows(m) for a Dense tile),
+// once the tasks writing it are done (after Wait), or nil when this rank
+// does not hold its latest version or the tile is Dropped.
+func (s *Sym) Tile(m, n int) []float64 {
+	h := s.Handle(m, n)
+	if h == nil {
+		return nil
+	}
+	return s.rt.Local(h)
+}
 
 // DiagWork returns the handle of a workspace the size of diagonal tile
 // (k, k), owned by the tile's owner (e.g. for the inverse of a Cholesky
@@ -109,31 +194,79 @@ func (s *Sym) DiagWork(k int) *runtime.Handle {
 	return s.work[k]
 }
 
+// SubTiles returns the handles of the lower sub-tiles of diagonal tile
+// (k, k) cut at multiples of size (index i(i+1)/2 + j, with the
+// boundaries cuts: 0 = cuts[0] < ... < cuts[len-1] = Rows(k)), owned by
+// the tile's owner, for a nested factorisation of the tile. They are
+// registered on the first call and shared by the diagonal tiles of the
+// same order on one rank.
+func (s *Sym) SubTiles(k, size int) (handles []*runtime.Handle, cuts []int) {
+	n := s.Rows(k)
+	r := 0
+	if s.rt.Size() > 1 {
+		r = s.owner(k, k)
+	}
+	cuts = Cuts(n, size)
+	key := [3]int{r, n, size}
+	if hs := s.sub[key]; hs != nil {
+		return hs, cuts
+	}
+	for i := 0; i+1 < len(cuts); i++ {
+		for j := 0; j <= i; j++ {
+			handles = append(handles, s.rt.Register(fmt.Sprintf("hsub%d(%d,%d)", n, i, j), r,
+				runtime.Dense{M: cuts[i+1] - cuts[i], N: cuts[j+1] - cuts[j]}))
+		}
+	}
+	if s.sub == nil {
+		s.sub = map[[3]int][]*runtime.Handle{}
+	}
+	s.sub[key] = handles
+	return handles, cuts
+}
+
+// Cuts returns the boundaries of an n x n tile cut at multiples of s:
+// 0 = b[0] < b[1] < ... < b[len-1] = n.
+func Cuts(n, s int) []int {
+	b := []int{0}
+	for o := s; o < n; o += s {
+		b = append(b, o)
+	}
+	return append(b, n)
+}
+
+// Signal returns the ordering-only handle (runtime.NewHandle: no data) of
+// lower tile (m, n), owned by the tile's owner, made on the first call:
+// for the control dependencies of an algorithm (insert.Place.Signal and
+// After).
+func (s *Sym) Signal(m, n int) *runtime.Handle {
+	if s.signal == nil {
+		s.signal = make([]*runtime.Handle, len(s.handles))
+	}
+	i := lowerIndex(m, n)
+	if s.signal[i] == nil {
+		s.signal[i] = runtime.NewHandle(fmt.Sprintf("ctl(%d,%d)", m, n), s.owner(m, n))
+	}
+	return s.signal[i]
+}
+
 // Owner returns the OwnerFunc of the tiles.
 func (s *Sym) Owner() OwnerFunc { return s.owner }
 
 // Runtime returns the runtime the tiles are registered with.
 func (s *Sym) Runtime() *runtime.Runtime { return s.rt }
 
-// Words returns the number of float64 values of the lower tiles.
-func (s *Sym) Words() int {
-	total := 0
-	for m := 0; m < s.NT; m++ {
-		for k := 0; k <= m; k++ {
-			total += s.Rows(m) * s.Rows(k)
-		}
-	}
-	return total
-}
+// Words returns the number of float64 words of the lower tiles' buffers
+// in their formats (a LowRank tile's at its maximum rank).
+func (s *Sym) Words() int { return s.OwnedWords(-1) }
 
-// OwnedWords returns the number of float64 values of the lower tiles rank
-// r owns.
+// OwnedWords returns the number of float64 words of the lower tiles rank
+// r owns (every tile for r < 0), as Words.
 func (s *Sym) OwnedWords(r int) int {
 	total := 0
 	for m := 0; m < s.NT; m++ {
 		for k := 0; k <= m; k++ {
-			if s.owner(m, k) == r {
-				total += s.Rows(m) * s.Rows(k)
+			if h := s.Handle(m, k); h != nil && (r < 0 || s.owner(m, k) == r) {
+				total += h.Format().Words()
 			}
 		}
 	}
@@ -144,26 +277,21 @@ func (s *Sym) OwnedWords(r int) int {
 // buffers go back to the pool once the tasks submitted so far are done.
 func (s *Sym) Invalidate() {
 	for _, h := range s.handles {
-		s.rt.Invalidate(h)
+		if h != nil {
+			s.rt.Invalidate(h)
+		}
 	}
 }
 
 // FromDense submits one task per lower tile that copies the lower triangle
 // of the column-major N x N matrix a (leading dimension lda; every rank
-// passes the same) into the tile, on the tile's owner.
+// passes the same) into the tile, on the tile's owner. Every tile must be
+// Dense.
 func (s *Sym) FromDense(a []float64, lda int) {
+	ts := insert.New(s.rt, nil)
 	for m := 0; m < s.NT; m++ {
 		for n := 0; n <= m; n++ {
-			rows, cols, r0, c0 := s.Rows(m), s.Rows(n), s.Offset(m), s.Offset(n)
-			s.rt.Submit(runtime.Task{Kind: kind.Copy, Tile: [3]int{m, n, -1}, Priority: 3*s.NT - m - n,
-				Access: []runtime.Access{{H: s.Handle(m, n), Mode: runtime.W}},
-				Run: func(c runtime.Context) error {
-					t := c.Dense(0)
-					for j := 0; j < cols; j++ {
-						copy(t[j*rows:(j+1)*rows], a[(c0+j)*lda+r0:][:rows])
-					}
-					return nil
-				}})
+			ts.CopyIn(insert.At(m, n, -1, 3*s.NT-m-n), a, lda, s.Offset(m), s.Offset(n), s.Handle(m, n))
 		}
 	}
 }
@@ -171,9 +299,13 @@ func (s *Sym) FromDense(a []float64, lda int) {
 // ToDense brings every lower tile to this rank, waits, and copies them into
 // the lower triangle (and the diagonal tiles' upper parts) of the
 // column-major N x N matrix a with leading dimension lda. In a distributed
-// run every rank must call it (the tiles travel like task data).
+// run every rank must call it (the tiles travel like task data). Every
+// tile must be Dense.
 func (s *Sym) ToDense(a []float64, lda int) error {
-	for _, h := range s.handles {
+	for i, h := range s.handles {
+		if s.class[i] != Dense {
+			return fmt.Errorf("tile: ToDense of a matrix with %v tiles", s.class[i])
+		}
 		s.rt.FetchOn(h, s.rt.Rank())
 	}
 	if err := s.rt.Wait(); err != nil {

@@ -289,16 +289,12 @@ func (c Compressor) product(a, b view) (d, pu, pv []float64, r int) {
 func (c Compressor) Gemm(fa runtime.LowRank, abuf []float64, fb runtime.LowRank, bbuf []float64,
 	fc runtime.LowRank, cbuf []float64) (int, error) {
 	a, b, t := read(fa, abuf), read(fb, bbuf), read(fc, cbuf)
-	m, n := fc.M, fc.N
-	d, pu, pv, kp := c.product(a, b)
 	if t.k < 0 { // dense C
-		if d != nil {
-			c.K.Dgeadd(m, n, -1, d, m, 1, t.d, m)
-		} else if kp > 0 {
-			c.K.Dgemm(blas.NoTrans, blas.Trans, m, n, kp, -1, pu, m, pv, n, 1, t.d, m)
-		}
+		c.subProduct(a, b, t.d)
 		return -1, nil
 	}
+	m, n := fc.M, fc.N
+	d, pu, pv, kp := c.product(a, b)
 	if d == nil && kp == 0 {
 		return t.k, nil
 	}
@@ -367,6 +363,25 @@ func (c Compressor) Gemm(fa runtime.LowRank, abuf []float64, fb runtime.LowRank,
 	c.K.Dgemm(blas.NoTrans, blas.NoTrans, m, r, kk, 1, us, m, x, kk, 0, u, m)
 	c.K.Dgemm(blas.NoTrans, blas.Trans, n, r, kk, 1, vs, n, yt, kk, 0, v, n)
 	return r, nil
+}
+
+// GemmDense updates the dense M x N column-major tile cd (leading
+// dimension M) with cd - A B^T for the tiles A in abuf (fa, M x K) and B
+// in bbuf (fb, N x K): Gemm's update of a C held dense, for a C stored
+// in float64 (or widened from float32) whose operands are low-rank.
+func (c Compressor) GemmDense(fa runtime.LowRank, abuf []float64, fb runtime.LowRank, bbuf []float64, cd []float64) {
+	c.subProduct(read(fa, abuf), read(fb, bbuf), cd)
+}
+
+// subProduct sets the dense cd = cd - A B^T.
+func (c Compressor) subProduct(a, b view, cd []float64) {
+	m, n := a.m, b.m
+	d, pu, pv, kp := c.product(a, b)
+	if d != nil {
+		c.K.Dgeadd(m, n, -1, d, m, 1, cd, m)
+	} else if kp > 0 {
+		c.K.Dgemm(blas.NoTrans, blas.Trans, m, n, kp, -1, pu, m, pv, n, 1, cd, m)
+	}
 }
 
 func copyInto(dst, src []float64) []float64 {
