@@ -6,9 +6,11 @@
 # Needs slurm-wlm and munge (scripts/deps.sh) and a running Slurm:
 #   /work/shared/tools/slurm-local/start.sh; export SLURM_CONF=/tmp/slurm-local/slurm.conf
 # Run from the repository root after `make build`: scripts/slurm-time-limit.sh [N]
-# (N, the data's size, 7000 by default: about three minutes on 2 cores).
+# (N, the data's size, 5000 by default: a fit of a few minutes on 2 cores;
+# the first evaluation must end within the minute).
 set -euo pipefail
-N=${1:-7000}
+command -v sbatch >/dev/null || { echo "no sbatch: apt-get install slurm-wlm munge, then start a Slurm" >&2; exit 2; }
+N=${1:-5000}
 BIN=$(pwd)/bin/exageostat
 W=$(mktemp -d /tmp/exageostat-slurm-XXXX)
 cd "$W"
