@@ -16,6 +16,12 @@ type Record struct {
 	// Search is the point of a profiled search that Theta stands for
 	// (Eval.Search), nil otherwise: the cache is keyed by it.
 	Search []float64
+	// Stage, Grad and Info are a Fisher-scoring search's (Eval.Stage,
+	// Eval.Grad, Eval.Info; Info row by row, d x d): the cache is keyed by
+	// the stage too (each stage is another objective).
+	Stage int
+	Grad  []float64
+	Info  []float64
 }
 
 // at is the point of the search a record answers.
@@ -86,7 +92,7 @@ func (c *Cache) VerifyBest(tol float64) []float64 {
 func NewCache(records []Record) *Cache {
 	c := &Cache{m: make(map[string]Record, len(records)), used: map[string]bool{}}
 	for _, r := range records {
-		c.m[key(r.at())] = r
+		c.m[stageKey(r.Stage, r.at())] = r
 	}
 	return c
 }
@@ -123,19 +129,10 @@ func (c *Cache) Unused() int {
 // both to the same value).
 func (c *Cache) eval(f Objective, theta []float64) (l float64, err error, replayed bool, full []float64) {
 	if c != nil {
-		k := key(theta)
+		k := stageKey(0, theta)
 		if r, ok := c.m[k]; ok && k == c.verify {
-			c.verify = "" // once
-			c.used[k] = true
 			l, err = f(theta)
-			var rec *Recoverable
-			if errors.As(err, &rec) { // fails at theta now: not the record
-				return l, &Mismatch{Theta: r.Theta, Recorded: r.LogLik, Failed: err}, false, nil
-			}
-			if err == nil && !(math.Abs(l-r.LogLik) <= c.tol*(1+math.Abs(r.LogLik))) {
-				return l, &Mismatch{Theta: r.Theta, Recorded: r.LogLik, Computed: l}, false, nil
-			}
-			return l, err, false, nil
+			return l, c.check(k, r, l, err), false, nil
 		}
 		if r, ok := c.m[k]; ok {
 			c.hits++
@@ -148,6 +145,58 @@ func (c *Cache) eval(f Objective, theta []float64) (l float64, err error, replay
 	}
 	l, err = f(theta)
 	return l, err, false, nil
+}
+
+// evalGrad is eval for a Fisher-scoring stage: the cached value, gradient
+// and information of (stage, theta), or f's. A record without a gradient
+// (BOBYQA's) is not an answer.
+func (c *Cache) evalGrad(f GradObjective, stage int, theta []float64) (l float64, g []float64, info [][]float64, err error, replayed bool) {
+	if c != nil {
+		k := stageKey(stage, theta)
+		if r, ok := c.m[k]; ok && k == c.verify {
+			l, g, info, err = f(theta)
+			return l, g, info, c.check(k, r, l, err), false
+		}
+		if r, ok := c.m[k]; ok && (r.Failed != "" || (len(r.Grad) == len(theta) && len(r.Info) == len(theta)*len(theta))) {
+			c.hits++
+			c.used[k] = true
+			if r.Failed != "" {
+				return math.Inf(-1), nil, nil, &Recoverable{Err: errors.New(r.Failed)}, true
+			}
+			d := len(theta)
+			info = make([][]float64, d)
+			for i := range info {
+				info[i] = append([]float64(nil), r.Info[i*d:(i+1)*d]...)
+			}
+			return r.LogLik, append([]float64(nil), r.Grad...), info, nil, true
+		}
+	}
+	l, g, info, err = f(theta)
+	return l, g, info, err, false
+}
+
+// check compares the recomputation (l, err) of the verified record r (key
+// k) with it, once: a *Mismatch when it fails now or differs by more than
+// the tolerance, err otherwise.
+func (c *Cache) check(k string, r Record, l float64, err error) error {
+	c.verify = "" // once
+	c.used[k] = true
+	var rec *Recoverable
+	if errors.As(err, &rec) { // fails at theta now: not the record
+		return &Mismatch{Theta: r.Theta, Recorded: r.LogLik, Failed: err}
+	}
+	if err == nil && !(math.Abs(l-r.LogLik) <= c.tol*(1+math.Abs(r.LogLik))) {
+		return &Mismatch{Theta: r.Theta, Recorded: r.LogLik, Computed: l}
+	}
+	return err
+}
+
+// stageKey is key(theta), prefixed by the stage when it is not 0.
+func stageKey(stage int, theta []float64) string {
+	if stage == 0 {
+		return key(theta)
+	}
+	return fmt.Sprintf("stage %d:", stage) + key(theta)
 }
 
 // key is the exact bit pattern of theta.
@@ -164,6 +213,13 @@ func (e Eval) Record() Record {
 	r := Record{Theta: append([]float64(nil), e.Theta...), LogLik: e.LogLik}
 	if e.Search != nil {
 		r.Search = append([]float64(nil), e.Search...)
+	}
+	r.Stage = e.Stage
+	if e.Grad != nil && e.Info != nil && e.Failed == nil {
+		r.Grad = append([]float64(nil), e.Grad...)
+		for _, row := range e.Info {
+			r.Info = append(r.Info, row...)
+		}
 	}
 	if e.Failed != nil {
 		r.LogLik, r.Failed = 0, e.Failed.Error()

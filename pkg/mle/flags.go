@@ -39,12 +39,13 @@ func AtBound(theta, lower, upper []float64) []string {
 }
 
 // Converged reports whether a search's status is a stop by its
-// convergence test (FTOL_REACHED, XTOL_REACHED, SUCCESS, round-off, or
-// every parameter fixed) rather than by a limit: MAXEVAL_REACHED,
-// MAXTIME_REACHED, a forced stop or an interruption, after which the
-// estimate is the best point seen, not the maximum.
+// convergence test (FTOL_REACHED, XTOL_REACHED, SUCCESS, round-off,
+// Fisher scoring's CONVERGED, or every parameter fixed) rather than by a
+// limit: MAXEVAL_REACHED, MAXTIME_REACHED, a forced stop, an
+// interruption, Fisher scoring's MAXITER_REACHED or LINE_SEARCH_FAILED,
+// after which the estimate is the best point seen, not the maximum.
 func Converged(status string) bool {
-	for _, s := range []string{"MAXEVAL_REACHED", "MAXTIME_REACHED", "FORCED_STOP", "interrupted"} {
+	for _, s := range []string{"MAXEVAL_REACHED", "MAXTIME_REACHED", "FORCED_STOP", "interrupted", StatusMaxIter, StatusLineSearch} {
 		if strings.Contains(status, s) {
 			return false
 		}

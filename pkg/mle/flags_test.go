@@ -39,6 +39,9 @@ func TestConverged(t *testing.T) {
 		"FTOL_REACHED (restart 2)":    true,
 		"MAXEVAL_REACHED (restart 1)": false,
 		"":                            false,
+		"CONVERGED":                   true,
+		"MAXITER_REACHED":             false,
+		"LINE_SEARCH_FAILED":          false,
 	}
 	for status, want := range cases {
 		if got := Converged(status); got != want {

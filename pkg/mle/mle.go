@@ -99,6 +99,13 @@ type Eval struct {
 	// Search is the point of a profiled search (Options.Expand) that
 	// Theta stands for; nil otherwise.
 	Search []float64
+	// Stage, Grad and Info are a Fisher-scoring search's
+	// (MaximizeFisher): the stage of the evaluation, the gradient and the
+	// Fisher information at Theta (nil for a failed evaluation and for
+	// BOBYQA).
+	Stage int
+	Grad  []float64
+	Info  [][]float64
 }
 
 // Result is the outcome of Maximize.
@@ -113,6 +120,10 @@ type Result struct {
 	Restarts    int // BOBYQA restarts from the best point
 	// Replayed evaluations (of Evaluations) came from Options.Replay.
 	Replayed int
+	// Grad and Info are the gradient and the Fisher information at Theta
+	// of a Fisher-scoring search (MaximizeFisher); nil for BOBYQA.
+	Grad []float64
+	Info [][]float64
 }
 
 // Objective evaluates l(theta). It returns a *Recoverable error for a failed
