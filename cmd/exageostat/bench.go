@@ -191,7 +191,7 @@ factorisation busy times apart.)`,
   exageostat bench likelihood --n 8000 --nb 800 --computation tlr --predict 500 --reps 3 --reference=false`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench likelihood", "theta", thetaS)
 			if err != nil {
 				return err
 			}

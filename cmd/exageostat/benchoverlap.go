@@ -72,7 +72,7 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
   exageostat bench overlap --cluster configs/cluster-4chifflet.toml --n 96960 --plot fig5-sim.svg`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench overlap", "theta", thetaS)
 			if err != nil {
 				return err
 			}

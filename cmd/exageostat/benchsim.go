@@ -59,7 +59,7 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 				}
 				o.N = append(o.N, n)
 			}
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench simulator", "theta", thetaS)
 			if err != nil {
 				return err
 			}

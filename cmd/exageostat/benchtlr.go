@@ -34,7 +34,7 @@ goal).`,
   exageostat bench tlr --n 16000 --nb-sweep 500,800,1200,1600 --json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench tlr", "theta", thetaS)
 			if err != nil {
 				return err
 			}

@@ -62,7 +62,7 @@ bound what any number of workers can do.`,
   exageostat bench tlr-opt --n 8000 --nb 400 --lookahead 1 --hpotrf 100 --sim-ranks 4,16 --json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench tlr-opt", "theta", thetaS)
 			if err != nil {
 				return err
 			}

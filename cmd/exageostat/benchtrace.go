@@ -31,7 +31,7 @@ kernels traced by name).`,
   exageostat bench tracing --n 8000 --nb 800 --workers 2 --reps 5 --computation tlr`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench tracing", "theta", thetaS)
 			if err != nil {
 				return err
 			}

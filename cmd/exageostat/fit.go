@@ -303,25 +303,25 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	c.Flags().Visit(func(f *pflag.Flag) { given = append(given, f.Name) })
 	cfg.SetFlags(given...)
 	if err := cfg.Overlap.Apply(ff.overlap); err != nil {
-		return badInput("--overlap: %v", err)
+		return badInput("fit: --overlap: %v", err)
 	}
 	var err error
-	if cfg.Lower, err = parseFloats("lb", ff.lb); err != nil {
+	if cfg.Lower, err = parseFloats("fit", "lb", ff.lb); err != nil {
 		return err
 	}
-	if cfg.Upper, err = parseFloats("ub", ff.ub); err != nil {
+	if cfg.Upper, err = parseFloats("fit", "ub", ff.ub); err != nil {
 		return err
 	}
-	if cfg.Theta, err = parseFloats("theta", ff.theta); err != nil {
+	if cfg.Theta, err = parseFloats("fit", "theta", ff.theta); err != nil {
 		return err
 	}
 	if ff.trueTheta != "" {
-		if cfg.TrueTheta, err = parseFloats("true-theta", ff.trueTheta); err != nil {
+		if cfg.TrueTheta, err = parseFloats("fit", "true-theta", ff.trueTheta); err != nil {
 			return err
 		}
 	}
 	if ff.powers != "" {
-		if cfg.Powers, err = parseFloats("powers", ff.powers); err != nil {
+		if cfg.Powers, err = parseFloats("fit", "powers", ff.powers); err != nil {
 			return err
 		}
 	}
@@ -339,7 +339,7 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		names = nil // Fit reports it
 	}
 	progress := false
-	env := job.Env{Comm: w, Log: os.Stderr, Command: os.Args, ConfigFile: ff.cfg, GPUs: gpuOpener(), Stop: req, Inputs: in, Step: func(s mle.Step) {
+	env := job.Env{Comm: w, Log: os.Stderr, Command: os.Args, GPUs: gpuOpener(), Stop: req, Inputs: in, Step: func(s mle.Step) {
 		if tty {
 			progress = true
 			fmt.Fprintf(os.Stderr, "\r  evaluations %4d   best l %.6f   elapsed %6.1fs ", s.N, s.Best, s.Time)

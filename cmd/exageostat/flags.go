@@ -10,11 +10,11 @@ import (
 )
 
 // parseFloats parses a comma-separated list such as "1,0.1,0.5" given to
-// --flag (config.ParseFloats); an error is bad input naming the flag.
-func parseFloats(flag, s string) ([]float64, error) {
+// --flag of cmd (config.ParseFloats); an error is bad input naming both.
+func parseFloats(cmd, flag, s string) ([]float64, error) {
 	v, err := config.ParseFloats(s)
 	if err != nil {
-		return nil, badInput("--%s: %v", flag, err)
+		return nil, badInput("%s: --%s: %v", cmd, flag, err)
 	}
 	return v, nil
 }

@@ -75,11 +75,11 @@ d = x0 - X'Sigma^-1 c.`,
 				if err := r.ApplyTo(&cfg, cfg.ThetaFrom, c.Flags().Changed); err != nil {
 					return err
 				}
-			} else if cfg.Theta, err = parseFloats("theta", thetaS); err != nil {
+			} else if cfg.Theta, err = parseFloats(cfg.Cmd, "theta", thetaS); err != nil {
 				return err
 			}
 			if powers != "" {
-				if cfg.Powers, err = parseFloats("powers", powers); err != nil {
+				if cfg.Powers, err = parseFloats(cfg.Cmd, "powers", powers); err != nil {
 					return err
 				}
 			}

@@ -463,7 +463,7 @@ func TestMPIInputsFromRank0(t *testing.T) {
 
 	// kill -TERM of mpirun during evaluations of about a second.
 	big := filepath.Join(dir, "big.csv")
-	if _, e, code, _ := mpirun(t, 1, nil, bin, "simulate", "--n", "4000", "--seed", "2", "--out", big); code != 0 {
+	if _, e, code, _ := mpirun(t, 1, nil, bin, "simulate", "--n", "3000", "--seed", "2", "--out", big); code != 0 {
 		t.Fatal(e)
 	}
 	res, ckpt := filepath.Join(dir, "m.json"), filepath.Join(dir, "m.ckpt")

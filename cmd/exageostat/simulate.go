@@ -53,11 +53,11 @@ observations, the nugget included; --variance latent draws the field itself
 					return badInput("simulate: --%s goes with --conditional", name)
 				}
 			}
-			if cfg.Theta, err = parseFloats("theta", thetaS); err != nil {
+			if cfg.Theta, err = parseFloats("simulate", "theta", thetaS); err != nil {
 				return err
 			}
 			if powers != "" {
-				if cfg.Powers, err = parseFloats("powers", powers); err != nil {
+				if cfg.Powers, err = parseFloats("simulate", "powers", powers); err != nil {
 					return err
 				}
 			}
@@ -130,11 +130,11 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 		if err := r.ApplyTo(&cond, cond.ThetaFrom, set); err != nil {
 			return err
 		}
-	} else if cond.Theta, err = parseFloats("theta", thetaS); err != nil {
+	} else if cond.Theta, err = parseFloats("simulate", "theta", thetaS); err != nil {
 		return err
 	}
 	if powers != "" {
-		if cond.Powers, err = parseFloats("powers", powers); err != nil {
+		if cond.Powers, err = parseFloats("simulate", "powers", powers); err != nil {
 			return err
 		}
 	}

@@ -179,7 +179,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		return nil, err
 	}
 	workers := workersOr(cfg.Workers)
-	run := fitRun(env, cfg, w.Size(), workers) // at the start: its date is the run's
+	run := fitRun(env, w.Size(), workers) // at the start: its date is the run's
 	dl, err := fitDeadline(w, cfg, env)
 	if err != nil {
 		return nil, err

@@ -46,10 +46,9 @@ type Env struct {
 	Quiet bool
 	// Stdout receives an output named "-" (--out -; nil: os.Stdout).
 	Stdout io.Writer
-	// Command is the command line (os.Args) and ConfigFile the --config
-	// file, recorded in the results (provenance).
-	Command    []string
-	ConfigFile string
+	// Command is the command line (os.Args), recorded in the results
+	// (provenance; the files read are Inputs').
+	Command []string
 	// Stop, if not nil, is the run's request to stop (the signal handler
 	// asks it): a fit ends early, writing its best so far, and returns an
 	// *Interrupted (stopping.go); StopGrace is how long an evaluation
