@@ -3,10 +3,10 @@
 
 GO      ?= go
 BIN     := bin/exageostat
-# Build tags: mpi when OpenMPI is installed (scripts/deps.sh installs it),
-# decided when the recipe runs, after deps. `make build TAGS=` builds
-# without MPI.
-TAGS    ?= $$(pkg-config --exists ompi 2>/dev/null && echo mpi)
+# Build tags: mpi when OpenMPI is installed, gdal when GDAL is
+# (gdal-config; scripts/deps.sh installs both), decided when the recipe
+# runs, after deps. `make build TAGS=` builds without MPI and GDAL.
+TAGS    ?= $$(pkg-config --exists ompi 2>/dev/null && echo mpi) $$(command -v gdal-config >/dev/null && echo gdal)
 # How much `make test` fuzzes each reader of user input (the CSV readers,
 # the fit config, the cluster file, the fit result), one target per run: a
 # count of inputs, not a duration. A duration races Go 1.26's fuzz
@@ -59,6 +59,11 @@ test: deps vet
 	$(GO) run ./scripts/funclen cmd pkg
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags purego ./pkg/linalg/... ./pkg/kernels/... ./pkg/cholesky/... ./pkg/likelihood/...
+	@if command -v gdal-config >/dev/null; then \
+	  set -x; $(GO) vet -tags gdal ./pkg/gdal/ ./pkg/job/ ./cmd/exageostat/ && \
+	  $(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags gdal ./pkg/gdal/ && \
+	  $(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags gdal -run 'Raster|Block|Walkthrough' ./pkg/job/; \
+	else echo "make test: no gdal-config: the GIS tests (-tags gdal) not run (scripts/deps.sh installs libgdal-dev)"; fi
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -race ./pkg/runtime/... ./pkg/cholesky/... ./pkg/comm/... ./pkg/solve/... ./pkg/likelihood/... ./pkg/predict/... ./pkg/job/...
 	$(GO) build -o /dev/null ./cmd/exageostat
 	$(GO) build -tags "$(TAGS)" -o $(FRONTBIN) ./cmd/exageostat

@@ -264,6 +264,7 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.IntVar(&cfg.HPotrf, "hpotrf", cfg.HPotrf, "tlr, mp, dst: hierarchical potrf, the diagonal tiles factored as a nested graph of sub-tiles of this size (0: off)")
 	f.IntVar(&cfg.Band, "dist-band", cfg.Band, "MPI runs, --distribution hybrid: sub-diagonals of tiles on the dense grid (nodes x 1); the others on the p x q grid")
 	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
+	columnFlags(c, &cfg.Columns)
 	return c
 }
 
@@ -274,42 +275,8 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	defer catchSignals(req, w.Rank() == 0)()
 	in := job.NewInputs(w, req.Asked(), req.Number)
 	if ff.cfg != "" {
-		// Re-apply the flags the user set over the file's values.
-		changed := map[string]string{}
-		c.Flags().Visit(func(f *pflag.Flag) { changed[f.Name] = f.Value.String() })
-		name, b, err := in.Read("config", ff.cfg)
-		if err != nil {
-			var ir *job.Interrupted
-			if errors.As(err, &ir) {
-				return err
-			}
-			return config.ReadError(name, err)
-		}
-		if err := config.DecodeFit(name, b, cfg); err != nil {
+		if err := readFitConfig(c, in, cfg, ff); err != nil {
 			return err
-		}
-		if !c.Flags().Changed("lb") {
-			ff.lb = formatFloats(cfg.Lower)
-		}
-		if !c.Flags().Changed("ub") {
-			ff.ub = formatFloats(cfg.Upper)
-		}
-		if !c.Flags().Changed("theta") {
-			ff.theta = formatFloats(cfg.Theta)
-		}
-		if !c.Flags().Changed("true-theta") && cfg.TrueTheta != nil {
-			ff.trueTheta = formatFloats(cfg.TrueTheta)
-		}
-		if !c.Flags().Changed("powers") && cfg.Powers != nil {
-			ff.powers = formatFloats(cfg.Powers)
-		}
-		for name, v := range changed {
-			if name == "config" {
-				continue
-			}
-			if err := c.Flags().Set(name, v); err != nil {
-				return badInput("--%s: %v", name, err)
-			}
 		}
 	}
 	var given []string
@@ -318,25 +285,8 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	if err := cfg.Overlap.Apply(ff.overlap); err != nil {
 		return badInput("fit: --overlap: %v", err)
 	}
-	var err error
-	if cfg.Lower, err = parseFloats("fit", "lb", ff.lb); err != nil {
+	if err := fitLists(cfg, ff); err != nil {
 		return err
-	}
-	if cfg.Upper, err = parseFloats("fit", "ub", ff.ub); err != nil {
-		return err
-	}
-	if cfg.Theta, err = parseFloats("fit", "theta", ff.theta); err != nil {
-		return err
-	}
-	if ff.trueTheta != "" {
-		if cfg.TrueTheta, err = parseFloats("fit", "true-theta", ff.trueTheta); err != nil {
-			return err
-		}
-	}
-	if ff.powers != "" {
-		if cfg.Powers, err = parseFloats("fit", "powers", ff.powers); err != nil {
-			return err
-		}
 	}
 	if cfg.GPUs != 0 {
 		if err := cfg.Validate(); err != nil {
@@ -347,8 +297,8 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		}
 	}
 	tty := term.IsTerminal(int(os.Stderr.Fd())) && !ff.verbose
-	var names []string
-	if names, err = config.ParamNamesFor(cfg.Kernel, len(cfg.Lower)); err != nil {
+	names, err := config.ParamNamesFor(cfg.Kernel, len(cfg.Lower))
+	if err != nil {
 		names = nil // Fit reports it
 	}
 	progress := false
@@ -393,6 +343,75 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		}
 	}
 	return err
+}
+
+// readFitConfig reads the --config file of a fit (through in: rank 0
+// reads it for every rank) into cfg, then re-applies the flags the user
+// set over the file's values.
+func readFitConfig(c *cobra.Command, in *job.Inputs, cfg *config.Fit, ff *fitFlags) error {
+	// Re-apply the flags the user set over the file's values.
+	changed := map[string]string{}
+	c.Flags().Visit(func(f *pflag.Flag) { changed[f.Name] = f.Value.String() })
+	name, b, err := in.Read("config", ff.cfg)
+	if err != nil {
+		var ir *job.Interrupted
+		if errors.As(err, &ir) {
+			return err
+		}
+		return config.ReadError(name, err)
+	}
+	if err := config.DecodeFit(name, b, cfg); err != nil {
+		return err
+	}
+	if !c.Flags().Changed("lb") {
+		ff.lb = formatFloats(cfg.Lower)
+	}
+	if !c.Flags().Changed("ub") {
+		ff.ub = formatFloats(cfg.Upper)
+	}
+	if !c.Flags().Changed("theta") {
+		ff.theta = formatFloats(cfg.Theta)
+	}
+	if !c.Flags().Changed("true-theta") && cfg.TrueTheta != nil {
+		ff.trueTheta = formatFloats(cfg.TrueTheta)
+	}
+	if !c.Flags().Changed("powers") && cfg.Powers != nil {
+		ff.powers = formatFloats(cfg.Powers)
+	}
+	for name, v := range changed {
+		if name == "config" {
+			continue
+		}
+		if err := c.Flags().Set(name, v); err != nil {
+			return badInput("--%s: %v", name, err)
+		}
+	}
+	return nil
+}
+
+// fitLists parses the comma-separated lists of a fit's flags into cfg.
+func fitLists(cfg *config.Fit, ff *fitFlags) error {
+	var err error
+	if cfg.Lower, err = parseFloats("fit", "lb", ff.lb); err != nil {
+		return err
+	}
+	if cfg.Upper, err = parseFloats("fit", "ub", ff.ub); err != nil {
+		return err
+	}
+	if cfg.Theta, err = parseFloats("fit", "theta", ff.theta); err != nil {
+		return err
+	}
+	if ff.trueTheta != "" {
+		if cfg.TrueTheta, err = parseFloats("fit", "true-theta", ff.trueTheta); err != nil {
+			return err
+		}
+	}
+	if ff.powers != "" {
+		if cfg.Powers, err = parseFloats("fit", "powers", ff.powers); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // catchSignals makes SIGINT and SIGTERM ask req for an orderly stop (the

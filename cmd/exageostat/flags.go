@@ -48,3 +48,43 @@ func approxFlags(c *cobra.Command, a *config.Approx) {
 	f.IntVar(&a.MaxRank, "max-rank", a.MaxRank, "tlr: largest rank of a tile held as U V^T (0: nb/2); from nb/2 up a tile that needs more stays dense, below nb/2 it is an error naming the tile (exit status 2)")
 	f.IntVar(&a.MPBand, "mp-band", a.MPBand, "mp, dst: tile sub-diagonals kept in float64 (-1: the band holding 10 % of the tiles)")
 }
+
+// columnsHelp is the --help paragraph of the column, missing-value and
+// transform flags (fit, predict, cv).
+const columnsHelp = `
+
+Columns by role (keys z, coords, time; names or numbers from 1): --z COL is
+the observation (two, --z A,B, for bivariate data), --coords X,Y the
+coordinates (X,Y,Z: 3D Euclidean locations; a third coordinate is never
+guessed), --time COL the time; --mean names the covariates. Left out, they
+are guessed from the header: x,y, lon,lat (longitude,latitude: great-circle
+distances), easting,northing or coords.x1,coords.x2; the observation z,
+value or obs, else the one column named as observations usually are (precip,
+rain, temp, zinc, ...); the time t. Every other column is not read (text and
+NA there are fine) and one note lists them. A file without a header (its
+first line numbers) names its columns by number: --coords 1,2 --z 3. --dec ,
+reads decimal commas (separator ; or tab). A missing value (NA, NaN, N/A,
+null, empty) in a column read drops its row with a note (--na drop), or
+refuses the file (--na error); prediction locations with a missing
+coordinate or covariate are refused by line.
+
+Transform (--transform log|log1p|sqrt|boxcox:LAMBDA): the model is fitted
+to g(z); predict writes the transformed scale's P_z_hat, P_variance (P the
+transform's name) and the original scale's z_hat = E[g^-1(Y)] and its
+variance, for Y ~ N(z_hat, variance) on the transformed scale (--scale
+both, the default; or original, or transformed): lognormal (log) exp(m +
+v/2) and (exp(v) - 1) exp(2m + v); sqrt m^2 + v and 4 m^2 v + 2 v^2;
+Box-Cox by Gauss-Hermite quadrature; draws are taken back one by one.`
+
+// columnFlags adds --z, --coords, --time, --na, --dec and --transform
+// (the keys of config.Columns).
+func columnFlags(c *cobra.Command, k *config.Columns) {
+	f := c.Flags()
+	f.StringVar(&k.Z, "z", "", "the observation column, by name or number from 1 (default: z, value or obs; two for bivariate data)")
+	f.StringVar(&k.Coords, "coords", "", "the coordinate columns X,Y, or X,Y,Z for 3D locations (default: x,y, lon,lat, easting,northing ...)")
+	f.StringVar(&k.Time, "time", "", "the time column (default: t or time)")
+	f.StringVar(&k.NA, "na", "", "a missing value (NA, NaN, empty) in a column read: drop (its row, with a note; the default) or error")
+	f.StringVar(&k.Dec, "dec", "", "the decimal mark: . (default) or , (columns then separated by ; or tabs)")
+	f.StringVar(&k.Transform, "transform", "", "fit the model to a transform of the observations: log, log1p, sqrt or boxcox:LAMBDA")
+	c.Long += columnsHelp
+}

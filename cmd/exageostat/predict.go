@@ -44,8 +44,21 @@ y) or named covariate columns COL1,COL2 (an intercept and those columns of
 kriging, the mean's coefficients estimated by generalised least squares from
 the observations at theta, z_hat = x0'b + c'Sigma^-1 (z - X b), and the
 variance includes the mean's uncertainty, + d'(X'Sigma^-1 X)^-1 d with
-d = x0 - X'Sigma^-1 c.`,
+d = x0 - X'Sigma^-1 c.
+
+GIS files (a binary built with GDAL: the gdal build tag, which make build
+sets when libgdal-dev is installed): --at grid.tif (GeoTIFF, NetCDF, any
+raster GDAL reads) predicts at the centres of the raster's cells that have
+a value in every band the mean uses, the bands read as covariates by their
+descriptions (--band 1=dist or --band NAME=COL to map them), in the
+raster's CRS (a geographic CRS gives lon,lat and great-circle distances).
+--out pred.tif or pred.nc then writes the predictions as a raster with the
+same grid, CRS and geotransform: one band per output column (z_hat,
+variance, sd = sqrt(variance), the transformed and back-transformed ones,
+draw_k), NaN (the nodata value) at the other cells. A CSV --out still
+writes the table at the cells' centres.`,
 		Example: `  exageostat predict --data observed.csv --theta 1,0.1,0.5 --at new.csv --out predictions.csv
+  exageostat predict --data meuse.csv --z zinc --transform log --mean dist --theta-from fit.json --at meuse-grid.tif --out zinc.tif
   exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv
   exageostat predict --data observed.csv --theta 1,0.1,0.5,0.01 --mean linear --at new.csv --out predictions.csv
   exageostat predict --data big.csv --theta-from result.json --at new.csv --out predictions.csv --computation tlr --nb 800
@@ -150,9 +163,10 @@ each as SVG and PNG (--dpi, 300 by default).`
 	f.BoolVarP(&quiet, "quiet", "q", false, "keep stderr to warnings and the one-line summary")
 	f.StringVar(&cfg.Data, "data", "", "observed CSV (x,y,z or lon,lat,z)")
 	if !cv {
-		f.StringVar(&cfg.At, "at", "", "CSV of new locations (x,y or lon,lat)")
+		f.StringVar(&cfg.At, "at", "", "CSV of new locations (x,y or lon,lat), or a raster (.tif, .nc: GDAL) whose cell centres are the locations and whose bands are covariates")
+		f.StringArrayVar(&cfg.Bands, "band", nil, "with a raster --at: BAND=COL reads band BAND (its number from 1 or its description) as the covariate COL (repeatable)")
 	}
-	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output)")
+	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output); with a raster --at, a .tif (GeoTIFF) or .nc (NetCDF) with the grid's CRS, one band per column and sd bands, NaN outside")
 	f.StringVar(&thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta), and tau2 (the nugget) as a 4th value")
 	f.StringVar(&cfg.ThetaFrom, "theta-from", "", "take theta, kernel, mean, nugget and distance from a fit's --json result")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
@@ -177,6 +191,8 @@ each as SVG and PNG (--dpi, 300 by default).`
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")
 	distributionFlags(c, &cfg.Phase, &powers)
+	columnFlags(c, &cfg.Columns)
+	f.StringVar(&cfg.Scale, "scale", "", "with --transform: the scale of the predictions written: both (default), original (back-transformed) or transformed")
 	approxFlags(c, &cfg.Approx)
 	c.Long += approxHelp + `The kriging solves with that factor (the
 cross-covariance Sigma_{*o} stays exact): mu* = Sigma_{*o} Sigma~^-1 z and

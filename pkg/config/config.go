@@ -79,6 +79,9 @@ type Fit struct {
 	// Vecchia: vecchia_m, vecchia_order, vecchia_sets, vecchia_sets_out
 	// (computation vecchia).
 	Vecchia
+	// Columns: z, coords, time, na, dec and transform (how the data file
+	// is read, and the transform the model is fitted on).
+	Columns
 	// Lookahead is the depth of seed 002's lookahead in the Cholesky of
 	// tlr, mp and dst (0: off): the next panel runs before the trailing
 	// update (likelihood.Approx.Lookahead).

@@ -294,6 +294,9 @@ func (f *Fit) Validate() error {
 	if err := anisoDistance(f.Kernel, f.Distance); err != nil {
 		return bad("distance", "%v", err)
 	}
+	if key, err := f.Columns.Validate(); err != nil {
+		return bad(key, "%v", err)
+	}
 	if f.TrueTheta != nil {
 		if f.Holdout == 0 {
 			return bad("true_theta", "--true-theta needs --holdout (MLOE/MMOM are computed at the held-out locations)")
@@ -731,6 +734,16 @@ type Predict struct {
 	Phase
 	// Approx: the factor the kriging solves with (exact, or tlr, mp, dst).
 	Approx
+	// Columns: how Data and At are read, and the transform of the
+	// observations (the fit's).
+	Columns
+	// Scale is the scale of the predictions written with a transform:
+	// original (back-transformed), transformed, or both.
+	Scale string `toml:"scale"`
+	// Bands maps a raster At's bands to covariate columns, "BAND=COL"
+	// each (BAND a band's description or its number from 1); unmapped
+	// bands are named by their descriptions.
+	Bands []string `toml:"bands"`
 	// FitDistance, when set, is the distance of the fit that ThetaFrom
 	// holds, which Distance "auto" must turn out to be once the data's
 	// coordinates are known. It is not a key.
@@ -755,6 +768,13 @@ func (p *Predict) Command() string {
 func DefaultPredict() Predict {
 	return Predict{Kernel: "matern", Distance: "auto", Mean: "zero", Variance: VarianceObservation, Phase: Phase{Distribution: "bc"}, Approx: DefaultApprox()}
 }
+
+// The scales predict can write with a transform (Predict.Scale).
+const (
+	ScaleOriginal    = "original"    // back-transformed: the observations' scale
+	ScaleTransformed = "transformed" // the scale the model was fitted on
+	ScaleBoth        = "both"        // both, the transformed columns first
+)
 
 // The variances predict can write (Predict.Variance).
 const (
@@ -796,6 +816,14 @@ func (p *Predict) Validate() error {
 	}
 	if err := anisoDistance(p.Kernel, p.Distance); err != nil {
 		return bad("distance", "%v", err)
+	}
+	if key, err := p.Columns.Validate(); err != nil {
+		return bad(key, "%v", err)
+	}
+	switch p.Scale {
+	case "", ScaleOriginal, ScaleTransformed, ScaleBoth:
+	default:
+		return bad("scale", "--scale must be original, transformed or both, got %q", p.Scale)
 	}
 	if err := CheckMean(p.Mean); err != nil {
 		return bad("mean", "%v", err)

@@ -74,6 +74,21 @@ type FitResult struct {
 	MeanTerms  []string  `json:"mean_terms,omitempty"`
 	MeanCoef   []float64 `json:"mean_coefficients,omitempty"`
 	MeanStdErr []float64 `json:"mean_stderr,omitempty"`
+	// Columns is how the data file was read (the keys z, coords, time, na,
+	// dec, as given) and the transform the model was fitted on: predict
+	// --theta-from reads the data the same way. Absent: every column
+	// guessed, no transform.
+	Columns *config.Columns `json:"columns,omitempty"`
+	// Transform is the transform of the observations the model is on
+	// (log, sqrt, ...; absent: none).
+	Transform string `json:"transform,omitempty"`
+	// Dimensions is 3 for locations with a third coordinate (3D
+	// Euclidean distances), else 2.
+	Dimensions int `json:"dimensions,omitempty"`
+	// Observation is the column read as the observation; DroppedRows the
+	// rows dropped for a missing value.
+	Observation string `json:"observation,omitempty"`
+	DroppedRows int    `json:"dropped_rows,omitempty"`
 	// Nugget is tau2: the fixed nugget, or the estimate (theta's last value) when
 	// the fit estimated it (4 parameters).
 	Nugget float64 `json:"nugget"`
@@ -488,8 +503,8 @@ func (f *fitJob) search(rt *runtime.Runtime) (*mle.FitResult, error) {
 		}
 		return nil
 	}
-	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
-		f.d.Len(), f.model, MetricName(f.metric), f.nb, workersNote(f.workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
+	env.logf("fit: N=%d%s kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
+		f.d.Len(), dimsNote(f.d, cfg.Columns), f.model, MetricName(f.metric), f.nb, workersNote(f.workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
 	if f.w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", f.w.Size(), f.workers, f.distName)
 	}
@@ -606,6 +621,7 @@ func (f *fitJob) assess(rt *runtime.Runtime, res *mle.FitResult) (*FitResult, []
 	cfg, w := &f.cfg, f.w
 	out := fitResult(f.names, res, *cfg, f.model, f.metric, f.nb, f.workers)
 	out.Profile = onOff(f.profile)
+	out.describeData(f.d, cfg.Columns)
 	if len(f.meanTerms) > 0 {
 		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, f.meanTerms, res.Beta
 		for i := range res.BetaCov {
@@ -758,8 +774,8 @@ func readFitData(in *Inputs, cfg *config.Fit, shared bool) (*dataset.Data, error
 			if cfg.Data, lb, err = in.Read("data", cfg.Data); err != nil {
 				return nil, readInputError(cfg.Data, err)
 			}
-			if d, err = dataset.ParseCSV(cfg.Data, lb); err != nil {
-				return nil, &InputError{Err: err}
+			if d, err = readData(cfg.Data, lb, cfg.Columns, cfg.Mean, cfg.Kernel); err != nil {
+				return nil, err
 			}
 		} else {
 			if cfg.Locations, lb, err = in.Read("locations", cfg.Locations); err != nil {
@@ -771,18 +787,21 @@ func readFitData(in *Inputs, cfg *config.Fit, shared bool) (*dataset.Data, error
 			if d, err = dataset.ParsePair(cfg.Locations, lb, cfg.Observations, ob); err != nil {
 				return nil, &InputError{Err: err}
 			}
+			if err := transformData(cfg.Locations, cfg.Columns, cfg.Kernel, d); err != nil {
+				return nil, err
+			}
 		}
 		src := cfg.Data
 		if src == "" {
 			src = cfg.Locations
 		}
 		if d.Obs == nil {
-			return nil, badInput("fit: %s has no observations (need a z column)", cfg.Data)
+			return nil, badInput("fit: %s has no observations (a column z, value or obs, or one named by --z)", cfg.Data)
 		}
 		// A nugget (fixed > 0, or estimated: its lower bound is > 0) allows
 		// duplicate locations.
 		if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || config.HasTau2(cfg.Kernel, len(cfg.Lower))); err != nil {
-			return nil, badInput("%s: %v", src, err)
+			return nil, badInput("%s: %v%s", src, err, droppedNote(d))
 		}
 		if err := checkKernelColumns(src, cfg.Kernel, d); err != nil {
 			return nil, err

@@ -77,10 +77,11 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := ag.check(shared{settings: settingsOf(cfg)}, workers); err != nil {
 		return nil, err
 	}
-	obs, nw, metric, err := readPredictData(env.Inputs, &cfg, env)
+	pin, err := readPredictData(env.Inputs, &cfg, env)
 	if err != nil {
 		return nil, sameOnEveryRank(err, w)
 	}
+	obs, nw, metric := pin.obs, pin.nw, pin.metric
 	model := likelihood.Model(cfg.Kernel)
 	n1, n2 := obs.Len()*variables(model), nw.Len()*variables(model) // the matrices' orders
 	nb := tileSize(cfg.NB, n1)
@@ -196,11 +197,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if w.Rank() != 0 {
 		return res, nil
 	}
-	hdr := []string{"x", "y", "z_hat", "variance"}
-	if nw.Coords == dataset.Geographic {
-		hdr[0], hdr[1] = "lon", "lat"
-	}
-	hdr, cols := withColumns(nw, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var})
+	hdr, cols := predictionColumns(cfg, nw, r.Z, r.Var, draws)
 	if cfg.CV {
 		std := make([]float64, len(resid))
 		for i, e := range resid {
@@ -216,15 +213,19 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 			}
 			hdr, cols = append(hdr, "fold"), append(cols, f)
 		}
+		if p := cfg.Transformation().Prefix(); p != "" { // the residuals are on the transformed scale
+			hdr[2], hdr[3] = p+"_"+hdr[2], p+"_"+hdr[3]
+		}
 		res.Residuals, res.Standardized, res.X, res.Y = resid, std, obs.X, obs.Y
-	}
-	for i, d := range draws {
-		hdr, cols = append(hdr, fmt.Sprintf("draw_%d", i+1)), append(cols, d)
 	}
 	if model == likelihood.BivariateMatern {
 		hdr, cols = bivariateColumns(hdr[:2], cols[:2], r.Z, r.Var)
 	}
-	if cfg.Out == StdoutPath {
+	if pin.grid != nil && rasterOut(cfg.Out) {
+		if err := writeGrid(cfg.Out, pin.grid, hdr[2:], cols[2:]); err != nil {
+			return nil, badInput("%s: --out %v", cmd, err)
+		}
+	} else if cfg.Out == StdoutPath {
 		if err := dataset.WriteTableTo(env.stdout(), hdr, cols); err != nil {
 			return nil, fmt.Errorf("%s: standard output: %w", cmd, err)
 		}
@@ -244,75 +245,88 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	return res, nil
 }
 
+// predictInputs are the inputs of a prediction: the observations, the
+// new locations (with their raster grid, nil for a CSV) and the distance
+// they give.
+type predictInputs struct {
+	obs, nw *dataset.Data
+	grid    *grid
+	metric  matern.Metric
+}
+
 // readPredictData reads the observations (cfg.Data) and the new
 // locations (cfg.At) of a prediction (in: rank 0 reads, every rank parses
 // the same bytes; cfg's paths become rank 0's) and checks them, with the
 // distance they give.
-func readPredictData(in *Inputs, cfg *config.Predict, env Env) (obs, nw *dataset.Data, metric matern.Metric, err error) {
-	var b []byte
-	if cfg.Data, b, err = in.Read("data", cfg.Data); err != nil {
-		return nil, nil, 0, readInputError(cfg.Data, err)
+func readPredictData(in *Inputs, cfg *config.Predict, env Env) (p predictInputs, err error) {
+	if p.obs, err = readPredictObs(in, cfg, env); err != nil {
+		return p, err
 	}
-	if obs, err = dataset.ParseCSV(cfg.Data, b); err != nil {
-		return nil, nil, 0, &InputError{Err: err}
+	obs := p.obs
+	if p.nw, p.grid, err = readAt(in, cfg); err != nil {
+		return p, err
+	}
+	nw := p.nw
+	if rasterOut(cfg.Out) && p.grid == nil {
+		return p, badInput("%s: --out %s is a raster: it needs the grid of a raster --at (.tif, .nc), not %s", cfg.Command(), cfg.Out, cfg.At)
+	}
+	logNotes(env, cfg.At, nw)
+	if _, _, err := dataset.Design(nw, cfg.Mean); err != nil { // the covariates at the new locations
+		return p, badInput("%s: %v", cfg.At, err)
+	}
+	if nw.Len() == 0 {
+		return p, badInput("%s: no locations", cfg.At)
+	}
+	if err := dataset.ValidateWith(nw, 1, true); err != nil { // no matrix over the new locations is factorised
+		return p, badInput("%s: %v", cfg.At, err)
+	}
+	if p.metric, err = Metric(cfg.Distance, obs.Coords); err != nil {
+		return p, badInput("%s: %v", cfg.Command(), err)
+	}
+	if err := check3D(cfg.Command(), cfg.Kernel, obs, p.metric); err != nil {
+		return p, err
+	}
+	if fd := cfg.FitDistance; fd != "" && MetricName(p.metric) != fd {
+		return p, badInput(cfg.Command()+": --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
+			MetricName(p.metric), cfg.Data, cfg.ThetaFrom, fd)
+	}
+	if obs.Coords != nw.Coords {
+		return p, badInput("%s: %s and %s use different coordinates (%s vs %s)", cfg.Command(), cfg.Data, cfg.At, obs.Coords, nw.Coords)
+	}
+	return p, sameColumns(cfg.Command(), cfg.Data, obs, cfg.At, nw)
+}
+
+// readPredictObs reads and checks the observations of a prediction
+// (cfg.Data, through in).
+func readPredictObs(in *Inputs, cfg *config.Predict, env Env) (*dataset.Data, error) {
+	var b []byte
+	var err error
+	if cfg.Data, b, err = in.Read("data", cfg.Data); err != nil {
+		return nil, readInputError(cfg.Data, err)
+	}
+	obs, err := readData(cfg.Data, b, cfg.Columns, cfg.Mean, cfg.Kernel)
+	if err != nil {
+		return nil, err
 	}
 	if obs.Obs == nil {
-		return nil, nil, 0, badInput("%s: %s has no observations (need a z column)", cfg.Command(), cfg.Data)
+		return nil, badInput("%s: %s has no observations (a column z, value or obs, or one named by --z)", cfg.Command(), cfg.Data)
 	}
 	logNotes(env, cfg.Data, obs)
 	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
-		return nil, nil, 0, badInput("%s: %v", cfg.Data, err)
+		return nil, badInput("%s: %v%s", cfg.Data, err, droppedNote(obs))
 	}
 	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
-		return nil, nil, 0, err
+		return nil, err
 	}
 	if err := checkSpread(cfg.Data, obs, false); err != nil {
-		return nil, nil, 0, err
+		return nil, err
 	}
 	if names, cols, err := dataset.Design(obs, cfg.Mean); err != nil {
-		return nil, nil, 0, badInput("%s: %v", cfg.Data, err)
+		return nil, badInput("%s: %v", cfg.Data, err)
 	} else if err := checkDesign(names, cols); err != nil {
-		return nil, nil, 0, badInput("%s: --mean %s: %v", cfg.Data, cfg.Mean, err)
+		return nil, badInput("%s: --mean %s: %v", cfg.Data, cfg.Mean, err)
 	}
-	if cfg.At, b, err = in.Read("at", cfg.At); err != nil {
-		return nil, nil, 0, readInputError(cfg.At, err)
-	}
-	if nw, err = dataset.ParseLocations(cfg.At, b); err != nil { // a z column is not read
-		return nil, nil, 0, &InputError{Err: err}
-	}
-	logNotes(env, cfg.At, nw)
-	if obs.Z == nil && nw.Z != nil && nw.ZName != "z" {
-		// 2D data: the new locations' depth, height or elevation column
-		// is a covariate of the mean ("x,y,elev" beside "x,y,z,elev").
-		nw.Columns = append(nw.Columns, dataset.Column{Name: nw.ZName, Values: nw.Z})
-		nw.Z, nw.ZName = nil, ""
-	}
-	if _, _, err := dataset.Design(nw, cfg.Mean); err != nil { // the covariates at the new locations
-		return nil, nil, 0, badInput("%s: %v", cfg.At, err)
-	}
-	if nw.Len() == 0 {
-		return nil, nil, 0, badInput("%s: no locations", cfg.At)
-	}
-	if err := dataset.ValidateWith(nw, 1, true); err != nil { // no matrix over the new locations is factorised
-		return nil, nil, 0, badInput("%s: %v", cfg.At, err)
-	}
-	if metric, err = Metric(cfg.Distance, obs.Coords); err != nil {
-		return nil, nil, 0, badInput("%s: %v", cfg.Command(), err)
-	}
-	if err := check3D(cfg.Command(), cfg.Kernel, obs, metric); err != nil {
-		return nil, nil, 0, err
-	}
-	if fd := cfg.FitDistance; fd != "" && MetricName(metric) != fd {
-		return nil, nil, 0, badInput(cfg.Command()+": --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
-			MetricName(metric), cfg.Data, cfg.ThetaFrom, fd)
-	}
-	if obs.Coords != nw.Coords {
-		return nil, nil, 0, badInput("%s: %s and %s use different coordinates (%s vs %s)", cfg.Command(), cfg.Data, cfg.At, obs.Coords, nw.Coords)
-	}
-	if err := sameColumns(cfg.Command(), cfg.Data, obs, cfg.At, nw); err != nil {
-		return nil, nil, 0, err
-	}
-	return obs, nw, metric, nil
+	return obs, nil
 }
 
 // foldsFlag is the flag that gave a cross-validation's folds: --cv of

@@ -80,6 +80,11 @@ func ParseFitResult(path string, b []byte) (*FitResult, error) {
 	if err := config.CheckMean(r.Mean); err != nil {
 		return nil, badInput("%s: \"mean\": %v", path, err)
 	}
+	if r.Columns != nil {
+		if key, err := r.Columns.Validate(); err != nil {
+			return nil, badInput("%s: \"columns\": %q: %v", path, key, err)
+		}
+	}
 	if !(r.Nugget >= 0) {
 		return nil, badInput("%s: \"nugget\": must be >= 0, got %g", path, r.Nugget)
 	}
@@ -154,6 +159,9 @@ func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string)
 	if set("mean") && meanName(p.Mean) != meanName(r.Mean) {
 		return badInput("%s: --mean %s disagrees with the mean %s of the fit in %s (leave --mean out)", p.Command(), meanName(p.Mean), meanName(r.Mean), path)
 	}
+	if err := r.applyColumns(p, path, set); err != nil {
+		return err
+	}
 	if r.Kernel != "" {
 		p.Kernel = r.Kernel
 	}
@@ -171,6 +179,30 @@ func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string)
 		p.FitDistance = fd
 	case distanceName(p.Distance) != fd:
 		return badInput("%s: --distance %s disagrees with the %s distance of the fit in %s (leave --distance out)", p.Command(), p.Distance, fd, path)
+	}
+	return nil
+}
+
+// applyColumns sets the keys z, coords, time, na and dec of p that the
+// user left out to the fit's (the data are read the same way), and the
+// transform to the fit's: another transform given is bad input.
+func (r *FitResult) applyColumns(p *config.Predict, path string, set func(key string) bool) error {
+	var c config.Columns
+	if r.Columns != nil {
+		c = *r.Columns
+	}
+	fit, given := c.Transformation().String(), p.Transformation().String()
+	if set("transform") && given != fit {
+		return badInput("predict: --transform %s disagrees with the transform %q of the fit in %s (leave --transform out)", p.Transform, fit, path)
+	}
+	p.Transform = fit
+	for _, k := range []struct {
+		key      string
+		dst, src *string
+	}{{"z", &p.Z, &c.Z}, {"coords", &p.Coords, &c.Coords}, {"time", &p.Time, &c.Time}, {"na", &p.NA, &c.NA}, {"dec", &p.Dec, &c.Dec}} {
+		if !set(k.key) {
+			*k.dst = *k.src
+		}
 	}
 	return nil
 }

@@ -104,26 +104,9 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		formatFloats(cfg.Lower), formatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
 		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
 	prep := since(t0)
-	if err := v.fs.early(); err != nil {
-		return nil, err
-	}
-	report := env.Step
-	env.Step = func(s mle.Step) {
-		v.fs.step(s) // the deadline's budget
-		if report != nil {
-			report(s)
-		}
-	}
-	res, steps, err := st.search(cfg, opt, env, vecchiaStopper(v))
-	if errors.Is(err, mle.ErrInterrupted) || givenUp(err) {
-		return nil, v.fs.interrupted(0, "")
-	}
+	res, steps, err := v.searchVecchia(st, opt)
 	if err != nil {
 		return nil, err
-	}
-	if res.Status == mle.StatusInterrupted {
-		in := v.fs.interrupted(res.Evaluations, "")
-		res.Status, v.fin = in.Status(), in
 	}
 	// The estimate's own evaluation at the final m: l, the mean and the
 	// Fisher information for the standard errors.
@@ -167,6 +150,35 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	return out, v.fin
+}
+
+// searchVecchia runs the search of a Vecchia fit from opt, stopped by a
+// signal or the deadline (the stop control of stopping.go: v.fin is set
+// when it stopped the search).
+func (v *fitJob) searchVecchia(st *vecchiaStages, opt mle.Options) (*mle.Result, []mle.Step, error) {
+	if err := v.fs.early(); err != nil {
+		return nil, nil, err
+	}
+	env := v.env
+	report := env.Step
+	env.Step = func(s mle.Step) {
+		v.fs.step(s) // the deadline's budget
+		if report != nil {
+			report(s)
+		}
+	}
+	res, steps, err := st.search(v.cfg, opt, env, vecchiaStopper(v))
+	if errors.Is(err, mle.ErrInterrupted) || givenUp(err) {
+		return nil, nil, v.fs.interrupted(0, "")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.Status == mle.StatusInterrupted {
+		in := v.fs.interrupted(res.Evaluations, "")
+		res.Status, v.fin = in.Status(), in
+	}
+	return res, steps, nil
 }
 
 // free returns which parameters the search moves (lb < ub).

@@ -1,0 +1,50 @@
+# gstat references for issue 26 (columns, transforms, GIS, block kriging,
+# semivariograms), on sp's meuse and meuse.grid:
+#
+#   OPENBLAS_NUM_THREADS=1 Rscript testdata/r/gis.R      (from the repository root)
+#
+# Needs r-cran-sp and r-cran-gstat (Debian; gstat 2.1-0, sp 1.6-0). Writes,
+# under testdata/r:
+#   krige_meuse_grid.csv  (a) universal kriging of log(zinc) ~ dist onto
+#                         every cell of meuse.grid: x,y,dist (the grid's
+#                         covariate, so the file is also predict's --at) and
+#                         gstat's var1.pred, var1.var
+# Numbers are written with the shortest decimal that reads back to the same
+# double.
+suppressMessages({ library(sp); library(gstat) })
+options(digits = 17)
+outdir <- "testdata/r"
+stopifnot(dir.exists(outdir))
+num2str <- function(v) vapply(v, function(x) {
+  if (is.na(x)) return("NA")
+  for (d in 15:17) { s <- sprintf("%.*g", d, x); if (as.numeric(s) == x) return(s) }
+  s
+}, "")
+write_csv <- function(df, name) {
+  f <- file.path(outdir, name)
+  df[] <- lapply(df, function(c) if (is.numeric(c)) num2str(c) else c)
+  write.csv(df, f, row.names = FALSE, quote = FALSE)
+  cat("wrote", f, "\n")
+}
+
+data(meuse); data(meuse.grid)
+pts <- meuse
+coordinates(pts) <- ~x + y
+grid <- meuse.grid
+coordinates(grid) <- ~x + y
+gridded(grid) <- TRUE
+
+# The model: exponential (our Matérn with nu = 0.5, beta = gstat's range),
+# partial sill sigma2, nugget tau2 (our theta = 0.23,220,0.5,0.031).
+model <- vgm(psill = 0.23, model = "Exp", range = 220, nugget = 0.031)
+
+# (a) Universal kriging of log(zinc) with the covariate dist. gstat's
+# var1.var at a cell (not a data point) includes the nugget: our
+# --variance observation (the default).
+k <- as.data.frame(krige(log(zinc) ~ dist, pts, grid, model = model, debug.level = 0))
+stopifnot(all(k$x == meuse.grid$x), all(k$y == meuse.grid$y))
+write_csv(data.frame(x = meuse.grid$x, y = meuse.grid$y, dist = meuse.grid$dist,
+                     var1.pred = k$var1.pred, var1.var = k$var1.var), "krige_meuse_grid.csv")
+
+cat("sp", as.character(packageVersion("sp")), "gstat", as.character(packageVersion("gstat")),
+    R.version.string, "\n")
