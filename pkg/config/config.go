@@ -476,11 +476,12 @@ func negativeUnsigned(t reflect.Type, raw map[string]any, prefix string) (string
 // from the file's directory (LoadKeys); one given by a flag stays relative
 // to the working directory.
 var PathKeys = []string{"data", "locations", "observations", "json", "trace", "plot", "cluster", "cv_out",
-	"at", "out", "theta_from", "checkpoint", "resume", "svg", "perfmodel"}
+	"at", "out", "theta_from", "checkpoint", "resume", "svg", "perfmodel", "vecchia_sets", "vecchia_sets_out"}
 
 // resolvePaths joins dir before the relative paths that keys (the ones
-// the file gave) set in v's top-level string fields named by PathKeys
-// (checkpoint = "none" is no path: it turns the checkpoint off).
+// the file gave) set in v's string fields named by PathKeys, top-level or
+// in embedded tables (checkpoint = "none" is no path: it turns the
+// checkpoint off).
 func resolvePaths(v any, dir string, keys map[string]int) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
@@ -493,6 +494,10 @@ func resolvePaths(v any, dir string, keys map[string]int) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, _, _ := strings.Cut(sf.Tag.Get("toml"), ",")
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			resolvePaths(rv.Field(i).Addr().Interface(), dir, keys)
+			continue
+		}
 		if sf.Type.Kind() != reflect.String || !sf.IsExported() || !slices.Contains(PathKeys, name) {
 			continue
 		}
