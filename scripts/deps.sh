@@ -3,16 +3,16 @@
 # Idempotent: does nothing (and needs no network) when all are present.
 set -euo pipefail
 
-<<<<<<< HEAD
 # libgdal-dev and gdal-bin: the GIS files (the gdal build tag, pkg/gdal; gdalinfo in the walk-through).
-pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3 libgdal-dev gdal-bin)
-=======
-pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3
+pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3 libgdal-dev gdal-bin
       # the Python front-end (python/) and its tests: pandas, pytest, a venv
       # with pip for the install test, xarray grids and geopandas points
       python3-numpy python3-pandas python3-pytest python3-venv python3-pip python3-setuptools
-      python3-xarray python3-geopandas)
->>>>>>> main
+      python3-xarray python3-geopandas
+      # the R front-end (r/), its tests and R CMD check: processx, jsonlite,
+      # testthat; sf, terra and sp (meuse, meuse.grid) for its examples
+      r-base-core r-base-dev r-cran-jsonlite r-cran-processx r-cran-testthat r-cran-sf r-cran-terra
+      r-cran-sp)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -51,6 +51,17 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if err := ag.check(shared{settings: settingsOf(cfg)}, workers); err != nil {
 		return nil, err
 	}
+	if cfg.Computation == "vecchia" { // no tiles (vecchiafit.go)
+		res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+		d, err := simulateVecchiaCmd(cfg, env, workers, limit, res)
+		if err != nil {
+			return nil, err
+		}
+		if err := writeSimulated(env, w.Rank(), cfg.Out, d); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	g := evalGraph(nm, nb)
 	o := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
 	if o.Approx.Computation == likelihood.TLR { // budget the tiles at a sampled rank
@@ -87,17 +98,26 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if err := checkFailTask(rt, w); err != nil {
 		return nil, err
 	}
-	if w.Rank() != 0 {
-		return res, nil
-	}
-	if cfg.Out == StdoutPath {
-		if err := dataset.WriteCSVTo(env.stdout(), d); err != nil {
-			return nil, fmt.Errorf("simulate: standard output: %w", err)
-		}
-		return res, nil
-	}
-	if err := dataset.WriteCSV(cfg.Out, d); err != nil {
-		return nil, badInput("simulate: %v", err)
+	if err := writeSimulated(env, w.Rank(), cfg.Out, d); err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// writeSimulated writes the simulated data d to out (rank 0 only; "-":
+// standard output).
+func writeSimulated(env Env, rank int, out string, d *dataset.Data) error {
+	if rank != 0 {
+		return nil
+	}
+	if out == StdoutPath {
+		if err := dataset.WriteCSVTo(env.stdout(), d); err != nil {
+			return fmt.Errorf("simulate: standard output: %w", err)
+		}
+		return nil
+	}
+	if err := dataset.WriteCSV(out, d); err != nil {
+		return badInput("simulate: %v", err)
+	}
+	return nil
 }
