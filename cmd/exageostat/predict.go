@@ -56,7 +56,17 @@ raster's CRS (a geographic CRS gives lon,lat and great-circle distances).
 same grid, CRS and geotransform: one band per output column (z_hat,
 variance, sd = sqrt(variance), the transformed and back-transformed ones,
 draw_k), NaN (the nodata value) at the other cells. A CSV --out still
-writes the table at the cells' centres.`,
+writes the table at the cells' centres.
+
+Block kriging: --blocks polygons.gpkg (or .shp, .geojson) predicts the
+mean of the field over each polygon, discretised by the --at locations
+(a raster's cells, or a CSV's points) inside it, with the mean's
+covariates averaged the same way: z_B = mean of the point predictions and
+var_B = C_BB - c_B' Sigma^-1 c_B + d_B'(X'Sigma^-1 X)^-1 d_B, with c_B and
+C_BB the covariances averaged over the block's points (the latent field's:
+no nugget), on the same tiled solve as point kriging. Writes
+block,cells,z_hat,variance,sd, one row per polygon (named by its first
+text field), on the transformed scale with --transform.`,
 		Example: `  exageostat predict --data observed.csv --theta 1,0.1,0.5 --at new.csv --out predictions.csv
   exageostat predict --data meuse.csv --z zinc --transform log --mean dist --theta-from fit.json --at meuse-grid.tif --out zinc.tif
   exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv
@@ -164,6 +174,7 @@ each as SVG and PNG (--dpi, 300 by default).`
 	f.StringVar(&cfg.Data, "data", "", "observed CSV (x,y,z or lon,lat,z)")
 	if !cv {
 		f.StringVar(&cfg.At, "at", "", "CSV of new locations (x,y or lon,lat), or a raster (.tif, .nc: GDAL) whose cell centres are the locations and whose bands are covariates")
+		f.StringVar(&cfg.Blocks, "blocks", "", "polygons (GeoPackage, shapefile, GeoJSON: GDAL): write each polygon's mean (block kriging) over the --at locations inside it, as block,cells,z_hat,variance,sd")
 		f.StringArrayVar(&cfg.Bands, "band", nil, "with a raster --at: BAND=COL reads band BAND (its number from 1 or its description) as the covariate COL (repeatable)")
 	}
 	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output); with a raster --at, a .tif (GeoTIFF) or .nc (NetCDF) with the grid's CRS, one band per column and sd bands, NaN outside")

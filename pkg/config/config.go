@@ -76,12 +76,12 @@ type Fit struct {
 	Solve     string    `toml:"solve"`      // MPI runs: chained | per-rank | move-tiles
 	// Approx: computation, tlr_accuracy, max_rank, mp_band.
 	Approx
-	// Vecchia: vecchia_m, vecchia_order, vecchia_sets, vecchia_sets_out
-	// (computation vecchia).
-	Vecchia
 	// Columns: z, coords, time, na, dec and transform (how the data file
 	// is read, and the transform the model is fitted on).
 	Columns
+	// Vecchia: vecchia_m, vecchia_order, vecchia_sets, vecchia_sets_out
+	// (computation vecchia).
+	Vecchia
 	// Lookahead is the depth of seed 002's lookahead in the Cholesky of
 	// tlr, mp and dst (0: off): the next panel runs before the trailing
 	// update (likelihood.Approx.Lookahead).

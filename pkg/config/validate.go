@@ -750,6 +750,10 @@ type Predict struct {
 	// each (BAND a band's description or its number from 1); unmapped
 	// bands are named by their descriptions.
 	Bands []string `toml:"bands"`
+	// Blocks is a polygon file (GeoPackage, shapefile, GeoJSON): predict
+	// writes the mean of the field over each polygon, discretised by the
+	// locations of At inside it (block kriging), instead of At's points.
+	Blocks string `toml:"blocks"`
 	// FitDistance, when set, is the distance of the fit that ThetaFrom
 	// holds, which Distance "auto" must turn out to be once the data's
 	// coordinates are known. It is not a key.

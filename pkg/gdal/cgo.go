@@ -8,6 +8,7 @@ package gdal
 #include <gdal.h>
 #include <cpl_error.h>
 #include <cpl_string.h>
+#include <ogr_api.h>
 */
 import "C"
 
@@ -199,7 +200,7 @@ func Write(path string, r *Raster) error {
 }
 
 func write(path, driver string, r *Raster) error {
-	mem, err := memory(r)
+	mem, err := memory(r, driver == "netCDF")
 	if err != nil {
 		return err
 	}
@@ -236,7 +237,7 @@ func cslAdd(l **C.char, s string) **C.char {
 
 // memory returns r as a dataset of GDAL's MEM driver: the source of
 // CreateCopy, which every writing driver has.
-func memory(r *Raster) (C.GDALDatasetH, error) {
+func memory(r *Raster, netcdf bool) (C.GDALDatasetH, error) {
 	cm, ce := C.CString("MEM"), C.CString("")
 	defer C.free(unsafe.Pointer(cm))
 	defer C.free(unsafe.Pointer(ce))
@@ -257,7 +258,7 @@ func memory(r *Raster) (C.GDALDatasetH, error) {
 	for k, b := range r.Bands {
 		h := C.GDALGetRasterBand(ds, C.int(k+1))
 		if b.Name != "" {
-			setName(h, b.Name)
+			setName(h, b.Name, netcdf)
 		}
 		if b.HasNoData {
 			C.GDALSetRasterNoDataValue(h, C.double(b.NoData))
@@ -271,16 +272,110 @@ func memory(r *Raster) (C.GDALDatasetH, error) {
 	return ds, nil
 }
 
-// setName sets a band's description, its NetCDF variable name (GDAL
-// adds the band's number to it when there are several bands: z_hat1,
-// variance2) and its CF long_name (the name itself).
-func setName(h C.GDALRasterBandH, name string) {
+// setName sets a band's description and, for NetCDF, its variable name
+// (GDAL adds the band's number to it when there are several bands:
+// z_hat1, variance2) and its CF long_name (the name itself).
+func setName(h C.GDALRasterBandH, name string, netcdf bool) {
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
 	C.GDALSetDescription(C.GDALMajorObjectH(h), cn)
+	if !netcdf {
+		return
+	}
 	for _, key := range []string{"NETCDF_VARNAME", "long_name"} {
 		ck := C.CString(key)
 		C.GDALSetMetadataItem(C.GDALMajorObjectH(h), ck, cn, nil)
 		C.free(unsafe.Pointer(ck))
 	}
+}
+
+// ReadPolygons reads the polygons and multipolygons of the first layer of
+// a vector file (GeoPackage, shapefile, GeoJSON, any vector GDAL reads),
+// in the file's coordinates; a feature of another geometry is an error.
+func ReadPolygons(path string) ([]Polygon, error) {
+	var ps []Polygon
+	err := session(func() error {
+		var err error
+		ps, err = readPolygons(path)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ps, nil
+}
+
+func readPolygons(path string) ([]Polygon, error) {
+	cp := C.CString(path)
+	defer C.free(unsafe.Pointer(cp))
+	ds := C.GDALOpenEx(cp, C.GDAL_OF_VECTOR|C.GDAL_OF_READONLY, nil, nil, nil)
+	if ds == nil {
+		return nil, lastError("not a vector file GDAL reads")
+	}
+	defer C.GDALClose(ds)
+	if C.GDALDatasetGetLayerCount(ds) < 1 {
+		return nil, errors.New("no layer")
+	}
+	layer := C.GDALDatasetGetLayer(ds, 0)
+	C.OGR_L_ResetReading(layer)
+	var ps []Polygon
+	for k := 1; ; k++ {
+		f := C.OGR_L_GetNextFeature(layer)
+		if f == nil {
+			break
+		}
+		p, err := feature(f, k)
+		C.OGR_F_Destroy(f)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	if len(ps) == 0 {
+		return nil, errors.New("no polygons")
+	}
+	return ps, nil
+}
+
+// feature returns feature number k's polygon, named by its first string
+// field.
+func feature(f C.OGRFeatureH, k int) (Polygon, error) {
+	p := Polygon{Name: fmt.Sprint(k)}
+	for i := 0; i < int(C.OGR_F_GetFieldCount(f)); i++ {
+		def := C.OGR_F_GetFieldDefnRef(f, C.int(i))
+		if C.OGR_Fld_GetType(def) == C.OFTString && C.OGR_F_IsFieldSetAndNotNull(f, C.int(i)) != 0 {
+			p.Name = C.GoString(C.OGR_F_GetFieldAsString(f, C.int(i)))
+			break
+		}
+	}
+	g := C.OGR_F_GetGeometryRef(f)
+	if g == nil {
+		return p, fmt.Errorf("feature %d has no geometry", k)
+	}
+	switch C.OGR_GT_Flatten(C.OGR_G_GetGeometryType(g)) {
+	case C.wkbPolygon:
+		p.Rings = rings(g)
+	case C.wkbMultiPolygon:
+		for i := 0; i < int(C.OGR_G_GetGeometryCount(g)); i++ {
+			p.Rings = append(p.Rings, rings(C.OGR_G_GetGeometryRef(g, C.int(i)))...)
+		}
+	default:
+		return p, fmt.Errorf("feature %d is a %s, not a polygon", k, C.GoString(C.OGR_G_GetGeometryName(g)))
+	}
+	return p, nil
+}
+
+// rings returns the rings of polygon g.
+func rings(g C.OGRGeometryH) [][][2]float64 {
+	var rs [][][2]float64
+	for i := 0; i < int(C.OGR_G_GetGeometryCount(g)); i++ {
+		r := C.OGR_G_GetGeometryRef(g, C.int(i))
+		n := int(C.OGR_G_GetPointCount(r))
+		ring := make([][2]float64, n)
+		for j := range ring {
+			ring[j] = [2]float64{float64(C.OGR_G_GetX(r, C.int(j))), float64(C.OGR_G_GetY(r, C.int(j)))}
+		}
+		rs = append(rs, ring)
+	}
+	return rs
 }

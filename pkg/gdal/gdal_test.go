@@ -129,3 +129,26 @@ func TestWriteRefusals(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestReadPolygons reads the three polygons R's sf wrote
+// (testdata/real/meuse-blocks.geojson, testdata/r/gis.R): their names and
+// vertices as written; a raster is not a vector file.
+func TestReadPolygons(t *testing.T) {
+	ps, err := ReadPolygons("../../testdata/real/meuse-blocks.geojson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 3 || ps[0].Name != "a" || ps[1].Name != "b" || ps[2].Name != "c" {
+		t.Fatalf("%d polygons %+v", len(ps), ps)
+	}
+	b := ps[1].Rings
+	if len(b) != 1 || len(b[0]) != 4 || b[0][1] != [2]float64{180707, 332307} || b[0][3] != b[0][0] {
+		t.Errorf("polygon b: %v", b)
+	}
+	if !ps[0].Contains(179300, 330900) || ps[0].Contains(179700, 330900) {
+		t.Error("polygon a: its centre outside, or a point east of it inside")
+	}
+	if _, err := ReadPolygons("../../testdata/real/meuse-grid.tif"); err == nil {
+		t.Error("a raster read as polygons")
+	}
+}

@@ -10,3 +10,6 @@ func Read(path string) (*Raster, error) { return nil, ErrNoGDAL }
 
 // Write returns ErrNoGDAL: this binary was built without the gdal tag.
 func Write(path string, r *Raster) error { return ErrNoGDAL }
+
+// ReadPolygons returns ErrNoGDAL: this binary was built without the gdal tag.
+func ReadPolygons(path string) ([]Polygon, error) { return nil, ErrNoGDAL }

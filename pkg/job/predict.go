@@ -53,6 +53,9 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkBlocks(cfg); err != nil {
+		return nil, err
+	}
 	if t := len(cfg.Theta) - 1; config.HasTau2(cfg.Kernel, len(cfg.Theta)) { // (sigma2, beta, nu, tau2): the nugget is tau2
 		cfg.Nugget, cfg.Theta = cfg.Theta[t], cfg.Theta[:t]
 	}
@@ -159,6 +162,11 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		}, cfg.Theta, obs, fold, cfg.Folds, cfg.Mean)
 	case cfg.CV:
 		r, resid, res.CV, err = leaveOneOut(ev, cfg.Theta, obs, perm)
+	case cfg.Blocks != "":
+		if r, err = writeBlocks(ev, cfg, nw, env); err == nil {
+			res.Seconds, res.Predicted = r.Seconds, len(r.Z)
+			return res, checkFailTask(rt, w)
+		}
 	case cfg.Draws > 0:
 		var d *predict.Draws
 		d, err = drawsAt(ev, cfg.Theta, nw, cfg.Mean, cfg.Draws, cfg.Seed, cfg.Variance != config.VarianceLatent)
@@ -267,7 +275,7 @@ func readPredictData(in *Inputs, cfg *config.Predict, env Env) (p predictInputs,
 		return p, err
 	}
 	nw := p.nw
-	if rasterOut(cfg.Out) && p.grid == nil {
+	if rasterOut(cfg.Out) && p.grid == nil && cfg.Blocks == "" {
 		return p, badInput("%s: --out %s is a raster: it needs the grid of a raster --at (.tif, .nc), not %s", cfg.Command(), cfg.Out, cfg.At)
 	}
 	logNotes(env, cfg.At, nw)
