@@ -353,7 +353,7 @@ func badInputCases() []cliCase {
 			want: "warning: --tlr-accuracy 10 is coarse against the observations' variance"},
 		{name: "depth unused with aniso", ok: true, args: []string{"fit", "--data", "@dz.csv", "--kernel", "aniso-matern", "--max-evals", "1"},
 			files: map[string]string{"dz.csv": "x,y,depth,z\n0.1,0.2,1,0.5\n0.5,0.1,2,-1\n0.9,0.8,3,0.2\n0.3,0.7,4,1\n"},
-			want:  "dz.csv: column depth is read as a covariate that the mean model (--mean zero) does not use; kernel aniso-matern takes 2D locations"},
+			want:  "note: dz.csv: columns not read: depth (--z, --coords, --time and --mean choose the columns read)"},
 		{name: "all locations one point", args: []string{"fit", "--data", "@one.csv", "--nugget", "0.1"}, files: map[string]string{"one.csv": "x,y,z\n0.5,0.5,1\n0.5,0.5,2\n0.5,0.5,3\n0.5,0.5,1.5\n"},
 			want: "one.csv: all 4 locations are the same point: the range and the smoothness cannot be estimated"},
 		{name: "coordinates overflow distances", args: []string{"fit", "--data", "@far.csv"}, files: map[string]string{"far.csv": "x,y,z\n1e300,0,1\n-1e300,1,2\n0,2e300,3\n"},
