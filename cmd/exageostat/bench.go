@@ -57,8 +57,8 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
 			if o.NB < 0 {
 				return badInput("bench cholesky: --nb must be >= 1, or 0 for the automatic tile size (got %d)", o.NB)
 			}
-			if o.Workers < 1 {
-				return badInput("bench cholesky: --workers must be >= 1 (got %d)", o.Workers)
+			if o.Workers < 1 || o.Workers > config.MaxWorkers {
+				return badInput("bench cholesky: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			}
 			if o.Reps < 1 {
 				return badInput("bench cholesky: --reps must be >= 1 (got %d)", o.Reps)
@@ -136,8 +136,8 @@ func newBenchRuntimeCmd() *cobra.Command {
 			switch {
 			case tasks < 1:
 				return badInput("bench runtime: --tasks must be >= 1 (got %d)", tasks)
-			case workers < 1:
-				return badInput("bench runtime: --workers must be >= 1 (got %d)", workers)
+			case workers < 1 || workers > config.MaxWorkers:
+				return badInput("bench runtime: --workers must be in [1, %d] (got %d)", config.MaxWorkers, workers)
 			}
 			r := bench.RuntimeOverhead(tasks, workers, 5)
 			return emitBench(asJSON, r, 1, workers, func() error {
@@ -191,7 +191,7 @@ factorisation busy times apart.)`,
   exageostat bench likelihood --n 8000 --nb 800 --computation tlr --predict 500 --reps 3 --reference=false`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench likelihood", "theta", thetaS)
 			if err != nil {
 				return err
 			}
@@ -213,8 +213,8 @@ factorisation busy times apart.)`,
 				return badInput("bench likelihood: --n must be >= 3 (got %d)", o.N)
 			case o.NB < 1:
 				return badInput("bench likelihood: --nb must be >= 1 (got %d)", o.NB)
-			case o.Workers < 1:
-				return badInput("bench likelihood: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench likelihood: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1:
 				return badInput("bench likelihood: --reps must be >= 1 (got %d)", o.Reps)
 			case len(th) != 3:

@@ -72,7 +72,7 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
   exageostat bench overlap --cluster configs/cluster-4chifflet.toml --n 96960 --plot fig5-sim.svg`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench overlap", "theta", thetaS)
 			if err != nil {
 				return err
 			}
@@ -88,8 +88,8 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
 				return badInput("bench overlap: --n must be >= 3 (got %d)", o.N)
 			case o.NB < 0:
 				return badInput("bench overlap: --nb must be >= 1, or 0 for the automatic tile size (got %d)", o.NB)
-			case o.Workers < 1:
-				return badInput("bench overlap: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench overlap: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1 || o.Reps > maxOverlapReps:
 				return badInput("bench overlap: --reps must be in [1, %d] (got %d)", maxOverlapReps, o.Reps)
 			case len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0):

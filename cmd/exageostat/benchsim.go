@@ -54,7 +54,7 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 			if o.N, err = parseInts("bench simulator", "n", sizes, "a size", 3, maxSimCheckN); err != nil {
 				return err
 			}
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench simulator", "theta", thetaS)
 			if err != nil {
 				return err
 			}
@@ -65,8 +65,8 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 			switch {
 			case o.NB < 1 || o.NB > maxCalibrateNB:
 				return badInput("bench simulator: --nb must be in [1, %d] (got %d)", maxCalibrateNB, o.NB)
-			case o.Workers < 1:
-				return badInput("bench simulator: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench simulator: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1 || o.Reps > maxSimCheckReps:
 				return badInput("bench simulator: --reps must be in [1, %d] (got %d)", maxSimCheckReps, o.Reps)
 			case o.CalReps < 1 || o.CalReps > maxCalibrateReps:

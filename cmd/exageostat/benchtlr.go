@@ -32,7 +32,7 @@ goal).`,
   exageostat bench tlr --n 16000 --nb-sweep 500,800,1200,1600 --json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench tlr", "theta", thetaS)
 			if err != nil {
 				return err
 			}
@@ -46,8 +46,8 @@ goal).`,
 				return badInput("bench tlr: --theta needs sigma2, beta > 0 and nu in (0, 30]")
 			case o.N < 64 || o.N > 1000000:
 				return badInput("bench tlr: --n must be in [64, 1000000] (got %d)", o.N)
-			case o.Workers < 1:
-				return badInput("bench tlr: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench tlr: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1 || o.Reps > 100:
 				return badInput("bench tlr: --reps must be in [1, 100] (got %d)", o.Reps)
 			case !(o.Accuracy > 0 && o.Accuracy < 1):

@@ -53,7 +53,7 @@ bound what any number of workers can do.`,
   exageostat bench tlr-opt --n 8000 --nb 400 --lookahead 1 --hpotrf 100 --sim-ranks 4,16 --json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench tlr-opt", "theta", thetaS)
 			if err != nil {
 				return err
 			}
@@ -85,8 +85,8 @@ bound what any number of workers can do.`,
 				return badInput("bench tlr-opt: --n must be in [64, 1000000] (got %d)", o.N)
 			case o.NB < 16 || o.NB > 8192:
 				return badInput("bench tlr-opt: --nb must be in [16, 8192] (got %d)", o.NB)
-			case o.Workers < 1:
-				return badInput("bench tlr-opt: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench tlr-opt: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1 || o.Reps > 100:
 				return badInput("bench tlr-opt: --reps must be in [1, 100] (got %d)", o.Reps)
 			case !(o.Accuracy > 0 && o.Accuracy < 1):

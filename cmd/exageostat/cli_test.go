@@ -52,6 +52,9 @@ func cliFixtures() map[string]string {
 	}
 }
 
+// bivCSV is a small bivariate data file (x,y,z1,z2).
+const bivCSV = "x,y,z1,z2\n0.1,0.2,1,0.5\n0.5,0.1,2,-1\n0.9,0.8,1,0.2\n0.3,0.7,0.4,1\n0.6,0.4,-1,2\n"
+
 // badInputCases is the table: bad arguments, flags, configuration files
 // and data files over every command, each with its exit status (2) and
 // message, and the cases of the defects of issue 16.
@@ -60,13 +63,13 @@ func badInputCases() []cliCase {
 	return []cliCase{
 		// fit: flags.
 		{name: "fit nb negative", defect: 9, args: []string{"fit", "--nb", "-1"}, want: `fit: key "nb": must be >= 0`},
-		{name: "fit workers negative", defect: 9, args: []string{"fit", "--workers", "-1"}, want: `fit: key "workers": must be >= 0`},
+		{name: "fit workers negative", defect: 9, args: []string{"fit", "--workers", "-1"}, want: `fit: key "workers": must be in [0, 4096] (0: one per core), got -1`},
 		{name: "fit draws without a grid", args: []string{"fit", "--draws", "1"}, want: `fit: key "draws": --draws maps conditional simulations on the prediction grid: it needs --plot DIR and --grid NxM`},
 		{name: "fit draws too many", args: []string{"fit", "--draws", "21"}, want: `fit: key "draws": --draws must be in [0, 20]`},
 		{name: "fit gpus negative", args: []string{"fit", "--gpus", "-1"}, want: `fit: key "gpus": must be in [0, 64]`},
 		{name: "fit devices unknown", args: []string{"fit", "--devices", "gpu:1"}, want: `fit: key "devices": unknown device kind "gpu" in "gpu:1"`},
 		{name: "fit devices count", args: []string{"fit", "--devices", "host-test:0"}, want: `fit: key "devices": "host-test:0": the number of devices must be in [1, 8]`},
-		{name: "fit devices size", args: []string{"fit", "--devices", "host-test:1:lots"}, want: `fit: key "devices": "host-test:1:lots": the size must be a positive number of bytes`},
+		{name: "fit devices size", args: []string{"fit", "--devices", "host-test:1:lots"}, want: `fit: key "devices": "host-test:1:lots": the size: "lots" is not a size in bytes (e.g. 2GB, 512MiB)`},
 		{name: "fit scheduler", args: []string{"fit", "--scheduler", "heft"}, want: `fit: key "scheduler": must be eager or dmda, got "heft"`},
 		{name: "fit perfmodel not a model", args: []string{"fit", "--perfmodel", "@o.txt", "--max-evals", "1"}, want: `fit: --perfmodel: `},
 		// No GPU on these machines (CI, the development machines): with or
@@ -88,7 +91,13 @@ func badInputCases() []cliCase {
 		{name: "predict mean column missing at", args: []string{"predict", "--data", "@e.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5,0.1", "--mean", "elev"},
 			files: map[string]string{"e.csv": "x,y,z,elev\n0.1,0.2,1,3\n0.5,0.1,2,4\n0.9,0.8,1,2\n"}, want: `at.csv: mean: no column "elev"`},
 		{name: "fit lb above ub", args: []string{"fit", "--lb", "2,1,1", "--ub", "1,5,5"}, want: `key "lb": lower bound of sigma2 (2) is above its upper bound (1)`},
-		{name: "fit lb not a number", args: []string{"fit", "--lb", "x,1,1"}, want: `--lb: "x" is not a number`},
+		{name: "fit lb not a number", args: []string{"fit", "--lb", "x,1,1"}, want: `fit: --lb: "x" is not a number`},
+		{name: "fit powers not a number", args: []string{"fit", "--powers", "1,y"}, want: `fit: --powers: "y" is not a number`},
+		{name: "predict theta not a number", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,x,0.5"},
+			want: `predict: --theta: "x" is not a number`},
+		{name: "cv theta not a number", args: []string{"cv", "--data", "@d.csv", "--theta", "1,x,0.5", "--out", "@l.csv"}, want: `cv: --theta: "x" is not a number`},
+		{name: "simulate theta not a number", args: []string{"simulate", "--n", "10", "--theta", "1,x,0.5", "--out", "@s.csv"}, want: `simulate: --theta: "x" is not a number`},
+		{name: "bench tlr theta not a number", args: []string{"bench", "tlr", "--theta", "1,x,0.5"}, want: `bench tlr: --theta: "x" is not a number`},
 		{name: "fit start outside", args: []string{"fit", "--start", "1,9,1"}, want: `key "start": start beta = 9 is outside its bounds`},
 		{name: "fit start word", args: []string{"fit", "--start", "banana"}, want: `key "start": want data, lower or values`},
 		{name: "fit search", args: []string{"fit", "--search", "grid"}, want: `key "search": search must be log, linear, fisher or bobyqa`},
@@ -261,7 +270,7 @@ func badInputCases() []cliCase {
 		{name: "conditional bad variance", args: []string{"simulate", "--conditional", "--data", "@d.csv", "--at", "@at.csv", "--theta", "1,0.1,0.5", "--variance", "signal", "--out", "@s.csv"},
 			want: "--variance must be observation or latent"},
 		{name: "cv one fold", args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5", "--folds", "1", "--out", "@l.csv"},
-			want: `predict: key "folds": --folds must be 0 (leave one out) or at least 2, got 1`},
+			want: `cv: key "folds": --folds must be 0 (leave one out) or at least 2, got 1`},
 		{name: "cv more folds than data", args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5", "--folds", "61", "--out", "@l.csv"},
 			want: "cv: --folds 61 is more than the 60 observations of"},
 		{name: "cv latent variance", args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5", "--variance", "latent", "--out", "@l.csv"},
@@ -284,7 +293,7 @@ func badInputCases() []cliCase {
 		{name: "simulate powexp delta", args: []string{"simulate", "--out", "@s.csv", "--kernel", "powexp", "--theta", "1,0.1,3"}, want: "delta must be in (0, 2]"},
 		{name: "simulate nugget", args: []string{"simulate", "--out", "@s.csv", "--nugget", "-1"}, want: `key "nugget"`},
 		{name: "simulate seed negative", defect: 9, args: []string{"simulate", "--out", "@s.csv", "--seed", "-1"}, want: `invalid argument "-1" for "--seed"`},
-		{name: "simulate workers", defect: 9, args: []string{"simulate", "--out", "@s.csv", "--workers", "-2"}, want: `simulate: key "workers": --workers must be >= 0`},
+		{name: "simulate workers", defect: 9, args: []string{"simulate", "--out", "@s.csv", "--workers", "-2"}, want: `simulate: key "workers": --workers must be in [0, 4096]`},
 
 		// The other commands.
 		{name: "unknown command", defect: 9, args: []string{"bogus"}, want: `unknown command "bogus" for "exageostat"`},
@@ -292,7 +301,7 @@ func badInputCases() []cliCase {
 		{name: "bench name", args: []string{"bench", "bogus"}, want: `unexpected argument "bogus"`},
 		{name: "bench cholesky n", args: []string{"bench", "cholesky", "--n", "0"}, want: "bench cholesky: --n must be >= 1"},
 		{name: "bench likelihood nb", defect: 9, args: []string{"bench", "likelihood", "--nb", "0"}, want: "bench likelihood: --nb must be >= 1 (got 0)"},
-		{name: "bench runtime workers", defect: 9, args: []string{"bench", "runtime", "--workers", "0"}, want: "bench runtime: --workers must be >= 1 (got 0)"},
+		{name: "bench runtime workers", defect: 9, args: []string{"bench", "runtime", "--workers", "0"}, want: "bench runtime: --workers must be in [1, 4096] (got 0)"},
 		{name: "plan nb", args: []string{"plan", "--n", "100", "--nb", "0"}, want: "plan: --nb must be >= 1"},
 		{name: "plan tiles and n", args: []string{"plan", "--tiles", "5", "--n", "10"}, want: "plan: give either --tiles or --n and --nb, not both"},
 		{name: "plan config key", args: []string{"plan", "--n", "100", "--config", "@k.toml"}, files: map[string]string{"k.toml": "nodes = 4\nrank = 1\n"}, want: `k.toml:2: key "rank": unknown key`},
@@ -321,6 +330,81 @@ func badInputCases() []cliCase {
 		// Defect 12: a fault-injection setting that injects nothing.
 		{name: "fail task no match", defect: 12, args: []string{"fit", "--data", "@d.csv", "--max-evals", "2", "--nb", "30"}, env: []string{"EXAGEOSTAT_FAIL_TASK=0:potrf(99,99,99)"}, lines: true,
 			want: "EXAGEOSTAT_FAIL_TASK=0:potrf(99,99,99): no task potrf(99,99,99) ran on rank 0, so no failure was injected"},
+
+		// Issue 24: unsupported combinations, each refused naming the flag.
+		{name: "bivariate with a mean", args: []string{"fit", "--data", "@b.csv", "--kernel", "bivariate-matern", "--mean", "constant"}, files: map[string]string{"b.csv": bivCSV},
+			want: `fit: key "mean": --mean constant is not for --kernel bivariate-matern`},
+		{name: "predict bivariate with a mean", args: []string{"predict", "--data", "@b.csv", "--kernel", "bivariate-matern", "--theta", "1,1,0.1,0.5,0.5,0.5", "--at", "@at.csv", "--out", "@p.csv", "--mean", "linear"},
+			files: map[string]string{"b.csv": bivCSV}, want: `predict: key "mean": --mean linear is not for --kernel bivariate-matern`},
+		{name: "conditional bivariate", args: []string{"simulate", "--conditional", "--data", "@b.csv", "--at", "@at.csv", "--kernel", "bivariate-matern", "--theta", "1,1,0.1,0.5,0.5,0.5", "--out", "@s.csv"},
+			files: map[string]string{"b.csv": bivCSV}, want: `simulate: key "kernel": --conditional is not for --kernel bivariate-matern yet`},
+		{name: "devices too small", args: []string{"fit", "--data", "@d.csv", "--nb", "30", "--devices", "host-test:1:1KiB"},
+			want: `fit: key "devices": "host-test:1:1KiB": each device holds 1.02 kB, less than the three 30x30 tiles a gemm task holds at once (21.6 kB)`},
+		{name: "devices size as memory-limit", ok: true, args: []string{"fit", "--data", "@d.csv", "--nb", "30", "--max-evals", "1", "--devices", "host-test:1:1GB"}, want: "fit: N=60 "},
+		{name: "fixed nu singular", args: []string{"fit", "--data", "@d.csv", "--nb", "30", "--lb", "0.001,0.001,200", "--ub", "5,5,200", "--max-evals", "3"}, lines: true,
+			want: "fit: no evaluation succeeded (3 failed; the last: covariance matrix is not positive definite"},
+		{name: "fixed nu singular says why", args: []string{"fit", "--data", "@d.csv", "--nb", "30", "--lb", "1,0.1,1e6", "--ub", "1,0.1,1e6"}, lines: true,
+			want: "(nu fixed at 1e+06): not positive definite without a nugget: add one (--nugget 1e-6, or a fourth bound to estimate it)"},
+		{name: "fit max rank below nb/2", args: []string{"fit", "--data", "@d.csv", "--nb", "30", "--computation", "tlr", "--max-rank", "2", "--max-evals", "2"}, lines: true,
+			want: "above the maximum rank 2 (low-rank 30x30 (rank <= 2)); raise --max-rank"},
+		{name: "max rank far above nb", ok: true, args: []string{"fit", "--data", "@d.csv", "--nb", "30", "--computation", "tlr", "--max-rank", "1000000", "--max-evals", "1", "--memory-limit", "1GB"},
+			want: "fit: N=60 "},
+		{name: "coarse tlr accuracy flagged", ok: true, args: []string{"fit", "--data", "@d.csv", "--nb", "30", "--computation", "tlr", "--tlr-accuracy", "10", "--max-evals", "3"},
+			want: "warning: --tlr-accuracy 10 is coarse against the observations' variance"},
+		{name: "depth unused with aniso", ok: true, args: []string{"fit", "--data", "@dz.csv", "--kernel", "aniso-matern", "--max-evals", "1"},
+			files: map[string]string{"dz.csv": "x,y,depth,z\n0.1,0.2,1,0.5\n0.5,0.1,2,-1\n0.9,0.8,3,0.2\n0.3,0.7,4,1\n"},
+			want:  "note: dz.csv: columns not read: depth (--z, --coords, --time and --mean choose the columns read)"},
+		{name: "all locations one point", args: []string{"fit", "--data", "@one.csv", "--nugget", "0.1"}, files: map[string]string{"one.csv": "x,y,z\n0.5,0.5,1\n0.5,0.5,2\n0.5,0.5,3\n0.5,0.5,1.5\n"},
+			want: "one.csv: all 4 locations are the same point: the range and the smoothness cannot be estimated"},
+		{name: "coordinates overflow distances", args: []string{"fit", "--data", "@far.csv"}, files: map[string]string{"far.csv": "x,y,z\n1e300,0,1\n-1e300,1,2\n0,2e300,3\n"},
+			want: "far.csv: x spans 2e+300: squared distances overflow float64"},
+		{name: "coordinates underflow distances", args: []string{"fit", "--data", "@near.csv"}, files: map[string]string{"near.csv": "x,y,z\n1e-200,0,1\n2e-200,0,2\n3e-200,0,3\n"},
+			want: "near.csv: x spans only 2e-200: squared distances underflow"},
+		{name: "z-name with a control character", args: []string{"fit", "--data", "@d.csv", "--plot", "@pl", "--z-name", "a\x1b[31mb"},
+			want: `fit: key "z_name": --z-name: '\x1b' at byte 2 is a control character`},
+		{name: "z-name with a newline", args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5", "--out", "@l.csv", "--plot", "@pl", "--z-name", "m\nm"},
+			want: `cv: key "z_name": --z-name: '\n' at byte 2 is a control character`},
+		{name: "fit cv more folds than data", args: []string{"fit", "--data", "@d.csv", "--cv", "61", "--cv-out", "@c.csv"},
+			want: `fit: key "cv": --cv 61 folds are more than the 60 observations of d.csv`},
+		{name: "mean column of huge values", args: []string{"fit", "--data", "@h.csv", "--mean", "a"},
+			files: map[string]string{"h.csv": "x,y,z,a\n0.1,0.2,1,1e200\n0.5,0.1,2,3e200\n0.9,0.8,1,2e200\n0.3,0.7,1,5e199\n0.6,0.6,0,1e199\n"},
+			want:  "h.csv: --mean a: the column a holds values up to 3e+200: their squares overflow float64 in the GLS estimate; rescale it"},
+		{name: "ci-level without ci", args: []string{"fit", "--ci-level", "0.9"}, want: `fit: key "ci_level": --ci-level does nothing without --ci profile`},
+		{name: "dpi without plot", args: []string{"fit", "--dpi", "100"}, want: `fit: key "dpi": --dpi does nothing without --plot DIR`},
+		{name: "z-name without plot", args: []string{"fit", "--z-name", "rain"}, want: `fit: key "z_name": --z-name does nothing without --plot DIR`},
+		{name: "units without plot", args: []string{"fit", "--units", "mm"}, want: `fit: key "units": --units does nothing without --plot DIR`},
+		{name: "xy-units without plot", args: []string{"fit", "--xy-units", "m"}, want: `fit: key "xy_units": --xy-units does nothing without --plot DIR`},
+		{name: "cv dpi without plot", args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5", "--out", "@l.csv", "--dpi", "100"},
+			want: `cv: key "dpi": --dpi does nothing without --plot DIR (cv)`},
+		{name: "distribution on one rank", args: []string{"fit", "--distribution", "bogus"}, want: `fit: key "distribution": unknown distribution "bogus"`},
+		{name: "predict distribution on one rank", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--distribution", "lp"},
+			want: `predict: key "distribution": "lp" is computed from the node groups`},
+		{name: "perfmodel unwritable", args: []string{"fit", "--data", "@d.csv", "--perfmodel", "/proc/exageostat-pm.json"}, want: "fit: --perfmodel /proc/exageostat-pm.json: cannot be written"},
+		{name: "perfmodel onto json", args: []string{"fit", "--data", "@d.csv", "--perfmodel", "@x.json", "--json", "@x.json"}, want: "fit: --perfmodel x.json: is also the --json output"},
+		{name: "perfmodel onto trace", args: []string{"fit", "--data", "@d.csv", "--perfmodel", "@t.json", "--trace", "@t.json"}, want: "fit: --perfmodel t.json: is also the --trace output"},
+		{name: "perfmodel from the config's directory", ok: true, args: []string{"fit", "--config", "@sub/c.toml"},
+			files: map[string]string{"sub/c.toml": "data = \"../d.csv\"\nperfmodel = \"pm.json\"\ncheckpoint = \"none\"\nnb = 30\nmax_evals = 1\n"},
+			want:  "fit: N=60 ", writes: []string{"sub/pm.json"}},
+		{name: "bench perfmodel unwritable", args: []string{"bench", "likelihood", "--n", "100", "--nb", "50", "--perfmodel", "/proc/exageostat-pm.json"},
+			want: "bench likelihood: --perfmodel /proc/exageostat-pm.json: cannot be written"},
+
+		{name: "workers beyond the threads a process has", args: []string{"fit", "--data", "@d.csv", "--workers", "100000"},
+			want: `fit: key "workers": must be in [0, 4096] (0: one per core), got 100000`},
+		{name: "predict workers beyond", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--workers", "5000"},
+			want: `predict: key "workers": --workers must be in [0, 4096] (0: one per core), got 5000`},
+		{name: "bench workers beyond", args: []string{"bench", "likelihood", "--workers", "20000"}, want: "bench likelihood: --workers must be in [1, 4096] (got 20000)"},
+
+		// Issue 24: launches and stops.
+		{name: "srun without pmix", args: []string{"fit", "--data", "@d.csv"}, env: []string{"SLURM_STEP_NUM_TASKS=2", "SLURM_PROCID=1"},
+			want: "fit: SLURM_STEP_NUM_TASKS=2 processes were started, but MPI sees 1 rank: each would run the whole job alone and write the same outputs;"},
+		{name: "mpirun of a plain binary", args: []string{"simulate", "--out", "@s.csv"}, env: []string{"OMPI_COMM_WORLD_SIZE=4"},
+			want: "simulate: OMPI_COMM_WORLD_SIZE=4 processes were started, but MPI sees 1 rank"},
+		{name: "deadline word", args: []string{"fit", "--deadline", "soon"}, want: `fit: key "deadline": --deadline: "soon" is not a duration (90s, 45m, 2h30m), a clock time (17:30) or a date and time`},
+		{name: "deadline past", args: []string{"fit", "--deadline", "2000-01-01T00:00"}, want: `fit: key "deadline": --deadline: 2000-01-01 00:00:00 is past, or less than 2s away`},
+		{name: "deadline in a config", args: []string{"fit", "--config", "@c.toml"}, files: map[string]string{"c.toml": "n = 100\ndeadline = \"-3m\"\n"},
+			want: `c.toml:2: key "deadline": --deadline: the duration "-3m" must be > 0`},
+		{name: "deadline none", ok: true, args: []string{"fit", "--data", "@d.csv", "--deadline", "none", "--max-evals", "2", "--nb", "30"}, env: []string{"SLURM_JOB_ID=1"},
+			want: "fit: N=60 "},
 
 		// What the fixes keep legal (exit status 0), and the outputs they write.
 		// Defects 2-5, 10 and 11: runs that used to fail or be silently wrong.

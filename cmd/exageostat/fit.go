@@ -7,8 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,6 +20,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/stop"
 )
 
 // fitFlags holds the raw flag values that are not fields of config.Fit;
@@ -95,12 +96,30 @@ Slurm time limit): the search replays the evaluations already paid for
 at no cost, retracing the same path, and goes on, to the same theta and
 l as an uninterrupted run; the checkpoint goes on growing. A checkpoint
 of other data, or of other kernel, distance, nugget, lb, ub, start,
-search, tolerance, holdout or seed, is refused (exit status 2); nb,
-workers, ranks and max_evals may differ. SIGINT (Ctrl-C) or SIGTERM
-(scancel, mpirun) stops the search after the evaluation under way
-(a second signal stops at once): the best result so far is printed and
-written with status "interrupted", and the exit status is 130 (SIGINT)
-or 143 (SIGTERM).
+search, tolerance, holdout, seed, profile, mean, reml, computation (with
+tlr_accuracy, max_rank, mp_band, hpotrf, and nb for an approximate
+computation) is refused (exit status 2, naming the setting), as is a
+checkpoint whose values were edited (its digests; and the best evaluation
+is recomputed when the replay reaches it); workers, ranks and max_evals
+may differ. While a fit writes a checkpoint it holds its lock (FILE.lock):
+a second fit of the same checkpoint stops at once, naming the first.
+
+Stopping: SIGINT (Ctrl-C) or SIGTERM (scancel, a Slurm time limit,
+mpirun) asks for an orderly stop: the evaluation under way ends, or is
+given up if it cannot end within 20 s (half a second under mpirun, which
+kills its ranks a second after forwarding a signal; mpirun --mca
+odls_base_sigkill_timeout 30 gives more), then the best result so far is
+printed and written with status "interrupted", and the exit status is 130
+(SIGINT) or 143 (SIGTERM); a repeat within a second (Slurm signals twice)
+is the same request, a second signal later gives up the evaluation at
+once, a third exits at once. After the search, a signal gives up the
+assessment under way (kriging, standard errors, profile intervals,
+cross-validation): the estimate is written, exit status 143. --deadline
+(a duration such as 45m, a clock time 17:30, or a date 2026-11-26T17:30;
+by default the end of the Slurm job it runs in, read with squeue; none:
+no deadline) stops the search before an evaluation that would not end in
+time (the longest so far plus a quarter, and 2 s to write): status
+"deadline", exit status 143, and --resume goes on to the same result.
 
 A fit that is a result but perhaps not the maximum it looks like says so
 under the table and in the JSON ("converged", "at_bound", "warnings"), with
@@ -193,7 +212,7 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "fixed nugget tau2 added to the diagonal (to estimate it, give 4 bounds instead)")
 	f.IntVar(&cfg.NB, "nb", cfg.NB, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.GPUs, "gpus", 0, "GPU workers per rank (0: none); needs a CUDA device and the CUDA build, else exit 2 naming what is missing")
-	f.StringVar(&cfg.Devices, "devices", "", "memory nodes with a worker each that need no GPU: host-test:N[:SIZE] (SIZE e.g. 256MiB; 1GiB if left out), running the device kinds (potrf, trmm, syrk, gemm, gemv) on copies the runtime keeps coherent")
+	f.StringVar(&cfg.Devices, "devices", "", "memory nodes with a worker each that need no GPU: host-test:N[:SIZE] (SIZE as --memory-limit takes it, e.g. 256MiB or 1GB; 1GiB if left out; at least three tiles), running the device kinds (potrf, trmm, syrk, gemm, gemv) on copies the runtime keeps coherent")
 	f.StringVar(&cfg.Scheduler, "scheduler", cfg.Scheduler, "task placement: eager (a free worker takes the best task it can run) or dmda (the worker that completes it first by the performance model, copies included)")
 	f.StringVar(&cfg.PerfModel, "perfmodel", "", "performance-model file: read for dmda when it exists, written at the end with this run's measured task durations (calibrate --perfmodel makes one)")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
@@ -203,6 +222,7 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.BoolVarP(&ff.quiet, "quiet", "q", false, "keep stderr to warnings: no set-up notes, no line per evaluation (the table still goes to stdout)")
 	f.StringVar(&cfg.Checkpoint, "checkpoint", "", "rewrite this checkpoint after every evaluation (default: the --resume file, else the --json path with .ckpt for its extension, else none; none disables it)")
 	f.StringVar(&cfg.Resume, "resume", "", "continue the fit of this checkpoint: its evaluations are replayed at no cost; one made from other data or settings is refused")
+	f.StringVar(&cfg.Deadline, "deadline", "", "stop before an evaluation that would end after this: a duration (45m), a clock time (17:30) or a date and time (2026-11-26T17:30); default: the end of the Slurm job, if any; none: no deadline")
 	f.StringVar(&cfg.Trace, "trace", "", "write a Chrome trace-event JSON (or .csv) of every task")
 	f.IntVar(&cfg.N, "n", cfg.N, "without data: number of simulated locations")
 	f.StringVar(&ff.theta, "theta", config.FormatFloats(cfg.Theta), "without data: true theta of the simulation")
@@ -238,7 +258,7 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.StringVar(&cfg.Vecchia.Sets, "vecchia-sets", "", "vecchia: read the ordering and conditioning sets from this file (as --vecchia-sets-out writes it)")
 	f.StringVar(&cfg.Vecchia.SetsOut, "vecchia-sets-out", "", "vecchia: write the ordering and conditioning sets to this file (1-based data rows)")
 	f.Float64Var(&cfg.TLRAccuracy, "tlr-accuracy", cfg.TLRAccuracy, "tlr: absolute Frobenius accuracy of each compressed tile (as HiCMA)")
-	f.IntVar(&cfg.MaxRank, "max-rank", 0, "tlr: largest rank of a tile held as U V^T; a tile that needs more stays dense (0: nb/2)")
+	f.IntVar(&cfg.MaxRank, "max-rank", 0, "tlr: largest rank of a tile held as U V^T (0: nb/2); from nb/2 up a tile that needs more stays dense, below nb/2 it is an error naming the tile (exit status 2)")
 	f.IntVar(&cfg.MPBand, "mp-band", cfg.MPBand, "mp, dst: tile sub-diagonals kept in float64 (-1: the band holding 10 % of the tiles)")
 	f.IntVar(&cfg.Lookahead, "lookahead", cfg.Lookahead, "tlr, mp, dst: lookahead depth D of the Cholesky (seed 002): step k's updates past column k+D wait for panel k+1 (0: off)")
 	f.IntVar(&cfg.HPotrf, "hpotrf", cfg.HPotrf, "tlr, mp, dst: hierarchical potrf, the diagonal tiles factored as a nested graph of sub-tiles of this size (0: off)")
@@ -249,62 +269,24 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 }
 
 func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error {
+	// SIGINT and SIGTERM ask for an orderly stop from here on; the input
+	// files are read once, by rank 0, for every rank (job.Inputs).
+	req := stop.New()
+	defer catchSignals(req, w.Rank() == 0)()
+	in := job.NewInputs(w, req.Asked(), req.Number)
 	if ff.cfg != "" {
-		// Re-apply the flags the user set over the file's values.
-		changed := map[string]string{}
-		c.Flags().Visit(func(f *pflag.Flag) { changed[f.Name] = f.Value.String() })
-		if err := config.LoadFit(ff.cfg, cfg); err != nil {
+		if err := readFitConfig(c, in, cfg, ff); err != nil {
 			return err
-		}
-		if !c.Flags().Changed("lb") {
-			ff.lb = config.FormatFloats(cfg.Lower)
-		}
-		if !c.Flags().Changed("ub") {
-			ff.ub = config.FormatFloats(cfg.Upper)
-		}
-		if !c.Flags().Changed("theta") {
-			ff.theta = config.FormatFloats(cfg.Theta)
-		}
-		if !c.Flags().Changed("true-theta") && cfg.TrueTheta != nil {
-			ff.trueTheta = config.FormatFloats(cfg.TrueTheta)
-		}
-		if !c.Flags().Changed("powers") && cfg.Powers != nil {
-			ff.powers = config.FormatFloats(cfg.Powers)
-		}
-		for name, v := range changed {
-			if name == "config" {
-				continue
-			}
-			if err := c.Flags().Set(name, v); err != nil {
-				return badInput("--%s: %v", name, err)
-			}
 		}
 	}
 	var given []string
 	c.Flags().Visit(func(f *pflag.Flag) { given = append(given, f.Name) })
 	cfg.SetFlags(given...)
 	if err := cfg.Overlap.Apply(ff.overlap); err != nil {
-		return badInput("--overlap: %v", err)
+		return badInput("fit: --overlap: %v", err)
 	}
-	var err error
-	if cfg.Lower, err = parseFloats("lb", ff.lb); err != nil {
+	if err := fitLists(cfg, ff); err != nil {
 		return err
-	}
-	if cfg.Upper, err = parseFloats("ub", ff.ub); err != nil {
-		return err
-	}
-	if cfg.Theta, err = parseFloats("theta", ff.theta); err != nil {
-		return err
-	}
-	if ff.trueTheta != "" {
-		if cfg.TrueTheta, err = parseFloats("true-theta", ff.trueTheta); err != nil {
-			return err
-		}
-	}
-	if ff.powers != "" {
-		if cfg.Powers, err = parseFloats("powers", ff.powers); err != nil {
-			return err
-		}
 	}
 	if cfg.GPUs != 0 {
 		if err := cfg.Validate(); err != nil {
@@ -315,12 +297,12 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		}
 	}
 	tty := term.IsTerminal(int(os.Stderr.Fd())) && !ff.verbose
-	var names []string
-	if names, err = config.ParamNamesFor(cfg.Kernel, len(cfg.Lower)); err != nil {
+	names, err := config.ParamNamesFor(cfg.Kernel, len(cfg.Lower))
+	if err != nil {
 		names = nil // Fit reports it
 	}
 	progress := false
-	env := job.Env{Comm: w, Log: os.Stderr, Command: os.Args, ConfigFile: ff.cfg, GPUs: gpuOpener(), Step: func(s mle.Step) {
+	env := job.Env{Comm: w, Log: os.Stderr, Command: os.Args, GPUs: gpuOpener(), Stop: req, Inputs: in, Step: func(s mle.Step) {
 		if tty {
 			progress = true
 			fmt.Fprintf(os.Stderr, "\r  evaluations %4d   best l %.6f   elapsed %6.1fs ", s.N, s.Best, s.Time)
@@ -331,15 +313,12 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	if ff.quiet {
 		env.Quiet, env.Step = true, nil // warnings and the summary only
 	}
-	var stopSignals func()
-	env.Interrupt, stopSignals = catchSignals(w.Rank() == 0)
 	res, err := job.Fit(*cfg, env)
-	stopSignals()
 	if progress {
 		fmt.Fprintln(os.Stderr)
 	}
-	var in *job.Interrupted
-	if err != nil && (res == nil || !errors.As(err, &in)) {
+	var ir *job.Interrupted
+	if err != nil && (res == nil || !errors.As(err, &ir)) {
 		return err
 	}
 	// An interrupted fit prints its best so far, then ends with the error.
@@ -366,30 +345,110 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	return err
 }
 
-// catchSignals makes SIGINT and SIGTERM ask the fit to stop after the
-// evaluation under way (job.Env.Interrupt); a second signal ends the
-// process at once. done restores the default handling.
-func catchSignals(say bool) (interrupt func() os.Signal, done func()) {
-	c := make(chan os.Signal, 1)
-	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
-	var got atomic.Value
-	go func() {
-		s, ok := <-c
-		if !ok {
-			return
+// readFitConfig reads the --config file of a fit (through in: rank 0
+// reads it for every rank) into cfg, then re-applies the flags the user
+// set over the file's values.
+func readFitConfig(c *cobra.Command, in *job.Inputs, cfg *config.Fit, ff *fitFlags) error {
+	// Re-apply the flags the user set over the file's values.
+	changed := map[string]string{}
+	c.Flags().Visit(func(f *pflag.Flag) { changed[f.Name] = f.Value.String() })
+	name, b, err := in.Read("config", ff.cfg)
+	if err != nil {
+		var ir *job.Interrupted
+		if errors.As(err, &ir) {
+			return err
 		}
-		got.Store(s)
-		signal.Stop(c) // the next one takes the default action
-		if say {
-			name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM"}[s]
-			fmt.Fprintf(os.Stderr, "\nfit: %s: stopping after the evaluation under way, writing the best so far (again to stop at once)\n", name)
+		return config.ReadError(name, err)
+	}
+	if err := config.DecodeFit(name, b, cfg); err != nil {
+		return err
+	}
+	if !c.Flags().Changed("lb") {
+		ff.lb = config.FormatFloats(cfg.Lower)
+	}
+	if !c.Flags().Changed("ub") {
+		ff.ub = config.FormatFloats(cfg.Upper)
+	}
+	if !c.Flags().Changed("theta") {
+		ff.theta = config.FormatFloats(cfg.Theta)
+	}
+	if !c.Flags().Changed("true-theta") && cfg.TrueTheta != nil {
+		ff.trueTheta = config.FormatFloats(cfg.TrueTheta)
+	}
+	if !c.Flags().Changed("powers") && cfg.Powers != nil {
+		ff.powers = config.FormatFloats(cfg.Powers)
+	}
+	for name, v := range changed {
+		if name == "config" {
+			continue
+		}
+		if err := c.Flags().Set(name, v); err != nil {
+			return badInput("--%s: %v", name, err)
+		}
+	}
+	return nil
+}
+
+// fitLists parses the comma-separated lists of a fit's flags into cfg.
+func fitLists(cfg *config.Fit, ff *fitFlags) error {
+	var err error
+	if cfg.Lower, err = parseFloats("fit", "lb", ff.lb); err != nil {
+		return err
+	}
+	if cfg.Upper, err = parseFloats("fit", "ub", ff.ub); err != nil {
+		return err
+	}
+	if cfg.Theta, err = parseFloats("fit", "theta", ff.theta); err != nil {
+		return err
+	}
+	if ff.trueTheta != "" {
+		if cfg.TrueTheta, err = parseFloats("fit", "true-theta", ff.trueTheta); err != nil {
+			return err
+		}
+	}
+	if ff.powers != "" {
+		if cfg.Powers, err = parseFloats("fit", "powers", ff.powers); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// catchSignals makes SIGINT and SIGTERM ask req for an orderly stop (the
+// job ends or gives up the work under way and writes its best so far): a
+// repeat within stop.Window is the same request (Slurm sends SIGTERM twice
+// at a time limit), a second one later gives up the work under way at
+// once, a third exits at once without writing. say prints what each does
+// (rank 0). The returned function restores the default handling.
+func catchSignals(req *stop.Request, say bool) (done func()) {
+	c := make(chan os.Signal, 8)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
+	go func() {
+		for {
+			var s os.Signal
+			select {
+			case s = <-c:
+			case <-quit:
+				return
+			}
+			name := stop.Name(s)
+			n := req.Ask(s, time.Now())
+			switch {
+			case n == 3:
+				if say {
+					fmt.Fprintf(os.Stderr, "\nexageostat: %s a third time: exiting at once, writing nothing more\n", name)
+				}
+				os.Exit(128 + int(s.(syscall.Signal)))
+			case !say:
+			case n == 1:
+				fmt.Fprintf(os.Stderr, "\n%s: stopping: the work under way ends, or is given up if it cannot end soon; then the best so far is written (again to give it up at once)\n", name)
+			case n == 2:
+				fmt.Fprintf(os.Stderr, "\n%s again: giving up the work under way; writing the best so far (a third time to exit at once)\n", name)
+			}
 		}
 	}()
-	interrupt = func() os.Signal {
-		s, _ := got.Load().(os.Signal)
-		return s
-	}
-	return interrupt, func() { signal.Stop(c); close(c) }
+	return func() { signal.Stop(c); close(quit) }
 }
 
 func logStep(w io.Writer, names []string, s mle.Step) {

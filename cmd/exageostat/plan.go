@@ -229,7 +229,7 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 		cfg.Distribution = pf.dist
 	}
 	if flags.Changed("powers") {
-		p, err := parseFloats("powers", pf.powers)
+		p, err := parseFloats("plan", "powers", pf.powers)
 		if err != nil {
 			return err
 		}
@@ -245,7 +245,7 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 		cfg.Generation.Distribution = pf.genDist
 	}
 	if flags.Changed("gen-powers") {
-		p, err := parseFloats("gen-powers", pf.genPowers)
+		p, err := parseFloats("plan", "gen-powers", pf.genPowers)
 		if err != nil {
 			return err
 		}

@@ -75,6 +75,7 @@ text field), on the transformed scale with --transform.`,
   mpirun -np 2 exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			cfg.Cmd = cmdName(c)
 			if cv {
 				if cfg.Data == "" || cfg.Out == "" {
 					return badInput("cv: --data and --out are required")
@@ -85,26 +86,27 @@ text field), on the transformed scale with --transform.`,
 				return badInput("predict: --data, --at and --out are required")
 			}
 			if (thetaS == "") == (cfg.ThetaFrom == "") {
-				return badInput("predict: give exactly one of --theta and --theta-from")
+				return badInput("%s: give exactly one of --theta and --theta-from", cfg.Cmd)
 			}
 			var err error
+			in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
 			if cfg.ThetaFrom != "" {
-				r, err := job.ReadFitResult(cfg.ThetaFrom)
+				r, err := job.ReadFitResultWith(in, "theta-from", cfg.ThetaFrom)
 				if err != nil {
-					return fmt.Errorf("predict: --theta-from %w", err)
+					return fmt.Errorf("%s: --theta-from %w", cfg.Cmd, err)
 				}
 				if err := r.ApplyTo(&cfg, cfg.ThetaFrom, c.Flags().Changed); err != nil {
 					return err
 				}
-			} else if cfg.Theta, err = parseFloats("theta", thetaS); err != nil {
+			} else if cfg.Theta, err = parseFloats(cfg.Cmd, "theta", thetaS); err != nil {
 				return err
 			}
 			if powers != "" {
-				if cfg.Powers, err = parseFloats("powers", powers); err != nil {
+				if cfg.Powers, err = parseFloats(cfg.Cmd, "powers", powers); err != nil {
 					return err
 				}
 			}
-			r, err := job.Predict(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args})
+			r, err := job.Predict(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args, Inputs: in})
 			if err != nil {
 				return err
 			}

@@ -54,11 +54,11 @@ observations, the nugget included; --variance latent draws the field itself
 					return badInput("simulate: --%s goes with --conditional", name)
 				}
 			}
-			if cfg.Theta, err = parseFloats("theta", thetaS); err != nil {
+			if cfg.Theta, err = parseFloats("simulate", "theta", thetaS); err != nil {
 				return err
 			}
 			if powers != "" {
-				if cfg.Powers, err = parseFloats("powers", powers); err != nil {
+				if cfg.Powers, err = parseFloats("simulate", "powers", powers); err != nil {
 					return err
 				}
 			}
@@ -123,27 +123,28 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 	case set("theta") == (cond.ThetaFrom != ""):
 		return badInput("simulate: --conditional: give exactly one of --theta and --theta-from")
 	}
-	cond.Out, cond.Seed, cond.Kernel, cond.Nugget = cfg.Out, cfg.Seed, cfg.Kernel, cfg.Nugget
+	cond.Out, cond.Seed, cond.Kernel, cond.Nugget, cond.Cmd = cfg.Out, cfg.Seed, cfg.Kernel, cfg.Nugget, "simulate"
 	cond.NB, cond.Workers, cond.MemoryLimit, cond.Phase = cfg.NB, cfg.Workers, cfg.MemoryLimit, cfg.Phase
 	cond.Approx = cfg.Approx
 	var err error
+	in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
 	if cond.ThetaFrom != "" {
-		r, err := job.ReadFitResult(cond.ThetaFrom)
+		r, err := job.ReadFitResultWith(in, "theta-from", cond.ThetaFrom)
 		if err != nil {
 			return fmt.Errorf("simulate: --theta-from %w", err)
 		}
 		if err := r.ApplyTo(&cond, cond.ThetaFrom, set); err != nil {
 			return err
 		}
-	} else if cond.Theta, err = parseFloats("theta", thetaS); err != nil {
+	} else if cond.Theta, err = parseFloats("simulate", "theta", thetaS); err != nil {
 		return err
 	}
 	if powers != "" {
-		if cond.Powers, err = parseFloats("powers", powers); err != nil {
+		if cond.Powers, err = parseFloats("simulate", "powers", powers); err != nil {
 			return err
 		}
 	}
-	r, err := job.Predict(cond, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args})
+	r, err := job.Predict(cond, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args, Inputs: in})
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ func ReadLocations(path string) (*Data, error) { return ReadCSVWith(path, Option
 
 // ReadCSVWith reads the CSV file at path as ReadCSVFrom does.
 func ReadCSVWith(path string, opt Options) (*Data, error) {
-	r, f, err := openLines(path)
+	r, f, err := openLines(path, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -101,17 +102,29 @@ type lineReader struct {
 	raw  string // the last line returned by next, before trimming
 }
 
-func openLines(path string) (*lineReader, *os.File, error) {
+// openLines opens the lines of the file at path, or, when b is not nil,
+// of b, the file's content read already (named path in messages).
+func openLines(path string, b []byte) (*lineReader, io.Closer, error) {
+	if b != nil {
+		return newLines(path, bytes.NewReader(b)), io.NopCloser(nil), nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		msg := err.Error()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			msg = "cannot open: " + pe.Err.Error()
-		}
-		return nil, nil, &InputError{File: path, Msg: msg, Err: err}
+		return nil, nil, OpenError(path, err)
 	}
 	return newLines(path, f), f, nil
+}
+
+// OpenError is the readers' error for a file that cannot be opened or
+// read (err, from the file system): "PATH: cannot open: no such file or
+// directory".
+func OpenError(path string, err error) error {
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = "cannot open: " + pe.Err.Error()
+	}
+	return &InputError{File: path, Msg: msg, Err: err}
 }
 
 // newLines returns a lineReader of rd, whose messages name the file name.
@@ -217,8 +230,8 @@ func splitFields(line string) []string {
 
 // readColumns reads a headerless file of lines with exactly len(names)
 // fields each and returns its columns.
-func readColumns(path string, names []string) ([][]float64, error) {
-	r, f, err := openLines(path)
+func readColumns(path string, b []byte, names []string) ([][]float64, error) {
+	r, f, err := openLines(path, b)
 	if err != nil {
 		return nil, err
 	}
@@ -254,12 +267,28 @@ func readColumns(path string, names []string) ([][]float64, error) {
 // observation per line. Blank lines and lines starting with '#' are skipped.
 // The number of locations and observations must match. The result is
 // Planar; set Coords to Geographic for longitude, latitude files.
-func ReadPair(locPath, obsPath string) (*Data, error) {
-	loc, err := readColumns(locPath, []string{"x", "y"})
+func ReadPair(locPath, obsPath string) (*Data, error) { return readPair(locPath, nil, obsPath, nil) }
+
+// ParsePair reads the pair's contents loc and obs (read already from the
+// files locPath and obsPath) as ReadPair reads the files.
+func ParsePair(locPath string, loc []byte, obsPath string, obs []byte) (*Data, error) {
+	return readPair(locPath, nonNil(loc), obsPath, nonNil(obs))
+}
+
+// nonNil is b, or an empty slice (the content of an empty file).
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func readPair(locPath string, locB []byte, obsPath string, obsB []byte) (*Data, error) {
+	loc, err := readColumns(locPath, locB, []string{"x", "y"})
 	if err != nil {
 		return nil, err
 	}
-	obs, err := readColumns(obsPath, []string{"z"})
+	obs, err := readColumns(obsPath, obsB, []string{"z"})
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ func writeBlocks(ev *likelihood.Evaluator, cfg config.Predict, nw *dataset.Data,
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPrediction(r.Z, r.Var, cfg.Blocks); err != nil {
+	if err := checkPrediction(cfg.Command(), r.Z, r.Var, cfg.Blocks); err != nil {
 		return nil, err
 	}
 	if env.comm().Rank() != 0 {

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -19,16 +20,22 @@ type grid struct {
 	cells []int // the cell index (row*Width + col) of each location
 }
 
-// readAt reads predict's new locations: a CSV, or a raster (gdal.IsRaster)
-// whose cell centres are the locations and whose bands are covariates
-// (named by their descriptions, or as cfg.Bands maps them). The grid is
-// nil for a CSV.
-func readAt(cfg config.Predict) (*dataset.Data, *grid, error) {
+// readAt reads predict's new locations: a CSV (through in: rank 0 reads,
+// every rank parses the same bytes), or a raster (gdal.IsRaster) whose
+// cell centres are the locations and whose bands are covariates (named
+// by their descriptions, or as cfg.Bands maps them; GDAL reads the file
+// on every rank). The grid is nil for a CSV.
+func readAt(in *Inputs, cfg *config.Predict) (*dataset.Data, *grid, error) {
 	if !gdal.IsRaster(cfg.At) {
 		if len(cfg.Bands) > 0 {
 			return nil, nil, badInput("predict: --band is for a raster --at (.tif, .nc, ...), not %s", cfg.At)
 		}
-		nw, err := dataset.ReadCSVWith(cfg.At, readOptions(cfg.Columns, cfg.Mean, true)) // an observation column is not read
+		var b []byte
+		var err error
+		if cfg.At, b, err = in.Read("at", cfg.At); err != nil {
+			return nil, nil, readInputError(cfg.At, err)
+		}
+		nw, err := dataset.ReadCSVFrom(cfg.At, bytes.NewReader(b), readOptions(cfg.Columns, cfg.Mean, true)) // an observation column is not read
 		if err != nil {
 			return nil, nil, &InputError{Err: err}
 		}

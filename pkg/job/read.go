@@ -1,6 +1,7 @@
 package job
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -17,11 +18,12 @@ func readOptions(c config.Columns, mean string, locations bool) dataset.Options 
 		NA: c.NA, Decimal: c.Decimal(), Locations: locations}
 }
 
-// readData reads the observations of a CSV data file as c says, with the
-// mean's covariates, and applies c's transform to the observations: an
-// *InputError when a value is outside the transform's domain.
-func readData(path string, c config.Columns, mean, kernel string) (*dataset.Data, error) {
-	d, err := dataset.ReadCSVWith(path, readOptions(c, mean, false))
+// readData reads the observations of a CSV data file, b its content
+// read already (Inputs), as c says, with the mean's covariates, and
+// applies c's transform to the observations: an *InputError when a value
+// is outside the transform's domain.
+func readData(path string, b []byte, c config.Columns, mean, kernel string) (*dataset.Data, error) {
+	d, err := dataset.ReadCSVFrom(path, bytes.NewReader(b), readOptions(c, mean, false))
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}

@@ -52,6 +52,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		return nil, err
 	}
 	defer rt.Close()
+	v.fs.attach(rt)
 	kern := kernels.Default()
 	setup := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: v.workers}
 	if cfg.Vecchia.Sets != "" {
@@ -103,13 +104,17 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
 		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
 	prep := since(t0)
-	res, steps, err := st.search(cfg, opt, env, vecchiaStopper(v))
+	res, steps, err := v.searchVecchia(st, opt)
 	if err != nil {
 		return nil, err
 	}
 	// The estimate's own evaluation at the final m: l, the mean and the
 	// Fisher information for the standard errors.
 	at, err := st.eval(st.final, res.Theta, true)
+	v.fs.setPhase(phaseAfter)
+	if givenUp(err) {
+		return nil, v.fs.interrupted(res.Evaluations, "")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("fit: the Vecchia likelihood at the estimate %v: %w", res.Theta, err)
 	}
@@ -140,15 +145,45 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		return nil, err
 	}
 	if w.Rank() != 0 {
-		return out, nil
+		return out, v.fin
 	}
+	v.in.Record(v.run)
 	out.Run = v.run
 	if cfg.JSON != "" {
 		if err := WriteJSON(cfg.JSON, out); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return out, v.fin
+}
+
+// searchVecchia runs the search of a Vecchia fit from opt, stopped by a
+// signal or the deadline (the stop control of stopping.go: v.fin is set
+// when it stopped the search).
+func (v *fitJob) searchVecchia(st *vecchiaStages, opt mle.Options) (*mle.Result, []mle.Step, error) {
+	if err := v.fs.early(); err != nil {
+		return nil, nil, err
+	}
+	env := v.env
+	report := env.Step
+	env.Step = func(s mle.Step) {
+		v.fs.step(s) // the deadline's budget
+		if report != nil {
+			report(s)
+		}
+	}
+	res, steps, err := st.search(v.cfg, opt, env, vecchiaStopper(v))
+	if errors.Is(err, mle.ErrInterrupted) || givenUp(err) {
+		return nil, nil, v.fs.interrupted(0, "")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.Status == mle.StatusInterrupted {
+		in := v.fs.interrupted(res.Evaluations, "")
+		res.Status, v.fin = in.Status(), in
+	}
+	return res, steps, nil
 }
 
 // free returns which parameters the search moves (lb < ub).
