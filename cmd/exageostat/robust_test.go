@@ -312,7 +312,7 @@ func TestFitStops(t *testing.T) {
 	if err := ci.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(300 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		if _, st := checkpointEvals(ckpt); st != "" && st != "running" {
 			break // the search is over: the profile intervals run
 		}
@@ -361,9 +361,10 @@ func TestFitDeadline(t *testing.T) {
 	}
 	b, _ := os.ReadFile(ref)
 	json.Unmarshal(b, &want)
-	// Half the search's time after the reserve: the search stops about
-	// half-way, whatever the machine's speed.
-	limit := 2*time.Second + time.Duration(want.Seconds*float64(time.Second)/2)
+	// A quarter of the search's time after the reserve: the search stops
+	// about a quarter of the way, whatever the machine's speed (and still
+	// before the end when the load drops between the two runs).
+	limit := 2*time.Second + time.Duration(want.Seconds*float64(time.Second)/4)
 	res := filepath.Join(dir, "r.json")
 	t0 := time.Now()
 	_, e, code := run(t, bin, append(args, "--json", res, "--deadline", limit.String())...)
