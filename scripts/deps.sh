@@ -3,7 +3,8 @@
 # Idempotent: does nothing (and needs no network) when all are present.
 set -euo pipefail
 
-pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3)
+# pajeng (pj_dump) and vite check the Paje traces in the tests.
+pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3 pajeng vite)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -419,8 +420,10 @@ func (f *Fit) Validate() error {
 		return bad("workers", "must be >= 0 (0: one per core), got %d", f.Workers)
 	case f.GPUs < 0 || f.GPUs > 64:
 		return bad("gpus", "must be in [0, 64] (0: no GPU workers), got %d", f.GPUs)
-	case f.Scheduler != "eager" && f.Scheduler != "dmda":
-		return bad("scheduler", "must be eager or dmda, got %q", f.Scheduler)
+	case f.Pin != "auto" && f.Pin != "on" && f.Pin != "off":
+		return bad("pin", "must be auto, on or off, got %q", f.Pin)
+	case !slices.Contains(Schedulers(), f.Scheduler):
+		return bad("scheduler", "must be one of %s, got %q", strings.Join(Schedulers(), ", "), f.Scheduler)
 	case f.Devices != "" && !devicesOK(f.Devices):
 		_, err := ParseDevices(f.Devices)
 		return bad("devices", "%v", err)

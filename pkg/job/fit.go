@@ -78,7 +78,9 @@ type FitResult struct {
 	// TrueTheta is the theta the data were simulated with (no data given).
 	TrueTheta []float64 `json:"true_theta,omitempty"`
 	// PerEval averages the steps' seconds: wall, and the busy seconds of
-	// gen, chol and solve.
+	// gen, chol and solve, in wall time and in the workers' CPU time
+	// (gen_cpu, chol_cpu, solve_cpu: what the OS took from the workers
+	// left out).
 	PerEval      map[string]float64    `json:"seconds_per_evaluation"`
 	Ranks        int                   `json:"ranks"`
 	Distribution string                `json:"distribution,omitempty"`
@@ -304,7 +306,14 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rt, err := newRuntimeWith(w, workers, true, &ov, pl)
+	tr, err := openTrace(cfg.Trace, w)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.close()
+	pins := pinning(cfg.Pin, workers)
+	env.logf("fit: %s\n", pins.note)
+	rt, err := newRuntimeWith(w, workers, true, &ov, pl, tr, pins)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +362,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		}
 	}
 	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: nb, Workers: workers,
-		Trace: cfg.Trace != "", Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &ov,
+		Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &ov,
 		Approx: fitApprox(cfg)}
 	var asmt Assessment
 	asmt.ApproxNote = approxNote(cfg)
@@ -385,12 +394,20 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if ckw != nil {
 		ckw.write()
 	}
+	var meter *meter
+	if w.Rank() == 0 {
+		meter = startMeter(rt, env.Progress, env.ProgressTTY, env.ProgressHead, ProgressEvery)
+	}
+	meter.begin("eval 1")
 	res, err := mle.Fit(d, fo, func(s mle.Step) {
+		meter.end()
 		ckw.add(s.Eval)
 		if env.Step != nil {
 			env.Step(s)
 		}
+		meter.begin(fmt.Sprintf("eval %d", s.N+1))
 	})
+	meter.close()
 	if errors.Is(err, mle.ErrInterrupted) {
 		ckw.finish(mle.StatusInterrupted)
 		return nil, &Interrupted{Signal: sig, Checkpoint: CheckpointPath(cfg)}
@@ -452,11 +469,9 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		PeakRSSBytes: memory.PeakRSS(), NeedBytes: need[w.Rank()], AvailableBytes: lim.Bytes, AvailableSource: lim.Source}); err != nil {
 		return nil, err
 	}
-	var events []trace.Event
-	if cfg.Trace != "" {
-		if events, err = rt.GatherEvents(res.Events, 0); err != nil {
-			return nil, err
-		}
+	traced, err := tr.finish(w)
+	if err != nil {
+		return nil, err
 	}
 	out.Scheduler, out.Devices = cfg.Scheduler, rt.DeviceStats()
 	if len(out.Devices) == 0 {
@@ -472,10 +487,8 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		return out, fin
 	}
 	out.Run = run
-	if cfg.Trace != "" {
-		if err := trace.WriteFile(cfg.Trace, events); err != nil {
-			return nil, err
-		}
+	if len(traced) > 0 {
+		env.logf("trace: wrote %s (each rank's as it ran: %s)\n", strings.Join(traced, ", "), trace.RankPath(cfg.Trace, 0))
 	}
 	if cfg.JSON != "" {
 		if err := WriteJSON(cfg.JSON, out); err != nil {
@@ -779,7 +792,7 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 	o := &FitResult{Kernel: string(model), Distance: MetricName(metric), Params: names, Theta: r.Theta, LogLik: r.LogLik,
 		Evaluations: r.Evaluations, Failed: r.Failed, Restarts: r.Restarts, Replayed: r.Replayed, Seconds: r.Seconds, Status: r.Status, N: r.N, NB: nb,
 		Workers: workers, Lower: cfg.Lower, Upper: cfg.Upper, Start: r.Start, Nugget: cfg.Nugget,
-		PerEval: map[string]float64{"wall": 0, "gen": 0, "chol": 0, "solve": 0}, Comm: evalComm(r)}
+		PerEval: map[string]float64{"wall": 0, "gen": 0, "chol": 0, "solve": 0, "gen_cpu": 0, "chol_cpu": 0, "solve_cpu": 0}, Comm: evalComm(r)}
 	if cfg.Simulated() {
 		o.TrueTheta = cfg.Theta
 		if model.HasTau2(len(names)) && len(cfg.Theta) == len(names)-1 {
@@ -816,6 +829,9 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 		o.PerEval["gen"] += s.Stats.Gen
 		o.PerEval["chol"] += s.Stats.Chol
 		o.PerEval["solve"] += s.Stats.Solve
+		o.PerEval["gen_cpu"] += s.Stats.GenCPU
+		o.PerEval["chol_cpu"] += s.Stats.CholCPU
+		o.PerEval["solve_cpu"] += s.Stats.SolveCPU
 	}
 	for k := range o.PerEval {
 		o.PerEval[k] /= float64(max(len(r.Steps)-r.Replayed, 1))
