@@ -8,6 +8,8 @@ package insert
 // reductions (determinant, dot products) are leaves at 0.
 //
 //	generation (2)   dcmg(m, n)            3 NT - (m + n)/2
+//	                 the observations' copies with tile (0, 0), a
+//	                 cross-covariance's tile row m with tile (m, m)
 //	Cholesky   (3)   potrf(k), trtri(k)    3 (NT - k)
 //	           (4)   panel (m, k)          3 (NT - k) - (m - k)
 //	           (5)   syrk (n, n, k)        3 (NT - k) - 2 (n - k)

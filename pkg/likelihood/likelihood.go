@@ -620,7 +620,7 @@ func (e *Evaluator) submitCovariates(ts insert.Tasks) {
 	for i, x := range e.x {
 		c := e.p.Covariates[i]
 		for m := 0; m < x.NT; m++ {
-			ts.Zcpy(insert.At(m, -1, -1, e.prio(3*x.NT)), c[x.Offset(m):x.Offset(m)+x.Rows(m)], x.Handle(m))
+			ts.Zcpy(insert.At(m, -1, -1, e.prio(insert.GenPriority(x.NT, 0, 0))), c[x.Offset(m):x.Offset(m)+x.Rows(m)], x.Handle(m))
 		}
 		solve.LocalSolve(ts, e.sigma, x, e.xacc[i])
 	}
@@ -718,7 +718,7 @@ func (e *Evaluator) submitGeneration(ts insert.Tasks, k matern.Kernel, tau2 floa
 func (e *Evaluator) submitObservations(ts insert.Tasks) {
 	z := e.z
 	for m := 0; m < z.NT; m++ {
-		ts.Zcpy(insert.At(m, -1, -1, e.prio(3*z.NT)), e.p.Obs[z.Offset(m):z.Offset(m)+z.Rows(m)], z.Handle(m))
+		ts.Zcpy(insert.At(m, -1, -1, e.prio(insert.GenPriority(z.NT, 0, 0))), e.p.Obs[z.Offset(m):z.Offset(m)+z.Rows(m)], z.Handle(m))
 	}
 }
 

@@ -113,7 +113,7 @@ func crossCov(ev *likelihood.Evaluator, name string, k matern.Kernel, at matern.
 	mt, nt := v.RowLayout.NT, v.ColLayout.NT
 	for m := 0; m < mt; m++ {
 		for j := 0; j < nt; j++ {
-			ts.Dcmg(insert.At(m, j, -1, 3*mt-m), insert.Cov{K: k, Metric: p.Metric, Rows: p.Points, Row0: v.RowLayout.Offset(m),
+			ts.Dcmg(insert.At(m, j, -1, insert.GenPriority(mt, m, m)), insert.Cov{K: k, Metric: p.Metric, Rows: p.Points, Row0: v.RowLayout.Offset(m),
 				Cols: at, Col0: v.ColLayout.Offset(j)}, v.Handle(m, j))
 		}
 	}

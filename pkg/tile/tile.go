@@ -291,7 +291,7 @@ func (s *Sym) FromDense(a []float64, lda int) {
 	ts := insert.New(s.rt, nil)
 	for m := 0; m < s.NT; m++ {
 		for n := 0; n <= m; n++ {
-			ts.CopyIn(insert.At(m, n, -1, 3*s.NT-m-n), a, lda, s.Offset(m), s.Offset(n), s.Handle(m, n))
+			ts.CopyIn(insert.At(m, n, -1, insert.GenPriority(s.NT, m, n)), a, lda, s.Offset(m), s.Offset(n), s.Handle(m, n))
 		}
 	}
 }
