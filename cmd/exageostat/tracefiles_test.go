@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/exageostat/exageostat/pkg/job"
+	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -91,6 +93,75 @@ func TestTraceFourRanks(t *testing.T) {
 	}
 	if ta, tb := countTasks(a), countTasks(b); ta != tb || ta != tasks {
 		t.Errorf("tasks: %d in the run's trace, %d merged again, %d by check-trace.py", ta, tb, tasks)
+	}
+	checkJobOutputs(t, bin, dir)
+}
+
+// checkJobOutputs: simulate and predict on 2 MPI ranks write --json with
+// each rank's memory (the owned tiles of the 400 x 400 matrix in tiles of
+// 100, 4 x 5 / 2 = 10 tiles of 80000 bytes, split over the ranks) and
+// --trace as fit does (merged JSON with one potrf per diagonal tile, a
+// Paje file pj_dump parses, a file per rank).
+func checkJobOutputs(t *testing.T, bin, dir string) {
+	at := filepath.Join(dir, "at.csv")
+	if err := os.WriteFile(at, []byte("x,y\n0.1,0.2\n0.5,0.5\n0.9,0.3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "d.csv")
+	for _, c := range []struct {
+		name string
+		args []string
+		n    int
+	}{
+		{"simulate", []string{"simulate", "--n", "400", "--out", data}, 400},
+		{"predict", []string{"predict", "--data", data, "--theta", "1,0.1,0.5", "--at", at, "--out", filepath.Join(dir, "p.csv")}, 3},
+	} {
+		js, tr := filepath.Join(dir, c.name+".json"), filepath.Join(dir, c.name+"-trace.json")
+		args := append(c.args, "--nb", "100", "--workers", "1", "--json", js, "--trace", tr, "-q")
+		if _, e, code, _ := mpirun(t, 2, nil, bin, args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, e)
+		}
+		var res struct {
+			N, Predicted int
+			Ranks        int
+			Memory       []job.RankMemory
+			Traced       []string `json:"trace_files"`
+		}
+		if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &res) != nil {
+			t.Fatalf("%s --json: %v", c.name, err)
+		}
+		var owned int64
+		for r, m := range res.Memory {
+			owned += m.OwnedTileBytes
+			if m.Rank != r || m.OwnedTileBytes <= 0 || m.PeakTileBytes <= 0 || m.NeedBytes <= 0 {
+				t.Errorf("%s: memory of rank %d: %+v", c.name, r, m)
+			}
+		}
+		if res.Ranks != 2 || len(res.Memory) != 2 || owned != 10*100*100*8 || max(res.N, res.Predicted) != c.n {
+			t.Errorf("%s --json: %d ranks, %d memory rows, %d bytes owned (want 2, 2, 800000), n %d %d (want %d)",
+				c.name, res.Ranks, len(res.Memory), owned, res.N, res.Predicted, c.n)
+		}
+		ev, err := trace.ReadFile(tr)
+		if err != nil {
+			t.Fatalf("%s --trace: %v", c.name, err)
+		}
+		potrf := 0
+		for _, e := range ev {
+			if e.Kind == kind.Potrf {
+				potrf++
+			}
+		}
+		if potrf != 4 || len(res.Traced) != 2 {
+			t.Errorf("%s --trace: %d potrf tasks (want 4, one per diagonal tile), files %v", c.name, potrf, res.Traced)
+		}
+		if c := pajeCheck(t, trace.PajePath(tr)); c["State"] == 0 {
+			t.Errorf("%s: pj_dump of the Paje file: %v", tr, c)
+		}
+		for r := range 2 {
+			if _, err := trace.ReadFile(trace.RankPath(tr, r)); err != nil {
+				t.Errorf("%s: rank %d's file: %v", c.name, r, err)
+			}
+		}
 	}
 }
 

@@ -612,6 +612,11 @@ type Simulate struct {
 	NB          int       `toml:"nb"`
 	Workers     int       `toml:"workers"`
 	MemoryLimit string    `toml:"memory_limit"`
+	// JSON, when set, is where the run's summary goes (its per-rank
+	// memory table included); Trace, when set, is its trace file (as
+	// fit's: each rank's Paje file as it goes, merged at the end).
+	JSON  string `toml:"json"`
+	Trace string `toml:"trace"`
 	// Distribution of the tiles over the MPI ranks (ignored on one rank).
 	Phase
 	// Approx: the factor L of z = L e (exact, or tlr, mp, dst).
@@ -692,8 +697,11 @@ type Predict struct {
 	// out: the observations split at random (seeded by Seed) into Folds
 	// groups of nearly equal size, each kriged from the others at Theta.
 	Folds int `toml:"folds"`
-	// JSON, when set, is where cv writes its summary.
-	JSON string `toml:"json"`
+	// JSON, when set, is where predict or cv writes its summary (the
+	// per-rank memory table included); Trace, when set, is the run's
+	// trace file (as fit's).
+	JSON  string `toml:"json"`
+	Trace string `toml:"trace"`
 	// Plot, when set, is the directory where cv writes its pictures (a
 	// map of the standardised residuals and their normal QQ plot), at DPI
 	// dots per inch (0: 300), the observed variable named ZName ("z" if

@@ -8,20 +8,31 @@ import (
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/tile"
 )
 
 // SimulateResult describes a simulated data set that was written.
+// It is also the --json summary (rank 0), with every rank's memory and
+// the run's provenance.
 type SimulateResult struct {
-	N            int
-	NB           int
-	Kernel       string
-	Theta        []float64
-	Out          string
-	Seconds      float64
-	Ranks        int
-	Distribution string // the tiles' distribution over the ranks ("" on one rank)
-	Computation  string // the factor L of z = L e: exact, tlr, mp or dst
+	N            int       `json:"n"`
+	NB           int       `json:"nb"`
+	Kernel       string    `json:"kernel"`
+	Theta        []float64 `json:"theta"`
+	Nugget       float64   `json:"nugget,omitempty"`
+	Seed         uint64    `json:"seed"`
+	Out          string    `json:"out"`
+	Seconds      float64   `json:"seconds"`
+	Ranks        int       `json:"ranks"`
+	Workers      int       `json:"workers"`
+	Distribution string    `json:"distribution,omitempty"` // the tiles' distribution over the ranks ("" on one rank)
+	Computation  string    `json:"computation"`            // the factor L of z = L e: exact, tlr, mp or dst
+	// Memory is every rank's memory (rank 0; RankMemory, Busy holding the
+	// run's wall seconds), Traced the trace files written (--trace).
+	Memory []RankMemory    `json:"memory,omitempty"`
+	Traced []string        `json:"trace_files,omitempty"`
+	Run    *provenance.Run `json:"run,omitempty"`
 }
 
 // Simulate runs `exageostat simulate` as cfg says on the ranks of
@@ -37,7 +48,8 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 		return nil, err
 	}
 	if w.Rank() == 0 {
-		if err := (Outputs{Cmd: "simulate", Outputs: []File{{Flag: "out", Path: cfg.Out}}}).Check(); err != nil {
+		outs := []File{{Flag: "out", Path: cfg.Out}, {Flag: "json", Path: cfg.JSON}, {Flag: "trace", Path: cfg.Trace}}
+		if err := (Outputs{Cmd: "simulate", Outputs: outs}).Check(); err != nil {
 			return nil, err
 		}
 	}
@@ -68,16 +80,23 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if err := checkScale(w, "simulate", limit, scale{n: nm, nb: nb, g: g, tiles: float64(likelihood.TileBytes(nm, o))}); err != nil {
 		return nil, err
 	}
-	res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+	res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Nugget: cfg.Nugget, Seed: cfg.Seed,
+		Out: cfg.Out, Ranks: w.Size(), Workers: workers}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, nm, nb, false); err != nil {
 		return nil, err
 	}
 	need := likelihood.MemoryNeed(nm, o, w.Size())
 	addTo(need, graphNeed(g, nm, nb, o.Owner, w.Size()))
-	if _, err := checkMemory(w, "simulate", need, limit, problem(nm, nb, w.Size())+graphNote(g, most(need)*int64(w.Size()))); err != nil {
+	lim, err := checkMemory(w, "simulate", need, limit, problem(nm, nb, w.Size())+graphNote(g, most(need)*int64(w.Size())))
+	if err != nil {
 		return nil, err
 	}
-	rt, err := newRuntime(w, workers, false)
+	tr, err := openTrace(cfg.Trace, w)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.close()
+	rt, err := newRuntimeWith(w, workers, false, nil, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -91,17 +110,26 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if err := checkFailTask(rt, w); err != nil {
 		return nil, err
 	}
+	rep, err := reportRun(w, rt, tr, nm, nb, o.Owner, need, lim, res.Seconds)
+	if err != nil {
+		return nil, err
+	}
 	if w.Rank() != 0 {
 		return res, nil
 	}
+	res.Memory, res.Traced = rep.Memory, rep.Traced
 	if cfg.Out == StdoutPath {
 		if err := dataset.WriteCSVTo(env.stdout(), d); err != nil {
 			return nil, fmt.Errorf("simulate: standard output: %w", err)
 		}
-		return res, nil
-	}
-	if err := dataset.WriteCSV(cfg.Out, d); err != nil {
+	} else if err := dataset.WriteCSV(cfg.Out, d); err != nil {
 		return nil, badInput("simulate: %v", err)
+	}
+	if cfg.JSON != "" {
+		res.Run = provenance.New(env.Command, res.Ranks, workers)
+		if err := WriteJSON(cfg.JSON, res); err != nil {
+			return nil, badInput("simulate: --json: %v", err)
+		}
 	}
 	return res, nil
 }
