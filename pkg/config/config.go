@@ -45,7 +45,7 @@ type Fit struct {
 	// are several): on, off, or auto (the default: on when the machine is
 	// quiet, its load average under half the CPUs of the mask; a pinned
 	// worker on a loaded machine cannot move to a core another process
-	// leaves, docs/devices.md).
+	// leaves, docs/scheduling.md).
 	Pin string `toml:"pin"`
 	// GPUs asks for that many GPU workers per rank (0: none): they run in
 	// the CUDA build, which the plain binary hands over to after checking

@@ -51,16 +51,24 @@ func TestChromeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(back, ev) {
-		for i := range max(len(ev), len(back)) {
-			if i >= len(ev) || i >= len(back) || !reflect.DeepEqual(ev[i], back[i]) {
-				t.Errorf("event %d: wrote %+v", i, at(ev, i))
-				t.Errorf("          read  %+v", at(back, i))
-			}
-		}
-	}
+	sameEvents(t, back, ev)
 	if _, err := ReadChrome(bytes.NewReader([]byte("not json"))); err == nil {
 		t.Error("no error for a file that is not a trace")
+	}
+}
+
+// sameEvents reports each event of back (read) that differs from ev
+// (written).
+func sameEvents(t *testing.T, back, ev []Event) {
+	t.Helper()
+	if reflect.DeepEqual(back, ev) {
+		return
+	}
+	for i := range max(len(ev), len(back)) {
+		if i >= len(ev) || i >= len(back) || !reflect.DeepEqual(ev[i], back[i]) {
+			t.Errorf("event %d: wrote %+v", i, at(ev, i))
+			t.Errorf("          read  %+v", at(back, i))
+		}
 	}
 }
 

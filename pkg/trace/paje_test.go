@@ -41,14 +41,7 @@ func TestPajeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(back, ev) {
-		for i := range max(len(ev), len(back)) {
-			if i >= len(ev) || i >= len(back) || !reflect.DeepEqual(ev[i], back[i]) {
-				t.Errorf("event %d: wrote %+v", i, at(ev, i))
-				t.Errorf("          read  %+v", at(back, i))
-			}
-		}
-	}
+	sameEvents(t, back, ev)
 	path := filepath.Join(t.TempDir(), "t.paje")
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
