@@ -311,8 +311,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		return nil, err
 	}
 	defer tr.close()
-	pins := pinning(cfg.Pin, workers)
-	env.logf("fit: %s\n", pins.note)
+	pins := pinning(cfg.Pin, workers) // logged once the inputs are known good
 	rt, err := newRuntimeWith(w, workers, true, &ov, pl, tr, pins)
 	if err != nil {
 		return nil, err
@@ -382,6 +381,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", w.Size(), workers, distName)
 	}
+	env.logf("fit: %s\n", pins.note)
 	// Every evaluation computed goes to the checkpoint; a resumed search
 	// replays the checkpoint's; the ranks agree after each on stopping
 	// (SIGINT, SIGTERM).
