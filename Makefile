@@ -20,6 +20,11 @@ FUZZTIME ?= 10000x
 # loaded shared box (the suite takes about 6 minutes in all when quiet);
 # the limit is there to turn a hang into a failure, not to time the suite.
 TESTTIMEOUT ?= 40m
+# The Python (python/) and R (r/) front-ends are tested against a binary
+# built here (with MPI when TAGS has it); Debian's interpreter, whose
+# numpy/pandas/pytest scripts/deps.sh installs.
+PYTHON  ?= /usr/bin/python3
+FRONTBIN := bin/test/exageostat
 # OpenBLAS picks AVX2 kernels when OPENBLAS_CORETYPE=Haswell is set; the
 # binary re-executes itself without it, tests run with it unset.
 unexport OPENBLAS_CORETYPE
@@ -51,17 +56,20 @@ vet: deps
 
 test: deps vet
 	@test -z "$$(gofmt -l cmd pkg)" || { echo "gofmt needed:"; gofmt -l cmd pkg; exit 1; }
+	$(GO) run ./scripts/funclen cmd pkg
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
-	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags purego ./pkg/kernels/... ./pkg/cholesky/... ./pkg/likelihood/...
+	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags purego ./pkg/linalg/... ./pkg/kernels/... ./pkg/cholesky/... ./pkg/likelihood/...
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -race ./pkg/runtime/... ./pkg/cholesky/... ./pkg/comm/... ./pkg/solve/... ./pkg/likelihood/... ./pkg/predict/... ./pkg/job/...
 	$(GO) build -o /dev/null ./cmd/exageostat
+	$(GO) build -tags "$(TAGS)" -o $(FRONTBIN) ./cmd/exageostat
+	cd python && EXAGEOSTAT_BIN=$(CURDIR)/$(FRONTBIN) $(PYTHON) -m pytest -q -p no:cacheprovider tests
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadCSV$$' -fuzztime=$(FUZZTIME) ./pkg/dataset
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadPair$$' -fuzztime=$(FUZZTIME) ./pkg/dataset
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadFit$$' -fuzztime=$(FUZZTIME) ./pkg/config
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadCluster$$' -fuzztime=$(FUZZTIME) ./pkg/config
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadFitResult$$' -fuzztime=$(FUZZTIME) ./pkg/job
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./pkg/vecchia/neighbors
-	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
+	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/linalg/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
 
 bench: build
 	./$(BIN) bench runtime --tasks 100000

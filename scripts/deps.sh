@@ -3,8 +3,13 @@
 # Idempotent: does nothing (and needs no network) when all are present.
 set -euo pipefail
 
-# pajeng (pj_dump) and vite check the Paje traces in the tests.
-pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3 pajeng vite)
+pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3
+      # the Python front-end (python/) and its tests: pandas, pytest, a venv
+      # with pip for the install test, xarray grids and geopandas points
+      python3-numpy python3-pandas python3-pytest python3-venv python3-pip python3-setuptools
+      python3-xarray python3-geopandas
+      # pajeng (pj_dump) and vite check the Paje traces in the tests
+      pajeng vite)
 
 missing=()
 for p in "${pkgs[@]}"; do

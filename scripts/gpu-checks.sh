@@ -27,8 +27,11 @@ run() { # run NAME COMMAND...: prints, runs, records a failure
 command -v nvidia-smi >/dev/null && run "devices" nvidia-smi -L
 nproc; grep -m1 'model name' /proc/cpuinfo
 
-# 2. Each CUDA kernel against the OpenBLAS kernel (dgemm 1e-12, dpotrf
-#    1e-10 at nb=960, dsyrk, dtrsm, dtrmm, dgemv).
+# 2. The shared kernel suite over the GPU's one kernel set (the kernels
+#    fit --gpus runs; each call's tiles staged to the device and back):
+#    gemm, gemv, syrk, trsm, trmm against the suite's references to 1e-12
+#    relative to their error bounds, dpotrf at nb=960 to 1e-10 relative,
+#    and its not-positive-definite report.
 run "kernel tests" "$here/cuda-kernels.test" -test.v -test.count=1 -test.run 'Test' || fail=1
 
 # 3. The anchor: one whole-matrix cusolverDnDpotrf at n=32768 (GFLOP/s).

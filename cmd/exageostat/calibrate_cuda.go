@@ -5,7 +5,9 @@ package main
 import (
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/cuda"
+	"github.com/exageostat/exageostat/pkg/gpu"
 	"github.com/exageostat/exageostat/pkg/insert"
+	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
@@ -20,21 +22,20 @@ func prepareGPUCalibration(gpus int) error {
 
 // calibrateGPU measures the kinds whose codelets have a device
 // implementation (insert.DeviceKinds: seed 000's dpotrf, the panel
-// update, dsyrk, dgemm, and dgemv) at o.NB on device 0 with a pkg/cuda
-// worker and records them in m as arch cuda. Each call moves its tiles to
-// the device and back (pkg/cuda keeps no tile resident), so the durations
-// bound from above those of a runtime that keeps tiles on the GPU.
+// update, dsyrk, dgemm, and dgemv) at o.NB on device 0 and records them in
+// m as arch cuda: the device's one kernel set (the kernels fit --gpus runs
+// on resident tiles), staged (gpu.Staged: each call moves its tiles to the
+// device and back), so the durations bound from above those of a runtime
+// that keeps tiles on the GPU.
 func calibrateGPU(o bench.CalibrateOptions, m *perfmodel.Model) error {
-	d, err := cuda.OpenDevice(0)
+	d, err := cuda.NewRuntimeDevice(0, o.NB, gpuShare)
 	if err != nil {
 		return err
 	}
-	w, err := d.NewWorker(o.NB)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	o.Kernels, o.Kinds, o.Cold = w, insert.DeviceKinds(), false
+	defer d.Close()
+	s := gpu.NewStaged(d, kernels.Default())
+	defer s.Close()
+	o.Kernels, o.Kinds, o.Cold = s, insert.DeviceKinds(), false
 	cal, err := bench.Calibrate(o)
 	if err != nil {
 		return err

@@ -150,7 +150,15 @@ same factor: --holdout's kriging, --stderr's Fisher information, MLOE/MMOM,
 What stays exact: the cross-covariances Sigma_{*o} of the predictions, and
 the Fisher information's derivative matrices dSigma/dtheta (generated dense,
 N^2 words per free parameter, then solved on both sides with the
-approximate factor). The table and the JSON ("approx_note") say so.`,
+approximate factor). The table and the JSON ("approx_note") say so.
+
+Vecchia (--computation vecchia; docs/vecchia.md): each location, in an
+ordering (--vecchia-order, default maxmin), is conditioned on its --vecchia-m
+(default 30) nearest earlier locations; locations whose sets overlap are
+grouped into blocks. Memory and time are O(N m^3): no N x N matrix. The
+search is Fisher scoring (--search fisher, the default; --search bobyqa, log
+or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
+--stderr comes from the Vecchia Fisher information at the estimate.`,
 		Example: `  exageostat fit
   exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
@@ -158,6 +166,7 @@ approximate factor). The table and the JSON ("approx_note") say so.`,
   exageostat fit --data data.csv --lb 0.001,0.001,0.001,0.0001 --ub 5,5,5,2   # nugget estimated
   exageostat fit --data data.csv --mean linear --reml --json r.json
   exageostat fit --n 16000 --nb 800 --computation tlr --holdout 100 --stderr --json r.json
+  exageostat fit --data data.csv --computation vecchia --mean constant --lb 0.01,0.001,0.1,0.0001 --ub 10,5,3,2 --stderr
   exageostat fit --data data.csv --json r.json         # killed? then:
   exageostat fit --data data.csv --json r.json --resume r.ckpt
   mpirun -np 4 exageostat fit --config configs/fit-mpi.toml --json result.json
@@ -178,7 +187,7 @@ approximate factor). The table and the JSON ("approx_note") say so.`,
 	f.StringVar(&ff.lb, "lb", formatFloats(cfg.Lower), "lower bounds of theta; a 4th value (with --ub's) makes the nugget tau2 a parameter")
 	f.StringVar(&ff.ub, "ub", formatFloats(cfg.Upper), "upper bounds of theta (powexp: delta's default upper bound is 2; a 4th value bounds tau2)")
 	f.StringVar(&cfg.Start, "start", cfg.Start, "start: data (data-driven guess), lower (ExaGeoStat: the lower bounds) or values v1,v2,v3")
-	f.StringVar(&cfg.Search, "search", cfg.Search, "search scale: log or linear")
+	f.StringVar(&cfg.Search, "search", cfg.Search, "BOBYQA's search scale: log or linear; vecchia: fisher (Fisher scoring, its default) or bobyqa (BOBYQA, log scale)")
 	f.StringVar(&cfg.Mean, "mean", cfg.Mean, "mean model: zero, constant, linear (1,x,y) or covariate columns COL1,COL2 of --data (after an intercept); estimated by GLS at every evaluation")
 	f.BoolVar(&cfg.REML, "reml", false, "with --mean: maximise the restricted (REML) log-likelihood")
 	f.StringVar(&cfg.Profile, "profile", cfg.Profile, "profile the variance: on (search the other parameters, sigma2 = z'R^-1 z/n in closed form), off, or auto (on when sigma2 is free and the nugget 0 or estimated)")
@@ -225,7 +234,11 @@ approximate factor). The table and the JSON ("approx_note") say so.`,
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks); a run that needs more stops before it starts")
 	f.StringVar(&cfg.Solve, "solve", cfg.Solve, "MPI runs: how the local solve sums L(m,k) z(k): chained (same l on any distribution), per-rank (Algorithm 1 as printed) or move-tiles (no local solve: the baseline)")
 	f.StringVar(&ff.overlap, "overlap", "", config.OverlapHelp+" (the [overlap] table of --config)")
-	f.StringVar(&cfg.Computation, "computation", cfg.Computation, "exact, tlr (tile low-rank: off-diagonal tiles U V^T), mp (mixed precision: tiles off the band in float32) or dst (tiles off the band dropped)")
+	f.StringVar(&cfg.Computation, "computation", cfg.Computation, "exact, tlr (tile low-rank: off-diagonal tiles U V^T), mp (mixed precision: tiles off the band in float32), dst (tiles off the band dropped) or vecchia (each location conditioned on its --vecchia-m nearest earlier ones)")
+	f.IntVar(&cfg.Vecchia.M, "vecchia-m", cfg.Vecchia.M, "vecchia: the conditioning set size (the m nearest earlier locations; the search starts at m = 10)")
+	f.StringVar(&cfg.Vecchia.Order, "vecchia-order", cfg.Vecchia.Order, "vecchia: the ordering of the locations: maxmin, random, coord or middleout")
+	f.StringVar(&cfg.Vecchia.Sets, "vecchia-sets", "", "vecchia: read the ordering and conditioning sets from this file (as --vecchia-sets-out writes it)")
+	f.StringVar(&cfg.Vecchia.SetsOut, "vecchia-sets-out", "", "vecchia: write the ordering and conditioning sets to this file (1-based data rows)")
 	f.Float64Var(&cfg.TLRAccuracy, "tlr-accuracy", cfg.TLRAccuracy, "tlr: absolute Frobenius accuracy of each compressed tile (as HiCMA)")
 	f.IntVar(&cfg.MaxRank, "max-rank", 0, "tlr: largest rank of a tile held as U V^T; a tile that needs more stays dense (0: nb/2)")
 	f.IntVar(&cfg.MPBand, "mp-band", cfg.MPBand, "mp, dst: tile sub-diagonals kept in float64 (-1: the band holding 10 % of the tiles)")
@@ -303,39 +316,16 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 			return err
 		}
 	}
-	tty := term.IsTerminal(int(os.Stderr.Fd())) && !ff.verbose
 	var names []string
 	if names, err = config.ParamNamesFor(cfg.Kernel, len(cfg.Lower)); err != nil {
 		names = nil // Fit reports it
 	}
-	progress := false
-	var head atomic.Value // the terminal's line: the last evaluation's summary
-	head.Store("")
-	env := job.Env{Comm: w, Log: os.Stderr, Command: os.Args, ConfigFile: ff.cfg, GPUs: gpuOpener(), Step: func(s mle.Step) {
-		if tty {
-			progress = true
-			line := fmt.Sprintf("  evaluations %4d   best l %.6f   elapsed %6.1fs%s ", s.N, s.Best, s.Time, etaNote(s))
-			head.Store(line)
-			fmt.Fprint(os.Stderr, "\r\x1b[K"+line)
-			return
-		}
-		logStep(os.Stderr, names, s)
-	}}
-	switch {
-	case ff.quiet:
-		env.Quiet, env.Step = true, nil // warnings and the summary only
-	case c.Flags().Changed("progress") && !ff.progress:
-	case term.IsTerminal(int(os.Stderr.Fd())):
-		env.Progress, env.ProgressTTY = os.Stderr, true
-		env.ProgressHead = func() string { return head.Load().(string) }
-	case ff.progress:
-		env.Progress = os.Stderr
-	}
+	env, progress := fitEnv(c, w, ff, names)
 	var stopSignals func()
 	env.Interrupt, stopSignals = catchSignals(w.Rank() == 0)
 	res, err := job.Fit(*cfg, env)
 	stopSignals()
-	if progress {
+	if *progress {
 		fmt.Fprintln(os.Stderr)
 	}
 	var in *job.Interrupted
@@ -364,6 +354,39 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		}
 	}
 	return err
+}
+
+// fitEnv is a fit's job environment: the log, a line per evaluation
+// (redrawn in place on a terminal unless -v; none with -q) and the
+// progress meter of the evaluation under way (on a terminal, or with
+// --progress; -q or --progress=false: none). *open reports whether the
+// terminal's line was left without its newline.
+func fitEnv(c *cobra.Command, w comm.Comm, ff *fitFlags, names []string) (env job.Env, open *bool) {
+	tty := term.IsTerminal(int(os.Stderr.Fd())) && !ff.verbose
+	open = new(bool)
+	var head atomic.Value // the terminal's line: the last evaluation's summary
+	head.Store("")
+	env = job.Env{Comm: w, Log: os.Stderr, Command: os.Args, ConfigFile: ff.cfg, GPUs: gpuOpener(), Step: func(s mle.Step) {
+		if tty {
+			*open = true
+			line := fmt.Sprintf("  evaluations %4d   best l %.6f   elapsed %6.1fs%s ", s.N, s.Best, s.Time, etaNote(s))
+			head.Store(line)
+			fmt.Fprint(os.Stderr, "\r\x1b[K"+line)
+			return
+		}
+		logStep(os.Stderr, names, s)
+	}}
+	switch {
+	case ff.quiet:
+		env.Quiet, env.Step = true, nil // warnings and the summary only
+	case c.Flags().Changed("progress") && !ff.progress:
+	case term.IsTerminal(int(os.Stderr.Fd())):
+		env.Progress, env.ProgressTTY = os.Stderr, true
+		env.ProgressHead = func() string { return head.Load().(string) }
+	case ff.progress:
+		env.Progress = os.Stderr
+	}
+	return env, open
 }
 
 // catchSignals makes SIGINT and SIGTERM ask the fit to stop after the

@@ -2,29 +2,66 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// builds holds the binaries the command-line tests run, each built once
+// per test process (a build links for seconds; 55 tests built their own),
+// in a directory TestMain removes.
+var builds struct {
+	dir        string
+	plain, mpi build
+}
+
+// build is one binary of builds, made on first use.
+type build struct {
+	once sync.Once
+	path string
+	out  []byte
+	err  error
+}
+
+// get builds the binary (go build with args, then -o) on first use and
+// returns its path.
+func (b *build) get(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	b.once.Do(func() {
+		b.path = filepath.Join(builds.dir, name)
+		b.out, b.err = exec.Command("go", append(append([]string{"build"}, args...), "-o", b.path, ".")...).CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("build %s: %v\n%s", name, b.err, b.out)
+	}
+	return b.path
+}
+
+func TestMain(m *testing.M) {
+	dir := os.Getenv("EXAGEOSTAT_TEST_BIN_DIR")
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "exageostat-test-bin-"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	builds.dir = dir
+	code := m.Run()
+	if os.Getenv("EXAGEOSTAT_TEST_BIN_DIR") == "" {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
 
 // binary builds exageostat once for the command-line tests.
 func binary(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("EXAGEOSTAT_TEST_BIN_DIR")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	bin := filepath.Join(dir, "exageostat")
-	if _, err := os.Stat(bin); err == nil && os.Getenv("EXAGEOSTAT_TEST_BIN_DIR") != "" {
-		return bin
-	}
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
+	return builds.plain.get(t, "exageostat")
 }
 
 func run(t *testing.T, bin string, args ...string) (stdout, stderr string, code int) {
@@ -74,7 +111,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"bench n", []string{"bench", "cholesky", "--n", "0"}, "--n must be >= 1"},
 		{"stray argument", []string{"fit", "extra"}, "unexpected argument \"extra\""},
 		{"memory limit size", []string{"fit", "--memory-limit", "lots"}, `fit: key "memory_limit": "lots" is not a size in bytes`},
-		{"config key checked", []string{"fit", "--config", writeFile(t, dir, "s.toml", "search = \"grid\"\n")}, `s.toml:1: key "search": search must be log or linear`},
+		{"config key checked", []string{"fit", "--config", writeFile(t, dir, "s.toml", "search = \"grid\"\n")}, `s.toml:1: key "search": search must be log, linear, fisher or bobyqa`},
 		{"fit memory", []string{"fit", "--nb", "400", "--memory-limit", "20MB"}, " (N=1600, nb=400, 1 rank); 20 MB available (--memory-limit)"},
 		{"simulate memory", []string{"simulate", "--out", filepath.Join(dir, "o.csv"), "--n", "5000", "--nb", "500", "--memory-limit", "0.1GB"},
 			" (N=5000, nb=500, 1 rank); 100 MB available (--memory-limit)"},

@@ -30,12 +30,7 @@ func mpiBinary(t *testing.T) string {
 	if _, err := exec.LookPath("mpirun"); err != nil {
 		t.Fatal("mpirun not found: run scripts/deps.sh (make test does) to install OpenMPI")
 	}
-	bin := filepath.Join(t.TempDir(), "exageostat-mpi")
-	out, err := exec.Command("go", "build", "-tags", "mpi", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build -tags mpi: %v\n%s", err, out)
-	}
-	return bin
+	return builds.mpi.get(t, "exageostat-mpi", "-tags", "mpi")
 }
 
 // mpirun runs bin on np ranks (np = 1: without mpirun) and returns stdout,

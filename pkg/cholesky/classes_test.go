@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/linalg"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/tile/tiletest"
@@ -22,7 +22,7 @@ import (
 func refFactor(t *testing.T, a []float64, n, nb int, class func(m, c int) tile.Class) []float64 {
 	t.Helper()
 	l := tile.NewLayout(n, nb)
-	g := kernels.Gonum{}
+	g := linalg.Gonum()
 	l64 := append([]float64(nil), a...)
 	blk := func(m, c int) blas64.General {
 		return blas64.General{Rows: l.Rows(m), Cols: l.Rows(c), Stride: n, Data: l64[l.Offset(m)+l.Offset(c)*n:]}

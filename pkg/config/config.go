@@ -32,7 +32,7 @@ type Fit struct {
 	Lower        []float64 `toml:"lb"`           // lower bounds of theta
 	Upper        []float64 `toml:"ub"`           // upper bounds of theta
 	Start        string    `toml:"start"`        // data | lower
-	Search       string    `toml:"search"`       // log | linear
+	Search       string    `toml:"search"`       // log | linear (BOBYQA's scale), fisher (Fisher scoring: vecchia)
 	Nugget       float64   `toml:"nugget"`       // tau2 on the diagonal
 	Profile      string    `toml:"profile"`      // auto | on | off: sigma2 in closed form (auto: when it can be)
 	Mean         string    `toml:"mean"`         // zero | constant | linear | COL1,COL2 (named columns of data)
@@ -86,6 +86,9 @@ type Fit struct {
 	Solve     string    `toml:"solve"`      // MPI runs: chained | per-rank | move-tiles
 	// Approx: computation, tlr_accuracy, max_rank, mp_band.
 	Approx
+	// Vecchia: vecchia_m, vecchia_order, vecchia_sets, vecchia_sets_out
+	// (computation vecchia).
+	Vecchia
 	// Lookahead is the depth of seed 002's lookahead in the Cholesky of
 	// tlr, mp and dst (0: off): the next panel runs before the trailing
 	// update (likelihood.Approx.Lookahead).
@@ -149,6 +152,7 @@ func DefaultFit() Fit {
 		Lower: []float64{0.001, 0.001, 0.001}, Upper: []float64{5, 5, 5},
 		Start: "data", Search: "log", Profile: "auto", CILevel: 0.95, Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
 		Approx:    DefaultApprox(),
+		Vecchia:   DefaultVecchia(),
 		Scheduler: "prio", Pin: "auto",
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 		Phase: Phase{Distribution: "bc"}, Overlap: AllOverlap(),
@@ -180,9 +184,9 @@ func (a Approx) Approximate() bool { return a.Computation != "" && a.Computation
 // would do nothing).
 func (a Approx) Check(bad func(key, format string, args ...any) error) error {
 	switch a.Computation {
-	case "", "exact", "tlr", "mp", "dst":
+	case "", "exact", "tlr", "mp", "dst", "vecchia":
 	default:
-		return bad("computation", "--computation must be exact, tlr, mp or dst, got %q", a.Computation)
+		return bad("computation", "--computation must be exact, tlr, mp, dst or vecchia, got %q", a.Computation)
 	}
 	d := DefaultApprox()
 	switch {
@@ -198,6 +202,49 @@ func (a Approx) Check(bad func(key, format string, args ...any) error) error {
 		return bad("tlr_accuracy", "--tlr-accuracy %g is for --computation tlr (the computation is %s)", a.TLRAccuracy, a.name())
 	case a.MPBand != d.MPBand && a.Computation != "mp" && a.Computation != "dst":
 		return bad("mp_band", "--mp-band %d is for --computation mp or dst (the computation is %s)", a.MPBand, a.name())
+	}
+	return nil
+}
+
+// Vecchia configures --computation vecchia (docs/vecchia.md): the
+// ordering of the locations, the size of their conditioning sets, and the
+// sets file to read them from or write them to.
+type Vecchia struct {
+	M       int    `toml:"vecchia_m"`        // the m nearest earlier locations (default 30)
+	Order   string `toml:"vecchia_order"`    // maxmin | random | coord | middleout
+	Sets    string `toml:"vecchia_sets"`     // read the ordering and sets from this file
+	SetsOut string `toml:"vecchia_sets_out"` // write them to this file
+}
+
+// DefaultVecchia returns m = 30 and the maxmin ordering.
+func DefaultVecchia() Vecchia { return Vecchia{M: 30, Order: "maxmin"} }
+
+// VecchiaOrders are the orderings of vecchia_order, the default first.
+var VecchiaOrders = []string{"maxmin", "random", "coord", "middleout"}
+
+// Check returns, through bad (key, message), the first bad setting of
+// computation c: vecchia_m < 1, an unknown ordering, vecchia_sets_out
+// the same file as vecchia_sets, and a setting other than its default
+// without computation vecchia.
+func (v Vecchia) Check(c string, bad func(key, format string, args ...any) error) error {
+	d := DefaultVecchia()
+	switch {
+	case v.M < 1:
+		return bad("vecchia_m", "--vecchia-m must be >= 1, got %d", v.M)
+	case !slices.Contains(VecchiaOrders, v.Order):
+		return bad("vecchia_order", "--vecchia-order must be maxmin, random, coord or middleout, got %q", v.Order)
+	case v.Sets != "" && v.Sets == v.SetsOut:
+		return bad("vecchia_sets_out", "--vecchia-sets-out %s is the file --vecchia-sets reads", v.SetsOut)
+	case c == "vecchia":
+		return nil
+	case v.M != d.M:
+		return bad("vecchia_m", "--vecchia-m is for --computation vecchia")
+	case v.Order != d.Order:
+		return bad("vecchia_order", "--vecchia-order is for --computation vecchia")
+	case v.Sets != "":
+		return bad("vecchia_sets", "--vecchia-sets is for --computation vecchia")
+	case v.SetsOut != "":
+		return bad("vecchia_sets_out", "--vecchia-sets-out is for --computation vecchia")
 	}
 	return nil
 }

@@ -390,8 +390,12 @@ func (f *Fit) Validate() error {
 	}
 	switch f.Search {
 	case "log", "linear":
+	case "fisher", "bobyqa":
+		if f.Computation != "vecchia" {
+			return bad("search", "--search %s is for --computation vecchia (fisher: Fisher scoring, which needs its gradient and information; bobyqa: BOBYQA on the log scale over its likelihood); the others take log or linear", f.Search)
+		}
 	default:
-		return bad("search", "search must be log or linear, got %q", f.Search)
+		return bad("search", "search must be log, linear, fisher or bobyqa, got %q", f.Search)
 	}
 	switch f.Profile {
 	case "auto", "on", "off":
@@ -448,6 +452,12 @@ func (f *Fit) Validate() error {
 		return bad("solve", "--solve must be chained, per-rank or move-tiles, got %q", f.Solve)
 	}
 	if err := f.Approx.Check(bad); err != nil {
+		return err
+	}
+	if err := f.Vecchia.Check(f.Computation, bad); err != nil {
+		return err
+	}
+	if err := f.checkVecchia(bad); err != nil {
 		return err
 	}
 	switch {
@@ -665,6 +675,9 @@ func (s *Simulate) Validate() error {
 	if err := s.Approx.Check(bad); err != nil {
 		return err
 	}
+	if s.Computation == "vecchia" {
+		return bad("computation", "--computation vecchia is for fit in this version (simulate: exact, tlr, mp or dst)")
+	}
 	if _, err := MemoryLimitBytes(s.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
 	}
@@ -809,6 +822,9 @@ func (p *Predict) Validate() error {
 	}
 	if err := p.Approx.Check(bad); err != nil {
 		return err
+	}
+	if p.Computation == "vecchia" {
+		return bad("computation", "--computation vecchia is for fit in this version (predict: exact, tlr, mp or dst)")
 	}
 	if _, err := MemoryLimitBytes(p.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)

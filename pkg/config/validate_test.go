@@ -35,7 +35,7 @@ func TestFitValidate(t *testing.T) {
 		{"theta tau2 and nugget", func(f *Fit) { f.Theta, f.Nugget = []float64{1, 0.1, 0.5, 0.1}, 0.2 }, "theta", "leave --nugget out"},
 		{"theta tau2 negative", func(f *Fit) { f.Theta = []float64{1, 0.1, 0.5, -0.1} }, "theta", "tau2 must be >= 0"},
 		{"start outside", func(f *Fit) { f.Start = "1,9,1" }, "start", "start beta = 9 is outside its bounds"},
-		{"search", func(f *Fit) { f.Search = "grid" }, "search", "search must be log or linear"},
+		{"search", func(f *Fit) { f.Search = "grid" }, "search", "search must be log, linear, fisher or bobyqa"},
 		{"nb", func(f *Fit) { f.NB = -1 }, "nb", "must be >= 0"},
 		{"workers", func(f *Fit) { f.Workers = -2 }, "workers", "must be >= 0"},
 		{"max evals", func(f *Fit) { f.MaxEvals = -1 }, "max_evals", "must be >= 0"},

@@ -1,21 +1,18 @@
-// Package cuda runs the factorisation's tile kernels on an NVIDIA GPU:
-// device memory, streams and the context through gorgonia.org/cu (the
-// driver API, libcuda.so.1), and cuBLAS/cuSOLVER through package cudalib
-// (loaded at run time, so the same binary runs with CUDA 11 or 13).
+// Package cuda is a GPU under package gpu's device and kernel set: Driver
+// implements gpu.Driver with device memory, streams and the context
+// through gorgonia.org/cu (the driver API, libcuda.so.1), and cuBLAS and
+// cuSOLVER through package cudalib (loaded at run time, so that the same
+// binary runs with CUDA 11 or 13). NewRuntimeDevice opens a GPU as the
+// runtime's memory node whose worker runs gpu.Kernels on the resident
+// tiles (fit --gpus); gpu.Staged over the same device runs that kernel
+// set on host tiles (calibrate --gpus, the kernel suite of the GPU
+// checks). All the code above the CUDA calls is package gpu's, which make
+// test runs over the host emulation (gpu.Emulator).
 //
 // Importing this package needs a GPU: gorgonia.org/cu's package init calls
 // cuInit and exits the process when it fails. Only the CUDA build (tag
 // cuda, bin/exageostat-cuda) imports it, and the plain binary checks for a
 // device first (package gpu).
-//
-// A Worker implements kernels.Impl for one runtime worker: each call
-// uploads its tiles into device buffers allocated once, runs cuBLAS or
-// cuSOLVER on the worker's stream, downloads the result and waits for it.
-// The operations are those of package kernels (column-major, reference
-// BLAS/LAPACK definitions). RuntimeDevice is the other way: a GPU as a
-// memory node of the runtime, whose tiles stay resident in device memory
-// between tasks (the runtime moves and evicts them) and whose worker runs
-// Resident's kernels on them.
 //
 // Without the cuda build tag the package is empty.
 package cuda

@@ -43,15 +43,36 @@ typedef struct {
 
 static void *open_global(const char *path) { return dlopen(path, RTLD_NOW | RTLD_GLOBAL); }
 static const char *last_error(void) { const char *e = dlerror(); return e ? e : ""; }
-static void *sym(void *h, const char *name) { return dlsym(h, name); }
 static lib *new_lib(void) { lib *l = malloc(sizeof(lib)); if (l) memset(l, 0, sizeof(lib)); return l; }
 
-static int c_blas_create(lib *l, void **h) { return l->blasCreate(h); }
-static int c_blas_destroy(lib *l, void *h) { return l->blasDestroy(h); }
-static int c_blas_setstream(lib *l, void *h, devptr s) { return l->blasSetStream(h, (void *)s); }
-static int c_solver_create(lib *l, void **h) { return l->solverCreate(h); }
-static int c_solver_destroy(lib *l, void *h) { return l->solverDestroy(h); }
-static int c_solver_setstream(lib *l, void *h, devptr s) { return l->solverSetStream(h, (void *)s); }
+// resolve looks every entry point up in l's two libraries; it returns the
+// name of the first one missing, with *solver telling its library, or
+// NULL when all are there.
+#define SYM(field, handle, name) \
+	if (!(*(void **)&l->field = dlsym(l->handle, name))) { *solver = l->handle == l->solver; return name; }
+static const char *resolve(lib *l, int *solver) {
+	SYM(blasCreate, blas, "cublasCreate_v2")
+	SYM(blasDestroy, blas, "cublasDestroy_v2")
+	SYM(blasSetStream, blas, "cublasSetStream_v2")
+	SYM(dgemm, blas, "cublasDgemm_v2")
+	SYM(dsyrk, blas, "cublasDsyrk_v2")
+	SYM(dtrsm, blas, "cublasDtrsm_v2")
+	SYM(dtrmm, blas, "cublasDtrmm_v2")
+	SYM(dgemv, blas, "cublasDgemv_v2")
+	SYM(solverCreate, solver, "cusolverDnCreate")
+	SYM(solverDestroy, solver, "cusolverDnDestroy")
+	SYM(solverSetStream, solver, "cusolverDnSetStream")
+	SYM(potrfBufferSize, solver, "cusolverDnDpotrf_bufferSize")
+	SYM(potrf, solver, "cusolverDnDpotrf")
+	return NULL;
+}
+
+// The handle calls of cuBLAS (solver 0) and cuSOLVER (solver 1).
+static int c_create(lib *l, int solver, void **h) { return solver ? l->solverCreate(h) : l->blasCreate(h); }
+static int c_destroy(lib *l, int solver, void *h) { return solver ? l->solverDestroy(h) : l->blasDestroy(h); }
+static int c_setstream(lib *l, int solver, void *h, devptr s) {
+	return solver ? l->solverSetStream(h, (void *)s) : l->blasSetStream(h, (void *)s);
+}
 
 static int c_dgemm(lib *l, void *h, int ta, int tb, int m, int n, int k, double alpha,
 		devptr a, int lda, devptr b, int ldb, double beta, devptr c, int ldc) {
@@ -160,35 +181,14 @@ func Open(dirs []string, system bool) (*Lib, error) {
 		return nil, errors.New("cudalib: out of memory")
 	}
 	l.blas, l.solver = blasH, solverH
-	syms := []struct {
-		h    unsafe.Pointer
-		path string
-		name string
-		dst  *unsafe.Pointer
-	}{
-		{blasH, blasPath, "cublasCreate_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.blasCreate))},
-		{blasH, blasPath, "cublasDestroy_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.blasDestroy))},
-		{blasH, blasPath, "cublasSetStream_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.blasSetStream))},
-		{blasH, blasPath, "cublasDgemm_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dgemm))},
-		{blasH, blasPath, "cublasDsyrk_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dsyrk))},
-		{blasH, blasPath, "cublasDtrsm_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dtrsm))},
-		{blasH, blasPath, "cublasDtrmm_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dtrmm))},
-		{blasH, blasPath, "cublasDgemv_v2", (*unsafe.Pointer)(unsafe.Pointer(&l.dgemv))},
-		{solverH, solverPath, "cusolverDnCreate", (*unsafe.Pointer)(unsafe.Pointer(&l.solverCreate))},
-		{solverH, solverPath, "cusolverDnDestroy", (*unsafe.Pointer)(unsafe.Pointer(&l.solverDestroy))},
-		{solverH, solverPath, "cusolverDnSetStream", (*unsafe.Pointer)(unsafe.Pointer(&l.solverSetStream))},
-		{solverH, solverPath, "cusolverDnDpotrf_bufferSize", (*unsafe.Pointer)(unsafe.Pointer(&l.potrfBufferSize))},
-		{solverH, solverPath, "cusolverDnDpotrf", (*unsafe.Pointer)(unsafe.Pointer(&l.potrf))},
-	}
-	for _, s := range syms {
-		cs := C.CString(s.name)
-		p := C.sym(s.h, cs)
-		C.free(unsafe.Pointer(cs))
-		if p == nil {
-			C.free(unsafe.Pointer(l))
-			return nil, fmt.Errorf("%w: %s has no %s", ErrNotFound, s.path, s.name)
+	var solver C.int
+	if name := C.resolve(l, &solver); name != nil {
+		C.free(unsafe.Pointer(l))
+		path := blasPath
+		if solver != 0 {
+			path = solverPath
 		}
-		*s.dst = p
+		return nil, fmt.Errorf("%w: %s has no %s", ErrNotFound, path, C.GoString(name))
 	}
 	return &Lib{l: l, CublasPath: blasPath, CusolverPath: solverPath}, nil
 }
@@ -296,52 +296,42 @@ func statusName(lib string, code int) string {
 	return "see the library's header"
 }
 
-func blasErr(call string, rc C.int) error {
+// check returns nil for the status rc = 0 of call, the Status otherwise.
+func check(lib, call string, rc C.int) error {
 	if rc == 0 {
 		return nil
 	}
-	return Status{Lib: "cublas", Call: call, Code: int(rc)}
+	return Status{Lib: lib, Call: call, Code: int(rc)}
 }
 
-func solverErr(call string, rc C.int) error {
-	if rc == 0 {
-		return nil
+func blasErr(call string, rc C.int) error   { return check("cublas", call, rc) }
+func solverErr(call string, rc C.int) error { return check("cusolver", call, rc) }
+
+// is returns 1 when x is v, 0 otherwise: the cuBLAS enumerations
+// (cublas_api.h, shared by cuSOLVER's uplo) are such pairs.
+func is[T comparable](x, v T) C.int {
+	if x == v {
+		return 1
 	}
-	return Status{Lib: "cusolver", Call: call, Code: int(rc)}
+	return 0
 }
 
-// The cuBLAS enumerations (cublas_api.h), shared by cuSOLVER's uplo.
-func op(t blas.Transpose) C.int {
-	if t == blas.NoTrans {
-		return 0 // CUBLAS_OP_N
-	}
-	return 1 // CUBLAS_OP_T
-}
+// op is CUBLAS_OP_N (0) or CUBLAS_OP_T (1; Trans and ConjTrans alike).
+func op(t blas.Transpose) C.int { return 1 - is(t, blas.NoTrans) }
 
-func fill(u blas.Uplo) C.int {
-	if u == blas.Lower {
-		return 0 // CUBLAS_FILL_MODE_LOWER
-	}
-	return 1 // CUBLAS_FILL_MODE_UPPER
-}
+// fill is CUBLAS_FILL_MODE_LOWER (0) or UPPER (1).
+func fill(u blas.Uplo) C.int { return 1 - is(u, blas.Lower) }
 
-func side(s blas.Side) C.int {
-	if s == blas.Left {
-		return 0 // CUBLAS_SIDE_LEFT
-	}
-	return 1 // CUBLAS_SIDE_RIGHT
-}
+// side is CUBLAS_SIDE_LEFT (0) or RIGHT (1).
+func side(s blas.Side) C.int { return 1 - is(s, blas.Left) }
 
-func diag(d blas.Diag) C.int {
-	if d == blas.Unit {
-		return 1 // CUBLAS_DIAG_UNIT
-	}
-	return 0 // CUBLAS_DIAG_NON_UNIT
-}
+// diag is CUBLAS_DIAG_NON_UNIT (0) or UNIT (1).
+func diag(d blas.Diag) C.int { return is(d, blas.Unit) }
 
 // DevPtr is a device address (CUdeviceptr), e.g. gorgonia.org/cu's
-// DevicePtr converted with uintptr.
-type DevPtr uintptr
+// DevicePtr converted with uintptr: an alias, so that Blas and Solver
+// implement package gpu's interfaces, whose addresses are uintptr.
+type DevPtr = uintptr
 
 // Stream is a CUDA stream handle (CUstream) as an address, e.g.
 // uintptr(unsafe.Pointer(s.C())) for a gorgonia.org/cu Stream s.
@@ -349,37 +339,65 @@ type Stream uintptr
 
 func dp(p DevPtr) C.devptr { return C.devptr(p) }
 
-// Blas is one cuBLAS handle, for one worker (not safe for concurrent use).
-// Its calls are asynchronous on the handle's stream.
-type Blas struct {
-	lib *Lib
-	h   unsafe.Pointer
+// handle is one cuBLAS or cuSOLVER handle, for one worker (not safe for
+// concurrent use): its calls are asynchronous on the handle's stream.
+type handle struct {
+	lib    *Lib
+	h      unsafe.Pointer
+	solver bool
 }
 
-// NewBlas creates a cuBLAS handle on the calling thread's current CUDA
-// context (cublasCreate_v2).
-func (l *Lib) NewBlas() (*Blas, error) {
-	var h unsafe.Pointer
-	if err := blasErr("cublasCreate_v2", C.c_blas_create(l.l, &h)); err != nil {
-		return nil, err
+// calls names the handle's create, destroy and set-stream entry points,
+// for errors.
+func (h *handle) calls() (create, destroy, setStream string) {
+	if h.solver {
+		return "cusolverDnCreate", "cusolverDnDestroy", "cusolverDnSetStream"
 	}
-	return &Blas{lib: l, h: h}, nil
+	return "cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2"
+}
+
+func (h *handle) err(call string, rc C.int) error {
+	if h.solver {
+		return solverErr(call, rc)
+	}
+	return blasErr(call, rc)
+}
+
+// open creates the handle on the calling thread's current CUDA context.
+func (h *handle) open() error {
+	create, _, _ := h.calls()
+	return h.err(create, C.c_create(h.lib.l, is(h.solver, true), &h.h))
 }
 
 // Close destroys the handle.
-func (b *Blas) Close() error {
-	if b.h == nil {
+func (h *handle) Close() error {
+	if h.h == nil {
 		return nil
 	}
-	err := blasErr("cublasDestroy_v2", C.c_blas_destroy(b.lib.l, b.h))
-	b.h = nil
+	_, destroy, _ := h.calls()
+	err := h.err(destroy, C.c_destroy(h.lib.l, is(h.solver, true), h.h))
+	h.h = nil
 	return err
 }
 
 // SetStream makes the handle's calls run on stream (0 is the default
 // stream).
-func (b *Blas) SetStream(stream Stream) error {
-	return blasErr("cublasSetStream_v2", C.c_blas_setstream(b.lib.l, b.h, C.devptr(stream)))
+func (h *handle) SetStream(stream Stream) error {
+	_, _, set := h.calls()
+	return h.err(set, C.c_setstream(h.lib.l, is(h.solver, true), h.h, C.devptr(stream)))
+}
+
+// Blas is one cuBLAS handle (cublasCreate_v2), for one worker.
+type Blas struct{ handle }
+
+// NewBlas creates a cuBLAS handle on the calling thread's current CUDA
+// context.
+func (l *Lib) NewBlas() (*Blas, error) {
+	b := &Blas{handle{lib: l}}
+	if err := b.open(); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // Dgemm computes C = alpha op(A) op(B) + beta C with C m x n and op(A)
@@ -423,37 +441,17 @@ func (b *Blas) Dgemv(tA blas.Transpose, m, n int, alpha float64, a DevPtr, lda i
 		dp(a), C.int(lda), dp(x), C.int(incX), C.double(beta), dp(y), C.int(incY)))
 }
 
-// Solver is one cuSOLVER dense handle, for one worker (not safe for
-// concurrent use).
-type Solver struct {
-	lib *Lib
-	h   unsafe.Pointer
-}
+// Solver is one cuSOLVER dense handle (cusolverDnCreate), for one worker.
+type Solver struct{ handle }
 
 // NewSolver creates a cuSOLVER dense handle on the calling thread's
-// current CUDA context (cusolverDnCreate).
+// current CUDA context.
 func (l *Lib) NewSolver() (*Solver, error) {
-	var h unsafe.Pointer
-	if err := solverErr("cusolverDnCreate", C.c_solver_create(l.l, &h)); err != nil {
+	s := &Solver{handle{lib: l, solver: true}}
+	if err := s.open(); err != nil {
 		return nil, err
 	}
-	return &Solver{lib: l, h: h}, nil
-}
-
-// Close destroys the handle.
-func (s *Solver) Close() error {
-	if s.h == nil {
-		return nil
-	}
-	err := solverErr("cusolverDnDestroy", C.c_solver_destroy(s.lib.l, s.h))
-	s.h = nil
-	return err
-}
-
-// SetStream makes the handle's calls run on stream (0 is the default
-// stream).
-func (s *Solver) SetStream(stream Stream) error {
-	return solverErr("cusolverDnSetStream", C.c_solver_setstream(s.lib.l, s.h, C.devptr(stream)))
+	return s, nil
 }
 
 // DpotrfBufferSize returns the workspace length, in doubles, that Dpotrf

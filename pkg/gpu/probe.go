@@ -5,6 +5,15 @@
 // its package init when there is no device; the plain binary calls Probe
 // first and either hands over to the CUDA binary or ends with a message of
 // its own.
+//
+// It also holds an accelerator as exageostat uses it, above the CUDA
+// calls: Device, a memory node of the runtime (one region of device memory
+// sub-allocated for tiles, copies); Kernels, the one set of tile kernels
+// on device addresses (kernels.Device) that the device's worker runs;
+// Staged, that kernel set on host tiles (calibration, the kernel suite);
+// all over a Driver, the device's own calls. Package cuda (tag cuda)
+// implements Driver for a GPU; Emulator implements it in host memory, so
+// that make test runs the GPU's code path minus the CUDA calls.
 package gpu
 
 import (

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
+	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -52,7 +53,9 @@ type FitResult struct {
 	Status      string  `json:"status"`
 	N           int     `json:"n"`
 	NB          int     `json:"nb"`
-	Workers     int     `json:"workers"`
+	// Vecchia describes a --computation vecchia fit (nil otherwise).
+	Vecchia *VecchiaSummary `json:"vecchia,omitempty"`
+	Workers int             `json:"workers"`
 	// Scheduler is the runtime's policy (eager, dmda); Devices the
 	// counters of the devices of --devices (rank 0's).
 	Scheduler string                `json:"scheduler,omitempty"`
@@ -136,272 +139,353 @@ type Step struct {
 // *InputError when some rank lacks it). Rank 0 writes the trace (every
 // rank's events), the pictures and the JSON result. The result comes back
 // on every rank; its Memory report only on rank 0.
+//
+// Fit runs five stages over one fitJob: prepare (settings, data, the
+// ranks' agreement, the checkpoint), plan (tile size, distribution,
+// memory), search (the runtime, the simulated data, the mean model, the
+// maximisation with the assessment at its estimate), assess (the result,
+// profile intervals, the ranks' reports) and write (rank 0's files).
 func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
-	w := env.comm()
 	// The ranks agree on the inputs and settings, or on the error that
 	// stopped one of them before that point (agree.go).
 	ag := newAgreement(env, "fit")
 	defer ag.finish(&err)
-	cfg.KernelDefaults() // powexp: delta's upper bound 2 unless given
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if w.Rank() == 0 { // the rank that writes them
-		if err := fitOutputs(&cfg).Check(); err != nil {
-			return nil, err
-		}
-	}
-	src := cfg.File
-	if src == "" {
-		src = "fit"
-	}
-	model := likelihood.Model(cfg.Kernel)
-	names := model.ParamNamesFor(len(cfg.Lower)) // tau2 last when it has bounds
-	gridX, gridY, _ := cfg.GridSize()
-	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
-	x0, _ := cfg.StartValues()
-	opt := mle.Options{Lower: cfg.Lower, Upper: cfg.Upper, FtolAbs: cfg.Tolerance, MaxEvals: cfg.MaxEvals, LogScale: cfg.Search == "log"}
-	switch {
-	case x0 != nil:
-		opt.Start, opt.Guess = mle.StartData, x0
-	case cfg.Start == "lower":
-		opt.Start = mle.StartLower
-	default:
-		opt.Start = mle.StartData
-	}
-	// The profiled search: on when it can be (auto), or as asked.
-	profile := false
-	switch perr := mle.Profilable(likelihood.Model(cfg.Kernel), cfg.Lower, cfg.Upper, cfg.Nugget); {
-	case cfg.Profile == "on" && perr != nil:
-		return nil, cfg.Locate(&config.Error{File: cfg.File, Key: "profile", Msg: "--profile on: " + perr.Error()})
-	case cfg.Profile == "on", cfg.Profile == "auto" && perr == nil:
-		profile = true
-	}
-	cl, err := fitCluster(cfg, src, w.Size())
+	f, err := prepareFit(cfg, env, ag)
 	if err != nil {
 		return nil, err
 	}
-	workers := workersOr(cfg.Workers)
-	run := fitRun(env, cfg, w.Size(), workers) // at the start: its date is the run's
+	if f.cfg.Computation == "vecchia" {
+		return fitVecchia(f)
+	}
+	if err := f.plan(); err != nil {
+		return nil, err
+	}
+	rt, err := f.start()
+	defer f.tr.close() // a run that stops early leaves each rank's trace file
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	res, err := f.search(rt)
+	if err != nil {
+		return nil, err
+	}
+	out, traced, err := f.assess(rt, res)
+	if err != nil {
+		return nil, err
+	}
+	return f.write(out, traced)
+}
+
+// fitJob is one fit as it passes through the stages of Fit: what prepare
+// settles, what plan decides, and what search leaves for the assessment.
+type fitJob struct {
+	cfg config.Fit
+	env Env
+	w   comm.Comm
+	ag  *agreement
+
+	// prepare
+	src          string // the config's name in messages ("fit" without one)
+	model        likelihood.Model
+	names        []string
+	gridX, gridY int
+	limit        int64 // --memory-limit, bytes (0: none)
+	x0           []float64
+	opt          mle.Options
+	profile      bool
+	cl           config.Cluster
+	workers      int
+	run          *provenance.Run
+	d            *dataset.Data // nil until simulated
+	simulated    bool
+	nAll         int
+	train, held  []int
+	n            int // the matrix's order
+	metric       matern.Metric
+	ckw          *checkpointer
+	resume       *resumeState
+
+	// plan
+	nb       int
+	tlr      *tlrPlan
+	scales   []scale
+	lo       likelihood.Options
+	distName string
+	simOpts  likelihood.Options
+	free     []bool
+	stderr   bool
+	need     []int64
+	lim      memory.Limit
+	ov       likelihood.Overlap
+	pl       placement
+	tr       *traceRun // --trace: each rank's file as it goes
+	pins     *pinPlan  // --pin
+
+	// search
+	meanTerms []string
+	fo        mle.FitOptions
+	asmt      Assessment
+	budget    int64
+	sig       syscall.Signal
+	fin       error // the search's interruption, returned with the result
+}
+
+// prepareFit is Fit's first stage: the settings checked and turned into
+// the search's options, the data read and split, the ranks agreed on
+// both, and the checkpoint (and the file to resume from) checked before
+// the work.
+func prepareFit(cfg config.Fit, env Env, ag *agreement) (*fitJob, error) {
+	f := &fitJob{cfg: cfg, env: env, w: env.comm(), ag: ag}
+	if err := f.settings(); err != nil {
+		return nil, err
+	}
+	cfg = f.cfg
+	var err error
+	if f.cl, err = fitCluster(cfg, f.src, f.w.Size()); err != nil {
+		return nil, err
+	}
+	f.workers = workersOr(cfg.Workers)
+	f.run = fitRun(env, cfg, f.w.Size(), f.workers) // at the start: its date is the run's
 
 	// The data, or the size of the simulated data, and the hold-out split.
-	var d *dataset.Data
-	simulated := cfg.Simulated()
-	nAll := cfg.N
-	if !simulated {
-		if d, err = readFitData(cfg); err != nil {
+	f.simulated = cfg.Simulated()
+	f.nAll = cfg.N
+	if !f.simulated {
+		if f.d, err = readFitData(cfg); err != nil {
 			return nil, err
 		}
-		logNotes(env, cfg.Data, d)
-		nAll = d.Len()
+		logNotes(env, cfg.Data, f.d)
+		f.nAll = f.d.Len()
 	}
-	var train, held []int
 	if cfg.Holdout != 0 {
-		if train, held, err = dataset.Split(nAll, cfg.Holdout, cfg.Seed); err != nil {
+		if f.train, f.held, err = dataset.Split(f.nAll, cfg.Holdout, cfg.Seed); err != nil {
 			return nil, badInput("fit: --holdout: %v", err)
 		}
 	}
-	n := (nAll - len(held)) * variables(model) // the matrix's order
+	f.n = (f.nAll - len(f.held)) * variables(f.model)
 	coords := dataset.Planar
-	if d != nil {
-		coords = d.Coords
+	if f.d != nil {
+		coords = f.d.Coords
 	}
-	metric, err := Metric(cfg.Distance, coords)
-	if err != nil {
-		return nil, &config.Error{File: src, Key: "distance", Msg: err.Error()}
+	if f.metric, err = Metric(cfg.Distance, coords); err != nil {
+		return nil, &config.Error{File: f.src, Key: "distance", Msg: err.Error()}
 	}
-	if err := checkFitColumns(cfg, d, metric); err != nil {
+	if err := checkFitColumns(cfg, f.d, f.metric); err != nil {
 		return nil, err
 	}
-	if err := ag.check(fitAgreement(cfg, cl, d), workers); err != nil {
+	if err := f.ag.check(fitAgreement(cfg, f.cl, f.d), f.workers); err != nil {
 		return nil, err
 	}
-	// The checkpoint and the file to resume from, checked before the work.
-	ckData := d
-	if simulated {
+	if cfg.Computation == "vecchia" {
+		return f, nil // no tiles, no checkpoint: its own path (vecchiafit.go)
+	}
+	ckData := f.d
+	if f.simulated {
 		ckData = nil
 	}
-	ckw, resume, err := prepareCheckpoint(w, cfg, checkpointSettings(cfg, MetricName(metric), x0, profile), dataSHA256(cfg, ckData), env.logf)
-	if err != nil {
+	set := checkpointSettings(cfg, MetricName(f.metric), f.x0, f.profile)
+	if f.ckw, f.resume, err = prepareCheckpoint(f.w, cfg, set, dataSHA256(cfg, ckData), env.logf); err != nil {
 		return nil, err
 	}
-	nb := cfg.NB
-	var plan *tlrPlan
+	return f, nil
+}
+
+// settings checks the fit's configuration and derives what the stages
+// read from it: the parameters' names, the grid, the memory limit, and
+// the search's options (start, bounds, tolerance, the profiled search).
+func (f *fitJob) settings() error {
+	cfg := &f.cfg
+	cfg.KernelDefaults() // powexp: delta's upper bound 2 unless given
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if f.w.Rank() == 0 { // the rank that writes them
+		if err := fitOutputs(cfg).Check(); err != nil {
+			return err
+		}
+	}
+	f.src = cfg.File
+	if f.src == "" {
+		f.src = "fit"
+	}
+	f.model = likelihood.Model(cfg.Kernel)
+	f.names = f.model.ParamNamesFor(len(cfg.Lower)) // tau2 last when it has bounds
+	f.gridX, f.gridY, _ = cfg.GridSize()
+	f.limit, _ = config.MemoryLimitBytes(cfg.MemoryLimit)
+	f.x0, _ = cfg.StartValues()
+	f.opt = mle.Options{Lower: cfg.Lower, Upper: cfg.Upper, FtolAbs: cfg.Tolerance, MaxEvals: cfg.MaxEvals, LogScale: cfg.Search == "log"}
+	switch {
+	case f.x0 != nil:
+		f.opt.Start, f.opt.Guess = mle.StartData, f.x0
+	case cfg.Start == "lower":
+		f.opt.Start = mle.StartLower
+	default:
+		f.opt.Start = mle.StartData
+	}
+	// The profiled search: on when it can be (auto), or as asked.
+	switch perr := mle.Profilable(f.model, cfg.Lower, cfg.Upper, cfg.Nugget); {
+	case cfg.Profile == "on" && perr != nil:
+		return cfg.Locate(&config.Error{File: cfg.File, Key: "profile", Msg: "--profile on: " + perr.Error()})
+	case cfg.Profile == "on", cfg.Profile == "auto" && perr == nil:
+		f.profile = true
+	}
+	return nil
+}
+
+// plan is Fit's second stage: the tile size (TLR's from its model), the
+// first memory check at scale, the tiles' distribution over the ranks (and
+// the simulation's), and each rank's memory need checked against what it
+// has.
+func (f *fitJob) plan() error {
+	cfg, w, n := &f.cfg, f.w, f.n
+	f.nb = cfg.NB
 	if cfg.Computation == string(likelihood.TLR) {
-		p := planTLR(&cfg, d, nAll, model, metric, w.Size(), x0)
-		plan, nb = &p, p.nb
-		env.logf("%s\n", p.note)
+		p := planTLR(cfg, f.d, f.nAll, f.model, f.metric, w.Size(), f.x0)
+		f.tlr, f.nb = &p, p.nb
+		f.env.logf("%s\n", p.note)
 	}
-	if nb == 0 {
-		nb = tile.AutoNB(n)
+	if f.nb == 0 {
+		f.nb = tile.AutoNB(n)
 	}
-	scales := fitScales(cfg, n, nb, nAll, len(held))
+	f.scales = fitScales(*cfg, n, f.nb, f.nAll, len(f.held))
 	if c := likelihood.Computation(cfg.Computation); c != "" && c != likelihood.Exact {
 		rank := 0.0
-		if plan != nil {
-			rank = plan.rank
+		if f.tlr != nil {
+			rank = f.tlr.rank
 		}
-		ao := likelihood.Options{NB: nb, Approx: likelihood.Approx{Computation: c, Accuracy: cfg.TLRAccuracy, MaxRank: cfg.MaxRank, Band: cfg.MPBand}}
-		scales[0].tiles = float64(likelihood.ApproxNeed(n, ao, 1, workers+1, rank)[0] - likelihood.Overhead) // +1: the helper worker
-		scales[0].note = memoryNote(c, plan)
+		ao := likelihood.Options{NB: f.nb, Approx: likelihood.Approx{Computation: c, Accuracy: cfg.TLRAccuracy, MaxRank: cfg.MaxRank, Band: cfg.MPBand}}
+		f.scales[0].tiles = float64(likelihood.ApproxNeed(n, ao, 1, f.workers+1, rank)[0] - likelihood.Overhead) // +1: the helper worker
+		f.scales[0].note = memoryNote(c, f.tlr)
 	}
-	if err := checkScale(w, "fit", limit, scales...); err != nil {
-		return nil, err
+	if err := checkScale(w, "fit", f.limit, f.scales...); err != nil {
+		return err
 	}
-	lo := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
-	distName := ""
-	if lo.Owner, lo.GenOwner, distName, err = distribute(w, cl, n, nb, cfg.ExcludeCPUOnly); err != nil {
-		return nil, err
+	f.lo = likelihood.Options{NB: f.nb, Approx: ApproxOf(cfg.Approx)}
+	var err error
+	if f.lo.Owner, f.lo.GenOwner, f.distName, err = distribute(w, f.cl, n, f.nb, cfg.ExcludeCPUOnly); err != nil {
+		return err
 	}
 	// The simulation of the default problem has its own tile size and
 	// distribution, over all N points.
 	simNB := cfg.NB
 	if simNB == 0 {
-		simNB = tile.AutoNB(nAll)
+		simNB = tile.AutoNB(f.nAll)
 	}
-	simOpts := likelihood.Options{NB: simNB}
-	if simulated {
-		if simOpts.Owner, simOpts.GenOwner, _, err = distribute(w, cl, nAll, simNB, cfg.ExcludeCPUOnly); err != nil {
-			return nil, err
+	f.simOpts = likelihood.Options{NB: simNB}
+	if f.simulated {
+		if f.simOpts.Owner, f.simOpts.GenOwner, _, err = distribute(w, f.cl, f.nAll, simNB, cfg.ExcludeCPUOnly); err != nil {
+			return err
 		}
 	}
+	return f.planMemory()
+}
 
-	// Memory: the likelihood's tiles, and the largest of the assessment's
-	// phases, which run one after the other with the factor kept.
-	free := make([]bool, len(names))
+// planMemory checks each rank's need against the memory it has: the
+// likelihood's tiles, and the largest of the assessment's phases, which
+// run one after the other with the factor kept (and, for the simulated
+// problem, the simulation's need when it is larger).
+func (f *fitJob) planMemory() error {
+	cfg, w, n, nb := &f.cfg, f.w, f.n, f.nb
+	f.free = make([]bool, len(f.names))
 	nfree := 0
-	for i := range free {
-		free[i] = cfg.Lower[i] != cfg.Upper[i]
-		if free[i] {
+	for i := range f.free {
+		f.free[i] = cfg.Lower[i] != cfg.Upper[i]
+		if f.free[i] {
 			nfree++
 		}
 	}
-	stderr := cfg.StdErr || cfg.Holdout > 0 || cfg.CI == "profile" // Wald intervals beside the profile ones
-	need, what := fitNeed(n, lo, w.Size(), fitExtras{stderr: stderr && nfree > 0, free: nfree, holdout: len(held),
-		mloe: cfg.TrueTheta != nil, grid: gridX * gridY, workers: workers + 1, tlr: plan}) // +1: the helper worker
-	addTo(need, graphNeed(scales[0].g, n, nb, lo.Owner, w.Size()))
-	what += graphNote(scales[0].g, most(need)*int64(w.Size()))
-	if simulated {
-		sim := likelihood.MemoryNeed(nAll, simOpts, w.Size())
-		addTo(sim, graphNeed(scales[1].g, nAll, simNB, simOpts.Owner, w.Size()))
+	f.stderr = cfg.StdErr || cfg.Holdout > 0 || cfg.CI == "profile" // Wald intervals beside the profile ones
+	need, what := fitNeed(n, f.lo, w.Size(), fitExtras{stderr: f.stderr && nfree > 0, free: nfree, holdout: len(f.held),
+		mloe: cfg.TrueTheta != nil, grid: f.gridX * f.gridY, workers: f.workers + 1, tlr: f.tlr}) // +1: the helper worker
+	addTo(need, graphNeed(f.scales[0].g, n, nb, f.lo.Owner, w.Size()))
+	what += graphNote(f.scales[0].g, most(need)*int64(w.Size()))
+	if f.simulated {
+		sim := likelihood.MemoryNeed(f.nAll, f.simOpts, w.Size())
+		addTo(sim, graphNeed(f.scales[1].g, f.nAll, f.simOpts.NB, f.simOpts.Owner, w.Size()))
 		for r := range need {
 			need[r] = max(need[r], sim[r])
 		}
 	}
-	lim, err := checkMemory(w, "fit", need, limit, what)
+	lim, err := checkMemory(w, "fit", need, f.limit, what)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if plan != nil {
-		env.logf("tlr: memory need %s on the largest rank (%s)\n", memory.Format(most(need)), strings.TrimPrefix(what, problem(n, nb, w.Size())+", "))
+	f.need, f.lim = need, lim
+	if f.tlr != nil {
+		f.env.logf("tlr: memory need %s on the largest rank (%s)\n", memory.Format(most(need)), strings.TrimPrefix(what, problem(n, nb, w.Size())+", "))
 	}
+	return nil
+}
 
-	if cfg.Plot != "" && w.Rank() == 0 {
-		if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
+// start makes the plot directory and the runtime (its workers placed as
+// --devices and --pin say) that the search and the assessment run on.
+func (f *fitJob) start() (*runtime.Runtime, error) {
+	if f.cfg.Plot != "" && f.w.Rank() == 0 {
+		if err := os.MkdirAll(f.cfg.Plot, 0o755); err != nil {
 			return nil, badInput("fit: --plot: %v", err)
 		}
 	}
-	ov := OverlapOf(cfg.Overlap)
-	pl, err := placementOf(cfg, env, nb)
+	f.ov = OverlapOf(f.cfg.Overlap)
+	var err error
+	if f.pl, err = placementOf(f.cfg, f.env, f.nb); err != nil {
+		return nil, err
+	}
+	if f.tr, err = openTrace(f.cfg.Trace, f.w); err != nil {
+		return nil, err
+	}
+	f.pins = pinning(f.cfg.Pin, f.workers) // logged once the inputs are known good
+	return newRuntimeWith(f.w, f.workers, true, &f.ov, f.pl, f.tr, f.pins)
+}
+
+// search is Fit's third stage: the data (simulated on the runtime when
+// none was given) split into training and test sets, the mean model, and
+// the maximisation, whose estimate is assessed (assess.go) before the
+// factor is released. Every evaluation computed goes to the checkpoint; a
+// resumed search replays the checkpoint's; the ranks agree after each on
+// stopping (SIGINT, SIGTERM), which sets f.fin.
+func (f *fitJob) search(rt *runtime.Runtime) (*mle.FitResult, error) {
+	cfg, env := &f.cfg, f.env
+	test, meanCols, err := f.searchData(rt)
 	if err != nil {
 		return nil, err
 	}
-	tr, err := openTrace(cfg.Trace, w)
-	if err != nil {
-		return nil, err
-	}
-	defer tr.close()
-	pins := pinning(cfg.Pin, workers) // logged once the inputs are known good
-	rt, err := newRuntimeWith(w, workers, true, &ov, pl, tr, pins)
-	if err != nil {
-		return nil, err
-	}
-	defer rt.Close()
-	if simulated {
-		t0 := time.Now()
-		if d, err = simulateGrid("fit", nAll, cfg.Times, cfg.Seed, model, cfg.Theta, cfg.Nugget, rt, simOpts, -1); err != nil {
-			return nil, err
-		}
-		env.logf("simulated N=%d with theta=%s seed=%d in %.2fs (no --data given: the embedded default problem)\n",
-			cfg.N, formatFloats(cfg.Theta), cfg.Seed, time.Since(t0).Seconds())
-	}
-	var test *dataset.Data
-	if held != nil {
-		test = subset(d, held)
-		d = subset(d, train)
-	}
-	// The mean model's design matrix at the (training) locations.
-	dataName := cfg.Data // for messages about the data
-	switch {
-	case cfg.Simulated():
-		dataName = "fit"
-	case dataName == "":
-		dataName = cfg.Locations
-	}
-	meanTerms, meanCols, err := dataset.Design(d, cfg.Mean)
-	if err != nil {
-		return nil, badInput("%s: %v", dataName, err)
-	}
-	if len(meanTerms) > 0 && d.Len() <= len(meanTerms) {
-		return nil, badInput("fit: --mean %s has %d coefficients for %d observations", cfg.Mean, len(meanTerms), d.Len())
-	}
-	if err := checkDesign(meanTerms, meanCols); err != nil {
-		return nil, badInput("%s: --mean %s: %v", dataName, cfg.Mean, err)
-	}
-	if opt.Start == mle.StartData && opt.Guess == nil {
-		for i, g := range mle.GuessFor(d, metric, model, len(names)) {
-			if g < cfg.Lower[i] || g > cfg.Upper[i] {
-				unit := ""
-				if metric == matern.GreatCircle && i == 1 {
-					unit = " (great-circle distances are in km)"
-				}
-				env.warnf("note: the data-driven start %s = %.4g is outside its bounds [%g, %g]%s; the search starts at the bound\n",
-					names[i], g, cfg.Lower[i], cfg.Upper[i], unit)
-			}
-		}
-	}
-	fo := mle.FitOptions{Model: model, Metric: metric, Nugget: cfg.Nugget, NB: nb, Workers: workers,
-		Opt: opt, Profile: profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: lo.Owner, GenOwner: lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &ov,
-		Approx: fitApprox(cfg)}
-	var asmt Assessment
-	asmt.ApproxNote = approxNote(cfg)
-	ao := assessOptions{test: test, train: d, free: free, stderr: stderr, trueTheta: cfg.TrueTheta,
-		plotDir: cfg.Plot, gridX: gridX, gridY: gridY, metric: metric, seed: cfg.Seed, write: w.Rank() == 0, mean: cfg.Mean,
+	f.fo = mle.FitOptions{Model: f.model, Metric: f.metric, Nugget: cfg.Nugget, NB: f.nb, Workers: f.workers,
+		Opt: f.opt, Profile: f.profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: f.lo.Owner, GenOwner: f.lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &f.ov,
+		Approx: fitApprox(*cfg)}
+	f.asmt.ApproxNote = approxNote(*cfg)
+	ao := assessOptions{test: test, train: f.d, free: f.free, stderr: f.stderr, trueTheta: cfg.TrueTheta,
+		plotDir: cfg.Plot, gridX: f.gridX, gridY: f.gridY, metric: f.metric, seed: cfg.Seed, write: f.w.Rank() == 0, mean: cfg.Mean,
 		pics: pictures{dpi: cfg.DPI, zname: cfg.ZName, units: cfg.Units, xyunits: cfg.XYUnits}, draws: cfg.Draws}
-	var budget int64
-	fo.After = func(ev *likelihood.Evaluator, theta []float64) error {
-		budget = rt.ReplicaBudget()
+	f.fo.After = func(ev *likelihood.Evaluator, theta []float64) error {
+		f.budget = rt.ReplicaBudget()
 		if ao.test != nil || ao.stderr || ao.plotDir != "" {
-			return assess(ev, theta, ao, &asmt)
+			return assess(ev, theta, ao, &f.asmt)
 		}
 		return nil
 	}
 	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
-		d.Len(), model, MetricName(metric), nb, workersNote(workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(profile))
-	if w.Size() > 1 {
-		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", w.Size(), workers, distName)
+		f.d.Len(), f.model, MetricName(f.metric), f.nb, workersNote(f.workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
+	if f.w.Size() > 1 {
+		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", f.w.Size(), f.workers, f.distName)
 	}
-	env.logf("fit: %s\n", pins.note)
-	// Every evaluation computed goes to the checkpoint; a resumed search
-	// replays the checkpoint's; the ranks agree after each on stopping
-	// (SIGINT, SIGTERM).
-	var sig syscall.Signal
-	stop := stopper(w, env.Interrupt, &sig)
-	fo.Opt.Stop = stop
-	if resume != nil {
-		fo.Opt.Replay = resume.cache
+	env.logf("fit: %s\n", f.pins.note)
+	stop := stopper(f.w, env.Interrupt, &f.sig)
+	f.fo.Opt.Stop = stop
+	if f.resume != nil {
+		f.fo.Opt.Replay = f.resume.cache
 	}
-	if ckw != nil {
-		ckw.write()
+	if f.ckw != nil {
+		f.ckw.write()
 	}
 	var meter *meter
-	if w.Rank() == 0 {
+	if f.w.Rank() == 0 {
 		meter = startMeter(rt, env.Progress, env.ProgressTTY, env.ProgressHead, ProgressEvery)
 	}
 	meter.begin("eval 1")
-	res, err := mle.Fit(d, fo, func(s mle.Step) {
+	res, err := mle.Fit(f.d, f.fo, func(s mle.Step) {
 		meter.end()
-		ckw.add(s.Eval)
+		f.ckw.add(s.Eval)
 		if env.Step != nil {
 			env.Step(s)
 		}
@@ -409,93 +493,174 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	})
 	meter.close()
 	if errors.Is(err, mle.ErrInterrupted) {
-		ckw.finish(mle.StatusInterrupted)
-		return nil, &Interrupted{Signal: sig, Checkpoint: CheckpointPath(cfg)}
+		f.ckw.finish(mle.StatusInterrupted)
+		return nil, &Interrupted{Signal: f.sig, Checkpoint: CheckpointPath(*cfg)}
 	}
 	if err != nil {
-		ckw.finish("failed")
+		f.ckw.finish("failed")
 		return nil, err
 	}
-	ckw.finish(res.Status)
-	if resume != nil {
-		env.logf("%s", replayNote(cfg.Resume, res.Result, resume.cache))
+	f.ckw.finish(res.Status)
+	if f.resume != nil {
+		env.logf("%s", replayNote(cfg.Resume, res.Result, f.resume.cache))
 	}
-	var fin error
 	switch {
 	case res.Status == mle.StatusInterrupted:
-		fin = &Interrupted{Signal: sig, Evaluations: res.Evaluations, Checkpoint: CheckpointPath(cfg)}
+		f.fin = &Interrupted{Signal: f.sig, Evaluations: res.Evaluations, Checkpoint: CheckpointPath(*cfg)}
 	case stop():
-		fin = &Interrupted{Signal: sig, Evaluations: res.Evaluations, Complete: true}
+		f.fin = &Interrupted{Signal: f.sig, Evaluations: res.Evaluations, Complete: true}
 	}
-	out := fitResult(names, res, cfg, model, metric, nb, workers)
-	out.Profile = onOff(profile)
-	if len(meanTerms) > 0 {
-		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, meanTerms, res.Beta
+	return res, nil
+}
+
+// searchData simulates the default problem's data on rt when no data were
+// given, splits off the held-out test set (returned), and makes the mean
+// model's design matrix at the training locations, checked (returned as
+// columns; f.meanTerms names them). It notes data-driven start values
+// outside their bounds.
+func (f *fitJob) searchData(rt *runtime.Runtime) (test *dataset.Data, meanCols [][]float64, err error) {
+	cfg, env := &f.cfg, f.env
+	if f.simulated {
+		t0 := time.Now()
+		if f.d, err = simulateGrid("fit", f.nAll, cfg.Times, cfg.Seed, f.model, cfg.Theta, cfg.Nugget, rt, f.simOpts, -1); err != nil {
+			return nil, nil, err
+		}
+		env.logf("simulated N=%d with theta=%s seed=%d in %.2fs (no --data given: the embedded default problem)\n",
+			cfg.N, formatFloats(cfg.Theta), cfg.Seed, time.Since(t0).Seconds())
+	}
+	if f.held != nil {
+		test = subset(f.d, f.held)
+		f.d = subset(f.d, f.train)
+	}
+	d := f.d
+	dataName := cfg.Data // for messages about the data
+	switch {
+	case cfg.Simulated():
+		dataName = "fit"
+	case dataName == "":
+		dataName = cfg.Locations
+	}
+	if f.meanTerms, meanCols, err = dataset.Design(d, cfg.Mean); err != nil {
+		return nil, nil, badInput("%s: %v", dataName, err)
+	}
+	if len(f.meanTerms) > 0 && d.Len() <= len(f.meanTerms) {
+		return nil, nil, badInput("fit: --mean %s has %d coefficients for %d observations", cfg.Mean, len(f.meanTerms), d.Len())
+	}
+	if err := checkDesign(f.meanTerms, meanCols); err != nil {
+		return nil, nil, badInput("%s: --mean %s: %v", dataName, cfg.Mean, err)
+	}
+	if f.opt.Start == mle.StartData && f.opt.Guess == nil {
+		for i, g := range mle.GuessFor(d, f.metric, f.model, len(f.names)) {
+			if g < cfg.Lower[i] || g > cfg.Upper[i] {
+				unit := ""
+				if f.metric == matern.GreatCircle && i == 1 {
+					unit = " (great-circle distances are in km)"
+				}
+				env.warnf("note: the data-driven start %s = %.4g is outside its bounds [%g, %g]%s; the search starts at the bound\n",
+					f.names[i], g, cfg.Lower[i], cfg.Upper[i], unit)
+			}
+		}
+	}
+	return test, meanCols, nil
+}
+
+// assess is Fit's fourth stage: the result of the search with the mean
+// model's coefficients, the assessment made at the estimate, the profile
+// intervals (--ci profile), the flags on the fit, and the ranks' reports
+// gathered on rank 0 (memory, the trace merged from the ranks' files,
+// devices: collectives); it returns the trace files written (rank 0).
+func (f *fitJob) assess(rt *runtime.Runtime, res *mle.FitResult) (*FitResult, []string, error) {
+	cfg, w := &f.cfg, f.w
+	out := fitResult(f.names, res, *cfg, f.model, f.metric, f.nb, f.workers)
+	out.Profile = onOff(f.profile)
+	if len(f.meanTerms) > 0 {
+		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, f.meanTerms, res.Beta
 		for i := range res.BetaCov {
 			out.MeanStdErr = append(out.MeanStdErr, math.Sqrt(res.BetaCov[i][i]))
 		}
 	}
-	out.Assessment = asmt
-	if cfg.CI == "profile" && fin == nil {
-		fo.Opt.Stop, fo.Opt.Replay = nil, nil
-		if out.Intervals, err = profileIntervals(d, fo, names, res.Theta, res.LogLik, cfg.CILevel); err != nil {
-			return nil, err
+	out.Assessment = f.asmt
+	if cfg.CI == "profile" && f.fin == nil {
+		if err := f.intervals(out, res); err != nil {
+			return nil, nil, err
 		}
-		if model == likelihood.Matern && fo.Opt.Lower[1] < fo.Opt.Upper[1] { // beta free: the effective range's interval
-			iv, err := effectiveRangeInterval(d, fo, res.Theta, res.LogLik, cfg.CILevel)
-			if err != nil {
-				return nil, err
-			}
-			out.Intervals = append(out.Intervals, *iv)
-		}
-		setWald(out.Intervals, names, res.Theta, out.Assessment, cfg.CILevel)
-		out.CILevel = cfg.CILevel
 	}
-	flagFit(out, d.Obs, cfg.MaxEvals) // estimates at a bound, not converged, constant data, start moved
-	out.Ranks, out.Distribution = w.Size(), distName
-	out.Checkpoint, out.ResumedFrom = CheckpointPath(cfg), cfg.Resume
+	flagFit(out, f.d.Obs, cfg.MaxEvals) // estimates at a bound, not converged, constant data, start moved
+	out.Ranks, out.Distribution = w.Size(), f.distName
+	out.Checkpoint, out.ResumedFrom = CheckpointPath(*cfg), cfg.Resume
 
-	if fin == nil {
+	if f.fin == nil {
 		if err := checkFailTask(rt, w); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 
 	// Per-rank reports, gathered on rank 0 (collectives: every rank).
 	mem := rt.Mem()
-	owned := ownedTileBytes(n, nb, lo.Owner, w.Size())
+	owned := ownedTileBytes(f.n, f.nb, f.lo.Owner, w.Size())
+	var err error
 	if out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: out.PerEval, OwnedTileBytes: owned[w.Rank()],
-		PeakTileBytes: mem.Peak, PeakReplicaBytes: mem.PeakReplicas, ReplicaBudgetBytes: budget,
-		PeakRSSBytes: memory.PeakRSS(), NeedBytes: need[w.Rank()], AvailableBytes: lim.Bytes, AvailableSource: lim.Source}); err != nil {
-		return nil, err
+		PeakTileBytes: mem.Peak, PeakReplicaBytes: mem.PeakReplicas, ReplicaBudgetBytes: f.budget,
+		PeakRSSBytes: memory.PeakRSS(), NeedBytes: f.need[w.Rank()], AvailableBytes: f.lim.Bytes, AvailableSource: f.lim.Source}); err != nil {
+		return nil, nil, err
 	}
-	traced, err := tr.finish(w)
+	traced, err := f.tr.finish(w)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out.Scheduler, out.Devices = cfg.Scheduler, rt.DeviceStats()
 	if len(out.Devices) == 0 {
 		out.Devices = nil
 	}
 	for _, ds := range out.Devices {
-		env.logf("%v\n", ds)
+		f.env.logf("%v\n", ds)
 	}
-	if err := pl.save(w.Rank()); err != nil {
+	return out, traced, nil
+}
+
+// intervals adds --ci profile's intervals to out: each free parameter's
+// profile-likelihood interval, the effective range's (Matérn with beta
+// free), and the Wald intervals beside them.
+func (f *fitJob) intervals(out *FitResult, res *mle.FitResult) error {
+	cfg, fo := &f.cfg, f.fo
+	fo.Opt.Stop, fo.Opt.Replay = nil, nil
+	var err error
+	if out.Intervals, err = profileIntervals(f.d, fo, f.names, res.Theta, res.LogLik, cfg.CILevel); err != nil {
+		return err
+	}
+	if f.model == likelihood.Matern && fo.Opt.Lower[1] < fo.Opt.Upper[1] { // beta free: the effective range's interval
+		iv, err := effectiveRangeInterval(f.d, fo, res.Theta, res.LogLik, cfg.CILevel)
+		if err != nil {
+			return err
+		}
+		out.Intervals = append(out.Intervals, *iv)
+	}
+	setWald(out.Intervals, f.names, res.Theta, out.Assessment, cfg.CILevel)
+	out.CILevel = cfg.CILevel
+	return nil
+}
+
+// write is Fit's last stage: every rank saves its device placement's
+// performance models; rank 0 adds the run's provenance and writes the
+// trace and the JSON result. It returns the result with the search's
+// interruption, if any.
+func (f *fitJob) write(out *FitResult, traced []string) (*FitResult, error) {
+	if err := f.pl.save(f.w.Rank()); err != nil {
 		return nil, err
 	}
-	if w.Rank() != 0 {
-		return out, fin
+	if f.w.Rank() != 0 {
+		return out, f.fin
 	}
-	out.Run = run
+	out.Run = f.run
 	if len(traced) > 0 {
-		env.logf("trace: wrote %s (each rank's as it ran: %s)\n", strings.Join(traced, ", "), trace.RankPath(cfg.Trace, 0))
+		f.env.logf("trace: wrote %s (each rank's as it ran: %s)\n", strings.Join(traced, ", "), trace.RankPath(f.cfg.Trace, 0))
 	}
-	if cfg.JSON != "" {
-		if err := WriteJSON(cfg.JSON, out); err != nil {
+	if f.cfg.JSON != "" {
+		if err := WriteJSON(f.cfg.JSON, out); err != nil {
 			return nil, err
 		}
 	}
-	return out, fin
+	return out, f.fin
 }
 
 // fitCluster returns the ranks' distribution settings of a fit, with the

@@ -1,6 +1,6 @@
 //go:build !cgo || purego
 
-package kernels
+package kernels_test
 
 // wantImplNames returns the names All must list in this build: gonum
 // alone.

@@ -54,6 +54,15 @@ const (
 	HGemm  = "h-gemm"  // sub-tile C - A B^T
 	HJoin  = "h-join"  // copy the factored sub-tiles back into the diagonal tile
 
+	// Vecchia's approximation (pkg/vecchia): the blocks of a task, each a
+	// covariance matrix generated, factored and solved, and the fixed-order
+	// sum of the tasks' partial results.
+	VecchiaBlocks = "vecchia-blocks"
+	VecchiaSum    = "vecchia-sum"
+	// VecchiaCond computes the Gaussian conditionals of prediction,
+	// simulation or cross-validation targets given their sets.
+	VecchiaCond = "vecchia-cond"
+
 	// Messages and runtime actions (not tasks of the algorithms).
 	Send  = "send"
 	Recv  = "recv"

@@ -2,16 +2,14 @@ package likelihood
 
 import (
 	"errors"
-	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 
-	"gonum.org/v1/gonum/blas"
-
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/distribution"
-	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/gpu"
 	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
@@ -212,87 +210,12 @@ func TestDMDAPlantedModel(t *testing.T) {
 	}
 }
 
-// addrDevice is a test device whose buffers are known to tasks only by
-// their address (DevBuf.Ptr, a key of its table, Host nil), with kernels
-// of its own (Kernels, a kernels.Device) that look the buffers up and run
-// the CPU kernels: the path a GPU takes (insert's device branches, the
-// runtime's device buffers), checked without a GPU.
-type addrDevice struct {
-	mu    sync.Mutex
-	bufs  map[uintptr][]float64
-	next  uintptr
-	bytes int64
-	cpu   kernels.Impl
-}
-
-func newAddrDevice(bytes int64) *addrDevice {
-	return &addrDevice{bufs: map[uintptr][]float64{}, next: 64, bytes: bytes, cpu: kernels.Default()}
-}
-
-func (d *addrDevice) Name() string    { return "addr0" }
-func (d *addrDevice) Arch() string    { return "host-test" }
-func (d *addrDevice) Capacity() int64 { return d.bytes }
-func (d *addrDevice) Close()          {}
-func (d *addrDevice) Kernels() any    { return addrKernels{d} }
-func (d *addrDevice) Alloc(words int) (runtime.DevBuf, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	p := d.next
-	d.next += uintptr(8*words) + 64
-	d.bufs[p] = make([]float64, words)
-	return runtime.DevBuf{Ptr: p, Words: words}, nil
-}
-func (d *addrDevice) Free(b runtime.DevBuf) {
-	d.mu.Lock()
-	delete(d.bufs, b.Ptr)
-	d.mu.Unlock()
-}
-func (d *addrDevice) at(p uintptr) []float64 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	b, ok := d.bufs[p]
-	if !ok {
-		panic(fmt.Sprintf("addr device: no buffer at %#x", p))
-	}
-	return b
-}
-func (d *addrDevice) ToDevice(dst runtime.DevBuf, src []float64) error {
-	copy(d.at(dst.Ptr), src)
-	return nil
-}
-func (d *addrDevice) ToHost(dst []float64, src runtime.DevBuf) error {
-	copy(dst, d.at(src.Ptr))
-	return nil
-}
-
-type addrKernels struct{ d *addrDevice }
-
-func (k addrKernels) Name() string { return "addr" }
-func (k addrKernels) Dpotrf(n int, a uintptr, lda int) (int, error) {
-	return k.d.cpu.Dpotrf(n, k.d.at(a), lda), nil
-}
-func (k addrKernels) Dtrmm(s blas.Side, ul blas.Uplo, tA blas.Transpose, dg blas.Diag, m, n int, alpha float64, a uintptr, lda int, b uintptr, ldb int) error {
-	k.d.cpu.Dtrmm(s, ul, tA, dg, m, n, alpha, k.d.at(a), lda, k.d.at(b), ldb)
-	return nil
-}
-func (k addrKernels) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, kk int, alpha float64, a uintptr, lda int, beta float64, c uintptr, ldc int) error {
-	k.d.cpu.Dsyrk(ul, tA, n, kk, alpha, k.d.at(a), lda, beta, k.d.at(c), ldc)
-	return nil
-}
-func (k addrKernels) Dgemm(tA, tB blas.Transpose, m, n, kk int, alpha float64, a uintptr, lda int, b uintptr, ldb int, beta float64, c uintptr, ldc int) error {
-	k.d.cpu.Dgemm(tA, tB, m, n, kk, alpha, k.d.at(a), lda, k.d.at(b), ldb, beta, k.d.at(c), ldc)
-	return nil
-}
-func (k addrKernels) Dgemv(tA blas.Transpose, m, n int, alpha float64, a uintptr, lda int, x uintptr, beta float64, y uintptr) error {
-	k.d.cpu.Dgemv(tA, m, n, alpha, k.d.at(a), lda, k.d.at(x), 1, beta, k.d.at(y), 1)
-	return nil
-}
-
-// TestDeviceKernelsPath: a device that runs its own kernels on buffers
-// known by address (as a GPU does) gives the CPU-only l bitwise, with
-// eviction (a device of 8 tiles); dmda sends the device kinds there, and
-// a matrix that is not positive definite fails as ErrNotPosDef from the
-// device's potrf.
+// TestDeviceKernelsPath: a GPU's code path without the CUDA calls (package
+// gpu's device over its host emulation: buffers known to tasks by address
+// only, blocks of one region, the one kernel set with its checks and its
+// potrf info word) gives the CPU-only l bitwise, with eviction (a device
+// of 8 tiles); dmda sends the device kinds there, and a matrix that is not
+// positive definite fails as ErrNotPosDef from the device's potrf.
 func TestDeviceKernelsPath(t *testing.T) {
 	p := problem(400, 3)
 	const nb = 40
@@ -307,7 +230,11 @@ func TestDeviceKernelsPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev := newAddrDevice(8 * 8 * nb * nb)
+	emu := gpu.NewEmulator(0)
+	dev, err := gpu.Open(emu, nb, 8*8*nb*nb)
+	if err != nil {
+		t.Fatal(err)
+	}
 	model := planted{"cpu": {kind.Gemm: 1, kind.Syrk: 1, kind.Trmm: 1, kind.Potrf: 1, kind.Gemv: 1},
 		"host-test": {kind.Gemm: 1e-6, kind.Syrk: 1e-6, kind.Trmm: 1e-6, kind.Potrf: 1e-6, kind.Gemv: 1e-6}}
 	rt = runtime.New(runtime.Options{Workers: 1, Devices: []runtime.Device{dev}, Scheduler: runtime.DMDA, PerfModel: model})
@@ -321,19 +248,27 @@ func TestDeviceKernelsPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != want {
-		t.Errorf("l = %v on the address device, %v CPU only", got, want)
+		t.Errorf("l = %v on the emulated device, %v CPU only", got, want)
+	}
+	if emu.Calls() < 220 {
+		t.Errorf("the emulated device ran %d routines", emu.Calls())
 	}
 	ds := rt.DeviceStats()[0]
 	// 55 tiles: 10 potrf, 45 trmm, 45 syrk, 120 gemm, and the solve's gemv.
 	if ds.Tasks < 220 || ds.Evictions == 0 {
 		t.Errorf("device: %d tasks, %d evictions", ds.Tasks, ds.Evictions)
 	}
-	p.Points.X[7], p.Points.Y[7] = p.Points.X[100], p.Points.Y[100] // a repeated location: singular
+	// Points 0 and 1 at one location with sigma^2 = 1: Sigma's leading 2 x 2
+	// block is all ones, so the second pivot is 1 - 1*1 = 0 exactly in any
+	// kernel set (a location repeated across tiles leaves a pivot whose sign
+	// is rounding's: OPENBLAS_CORETYPE=Haswell factors it).
+	p.Points.X[1], p.Points.Y[1] = p.Points.X[0], p.Points.Y[0]
 	ev2, err := New(p, nb, rt, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ev2.LogLik([]float64{1, 0.3, 2.5}); !errors.Is(err, ErrNotPosDef) {
-		t.Errorf("singular Sigma on the device: %v, want ErrNotPosDef", err)
+	_, _, err = ev2.LogLik([]float64{1, 0.3, 2.5})
+	if !errors.Is(err, ErrNotPosDef) || !strings.Contains(err.Error(), "potrf failed on tile (0,0) at global column 1") {
+		t.Errorf("singular Sigma on the device: %v, want ErrNotPosDef at tile 0, column 1", err)
 	}
 }

@@ -640,58 +640,85 @@ func (e *Evaluator) submitCovariates(ts insert.Tasks) {
 var ErrCollinear = errors.New("the covariates of the mean are linearly dependent (X^T Sigma^-1 X is singular)")
 
 // gls computes the GLS estimate of the mean from the inner products of an
-// evaluation: st.Beta, st.BetaCov, st.LogDetXSX, and st.Quad becomes the
-// residual's r^T Sigma^-1 r.
-//
-// A = X^T Sigma^-1 X is equilibrated first, A = D Ã D with D = diag(sqrt(a_ii))
-// and Ã of unit diagonal: covariates on very different scales (an
-// intercept beside UTM coordinates in metres) make A's condition number
-// huge while the columns are far from collinear. Collinearity is judged
-// on Ã (condition number 1e14), and beta = D^-1 Ã^-1 D^-1 b,
-// A^-1 = D^-1 Ã^-1 D^-1, log|A| = log|Ã| + sum log a_ii.
+// evaluation (SolveGLS): st.Beta, st.BetaCov, st.LogDetXSX, and st.Quad
+// becomes the residual's r^T Sigma^-1 r.
 func (e *Evaluator) gls(st *Stats) error {
 	k := len(e.x)
-	d := make([]float64, k)
+	a := make([][]float64, k)
+	b := make([]float64, k)
 	for i := 0; i < k; i++ {
-		d[i] = math.Sqrt(e.xx[i][i].Sum())
-		if !(d[i] > 0) || math.IsInf(d[i], 0) {
-			return ErrCollinear
+		b[i] = e.xz[i].Sum()
+		a[i] = make([]float64, i+1)
+		for j := 0; j <= i; j++ {
+			a[i][j] = e.xx[i][j].Sum()
 		}
 	}
-	a := mat.NewSymDense(k, nil)
-	b := mat.NewVecDense(k, nil)
+	g, err := SolveGLS(a, b)
+	if err != nil {
+		return err
+	}
+	st.Beta, st.BetaCov, st.LogDetXSX = g.Beta, g.Cov, g.LogDet
+	st.Quad -= g.Fit
+	return nil
+}
+
+// GLSFit is the generalised least-squares estimate of a mean.
+type GLSFit struct {
+	Beta   []float64   // A^-1 b
+	Cov    [][]float64 // A^-1, the covariance of Beta
+	LogDet float64     // log|A|
+	Fit    float64     // b^T A^-1 b: z^T Sigma^-1 z minus this is r^T Sigma^-1 r
+}
+
+// SolveGLS returns the GLS estimate of the mean from A = X^T Sigma^-1 X
+// (a[i][j] for j <= i, the lower triangle) and b = X^T Sigma^-1 z.
+//
+// A is equilibrated first, A = D Ã D with D = diag(sqrt(a_ii)) and Ã of
+// unit diagonal: covariates on very different scales (an intercept beside
+// UTM coordinates in metres) make A's condition number huge while the
+// columns are far from collinear. Collinearity is judged on Ã (condition
+// number 1e14: ErrCollinear), and beta = D^-1 Ã^-1 D^-1 b,
+// A^-1 = D^-1 Ã^-1 D^-1, log|A| = log|Ã| + sum log a_ii.
+func SolveGLS(a [][]float64, b []float64) (GLSFit, error) {
+	k := len(b)
+	d := make([]float64, k)
 	for i := 0; i < k; i++ {
-		b.SetVec(i, e.xz[i].Sum()/d[i])
+		d[i] = math.Sqrt(a[i][i])
+		if !(d[i] > 0) || math.IsInf(d[i], 0) {
+			return GLSFit{}, ErrCollinear
+		}
+	}
+	as := mat.NewSymDense(k, nil)
+	bs := mat.NewVecDense(k, nil)
+	for i := 0; i < k; i++ {
+		bs.SetVec(i, b[i]/d[i])
 		for j := 0; j <= i; j++ {
-			a.SetSym(i, j, e.xx[i][j].Sum()/(d[i]*d[j]))
+			as.SetSym(i, j, a[i][j]/(d[i]*d[j]))
 		}
 	}
 	var ch mat.Cholesky
-	if !ch.Factorize(a) || !(ch.Cond() < 1e14) {
-		return ErrCollinear
+	if !ch.Factorize(as) || !(ch.Cond() < 1e14) {
+		return GLSFit{}, ErrCollinear
 	}
 	var beta mat.VecDense
-	if err := ch.SolveVecTo(&beta, b); err != nil {
-		return fmt.Errorf("%w: %v", ErrCollinear, err)
+	if err := ch.SolveVecTo(&beta, bs); err != nil {
+		return GLSFit{}, fmt.Errorf("%w: %v", ErrCollinear, err)
 	}
 	var inv mat.SymDense
 	if err := ch.InverseTo(&inv); err != nil {
-		return fmt.Errorf("%w: %v", ErrCollinear, err)
+		return GLSFit{}, fmt.Errorf("%w: %v", ErrCollinear, err)
 	}
-	st.Beta = make([]float64, k)
-	st.BetaCov = make([][]float64, k)
-	logDet := ch.LogDet()
+	g := GLSFit{Beta: make([]float64, k), Cov: make([][]float64, k), LogDet: ch.LogDet()}
 	for i := 0; i < k; i++ {
-		st.Beta[i] = beta.AtVec(i) / d[i]
-		st.BetaCov[i] = make([]float64, k)
+		g.Beta[i] = beta.AtVec(i) / d[i]
+		g.Cov[i] = make([]float64, k)
 		for j := 0; j < k; j++ {
-			st.BetaCov[i][j] = inv.At(i, j) / (d[i] * d[j])
+			g.Cov[i][j] = inv.At(i, j) / (d[i] * d[j])
 		}
-		logDet += 2 * math.Log(d[i])
+		g.LogDet += 2 * math.Log(d[i])
 	}
-	st.LogDetXSX = logDet
-	st.Quad -= mat.Dot(b, &beta) // b^T A^-1 b, in the scaled variables
-	return nil
+	g.Fit = mat.Dot(bs, &beta) // b^T A^-1 b, in the scaled variables
+	return g, nil
 }
 
 // submitGeneration generates the tiles of Sigma in their classes (dcmg,

@@ -317,34 +317,47 @@ func newInterp(t Theta, rmax float64) *interp {
 		return m
 	}
 	b := newBuilder(d, t.Sigma2)
+	m.octs = cutOctaves(octLo, m.xend, func(lo, w float64) bool {
+		p, good := b.piece(lo, w)
+		m.pieces = append(m.pieces, p)
+		return good
+	}, func() int { return len(m.pieces) }, func(n int) { m.pieces = m.pieces[:n] })
+	return m
+}
+
+// cutOctaves cuts [2^e0, xend) into binary octaves and each octave into
+// 2^s equal pieces, s (never smaller than the previous octave's) raised
+// until add accepts every piece or s reaches maxLevel: add(lo, w) appends
+// the piece [lo, lo+w) and reports whether it meets the tolerance, count
+// returns the pieces appended so far and cut(n) drops all but the first n.
+// It returns where each octave's pieces start.
+func cutOctaves(e0 int, xend float64, add func(lo, w float64) bool, count func() int, cut func(n int)) []octave {
+	var octs []octave
 	level := 0
-	for e := octLo; ; e++ {
+	for e := e0; ; e++ {
 		a := math.Ldexp(1, e)
-		if a >= m.xend {
-			break
+		if a >= xend {
+			return octs
 		}
-		top := min(2*a, m.xend)
+		top := min(2*a, xend)
 		for {
 			w := math.Ldexp(a, -level)
-			start := len(m.pieces)
+			start := count()
 			ok := true
 			for lo := a; lo < top; lo += w {
-				p, good := b.piece(lo, w)
-				m.pieces = append(m.pieces, p)
-				if !good && level < maxLevel {
+				if !add(lo, w) && level < maxLevel {
 					ok = false
 					break
 				}
 			}
 			if ok {
-				m.octs = append(m.octs, octave{first: int32(start), shift: uint32(52 - level)})
+				octs = append(octs, octave{first: int32(start), shift: uint32(52 - level)})
 				break
 			}
-			m.pieces = m.pieces[:start]
+			cut(start)
 			level++
 		}
 	}
-	return m
 }
 
 // zeroPoint returns x0 with 1e-300 >= corr(x0) (and corr(x0) normal), so

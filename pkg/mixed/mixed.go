@@ -1,24 +1,22 @@
 // Package mixed holds the float32 tile kernels of the mixed-precision
 // Cholesky (tiles off the band of the diagonal in single precision): the
-// BLAS-3 calls in float32 and the conversions at the band's edge. All
-// matrices are column-major with leading dimension equal to their number
-// of rows.
+// BLAS-3 calls in float32 (package linalg's Sgemm and Strsm) and the
+// conversions at the band's edge. All matrices are column-major with
+// leading dimension equal to their number of rows.
 package mixed
 
-import "gonum.org/v1/gonum/blas"
+import "github.com/exageostat/exageostat/pkg/linalg"
 
-// Impl is one implementation of the float32 BLAS calls.
+// Impl is the float32 BLAS calls of the mixed-precision kernels
+// (linalg.Single).
 type Impl interface {
 	// Name identifies the implementation.
 	Name() string
-	// Sgemm computes C = alpha op(A) op(B) + beta C, C m x n, op(A) m x k.
-	Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int,
-		beta float32, c []float32, ldc int)
-	// Strsm solves X op(A) = alpha B (side Right) or op(A) X = alpha B
-	// (side Left) for X, overwriting the m x n matrix b, A triangular.
-	Strsm(side blas.Side, uplo blas.Uplo, tA blas.Transpose, diag blas.Diag, m, n int, alpha float32,
-		a []float32, lda int, b []float32, ldb int)
+	linalg.Single
 }
+
+// Default returns the fastest implementation compiled in (linalg.Default).
+func Default() Impl { return linalg.Default() }
 
 // ToSingle rounds the m x n float64 matrix src (leading dimension m) into
 // dst.

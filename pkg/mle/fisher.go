@@ -200,16 +200,22 @@ func (fs *fisher) evaluate(u []float64) (p point, ok bool) {
 	}
 	ev := Eval{N: fs.res.Evaluations, Theta: th, LogLik: l, Replayed: replayed, Stage: fs.stage, Grad: g, Info: info}
 	var rec *Recoverable
+	if err == nil {
+		// A gradient or information of the wrong shape is the
+		// objective's bug (stop); a value that is not finite is a
+		// failed evaluation, as l = NaN is.
+		if err = fs.checkShape(g, info); err != nil {
+			fs.stop = err
+			return point{}, false
+		}
+		if err = checkFinite(l, g, info, fs.free); err != nil {
+			err = &Recoverable{Err: err}
+		}
+	}
 	switch {
-	case err == nil && finite(l) && fs.checkDerivs(g, info) == nil:
+	case err == nil:
 		ok = true
-	case err == nil || errors.As(err, &rec):
-		if err == nil {
-			err = fs.checkDerivs(g, info)
-		}
-		if err == nil {
-			err = fmt.Errorf("log-likelihood is %g", l)
-		}
+	case errors.As(err, &rec):
 		fs.res.Failed++
 		ev.LogLik, ev.Failed = math.Inf(-1), err
 	default:
@@ -237,20 +243,31 @@ func (fs *fisher) evaluate(u []float64) (p point, ok bool) {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// checkDerivs checks the gradient's and information's shape and values.
-func (fs *fisher) checkDerivs(g []float64, info [][]float64) error {
+// checkShape checks the lengths of the gradient and the information.
+func (fs *fisher) checkShape(g []float64, info [][]float64) error {
 	d := len(fs.start)
 	if len(g) != d || len(info) != d {
 		return fmt.Errorf("mle: the objective returned a gradient of %d and an information of %d rows for %d parameters", len(g), len(info), d)
 	}
-	for _, j := range fs.free {
-		if len(info[j]) != d {
-			return fmt.Errorf("mle: information row %d has %d entries, want %d", j, len(info[j]), d)
+	for j, row := range info {
+		if len(row) != d {
+			return fmt.Errorf("mle: information row %d has %d entries, want %d", j, len(row), d)
 		}
+	}
+	return nil
+}
+
+// checkFinite reports a value of l, or of the free parameters' gradient
+// and information, that is not finite.
+func checkFinite(l float64, g []float64, info [][]float64, free []int) error {
+	if !finite(l) {
+		return fmt.Errorf("log-likelihood is %g", l)
+	}
+	for _, j := range free {
 		if !finite(g[j]) {
 			return fmt.Errorf("gradient entry %d is %g", j, g[j])
 		}
-		for _, k := range fs.free {
+		for _, k := range free {
 			if !finite(info[j][k]) {
 				return fmt.Errorf("information entry (%d, %d) is %g", j, k, info[j][k])
 			}

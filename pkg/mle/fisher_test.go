@@ -312,3 +312,34 @@ func TestFisherStepsBackFromFailures(t *testing.T) {
 		t.Errorf("hard error: got %v", err)
 	}
 }
+
+// TestFisherBadDerivatives: a NaN in the information (at the first trial
+// point) is a failed evaluation stepped back from; a gradient of the wrong length stops the
+// search with an error.
+func TestFisherBadDerivatives(t *testing.T) {
+	g := newDenseGP(60, []float64{1, 0.1, 0.05}, 9)
+	o := Options{Lower: []float64{0.01, 0.005, 0.001}, Upper: []float64{10, 2, 1}, Guess: []float64{5, 1, 0.01}, FtolAbs: 1e-9}
+	want, err := MaximizeFisher([]GradObjective{g.eval}, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	nan := func(th []float64) (float64, []float64, [][]float64, error) {
+		l, gr, info, err := g.eval(th)
+		if calls++; calls == 2 { // the first step's trial point
+			info[0][2] = math.NaN()
+		}
+		return l, gr, info, err
+	}
+	got, err := MaximizeFisher([]GradObjective{nan}, o, nil)
+	if err != nil || got.Failed == 0 || math.Abs(got.LogLik-want.LogLik) > 1e-7 {
+		t.Errorf("NaN information: %v, %d failed, l %v (want %v)", err, got.Failed, got.LogLik, want.LogLik)
+	}
+	short := func(th []float64) (float64, []float64, [][]float64, error) {
+		l, gr, info, err := g.eval(th)
+		return l, gr[:2], info, err
+	}
+	if _, err := MaximizeFisher([]GradObjective{short}, o, nil); err == nil {
+		t.Error("a gradient of 2 entries for 3 parameters: no error")
+	}
+}

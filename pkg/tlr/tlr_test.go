@@ -11,6 +11,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/linalg"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/runtime"
 )
@@ -86,7 +87,7 @@ func minRank(a *mat.Dense, acc float64) int {
 
 func compressors(acc float64) []Compressor {
 	var out []Compressor
-	for _, l := range AllLAPACK() {
+	for _, l := range linalg.All() {
 		for _, m := range []Method{SVD, RRQR, ACA} {
 			out = append(out, Compressor{L: l, K: kernels.Default(), Method: m, Acc: acc})
 		}

@@ -39,34 +39,12 @@ realdir <- "testdata/real"
 stopifnot(dir.exists(outdir), dir.exists(realdir))
 
 # ---------------------------------------------------------------- helpers
-num2str <- function(v) vapply(v, function(x) {
-  if (is.na(x)) return("NA")
-  for (d in 15:17) { s <- sprintf("%.*g", d, x); if (as.numeric(s) == x) return(s) }
-  s
-}, "")
+source(file.path(outdir, "helpers.R"))   # num2str, to_json
 write_csv <- function(df, name) {
   f <- file.path(outdir, name)
   df[] <- lapply(df, function(c) if (is.numeric(c)) num2str(c) else c)
   write.csv(df, f, row.names = FALSE, quote = FALSE)
   cat("wrote", f, "\n")
-}
-# Minimal JSON writer (jsonlite rounds to 15 digits): numbers as the shortest
-# round-trip decimal; a scalar marked with I() is written unboxed, every other
-# vector as an array, a matrix as an array of its rows.
-to_json <- function(x, ind = "") {
-  ind2 <- paste0(ind, "  ")
-  if (is.list(x)) {
-    if (is.null(names(x)))
-      return(paste0("[\n", paste0(ind2, vapply(x, to_json, "", ind = ind2), collapse = ",\n"), "\n", ind, "]"))
-    return(paste0("{\n", paste0(ind2, '"', names(x), '": ', vapply(x, to_json, "", ind = ind2),
-                                collapse = ",\n"), "\n", ind, "}"))
-  }
-  val <- function(v) if (is.character(v)) paste0('"', v, '"') else num2str(v)
-  if (is.matrix(x))
-    return(paste0("[", paste0(apply(x, 1, function(r) paste0("[", paste(val(r), collapse = ", "), "]")),
-                              collapse = ", "), "]"))
-  if (inherits(x, "AsIs")) return(val(unclass(x)))
-  paste0("[", paste(val(x), collapse = ", "), "]")
 }
 
 matern <- function(d, sigma2, beta, nu) {

@@ -22,7 +22,7 @@ import (
 )
 
 // LeafSize is the most points a leaf holds.
-const LeafSize = 8
+const LeafSize = 16
 
 // Tree is a k-d tree over n points.
 type Tree struct {

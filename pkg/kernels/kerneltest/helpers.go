@@ -1,4 +1,4 @@
-package kernels
+package kerneltest
 
 import (
 	"fmt"
@@ -8,14 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 )
-
-// tol is the relative tolerance of every numeric comparison. Each check
-// scales it by the magnitude of the terms that formed the reference value
-// (a running error bound for sums, the order times the largest entry for
-// triangular solves), so it sits a few orders of magnitude above the
-// rounding error of double precision while still catching any real
-// mistake.
-const tol = 1e-12
 
 // sentinel fills every element a kernel must neither read nor write: the
 // padding rows between m and the leading dimension, the unreferenced
@@ -35,18 +27,6 @@ func newRand() *rand.Rand { return rand.New(rand.NewPCG(0x5eed, 0xe8a6e0)) }
 
 // uniform returns a random number in [-1, 1).
 func uniform(rnd *rand.Rand) float64 { return 2*rnd.Float64() - 1 }
-
-// forEachImpl runs fn as a subtest for every implementation compiled in.
-func forEachImpl(t *testing.T, fn func(t *testing.T, impl Impl)) {
-	t.Helper()
-	impls := All()
-	if len(impls) == 0 {
-		t.Fatal("All returned no implementation")
-	}
-	for _, impl := range impls {
-		t.Run(impl.Name(), func(t *testing.T) { fn(t, impl) })
-	}
-}
 
 // Enumerations of the gonum blas arguments each kernel accepts. ConjTrans
 // is a valid Transpose and means Trans for real matrices.
@@ -68,7 +48,7 @@ type scalarPair struct{ alpha, beta float64 }
 
 // scalarPairs covers beta = 0, beta = 1, alpha = 0 and values other than 0
 // and 1. With beta = 0 the reference BLAS does not read the output, so
-// TestDgemm and TestDgemv fill it with NaN then (TestDsyrkBetaZero does the
+// suiteDgemm and suiteDgemv fill it with NaN then (suiteDsyrkBetaZero does the
 // same for Dsyrk; Dgeadd, which is not a BLAS routine, gets finite values).
 var scalarPairs = []scalarPair{
 	{1, 0},
@@ -78,38 +58,9 @@ var scalarPairs = []scalarPair{
 	{1.5, 0},
 }
 
-func transName(t blas.Transpose) string {
-	switch t {
-	case blas.NoTrans:
-		return "N"
-	case blas.Trans:
-		return "T"
-	case blas.ConjTrans:
-		return "C"
-	}
-	return fmt.Sprintf("Transpose(%d)", t)
-}
-
-func uploName(u blas.Uplo) string {
-	if u == blas.Lower {
-		return "L"
-	}
-	return "U"
-}
-
-func sideName(s blas.Side) string {
-	if s == blas.Left {
-		return "Left"
-	}
-	return "Right"
-}
-
-func diagName(d blas.Diag) string {
-	if d == blas.Unit {
-		return "Unit"
-	}
-	return "NonUnit"
-}
+// name returns a gonum blas enumeration as its Fortran character ('N',
+// 'T', 'C', 'L', 'U', 'R'), for messages.
+func name[T ~byte](x T) string { return string(rune(x)) }
 
 // colMajor is a rows x cols column-major matrix with leading dimension ld,
 // held in the shortest slice that stores it, ld*(cols-1)+rows elements, so
@@ -216,10 +167,13 @@ func (v strided) clone() strided {
 }
 
 // checkResult verifies one array a kernel wrote. Where out(idx) holds,
-// got[idx] must agree with want[idx] to within tol*scale[idx] (a NaN never
+// got[idx] must agree with want[idx] to within tol*scale[idx], the
+// relative tolerance tol scaled by the magnitude of the terms that formed
+// the reference value (a running error bound for sums, the order times
+// the largest entry for triangular solves) (a NaN never
 // agrees); everywhere else got must still hold orig, bit for bit. ld, when
 // positive, turns flat indices into (row, column) in the messages.
-func checkResult(t *testing.T, what string, ld int, got, orig, want, scale []float64, out func(idx int) bool) {
+func checkResult(t *testing.T, tol float64, what string, ld int, got, orig, want, scale []float64, out func(idx int) bool) {
 	t.Helper()
 	checkUntouched(t, what, ld, got, orig, out)
 	bad := 0
@@ -296,6 +250,28 @@ func triangular(uplo blas.Uplo, diag blas.Diag, a colMajor) []float64 {
 		}
 	}
 	return d
+}
+
+// opTriangular returns op(A) of the p x p triangular a as a dense p x p
+// matrix (triangular's, transposed for Trans and ConjTrans) and whether it
+// is lower triangular.
+func opTriangular(uplo blas.Uplo, tA blas.Transpose, diag blas.Diag, a colMajor) ([]float64, bool) {
+	opA := triangular(uplo, diag, a)
+	if tA == blas.NoTrans {
+		return opA, uplo == blas.Lower
+	}
+	return transposeSquare(a.rows, opA), uplo != blas.Lower
+}
+
+// sumBound returns sum_{l<k} term(l) and the bound sum_{l<k} |term(l)| on
+// the rounding error it scales.
+func sumBound(k int, term func(l int) float64) (s, bound float64) {
+	for l := 0; l < k; l++ {
+		p := term(l)
+		s += p
+		bound += math.Abs(p)
+	}
+	return s, bound
 }
 
 // transposeSquare returns the transpose of the dense p x p matrix d.
@@ -378,4 +354,29 @@ func fill(n int, v float64) []float64 {
 		s[i] = v
 	}
 	return s
+}
+
+// product calls f once for each combination of indices ix[k] <
+// sizes[k], the last varying fastest, as nested loops over the sets would
+// (f must not keep ix).
+func product(f func(ix []int), sizes ...int) {
+	for _, s := range sizes {
+		if s == 0 {
+			return
+		}
+	}
+	ix := make([]int, len(sizes))
+	for {
+		f(ix)
+		k := len(ix) - 1
+		for ; k >= 0; k-- {
+			if ix[k]++; ix[k] < sizes[k] {
+				break
+			}
+			ix[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
 }

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// vecchiaResult is the part of fit's JSON the Vecchia tests read.
+type vecchiaResult struct {
+	Theta   []float64 `json:"theta"`
+	LogLik  float64   `json:"loglik"`
+	Status  string    `json:"status"`
+	StdErr  []float64 `json:"stderr"`
+	Vecchia *struct {
+		M      int    `json:"m"`
+		Stages []int  `json:"stages"`
+		Search string `json:"search"`
+	} `json:"vecchia"`
+}
+
+func readVecchiaResult(t *testing.T, path string) vecchiaResult {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r vecchiaResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestFitVecchiaCLI: fit --computation vecchia with every earlier
+// location in the sets (--vecchia-m N-1) gives the exact fit's l at the
+// same theta (the exact path computes it independently, through the tiled
+// Cholesky); a Fisher-scoring fit at m = 30 converges near the exact
+// fit's estimate (within 0.3 of its standard errors) through the stages
+// m = 10 then 30; the sets it writes, read back with --vecchia-sets, give
+// bitwise the same fit; bad settings exit 2 with one line.
+func TestFitVecchiaCLI(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	if _, stderr, code := run(t, bin, "simulate", "--n", "300", "--theta", "1,0.1,0.8", "--nugget", "0.1", "--seed", "4", "--out", data); code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, stderr)
+	}
+	fit := func(name string, args ...string) vecchiaResult {
+		t.Helper()
+		res := filepath.Join(dir, name+".json")
+		a := append([]string{"fit", "--data", data, "--mean", "constant", "--workers", "2", "--json", res, "--checkpoint", "none", "-q"}, args...)
+		if _, stderr, code := run(t, bin, a...); code != 0 {
+			t.Fatalf("fit %v: exit %d: %s", args, code, stderr)
+		}
+		return readVecchiaResult(t, res)
+	}
+	fixed := []string{"--lb", "0.9,0.08,0.7,0.1", "--ub", "0.9,0.08,0.7,0.1"}
+	ex := fit("exact-fixed", fixed...)
+	ve := fit("vecchia-fixed", append(fixed, "--computation", "vecchia", "--vecchia-m", "299")...)
+	if d := math.Abs(ve.LogLik-ex.LogLik) / math.Abs(ex.LogLik); !(d < 1e-9) {
+		t.Errorf("m = N-1: vecchia l %v, exact l %v (relative %.2g)", ve.LogLik, ex.LogLik, d)
+	}
+
+	bounds := []string{"--lb", "0.01,0.001,0.1,0.001", "--ub", "10,5,3,2", "--stderr"}
+	exact := fit("exact", bounds...)
+	sets := filepath.Join(dir, "sets.txt")
+	v := fit("vecchia", append(bounds, "--computation", "vecchia", "--vecchia-sets-out", sets)...)
+	if v.Status != "CONVERGED" || v.Vecchia == nil || v.Vecchia.Search != "fisher" || len(v.Vecchia.Stages) != 2 || v.Vecchia.Stages[0] != 10 || v.Vecchia.Stages[1] != 30 {
+		t.Fatalf("vecchia fit: status %q, summary %+v", v.Status, v.Vecchia)
+	}
+	for i := range exact.Theta {
+		if d := math.Abs(v.Theta[i]-exact.Theta[i]) / exact.StdErr[i]; !(d < 0.3) {
+			t.Errorf("parameter %d: vecchia %v, exact %v: %.2f standard errors apart", i, v.Theta[i], exact.Theta[i], d)
+		}
+		if r := v.StdErr[i] / exact.StdErr[i]; !(r > 0.8 && r < 1.25) {
+			t.Errorf("parameter %d: vecchia stderr %v, exact %v", i, v.StdErr[i], exact.StdErr[i])
+		}
+	}
+	again := fit("vecchia-sets", append(bounds, "--computation", "vecchia", "--vecchia-sets", sets)...)
+	if again.LogLik != v.LogLik || !equalFloats(again.Theta, v.Theta) {
+		t.Errorf("with the sets read back: l %v theta %v, written: l %v theta %v", again.LogLik, again.Theta, v.LogLik, v.Theta)
+	}
+
+	bad := writeFile(t, dir, "bad-sets.txt", "# vecchia conditioning sets: n=300 m=2\n1 5\n2 7 9\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--computation", "vecchia", "--vecchia-m", "0"}, "--vecchia-m must be >= 1"},
+		{[]string{"--computation", "vecchia", "--vecchia-order", "spiral"}, "--vecchia-order must be"},
+		{[]string{"--vecchia-m", "20"}, "--vecchia-m is for --computation vecchia"},
+		{[]string{"--search", "fisher"}, "--search fisher"},
+		{[]string{"--computation", "vecchia", "--vecchia-sets", bad}, "bad-sets.txt:3"},
+		{[]string{"--computation", "vecchia", "--nb", "100"}, "--nb: --computation vecchia has no tiles"},
+	} {
+		_, stderr, code := run(t, bin, append([]string{"fit", "--data", data, "--checkpoint", "none"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("fit %v: exit %d, %q; want exit 2 and one line with %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+func equalFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,45 @@
+package config
+
+import "strings"
+
+// checkVecchia refuses, for computation vecchia, the fit's settings that
+// its path does not have in this version (each by its key): the tiled
+// matrix's settings (nb, lookahead, hpotrf, solve, devices, GPUs, the
+// scheduler's performance model), the profiled search, the assessments
+// that need the exact factor (profile intervals, maps, MLOE/MMOM, CV) and
+// checkpoint/resume; and vecchia_sets_out without a way to write it.
+func (f *Fit) checkVecchia(bad func(key, format string, args ...any) error) error {
+	if f.Computation != "vecchia" {
+		return nil
+	}
+	type refusal struct {
+		key  string
+		set  bool
+		what string
+	}
+	for _, r := range []refusal{
+		{"nb", f.NB != 0, "tiles"},
+		{"lookahead", f.Lookahead != 0, "a tiled Cholesky"},
+		{"hpotrf", f.HPotrf != 0, "a tiled Cholesky"},
+		{"gpus", f.GPUs != 0, "GPU workers in this version"},
+		{"devices", f.Devices != "", "devices in this version"},
+		{"perfmodel", f.PerfModel != "", "a performance model"},
+		{"profile", f.Profile == "on", "a profiled search (the Fisher scoring takes sigma2 with the others)"},
+		{"ci", f.CI == "profile", "profile intervals in this version (--stderr gives Wald intervals)"},
+		{"plot", f.Plot != "", "pictures in this version"},
+		{"grid", f.Grid != "", "maps in this version"},
+		{"true_theta", f.TrueTheta != nil, "MLOE/MMOM in this version"},
+		{"cv", f.CV != "", "cross-validation in this version"},
+		{"holdout", f.Holdout != 0, "hold-out prediction in this version"},
+		{"resume", f.Resume != "", "resume in this version"},
+		{"checkpoint", f.Checkpoint != "" && f.Checkpoint != "none", "checkpoints in this version"},
+	} {
+		if r.set {
+			return bad(r.key, "--%s: --computation vecchia has no %s", flagName(r.key), r.what)
+		}
+	}
+	return nil
+}
+
+// flagName returns the flag of a key (its '_' as '-').
+func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }

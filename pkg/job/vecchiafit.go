@@ -1,0 +1,297 @@
+package job
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/exageostat/exageostat/pkg/atomicfile"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/memory"
+	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/vecchia"
+	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
+	"github.com/exageostat/exageostat/pkg/vecchia/order"
+)
+
+// vecchiaCoarseM is the conditioning set size of the Fisher scoring's
+// first stage (GpGp's warm start: m = 10, then the asked m).
+const vecchiaCoarseM = 10
+
+// fitVecchia runs `fit --computation vecchia` (docs/vecchia.md): the
+// memory check, the data (or the simulated default problem, drawn
+// through the Vecchia conditionals), the ordering and the conditioning
+// sets (or those of --vecchia-sets), then Fisher scoring from m = 10 to
+// --vecchia-m (or BOBYQA with --search log|linear), the standard errors
+// from the Vecchia Fisher information, and the result.
+func fitVecchia(v *fitJob) (*FitResult, error) {
+	cfg, env, w := v.cfg, v.env, v.w
+	t0 := time.Now()
+	nAll := cfg.N
+	if v.d != nil {
+		nAll = v.d.Len()
+	}
+	need := vecchia.MemoryNeed(nAll*variables(v.model), cfg.Vecchia.M, meanColumns(cfg.Mean), len(v.names), v.workers)
+	needs := make([]int64, w.Size())
+	for r := range needs {
+		needs[r] = need
+	}
+	lim, err := checkMemory(w, "fit", needs, v.limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets, blocks and work space", nAll, cfg.Vecchia.M))
+	if err != nil {
+		return nil, err
+	}
+	rt, err := newRuntimeWith(w, v.workers, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	kern := kernels.Default()
+	setup := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: v.workers}
+	if cfg.Vecchia.Sets != "" {
+		if setup.Perm, setup.Sets, err = readSets(cfg.Vecchia.Sets); err != nil {
+			return nil, err
+		}
+	}
+	d := v.d
+	if d == nil {
+		if d, err = simulateVecchia(v, rt, kern, setup); err != nil {
+			return nil, err
+		}
+	}
+	meanTerms, meanCols, err := dataset.Design(d, cfg.Mean)
+	if err != nil {
+		return nil, badInput("%s: %v", vecchiaDataName(cfg), err)
+	}
+	if err := checkDesign(meanTerms, meanCols); err != nil {
+		return nil, badInput("%s: --mean %s: %v", vecchiaDataName(cfg), cfg.Mean, err)
+	}
+	pts, obs := mle.ProblemData(d, v.model)
+	pr := likelihood.Problem{Points: pts, Metric: v.metric, Obs: obs, Model: v.model, Nugget: cfg.Nugget, REML: cfg.REML, Covariates: meanCols}
+	opt := v.opt
+	if opt.Guess == nil {
+		opt.Guess = mle.GuessFor(d, v.metric, v.model, len(opt.Lower))
+		if v.model == likelihood.AnisoMatern && len(opt.Lower) >= 5 {
+			opt.Guess[mle.AnisoAngle] = 0.5 * (opt.Lower[mle.AnisoAngle] + opt.Upper[mle.AnisoAngle])
+		}
+	}
+	start := clampTheta(opt.Guess, opt.Lower, opt.Upper)
+	if opt.Start == mle.StartLower {
+		start = opt.Lower
+	}
+	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.vecchiaFree())
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Vecchia.SetsOut != "" && w.Rank() == 0 {
+		if err := writeSets(cfg.Vecchia.SetsOut, st.final.Perm, st.final.Sets); err != nil {
+			return nil, err
+		}
+	}
+	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
+		d.Len(), v.model, MetricName(v.metric), st.final.Sets.M, cfg.Vecchia.Order, st.final.Plan.Blocks.Len(), workersNote(v.workers),
+		formatFloats(cfg.Lower), formatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
+		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
+	prep := since(t0)
+	res, steps, err := st.search(cfg, opt, env, vecchiaStopper(v))
+	if err != nil {
+		return nil, err
+	}
+	// The estimate's own evaluation at the final m: l, the mean and the
+	// Fisher information for the standard errors.
+	at, err := st.eval(st.final, res.Theta, true)
+	if err != nil {
+		return nil, fmt.Errorf("fit: the Vecchia likelihood at the estimate %v: %w", res.Theta, err)
+	}
+	fr := &mle.FitResult{Result: res, Beta: at.Beta, BetaCov: at.BetaCov, N: d.Len(), Steps: steps}
+	fr.LogLik = at.L
+	out := fitResult(v.names, fr, cfg, v.model, v.metric, 0, v.workers)
+	out.Vecchia = st.summary(cfg, prep)
+	out.Profile = "off"
+	if len(meanTerms) > 0 {
+		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, meanTerms, at.Beta
+		for i := range at.BetaCov {
+			out.MeanStdErr = append(out.MeanStdErr, math.Sqrt(at.BetaCov[i][i]))
+		}
+	}
+	if cfg.StdErr {
+		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.vecchiaFree())
+	}
+	flagFit(out, d.Obs, cfg.MaxEvals)
+	out.Ranks = w.Size()
+	out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: out.PerEval, PeakRSSBytes: memory.PeakRSS(),
+		NeedBytes: need, AvailableBytes: lim.Bytes, AvailableSource: lim.Source})
+	if err != nil {
+		return nil, err
+	}
+	if w.Rank() != 0 {
+		return out, nil
+	}
+	out.Run = v.run
+	if cfg.JSON != "" {
+		if err := WriteJSON(cfg.JSON, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// free returns which parameters the search moves (lb < ub).
+func (v *fitJob) vecchiaFree() []bool {
+	f := make([]bool, len(v.names))
+	for i := range f {
+		f[i] = v.cfg.Lower[i] != v.cfg.Upper[i]
+	}
+	return f
+}
+
+// vecchiaSearch names the search of a Vecchia fit.
+func vecchiaSearch(cfg config.Fit) string {
+	switch {
+	case cfg.Search == "bobyqa":
+		return "bobyqa-log"
+	case cfg.Given("search") && cfg.Search != "fisher":
+		return "bobyqa-" + cfg.Search
+	}
+	return "fisher"
+}
+
+// vecchiaDataName names the data in messages.
+func vecchiaDataName(cfg config.Fit) string {
+	switch {
+	case cfg.Simulated():
+		return "fit"
+	case cfg.Data != "":
+		return cfg.Data
+	}
+	return cfg.Locations
+}
+
+// meanColumns returns the number of columns of the mean's design matrix
+// (for the memory check, before the data are read).
+func meanColumns(mean string) int {
+	switch mean {
+	case "", "zero":
+		return 0
+	case "constant":
+		return 1
+	case "linear":
+		return 3
+	}
+	return 1 + strings.Count(mean, ",") + 1
+}
+
+// clampTheta returns x moved into [lo, hi].
+func clampTheta(x, lo, hi []float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = math.Min(math.Max(v, lo[i]), hi[i])
+	}
+	return out
+}
+
+// readSets reads a sets file (--vecchia-sets): an unreadable file or a
+// malformed line is the user's (exit 2, file:line).
+func readSets(path string) ([]int, *neighbors.Sets, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, badInput("fit: --vecchia-sets: %v", err)
+	}
+	defer f.Close()
+	perm, s, err := neighbors.Read(f, path)
+	if err != nil {
+		return nil, nil, badInput("%v", err)
+	}
+	return perm, s, nil
+}
+
+// writeSets writes the ordering and sets (--vecchia-sets-out), atomically.
+func writeSets(path string, perm []int, s *neighbors.Sets) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return neighbors.Write(w, perm, s) })
+}
+
+// vecchiaStdErr returns the standard errors of the free parameters from
+// the Fisher information I (the square roots of the diagonal of I^-1 over
+// the free parameters; 0 for a fixed one), or a note saying why there are
+// none.
+func vecchiaStdErr(info [][]float64, free []bool) ([]float64, string) {
+	var idx []int
+	for i, f := range free {
+		if f {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 || info == nil {
+		return nil, "not computed: no free parameter"
+	}
+	a := mat.NewSymDense(len(idx), nil)
+	for r, i := range idx {
+		for c, j := range idx[:r+1] {
+			a.SetSym(r, c, info[max(i, j)][min(i, j)])
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(a) {
+		return nil, "not computed: the Vecchia Fisher information at the estimate is not positive definite"
+	}
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil {
+		return nil, "not computed: " + err.Error()
+	}
+	se := make([]float64, len(free))
+	for r, i := range idx {
+		se[i] = math.Sqrt(inv.At(r, r))
+	}
+	return se, ""
+}
+
+// simulateVecchia draws the simulated default problem (no --data) through
+// the Vecchia conditionals at cfg.Theta: the locations of
+// dataset.GridTimes, ordered and conditioned as the fit will be, so that
+// N = 10^6 and beyond is drawn in O(N m^3).
+func simulateVecchia(v *fitJob, rt *runtime.Runtime, kern kernels.Impl, s vecchia.Setup) (*dataset.Data, error) {
+	cfg := v.cfg
+	t0 := time.Now()
+	d := dataset.GridTimes(cfg.N, cfg.Times, cfg.Seed)
+	pts := points(d)
+	if v.model == likelihood.BivariateMatern {
+		pts = matern.Interleave(pts)
+	}
+	theta := cfg.Theta
+	pr := likelihood.Problem{Points: pts, Metric: matern.Euclidean, Model: v.model, Nugget: cfg.Nugget, Obs: make([]float64, pts.Len())}
+	prep, err := vecchia.Prepare(pr, theta, s)
+	if err != nil {
+		return nil, err
+	}
+	z, err := vecchia.Simulate(rt, kern, v.model, matern.Euclidean, cfg.Nugget, theta, prep.Plan.Pts, prep.Sets.Idx, prep.Sets.M, cfg.Seed)
+	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
+		return nil, badInput("fit: key \"theta\": the field cannot be simulated: %v", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	per := variables(v.model)
+	d.Obs = make([]float64, cfg.N)
+	if per == 2 {
+		d.Obs2 = make([]float64, cfg.N)
+	}
+	for k, i := range prep.Perm {
+		d.Obs[i] = z[per*k]
+		if per == 2 {
+			d.Obs2[i] = z[per*k+1]
+		}
+	}
+	v.env.logf("simulated N=%d with theta=%s seed=%d through the Vecchia conditionals (m=%d) in %.2fs (no --data given: the embedded default problem)\n",
+		cfg.N, formatFloats(theta), cfg.Seed, prep.Sets.M, time.Since(t0).Seconds())
+	return d, nil
+}

@@ -1,0 +1,171 @@
+package job
+
+import (
+	"errors"
+	"math"
+	"time"
+
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/vecchia"
+	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
+)
+
+// VecchiaSummary describes a Vecchia fit in its result.
+type VecchiaSummary struct {
+	M      int     `json:"m"`     // conditioning set size of the final stage
+	Order  string  `json:"order"` // the ordering (or "file")
+	Sets   string  `json:"sets,omitempty"`
+	Blocks int     `json:"blocks"`          // blocks of the final stage's grouping
+	Stages []int   `json:"stages"`          // m of each stage of the search
+	Search string  `json:"search"`          // fisher, bobyqa-log, bobyqa-linear
+	Prep   float64 `json:"prepare_seconds"` // data, ordering, neighbours and grouping
+	// The parts of Prep: the ordering, the sets, the plans (grouping).
+	OrderSeconds float64 `json:"order_seconds"`
+	SetsSeconds  float64 `json:"sets_seconds"`
+	PlanSeconds  float64 `json:"plan_seconds"`
+}
+
+// vecchiaStages are the plans of a Vecchia fit's search: the coarse stage
+// (m = 10: each set cut to its 10 nearest, as GpGp's warm start) when the
+// final m is larger, and the final stage.
+type vecchiaStages struct {
+	coarse, final *vecchia.Prepared
+	evs           map[*vecchia.Prepared]*vecchia.Evaluator
+	free          []bool
+}
+
+// newVecchiaStages orders problem pr and finds its conditioning sets in
+// the frame of the model at start (or takes s's), and builds the plans and
+// evaluators of both stages on rt.
+func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl, np int, free []bool) (*vecchiaStages, error) {
+	final, err := vecchia.Prepare(pr, start, s)
+	if err != nil {
+		return nil, badInput("fit: --computation vecchia: %v", err)
+	}
+	st := &vecchiaStages{final: final, evs: map[*vecchia.Prepared]*vecchia.Evaluator{}, free: free}
+	if final.Sets.M > vecchiaCoarseM {
+		cs := vecchia.Setup{Perm: final.Perm, Sets: truncateSets(final.Sets, vecchiaCoarseM), Grouping: s.Grouping}
+		if st.coarse, err = vecchia.Prepare(pr, start, cs); err != nil {
+			return nil, err
+		}
+		st.evs[st.coarse] = vecchia.NewEvaluator(st.coarse.Plan, np, rt, kern)
+	}
+	st.evs[final] = vecchia.NewEvaluator(final.Plan, np, rt, kern)
+	for _, e := range st.evs {
+		e.Timing = true
+	}
+	return st, nil
+}
+
+// truncateSets returns the sets cut to their m nearest.
+func truncateSets(s *neighbors.Sets, m int) *neighbors.Sets {
+	out := neighbors.NewSets(s.N, m)
+	for i := 0; i < s.N; i++ {
+		copy(out.Idx[i*m:(i+1)*m], s.Idx[i*s.M:i*s.M+m])
+	}
+	return out
+}
+
+// eval evaluates the Vecchia likelihood of stage p at theta (with the
+// gradient and information when grad is set).
+func (st *vecchiaStages) eval(p *vecchia.Prepared, theta []float64, grad bool) (*vecchia.Result, error) {
+	return st.evs[p].Eval(theta, vecchia.Want{Grad: grad, Free: st.free})
+}
+
+// stages returns the plans the search runs, coarse first.
+func (st *vecchiaStages) stages() []*vecchia.Prepared {
+	if st.coarse != nil {
+		return []*vecchia.Prepared{st.coarse, st.final}
+	}
+	return []*vecchia.Prepared{st.final}
+}
+
+// summary describes the stages.
+func (st *vecchiaStages) summary(cfg config.Fit, prep float64) *VecchiaSummary {
+	s := &VecchiaSummary{M: st.final.Sets.M, Order: cfg.Vecchia.Order, Sets: cfg.Vecchia.Sets, Blocks: st.final.Plan.Blocks.Len(),
+		Search: vecchiaSearch(cfg), Prep: prep}
+	if cfg.Vecchia.Sets != "" {
+		s.Order = "file"
+	}
+	for _, p := range st.stages() {
+		s.Stages = append(s.Stages, p.Sets.M)
+		s.OrderSeconds += p.OrderSeconds
+		s.SetsSeconds += p.SetsSeconds
+		s.PlanSeconds += p.PlanSeconds
+	}
+	return s
+}
+
+// recoverable maps an evaluation's failure that is a property of theta
+// (a block not positive definite, a kernel that cannot be built) to
+// *mle.Recoverable: the search steps back.
+func recoverable(err error) error {
+	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
+		return &mle.Recoverable{Err: err}
+	}
+	return err
+}
+
+// stepOf makes the search's step record of an evaluation.
+func stepOf(e mle.Eval, r *vecchia.Result) mle.Step {
+	s := mle.Step{Eval: e}
+	if r != nil {
+		s.Stats = likelihood.Stats{Wall: r.Wall, Gen: r.Times[0], Chol: r.Times[1], Solve: r.Times[2], LogDet: r.LogDet, Quad: r.Quad, Beta: r.Beta}
+	}
+	return s
+}
+
+// search runs the fit's search: Fisher scoring over the stages (the
+// default, --search fisher), or BOBYQA over the final stage (--search log
+// or linear given). Every evaluation is reported to env.Step and kept.
+func (st *vecchiaStages) search(cfg config.Fit, opt mle.Options, env Env, stop func() bool) (*mle.Result, []mle.Step, error) {
+	opt.Stop = stop
+	var steps []mle.Step
+	var last *vecchia.Result
+	report := func(e mle.Eval) {
+		s := stepOf(e, last)
+		steps = append(steps, s)
+		if env.Step != nil {
+			env.Step(s)
+		}
+	}
+	if vecchiaSearch(cfg) != "fisher" {
+		opt.LogScale = cfg.Search != "linear"
+		f := func(theta []float64) (float64, error) {
+			r, err := st.eval(st.final, theta, false)
+			last = r
+			if err != nil {
+				return math.Inf(-1), recoverable(err)
+			}
+			return r.L, nil
+		}
+		res, err := mle.Maximize(f, opt, report)
+		return res, steps, err
+	}
+	var objs []mle.GradObjective
+	for _, p := range st.stages() {
+		objs = append(objs, func(theta []float64) (float64, []float64, [][]float64, error) {
+			r, err := st.eval(p, theta, true)
+			last = r
+			if err != nil {
+				return math.Inf(-1), nil, nil, recoverable(err)
+			}
+			return r.L, r.Grad, r.Info, nil
+		})
+	}
+	res, err := mle.MaximizeFisher(objs, opt, report)
+	return res, steps, err
+}
+
+// vecchiaStopper returns the search's stop test (SIGINT, SIGTERM agreed
+// by the ranks) and the time the preparation ended.
+func vecchiaStopper(v *fitJob) func() bool {
+	return stopper(v.w, v.env.Interrupt, &v.sig)
+}
+
+// since returns the seconds since t.
+func since(t time.Time) float64 { return time.Since(t).Seconds() }

@@ -1,5 +1,0 @@
-package kernels
-
-import "math"
-
-func sqrt(x float64) float64 { return math.Sqrt(x) }

@@ -1,0 +1,174 @@
+package block
+
+import (
+	"math"
+
+	"github.com/exageostat/exageostat/pkg/matern"
+)
+
+// KernelCov is the covariance of a kernel (any of package matern's, a
+// PairKernel included) plus Nugget on the diagonal, without derivatives:
+// matern.FillTile of the block with itself.
+type KernelCov struct {
+	K      matern.Kernel
+	Nugget float64
+	Metric matern.Metric
+}
+
+// Fill writes the covariance matrix; d must be empty.
+func (c KernelCov) Fill(p matern.Points, n int, s []float64, d [][]float64, _ []float64) {
+	matern.FillTile(c.K, c.Nugget, c.Metric, p, 0, n, p, 0, n, true, s, n)
+}
+
+// MaternCov is the Matérn covariance sigma2 rho_nu(r/beta) + Nugget on the
+// diagonal with its derivatives in beta (Beta) and nu (Nu), in that order,
+// from one matern.Grad (which must have been built with the derivative in
+// nu when Nu is set).
+type MaternCov struct {
+	G        *matern.Grad
+	Nugget   float64
+	Metric   matern.Metric
+	Beta, Nu bool
+}
+
+// Fill writes the covariance matrix and the derivatives asked for;
+// work must hold 2n values.
+func (c MaternCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work []float64) {
+	db, dn := work[:n], work[n:2*n]
+	fillLower(c.Metric, p, n, s, d, c.Nugget, func(j int, col []float64) {
+		m := len(col)
+		bcol, ncol := db[:m], dn[:m]
+		g := 0
+		if c.Beta {
+			bcol = d[g][j*n+j : (j+1)*n]
+			g++
+		}
+		if c.Nu {
+			ncol = d[g][j*n+j : (j+1)*n]
+		}
+		c.G.Row(col, col, bcol, ncol)
+	})
+}
+
+// fillLower writes the n x n matrix s and the derivatives d column by
+// column: the distances from point j to points j..n-1 into s's column j
+// below the diagonal, which col turns into covariances (and writes the
+// derivatives' column j), then mirrors them all and adds the nugget.
+func fillLower(metric matern.Metric, p matern.Points, n int, s []float64, d [][]float64, nugget float64, col func(j int, col []float64)) {
+	for j := 0; j < n; j++ {
+		c := s[j*n+j : (j+1)*n]
+		distances(metric, p, j, c)
+		col(j, c)
+	}
+	mirror(n, s)
+	for _, m := range d {
+		mirror(n, m)
+	}
+	for i := 0; i < n; i++ {
+		s[i+i*n] += nugget
+	}
+}
+
+// PowExpCov is the powered exponential sigma2 exp(-r^delta/beta) + Nugget
+// on the diagonal with its derivatives in beta and delta (Beta, Delta, in
+// that order): dC/dbeta = C r^delta / beta^2, dC/ddelta = -C r^delta
+// log(r) / beta (0 at r = 0).
+type PowExpCov struct {
+	K           matern.PowExp
+	Nugget      float64
+	Metric      matern.Metric
+	Beta, Delta bool
+}
+
+// Fill writes the covariance matrix and the derivatives asked for.
+func (c PowExpCov) Fill(p matern.Points, n int, s []float64, d [][]float64, _ []float64) {
+	sg, b, dl := c.K.Sigma2, c.K.Beta, c.K.Delta
+	fillLower(c.Metric, p, n, s, d, c.Nugget, func(j int, col []float64) {
+		for i, r := range col {
+			var rd, lr float64
+			if r > 0 {
+				lr = math.Log(r)
+				rd = math.Exp(dl * lr)
+			}
+			cv := sg * math.Exp(-rd/b)
+			col[i] = cv
+			g := 0
+			if c.Beta {
+				d[g][j*n+j+i] = cv * rd / (b * b)
+				g++
+			}
+			if c.Delta {
+				d[g][j*n+j+i] = -cv * rd * lr / b
+			}
+		}
+	})
+}
+
+// Term is one kernel of a linear combination: Weight times the kernel's
+// covariance matrix.
+type Term struct {
+	K      matern.Kernel
+	Weight float64
+}
+
+// DiffCov is a kernel's covariance plus Nugget on the diagonal with
+// derivatives that are linear combinations of kernels (Derivs[g] for the
+// g-th Generated parameter): finite differences of the kernel in a
+// parameter, for the kernels without derivatives of their own
+// (anisotropic, space-time, bivariate Matérn).
+type DiffCov struct {
+	KernelCov
+	Derivs [][]Term
+}
+
+// Fill writes the covariance matrix and the derivatives; work must hold
+// n*n values.
+func (c DiffCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work []float64) {
+	c.KernelCov.Fill(p, n, s, nil, nil)
+	tmp := work[:n*n]
+	for g, terms := range c.Derivs {
+		clear(d[g][:n*n])
+		for _, t := range terms {
+			matern.FillTile(t.K, 0, c.Metric, p, 0, n, p, 0, n, true, tmp, n)
+			for i, v := range tmp {
+				d[g][i] += t.Weight * v
+			}
+		}
+	}
+}
+
+// distances writes into col the distances from point j to points j..n-1
+// (col has n-j entries).
+func distances(metric matern.Metric, p matern.Points, j int, col []float64) {
+	if metric != matern.Euclidean {
+		for i := range col {
+			col[i] = matern.Distance(metric, p, j+i, p, j)
+		}
+		return
+	}
+	n := j + len(col)
+	x, y := p.X[j:n], p.Y[j:n]
+	xj, yj := p.X[j], p.Y[j]
+	if p.Z != nil {
+		z, zj := p.Z[j:n], p.Z[j]
+		for i := range col {
+			dx, dy, dz := x[i]-xj, y[i]-yj, z[i]-zj
+			col[i] = math.Sqrt(dx*dx + dy*dy + dz*dz)
+		}
+		return
+	}
+	for i := range col {
+		dx, dy := x[i]-xj, y[i]-yj
+		col[i] = math.Sqrt(dx*dx + dy*dy)
+	}
+}
+
+// mirror copies the lower triangle of the n x n matrix a into its upper
+// triangle.
+func mirror(n int, a []float64) {
+	for j := 1; j < n; j++ {
+		for i := 0; i < j; i++ {
+			a[i+j*n] = a[j+i*n]
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package vecchia
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/exageostat/exageostat/pkg/insert"
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/vecchia/block"
+)
+
+// GroupTasks is the number of consecutive tasks whose partial sums one
+// task adds up before the ranks exchange them: the reduction tree is
+// fixed by the plan (tasks, then groups of GroupTasks, then the groups in
+// order), and every group lies on one rank, so the sums are bitwise the
+// same for any number of workers and ranks.
+const GroupTasks = 16
+
+// Evaluator evaluates the Vecchia log-likelihood of a Plan, with its
+// gradient and Fisher information, as task graphs on a runtime: one
+// VecchiaBlocks task per task of the plan (on the rank that owns its
+// group of tasks), one VecchiaSum per group, the group sums fetched by
+// every rank and added in order.
+type Evaluator struct {
+	p       *Plan
+	rt      *runtime.Runtime
+	kern    kernels.Impl
+	np      int // parameters of theta
+	parts   []*runtime.Handle
+	sums    []*runtime.Handle
+	scratch *runtime.Handle
+	owner   []int // rank of each group of tasks
+	data    *block.Data
+	first   int // the first block of data (this rank's)
+	evals   int
+	// Timing makes Result.Times report where the time went (worker
+	// seconds summed over tasks, per phase).
+	Timing bool
+}
+
+// NewEvaluator prepares the evaluation of plan p with nparams
+// parameters on runtime rt with the BLAS/LAPACK kernels k: it assigns the
+// groups of tasks to the ranks in contiguous runs of about equal modelled
+// work, and copies this rank's blocks' points (only those) into local
+// arrays on a distributed runtime.
+func NewEvaluator(p *Plan, nparams int, rt *runtime.Runtime, k kernels.Impl) *Evaluator {
+	e := &Evaluator{p: p, rt: rt, kern: k, np: nparams}
+	nt := len(p.Tasks) - 1
+	ng := (nt + GroupTasks - 1) / GroupTasks
+	e.owner = groupOwners(p, ng, rt.Size())
+	words := block.Layout{P: nparams, NCov: p.NCov, Grad: true, Timing: true}.Len()
+	e.parts = make([]*runtime.Handle, nt)
+	for t := range e.parts {
+		e.parts[t] = rt.Register(fmt.Sprintf("vecchia part %d", t), e.owner[t/GroupTasks], runtime.Vector{N: words})
+	}
+	e.sums = make([]*runtime.Handle, ng)
+	for g := range e.sums {
+		e.sums[g] = rt.Register(fmt.Sprintf("vecchia sum %d", g), e.owner[g], runtime.Vector{N: words})
+	}
+	e.scratch = rt.Register("vecchia scratch", 0, runtime.Vector{N: block.WorkBound(p.UMax, p.RespMax, p.NCov, nparams)})
+	e.data, e.first = p.localData(e.myBlocks())
+	return e
+}
+
+// groupOwners assigns ng groups of tasks to size ranks: contiguous runs of
+// about equal modelled work.
+func groupOwners(p *Plan, ng, size int) []int {
+	own := make([]int, ng)
+	if size <= 1 || ng == 0 {
+		return own
+	}
+	g := Grouping{}.withDefaults()
+	work := make([]float64, ng)
+	total := 0.0
+	for t := 0; t+1 < len(p.Tasks); t++ {
+		for b := p.Tasks[t]; b < p.Tasks[t+1]; b++ {
+			u, r := p.Blocks.Size(b)
+			c := g.cost(u, r)
+			work[t/GroupTasks] += c
+			total += c
+		}
+	}
+	acc := 0.0
+	for i, w := range work {
+		own[i] = min(size-1, int(float64(size)*(acc+w/2)/total))
+		acc += w
+	}
+	return own
+}
+
+// myBlocks returns the range of blocks of this rank's tasks.
+func (e *Evaluator) myBlocks() (b0, b1 int) {
+	b0, b1 = -1, -1
+	for t := 0; t+1 < len(e.p.Tasks); t++ {
+		if e.owner[t/GroupTasks] != e.rt.Rank() {
+			continue
+		}
+		if b0 < 0 {
+			b0 = e.p.Tasks[t]
+		}
+		b1 = e.p.Tasks[t+1]
+	}
+	if b0 < 0 {
+		return 0, 0
+	}
+	return b0, b1
+}
+
+// Want says what an evaluation computes besides l.
+type Want struct {
+	Grad bool   // the gradient and the Fisher information
+	Free []bool // the parameters they are taken in (nil: all)
+}
+
+// Result is one evaluation of the Vecchia log-likelihood.
+type Result struct {
+	L       float64     // the log-likelihood (restricted with REML), mean profiled
+	Grad    []float64   // dl/dtheta (0 for a parameter not free)
+	Info    [][]float64 // the Fisher information (0 rows for a parameter not free)
+	Beta    []float64   // the GLS mean coefficients
+	BetaCov [][]float64 // their covariance (X^T Sigma~^-1 X)^-1
+	LogDet  float64     // log|Sigma~|
+	Quad    float64     // r^T Sigma~^-1 r at the GLS mean
+	Wall    float64     // seconds
+	// Times are the worker seconds per phase (Evaluator.Timing):
+	// generation, Cholesky, solves, gradient and information.
+	Times [block.NumTimes]float64
+}
+
+// ErrNotPosDef is likelihood.ErrNotPosDef: a block's covariance matrix is
+// not numerically positive definite at theta.
+var ErrNotPosDef = likelihood.ErrNotPosDef
+
+// Eval evaluates the Vecchia log-likelihood at theta (and its gradient and
+// information, w). Every rank of a distributed runtime calls it with the
+// same arguments and gets the same result.
+func (e *Evaluator) Eval(theta []float64, w Want) (*Result, error) {
+	t0 := time.Now()
+	if len(theta) != e.np {
+		return nil, fmt.Errorf("vecchia: theta has %d values, the evaluator %d", len(theta), e.np)
+	}
+	free := w.Free
+	if free == nil {
+		free = make([]bool, len(theta))
+		for i := range free {
+			free[i] = true
+		}
+	}
+	spec, err := e.p.spec(theta, free, w.Grad)
+	if err != nil {
+		return nil, err
+	}
+	spec.Timing = e.Timing
+	e.evals++
+	e.rt.SetIteration(e.evals)
+	ts := insert.New(e.rt, e.kern)
+	g := Grouping{}.withDefaults()
+	for t := 0; t+1 < len(e.p.Tasks); t++ {
+		b0, b1 := e.p.Tasks[t], e.p.Tasks[t+1]
+		flops := 0.0
+		for b := b0; b < b1; b++ {
+			u, r := e.p.Blocks.Size(b)
+			flops += g.cost(u, r)
+		}
+		blocksCL.Insert(ts, insert.At(t, -1, -1, 0), blocksArgs{spec: spec, data: e.data, b0: b0 - e.first, b1: b1 - e.first, work: flops}, e.parts[t], e.scratch)
+	}
+	for g, s := range e.sums {
+		lo, hi := g*GroupTasks, min((g+1)*GroupTasks, len(e.parts))
+		sumParts(ts, insert.At(g, -1, -1, 0), e.parts[lo:hi], s)
+		e.rt.Fetch(s)
+	}
+	if err := e.rt.Wait(); err != nil {
+		if block.IsNotPosDef(err) {
+			return &Result{L: math.Inf(-1)}, fmt.Errorf("%w (theta %v): %v", ErrNotPosDef, theta, err)
+		}
+		return nil, err
+	}
+	lay := spec.Layout()
+	acc := make([]float64, lay.Len())
+	for _, s := range e.sums {
+		for i, v := range e.rt.Local(s)[:lay.Len()] {
+			acc[i] += v
+		}
+	}
+	res, err := e.p.finish(acc, lay, free)
+	if err != nil {
+		return nil, err
+	}
+	if lay.Timing {
+		copy(res.Times[:], acc[lay.Times():])
+	}
+	res.Wall = time.Since(t0).Seconds()
+	return res, nil
+}

@@ -1,0 +1,201 @@
+package vecchia
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+)
+
+// Plan is one data set prepared for the Vecchia likelihood: its locations
+// in the Vecchia ordering with their observations and covariates, the
+// conditioning sets grouped into blocks, and the blocks cut into tasks.
+// It depends on the data only (not on theta): it is built once per fit.
+//
+// The bivariate Matérn has two values (points 2i and 2i+1) per location:
+// the ordering, the sets and the grouping are those of the locations, and
+// each block holds both points of each of its locations.
+type Plan struct {
+	Model  likelihood.Model
+	Metric matern.Metric
+	Nugget float64 // the fixed nugget (a theta that carries tau2 overrides it)
+	REML   bool
+
+	N    int     // points (observations)
+	Perm []int32 // ordered location k is the problem's location Perm[k]
+	Pts  matern.Points
+	Obs  []float64
+	X    []float64 // covariates, row-major, NCov per point
+	NCov int
+	M    int // conditioning set size the blocks were made from
+
+	Blocks *Blocks // over points
+	// Tasks cuts the blocks into tasks: task t runs blocks
+	// Tasks[t] .. Tasks[t+1]-1.
+	Tasks []int
+	// RMin and RMax bound the distances between two points of a block:
+	// RMin is the smallest nonzero distance from a location to its
+	// nearest conditioning point (the closest pair of distinct
+	// locations), RMax the diameter of the points' bounding box.
+	RMin, RMax float64
+	// UMax and RMaxResp are the largest block's members and responses.
+	UMax, RespMax int
+}
+
+// problem returns the likelihood problem of the plan's model (for the
+// nugget and parameter conventions).
+func (p *Plan) problem() likelihood.Problem {
+	return likelihood.Problem{Model: p.Model, Metric: p.Metric, Nugget: p.Nugget, REML: p.REML}
+}
+
+// per returns the number of points per location.
+func (p *Plan) per() int {
+	if p.Model == likelihood.BivariateMatern {
+		return 2
+	}
+	return 1
+}
+
+// NewPlan prepares problem pr for the Vecchia likelihood with the
+// ordering perm (ordered location k is pr's location perm[k]; nil: pr's
+// order) and the conditioning sets of the ordered locations (flat, stride
+// m, entries < the row, nearest first, -1 padding), grouped by g. For the
+// bivariate Matérn, perm and the sets are over locations (point pairs).
+func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Grouping) (*Plan, error) {
+	if err := pr.Model.Validate(); err != nil {
+		return nil, err
+	}
+	p := &Plan{Model: pr.Model, Metric: pr.Metric, Nugget: pr.Nugget, REML: pr.REML, N: len(pr.Obs), NCov: len(pr.Covariates), M: m}
+	if pr.Points.Len() != p.N {
+		return nil, fmt.Errorf("vecchia: %d locations for %d observations", pr.Points.Len(), p.N)
+	}
+	per := p.per()
+	if p.N%per != 0 {
+		return nil, fmt.Errorf("vecchia: kernel %s needs %d values per location, got %d values", pr.Model, per, p.N)
+	}
+	nl := p.N / per
+	if perm == nil {
+		perm = make([]int32, nl)
+		for i := range perm {
+			perm[i] = int32(i)
+		}
+	}
+	if len(perm) != nl {
+		return nil, fmt.Errorf("vecchia: an ordering of %d locations for %d", len(perm), nl)
+	}
+	p.Perm = perm
+	p.permute(pr)
+	lb, err := Group(nl, m, sets, g)
+	if err != nil {
+		return nil, err
+	}
+	p.Blocks = expand(lb, per)
+	p.RMin = closest(p.Metric, p.Pts, per, m, sets)
+	p.RMax = matern.MaxDistance(p.Metric, p.Pts)
+	for b := 0; b < p.Blocks.Len(); b++ {
+		u, r := p.Blocks.Size(b)
+		p.UMax, p.RespMax = max(p.UMax, u), max(p.RespMax, r)
+	}
+	g = g.withDefaults()
+	p.Tasks = cutTasks(p.Blocks, g, g.TaskWork)
+	return p, nil
+}
+
+// permute copies pr's points, observations and covariates in the
+// Vecchia ordering.
+func (p *Plan) permute(pr likelihood.Problem) {
+	per := p.per()
+	take := func(v []float64) []float64 {
+		if v == nil {
+			return nil
+		}
+		out := make([]float64, len(v))
+		for k, o := range p.Perm {
+			for s := 0; s < per; s++ {
+				out[per*k+s] = v[per*int(o)+s]
+			}
+		}
+		return out
+	}
+	p.Pts = matern.Points{X: take(pr.Points.X), Y: take(pr.Points.Y), Z: take(pr.Points.Z), T: take(pr.Points.T)}
+	p.Obs = take(pr.Obs)
+	if p.NCov > 0 {
+		p.X = make([]float64, p.N*p.NCov)
+		for c, col := range pr.Covariates {
+			v := take(col)
+			for i, x := range v {
+				p.X[i*p.NCov+c] = x
+			}
+		}
+	}
+}
+
+// expand turns blocks of locations into blocks of points, per points per
+// location (location i: points per*i .. per*i+per-1).
+func expand(b *Blocks, per int) *Blocks {
+	if per == 1 {
+		return b
+	}
+	out := &Blocks{Idx: make([]int32, 0, per*len(b.Idx)), Start: make([]int64, 1, len(b.Start))}
+	for k := 0; k < b.Len(); k++ {
+		for _, v := range b.Idx[b.Start[k]:b.Start[k+1]] {
+			i, resp := v, false
+			if v < 0 {
+				i, resp = ^v, true
+			}
+			for s := 0; s < per; s++ {
+				q := int32(per)*i + int32(s)
+				if resp {
+					q = ^q
+				}
+				out.Idx = append(out.Idx, q)
+			}
+		}
+		out.Start = append(out.Start, int64(len(out.Idx)))
+	}
+	return out
+}
+
+// closest returns the smallest nonzero distance between a location and
+// a member of its conditioning set: the closest pair of distinct
+// locations when the sets hold the nearest earlier locations (the
+// closest pair's later point has the other as its nearest earlier one).
+// It returns 0 when every distance is 0.
+func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32) float64 {
+	best := math.Inf(1)
+	n := len(sets) / max(m, 1)
+	for i := 0; i < n; i++ {
+		for _, j := range sets[i*m : (i+1)*m] {
+			if j < 0 {
+				break
+			}
+			if d := matern.Distance(metric, pts, per*i, pts, per*int(j)); d > 0 && d < best {
+				best = d
+			}
+		}
+	}
+	if math.IsInf(best, 1) {
+		return 0
+	}
+	return best
+}
+
+// cutTasks cuts the blocks into consecutive runs of about target flops
+// of modelled work (Grouping's cost model), at least one block each.
+func cutTasks(b *Blocks, g Grouping, target float64) []int {
+	tasks := []int{0}
+	work := 0.0
+	for k := 0; k < b.Len(); k++ {
+		u, r := b.Size(k)
+		work += g.cost(u, r)
+		if work >= target {
+			tasks = append(tasks, k+1)
+			work = 0
+		}
+	}
+	if tasks[len(tasks)-1] != b.Len() {
+		tasks = append(tasks, b.Len())
+	}
+	return tasks
+}
