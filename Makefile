@@ -25,11 +25,12 @@ TESTTIMEOUT ?= 40m
 # numpy/pandas/pytest scripts/deps.sh installs.
 PYTHON  ?= /usr/bin/python3
 FRONTBIN := bin/test/exageostat
+RLIB     := bin/test/rlib
 # OpenBLAS picks AVX2 kernels when OPENBLAS_CORETYPE=Haswell is set; the
 # binary re-executes itself without it, tests run with it unset.
 unexport OPENBLAS_CORETYPE
 
-.PHONY: all deps build run test bench vet fmt clean cuda cuda-check gpu-pack
+.PHONY: all deps build run test bench vet fmt clean cuda cuda-check gpu-pack check-r
 
 all: build
 
@@ -63,6 +64,8 @@ test: deps vet
 	$(GO) build -o /dev/null ./cmd/exageostat
 	$(GO) build -tags "$(TAGS)" -o $(FRONTBIN) ./cmd/exageostat
 	cd python && EXAGEOSTAT_BIN=$(CURDIR)/$(FRONTBIN) $(PYTHON) -m pytest -q -p no:cacheprovider tests
+	rm -rf $(RLIB) && mkdir -p $(RLIB) && R CMD INSTALL --no-test-load -l $(RLIB) r >/dev/null
+	cd r/tests && EXAGEOSTAT_BIN=$(CURDIR)/$(FRONTBIN) EXAGEOSTAT_REPO=$(CURDIR) R_LIBS=$(CURDIR)/$(RLIB) Rscript testthat.R
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadCSV$$' -fuzztime=$(FUZZTIME) ./pkg/dataset
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadPair$$' -fuzztime=$(FUZZTIME) ./pkg/dataset
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadFit$$' -fuzztime=$(FUZZTIME) ./pkg/config
@@ -70,6 +73,14 @@ test: deps vet
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadFitResult$$' -fuzztime=$(FUZZTIME) ./pkg/job
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./pkg/vecchia/neighbors
 	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/linalg/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
+
+# R CMD check of the R front-end (r/), its tests and examples run against
+# the binary built here; no PDF manual (no LaTeX in deps).
+check-r: deps
+	$(GO) build -tags "$(TAGS)" -o $(FRONTBIN) ./cmd/exageostat
+	rm -rf bin/test/check && mkdir -p bin/test/check
+	cd bin/test/check && R CMD build $(CURDIR)/r && EXAGEOSTAT_BIN=$(CURDIR)/$(FRONTBIN) \
+	  EXAGEOSTAT_REPO=$(CURDIR) _R_CHECK_FORCE_SUGGESTS_=false R CMD check --no-manual exageostat_*.tar.gz
 
 bench: build
 	./$(BIN) bench runtime --tasks 100000

@@ -8,6 +8,10 @@ pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi
       # with pip for the install test, xarray grids and geopandas points
       python3-numpy python3-pandas python3-pytest python3-venv python3-pip python3-setuptools
       python3-xarray python3-geopandas
+      # the R front-end (r/), its tests and R CMD check: processx, jsonlite,
+      # testthat; sf, terra and sp (meuse, meuse.grid) for its examples
+      r-base-core r-base-dev r-cran-jsonlite r-cran-processx r-cran-testthat r-cran-sf r-cran-terra
+      r-cran-sp
       # pajeng (pj_dump) and vite check the Paje traces in the tests
       pajeng vite)
 

@@ -46,6 +46,7 @@ traces the run as fit --trace does (docs/traces.md).`,
   mpirun -np 4 exageostat simulate --n 40000 --nb 800 --out big.csv --memory-limit 4GB
   exageostat simulate --conditional --data data.csv --theta-from result.json --at grid.csv --draws 10 --seed 3 --out draws.csv
   exageostat simulate --n 40000 --nb 1000 --computation tlr --out big.csv
+  exageostat simulate --n 1000000 --theta 1,0.03,0.5,0.1 --computation vecchia --out million.csv
   exageostat simulate --n 1600 --out data.csv --json sim.json --trace sim-trace.json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -102,9 +103,14 @@ traces the run as fit --trace does (docs/traces.md).`,
 	f.StringVar(&cond.Distance, "distance", cond.Distance, "--conditional: euclidean, great-circle, or auto")
 	distributionFlags(c, &cfg.Phase, &powers)
 	approxFlags(c, &cfg.Approx)
+	f.IntVar(&cfg.Vecchia.M, "vecchia-m", cfg.Vecchia.M, "vecchia: each location drawn given its m nearest earlier ones")
+	f.StringVar(&cfg.Vecchia.Order, "vecchia-order", cfg.Vecchia.Order, "vecchia: the ordering: maxmin, random, coord or middleout")
 	c.Long += approxHelp + `Unconditional: z = L~ e with L~ that factor, a
 draw of N(0, L~ L~^T) (the approximation of Sigma). --conditional: the
-kriging and the draws' solves use it too.`
+kriging and the draws' solves use it too. --computation vecchia draws z
+through the Vecchia conditionals instead (z_i = B_i z_c(i) + L_i e_i in the
+--vecchia-order ordering, c(i) the --vecchia-m nearest earlier locations:
+docs/vecchia.md), in O(N m^3) time and O(N m) memory (N = 10^6 and more).`
 	return c
 }
 

@@ -285,3 +285,17 @@ func killSession(sid int) {
 		}
 	}
 }
+
+// TestTraceRefusals: trace merge without its files or --out, and simulate
+// --trace with the untraced vecchia draw, end with exit 2 naming what is
+// wrong.
+func TestTraceRefusals(t *testing.T) {
+	runCLICases(t, binary(t), []cliCase{
+		{name: "merge no files", args: []string{"trace", "merge", "--out", "@m.json"}, want: "trace merge: give the ranks' trace files"},
+		{name: "merge no out", args: []string{"trace", "merge", "@r.paje"}, files: map[string]string{"r.paje": "%"}, want: "trace merge: --out FILE.json, FILE.paje or FILE.csv is required"},
+		{name: "merge not a trace", args: []string{"trace", "merge", "@r.paje", "--out", "@m.json"}, files: map[string]string{"r.paje": "x"},
+			want: "neither a Paje trace nor a Chrome trace-event JSON file"},
+		{name: "simulate vecchia trace", args: []string{"simulate", "--n", "100", "--computation", "vecchia", "--out", "@s.csv", "--trace", "@t.json"},
+			want: "simulate: --trace: not with --computation vecchia"},
+	})
+}

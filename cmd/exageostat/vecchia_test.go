@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -114,4 +115,47 @@ func equalFloats(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestSimulateVecchiaCLI: simulate --computation vecchia writes N rows,
+// the same file on 1 and 2 workers, with the sample variance of z near
+// sigma2 + tau2 (a short range: many nearly independent values).
+func TestSimulateVecchiaCLI(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	files := map[string]string{}
+	for _, w := range []string{"1", "2"} {
+		out := filepath.Join(dir, "s"+w+".csv")
+		if _, stderr, code := run(t, bin, "simulate", "--n", "20000", "--theta", "1,0.01,0.5,0.25", "--seed", "7", "--computation", "vecchia",
+			"--workers", w, "--out", out); code != 0 {
+			t.Fatalf("simulate --workers %s: exit %d: %s", w, code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[w] = string(b)
+	}
+	if files["1"] != files["2"] {
+		t.Fatal("simulate --computation vecchia: different files on 1 and 2 workers")
+	}
+	lines := strings.Split(strings.TrimSpace(files["1"]), "\n")
+	if len(lines) != 20001 {
+		t.Fatalf("%d lines, want a header and 20000 rows", len(lines))
+	}
+	var s, ss float64
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		z, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s += z
+		ss += z * z
+	}
+	n := float64(len(lines) - 1)
+	v := ss/n - (s/n)*(s/n)
+	if math.Abs(v-1.25) > 0.1 {
+		t.Errorf("sample variance %.3f, want 1.25 (sigma2 + tau2) within 0.1", v)
+	}
 }

@@ -629,14 +629,17 @@ type Simulate struct {
 	Trace string `toml:"trace"`
 	// Distribution of the tiles over the MPI ranks (ignored on one rank).
 	Phase
-	// Approx: the factor L of z = L e (exact, or tlr, mp, dst).
+	// Approx: the factor L of z = L e (exact, or tlr, mp, dst), or
+	// vecchia: z drawn through the Vecchia conditionals.
 	Approx
+	// Vecchia: vecchia_m and vecchia_order of computation vecchia.
+	Vecchia
 }
 
 // DefaultSimulate returns the defaults: N = 1600, Matérn theta = (1, 0.1,
 // 0.5), seed 1, automatic tile size, block-cyclic over the ranks, exact.
 func DefaultSimulate() Simulate {
-	return Simulate{N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1, Kernel: "matern", Phase: Phase{Distribution: "bc"}, Approx: DefaultApprox()}
+	return Simulate{N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1, Kernel: "matern", Phase: Phase{Distribution: "bc"}, Approx: DefaultApprox(), Vecchia: DefaultVecchia()}
 }
 
 // Validate checks s and returns an *Error (File "simulate") naming the
@@ -675,8 +678,11 @@ func (s *Simulate) Validate() error {
 	if err := s.Approx.Check(bad); err != nil {
 		return err
 	}
-	if s.Computation == "vecchia" {
-		return bad("computation", "--computation vecchia is for fit in this version (simulate: exact, tlr, mp or dst)")
+	if err := s.Vecchia.Check(s.Computation, bad); err != nil {
+		return err
+	}
+	if s.Vecchia.Sets != "" || s.Vecchia.SetsOut != "" {
+		return bad("vecchia_sets", "--vecchia-sets and --vecchia-sets-out are for fit")
 	}
 	if _, err := MemoryLimitBytes(s.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)

@@ -67,6 +67,21 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if err := ag.check(shared{settings: settingsOf(cfg)}, workers); err != nil {
 		return nil, err
 	}
+	if cfg.Computation == "vecchia" { // no tiles (vecchiafit.go)
+		if cfg.Trace != "" {
+			return nil, badInput("simulate: --trace: not with --computation vecchia (its draw is not traced)")
+		}
+		res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, Kernel: cfg.Kernel, Theta: cfg.Theta, Nugget: cfg.Nugget, Seed: cfg.Seed,
+			Out: cfg.Out, Ranks: w.Size(), Workers: workers}
+		d, err := simulateVecchiaCmd(cfg, env, workers, limit, res)
+		if err != nil {
+			return nil, err
+		}
+		if err := writeSimulated(env, w.Rank(), cfg.Out, d); err != nil {
+			return nil, err
+		}
+		return res, writeSimJSON(env, w.Rank(), cfg.JSON, res)
+	}
 	g := evalGraph(nm, nb)
 	o := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
 	if o.Approx.Computation == likelihood.TLR { // budget the tiles at a sampled rank
@@ -114,22 +129,43 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if w.Rank() != 0 {
-		return res, nil
-	}
 	res.Memory, res.Traced = rep.Memory, rep.Traced
-	if cfg.Out == StdoutPath {
-		if err := dataset.WriteCSVTo(env.stdout(), d); err != nil {
-			return nil, fmt.Errorf("simulate: standard output: %w", err)
-		}
-	} else if err := dataset.WriteCSV(cfg.Out, d); err != nil {
-		return nil, badInput("simulate: %v", err)
+	if err := writeSimulated(env, w.Rank(), cfg.Out, d); err != nil {
+		return nil, err
 	}
-	if cfg.JSON != "" {
-		res.Run = provenance.New(env.Command, res.Ranks, workers)
-		if err := WriteJSON(cfg.JSON, res); err != nil {
-			return nil, badInput("simulate: --json: %v", err)
-		}
+	if err := writeSimJSON(env, w.Rank(), cfg.JSON, res); err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// writeSimJSON writes res, with the run's provenance, to path (rank 0;
+// nothing without a path).
+func writeSimJSON(env Env, rank int, path string, res *SimulateResult) error {
+	if rank != 0 || path == "" {
+		return nil
+	}
+	res.Run = provenance.New(env.Command, res.Ranks, res.Workers)
+	if err := WriteJSON(path, res); err != nil {
+		return badInput("simulate: --json: %v", err)
+	}
+	return nil
+}
+
+// writeSimulated writes the simulated data d to out (rank 0 only; "-":
+// standard output).
+func writeSimulated(env Env, rank int, out string, d *dataset.Data) error {
+	if rank != 0 {
+		return nil
+	}
+	if out == StdoutPath {
+		if err := dataset.WriteCSVTo(env.stdout(), d); err != nil {
+			return fmt.Errorf("simulate: standard output: %w", err)
+		}
+		return nil
+	}
+	if err := dataset.WriteCSV(out, d); err != nil {
+		return badInput("simulate: %v", err)
+	}
+	return nil
 }

@@ -255,35 +255,50 @@ func vecchiaStdErr(info [][]float64, free []bool) ([]float64, string) {
 	return se, ""
 }
 
-// simulateVecchia draws the simulated default problem (no --data) through
-// the Vecchia conditionals at cfg.Theta: the locations of
-// dataset.GridTimes, ordered and conditioned as the fit will be, so that
-// N = 10^6 and beyond is drawn in O(N m^3).
+// simulateVecchia draws the simulated default problem of a fit (no
+// --data) through the Vecchia conditionals at cfg.Theta (vecchiaDraw).
 func simulateVecchia(v *fitJob, rt *runtime.Runtime, kern kernels.Impl, s vecchia.Setup) (*dataset.Data, error) {
 	cfg := v.cfg
 	t0 := time.Now()
-	d := dataset.GridTimes(cfg.N, cfg.Times, cfg.Seed)
+	d, m, err := vecchiaDraw("fit", cfg.N, cfg.Times, cfg.Seed, v.model, cfg.Theta, cfg.Nugget, s, rt, kern)
+	if err != nil {
+		return nil, err
+	}
+	v.env.logf("simulated N=%d with theta=%s seed=%d through the Vecchia conditionals (m=%d) in %.2fs (no --data given: the embedded default problem)\n",
+		cfg.N, formatFloats(cfg.Theta), cfg.Seed, m, time.Since(t0).Seconds())
+	return d, nil
+}
+
+// vecchiaDraw draws n locations of dataset.GridTimes (seed) and the field
+// there under the Vecchia approximation of the model at theta: the
+// locations ordered and conditioned by s (vecchia.Prepare), then
+// z_i = B_i z_c(i) + L_i e_i in the ordering (vecchia.Simulate), in
+// O(N m^3) time and O(N m) memory. It returns the data (in the grid's
+// order) and the sets' m. A theta the kernel refuses, or whose blocks are
+// not positive definite, is the user's (key "theta" of cmd).
+func vecchiaDraw(cmd string, n, times int, seed uint64, model likelihood.Model, theta []float64, nugget float64,
+	s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl) (*dataset.Data, int, error) {
+	d := dataset.GridTimes(n, times, seed)
 	pts := points(d)
-	if v.model == likelihood.BivariateMatern {
+	if model == likelihood.BivariateMatern {
 		pts = matern.Interleave(pts)
 	}
-	theta := cfg.Theta
-	pr := likelihood.Problem{Points: pts, Metric: matern.Euclidean, Model: v.model, Nugget: cfg.Nugget, Obs: make([]float64, pts.Len())}
+	pr := likelihood.Problem{Points: pts, Metric: matern.Euclidean, Model: model, Nugget: nugget, Obs: make([]float64, pts.Len())}
 	prep, err := vecchia.Prepare(pr, theta, s)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	z, err := vecchia.Simulate(rt, kern, v.model, matern.Euclidean, cfg.Nugget, theta, prep.Plan.Pts, prep.Sets.Idx, prep.Sets.M, cfg.Seed)
+	z, err := vecchia.Simulate(rt, kern, model, matern.Euclidean, nugget, theta, prep.Plan.Pts, prep.Sets.Idx, prep.Sets.M, seed)
 	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
-		return nil, badInput("fit: key \"theta\": the field cannot be simulated: %v", err)
+		return nil, 0, badInput("%s: key \"theta\": the field cannot be simulated: %v", cmd, err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	per := variables(v.model)
-	d.Obs = make([]float64, cfg.N)
+	per := variables(model)
+	d.Obs = make([]float64, n)
 	if per == 2 {
-		d.Obs2 = make([]float64, cfg.N)
+		d.Obs2 = make([]float64, n)
 	}
 	for k, i := range prep.Perm {
 		d.Obs[i] = z[per*k]
@@ -291,7 +306,31 @@ func simulateVecchia(v *fitJob, rt *runtime.Runtime, kern kernels.Impl, s vecchi
 			d.Obs2[i] = z[per*k+1]
 		}
 	}
-	v.env.logf("simulated N=%d with theta=%s seed=%d through the Vecchia conditionals (m=%d) in %.2fs (no --data given: the embedded default problem)\n",
-		cfg.N, formatFloats(theta), cfg.Seed, prep.Sets.M, time.Since(t0).Seconds())
-	return d, nil
+	return d, prep.Sets.M, nil
+}
+
+// simulateVecchiaCmd runs `simulate --computation vecchia` on rank 0's
+// runtime (every rank draws the same field; rank 0 writes it): the memory
+// check, then vecchiaDraw.
+func simulateVecchiaCmd(cfg config.Simulate, env Env, workers int, limit int64, res *SimulateResult) (*dataset.Data, error) {
+	w := env.comm()
+	model := likelihood.Model(cfg.Kernel)
+	need := vecchia.MemoryNeed(cfg.N*variables(model), cfg.Vecchia.M, 0, len(cfg.Theta), workers)
+	needs := make([]int64, w.Size())
+	for r := range needs {
+		needs[r] = need
+	}
+	if _, err := checkMemory(w, "simulate", needs, limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets and work space", cfg.N, cfg.Vecchia.M)); err != nil {
+		return nil, err
+	}
+	rt, err := newRuntime(w, workers, false)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	t0 := time.Now()
+	s := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: workers}
+	d, _, err := vecchiaDraw("simulate", cfg.N, cfg.Times, cfg.Seed, model, cfg.Theta, cfg.Nugget, s, rt, kernels.Default())
+	res.Seconds = time.Since(t0).Seconds()
+	return d, err
 }

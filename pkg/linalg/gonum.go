@@ -110,7 +110,7 @@ func (g gonumRaw) Dtrmm(side blas.Side, uplo blas.Uplo, tA blas.Transpose, diag 
 
 // Dsyrk: gonum v0.17.0's Dsyrk(Lower, Trans) scales C by beta = 0 instead
 // of zeroing it, so a NaN in C would survive where BLAS must not read C:
-// the triangle is cleared first (the kernel suite's TestDsyrkBetaZero
+// the triangle is cleared first (the kernel suite's syrk-beta0 case
 // fails without this).
 func (g gonumRaw) Dsyrk(uplo blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []float64, lda int,
 	beta float64, c []float64, ldc int) {

@@ -142,33 +142,55 @@ func (c Compressor) dense(f runtime.LowRank, a, buf []float64, k int) (int, erro
 // It returns the rank, or minus the rank when it is above MaxRank (buf
 // untouched).
 func (c Compressor) recompress(f runtime.LowRank, us, vs []float64, kk int, tol float64, buf []float64) (int, error) {
-	m, n := f.M, f.N
+	q, err := c.core(f.M, f.N, kk, us, vs, tol)
+	if err != nil {
+		return 0, err
+	}
+	if q.r > f.MaxRank {
+		return -q.r, nil
+	}
+	u, v := f.Factors(buf, q.r)
+	c.factors(q, q.r, u, v)
+	return q.r, nil
+}
+
+// recompression is the SVD of the core of a product of stacked factors:
+// with us = Q_u R_u (m x kk) and vs = Q_v R_v (n x kk), R_u R_v^T =
+// X S Y^T (x kk x kk, yt = Y^T), and r the smallest rank whose Frobenius
+// error, the root of the sum of the squared singular values from r on, is
+// at most the accuracy asked.
+type recompression struct {
+	m, n, kk, r int
+	us, vs      []float64 // Q_u, Q_v
+	s, x, yt    []float64
+}
+
+// core factors us (m x kk) and vs (n x kk) in place, their Q factors
+// replacing them, and returns the SVD of R_u R_v^T truncated at tol.
+func (c Compressor) core(m, n, kk int, us, vs []float64, tol float64) (recompression, error) {
 	ru := make([]float64, kk*kk)
 	rv := make([]float64, kk*kk)
 	c.L.QR(m, kk, us, ru)
 	c.L.QR(n, kk, vs, rv)
 	c.K.Dtrmm(blas.Right, blas.Upper, blas.Trans, blas.NonUnit, kk, kk, 1, rv, kk, ru, kk)
-	s := make([]float64, kk)
-	x := make([]float64, kk*kk)
-	yt := make([]float64, kk*kk)
-	if !c.L.SVD(kk, kk, ru, s, x, yt) {
-		return 0, errNoConvergence(kk)
+	q := recompression{m: m, n: n, kk: kk, us: us, vs: vs,
+		s: make([]float64, kk), x: make([]float64, kk*kk), yt: make([]float64, kk*kk)}
+	if !c.L.SVD(kk, kk, ru, q.s, q.x, q.yt) {
+		return q, errNoConvergence(kk)
 	}
-	sq := make([]float64, kk)
-	for i, v := range s {
-		sq[i] = v * v
-	}
-	r := tailRank(sq, tol)
-	if r > f.MaxRank {
-		return -r, nil
-	}
+	q.r = svRank(q.s, tol)
+	return q, nil
+}
+
+// factors writes the rank-r factors U = Q_u X_r S_r (u, m x r) and V =
+// Q_v Y_r (v, n x r) of q; X's first r columns are scaled by S in place.
+func (c Compressor) factors(q recompression, r int, u, v []float64) {
+	m, n, kk := q.m, q.n, q.kk
 	for j := 0; j < r; j++ {
 		for i := 0; i < kk; i++ {
-			x[i+j*kk] *= s[j]
+			q.x[i+j*kk] *= q.s[j]
 		}
 	}
-	u, v := f.Factors(buf, r)
-	c.K.Dgemm(blas.NoTrans, blas.NoTrans, m, r, kk, 1, us, m, x, kk, 0, u, m)
-	c.K.Dgemm(blas.NoTrans, blas.Trans, n, r, kk, 1, vs, n, yt, kk, 0, v, n)
-	return r, nil
+	c.K.Dgemm(blas.NoTrans, blas.NoTrans, m, r, kk, 1, q.us, m, q.x, kk, 0, u, m)
+	c.K.Dgemm(blas.NoTrans, blas.Trans, n, r, kk, 1, q.vs, n, q.yt, kk, 0, v, n)
 }

@@ -118,6 +118,17 @@ func tailRank(sq []float64, acc float64) int {
 	return k
 }
 
+// svRank returns the smallest k such that sum_{i >= k} s_i^2 <= acc^2:
+// the rank at which an SVD with singular values s (decreasing) is
+// truncated to Frobenius accuracy acc.
+func svRank(s []float64, acc float64) int {
+	sq := make([]float64, len(s))
+	for i, x := range s {
+		sq[i] = x * x
+	}
+	return tailRank(sq, acc)
+}
+
 // Compress writes into buf (format f) the approximation U V^T of the dense
 // M x N column-major tile a to the accuracy c.Acc, or a itself (dense)
 // when it needs a rank above f.MaxRank. a is destroyed. It returns the
@@ -174,11 +185,7 @@ func (c Compressor) Compress(f runtime.LowRank, a, buf []float64) (int, error) {
 		if !c.L.SVD(m, n, a, s, uu, vt) {
 			return 0, fmt.Errorf("tlr: SVD of a %dx%d tile did not converge", m, n)
 		}
-		sq := make([]float64, r)
-		for i, x := range s {
-			sq[i] = x * x
-		}
-		k = tailRank(sq, c.Acc)
+		k = svRank(s, c.Acc)
 		if k > f.MaxRank {
 			break
 		}
@@ -318,51 +325,24 @@ func (c Compressor) Gemm(fa runtime.LowRank, abuf []float64, fb runtime.LowRank,
 		us[m*t.k+i] = -x
 	}
 	copy(vs[n*t.k:], pv[:n*kp])
-	ru := make([]float64, kk*kk)
-	rv := make([]float64, kk*kk)
-	c.L.QR(m, kk, us, ru)
-	c.L.QR(n, kk, vs, rv)
-	core := make([]float64, kk*kk)
-	c.K.Dtrmm(blas.Right, blas.Upper, blas.Trans, blas.NonUnit, kk, kk, 1, rv, kk, copyInto(core, ru), kk)
-	s := make([]float64, kk)
-	x := make([]float64, kk*kk)
-	yt := make([]float64, kk*kk)
-	if !c.L.SVD(kk, kk, core, s, x, yt) {
-		return 0, fmt.Errorf("tlr: SVD of a %dx%d recompression core did not converge", kk, kk)
+	q, err := c.core(m, n, kk, us, vs, c.Acc)
+	if err != nil {
+		return 0, err
 	}
-	sq := make([]float64, kk)
-	for i, v := range s {
-		sq[i] = v * v
+	if q.r <= fc.MaxRank {
+		u, v := fc.Factors(cbuf, q.r)
+		c.factors(q, q.r, u, v)
+		return q.r, nil
 	}
-	r := tailRank(sq, c.Acc)
-	if r > fc.MaxRank {
-		if !fc.HoldsDense() {
-			return r, &RankError{Rank: r, MaxRank: fc.MaxRank, Format: fc}
-		}
-		full := make([]float64, m*n)
-		for j := 0; j < kk; j++ { // X S
-			for i := 0; i < kk; i++ {
-				x[i+j*kk] *= s[j]
-			}
-		}
-		// C = Q_u (X S Y^T) Q_v^T.
-		xs := make([]float64, m*kk)
-		c.K.Dgemm(blas.NoTrans, blas.NoTrans, m, kk, kk, 1, us, m, x, kk, 0, xs, m)
-		ys := make([]float64, n*kk)
-		c.K.Dgemm(blas.NoTrans, blas.Trans, n, kk, kk, 1, vs, n, yt, kk, 0, ys, n)
-		c.K.Dgemm(blas.NoTrans, blas.Trans, m, n, kk, 1, xs, m, ys, n, 0, full, m)
-		copy(fc.SetDense(cbuf), full)
-		return -1, nil
+	if !fc.HoldsDense() {
+		return q.r, &RankError{Rank: q.r, MaxRank: fc.MaxRank, Format: fc}
 	}
-	for j := 0; j < r; j++ {
-		for i := 0; i < kk; i++ {
-			x[i+j*kk] *= s[j]
-		}
-	}
-	u, v := fc.Factors(cbuf, r)
-	c.K.Dgemm(blas.NoTrans, blas.NoTrans, m, r, kk, 1, us, m, x, kk, 0, u, m)
-	c.K.Dgemm(blas.NoTrans, blas.Trans, n, r, kk, 1, vs, n, yt, kk, 0, v, n)
-	return r, nil
+	// C = (Q_u X S)(Q_v Y)^T at full rank.
+	xs := make([]float64, m*kk)
+	ys := make([]float64, n*kk)
+	c.factors(q, kk, xs, ys)
+	c.K.Dgemm(blas.NoTrans, blas.Trans, m, n, kk, 1, xs, m, ys, n, 0, fc.SetDense(cbuf), m)
+	return -1, nil
 }
 
 // GemmDense updates the dense M x N column-major tile cd (leading
@@ -382,11 +362,6 @@ func (c Compressor) subProduct(a, b view, cd []float64) {
 	} else if kp > 0 {
 		c.K.Dgemm(blas.NoTrans, blas.Trans, m, n, kp, -1, pu, m, pv, n, 1, cd, m)
 	}
-}
-
-func copyInto(dst, src []float64) []float64 {
-	copy(dst, src)
-	return dst
 }
 
 // Gemv computes y = y + alpha A x (trans NoTrans; x of N, y of M) or

@@ -314,6 +314,57 @@ func TestGemm(t *testing.T) {
 	}
 }
 
+// TestGemmRankAboveMax: a low-rank C of rank 12 minus a product of rank
+// 12 (random factors: rank 24 < nb = 40, so the stacked factors are
+// recompressed, not densified first) needs rank 24 > MaxRank. With
+// MaxRank 20 the format holds a dense tile and C - A B^T is stored dense;
+// with MaxRank 19 it does not and Gemm fails with a RankError of rank 24.
+func TestGemmRankAboveMax(t *testing.T) {
+	const nb, k = 40, 12
+	rng := rand.New(rand.NewPCG(5, 6))
+	lowRank := func(f runtime.LowRank) ([]float64, *mat.Dense) {
+		buf := make([]float64, f.Words())
+		u, v := f.Factors(buf, k)
+		for i := range u {
+			u[i] = rng.NormFloat64()
+		}
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		return buf, expand(f, buf)
+	}
+	for _, cp := range compressors(1e-9) {
+		for _, c := range []struct {
+			maxRank int
+			dense   bool
+		}{{nb / 2, true}, {nb/2 - 1, false}} {
+			t.Run(fmt.Sprintf("%s/maxrank=%d", name(cp), c.maxRank), func(t *testing.T) {
+				f := runtime.LowRank{M: nb, N: nb, MaxRank: c.maxRank}
+				abuf, a := lowRank(f)
+				bbuf, b := lowRank(f)
+				cbuf, cm := lowRank(f)
+				var want mat.Dense
+				want.Mul(a, b.T())
+				want.Sub(cm, &want)
+				r, err := cp.Gemm(f, abuf, f, bbuf, f, cbuf)
+				if !c.dense {
+					var re *RankError
+					if !errors.As(err, &re) || re.Rank != 2*k {
+						t.Fatalf("got rank %d, err %v; want a RankError of rank %d", r, err, 2*k)
+					}
+					return
+				}
+				if err != nil || r != -1 || !f.IsDense(cbuf) {
+					t.Fatalf("got rank %d, err %v; want dense", r, err)
+				}
+				if e := frobDiff(expand(f, cbuf), &want); e > 1e-12*mat.Norm(&want, 2) {
+					t.Errorf("||Gemm - dense||_F = %.3g of %.3g", e, mat.Norm(&want, 2))
+				}
+			})
+		}
+	}
+}
+
 // TestGemv: y + alpha op(A) x for a low-rank and a dense A equals the dense
 // product.
 func TestGemv(t *testing.T) {

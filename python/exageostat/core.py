@@ -216,6 +216,7 @@ class Fit:
         d["stderr"] = self.stderr if self.stderr is not None else np.nan
         ab = self.json.get("at_bound") or [""] * len(d)
         d["at_bound"] = ab[: len(d)] + [""] * (len(d) - len(ab))
+        d.loc[d.at_bound == "fixed", "stderr"] = np.nan  # a fixed parameter has none
         return d
 
     def predict(self, newdata, variance=None, draws=None, seed=None, **flags):

@@ -96,7 +96,8 @@ def test_interrupt_keeps_checkpoint_and_resumes(root, binary, tmp_path):
     """A KeyboardInterrupt (here raised by the progress callable at the 4th evaluation) stops
     the binary with one SIGINT: Interrupted carries the best fit so far and the checkpoint;
     resume= continues to the uninterrupted fit's theta and l."""
-    d = pd.read_csv(root / "testdata/r/profile_n200.csv", float_precision="round_trip")
+    # 900 points: the evaluations after the 4th take long enough for the SIGINT to land first
+    d = eg.simulate(n=900, theta=[1, 0.1, 0.5], seed=5, progress=False)
     seen = []
 
     def stop(line):

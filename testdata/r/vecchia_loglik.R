@@ -37,17 +37,16 @@
 # sets).
 #
 # Outputs (testdata/r/):
-#   vecchia_loglik.csv: data,m,covfun,case,sigma2,beta,nu,tau2,loglik,
-#     loglik_base_r,loglik_profile,beta_hat
-#     - loglik: vecchia_meanzero_loglik (zero mean, ungrouped);
-#     - loglik_base_r: the same by base R (dense conditionals);
-#     - loglik_profile: vecchia_profbeta_loglik with X = 1 (constant mean,
-#       GLS-profiled, no REML), beta_hat its estimate.
+#   vecchia_loglik.json: per case (data, m, covfun, case, theta, covparms):
+#     - loglik_meanzero: vecchia_meanzero_loglik (zero mean, ungrouped);
+#     - loglik_meanzero_base_r: the same by base R (dense conditionals);
+#     - loglik, beta_hat, grad_*, info_*: vecchia_profbeta_loglik_grad_info
+#       with X = 1 (constant mean, GLS-profiled, no REML, ungrouped): l,
+#       the mean, the gradient and the Fisher information in covparms and
+#       in theta (over theta_names: nu is not a parameter of the
+#       exponential).
 #     GpGp's grouped likelihoods are not written: its grouping
 #     (group_obs) is not pkg/vecchia's, so they would compare nothing.
-#   vecchia_grad_info.json: per case, vecchia_profbeta_loglik_grad_info's
-#     loglik, grad and info (constant mean, ungrouped), in covparms and in
-#     theta (over theta_names: nu is not a parameter of the exponential).
 options(digits = 17)
 args <- commandArgs(trailingOnly = TRUE)
 outdir <- "testdata/r"
@@ -127,7 +126,7 @@ cases <- list(
   list(covfun = "matern_isotropic", theta = c(0.8, 0.2, 0.7, 0.4)),
   list(covfun = "matern_isotropic", theta = c(1, 0.1, 0.5, 0.1))
 )
-rows <- list(); js <- list()
+js <- list()
 for (nm in names(datasets)) {
   d <- read.csv(file.path(outdir, paste0("vecchia_", nm, ".csv")))
   s <- read_sets(file.path(outdir, paste0("vecchia_", nm, "_sets.txt")))
@@ -157,14 +156,11 @@ for (nm in names(datasets)) {
       p <- if (cs$covfun == "matern_isotropic") c(th[1:3], th[4] / th[1]) else c(th[1:2], th[4] / th[1])
       l0 <- vecchia_meanzero_loglik(p, cs$covfun, z, locs, NN)$loglik
       lb <- base_vecchia(p, cs$covfun == "matern_isotropic", locs, z, NN)
-      pb <- vecchia_profbeta_loglik(p, cs$covfun, z, X, locs, NN)
       cat(sprintf("%s m=%d case %d %s: l %.12f base R %.12f (rel %.1e)\n", nm, m, ci, cs$covfun, l0, lb, abs(l0 - lb) / abs(l0)))
-      rows[[length(rows) + 1]] <- data.frame(data = nm, m = m, covfun = cs$covfun, case = ci,
-        sigma2 = th[1], beta = th[2], nu = th[3], tau2 = th[4], loglik = l0, loglik_base_r = lb,
-        loglik_profile = pb$loglik, beta_hat = pb$betahat[1])
       gi <- vecchia_profbeta_loglik_grad_info(p, cs$covfun, z, X, locs, NN)
       e <- list(data = I(nm), m = I(m), covfun = I(cs$covfun), case = I(ci), theta = th, covparms = p,
-                loglik = I(gi$loglik), grad_covparms = drop(gi$grad), info_covparms = gi$info)
+                loglik_meanzero = I(l0), loglik_meanzero_base_r = I(lb), loglik = I(gi$loglik),
+                beta_hat = I(gi$betahat[1]), grad_covparms = drop(gi$grad), info_covparms = gi$info)
       J <- jac(th, length(p))
       e$theta_names <- if (length(p) == 4) c("sigma2", "beta", "nu", "tau2") else c("sigma2", "beta", "tau2")
       e$grad_theta <- drop(t(J) %*% drop(gi$grad)); e$info_theta <- t(J) %*% gi$info %*% J
@@ -172,8 +168,5 @@ for (nm in names(datasets)) {
     }
   }
 }
-df <- do.call(rbind, rows)
-df[] <- lapply(df, function(c) if (is.numeric(c)) num2str(c) else c)
-write.csv(df, file.path(outdir, "vecchia_loglik.csv"), row.names = FALSE, quote = FALSE)
-writeLines(to_json(js), file.path(outdir, "vecchia_grad_info.json"))
-cat("wrote vecchia_loglik.csv and vecchia_grad_info.json\n")
+writeLines(to_json(js), file.path(outdir, "vecchia_loglik.json"))
+cat("wrote vecchia_loglik.json\n")

@@ -1,0 +1,3 @@
+library(testthat)
+library(exageostat)
+test_check("exageostat")
