@@ -3,12 +3,13 @@
 
 GO      ?= go
 BIN     := bin/exageostat
-# Build tags: mpi when OpenMPI is installed (scripts/deps.sh installs it),
-# decided when the recipe runs, after deps. `make build TAGS=` builds
-# without MPI.
-TAGS    ?= $$(pkg-config --exists ompi 2>/dev/null && echo mpi)
+# Build tags: mpi when OpenMPI is installed, gdal when GDAL is
+# (gdal-config; scripts/deps.sh installs both), decided when the recipe
+# runs, after deps. `make build TAGS=` builds without MPI and GDAL.
+TAGS    ?= $$(pkg-config --exists ompi 2>/dev/null && echo mpi) $$(command -v gdal-config >/dev/null && echo gdal)
 # How much `make test` fuzzes each reader of user input (the CSV readers,
-# the fit config, the cluster file, the fit result), one target per run: a
+# the fit config, the cluster file, the fit result, the checkpoint, the
+# performance-model file, the trace, the sets file), one target per run: a
 # count of inputs, not a duration. A duration races Go 1.26's fuzz
 # coordinator at its deadline (golang/go#75804: a spurious "context
 # deadline exceeded" failure on a loaded machine, seen here once); 10000
@@ -30,7 +31,7 @@ RLIB     := bin/test/rlib
 # binary re-executes itself without it, tests run with it unset.
 unexport OPENBLAS_CORETYPE
 
-.PHONY: all deps build run test bench vet fmt clean cuda cuda-check gpu-pack check-r
+.PHONY: all deps build run test bench vet fmt clean cuda cuda-check gpu-pack check-r docs
 
 all: build
 
@@ -60,6 +61,11 @@ test: deps vet
 	$(GO) run ./scripts/funclen cmd pkg
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags purego ./pkg/linalg/... ./pkg/kernels/... ./pkg/cholesky/... ./pkg/likelihood/...
+	@if command -v gdal-config >/dev/null; then \
+	  set -x; $(GO) vet -tags gdal ./pkg/gdal/ ./pkg/job/ ./cmd/exageostat/ && \
+	  $(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags gdal ./pkg/gdal/ && \
+	  $(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags gdal -run 'Raster|Block|Walkthrough' ./pkg/job/; \
+	else echo "make test: no gdal-config: the GIS tests (-tags gdal) not run (scripts/deps.sh installs libgdal-dev)"; fi
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -race ./pkg/runtime/... ./pkg/cholesky/... ./pkg/comm/... ./pkg/solve/... ./pkg/likelihood/... ./pkg/predict/... ./pkg/job/...
 	$(GO) build -o /dev/null ./cmd/exageostat
 	$(GO) build -tags "$(TAGS)" -o $(FRONTBIN) ./cmd/exageostat
@@ -72,6 +78,9 @@ test: deps vet
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzLoadCluster$$' -fuzztime=$(FUZZTIME) ./pkg/config
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadFitResult$$' -fuzztime=$(FUZZTIME) ./pkg/job
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./pkg/vecchia/neighbors
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadCheckpoint$$' -fuzztime=$(FUZZTIME) ./pkg/job
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./pkg/perfmodel
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzReadChrome$$' -fuzztime=$(FUZZTIME) ./pkg/trace
 	CGO_ENABLED=0 $(GO) build -tags purego ./pkg/runtime/... ./pkg/linalg/... ./pkg/kernels/... ./pkg/tile/... ./pkg/cholesky/... ./pkg/likelihood/... ./pkg/matern/... ./pkg/dataset/...
 
 # R CMD check of the R front-end (r/), its tests and examples run against
@@ -131,6 +140,12 @@ gpu-pack: deps
 
 fmt:
 	gofmt -w cmd pkg
+
+# The command reference, generated from the commands' flags and help
+# (cobra/doc): markdown in docs/commands, man pages in docs/man. make test
+# fails when it is not current (TestCommandReference).
+docs:
+	$(GO) test -count=1 -run '^TestCommandReference$$' ./cmd/exageostat -update-reference
 
 clean:
 	rm -rf bin gpu-pack

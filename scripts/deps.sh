@@ -3,7 +3,8 @@
 # Idempotent: does nothing (and needs no network) when all are present.
 set -euo pipefail
 
-pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3
+# libgdal-dev and gdal-bin: the GIS files (the gdal build tag, pkg/gdal; gdalinfo in the walk-through).
+pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi-bin python3 libgdal-dev gdal-bin
       # the Python front-end (python/) and its tests: pandas, pytest, a venv
       # with pip for the install test, xarray grids and geopandas points
       python3-numpy python3-pandas python3-pytest python3-venv python3-pip python3-setuptools

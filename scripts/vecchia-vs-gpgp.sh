@@ -22,15 +22,17 @@
 #     differ by the grouping only;
 #   - for N <= 3600 (or EXACT=1) the exact fit with the same model.
 # matern estimates (sigma2, beta, nu, tau2); exponential fixes nu = 0.5.
-# Each program's wall time and peak RSS come from /usr/bin/time; the load
+# Each program's wall time, CPU time (user + system: what a busy box
+# distorts least) and peak RSS come from /usr/bin/time; the load
 # before and after is recorded. OUTDIR/summary.json (also printed) has,
 # per GpGp run, the estimates side by side, each difference in our
 # standard errors, with the exact fit their relative differences from the
 # exact MLE and their distances from it in its standard errors, and the
-# time (wall, GpGp's fit_model against our whole fit) and memory ratios.
+# time (wall, CPU, GpGp's fit_model against our whole fit) and memory
+# ratios.
 # EXAGEOSTAT names the binary (default bin/exageostat).
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n '2,31p' "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,33p' "$0"; exit 2; }
 n=$1 kernel=$2 rlib=$3
 out=${4:-vecchia-vs-gpgp-$n-$kernel}
 bin=${EXAGEOSTAT:-bin/exageostat}
@@ -48,7 +50,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 timed() { # name command...: wall seconds and peak RSS (KB) into $out/name.time
   local name=$1; shift
   echo "load $(load)" >"$out/$name.load"
-  /usr/bin/time -f '%e %M' -o "$out/$name.time" "$@" >"$out/$name.log" 2>&1 ||
+  /usr/bin/time -f '%e %M %U %S' -o "$out/$name.time" "$@" >"$out/$name.log" 2>&1 ||
     { echo "vecchia-vs-gpgp: $name failed, see $out/$name.log" >&2; exit 1; }
   echo "load $(load)" >>"$out/$name.load"
 }
@@ -82,9 +84,10 @@ def path(name, ext=".json"):
 def load(name):
     return json.load(open(path(name))) if os.path.exists(path(name)) else None
 def timed(name):
-    wall, rss = open(path(name, ".time")).read().split()[-2:]
+    wall, rss, user, system = open(path(name, ".time")).read().split()[-4:]
     loads = [l.split()[1:] for l in open(path(name, ".load"))]
-    return {"wall_s": float(wall), "peak_rss_bytes": int(rss) * 1024, "load_before": loads[0], "load_after": loads[-1]}
+    return {"wall_s": float(wall), "cpu_s": float(user) + float(system), "peak_rss_bytes": int(rss) * 1024,
+            "load_before": loads[0], "load_after": loads[-1]}
 o, ex = load("ours"), load("exact")
 # Ours: theta = (sigma2, beta, nu, tau2); GpGp's exponential has no nu.
 idx = [0, 1, 2, 3] if kernel == "matern" else [0, 1, 3]
@@ -117,7 +120,8 @@ for name in ["gpgp", "gpgp_oursets"]:
     s[name] = dict(tg, sets=g["sets"], seconds_fit=g["seconds_fit"], loglik=g["loglik"], mean=g["beta_hat"][0],
                    converged=g["converged"], estimates=rows,
                    max_diff_in_se=max(r["diff_in_se"] for r in rows),
-                   speedup_wall=tg["wall_s"] / to["wall_s"], speedup_fit=g["seconds_fit"] / o["seconds"],
+                   speedup_wall=tg["wall_s"] / to["wall_s"], speedup_cpu=tg["cpu_s"] / to["cpu_s"],
+                   speedup_fit=g["seconds_fit"] / o["seconds"],
                    memory_ratio=to["peak_rss_bytes"] / tg["peak_rss_bytes"])
 if ex:
     s["exact"] = dict(timed("exact"), loglik=ex["loglik"], seconds=ex["seconds"])

@@ -164,7 +164,7 @@ func TestAnisoCLI(t *testing.T) {
 		{name: "aniso lon lat", args: []string{"fit", "--data", "@ll.csv", "--kernel", "aniso-matern"}, files: map[string]string{"ll.csv": ll}, want: "not on lon,lat with great-circle distances"},
 		{name: "aniso predict lon lat", args: []string{"predict", "--data", "@ll.csv", "--kernel", "aniso-matern", "--theta", "1,100,0.5,1,2", "--at", "@ll.csv", "--out", "p.csv"},
 			files: map[string]string{"ll.csv": ll}, want: "not on lon,lat with great-circle distances"},
-		{name: "aniso 3D", args: []string{"fit", "--data", "@d3.csv", "--kernel", "aniso-matern"}, files: map[string]string{"d3.csv": d3}, want: "takes 2D locations x,y"},
+		{name: "aniso 3D", args: []string{"fit", "--data", "@d3.csv", "--coords", "x,y,depth", "--kernel", "aniso-matern"}, files: map[string]string{"d3.csv": d3}, want: "takes 2D locations x,y"},
 		{name: "aniso ci profile", args: []string{"fit", "--data", "@d.csv", "--kernel", "aniso-matern", "--ci", "profile"}, want: "profile"},
 	})
 }

@@ -110,12 +110,24 @@ func readColumns(t *testing.T, path string) map[string][]float64 {
 // maxDiff returns max |a_i - b_i|.
 func maxDiff(t *testing.T, a, b []float64) float64 {
 	t.Helper()
+	return diffBy(t, a, b, func(float64) float64 { return 1 })
+}
+
+// relDiff returns max |a_i - b_i| / |b_i|.
+func relDiff(t *testing.T, a, b []float64) float64 {
+	t.Helper()
+	return diffBy(t, a, b, math.Abs)
+}
+
+// diffBy returns max |a_i - b_i| / scale(b_i).
+func diffBy(t *testing.T, a, b []float64, scale func(float64) float64) float64 {
+	t.Helper()
 	if len(a) != len(b) || len(a) == 0 {
 		t.Fatalf("lengths %d and %d", len(a), len(b))
 	}
 	d := 0.0
 	for i := range a {
-		d = math.Max(d, math.Abs(a[i]-b[i]))
+		d = math.Max(d, math.Abs(a[i]-b[i])/scale(b[i]))
 	}
 	return d
 }

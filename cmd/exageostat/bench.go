@@ -58,8 +58,8 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
 			if o.NB < 0 {
 				return badInput("bench cholesky: --nb must be >= 1, or 0 for the automatic tile size (got %d)", o.NB)
 			}
-			if o.Workers < 1 {
-				return badInput("bench cholesky: --workers must be >= 1 (got %d)", o.Workers)
+			if o.Workers < 1 || o.Workers > config.MaxWorkers {
+				return badInput("bench cholesky: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			}
 			if o.Reps < 1 {
 				return badInput("bench cholesky: --reps must be >= 1 (got %d)", o.Reps)
@@ -137,8 +137,8 @@ func newBenchRuntimeCmd() *cobra.Command {
 			switch {
 			case tasks < 1:
 				return badInput("bench runtime: --tasks must be >= 1 (got %d)", tasks)
-			case workers < 1:
-				return badInput("bench runtime: --workers must be >= 1 (got %d)", workers)
+			case workers < 1 || workers > config.MaxWorkers:
+				return badInput("bench runtime: --workers must be in [1, %d] (got %d)", config.MaxWorkers, workers)
 			}
 			r := bench.RuntimeOverhead(tasks, workers, 5)
 			return emitBench(asJSON, r, 1, workers, func() error {
@@ -199,7 +199,7 @@ exact computation only, no reference).`,
   exageostat bench likelihood --n 8192 --pin both --reps 6`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench likelihood", "theta", thetaS)
 			if err != nil {
 				return err
 			}
@@ -221,8 +221,8 @@ exact computation only, no reference).`,
 				return badInput("bench likelihood: --n must be >= 3 (got %d)", o.N)
 			case o.NB < 1:
 				return badInput("bench likelihood: --nb must be >= 1 (got %d)", o.NB)
-			case o.Workers < 1:
-				return badInput("bench likelihood: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench likelihood: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1:
 				return badInput("bench likelihood: --reps must be >= 1 (got %d)", o.Reps)
 			case len(th) != 3:
@@ -273,7 +273,7 @@ exact computation only, no reference).`,
 				return err
 			}
 			return emitBench(asJSON, r, 1, o.Workers, func() error {
-				fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s (median of %d)\n", r.N, r.NB, r.Workers, formatFloats(r.Theta), r.Reps)
+				fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s (median of %d)\n", r.N, r.NB, r.Workers, config.FormatFloats(r.Theta), r.Reps)
 				fmt.Printf("  runtime DAG   %.4f s per evaluation (min %.4f, max %.4f)  l=%.10f\n", r.Seconds, r.Wall.Min, r.Wall.Max, r.LogLik)
 				fmt.Printf("  overlap %s\n", r.Overlap)
 				fmt.Printf("  floor (Cholesky flops at dgemm %.1f GFLOP/s on %d threads + generation busy / %d workers): median %.4f s, wall/floor %.2fx\n",
@@ -389,7 +389,7 @@ func pinBench(o bench.LikelihoodOptions, place, pin func(*runtime.Options), note
 	}
 	return emitBench(asJSON, r, 1, o.Workers, func() error {
 		fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s, pinned (%s) vs not, %d pairs alternated\n",
-			r.N, r.NB, r.Workers, formatFloats(r.Theta), r.PinNote, r.Reps)
+			r.N, r.NB, r.Workers, config.FormatFloats(r.Theta), r.PinNote, r.Reps)
 		fmt.Printf("  pinned   %.4f s per evaluation (min %.4f, max %.4f)\n", r.Pinned.Median, r.Pinned.Min, r.Pinned.Max)
 		fmt.Printf("  unpinned %.4f s per evaluation (min %.4f, max %.4f)\n", r.Unpinned.Median, r.Unpinned.Min, r.Unpinned.Max)
 		pairs := make([]string, len(r.Ratios))

@@ -122,7 +122,7 @@ func TestBenchOverlapJSON(t *testing.T) {
 		want string
 	}{
 		{[]string{"--reps", "0"}, "--reps must be in [1, 100] (got 0)"},
-		{[]string{"--workers", "0"}, "--workers must be >= 1 (got 0)"},
+		{[]string{"--workers", "0"}, "--workers must be in [1, 4096] (got 0)"},
 		{[]string{"--plot", "fig.pdf"}, `--plot "fig.pdf": want a .svg or .png file name`},
 		{[]string{"--plot", "/no/such/dir/f.svg"}, "no directory /no/such/dir"},
 		{[]string{"--theta", "1,0.1"}, "--theta needs sigma2, beta, nu > 0"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
@@ -67,13 +68,9 @@ at every --nb) for a cluster file's perfmodel key.`,
 }
 
 func runBenchGrain(c *cobra.Command, gf *grainFlags) error {
-	var nbs []int
-	for _, s := range strings.Split(gf.nbs, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || v < 1 || v > 8192 {
-			return badInput("bench grain: --nb: %q is not a tile size in [1, 8192]", s)
-		}
-		nbs = append(nbs, v)
+	nbs, err := parseInts("bench grain", "nb", gf.nbs, "a tile size", 1, 8192)
+	if err != nil {
+		return err
 	}
 	if gf.n < 1 {
 		return badInput("bench grain: --n must be >= 1 (got %d)", gf.n)
@@ -91,7 +88,7 @@ func runBenchGrain(c *cobra.Command, gf *grainFlags) error {
 	}
 	cl, err := perfmodel.LoadCluster(gf.cfg, 0)
 	if err != nil {
-		return &inputError{err}
+		return &job.InputError{Err: err}
 	}
 	if len(cl.Groups) == 0 {
 		return badInput("bench grain: %s has no [[group]] tables", gf.cfg)

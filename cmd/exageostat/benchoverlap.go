@@ -13,6 +13,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/plot"
@@ -71,7 +72,7 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
   exageostat bench overlap --cluster configs/cluster-4chifflet.toml --n 96960 --plot fig5-sim.svg`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench overlap", "theta", thetaS)
 			if err != nil {
 				return err
 			}
@@ -87,8 +88,8 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
 				return badInput("bench overlap: --n must be >= 3 (got %d)", o.N)
 			case o.NB < 0:
 				return badInput("bench overlap: --nb must be >= 1, or 0 for the automatic tile size (got %d)", o.NB)
-			case o.Workers < 1:
-				return badInput("bench overlap: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench overlap: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1 || o.Reps > maxOverlapReps:
 				return badInput("bench overlap: --reps must be in [1, %d] (got %d)", maxOverlapReps, o.Reps)
 			case len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0):
@@ -147,7 +148,7 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
 // printOverlap prints the ablation table.
 func printOverlap(w io.Writer, r *bench.OverlapResult) {
 	fmt.Fprintf(w, "overlap ablation (seed 000, Figure 5): n=%d nb=%d ranks=%d workers=%d theta=%s, core %s, dgemm %.1f GFLOP/s, median of %d\n",
-		r.N, r.NB, r.Ranks, r.Workers, formatFloats(r.Theta), r.Core, r.Dgemm, r.Reps)
+		r.N, r.NB, r.Ranks, r.Workers, config.FormatFloats(r.Theta), r.Core, r.Dgemm, r.Reps)
 	fmt.Fprintf(w, "  %-20s %8s %17s %9s %9s %7s %8s %8s %7s\n", "step", "seconds", "(min - max)", "vs prev", "vs sync", "util", "util90", "floor", "/floor")
 	for _, s := range r.Steps {
 		fmt.Fprintf(w, "  %-20s %8.4f %8.4f - %6.4f %+8.1f%% %+8.1f%% %6.1f%% %7.1f%% %8.4f %6.2fx\n",

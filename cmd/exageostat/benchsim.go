@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
@@ -56,14 +55,11 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
   mpirun -np 2 exageostat bench simulator --n 4096,8192 --nb 512 --workers 1 --json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			for _, f := range strings.Split(sizes, ",") {
-				n, err := strconv.Atoi(strings.TrimSpace(f))
-				if err != nil || n < 3 || n > maxSimCheckN {
-					return badInput("bench simulator: --n: %q is not a size in [3, %d]", f, maxSimCheckN)
-				}
-				o.N = append(o.N, n)
+			var err error
+			if o.N, err = parseInts("bench simulator", "n", sizes, "a size", 3, maxSimCheckN); err != nil {
+				return err
 			}
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench simulator", "theta", thetaS)
 			if err != nil {
 				return err
 			}
@@ -74,8 +70,8 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 			switch {
 			case o.NB < 1 || o.NB > maxCalibrateNB:
 				return badInput("bench simulator: --nb must be in [1, %d] (got %d)", maxCalibrateNB, o.NB)
-			case o.Workers < 1:
-				return badInput("bench simulator: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench simulator: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1 || o.Reps > maxSimCheckReps:
 				return badInput("bench simulator: --reps must be in [1, %d] (got %d)", maxSimCheckReps, o.Reps)
 			case o.CalReps < 1 || o.CalReps > maxCalibrateReps:
@@ -129,7 +125,7 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 		caches = "cold"
 	}
 	fmt.Fprintf(w, "simulator vs real runs: %d rank(s) x %d workers, nb=%d, theta=%s, kernels %s (%s), median of %d evaluations, calibrated on %s caches\n",
-		r.Ranks, r.Workers, r.NB, formatFloats(r.Theta), r.Kernels, r.Core, r.Reps, caches)
+		r.Ranks, r.Workers, r.NB, config.FormatFloats(r.Theta), r.Kernels, r.Core, r.Reps, caches)
 	if r.Ranks > 1 {
 		how := "given"
 		if r.NetworkMeasured {

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 )
@@ -33,17 +32,13 @@ goal).`,
   exageostat bench tlr --n 16000 --nb-sweep 500,800,1200,1600 --json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench tlr", "theta", thetaS)
 			if err != nil {
 				return err
 			}
 			o.Theta = th
-			for _, f := range strings.Split(sweep, ",") {
-				nb, err := strconv.Atoi(strings.TrimSpace(f))
-				if err != nil || nb < 16 || nb > 8192 {
-					return badInput("bench tlr: --nb-sweep: %q is not a tile size in [16, 8192]", f)
-				}
-				o.NB = append(o.NB, nb)
+			if o.NB, err = parseInts("bench tlr", "nb-sweep", sweep, "a tile size", 16, 8192); err != nil {
+				return err
 			}
 			sort.Ints(o.NB)
 			switch {
@@ -51,8 +46,8 @@ goal).`,
 				return badInput("bench tlr: --theta needs sigma2, beta > 0 and nu in (0, 30]")
 			case o.N < 64 || o.N > 1000000:
 				return badInput("bench tlr: --n must be in [64, 1000000] (got %d)", o.N)
-			case o.Workers < 1:
-				return badInput("bench tlr: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench tlr: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1 || o.Reps > 100:
 				return badInput("bench tlr: --reps must be in [1, 100] (got %d)", o.Reps)
 			case !(o.Accuracy > 0 && o.Accuracy < 1):
@@ -68,7 +63,7 @@ goal).`,
 			}
 			return emitBench(asJSON, r, 1, o.Workers, func() error {
 				fmt.Printf("TLR tile size: model vs sweep, N=%d, accuracy %g, theta=%s, %d workers, median of %d\n",
-					r.N, r.Accuracy, formatFloats(r.Theta), r.Workers, o.Reps)
+					r.N, r.Accuracy, config.FormatFloats(r.Theta), r.Workers, o.Reps)
 				fmt.Printf("  %6s %10s %21s %10s %8s\n", "nb", "seconds", "(min - max)", "mean rank", "max rank")
 				for _, row := range r.Rows {
 					mark := ""

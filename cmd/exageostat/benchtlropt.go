@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -21,15 +21,7 @@ func parseCounts(flag, s string, lo, hi int) ([]int, error) {
 	if s = strings.TrimSpace(s); s == "" || s == "none" {
 		return nil, nil
 	}
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < lo || v > hi {
-			return nil, badInput("bench tlr-opt: --%s: %q is not an integer in [%d, %d]", flag, f, lo, hi)
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return parseInts("bench tlr-opt", flag, s, "an integer", lo, hi)
 }
 
 func newBenchTLROptCmd() *cobra.Command {
@@ -61,7 +53,7 @@ bound what any number of workers can do.`,
   exageostat bench tlr-opt --n 8000 --nb 400 --lookahead 1 --hpotrf 100 --sim-ranks 4,16 --json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench tlr-opt", "theta", thetaS)
 			if err != nil {
 				return err
 			}
@@ -93,8 +85,8 @@ bound what any number of workers can do.`,
 				return badInput("bench tlr-opt: --n must be in [64, 1000000] (got %d)", o.N)
 			case o.NB < 16 || o.NB > 8192:
 				return badInput("bench tlr-opt: --nb must be in [16, 8192] (got %d)", o.NB)
-			case o.Workers < 1:
-				return badInput("bench tlr-opt: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench tlr-opt: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1 || o.Reps > 100:
 				return badInput("bench tlr-opt: --reps must be in [1, 100] (got %d)", o.Reps)
 			case !(o.Accuracy > 0 && o.Accuracy < 1):
@@ -114,7 +106,7 @@ bound what any number of workers can do.`,
 			}
 			return emitBench(asJSON, r, 1, o.Workers, func() error {
 				fmt.Printf("%s optimisations (seed 002), N=%d nb=%d (NT=%d), accuracy %g, theta=%s, %d workers, median of %d; rank mean %.1f max %d\n",
-					r.Computation, r.N, r.NB, r.NT, r.Accuracy, formatFloats(r.Theta), r.Workers, o.Reps, r.MeanRank, r.MaxRank)
+					r.Computation, r.N, r.NB, r.NT, r.Accuracy, config.FormatFloats(r.Theta), r.Workers, o.Reps, r.MeanRank, r.MaxRank)
 				fmt.Printf("  %-26s %9s %21s %8s %20s %10s %6s %9s %9s %9s %9s", "variant", "seconds", "(min - max)", "speedup", "l", "rel diff", "util", "chol busy", "potrf s", "work s", "crit path")
 				for _, w := range o.SimWorkers {
 					fmt.Printf("  sim %2dw (x)", w)

@@ -31,7 +31,7 @@ kernels traced by name).`,
   exageostat bench tracing --n 8000 --nb 800 --workers 2 --reps 5 --computation tlr`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("theta", thetaS)
+			th, err := parseFloats("bench tracing", "theta", thetaS)
 			if err != nil {
 				return err
 			}
@@ -42,8 +42,8 @@ kernels traced by name).`,
 				return badInput("bench tracing: --n must be in [3, 200000] (got %d)", o.N)
 			case o.NB < 1 || o.NB > o.N:
 				return badInput("bench tracing: --nb must be in [1, n] (got %d)", o.NB)
-			case o.Workers < 1:
-				return badInput("bench tracing: --workers must be >= 1 (got %d)", o.Workers)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench tracing: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1:
 				return badInput("bench tracing: --reps must be >= 1 (got %d)", o.Reps)
 			}

@@ -186,7 +186,7 @@ func TestBenchSimulatorBadInput(t *testing.T) {
 		{[]string{"--n", "2"}, `--n: "2" is not a size in [3, 32768]`},
 		{[]string{"--n", "100,x"}, `--n: "x" is not a size`},
 		{[]string{"--nb", "0"}, "--nb must be in [1, 4096] (got 0)"},
-		{[]string{"--workers", "0"}, "--workers must be >= 1 (got 0)"},
+		{[]string{"--workers", "0"}, "--workers must be in [1, 4096] (got 0)"},
 		{[]string{"--reps", "0"}, "--reps must be in [1, 100]"},
 		{[]string{"--theta", "1,0.1"}, "--theta needs sigma2, beta > 0 and nu in (0, 30]"},
 		{[]string{"--bandwidth", "0"}, "--bandwidth must be > 0"},

@@ -69,7 +69,7 @@ func loadModel(cmd, path string, n int, nb *int) (config.Cluster, error) {
 	}
 	cl, err := perfmodel.LoadCluster(path, *nb)
 	if err != nil {
-		return cl, &inputError{err}
+		return cl, &job.InputError{Err: err}
 	}
 	if len(cl.Groups) == 0 {
 		return cl, badInput("%s: %s has no [[group]] tables: the simulation needs node groups with task durations", cmd, path)

@@ -7,14 +7,12 @@ const kernelsHelp = "covariance: matern, powexp, spacetime-matern, bivariate-mat
 // columns of a data file and the space-time kernel.
 const dataColumnsHelp = `
 
-Columns of a data file: x,y (or lon,lat) first, then in any order t or
-time (the time of the observation), a third coordinate depth, height,
-elevation or elev (3D Euclidean distance, planar x,y only), and the
-observation value or obs. A column named z is the observation unless a
-column is named value or obs, when z is the third coordinate: x,y,z and
-x,y,t,z hold the observation in z, x,y,z,value and x,y,depth,value are 3D
-locations. Prediction locations (--at) have the same columns as the data
-(their observation column, if any, is not read).
+Columns of a data file: the coordinates x,y (or lon,lat), the observation
+(z, value or obs), a time t or time, covariates named by --mean; a third
+coordinate only with --coords X,Y,Z (3D Euclidean distances, planar x,y
+only), e.g. --coords x,y,depth for a file x,y,depth,value. Prediction
+locations (--at) have the same columns as the data (their observation
+column, if any, is not read). See "Columns by role" below.
 
 Space-time (--kernel spacetime-matern, data with a t column): ExaGeoStat's
 univariate_spacetime_matern_stationary (Gneiting 2002, eq. 16 with d = 2),

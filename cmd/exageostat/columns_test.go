@@ -54,8 +54,9 @@ func TestSpaceTimeCLI(t *testing.T) {
 	}
 }
 
-// Test3DCLI: a file x,y,depth,value is fitted with 3D distances and
-// predicted at x,y,depth; today's x,y,z files keep z as the observation.
+// Test3DCLI: a file x,y,depth,value is fitted with 3D distances when
+// --coords names the third coordinate (the fit: line and the JSON say 3D),
+// predicted at x,y,depth; without --coords depth is not read.
 func Test3DCLI(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
@@ -66,13 +67,21 @@ func Test3DCLI(t *testing.T) {
 		fmt.Fprintf(&b, "%g,%g,%g,%g\n", rng.Float64(), rng.Float64(), rng.Float64(), rng.NormFloat64())
 	}
 	data := writeFile(t, dir, "d3.csv", b.String())
-	stdout, stderr, code := run(t, bin, "fit", "--data", data, "--max-evals", "15")
-	if code != 0 || !strings.Contains(stdout, "loglik") {
+	res := filepath.Join(dir, "r.json")
+	stdout, stderr, code := run(t, bin, "fit", "--data", data, "--coords", "x,y,depth", "--max-evals", "15", "--json", res)
+	if code != 0 || !strings.Contains(stdout, "loglik") || !strings.Contains(stderr, "fit: N=80 3D (x,y,depth) ") {
 		t.Fatalf("fit exit %d: %s\n%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(res); !strings.Contains(string(b), `"dimensions": 3`) {
+		t.Errorf("the JSON does not say 3D:\n%s", b)
+	}
+	_, stderr, _ = run(t, bin, "fit", "--data", data, "--max-evals", "2")
+	if !strings.Contains(stderr, "columns not read: depth") || !strings.Contains(stderr, "fit: N=80 kernel") {
+		t.Errorf("without --coords: %s", stderr)
 	}
 	at := writeFile(t, dir, "at.csv", "x,y,depth\n0.5,0.5,0.2\n")
 	out := filepath.Join(dir, "p.csv")
-	if _, stderr, code := run(t, bin, "predict", "--data", data, "--theta", "1,0.1,0.5", "--at", at, "--out", out); code != 0 {
+	if _, stderr, code := run(t, bin, "predict", "--data", data, "--theta-from", res, "--at", at, "--out", out); code != 0 {
 		t.Fatalf("predict exit %d: %s", code, stderr)
 	}
 	got, _ := os.ReadFile(out)
@@ -99,8 +108,8 @@ func TestColumnsBadInput(t *testing.T) {
 		{name: "spacetime ub sep", args: []string{"fit", "--data", "@st.csv", "--kernel", "spacetime-matern", "--ub", "5,5,5,5,1,2,5", "--lb", "0.1,0.1,0.1,0.1,0.1,0.1,0.1"},
 			files: map[string]string{"st.csv": st}, want: `key "ub": bounds of sep must lie within (0, 1]`},
 		{name: "spacetime grid", args: []string{"fit", "--data", "@st.csv", "--kernel", "spacetime-matern", "--plot", "adir", "--grid", "5x5"}, files: map[string]string{"st.csv": st}, want: "--grid maps 2D locations"},
-		{name: "3D great circle", args: []string{"fit", "--data", "@d3.csv", "--distance", "gc"}, files: map[string]string{"d3.csv": d3}, want: "3D locations need --distance euclidean"},
-		{name: "unknown column", args: []string{"fit", "--data", "@u.csv"}, files: map[string]string{"u.csv": "x,y,vlaue\n1,2,3\n"}, want: `u.csv:1: header "x,y,vlaue": unknown column "vlaue"`},
+		{name: "3D great circle", args: []string{"fit", "--data", "@d3.csv", "--coords", "x,y,depth", "--distance", "gc"}, files: map[string]string{"d3.csv": d3}, want: "3D locations need --distance euclidean"},
+		{name: "unknown column", args: []string{"fit", "--data", "@u.csv"}, files: map[string]string{"u.csv": "x,y,vlaue\n1,2,3\n"}, want: `u.csv:1: header "x,y,vlaue": no observation column (z, value or obs): name it with --z COL`},
 		{name: "times with data", args: []string{"fit", "--data", "@st.csv", "--kernel", "spacetime-matern", "--times", "2"}, files: map[string]string{"st.csv": st}, want: "--times is for simulated data"},
 	})
 }

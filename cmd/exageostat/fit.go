@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,6 +21,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/stop"
 )
 
 // fitFlags holds the raw flag values that are not fields of config.Fit;
@@ -96,12 +98,30 @@ Slurm time limit): the search replays the evaluations already paid for
 at no cost, retracing the same path, and goes on, to the same theta and
 l as an uninterrupted run; the checkpoint goes on growing. A checkpoint
 of other data, or of other kernel, distance, nugget, lb, ub, start,
-search, tolerance, holdout or seed, is refused (exit status 2); nb,
-workers, ranks and max_evals may differ. SIGINT (Ctrl-C) or SIGTERM
-(scancel, mpirun) stops the search after the evaluation under way
-(a second signal stops at once): the best result so far is printed and
-written with status "interrupted", and the exit status is 130 (SIGINT)
-or 143 (SIGTERM).
+search, tolerance, holdout, seed, profile, mean, reml, computation (with
+tlr_accuracy, max_rank, mp_band, hpotrf, and nb for an approximate
+computation) is refused (exit status 2, naming the setting), as is a
+checkpoint whose values were edited (its digests; and the best evaluation
+is recomputed when the replay reaches it); workers, ranks and max_evals
+may differ. While a fit writes a checkpoint it holds its lock (FILE.lock):
+a second fit of the same checkpoint stops at once, naming the first.
+
+Stopping: SIGINT (Ctrl-C) or SIGTERM (scancel, a Slurm time limit,
+mpirun) asks for an orderly stop: the evaluation under way ends, or is
+given up if it cannot end within 20 s (half a second under mpirun, which
+kills its ranks a second after forwarding a signal; mpirun --mca
+odls_base_sigkill_timeout 30 gives more), then the best result so far is
+printed and written with status "interrupted", and the exit status is 130
+(SIGINT) or 143 (SIGTERM); a repeat within a second (Slurm signals twice)
+is the same request, a second signal later gives up the evaluation at
+once, a third exits at once. After the search, a signal gives up the
+assessment under way (kriging, standard errors, profile intervals,
+cross-validation): the estimate is written, exit status 143. --deadline
+(a duration such as 45m, a clock time 17:30, or a date 2026-11-26T17:30;
+by default the end of the Slurm job it runs in, read with squeue; none:
+no deadline) stops the search before an evaluation that would not end in
+time (the longest so far plus a quarter, and 2 s to write): status
+"deadline", exit status 143, and --resume goes on to the same result.
 
 A fit that is a result but perhaps not the maximum it looks like says so
 under the table and in the JSON ("converged", "at_bound", "warnings"), with
@@ -184,8 +204,8 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.StringVar(&cfg.Observations, "observations", "", "observations file, one value per line")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto (great-circle for lon,lat data)")
-	f.StringVar(&ff.lb, "lb", formatFloats(cfg.Lower), "lower bounds of theta; a 4th value (with --ub's) makes the nugget tau2 a parameter")
-	f.StringVar(&ff.ub, "ub", formatFloats(cfg.Upper), "upper bounds of theta (powexp: delta's default upper bound is 2; a 4th value bounds tau2)")
+	f.StringVar(&ff.lb, "lb", config.FormatFloats(cfg.Lower), "lower bounds of theta; a 4th value (with --ub's) makes the nugget tau2 a parameter")
+	f.StringVar(&ff.ub, "ub", config.FormatFloats(cfg.Upper), "upper bounds of theta (powexp: delta's default upper bound is 2; a 4th value bounds tau2)")
 	f.StringVar(&cfg.Start, "start", cfg.Start, "start: data (data-driven guess), lower (ExaGeoStat: the lower bounds) or values v1,v2,v3")
 	f.StringVar(&cfg.Search, "search", cfg.Search, "BOBYQA's search scale: log or linear; vecchia: fisher (Fisher scoring, its default) or bobyqa (BOBYQA, log scale)")
 	f.StringVar(&cfg.Mean, "mean", cfg.Mean, "mean model: zero, constant, linear (1,x,y) or covariate columns COL1,COL2 of --data (after an intercept); estimated by GLS at every evaluation")
@@ -194,7 +214,7 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "fixed nugget tau2 added to the diagonal (to estimate it, give 4 bounds instead)")
 	f.IntVar(&cfg.NB, "nb", cfg.NB, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.GPUs, "gpus", 0, "GPU workers per rank (0: none); needs a CUDA device and the CUDA build, else exit 2 naming what is missing")
-	f.StringVar(&cfg.Devices, "devices", "", "memory nodes with a worker each that need no GPU: host-test:N[:SIZE] (SIZE e.g. 256MiB; 1GiB if left out), running the device kinds (potrf, trmm, syrk, gemm, gemv) on copies the runtime keeps coherent")
+	f.StringVar(&cfg.Devices, "devices", "", "memory nodes with a worker each that need no GPU: host-test:N[:SIZE] (SIZE as --memory-limit takes it, e.g. 256MiB or 1GB; 1GiB if left out; at least three tiles), running the device kinds (potrf, trmm, syrk, gemm, gemv) on copies the runtime keeps coherent")
 	f.StringVar(&cfg.Pin, "pin", cfg.Pin, "pin each worker to one core of the CPU affinity mask (its tile buffers on the core's NUMA node): on, off, or auto (on when the load average is under half the cores)")
 	f.StringVar(&cfg.Scheduler, "scheduler", cfg.Scheduler, "task placement: prio (a free worker takes the highest-priority task it can run), eager (the first ready), ws/lws (work stealing), dmda/dmdas (the worker that completes it first by the performance model, copies included; dmdas counts only the queued work of its priority or higher)")
 	f.StringVar(&cfg.PerfModel, "perfmodel", "", "performance-model file: read for dmda when it exists, written at the end with this run's measured task durations (calibrate --perfmodel makes one)")
@@ -205,9 +225,10 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.BoolVarP(&ff.quiet, "quiet", "q", false, "keep stderr to warnings: no set-up notes, no line per evaluation (the table still goes to stdout)")
 	f.StringVar(&cfg.Checkpoint, "checkpoint", "", "rewrite this checkpoint after every evaluation (default: the --resume file, else the --json path with .ckpt for its extension, else none; none disables it)")
 	f.StringVar(&cfg.Resume, "resume", "", "continue the fit of this checkpoint: its evaluations are replayed at no cost; one made from other data or settings is refused")
+	f.StringVar(&cfg.Deadline, "deadline", "", "stop before an evaluation that would end after this: a duration (45m), a clock time (17:30) or a date and time (2026-11-26T17:30); default: the end of the Slurm job, if any; none: no deadline")
 	f.StringVar(&cfg.Trace, "trace", "", "write a Chrome trace-event JSON (or .csv) of every task")
 	f.IntVar(&cfg.N, "n", cfg.N, "without data: number of simulated locations")
-	f.StringVar(&ff.theta, "theta", formatFloats(cfg.Theta), "without data: true theta of the simulation")
+	f.StringVar(&ff.theta, "theta", config.FormatFloats(cfg.Theta), "without data: true theta of the simulation")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "without data: seed of the simulation")
 	f.IntVar(&cfg.Times, "times", 0, "without data, spacetime-matern: N/times sites observed at times 1..times")
 	c.Long += dataColumnsHelp
@@ -240,73 +261,36 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.StringVar(&cfg.Vecchia.Sets, "vecchia-sets", "", "vecchia: read the ordering and conditioning sets from this file (as --vecchia-sets-out writes it)")
 	f.StringVar(&cfg.Vecchia.SetsOut, "vecchia-sets-out", "", "vecchia: write the ordering and conditioning sets to this file (1-based data rows)")
 	f.Float64Var(&cfg.TLRAccuracy, "tlr-accuracy", cfg.TLRAccuracy, "tlr: absolute Frobenius accuracy of each compressed tile (as HiCMA)")
-	f.IntVar(&cfg.MaxRank, "max-rank", 0, "tlr: largest rank of a tile held as U V^T; a tile that needs more stays dense (0: nb/2)")
+	f.IntVar(&cfg.MaxRank, "max-rank", 0, "tlr: largest rank of a tile held as U V^T (0: nb/2); from nb/2 up a tile that needs more stays dense, below nb/2 it is an error naming the tile (exit status 2)")
 	f.IntVar(&cfg.MPBand, "mp-band", cfg.MPBand, "mp, dst: tile sub-diagonals kept in float64 (-1: the band holding 10 % of the tiles)")
 	f.IntVar(&cfg.Lookahead, "lookahead", cfg.Lookahead, "tlr, mp, dst: lookahead depth D of the Cholesky (seed 002): step k's updates past column k+D wait for panel k+1 (0: off)")
 	f.IntVar(&cfg.HPotrf, "hpotrf", cfg.HPotrf, "tlr, mp, dst: hierarchical potrf, the diagonal tiles factored as a nested graph of sub-tiles of this size (0: off)")
 	f.IntVar(&cfg.Band, "dist-band", cfg.Band, "MPI runs, --distribution hybrid: sub-diagonals of tiles on the dense grid (nodes x 1); the others on the p x q grid")
 	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
 	f.BoolVar(&ff.progress, "progress", false, "a progress line of the evaluation under way (tasks done / total, ETA) every 2 s on stderr: on by default on a terminal; --progress asks for it elsewhere (a line each time), -q turns it off")
+	columnFlags(c, &cfg.Columns)
 	return c
 }
 
 func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error {
+	// SIGINT and SIGTERM ask for an orderly stop from here on; the input
+	// files are read once, by rank 0, for every rank (job.Inputs).
+	req := stop.New()
+	defer catchSignals(req, w.Rank() == 0)()
+	in := job.NewInputs(w, req.Asked(), req.Number)
 	if ff.cfg != "" {
-		// Re-apply the flags the user set over the file's values.
-		changed := map[string]string{}
-		c.Flags().Visit(func(f *pflag.Flag) { changed[f.Name] = f.Value.String() })
-		if err := config.LoadFit(ff.cfg, cfg); err != nil {
+		if err := readFitConfig(c, in, cfg, ff); err != nil {
 			return err
-		}
-		if !c.Flags().Changed("lb") {
-			ff.lb = formatFloats(cfg.Lower)
-		}
-		if !c.Flags().Changed("ub") {
-			ff.ub = formatFloats(cfg.Upper)
-		}
-		if !c.Flags().Changed("theta") {
-			ff.theta = formatFloats(cfg.Theta)
-		}
-		if !c.Flags().Changed("true-theta") && cfg.TrueTheta != nil {
-			ff.trueTheta = formatFloats(cfg.TrueTheta)
-		}
-		if !c.Flags().Changed("powers") && cfg.Powers != nil {
-			ff.powers = formatFloats(cfg.Powers)
-		}
-		for name, v := range changed {
-			if name == "config" {
-				continue
-			}
-			if err := c.Flags().Set(name, v); err != nil {
-				return badInput("--%s: %v", name, err)
-			}
 		}
 	}
 	var given []string
 	c.Flags().Visit(func(f *pflag.Flag) { given = append(given, f.Name) })
 	cfg.SetFlags(given...)
 	if err := cfg.Overlap.Apply(ff.overlap); err != nil {
-		return badInput("--overlap: %v", err)
+		return badInput("fit: --overlap: %v", err)
 	}
-	var err error
-	if cfg.Lower, err = parseFloats("lb", ff.lb); err != nil {
+	if err := fitLists(cfg, ff); err != nil {
 		return err
-	}
-	if cfg.Upper, err = parseFloats("ub", ff.ub); err != nil {
-		return err
-	}
-	if cfg.Theta, err = parseFloats("theta", ff.theta); err != nil {
-		return err
-	}
-	if ff.trueTheta != "" {
-		if cfg.TrueTheta, err = parseFloats("true-theta", ff.trueTheta); err != nil {
-			return err
-		}
-	}
-	if ff.powers != "" {
-		if cfg.Powers, err = parseFloats("powers", ff.powers); err != nil {
-			return err
-		}
 	}
 	if cfg.GPUs != 0 {
 		if err := cfg.Validate(); err != nil {
@@ -316,20 +300,18 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 			return err
 		}
 	}
-	var names []string
-	if names, err = config.ParamNamesFor(cfg.Kernel, len(cfg.Lower)); err != nil {
+	names, err := config.ParamNamesFor(cfg.Kernel, len(cfg.Lower))
+	if err != nil {
 		names = nil // Fit reports it
 	}
 	env, progress := fitEnv(c, w, ff, names)
-	var stopSignals func()
-	env.Interrupt, stopSignals = catchSignals(w.Rank() == 0)
+	env.Stop, env.Inputs = req, in
 	res, err := job.Fit(*cfg, env)
-	stopSignals()
 	if *progress {
 		fmt.Fprintln(os.Stderr)
 	}
-	var in *job.Interrupted
-	if err != nil && (res == nil || !errors.As(err, &in)) {
+	var ir *job.Interrupted
+	if err != nil && (res == nil || !errors.As(err, &ir)) {
 		return err
 	}
 	// An interrupted fit prints its best so far, then ends with the error.
@@ -366,7 +348,7 @@ func fitEnv(c *cobra.Command, w comm.Comm, ff *fitFlags, names []string) (env jo
 	open = new(bool)
 	var head atomic.Value // the terminal's line: the last evaluation's summary
 	head.Store("")
-	env = job.Env{Comm: w, Log: os.Stderr, Command: os.Args, ConfigFile: ff.cfg, GPUs: gpuOpener(), Step: func(s mle.Step) {
+	env = job.Env{Comm: w, Log: os.Stderr, Command: os.Args, GPUs: gpuOpener(), Step: func(s mle.Step) {
 		if tty {
 			*open = true
 			line := fmt.Sprintf("  evaluations %4d   best l %.6f   elapsed %6.1fs%s ", s.N, s.Best, s.Time, etaNote(s))
@@ -389,30 +371,110 @@ func fitEnv(c *cobra.Command, w comm.Comm, ff *fitFlags, names []string) (env jo
 	return env, open
 }
 
-// catchSignals makes SIGINT and SIGTERM ask the fit to stop after the
-// evaluation under way (job.Env.Interrupt); a second signal ends the
-// process at once. done restores the default handling.
-func catchSignals(say bool) (interrupt func() os.Signal, done func()) {
-	c := make(chan os.Signal, 1)
-	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
-	var got atomic.Value
-	go func() {
-		s, ok := <-c
-		if !ok {
-			return
+// readFitConfig reads the --config file of a fit (through in: rank 0
+// reads it for every rank) into cfg, then re-applies the flags the user
+// set over the file's values.
+func readFitConfig(c *cobra.Command, in *job.Inputs, cfg *config.Fit, ff *fitFlags) error {
+	// Re-apply the flags the user set over the file's values.
+	changed := map[string]string{}
+	c.Flags().Visit(func(f *pflag.Flag) { changed[f.Name] = f.Value.String() })
+	name, b, err := in.Read("config", ff.cfg)
+	if err != nil {
+		var ir *job.Interrupted
+		if errors.As(err, &ir) {
+			return err
 		}
-		got.Store(s)
-		signal.Stop(c) // the next one takes the default action
-		if say {
-			name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM"}[s]
-			fmt.Fprintf(os.Stderr, "\nfit: %s: stopping after the evaluation under way, writing the best so far (again to stop at once)\n", name)
+		return config.ReadError(name, err)
+	}
+	if err := config.DecodeFit(name, b, cfg); err != nil {
+		return err
+	}
+	if !c.Flags().Changed("lb") {
+		ff.lb = config.FormatFloats(cfg.Lower)
+	}
+	if !c.Flags().Changed("ub") {
+		ff.ub = config.FormatFloats(cfg.Upper)
+	}
+	if !c.Flags().Changed("theta") {
+		ff.theta = config.FormatFloats(cfg.Theta)
+	}
+	if !c.Flags().Changed("true-theta") && cfg.TrueTheta != nil {
+		ff.trueTheta = config.FormatFloats(cfg.TrueTheta)
+	}
+	if !c.Flags().Changed("powers") && cfg.Powers != nil {
+		ff.powers = config.FormatFloats(cfg.Powers)
+	}
+	for name, v := range changed {
+		if name == "config" {
+			continue
+		}
+		if err := c.Flags().Set(name, v); err != nil {
+			return badInput("--%s: %v", name, err)
+		}
+	}
+	return nil
+}
+
+// fitLists parses the comma-separated lists of a fit's flags into cfg.
+func fitLists(cfg *config.Fit, ff *fitFlags) error {
+	var err error
+	if cfg.Lower, err = parseFloats("fit", "lb", ff.lb); err != nil {
+		return err
+	}
+	if cfg.Upper, err = parseFloats("fit", "ub", ff.ub); err != nil {
+		return err
+	}
+	if cfg.Theta, err = parseFloats("fit", "theta", ff.theta); err != nil {
+		return err
+	}
+	if ff.trueTheta != "" {
+		if cfg.TrueTheta, err = parseFloats("fit", "true-theta", ff.trueTheta); err != nil {
+			return err
+		}
+	}
+	if ff.powers != "" {
+		if cfg.Powers, err = parseFloats("fit", "powers", ff.powers); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// catchSignals makes SIGINT and SIGTERM ask req for an orderly stop (the
+// job ends or gives up the work under way and writes its best so far): a
+// repeat within stop.Window is the same request (Slurm sends SIGTERM twice
+// at a time limit), a second one later gives up the work under way at
+// once, a third exits at once without writing. say prints what each does
+// (rank 0). The returned function restores the default handling.
+func catchSignals(req *stop.Request, say bool) (done func()) {
+	c := make(chan os.Signal, 8)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
+	go func() {
+		for {
+			var s os.Signal
+			select {
+			case s = <-c:
+			case <-quit:
+				return
+			}
+			name := stop.Name(s)
+			n := req.Ask(s, time.Now())
+			switch {
+			case n == 3:
+				if say {
+					fmt.Fprintf(os.Stderr, "\nexageostat: %s a third time: exiting at once, writing nothing more\n", name)
+				}
+				os.Exit(128 + int(s.(syscall.Signal)))
+			case !say:
+			case n == 1:
+				fmt.Fprintf(os.Stderr, "\n%s: stopping: the work under way ends, or is given up if it cannot end soon; then the best so far is written (again to give it up at once)\n", name)
+			case n == 2:
+				fmt.Fprintf(os.Stderr, "\n%s again: giving up the work under way; writing the best so far (a third time to exit at once)\n", name)
+			}
 		}
 	}()
-	interrupt = func() os.Signal {
-		s, _ := got.Load().(os.Signal)
-		return s
-	}
-	return interrupt, func() { signal.Stop(c); close(c) }
+	return func() { signal.Stop(c); close(quit) }
 }
 
 func logStep(w io.Writer, names []string, s mle.Step) {

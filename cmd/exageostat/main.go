@@ -25,20 +25,15 @@ func exitCode(err error) int {
 	if errors.As(err, &in) {
 		return in.ExitCode()
 	}
-	var ie *inputError
-	if errors.As(err, &ie) || job.IsInput(err) {
+	if job.IsInput(err) {
 		return 2
 	}
 	return 1
 }
 
-// inputError marks an error caused by the user's input.
-type inputError struct{ err error }
-
-func (e *inputError) Error() string { return e.err.Error() }
-func (e *inputError) Unwrap() error { return e.err }
-
-func badInput(format string, a ...any) error { return &inputError{fmt.Errorf(format, a...)} }
+// badInput is an error caused by the user's input (exit status 2):
+// job.InputError, the one such type of the commands.
+func badInput(format string, a ...any) error { return job.BadInput(format, a...) }
 
 // The environment variable that keeps a user's OPENBLAS_CORETYPE, and the one
 // the re-executed process reads to report what was dropped.

@@ -98,7 +98,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 	}{
 		{"missing file", []string{"fit", "--data", filepath.Join(dir, "nope.csv")}, "nope.csv: cannot open"},
 		{"malformed row", []string{"fit", "--data", writeFile(t, dir, "bad.csv", "x,y,z\n0.1,0.2,1\n0.5,oops,2\n")}, "bad.csv:3:"},
-		{"nan", []string{"fit", "--data", writeFile(t, dir, "nan.csv", "x,y,z\n0.1,0.2,NaN\n0.5,0.1,2\n0.7,0.7,1\n")}, "nan.csv:2: z is NaN"},
+		{"nan", []string{"fit", "--na", "error", "--data", writeFile(t, dir, "nan.csv", "x,y,z\n0.1,0.2,NaN\n0.5,0.1,2\n0.7,0.7,1\n")}, `nan.csv:2: z is missing ("NaN")`},
 		{"too few", []string{"fit", "--data", writeFile(t, dir, "two.csv", "x,y,z\n0.1,0.2,1\n0.5,0.1,2\n")}, "at least 3 locations"},
 		{"duplicates", []string{"fit", "--data", writeFile(t, dir, "dup.csv", "x,y,z\n0.1,0.2,1\n0.5,0.1,2\n0.1,0.2,3\n")}, "duplicate locations at rows 1 and 3"},
 		{"lb above ub", []string{"fit", "--data", writeFile(t, dir, "g1.csv", good), "--lb", "1,1,1", "--ub", "2,0.5,2"}, "lower bound of beta (1) is above its upper bound (0.5)"},
@@ -225,7 +225,7 @@ func TestHoldoutAndPredict(t *testing.T) {
 	}{
 		{[]string{"predict", "--data", data, "--theta-from", res, "--kernel", "powexp", "--at", newf, "--out", out}, "--kernel powexp disagrees with"},
 		{[]string{"predict", "--data", data, "--theta", "1,0,0.5", "--at", newf, "--out", out}, "beta must be positive"},
-		{[]string{"predict", "--data", data, "--theta", "1,0.1,0.5", "--at", writeFile(t, dir, "nan.csv", "x,y\n0.1,NaN\n"), "--out", out}, "nan.csv:2: y is NaN"},
+		{[]string{"predict", "--data", data, "--theta", "1,0.1,0.5", "--at", writeFile(t, dir, "nan.csv", "x,y\n0.1,NaN\n"), "--out", out}, `nan.csv:2: y is missing ("NaN")`},
 		{[]string{"predict", "--data", data, "--theta", "1,0.1,0.5", "--at", writeFile(t, dir, "empty.csv", ""), "--out", out}, "empty.csv: empty file"},
 		{[]string{"fit", "--data", data, "--true-theta", "1,0.1,0.5"}, "--true-theta needs --holdout"},
 		{[]string{"fit", "--data", data, "--holdout", "199"}, "--holdout"},

@@ -41,12 +41,15 @@ func (p *placeFlags) options(cmd string, nb int) (func(*runtime.Options), func()
 	if _, err := config.ParseDevices(p.devices); err != nil {
 		return nil, nil, badInput("%s: --devices: %v", cmd, err)
 	}
+	if err := checkOutputs(cmd, []job.File{{Flag: "perfmodel", Path: p.perfmodel}}); err != nil {
+		return nil, nil, err
+	}
 	if p.gpus > 0 {
 		if err := handOverToCUDA(cmd, p.gpus); err != nil {
 			return nil, nil, err
 		}
 	}
-	return job.Placement(cfg, job.Env{GPUs: gpuOpener()}, nb)
+	return job.Placement(cmd, cfg, job.Env{GPUs: gpuOpener()}, nb)
 }
 
 // printDevices prints one line per device of a run.

@@ -19,6 +19,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/distribution"
 	"github.com/exageostat/exageostat/pkg/job"
+	"github.com/exageostat/exageostat/pkg/memory"
 	"github.com/exageostat/exageostat/pkg/perfmodel"
 	"github.com/exageostat/exageostat/pkg/strategy"
 )
@@ -179,14 +180,14 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 	if pf.cfg != "" {
 		var err error
 		if cfg, err = config.DecodeCluster(pf.cfg); err != nil {
-			return &inputError{err}
+			return &job.InputError{Err: err}
 		}
 		nb := 0 // the file's, unless --nb is given
 		if flags.Changed("nb") {
 			nb = pf.nb
 		}
 		if err = perfmodel.ResolveCluster(&cfg, pf.cfg, nb); err != nil {
-			return &inputError{err}
+			return &job.InputError{Err: err}
 		}
 		source = pf.cfg
 	}
@@ -205,7 +206,7 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 			return badInput("plan: --gen-tiles derives the generation distribution: it excludes --gen-dist and --gen-powers")
 		}
 		var err error
-		if genTiles, err = parseTileCounts("gen-tiles", pf.genTiles); err != nil {
+		if genTiles, err = parseInts("plan", "gen-tiles", pf.genTiles, "a tile count", 0, math.MaxInt); err != nil {
 			return err
 		}
 	}
@@ -228,7 +229,7 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 		cfg.Distribution = pf.dist
 	}
 	if flags.Changed("powers") {
-		p, err := parseFloats("powers", pf.powers)
+		p, err := parseFloats("plan", "powers", pf.powers)
 		if err != nil {
 			return err
 		}
@@ -244,7 +245,7 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 		cfg.Generation.Distribution = pf.genDist
 	}
 	if flags.Changed("gen-powers") {
-		p, err := parseFloats("gen-powers", pf.genPowers)
+		p, err := parseFloats("plan", "gen-powers", pf.genPowers)
 		if err != nil {
 			return err
 		}
@@ -257,7 +258,7 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 		cfg.Generation = config.Phase{} // replaced by Algorithm 2
 	}
 	if err := cfg.Validate(source); err != nil {
-		return &inputError{err}
+		return &job.InputError{Err: err}
 	}
 	var nt int
 	if flags.Changed("tiles") {
@@ -378,28 +379,12 @@ func derivePhase(fact distribution.Distribution, nt int, target []int) (distribu
 	}, nil
 }
 
-// parseTileCounts parses a comma-separated list of tile counts such as
-// "318,319,319,319".
-func parseTileCounts(flag, s string) ([]int, error) {
-	parts := strings.Split(s, ",")
-	out := make([]int, 0, len(parts))
-	for _, p := range parts {
-		p = strings.TrimSpace(p)
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 {
-			return nil, badInput("--%s: %q is not a tile count (an integer >= 0)", flag, p)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 func describe(p planPhase) string {
 	switch p.Distribution {
 	case "1d1d":
-		return "1d1d, powers " + formatFloats(p.Powers)
+		return "1d1d, powers " + config.FormatFloats(p.Powers)
 	case "alg2":
-		return "from the factorisation by Algorithm 2 (fewest moves), tiles " + formatFloats(p.Powers)
+		return "from the factorisation by Algorithm 2 (fewest moves), tiles " + config.FormatFloats(p.Powers)
 	}
 	return p.Name
 }
@@ -451,23 +436,9 @@ func printMemory(w io.Writer, mem []strategy.NodeMemory, names []string) {
 	fmt.Fprintf(w, "%*s  %21s  %32s  %21s\n", width, "", "lower tiles of Sigma", "peak during", "peak")
 	fmt.Fprintf(w, "%-*s  %10s %10s  %10s %10s %10s  %10s %10s\n", width, "node", "owned", "generated", "generation", "cholesky", "solve", "total", "replicas")
 	for i, m := range mem {
-		fmt.Fprintf(w, "%-*s  %10s %10s  %10s %10s %10s  %10s %10s\n", width, label(i), formatBytes(m.Owned), formatBytes(m.Generated),
-			formatBytes(m.Generation), formatBytes(m.Cholesky), formatBytes(m.Solve), formatBytes(m.Peak), formatBytes(m.Replicas))
+		fmt.Fprintf(w, "%-*s  %10s %10s  %10s %10s %10s  %10s %10s\n", width, label(i), memory.Format(m.Owned), memory.Format(m.Generated),
+			memory.Format(m.Generation), memory.Format(m.Cholesky), memory.Format(m.Solve), memory.Format(m.Peak), memory.Format(m.Replicas))
 	}
-}
-
-// formatBytes writes b bytes with a decimal unit: 352 B, 368.64 MB, 10.15 GB.
-func formatBytes(b int64) string {
-	if b < 1000 {
-		return fmt.Sprintf("%d B", b)
-	}
-	x, units := float64(b)/1000, []string{"kB", "MB", "GB", "TB", "PB"}
-	u := 0
-	for x >= 999.995 && u < len(units)-1 {
-		x /= 1000
-		u++
-	}
-	return fmt.Sprintf("%.2f %s", x, units[u])
 }
 
 func sum(x []float64) float64 {
@@ -676,7 +647,7 @@ func writeHostfile(path string, cl config.Cluster, best strategy.Subset, n, nb i
 		for i := range powers {
 			powers[i] = math.Round(powers[i]*1000) / 1000
 		}
-		keys = fmt.Sprintf("distribution = \"1d1d\", powers = [%s]", formatFloats(powers))
+		keys = fmt.Sprintf("distribution = \"1d1d\", powers = [%s]", config.FormatFloats(powers))
 	}
 	fmt.Fprintf(&buf, "# ranks in this order (group by group, as in %s); run with\n", filepath.Base(subsetConfigPath(path)))
 	fmt.Fprintf(&buf, "#   mpirun -np %d --hostfile %s exageostat fit --config FIT.toml\n", len(hosts), filepath.Base(path))

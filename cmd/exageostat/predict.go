@@ -46,16 +46,40 @@ the observations at theta, z_hat = x0'b + c'Sigma^-1 (z - X b), and the
 variance includes the mean's uncertainty, + d'(X'Sigma^-1 X)^-1 d with
 d = x0 - X'Sigma^-1 c.
 
+GIS files (a binary built with GDAL: the gdal build tag, which make build
+sets when libgdal-dev is installed): --at grid.tif (GeoTIFF, NetCDF, any
+raster GDAL reads) predicts at the centres of the raster's cells that have
+a value in every band the mean uses, the bands read as covariates by their
+descriptions (--band 1=dist or --band NAME=COL to map them), in the
+raster's CRS (a geographic CRS gives lon,lat and great-circle distances).
+--out pred.tif or pred.nc then writes the predictions as a raster with the
+same grid, CRS and geotransform: one band per output column (z_hat,
+variance, sd = sqrt(variance), the transformed and back-transformed ones,
+draw_k), NaN (the nodata value) at the other cells. A CSV --out still
+writes the table at the cells' centres.
+
+Block kriging: --blocks polygons.gpkg (or .shp, .geojson) predicts the
+mean of the field over each polygon, discretised by the --at locations
+(a raster's cells, or a CSV's points) inside it, with the mean's
+covariates averaged the same way: z_B = mean of the point predictions and
+var_B = C_BB - c_B' Sigma^-1 c_B + d_B'(X'Sigma^-1 X)^-1 d_B, with c_B and
+C_BB the covariances averaged over the block's points (the latent field's:
+no nugget), on the same tiled solve as point kriging. Writes
+block,cells,z_hat,variance,sd, one row per polygon (named by its first
+text field), on the transformed scale with --transform.
+
 --json FILE writes the summary (counts, theta, seconds, and every rank's
 memory: the tiles it owned, its peaks, its need and what it had); --trace
 T.json traces the run as fit --trace does (docs/traces.md).`,
 		Example: `  exageostat predict --data observed.csv --theta 1,0.1,0.5 --at new.csv --out predictions.csv
+  exageostat predict --data meuse.csv --z zinc --transform log --mean dist --theta-from fit.json --at meuse-grid.tif --out zinc.tif
   exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv
   exageostat predict --data observed.csv --theta 1,0.1,0.5,0.01 --mean linear --at new.csv --out predictions.csv
   exageostat predict --data big.csv --theta-from result.json --at new.csv --out predictions.csv --computation tlr --nb 800
   mpirun -np 2 exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			cfg.Cmd = cmdName(c)
 			if cv {
 				if cfg.Data == "" || cfg.Out == "" {
 					return badInput("cv: --data and --out are required")
@@ -66,26 +90,27 @@ T.json traces the run as fit --trace does (docs/traces.md).`,
 				return badInput("predict: --data, --at and --out are required")
 			}
 			if (thetaS == "") == (cfg.ThetaFrom == "") {
-				return badInput("predict: give exactly one of --theta and --theta-from")
+				return badInput("%s: give exactly one of --theta and --theta-from", cfg.Cmd)
 			}
 			var err error
+			in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
 			if cfg.ThetaFrom != "" {
-				r, err := job.ReadFitResult(cfg.ThetaFrom)
+				r, err := job.ReadFitResultWith(in, "theta-from", cfg.ThetaFrom)
 				if err != nil {
-					return fmt.Errorf("predict: --theta-from %w", err)
+					return fmt.Errorf("%s: --theta-from %w", cfg.Cmd, err)
 				}
 				if err := r.ApplyTo(&cfg, cfg.ThetaFrom, c.Flags().Changed); err != nil {
 					return err
 				}
-			} else if cfg.Theta, err = parseFloats("theta", thetaS); err != nil {
+			} else if cfg.Theta, err = parseFloats(cfg.Cmd, "theta", thetaS); err != nil {
 				return err
 			}
 			if powers != "" {
-				if cfg.Powers, err = parseFloats("powers", powers); err != nil {
+				if cfg.Powers, err = parseFloats(cfg.Cmd, "powers", powers); err != nil {
 					return err
 				}
 			}
-			r, err := job.Predict(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args})
+			r, err := job.Predict(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args, Inputs: in})
 			if err != nil {
 				return err
 			}
@@ -100,7 +125,7 @@ T.json traces the run as fit --trace does (docs/traces.md).`,
 					what = fmt.Sprintf("%d-fold cross-validation (seed %d)", s.Folds, cfg.Seed)
 				}
 				fmt.Fprintf(dst, "%s over %d observations (%s theta=%s): MSPE %.6g  mean log score %.6g  95%% interval coverage %.1f%%  (%.3fs) -> %s\n",
-					what, s.N, r.Kernel, formatFloats(r.Theta), s.MSPE, s.LogScore, 100*s.Coverage, r.Seconds, outName(r.Out))
+					what, s.N, r.Kernel, config.FormatFloats(r.Theta), s.MSPE, s.LogScore, 100*s.Coverage, r.Seconds, outName(r.Out))
 				for _, p := range r.Plots {
 					fmt.Fprintf(dst, "  picture: %s\n", p)
 				}
@@ -111,7 +136,7 @@ T.json traces the run as fit --trace does (docs/traces.md).`,
 				on = ", on the " + cfg.Computation + " factor"
 			}
 			fmt.Fprintf(os.Stderr, "predicted %d locations from %d observations (%s theta=%s%s) in %.3fs -> %s\n",
-				r.Predicted, r.Observed, r.Kernel, formatFloats(r.Theta), on, r.Seconds, outName(r.Out))
+				r.Predicted, r.Observed, r.Kernel, config.FormatFloats(r.Theta), on, r.Seconds, outName(r.Out))
 			return nil
 		},
 	}
@@ -152,9 +177,11 @@ each as SVG and PNG (--dpi, 300 by default).`
 	f.BoolVarP(&quiet, "quiet", "q", false, "keep stderr to warnings and the one-line summary")
 	f.StringVar(&cfg.Data, "data", "", "observed CSV (x,y,z or lon,lat,z)")
 	if !cv {
-		f.StringVar(&cfg.At, "at", "", "CSV of new locations (x,y or lon,lat)")
+		f.StringVar(&cfg.At, "at", "", "CSV of new locations (x,y or lon,lat), or a raster (.tif, .nc: GDAL) whose cell centres are the locations and whose bands are covariates")
+		f.StringVar(&cfg.Blocks, "blocks", "", "polygons (GeoPackage, shapefile, GeoJSON: GDAL): write each polygon's mean (block kriging) over the --at locations inside it, as block,cells,z_hat,variance,sd")
+		f.StringArrayVar(&cfg.Bands, "band", nil, "with a raster --at: BAND=COL reads band BAND (its number from 1 or its description) as the covariate COL (repeatable)")
 	}
-	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output)")
+	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output); with a raster --at, a .tif (GeoTIFF) or .nc (NetCDF) with the grid's CRS, one band per column and sd bands, NaN outside")
 	f.StringVar(&thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta), and tau2 (the nugget) as a 4th value")
 	f.StringVar(&cfg.ThetaFrom, "theta-from", "", "take theta, kernel, mean, nugget and distance from a fit's --json result")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
@@ -184,6 +211,8 @@ each as SVG and PNG (--dpi, 300 by default).`
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")
 	distributionFlags(c, &cfg.Phase, &powers)
+	columnFlags(c, &cfg.Columns)
+	f.StringVar(&cfg.Scale, "scale", "", "with --transform: the scale of the predictions written: both (default), original (back-transformed) or transformed")
 	approxFlags(c, &cfg.Approx)
 	c.Long += approxHelp + `The kriging solves with that factor (the
 cross-covariance Sigma_{*o} stays exact): mu* = Sigma_{*o} Sigma~^-1 z and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,9 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
 	}
 	root.SetVersionTemplate("exageostat {{.Version}}\n")
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if err := checkLaunch(cmdName(c), w.Size(), os.Getenv); err != nil {
+			return err
+		}
 		switch c.CommandPath() {
 		case "exageostat fit", "exageostat simulate", "exageostat predict", "exageostat cv", "exageostat bench simulator", "exageostat bench overlap", "exageostat calibrate":
 		default:
@@ -56,6 +60,25 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
 	})
 	root.AddCommand(newFitCmd(w), newPredictCmd(w), newCVCmd(w), newSimulateCmd(w), newBenchCmd(w), newPlanCmd(), newSimulateClusterCmd(), newCalibrateCmd(w), newTraceCmd())
 	return root
+}
+
+// checkLaunch refuses a run whose launcher started more processes than
+// MPI sees ranks (comm.Tasks): srun -n 2 without --mpi=pmix, or mpirun
+// of a binary built without MPI, starts independent single-rank runs that
+// compute the same thing and write the same outputs.
+func checkLaunch(cmd string, ranks int, getenv func(string) string) error {
+	n, from := comm.Tasks(getenv)
+	if n <= ranks {
+		return nil
+	}
+	fix := "launch it with srun --mpi=pmix (or mpirun)"
+	switch {
+	case !comm.MPI:
+		fix = "this binary was built without MPI: build it with OpenMPI installed (make build, or go build -tags mpi) and launch it with srun --mpi=pmix or mpirun"
+	case from == "SLURM_STEP_NUM_TASKS":
+		fix = "srun started them without the MPI wiring: use srun --mpi=pmix (or set MpiDefault=pmix in slurm.conf)"
+	}
+	return badInput("%s: %s=%d processes were started, but MPI sees %d rank: each would run the whole job alone and write the same outputs; %s", cmd, from, n, ranks, fix)
 }
 
 // cmdName is c's path without the program's name ("fit", "bench

@@ -59,11 +59,11 @@ traces the run as fit --trace does (docs/traces.md).`,
 					return badInput("simulate: --%s goes with --conditional", name)
 				}
 			}
-			if cfg.Theta, err = parseFloats("theta", thetaS); err != nil {
+			if cfg.Theta, err = parseFloats("simulate", "theta", thetaS); err != nil {
 				return err
 			}
 			if powers != "" {
-				if cfg.Powers, err = parseFloats("powers", powers); err != nil {
+				if cfg.Powers, err = parseFloats("simulate", "powers", powers); err != nil {
 					return err
 				}
 			}
@@ -75,14 +75,14 @@ traces the run as fit --trace does (docs/traces.md).`,
 			if cfg.Approximate() {
 				on = " (z = L e with the " + cfg.Computation + " factor)"
 			}
-			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s%s to %s\n", r.N, r.Kernel, formatFloats(r.Theta), on, outName(r.Out))
+			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s%s to %s\n", r.N, r.Kernel, config.FormatFloats(r.Theta), on, outName(r.Out))
 			return nil
 		},
 	}
 	f := c.Flags()
 	f.BoolVarP(&quiet, "quiet", "q", false, "keep stderr to warnings and the one-line summary")
 	f.IntVar(&cfg.N, "n", cfg.N, "number of locations")
-	f.StringVar(&thetaS, "theta", formatFloats(cfg.Theta), "parameters: sigma2,beta,nu (matern) or sigma2,beta,delta (powexp), and tau2 (the nugget) as a 4th value")
+	f.StringVar(&thetaS, "theta", config.FormatFloats(cfg.Theta), "parameters: sigma2,beta,nu (matern) or sigma2,beta,delta (powexp), and tau2 (the nugget) as a 4th value")
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed (locations and field)")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
 	f.IntVar(&cfg.Times, "times", 0, "spacetime-matern: N/times sites observed at times 1..times")
@@ -130,27 +130,28 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 	case set("theta") == (cond.ThetaFrom != ""):
 		return badInput("simulate: --conditional: give exactly one of --theta and --theta-from")
 	}
-	cond.Out, cond.Seed, cond.Kernel, cond.Nugget = cfg.Out, cfg.Seed, cfg.Kernel, cfg.Nugget
+	cond.Out, cond.Seed, cond.Kernel, cond.Nugget, cond.Cmd = cfg.Out, cfg.Seed, cfg.Kernel, cfg.Nugget, "simulate"
 	cond.NB, cond.Workers, cond.MemoryLimit, cond.Phase = cfg.NB, cfg.Workers, cfg.MemoryLimit, cfg.Phase
 	cond.Approx, cond.JSON, cond.Trace = cfg.Approx, cfg.JSON, cfg.Trace
 	var err error
+	in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
 	if cond.ThetaFrom != "" {
-		r, err := job.ReadFitResult(cond.ThetaFrom)
+		r, err := job.ReadFitResultWith(in, "theta-from", cond.ThetaFrom)
 		if err != nil {
 			return fmt.Errorf("simulate: --theta-from %w", err)
 		}
 		if err := r.ApplyTo(&cond, cond.ThetaFrom, set); err != nil {
 			return err
 		}
-	} else if cond.Theta, err = parseFloats("theta", thetaS); err != nil {
+	} else if cond.Theta, err = parseFloats("simulate", "theta", thetaS); err != nil {
 		return err
 	}
 	if powers != "" {
-		if cond.Powers, err = parseFloats("powers", powers); err != nil {
+		if cond.Powers, err = parseFloats("simulate", "powers", powers); err != nil {
 			return err
 		}
 	}
-	r, err := job.Predict(cond, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args})
+	r, err := job.Predict(cond, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args, Inputs: in})
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 		which = "the latent field (no nugget)"
 	}
 	fmt.Fprintf(os.Stderr, "drew %d conditional simulations of %s at %d locations given %d observations (%s theta=%s, seed %d) in %.3fs -> %s\n",
-		cond.Draws, which, r.Predicted, r.Observed, r.Kernel, formatFloats(r.Theta), cond.Seed, r.Seconds, outName(r.Out))
+		cond.Draws, which, r.Predicted, r.Observed, r.Kernel, config.FormatFloats(r.Theta), cond.Seed, r.Seconds, outName(r.Out))
 	return nil
 }
 

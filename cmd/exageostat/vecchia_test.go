@@ -16,6 +16,7 @@ type vecchiaResult struct {
 	LogLik  float64   `json:"loglik"`
 	Status  string    `json:"status"`
 	StdErr  []float64 `json:"stderr"`
+	MSPE    float64   `json:"mspe"`
 	Vecchia *struct {
 		M      int    `json:"m"`
 		Stages []int  `json:"stages"`
@@ -39,7 +40,7 @@ func readVecchiaResult(t *testing.T, path string) vecchiaResult {
 // TestFitVecchiaCLI: fit --computation vecchia with every earlier
 // location in the sets (--vecchia-m N-1) gives the exact fit's l at the
 // same theta (the exact path computes it independently, through the tiled
-// Cholesky); a Fisher-scoring fit at m = 30 converges near the exact
+// Cholesky), and its hold-out kriging the exact kriging's MSPE; a Fisher-scoring fit at m = 30 converges near the exact
 // fit's estimate (within 0.3 of its standard errors) through the stages
 // m = 10 then 30; the sets it writes, read back with --vecchia-sets, give
 // bitwise the same fit; bad settings exit 2 with one line.
@@ -64,6 +65,13 @@ func TestFitVecchiaCLI(t *testing.T) {
 	ve := fit("vecchia-fixed", append(fixed, "--computation", "vecchia", "--vecchia-m", "299")...)
 	if d := math.Abs(ve.LogLik-ex.LogLik) / math.Abs(ex.LogLik); !(d < 1e-9) {
 		t.Errorf("m = N-1: vecchia l %v, exact l %v (relative %.2g)", ve.LogLik, ex.LogLik, d)
+	}
+	// Hold-out kriging conditioned on every training location is exact
+	// kriging: the same MSPE.
+	exh := fit("exact-holdout", append(fixed, "--holdout", "20")...)
+	veh := fit("vecchia-holdout", append(fixed, "--holdout", "20", "--computation", "vecchia", "--vecchia-m", "280")...)
+	if d := math.Abs(veh.MSPE-exh.MSPE) / exh.MSPE; !(d < 1e-9) || exh.MSPE == 0 {
+		t.Errorf("hold-out MSPE: vecchia (m = all training points) %v, exact %v (relative %.2g)", veh.MSPE, exh.MSPE, d)
 	}
 
 	bounds := []string{"--lb", "0.01,0.001,0.1,0.001", "--ub", "10,5,3,2", "--stderr"}
@@ -126,7 +134,7 @@ func TestSimulateVecchiaCLI(t *testing.T) {
 	files := map[string]string{}
 	for _, w := range []string{"1", "2"} {
 		out := filepath.Join(dir, "s"+w+".csv")
-		if _, stderr, code := run(t, bin, "simulate", "--n", "20000", "--theta", "1,0.01,0.5,0.25", "--seed", "7", "--computation", "vecchia",
+		if _, stderr, code := run(t, bin, "simulate", "--n", "8000", "--theta", "1,0.01,0.5,0.25", "--seed", "7", "--computation", "vecchia",
 			"--workers", w, "--out", out); code != 0 {
 			t.Fatalf("simulate --workers %s: exit %d: %s", w, code, stderr)
 		}
@@ -140,8 +148,8 @@ func TestSimulateVecchiaCLI(t *testing.T) {
 		t.Fatal("simulate --computation vecchia: different files on 1 and 2 workers")
 	}
 	lines := strings.Split(strings.TrimSpace(files["1"]), "\n")
-	if len(lines) != 20001 {
-		t.Fatalf("%d lines, want a header and 20000 rows", len(lines))
+	if len(lines) != 8001 {
+		t.Fatalf("%d lines, want a header and 8000 rows", len(lines))
 	}
 	var s, ss float64
 	for _, l := range lines[1:] {
@@ -157,5 +165,30 @@ func TestSimulateVecchiaCLI(t *testing.T) {
 	v := ss/n - (s/n)*(s/n)
 	if math.Abs(v-1.25) > 0.1 {
 		t.Errorf("sample variance %.3f, want 1.25 (sigma2 + tau2) within 0.1", v)
+	}
+}
+
+// TestMPIFitVecchiaBitwise: a Vecchia fit (the simulated default problem
+// drawn through the conditionals, then Fisher scoring m = 10 -> 30) ends
+// at bitwise the same estimate and l on 1, 2 and 3 ranks.
+func TestMPIFitVecchiaBitwise(t *testing.T) {
+	bin := mpiBinary(t)
+	dir := t.TempDir()
+	args := []string{"fit", "--computation", "vecchia", "--n", "1200", "--theta", "1,0.05,0.8,0.1", "--lb", "0.01,0.001,0.1,0.001",
+		"--ub", "10,5,3,2", "--mean", "constant", "--workers", "1", "-q"}
+	var first vecchiaResult
+	for _, np := range []int{1, 2, 3} {
+		out := filepath.Join(dir, strconv.Itoa(np)+".json")
+		if _, e, code, _ := mpirun(t, np, nil, bin, append(args, "--json", out)...); code != 0 {
+			t.Fatalf("%d ranks: exit %d: %s", np, code, e)
+		}
+		r := readVecchiaResult(t, out)
+		if np == 1 {
+			first = r
+			continue
+		}
+		if r.LogLik != first.LogLik || !equalFloats(r.Theta, first.Theta) {
+			t.Errorf("%d ranks: l %.17g theta %v; one rank: l %.17g theta %v", np, r.LogLik, r.Theta, first.LogLik, first.Theta)
+		}
 	}
 }

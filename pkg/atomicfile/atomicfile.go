@@ -189,3 +189,43 @@ func Same(a, b string) bool {
 	}
 	return false
 }
+
+// RemoveTemps removes the temporary files that Write leaves beside path
+// when the process dies between creating one and renaming it (kill -9):
+// ".BASE.tmp*" in the directory of path's target. Call it only while no
+// other process writes path (holding its lock, pkg/lockfile): it would
+// remove a file another Write is filling. It returns how many it removed.
+func RemoveTemps(path string) (int, error) {
+	target, err := Resolve(path)
+	if err != nil {
+		return 0, err
+	}
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".tmp*"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, name := range names {
+		if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() && os.Remove(name) == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// globEscape quotes the characters filepath.Match reads as a pattern.
+func globEscape(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', '\\':
+			b = append(b, '\\')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}

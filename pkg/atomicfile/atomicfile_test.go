@@ -160,3 +160,29 @@ func TestSame(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveTemps: the temporary files a killed Write leaves beside a
+// path (".NAME.tmp*") are removed, those of other names are not, and a
+// name with pattern characters is taken literally.
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{".r.ckpt.tmp123", ".r.ckpt.tmp9", ".r.json.tmp1", "r.ckpt", ".a[1].ckpt.tmp5", ".a1.ckpt.tmp5"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := RemoveTemps(filepath.Join(dir, "r.ckpt")); err != nil || n != 2 {
+		t.Fatalf("removed %d (%v), want 2", n, err)
+	}
+	if n, err := RemoveTemps(filepath.Join(dir, "a[1].ckpt")); err != nil || n != 1 {
+		t.Fatalf("pattern characters: removed %d (%v), want 1", n, err)
+	}
+	var left []string
+	es, _ := os.ReadDir(dir)
+	for _, e := range es {
+		left = append(left, e.Name())
+	}
+	if strings.Join(left, " ") != ".a1.ckpt.tmp5 .r.json.tmp1 r.ckpt" {
+		t.Fatalf("left %v, want .a1.ckpt.tmp5, .r.json.tmp1 and r.ckpt", left)
+	}
+}

@@ -58,3 +58,25 @@ func TestGroupMatching(t *testing.T) {
 		}
 	}
 }
+
+// TestTasks: the launcher's count of processes, from the first variable
+// that says more than one.
+func TestTasks(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		n    int
+		from string
+	}{
+		{nil, 1, ""},
+		{map[string]string{"SLURM_NTASKS": "4"}, 1, ""}, // an allocation, not a step: the batch script is one process
+		{map[string]string{"SLURM_STEP_NUM_TASKS": "2"}, 2, "SLURM_STEP_NUM_TASKS"},
+		{map[string]string{"SLURM_STEP_NUM_TASKS": "1"}, 1, ""},
+		{map[string]string{"OMPI_COMM_WORLD_SIZE": "3", "SLURM_STEP_NUM_TASKS": "1"}, 3, "OMPI_COMM_WORLD_SIZE"},
+		{map[string]string{"PMI_SIZE": "x"}, 1, ""},
+	} {
+		n, from := Tasks(func(k string) string { return c.env[k] })
+		if n != c.n || from != c.from {
+			t.Errorf("%v: %d from %q, want %d from %q", c.env, n, from, c.n, c.from)
+		}
+	}
+}

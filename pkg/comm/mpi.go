@@ -261,6 +261,10 @@ func (c *mpiComm) AllreduceSum(x []int64) error {
 	return nil
 }
 
+// bcastChunk is the most bytes one MPI_Bcast carries (its count is an
+// int): larger buffers go in chunks.
+const bcastChunk = 1 << 30
+
 func (c *mpiComm) Bcast(root int, b []byte) ([]byte, error) {
 	n := []int64{int64(len(b))}
 	if err := c.w.BcastI64(root, n); err != nil {
@@ -270,8 +274,14 @@ func (c *mpiComm) Bcast(root int, b []byte) ([]byte, error) {
 	if c.rank == root {
 		copy(buf, b)
 	}
-	if err := mpiErr(C.xs_bcast(unsafe.Pointer(&buf[0]), C.int(n[0]), C.int(root)), "MPI_Bcast"); err != nil {
-		return nil, err
+	for off := int64(0); off < n[0] || off == 0; off += bcastChunk {
+		k := min(n[0]-off, bcastChunk)
+		if err := mpiErr(C.xs_bcast(unsafe.Pointer(&buf[off]), C.int(k), C.int(root)), "MPI_Bcast"); err != nil {
+			return nil, err
+		}
+		if k == 0 {
+			break
+		}
 	}
 	return buf[:n[0]], nil
 }

@@ -11,9 +11,6 @@ import (
 // from the x axis, ratio >= 1 the major over the minor range.
 const AnisoKernel = "aniso-matern"
 
-// anisoNames are its parameters in theta order.
-var anisoNames = [...]string{"sigma2", "beta", "nu", "angle", "ratio"}
-
 // The indices of the angle and the ratio in theta.
 const (
 	anisoAngle = 3

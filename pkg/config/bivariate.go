@@ -10,9 +10,6 @@ import (
 // nu2, rho), ExaGeoStat's bivariate_matern_parsimonious, |rho| <= 1.
 const BivariateKernel = "bivariate-matern"
 
-// bivariateNames are its parameters in theta order.
-var bivariateNames = [...]string{"sigma2_1", "sigma2_2", "beta", "nu1", "nu2", "rho"}
-
 // bivariateRho is the index of rho in theta.
 const bivariateRho = 5
 

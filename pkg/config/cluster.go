@@ -406,6 +406,7 @@ func (p Phase) validate(file, prefix string, nodes int, groups bool) error {
 			return bad("q", "must be >= 0, got %d", p.Q)
 		}
 		switch {
+		case nodes == 0: // not known yet: checkPhases
 		case p.P > 0 && p.Q > 0 && p.P*p.Q != nodes:
 			return bad("p", "a %d x %d grid holds %d nodes, need nodes = %d", p.P, p.Q, p.P*p.Q, nodes)
 		case p.P > 0 && p.Q == 0 && nodes%p.P != 0:
@@ -420,7 +421,7 @@ func (p Phase) validate(file, prefix string, nodes int, groups bool) error {
 		if p.Q != 0 {
 			return bad("q", `only used with distribution = "bc" (the distribution is "1d1d")`)
 		}
-		if len(p.Powers) > 0 && len(p.Powers) != nodes {
+		if len(p.Powers) > 0 && nodes > 0 && len(p.Powers) != nodes {
 			return bad("powers", "need %d values (nodes = %d), got %d", nodes, nodes, len(p.Powers))
 		}
 		for i, v := range p.Powers {

@@ -86,6 +86,9 @@ type Fit struct {
 	Solve     string    `toml:"solve"`      // MPI runs: chained | per-rank | move-tiles
 	// Approx: computation, tlr_accuracy, max_rank, mp_band.
 	Approx
+	// Columns: z, coords, time, na, dec and transform (how the data file
+	// is read, and the transform the model is fitted on).
+	Columns
 	// Vecchia: vecchia_m, vecchia_order, vecchia_sets, vecchia_sets_out
 	// (computation vecchia).
 	Vecchia
@@ -104,6 +107,11 @@ type Fit struct {
 	// Resume is a checkpoint to continue from: its evaluations are replayed
 	// at no cost; one made from other data or settings is refused.
 	Resume string `toml:"resume"`
+	// Deadline is when the fit must have written its result: a duration
+	// from the start ("45m"), a clock time ("17:30") or a date and time
+	// (stop.ParseDeadline); "" takes the end of the Slurm job the fit
+	// runs in, if any; "none" sets none.
+	Deadline string `toml:"deadline"`
 	// Used when no data is given: simulate N points with Theta and Seed.
 	N     int       `toml:"n"`
 	Theta []float64 `toml:"theta"`
@@ -316,19 +324,50 @@ func LoadFit(path string, f *Fit) error {
 	return nil
 }
 
+// DecodeKeys is LoadKeys of the file's content b, read already (path
+// names it in messages, and its directory anchors relative paths).
+func DecodeKeys(path string, b []byte, v any) (map[string]int, error) {
+	keys, err := decode(path, b, v)
+	if err != nil {
+		return nil, err
+	}
+	resolvePaths(v, filepath.Dir(path), keys)
+	return keys, nil
+}
+
+// DecodeFit is LoadFit of the file's content b, read already.
+func DecodeFit(path string, b []byte, f *Fit) error {
+	keys, err := DecodeKeys(path, b, f)
+	if err != nil {
+		return err
+	}
+	f.File, f.FileKeys = path, keys
+	return nil
+}
+
+// ReadError is the error of a configuration file that cannot be read
+// (err, from the file system).
+func ReadError(path string, err error) error {
+	msg := err.Error()
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		msg = "no such file"
+	case errors.As(err, &pe):
+		msg = "cannot read: " + pe.Err.Error()
+	}
+	return &Error{File: path, Msg: msg}
+}
+
 func load(path string, v any) (map[string]int, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		msg := err.Error()
-		var pe *fs.PathError
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			msg = "no such file"
-		case errors.As(err, &pe):
-			msg = "cannot read: " + pe.Err.Error()
-		}
-		return nil, &Error{File: path, Msg: msg}
+		return nil, ReadError(path, err)
 	}
+	return decode(path, b, v)
+}
+
+func decode(path string, b []byte, v any) (map[string]int, error) {
 	src := string(b)
 	md, err := toml.Decode(src, v)
 	if err != nil {
@@ -451,11 +490,12 @@ func negativeUnsigned(t reflect.Type, raw map[string]any, prefix string) (string
 // from the file's directory (LoadKeys); one given by a flag stays relative
 // to the working directory.
 var PathKeys = []string{"data", "locations", "observations", "json", "trace", "plot", "cluster", "cv_out",
-	"at", "out", "theta_from", "checkpoint", "resume", "svg"}
+	"at", "out", "theta_from", "checkpoint", "resume", "svg", "perfmodel", "vecchia_sets", "vecchia_sets_out"}
 
 // resolvePaths joins dir before the relative paths that keys (the ones
-// the file gave) set in v's top-level string fields named by PathKeys
-// (checkpoint = "none" is no path: it turns the checkpoint off).
+// the file gave) set in v's string fields named by PathKeys, top-level or
+// in embedded tables (checkpoint = "none" is no path: it turns the
+// checkpoint off).
 func resolvePaths(v any, dir string, keys map[string]int) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
@@ -468,6 +508,10 @@ func resolvePaths(v any, dir string, keys map[string]int) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, _, _ := strings.Cut(sf.Tag.Get("toml"), ",")
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			resolvePaths(rv.Field(i).Addr().Interface(), dir, keys)
+			continue
+		}
 		if sf.Type.Kind() != reflect.String || !sf.IsExported() || !slices.Contains(PathKeys, name) {
 			continue
 		}

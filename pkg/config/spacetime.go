@@ -1,14 +1,15 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/exageostat/exageostat/pkg/matern"
+)
 
 // SpaceTimeKernel is the space-time Matérn's name (pkg/likelihood's
 // SpaceTimeMatern): theta = (sigma2, beta, nu, beta_t, alpha, sep, delta),
 // ExaGeoStat's univariate_spacetime_matern_stationary.
 const SpaceTimeKernel = "spacetime-matern"
-
-// spaceTimeNames are the space-time Matérn's parameters in theta order.
-var spaceTimeNames = [...]string{"sigma2", "beta", "nu", "beta_t", "alpha", "sep", "delta"}
 
 // checkSpaceTime reports a space-time theta (7 values) outside the model's
 // domain beyond CheckTheta's positivity: alpha <= 1, sep <= 1 (Gneiting's
@@ -35,7 +36,7 @@ func spaceTimeBounds(lb, ub []float64) (key, msg string) {
 			if lb[i] > 1 {
 				key = "lb"
 			}
-			return key, fmt.Sprintf("bounds of %s must lie within (0, 1] for %s, got [%g, %g]; its default upper bound is 1", spaceTimeNames[i], SpaceTimeKernel, lb[i], ub[i])
+			return key, fmt.Sprintf("bounds of %s must lie within (0, 1] for %s, got [%g, %g]; its default upper bound is 1", matern.SpaceTimeParamNames()[i], SpaceTimeKernel, lb[i], ub[i])
 		}
 	}
 	return "", ""

@@ -9,25 +9,33 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/memory"
+	"github.com/exageostat/exageostat/pkg/stop"
 )
+
+// MaxWorkers is the most runtime workers a command may ask for (each is
+// an OS thread; runtime.MaxWorkers).
+const MaxWorkers = 4096
 
 // ParamNames returns the names of the parameters of a covariance kernel,
 // in theta order: matern (sigma2, beta, nu) or powexp (sigma2, beta,
-// delta). It is the schema's copy of pkg/likelihood's models.
+// delta), and those of the space-time, bivariate and anisotropic
+// Matérns, as package matern names them.
 func ParamNames(kernel string) ([]string, error) {
 	switch kernel {
 	case "matern":
-		return []string{"sigma2", "beta", "nu"}, nil
+		return matern.MaternParamNames(), nil
 	case "powexp":
-		return []string{"sigma2", "beta", "delta"}, nil
+		return matern.PowExpParamNames(), nil
 	case SpaceTimeKernel:
-		return spaceTimeNames[:], nil
+		return matern.SpaceTimeParamNames(), nil
 	case BivariateKernel:
-		return bivariateNames[:], nil
+		return matern.BivariateParamNames(), nil
 	case AnisoKernel:
-		return anisoNames[:], nil
+		return matern.AnisoParamNames(), nil
 	}
 	return nil, fmt.Errorf("unknown kernel %q (want matern, powexp, %s, %s or %s)", kernel, SpaceTimeKernel, BivariateKernel, AnisoKernel)
 }
@@ -159,6 +167,16 @@ func (f *Fit) StartValues() ([]float64, error) {
 	return ParseFloats(f.Start)
 }
 
+// FormatFloats writes x as ParseFloats reads it: comma-separated, each
+// value in the shortest form that reads back exactly ("1,0.1,0.5").
+func FormatFloats(x []float64) string {
+	s := make([]string, len(x))
+	for i, v := range x {
+		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
+
 // ParseFloats parses a comma-separated list such as "1,0.1,0.5".
 func ParseFloats(s string) ([]float64, error) {
 	parts := strings.Split(s, ",")
@@ -195,8 +213,9 @@ type Devices struct {
 	Bytes int64
 }
 
-// ParseDevices parses "host-test:N[:SIZE]" (SIZE a number of bytes with
-// an optional suffix KiB, MiB or GiB; 1GiB if left out). "" is no device.
+// ParseDevices parses "host-test:N[:SIZE]" (SIZE a number of bytes as
+// --memory-limit takes it, memory.ParseBytes: 256MiB, 1GB, 2G; 1GiB if
+// left out). "" is no device.
 func ParseDevices(s string) (Devices, error) {
 	if s == "" {
 		return Devices{}, nil
@@ -215,21 +234,11 @@ func ParseDevices(s string) (Devices, error) {
 	}
 	d.Count = n
 	if len(parts) == 3 {
-		v, unit := parts[2], int64(1)
-		for _, u := range []struct {
-			suffix string
-			mult   int64
-		}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
-			if strings.HasSuffix(v, u.suffix) {
-				v, unit = strings.TrimSuffix(v, u.suffix), u.mult
-				break
-			}
+		b, err := memory.ParseBytes(parts[2])
+		if err != nil {
+			return Devices{}, fmt.Errorf("%q: the size: %v", s, err)
 		}
-		b, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(b > 0) || b*float64(unit) > 1<<50 {
-			return Devices{}, fmt.Errorf("%q: the size must be a positive number of bytes (suffix KiB, MiB or GiB), got %q", s, parts[2])
-		}
-		d.Bytes = int64(b * float64(unit))
+		d.Bytes = b
 	}
 	return d, nil
 }
@@ -297,6 +306,9 @@ func (f *Fit) Validate() error {
 	}
 	if err := anisoDistance(f.Kernel, f.Distance); err != nil {
 		return bad("distance", "%v", err)
+	}
+	if key, err := f.Columns.Validate(); err != nil {
+		return bad(key, "%v", err)
 	}
 	if f.TrueTheta != nil {
 		if f.Holdout == 0 {
@@ -420,8 +432,8 @@ func (f *Fit) Validate() error {
 	switch {
 	case f.NB < 0:
 		return bad("nb", "must be >= 0 (0: automatic), got %d", f.NB)
-	case f.Workers < 0:
-		return bad("workers", "must be >= 0 (0: one per core), got %d", f.Workers)
+	case f.Workers < 0 || f.Workers > MaxWorkers:
+		return bad("workers", "must be in [0, %d] (0: one per core), got %d", MaxWorkers, f.Workers)
 	case f.GPUs < 0 || f.GPUs > 64:
 		return bad("gpus", "must be in [0, 64] (0: no GPU workers), got %d", f.GPUs)
 	case f.Pin != "auto" && f.Pin != "on" && f.Pin != "off":
@@ -473,7 +485,15 @@ func (f *Fit) Validate() error {
 	if _, err := MemoryLimitBytes(f.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
 	}
+	if f.Deadline != "" && f.Deadline != "none" {
+		if _, err := stop.ParseDeadline(f.Deadline, time.Now()); err != nil {
+			return bad("deadline", "--deadline: %v", err)
+		}
+	}
 	if err := f.conflicts(); err != nil {
+		return err
+	}
+	if err := f.checkDependents(bad); err != nil {
 		return err
 	}
 	if (f.Locations == "") != (f.Observations == "") {
@@ -657,8 +677,8 @@ func (s *Simulate) Validate() error {
 		return bad("n", "--n must be >= 3 (got %d)", s.N)
 	case s.NB < 0:
 		return bad("nb", "--nb must be >= 0 (0: automatic), got %d", s.NB)
-	case s.Workers < 0:
-		return bad("workers", "--workers must be >= 0 (0: one per core), got %d", s.Workers)
+	case s.Workers < 0 || s.Workers > MaxWorkers:
+		return bad("workers", "--workers must be in [0, %d] (0: one per core), got %d", MaxWorkers, s.Workers)
 	}
 	if _, err := ParamNames(s.Kernel); err != nil {
 		return bad("kernel", "%v", err)
@@ -743,10 +763,37 @@ type Predict struct {
 	Phase
 	// Approx: the factor the kriging solves with (exact, or tlr, mp, dst).
 	Approx
+	// Columns: how Data and At are read, and the transform of the
+	// observations (the fit's).
+	Columns
+	// Scale is the scale of the predictions written with a transform:
+	// original (back-transformed), transformed, or both.
+	Scale string `toml:"scale"`
+	// Bands maps a raster At's bands to covariate columns, "BAND=COL"
+	// each (BAND a band's description or its number from 1); unmapped
+	// bands are named by their descriptions.
+	Bands []string `toml:"bands"`
+	// Blocks is a polygon file (GeoPackage, shapefile, GeoJSON): predict
+	// writes the mean of the field over each polygon, discretised by the
+	// locations of At inside it (block kriging), instead of At's points.
+	Blocks string `toml:"blocks"`
 	// FitDistance, when set, is the distance of the fit that ThetaFrom
 	// holds, which Distance "auto" must turn out to be once the data's
 	// coordinates are known. It is not a key.
 	FitDistance string `toml:"-"`
+	// Cmd is the command that runs the prediction, for messages:
+	// "predict" (also when empty), "cv", "simulate" (--conditional) or
+	// "fit" (--cv). It is not a key.
+	Cmd string `toml:"-"`
+}
+
+// Command returns the command that runs p, for messages ("predict" by
+// default).
+func (p *Predict) Command() string {
+	if p.Cmd == "" {
+		return "predict"
+	}
+	return p.Cmd
 }
 
 // DefaultPredict returns the defaults: Matérn, distance from the data's
@@ -754,6 +801,13 @@ type Predict struct {
 func DefaultPredict() Predict {
 	return Predict{Kernel: "matern", Distance: "auto", Mean: "zero", Variance: VarianceObservation, Phase: Phase{Distribution: "bc"}, Approx: DefaultApprox()}
 }
+
+// The scales predict can write with a transform (Predict.Scale).
+const (
+	ScaleOriginal    = "original"    // back-transformed: the observations' scale
+	ScaleTransformed = "transformed" // the scale the model was fitted on
+	ScaleBoth        = "both"        // both, the transformed columns first
+)
 
 // The variances predict can write (Predict.Variance).
 const (
@@ -767,7 +821,7 @@ const (
 // >= 0, nugget >= 0 and finite, memory_limit a size.
 func (p *Predict) Validate() error {
 	bad := func(key, format string, a ...any) error {
-		return &Error{File: "predict", Key: key, Msg: fmt.Sprintf(format, a...)}
+		return &Error{File: p.Command(), Key: key, Msg: fmt.Sprintf(format, a...)}
 	}
 	switch {
 	case p.Data == "" || p.At == "" || p.Out == "":
@@ -796,14 +850,22 @@ func (p *Predict) Validate() error {
 	if err := anisoDistance(p.Kernel, p.Distance); err != nil {
 		return bad("distance", "%v", err)
 	}
+	if key, err := p.Columns.Validate(); err != nil {
+		return bad(key, "%v", err)
+	}
+	switch p.Scale {
+	case "", ScaleOriginal, ScaleTransformed, ScaleBoth:
+	default:
+		return bad("scale", "--scale must be original, transformed or both, got %q", p.Scale)
+	}
 	if err := CheckMean(p.Mean); err != nil {
 		return bad("mean", "%v", err)
 	}
 	switch {
 	case p.NB < 0:
 		return bad("nb", "--nb must be >= 0 (0: automatic), got %d", p.NB)
-	case p.Workers < 0:
-		return bad("workers", "--workers must be >= 0 (0: one per core), got %d", p.Workers)
+	case p.Workers < 0 || p.Workers > MaxWorkers:
+		return bad("workers", "--workers must be in [0, %d] (0: one per core), got %d", MaxWorkers, p.Workers)
 	case !(p.Nugget >= 0) || math.IsInf(p.Nugget, 0):
 		return bad("nugget", "--nugget must be >= 0 and finite, got %g", p.Nugget)
 	case HasTau2(p.Kernel, len(p.Theta)) && p.Nugget != 0 && p.Nugget != p.Theta[len(p.Theta)-1]:
@@ -825,6 +887,9 @@ func (p *Predict) Validate() error {
 	}
 	if err := CheckDPI(p.DPI); err != nil {
 		return bad("dpi", "%v", err)
+	}
+	if err := p.checkDependents(bad); err != nil {
+		return err
 	}
 	if err := p.Approx.Check(bad); err != nil {
 		return err

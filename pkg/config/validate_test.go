@@ -37,7 +37,7 @@ func TestFitValidate(t *testing.T) {
 		{"start outside", func(f *Fit) { f.Start = "1,9,1" }, "start", "start beta = 9 is outside its bounds"},
 		{"search", func(f *Fit) { f.Search = "grid" }, "search", "search must be log, linear, fisher or bobyqa"},
 		{"nb", func(f *Fit) { f.NB = -1 }, "nb", "must be >= 0"},
-		{"workers", func(f *Fit) { f.Workers = -2 }, "workers", "must be >= 0"},
+		{"workers", func(f *Fit) { f.Workers = -2 }, "workers", "must be in [0, 4096]"},
 		{"max evals", func(f *Fit) { f.MaxEvals = -1 }, "max_evals", "must be >= 0"},
 		{"tolerance", func(f *Fit) { f.Tolerance = 0 }, "tolerance", "must be > 0"},
 		{"nugget", func(f *Fit) { f.Nugget = -1 }, "nugget", "must be >= 0"},
@@ -183,7 +183,7 @@ func TestFitLocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.NB, f.Workers = 0, -1
-	if err := f.Validate(); err == nil || err.Error() != `c.toml:4: key "workers": must be >= 0 (0: one per core), got -1` {
+	if err := f.Validate(); err == nil || err.Error() != `c.toml:4: key "workers": must be in [0, 4096] (0: one per core), got -1` {
 		t.Fatal(err)
 	}
 }

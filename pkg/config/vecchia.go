@@ -30,7 +30,6 @@ func (f *Fit) checkVecchia(bad func(key, format string, args ...any) error) erro
 		{"grid", f.Grid != "", "maps in this version"},
 		{"true_theta", f.TrueTheta != nil, "MLOE/MMOM in this version"},
 		{"cv", f.CV != "", "cross-validation in this version"},
-		{"holdout", f.Holdout != 0, "hold-out prediction in this version"},
 		{"resume", f.Resume != "", "resume in this version"},
 		{"checkpoint", f.Checkpoint != "" && f.Checkpoint != "none", "checkpoints in this version"},
 	} {

@@ -15,22 +15,26 @@ func TestReadCSVColumns(t *testing.T) {
 		row           string
 		obs, z, tt    []float64 // nil: column absent
 		locObs, locZT bool      // ReadLocations: no Obs; Z/T as ReadCSV
+		opt           Options
 	}{
-		{"x,y,z", "1,2,3", []float64{3}, nil, nil, false, true},
-		{"x,y,t,z", "1,2,4,3", []float64{3}, nil, []float64{4}, false, true},
-		{"x,y,z,t", "1,2,3,4", []float64{3}, nil, []float64{4}, false, true},
-		{"x,y,time,value", "1,2,4,3", []float64{3}, nil, []float64{4}, false, true},
-		{"x,y,depth,value", "1,2,5,3", []float64{3}, []float64{5}, nil, false, true},
-		{"X, Y, Z, Value", "1,2,5,3", []float64{3}, []float64{5}, nil, false, true},
-		{"x,y,z,obs", "1,2,5,3", []float64{3}, []float64{5}, nil, false, true},
-		{"x,y,value,height,t", "1,2,3,5,4", []float64{3}, []float64{5}, []float64{4}, false, true},
-		{"x,y,depth", "1,2,5", nil, []float64{5}, nil, false, true},
-		{"x,y,t", "1,2,4", nil, nil, []float64{4}, false, true},
-		{"lon,lat,t,z", "1,2,4,3", []float64{3}, nil, []float64{4}, false, true},
+		{"x,y,z", "1,2,3", []float64{3}, nil, nil, false, true, Options{}},
+		{"x,y,t,z", "1,2,4,3", []float64{3}, nil, []float64{4}, false, true, Options{}},
+		{"x,y,z,t", "1,2,3,4", []float64{3}, nil, []float64{4}, false, true, Options{}},
+		{"x,y,time,value", "1,2,4,3", []float64{3}, nil, []float64{4}, false, true, Options{}},
+		// A third coordinate only when named (never guessed).
+		{"x,y,depth,value", "1,2,5,3", []float64{3}, nil, nil, false, true, Options{}},
+		{"x,y,depth,value", "1,2,5,3", []float64{3}, []float64{5}, nil, false, true, Options{Coords: "x,y,depth"}},
+		{"X, Y, Z, Value", "1,2,5,3", []float64{3}, []float64{5}, nil, false, true, Options{Coords: "X,Y,Z"}},
+		{"x,y,z,obs", "1,2,5,3", []float64{3}, []float64{5}, nil, false, true, Options{Coords: "1,2,3"}},
+		{"x,y,value,height,t", "1,2,3,5,4", []float64{3}, []float64{5}, []float64{4}, false, true, Options{Coords: "x,y,height"}},
+		{"x,y,depth", "1,2,5", nil, []float64{5}, nil, false, true, Options{Coords: "x,y,depth"}},
+		{"x,y,t", "1,2,4", nil, nil, []float64{4}, false, true, Options{}},
+		{"lon,lat,t,z", "1,2,4,3", []float64{3}, nil, []float64{4}, false, true, Options{}},
+		{"a,b,c,when", "1,2,3,4", []float64{3}, nil, []float64{4}, false, true, Options{Coords: "a,b", Z: "c", Time: "when"}},
 	}
 	for _, c := range cases {
 		p := writeFile(t, t.TempDir(), "d.csv", c.head+"\n"+c.row+"\n")
-		d, err := ReadCSV(p)
+		d, err := ReadCSVWith(p, c.opt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.head, err)
 		}
@@ -48,7 +52,9 @@ func TestReadCSVColumns(t *testing.T) {
 		}
 		// The observation column of a locations file is not read.
 		q := writeFile(t, t.TempDir(), "l.csv", c.head+"\n"+strings.ReplaceAll(c.row, "3", "NaN")+"\n")
-		l, err := ReadLocations(q)
+		lo := c.opt
+		lo.Locations = true
+		l, err := ReadCSVWith(q, lo)
 		if err != nil {
 			t.Fatalf("%s: ReadLocations: %v", c.head, err)
 		}
@@ -59,16 +65,25 @@ func TestReadCSVColumns(t *testing.T) {
 }
 
 func TestReadCSVColumnErrors(t *testing.T) {
-	for _, c := range []struct{ head, msg string }{
-		{"x,y,z,depth,value", `header "x,y,z,depth,value": columns "z" and "depth" have the same role`},
-		{"x,y,t,time,z", `header "x,y,t,time,z": columns "t" and "time" have the same role`},
-		{"x,y,value,obs", `header "x,y,value,obs": columns "value" and "obs" have the same role`},
-		{"x,y,vlaue", `header "x,y,vlaue": unknown column "vlaue"`},
-		{"lon,lat,depth,value", `header "lon,lat,depth,value": a third coordinate ("depth") needs planar x,y: great-circle distances are 2D`},
+	for _, c := range []struct {
+		head string
+		opt  Options
+		msg  string
+	}{
+		{"x,y,z,depth,value", Options{Coords: "x,y,z,depth"}, `header "x,y,z,depth,value": --coords x,y,z,depth: give two columns X,Y or three X,Y,Z`},
+		{"x,y,t,z", Options{Time: "t", Z: "t"}, `header "x,y,t,z": column "t" cannot be both the time (--time) and the observation (--z)`},
+		{"x,y,value,obs", Options{Z: "x"}, `header "x,y,value,obs": column "x" cannot be both a coordinate (--coords) and the observation (--z)`},
+		{"x,y,vlaue", Options{}, `header "x,y,vlaue": no observation column (z, value or obs): name it with --z COL`},
+		{"x,y,vlaue", Options{Z: "value"}, `header "x,y,vlaue": --z value: no such column (the header's columns: x,y,vlaue)`},
+		{"x,y,vlaue", Options{Z: "7"}, `header "x,y,vlaue": --z 7: the file has columns 1 to 3`},
+		{"lon,lat,depth,value", Options{Coords: "lon,lat,depth"}, `header "lon,lat,depth,value": --coords lon,lat,depth: a third coordinate needs planar x,y: great-circle distances are 2D`},
+		{"x,y,zinc,copper", Options{}, `header "x,y,zinc,copper": several columns could be the observation (zinc, copper): name one with --z COL`},
+		{"x,y,z,z2", Options{}, `header "x,y,z,z2": a column z2 needs a column z1 (bivariate data: x,y,z1,z2)`},
+		{"x,y,z", Options{Z: "z", Covariates: []string{"z"}}, `header "x,y,z": column "z" cannot be both the observation (--z) and a covariate (--mean)`},
 	} {
 		p := writeFile(t, t.TempDir(), "d.csv", c.head+"\n1,2,3,4,5\n")
-		_, err := ReadCSV(p)
-		if err == nil || !strings.HasPrefix(err.Error(), p+":1: "+c.msg+": want ") {
+		_, err := ReadCSVWith(p, c.opt)
+		if err == nil || err.Error() != p+":1: "+c.msg {
 			t.Errorf("%s: got %v, want %q", c.head, err, c.msg)
 		}
 	}
@@ -86,7 +101,11 @@ func TestWriteCSVColumns(t *testing.T) {
 		if err := WriteCSV(p, d); err != nil {
 			t.Fatal(err)
 		}
-		r, err := ReadCSV(p)
+		opt := Options{}
+		if d.Z != nil {
+			opt.Coords = "x,y,z" // WriteCSV's header x,y,z,value
+		}
+		r, err := ReadCSVWith(p, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

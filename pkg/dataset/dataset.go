@@ -9,14 +9,14 @@
 //
 // Input formats:
 //
-//   - ReadCSV: a CSV file with a header "x,y,z", "lon,lat,z" or
-//     "longitude,latitude,z" (or the same without z for prediction
-//     locations), columns found by name in any order ("lat,lon,z"),
-//     separated by commas, semicolons, tabs or spaces, with quotes, R's
-//     row names and id or name columns skipped; more columns name a time ("x,y,t,z"), a third
-//     coordinate with the observation named value ("x,y,depth,value"),
-//     two observations ("x,y,z1,z2"), or covariates ("x,y,z,dist,elev",
-//     kept in Data.Columns): see ReadCSV for the rule.
+//   - ReadCSV, ReadCSVWith, ReadCSVFrom: a CSV table whose columns have
+//     roles (Options): the coordinates (x,y, lon,lat, easting,northing
+//     ... guessed, or named: --coords X,Y[,Z]), the observation (z,
+//     value, obs ... guessed, or --z COL), the time (t, or --time COL)
+//     and the covariates the mean names; every other column is not read.
+//     Separated by commas, semicolons, tabs or spaces, with quotes, R's
+//     row names, missing values (rows dropped, or refused), a decimal
+//     comma, or no header (columns by number): see ReadCSVFrom.
 //   - ReadPair: ExaGeoStat's headerless pair of files, locations "x,y" per
 //     line and observations one value per line.
 //
@@ -74,6 +74,12 @@ type Data struct {
 	// Columns are the named columns of a CSV that follow its coordinates
 	// (and z), in the header's order: covariates of a mean model.
 	Columns []Column
+	// ObsName is the header's name of the observation column ("zinc"),
+	// "" when none was read.
+	ObsName string
+	// Dropped counts the rows the reader dropped for a missing value
+	// (Options.NA drop).
+	Dropped int
 	// Notes are remarks of the reader for the user (one line each), e.g.
 	// that planar x,y values look like longitudes and latitudes.
 	Notes []string

@@ -86,6 +86,11 @@ func FuzzReadCSV(f *testing.F) {
 		"lat;lon;z\r\n0,5;1;2\r\n",
 		"id\tstation\ty\tx\tvalue\n1\t\"a, b\"\t2\t3\t4\n",
 		"site z x y\nA 1 -95.2 29.7\nB 2 -80 40\n",
+		"\"\",\"x\",\"y\",\"zinc\",\"om\"\n\"1\",1,2,1022,NA\n",
+		"easting,northing,value,elev\n1,2,NA,4\n5,6,7,\n",
+		"1 2 3\n4 5 6\n",
+		"x;y;z\n0,5;1,5;2\n",
+		"coords.x1,coords.x2,precip\n1,2,\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -93,6 +98,13 @@ func FuzzReadCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p := writeFuzz(t, dir, "in.csv", b)
 		d, err := ReadCSV(p)
+		if err != nil {
+			checkOneLine(t, err, p)
+		} else {
+			checkData(t, d, d.Obs != nil)
+		}
+		// Columns by number and a decimal comma: the same guarantees.
+		d, err = ReadCSVWith(p, Options{Coords: "1,2", Z: "3", Decimal: ',', NA: NAError})
 		if err != nil {
 			checkOneLine(t, err, p)
 		} else {

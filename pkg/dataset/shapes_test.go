@@ -37,6 +37,7 @@ func TestReadCSVShapes(t *testing.T) {
 		{"semicolons, quotes, a name column, CRLF",
 			"\"name\";\"long\";\"lat\";\"obs\"\r\n\"a\";0.5;0.25;1.5\r\n\"b\";1.25;2;-3\r\n\"c\";-3;4.5;0.125\r\n", Geographic},
 		{"tabs with spaces around fields and a covariate", "x\t y\t z\t elev\n0.5 \t0.25\t1.5\t10\n1.25\t2\t-3\t11\n-3\t4.5\t0.125\t12\n", Planar},
+		{"a text column, not read", "x,y,z,city\n0.5,0.25,1.5,Paris\n1.25,2,-3,Lyon\n-3,4.5,0.125,\n", Planar},
 		{"coordinates last, comments and blanks", "# from a logger\nsite z x y\n\nA 1.5 0.5 0.25\nB -3 1.25 2\n# gap\nC 0.125 -3 4.5\n", Planar},
 	}
 	for _, c := range cases {
@@ -68,10 +69,8 @@ func TestReadCSVShapeErrors(t *testing.T) {
 		line          int
 		msg           string // the message starts with it
 	}{
-		{"decimal commas", "x;y;z\n0,5;0,25;1,5\n", 2, `x: cannot parse "0,5" as a number (a decimal comma? write 0.5)`},
-		{"a text column with another name", "x,y,z,city\n0.5,0.25,1.5,Paris\n", 2,
-			`column "city": cannot parse "Paris" as a number (a text column is skipped only when named id, name, station, site or label)`},
-		{"x with lat", "x,lat,z\n1,2,3\n", 1, `unknown header "x,lat,z": want a coordinate pair`},
+		{"decimal commas", "x;y;z\n0,5;0,25;1,5\n", 2, `x: cannot parse "0,5" as a number (a decimal comma? --dec , reads it)`},
+		{"x with lat", "x,lat,z\n1,2,3\n", 1, `header "x,lat,z": no coordinate columns (x,y; lon,lat or longitude,latitude; easting,northing; coords.x1,coords.x2): name them with --coords X,Y`},
 		{"quote not closed", "x,y,z\n\"0.5,0.25,1.5\n", 2, "field 1: a quote is not closed"},
 		{"text after a quote", "x,y,z\n\"0.5\"1,0.25,1.5\n", 2, `field 1: text "1" after the closing quote`},
 		{"quote not closed in the header", "\"x,y,z\n", 1, `header "\"x,y,z": field 1: a quote is not closed`},

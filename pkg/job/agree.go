@@ -3,10 +3,8 @@ package job
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"reflect"
 	"sort"
@@ -15,30 +13,26 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
-	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/tile"
 )
 
 // Agreement across ranks.
 //
-// Every rank of a distributed job reads its own input and configuration and
-// submits the whole task graph; the graphs match, and the messages between
-// the ranks pair up, only when every rank read the same data with the same
-// settings. So the first collective of fit, simulate and predict, after the
-// inputs are read and before anything is distributed, compares on rank 0
+// Every rank of a distributed job submits the whole task graph; the graphs
+// match, and the messages between the ranks pair up, only when every rank
+// works on the same data with the same settings. The data is the same by
+// construction: rank 0 reads every input and broadcasts its bytes (Inputs),
+// which every rank parses alike. The first collective of fit, simulate and
+// predict, before the inputs are read, compares on rank 0
 //
-//   - the SHA-256 of each input as read (digest: the kind of coordinates,
-//     then x, y and z of every row as float64 bits; fit's --data or
-//     --locations/--observations, predict's --data and --at): a path may
-//     differ from rank to rank (node-local copies), the content may not;
 //   - the settings: every key of the validated configuration (pkg/config,
 //     by its TOML name, embedded and nested tables included, so that a key
 //     added later is compared without a change here) except perRankKeys,
 //     plus the contents of the cluster file and the fault-injection setting
 //     (FailTaskEnv);
-//   - an error a rank met before this point (a file missing on one node,
-//     an output directory rank 0 cannot write): the ranks stop together
-//     with the message of the first rank that failed.
+//   - an error a rank met before this point (an output directory rank 0
+//     cannot write, a cluster file missing on one node): the ranks stop
+//     together with the message of the first rank that failed.
 //
 // and broadcasts one verdict: every rank returns the same error (agreed:
 // rank 0 prints it, exit status 2), which names the ranks that differ from
@@ -50,14 +44,15 @@ import (
 // verdict), task errors (runtime.Wait), the tile distributions computed
 // from a cluster file (distribute compares the owner tables: the LP runs
 // on every rank), the fault-injection check at the end (checkFailTask),
-// and the checkpoint's stops and resume file (checkpoint.go).
+// and the checkpoint's stops and lock (checkpoint.go, stopping.go). Errors
+// in the inputs are the same on every rank (the same bytes, the same
+// checks): sameOnEveryRank marks them agreed.
 
 // perRankKeys are the configuration keys the ranks may set differently:
-// paths of inputs whose content is compared instead (data, locations,
-// observations, at, cluster, theta_from: predict compares the theta,
-// kernel, nugget and distance read from it), outputs only rank 0 writes
-// (json, trace, plot, out, checkpoint) and what each rank has (workers:
-// results do not depend on it; memory_limit: checked per rank).
+// paths of inputs that rank 0 alone reads (data, locations, observations,
+// at, theta_from; cluster: its contents are compared), outputs only rank 0
+// writes (json, trace, plot, out, checkpoint) and what each rank has
+// (workers: results do not depend on it; memory_limit: checked per rank).
 var perRankKeys = map[string]bool{
 	"data": true, "locations": true, "observations": true, "at": true, "cluster": true, "theta_from": true,
 	"json": true, "trace": true, "plot": true, "out": true, "checkpoint": true,
@@ -109,59 +104,14 @@ func settingsOf(cfg any) map[string]string {
 	return out
 }
 
-// digest returns the SHA-256 of d as read: the kind of coordinates and the
-// number of rows, then x, y and z (when read) as float64 bits.
-func digest(d *dataset.Data) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s n=%d z=%t\n", d.Coords, d.Len(), d.Obs != nil)
-	var b [8]byte
-	for _, col := range [][]float64{d.X, d.Y, d.Obs} {
-		for _, x := range col {
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
-			h.Write(b[:])
-		}
-	}
-	for _, col := range [][]float64{d.Z, d.T, d.Obs2} { // only when read: 2D digests unchanged
-		if col != nil {
-			fmt.Fprintf(h, "column n=%d\n", len(col))
-		}
-		for _, x := range col {
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
-			h.Write(b[:])
-		}
-	}
-	for _, c := range d.Columns { // covariates (files that have them)
-		fmt.Fprintf(h, "column %s\n", c.Name)
-		for _, x := range c.Values {
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
-			h.Write(b[:])
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// input is one input every rank reads: its name in messages (the flag and
-// rank 0's path) and what was read.
-type input struct {
-	name string
-	d    *dataset.Data
-}
-
 // rankReport is what each rank sends to rank 0.
 type rankReport struct {
 	Err      string            `json:"err,omitempty"`
 	Input    bool              `json:"input,omitempty"` // Err is bad input (exit 2)
 	Settings map[string]string `json:"settings,omitempty"`
-	Inputs   []inputDigest     `json:"inputs,omitempty"`
 	Cores    Cores             `json:"cores"`
 	Workers  int               `json:"workers"`
 	Host     string            `json:"host,omitempty"` // os.Hostname, to find the ranks that share a node
-}
-
-type inputDigest struct {
-	Name   string `json:"name"`
-	Rows   int    `json:"rows"`
-	SHA256 string `json:"sha256"`
 }
 
 // verdict is rank 0's answer, the same on every rank.
@@ -203,25 +153,17 @@ func (a *agreement) fail(err error) error {
 	return a.exchange(rankReport{Err: err.Error(), Input: IsInput(err)}, err)
 }
 
-// shared is what the ranks of a job must share: its settings (settingsOf)
-// and its inputs.
+// shared is what the ranks of a job must share: its settings (settingsOf).
 type shared struct {
 	settings map[string]string
-	inputs   []input
 }
 
-// check compares this rank's settings and inputs with rank 0's
-// (collective) and warns, on rank 0, when some rank runs more workers than
+// check compares this rank's settings with rank 0's (collective) and warns, on rank 0, when some rank runs more workers than
 // it has cores.
 func (a *agreement) check(s shared, workers int) error {
 	a.done = true
 	host, _ := os.Hostname()
 	rep := rankReport{Settings: s.settings, Cores: ReadCores(), Workers: workers, Host: host}
-	if a.w.Size() > 1 {
-		for _, in := range s.inputs {
-			rep.Inputs = append(rep.Inputs, inputDigest{Name: in.name, Rows: in.d.Len(), SHA256: digest(in.d)})
-		}
-	}
 	return a.exchange(rep, nil)
 }
 
@@ -309,9 +251,6 @@ func judge(cmd string, reps []rankReport, launched bool) verdict {
 	if s := settingsDiff(reps); s != "" {
 		parts = append(parts, s)
 	}
-	if s := inputsDiff(reps); s != "" {
-		parts = append(parts, s)
-	}
 	if len(parts) > 0 {
 		v.Err = fmt.Sprintf("%s: %s; every rank must read the same input with the same settings", cmd, strings.Join(parts, "; "))
 		v.Input = true
@@ -392,35 +331,6 @@ func shown(s map[string]string, k string) string {
 	return v
 }
 
-// inputsDiff describes the ranks whose inputs differ from rank 0's: "ranks
-// 1, 3 read other data than rank 0 (sha256 of --data d.csv differs: 400
-// rows on rank 0, 399 on rank 1)".
-func inputsDiff(reps []rankReport) string {
-	var parts []string
-	for i, ref := range reps[0].Inputs {
-		var ranks []int
-		rows := ""
-		for r := 1; r < len(reps); r++ {
-			in := reps[r].Inputs
-			if i < len(in) && in[i].SHA256 == ref.SHA256 {
-				continue
-			}
-			ranks = append(ranks, r)
-			if rows == "" && i < len(in) && in[i].Rows != ref.Rows {
-				rows = fmt.Sprintf(": %d rows on rank 0, %d on rank %d", ref.Rows, in[i].Rows, r)
-			}
-		}
-		if len(ranks) == 0 {
-			continue
-		}
-		if rows == "" {
-			rows = fmt.Sprintf(", %d rows on each", ref.Rows)
-		}
-		parts = append(parts, fmt.Sprintf("%s read other data than rank 0 (sha256 of %s differs%s)", ranksWord(ranks), ref.Name, rows))
-	}
-	return strings.Join(parts, "; ")
-}
-
 // coresWarning is the one warning about ranks that run more workers than
 // they have cores (oversubscribed), for the first such rank and naming
 // the others.
@@ -488,20 +398,12 @@ func agreeOwners(w comm.Comm, nt int, owners ...tile.OwnerFunc) error {
 	return nil
 }
 
-// fitAgreement returns what the ranks of a fit compare: its settings (with
-// the cluster file's groups, read on each rank) and its data (nil when
-// simulated: the settings define it).
-func fitAgreement(cfg config.Fit, cl config.Cluster, d *dataset.Data) shared {
+// fitAgreement returns what the ranks of a fit compare: its settings, with
+// the cluster file's groups (read on each rank).
+func fitAgreement(cfg config.Fit, cl config.Cluster) shared {
 	set := settingsOf(cfg)
 	set["cluster file"] = fmt.Sprint(cl.NB, cl.Network, cl.Groups)
-	if d == nil {
-		return shared{settings: set}
-	}
-	name := "--data " + cfg.Data
-	if cfg.Data == "" {
-		name = "--locations " + cfg.Locations + " and --observations " + cfg.Observations
-	}
-	return shared{settings: set, inputs: []input{{name: name, d: d}}}
+	return shared{settings: set}
 }
 
 // sharedCoresWarning is the warning for ranks on one host whose workers

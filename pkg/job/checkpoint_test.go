@@ -1,6 +1,7 @@
 package job
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,10 +10,12 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/stop"
 )
 
 // fitOnRanks runs Fit on size in-process ranks, cfgOf(rank) each, and
@@ -75,14 +78,14 @@ func TestResumeOverRanks(t *testing.T) {
 	ckpt := filepath.Join(dir, "part.ckpt")
 	got, errs := fitOnRanks(2, same(part), func(rank int) Env {
 		n := 0
-		var sig os.Signal
+		req := stop.New()
 		return Env{
 			Step: func(mle.Step) {
 				if n++; n == k && rank == 1 {
-					sig = syscall.SIGTERM
+					req.Ask(syscall.SIGTERM, time.Now())
 				}
 			},
-			Interrupt: func() os.Signal { return sig },
+			Stop: req,
 		}
 	})
 	for r, err := range errs {
@@ -104,7 +107,7 @@ func TestResumeOverRanks(t *testing.T) {
 	res.Resume = ckpt
 	got, errs = fitOnRanks(2, same(res), nil)
 	ok("resume", errs)
-	if !slices.Equal(got.Theta, ref.Theta) || got.LogLik != ref.LogLik || got.Evaluations != ref.Evaluations || got.Replayed != k {
+	if !slices.Equal(got.Theta, ref.Theta) || got.LogLik != ref.LogLik || got.Evaluations != ref.Evaluations || got.Replayed != k-1 { // the best recomputed (VerifyBest)
 		t.Fatalf("resumed theta %v l %v after %d (%d replayed); uninterrupted %v l %v after %d",
 			got.Theta, got.LogLik, got.Evaluations, got.Replayed, ref.Theta, ref.LogLik, ref.Evaluations)
 	}
@@ -141,19 +144,21 @@ func TestResumeOverRanks(t *testing.T) {
 			t.Errorf("different checkpoints, rank %d: %v", r, err)
 		}
 	}
+	// Rank 0 alone reads the resume file: rank 1's path is never opened
+	// (here: one that does not exist), both replay rank 0's.
 	errs = onRanks(2, func(w comm.Comm) error {
 		c := res
 		if w.Rank() == 1 {
-			c.Resume = copyCk
+			c.Resume = filepath.Join(dir, "nowhere.ckpt")
 		}
-		_, _, err := prepareCheckpoint(w, c, ck.Settings, ck.DataSHA256, func(string, ...any) {})
+		ckw, rs, err := prepareCheckpoint(w, NewInputs(w, nil, nil), c, ck.Settings, ck.DataSHA256, Env{})
+		ckw.release()
+		if err == nil && (rs == nil || len(rs.ck.Evaluations) != len(ck.Evaluations)) {
+			err = errors.New("rank 1 did not get rank 0's checkpoint")
+		}
 		return err
 	})
-	for r, err := range errs {
-		if !IsInput(err) || !Agreed(err) || !strings.Contains(err.Error(), "rank 1 reads another file than rank 0") {
-			t.Errorf("different checkpoint content, rank %d: %v", r, err)
-		}
-	}
+	ok("resume file read by rank 0", errs)
 }
 
 // TestCheckpointPath: --checkpoint, else the resume file, else beside
@@ -173,5 +178,76 @@ func TestCheckpointPath(t *testing.T) {
 		if got := CheckpointPath(cfg); got != c.want {
 			t.Errorf("%+v: %q, want %q", c, got, c.want)
 		}
+	}
+}
+
+// TestParseCheckpoint: a checkpoint written by a checkpointer reads back;
+// every defect is refused with the field it is in, never a panic: null,
+// missing or mistyped values, a wrong length, an edited value (the
+// digests), a best that is not the best, another version, not JSON.
+func TestParseCheckpoint(t *testing.T) {
+	cfg := config.DefaultFit()
+	set := checkpointSettings(cfg, "euclidean", nil, true, 100)
+	dir := t.TempDir()
+	c := &checkpointer{path: filepath.Join(dir, "c.ckpt"), ck: newCheckpoint(cfg, set, strings.Repeat("ab", 32), nil), log: t.Logf}
+	for i, l := range []float64{-10, -5, -7} {
+		c.add(mle.Eval{Theta: []float64{1, 0.1 * float64(i+1), 0.5}, LogLik: l})
+	}
+	c.add(mle.Eval{Theta: []float64{2, 0.2, 3}, Failed: errors.New("not positive definite")})
+	good, err := os.ReadFile(c.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := ParseCheckpoint(good)
+	if err != nil || len(ck.Evaluations) != 4 || *ck.Best.LogLik != -5 {
+		t.Fatalf("the checkpointer's file: %v %+v", err, ck)
+	}
+	edit := func(f func(m map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(good, &m); err != nil {
+			t.Fatal(err)
+		}
+		f(m)
+		b, _ := json.Marshal(m)
+		return b
+	}
+	ev := func(m map[string]any, i int) map[string]any { return m["evaluations"].([]any)[i].(map[string]any) }
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"empty", nil, "empty file: not an exageostat fit checkpoint"},
+		{"truncated", good[:len(good)/2], "not an exageostat fit checkpoint (not valid JSON (unexpected end at byte"},
+		{"other JSON", []byte(`{"theta":[1]}`), "not an exageostat fit checkpoint"},
+		{"version 1", edit(func(m map[string]any) { m["version"] = 1 }), "checkpoint format version 1; this exageostat reads version 2"},
+		{"best null loglik", edit(func(m map[string]any) { m["best"].(map[string]any)["loglik"] = nil }), `field "best.loglik": null without an error`},
+		{"loglik a string", edit(func(m map[string]any) { ev(m, 1)["loglik"] = "x" }), `"evaluations.loglik" is a JSON string, want float64`},
+		{"loglik out of range", []byte(strings.Replace(string(good), `"loglik": -7`, `"loglik": -7e999`, 1)), `"evaluations.loglik" is a JSON number -7e999, want float64`},
+		{"theta short", edit(func(m map[string]any) { ev(m, 2)["theta"] = []any{1, 2} }), `field "evaluations[2].theta": 2 values, want 3`},
+		{"theta negative", edit(func(m map[string]any) { ev(m, 0)["theta"] = []any{1, -2, 3} }), `field "evaluations[0].theta": must be positive`},
+		{"loglik and error", edit(func(m map[string]any) { ev(m, 0)["error"] = "x" }), `field "evaluations[0].error": an error beside a log-likelihood`},
+		{"no evaluations", edit(func(m map[string]any) { delete(m, "evaluations") }), `field "evaluations": missing`},
+		{"edited loglik", edit(func(m map[string]any) { ev(m, 0)["loglik"] = 1e6 }), `field "evaluations_sha256": is not the digest of the evaluations: the file was edited`},
+		{"edited settings", edit(func(m map[string]any) { m["settings"].(map[string]any)["computation"] = "tlr" }), `field "settings_sha256": is not the digest of the settings: the file was edited`},
+		{"bad digest", edit(func(m map[string]any) { m["data_sha256"] = "zz" }), `field "data_sha256": want 64 hexadecimal digits`},
+		{"best not the best", edit(func(m map[string]any) {
+			m["best"] = ev(m, 2)
+			var e []CheckpointEval
+			b, _ := json.Marshal(m["evaluations"])
+			json.Unmarshal(b, &e)
+			var bst CheckpointEval
+			b, _ = json.Marshal(m["best"])
+			json.Unmarshal(b, &bst)
+			cc := Checkpoint{DataSHA256: m["data_sha256"].(string), SettingsSHA256: m["settings_sha256"].(string), Evaluations: e, Best: &bst}
+			m["evaluations_sha256"] = cc.evaluationsSHA256()
+		}), `field "best": is not the best of the evaluations`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseCheckpoint(c.b)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%v, want %q", err, c.want)
+			}
+		})
 	}
 }

@@ -11,12 +11,12 @@ import (
 // sameColumns refuses observed and new locations that differ in their
 // extra columns: both or neither must have times (t), and both or neither
 // a third coordinate.
-func sameColumns(dataPath string, obs *dataset.Data, atPath string, nw *dataset.Data) error {
+func sameColumns(cmd, dataPath string, obs *dataset.Data, atPath string, nw *dataset.Data) error {
 	if (obs.T != nil) != (nw.T != nil) {
-		return badInput("predict: %s and %s must both have a time column (t) or neither", dataPath, atPath)
+		return badInput("%s: %s and %s must both have a time column (t) or neither", cmd, dataPath, atPath)
 	}
 	if (obs.Z != nil) != (nw.Z != nil) {
-		return badInput("predict: %s and %s must both have a third coordinate or neither", dataPath, atPath)
+		return badInput("%s: %s and %s must both have a third coordinate or neither", cmd, dataPath, atPath)
 	}
 	return nil
 }

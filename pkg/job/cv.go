@@ -1,6 +1,7 @@
 package job
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -141,8 +142,7 @@ type CVResult struct {
 // writeCVJSON writes cfg.JSON (rank 0).
 func writeCVJSON(env Env, cfg config.Predict, res *PredictResult, workers int) error {
 	run := provenance.New(env.Command, res.Ranks, workers)
-	_ = run.AddInput("data", cfg.Data)
-	_ = run.AddInput("theta-from", cfg.ThetaFrom)
+	env.inputs().Record(run) // the data, and the fit result of --theta-from
 	out := CVResult{Kernel: cfg.Kernel, Theta: cfg.Theta, Nugget: cfg.Nugget, Mean: cfg.Mean, Summary: res.CV, Seconds: res.Seconds, Memory: res.Memory, Run: run}
 	if cfg.Folds > 0 {
 		out.Seed = cfg.Seed
@@ -191,6 +191,7 @@ func FitCV(r *FitResult, cfg config.Fit, env Env) (*PredictResult, error) {
 		return nil, badInput("fit: %v", err)
 	}
 	p := config.DefaultPredict()
+	p.Cmd = "fit"
 	if err := r.ApplyTo(&p, "the fit", func(string) bool { return false }); err != nil {
 		return nil, err
 	}
@@ -202,6 +203,10 @@ func FitCV(r *FitResult, cfg config.Fit, env Env) (*PredictResult, error) {
 	p.Plot, p.DPI, p.ZName, p.XYUnits = cfg.Plot, cfg.DPI, cfg.ZName, cfg.XYUnits
 	p.Approx = cfg.Approx // the cross-validation on the fit's factor
 	pr, err := Predict(p, env)
+	var ir *Interrupted
+	if errors.As(err, &ir) {
+		return nil, &Interrupted{Signal: ir.Signal, Evaluations: r.Evaluations, Complete: true, Skipped: "the cross-validation"}
+	}
 	if err != nil {
 		return nil, err
 	}

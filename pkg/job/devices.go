@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/memory"
 	"github.com/exageostat/exageostat/pkg/perfmodel"
 	"github.com/exageostat/exageostat/pkg/runtime"
 )
@@ -18,28 +19,40 @@ type placement struct {
 	scheduler string
 	model     *perfmodel.Model // nil: none (eager without a file)
 	path      string           // the perfmodel file to update, "" none
+	cmd       string           // the command, for messages
 }
 
 // placementOf reads cfg's devices, scheduler and performance model: the
 // model's file is read when it exists (a file that cannot be read is an
 // input error naming it, and so is a value that is not a duration); dmda
 // and dmdas without a file learn from this run's history only.
-func placementOf(cfg config.Fit, env Env, nb int) (placement, error) {
-	var p placement
+func placementOf(cmd string, cfg config.Fit, env Env, nb int) (placement, error) {
+	p := placement{cmd: cmd}
 	d, err := config.ParseDevices(cfg.Devices)
 	if err != nil {
-		return p, badInput("fit: --devices: %v", err)
+		return p, badInput("%s: --devices: %v", cmd, err)
+	}
+	// A device task holds up to three tiles at once (gemm): a device that
+	// cannot would fail the first one.
+	if need := int64(3 * nb * nb * 8); d.Count > 0 && d.Bytes < need {
+		file := cfg.File
+		if file == "" {
+			file = cmd
+		}
+		return p, cfg.Locate(&config.Error{File: file, Key: "devices", Msg: fmt.Sprintf(
+			"%q: each device holds %s, less than the three %dx%d tiles a gemm task holds at once (%s): give it more, or a smaller --nb",
+			cfg.Devices, memory.Format(d.Bytes), nb, nb, memory.Format(need))})
 	}
 	for i := 0; i < d.Count; i++ {
 		p.devices = append(p.devices, &runtime.HostTest{ID: i, Bytes: d.Bytes})
 	}
 	if cfg.GPUs > 0 {
 		if env.GPUs == nil {
-			return p, badInput("fit: --gpus %d: this build has no GPU workers (the CUDA build, bin/exageostat-cuda, has)", cfg.GPUs)
+			return p, badInput("%s: --gpus %d: this build has no GPU workers (the CUDA build, bin/exageostat-cuda, has)", cmd, cfg.GPUs)
 		}
 		gpus, err := env.GPUs(cfg.GPUs, nb)
 		if err != nil {
-			return p, badInput("fit: --gpus %d: %v", cfg.GPUs, err)
+			return p, badInput("%s: --gpus %d: %v", cmd, cfg.GPUs, err)
 		}
 		p.devices = append(p.devices, gpus...)
 	}
@@ -52,7 +65,7 @@ func placementOf(cfg config.Fit, env Env, nb int) (placement, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			p.model = perfmodel.New()
 		default:
-			return p, badInput("fit: --perfmodel: %v", err)
+			return p, badInput("%s: --perfmodel: %v", cmd, err)
 		}
 	} else if modelled(p.scheduler) {
 		p.model = perfmodel.New()
@@ -81,16 +94,17 @@ func (p placement) save(rank int) error {
 		p.model.SetHost(host)
 	}
 	if err := p.model.Save(p.path); err != nil {
-		return fmt.Errorf("fit: --perfmodel: %v", err)
+		return fmt.Errorf("%s: --perfmodel: %v", p.cmd, err)
 	}
 	return nil
 }
 
 // Placement reads the devices (devices, gpus), scheduler and performance
-// model of cfg for a command other than fit (the benchmarks): apply sets
+// model of cfg for a command other than fit (the benchmarks; cmd names it
+// in messages): apply sets
 // them in a runtime's options, save writes the model file afterwards.
-func Placement(cfg config.Fit, env Env, nb int) (apply func(*runtime.Options), save func() error, err error) {
-	p, err := placementOf(cfg, env, nb)
+func Placement(cmd string, cfg config.Fit, env Env, nb int) (apply func(*runtime.Options), save func() error, err error) {
+	p, err := placementOf(cmd, cfg, env, nb)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,9 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -28,7 +26,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
-	"github.com/exageostat/exageostat/pkg/tile"
+	"github.com/exageostat/exageostat/pkg/stop"
 	"github.com/exageostat/exageostat/pkg/tlr"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -75,6 +73,21 @@ type FitResult struct {
 	MeanTerms  []string  `json:"mean_terms,omitempty"`
 	MeanCoef   []float64 `json:"mean_coefficients,omitempty"`
 	MeanStdErr []float64 `json:"mean_stderr,omitempty"`
+	// Columns is how the data file was read (the keys z, coords, time, na,
+	// dec, as given) and the transform the model was fitted on: predict
+	// --theta-from reads the data the same way. Absent: every column
+	// guessed, no transform.
+	Columns *config.Columns `json:"columns,omitempty"`
+	// Transform is the transform of the observations the model is on
+	// (log, sqrt, ...; absent: none).
+	Transform string `json:"transform,omitempty"`
+	// Dimensions is 3 for locations with a third coordinate (3D
+	// Euclidean distances), else 2.
+	Dimensions int `json:"dimensions,omitempty"`
+	// Observation is the column read as the observation; DroppedRows the
+	// rows dropped for a missing value.
+	Observation string `json:"observation,omitempty"`
+	DroppedRows int    `json:"dropped_rows,omitempty"`
 	// Nugget is tau2: the fixed nugget, or the estimate (theta's last value) when
 	// the fit estimated it (4 parameters).
 	Nugget float64 `json:"nugget"`
@@ -151,6 +164,9 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	ag := newAgreement(env, "fit")
 	defer ag.finish(&err)
 	f, err := prepareFit(cfg, env, ag)
+	if f != nil {
+		defer f.release()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -166,6 +182,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		return nil, err
 	}
 	defer rt.Close()
+	f.fs.attach(rt)
 	res, err := f.search(rt)
 	if err != nil {
 		return nil, err
@@ -197,6 +214,9 @@ type fitJob struct {
 	cl           config.Cluster
 	workers      int
 	run          *provenance.Run
+	in           *Inputs       // rank 0 reads the inputs for every rank
+	fs           *runStop      // signals and the deadline (stopping.go)
+	dataNote     string        // a warning about the data, for the result too
 	d            *dataset.Data // nil until simulated
 	simulated    bool
 	nAll         int
@@ -227,8 +247,16 @@ type fitJob struct {
 	fo        mle.FitOptions
 	asmt      Assessment
 	budget    int64
-	sig       syscall.Signal
-	fin       error // the search's interruption, returned with the result
+	skipped   string // what of the assessment a signal gave up
+	fin       error  // the search's interruption, returned with the result
+}
+
+// release stops the stop watcher and releases the checkpoint's lock.
+func (f *fitJob) release() {
+	if f.fs != nil {
+		f.fs.close()
+	}
+	f.ckw.release()
 }
 
 // prepareFit is Fit's first stage: the settings checked and turned into
@@ -246,21 +274,47 @@ func prepareFit(cfg config.Fit, env Env, ag *agreement) (*fitJob, error) {
 		return nil, err
 	}
 	f.workers = workersOr(cfg.Workers)
-	f.run = fitRun(env, cfg, f.w.Size(), f.workers) // at the start: its date is the run's
+	f.run = fitRun(env, f.w.Size(), f.workers) // at the start: its date is the run's
+	dl, err := fitDeadline(f.w, cfg, env)
+	if err != nil {
+		return nil, err
+	}
+	// The ranks agree on the settings before rank 0 reads the inputs for
+	// all (Inputs: collectives from here on are the same on every rank).
+	if err := f.ag.check(fitAgreement(cfg, f.cl), f.workers); err != nil {
+		return nil, err
+	}
+	f.in = env.inputs()
+	f.env.Inputs = f.in // FitCV's prediction reads the data from memory
+	f.fs = newRunStop(f.w, f.env, dl)
+	return f, f.prepareData()
+}
 
-	// The data, or the size of the simulated data, and the hold-out split.
+// prepareData reads the data (rank 0 reads, every rank parses the same
+// bytes; nothing when the default problem is simulated), splits off the
+// hold-out set and checks the columns against the kernel and the
+// distance. Its errors are every rank's alike.
+func (f *fitJob) prepareData() error {
+	cfg, w, env := &f.cfg, f.w, f.env
+	var err error
 	f.simulated = cfg.Simulated()
 	f.nAll = cfg.N
 	if !f.simulated {
-		if f.d, err = readFitData(cfg); err != nil {
-			return nil, err
+		if f.d, err = readFitData(f.in, cfg, w.Size() > 1); err != nil {
+			return err
 		}
 		logNotes(env, cfg.Data, f.d)
 		f.nAll = f.d.Len()
+		if k, _ := config.ParseCV(cfg.CV); k > f.nAll { // before the fit, not after
+			return sameOnEveryRank(cfg.Locate(&config.Error{File: f.src, Key: "cv", Msg: fmt.Sprintf("--cv %d folds are more than the %d observations of %s", k, f.nAll, cfg.Data)}), w)
+		}
+		if f.dataNote = unusedColumns(dataSource(*cfg), f.d, cfg.Mean, cfg.Kernel); f.dataNote != "" {
+			env.warnf("warning: %s\n", f.dataNote)
+		}
 	}
 	if cfg.Holdout != 0 {
 		if f.train, f.held, err = dataset.Split(f.nAll, cfg.Holdout, cfg.Seed); err != nil {
-			return nil, badInput("fit: --holdout: %v", err)
+			return sameOnEveryRank(badInput("fit: --holdout: %v", err), w)
 		}
 	}
 	f.n = (f.nAll - len(f.held)) * variables(f.model)
@@ -269,26 +323,9 @@ func prepareFit(cfg config.Fit, env Env, ag *agreement) (*fitJob, error) {
 		coords = f.d.Coords
 	}
 	if f.metric, err = Metric(cfg.Distance, coords); err != nil {
-		return nil, &config.Error{File: f.src, Key: "distance", Msg: err.Error()}
+		return sameOnEveryRank(&config.Error{File: f.src, Key: "distance", Msg: err.Error()}, w)
 	}
-	if err := checkFitColumns(cfg, f.d, f.metric); err != nil {
-		return nil, err
-	}
-	if err := f.ag.check(fitAgreement(cfg, f.cl, f.d), f.workers); err != nil {
-		return nil, err
-	}
-	if cfg.Computation == "vecchia" {
-		return f, nil // no tiles, no checkpoint: its own path (vecchiafit.go)
-	}
-	ckData := f.d
-	if f.simulated {
-		ckData = nil
-	}
-	set := checkpointSettings(cfg, MetricName(f.metric), f.x0, f.profile)
-	if f.ckw, f.resume, err = prepareCheckpoint(f.w, cfg, set, dataSHA256(cfg, ckData), env.logf); err != nil {
-		return nil, err
-	}
-	return f, nil
+	return sameOnEveryRank(checkFitColumns(*cfg, f.d, f.metric), w)
 }
 
 // settings checks the fit's configuration and derives what the stages
@@ -345,8 +382,17 @@ func (f *fitJob) plan() error {
 		f.tlr, f.nb = &p, p.nb
 		f.env.logf("%s\n", p.note)
 	}
-	if f.nb == 0 {
-		f.nb = tile.AutoNB(n)
+	f.nb = tileSize(f.nb, n)
+	// The checkpoint and the file to resume from (its settings include
+	// the tile size), checked before the work.
+	ckData := f.d
+	if f.simulated {
+		ckData = nil
+	}
+	set := checkpointSettings(*cfg, MetricName(f.metric), f.x0, f.profile, f.nb)
+	var err error
+	if f.ckw, f.resume, err = prepareCheckpoint(w, f.in, *cfg, set, dataSHA256(*cfg, ckData), f.env); err != nil {
+		return err
 	}
 	f.scales = fitScales(*cfg, n, f.nb, f.nAll, len(f.held))
 	if c := likelihood.Computation(cfg.Computation); c != "" && c != likelihood.Exact {
@@ -362,16 +408,12 @@ func (f *fitJob) plan() error {
 		return err
 	}
 	f.lo = likelihood.Options{NB: f.nb, Approx: ApproxOf(cfg.Approx)}
-	var err error
 	if f.lo.Owner, f.lo.GenOwner, f.distName, err = distribute(w, f.cl, n, f.nb, cfg.ExcludeCPUOnly); err != nil {
 		return err
 	}
 	// The simulation of the default problem has its own tile size and
 	// distribution, over all N points.
-	simNB := cfg.NB
-	if simNB == 0 {
-		simNB = tile.AutoNB(f.nAll)
-	}
+	simNB := tileSize(cfg.NB, f.nAll)
 	f.simOpts = likelihood.Options{NB: simNB}
 	if f.simulated {
 		if f.simOpts.Owner, f.simOpts.GenOwner, _, err = distribute(w, f.cl, f.nAll, simNB, cfg.ExcludeCPUOnly); err != nil {
@@ -428,7 +470,7 @@ func (f *fitJob) start() (*runtime.Runtime, error) {
 	}
 	f.ov = OverlapOf(f.cfg.Overlap)
 	var err error
-	if f.pl, err = placementOf(f.cfg, f.env, f.nb); err != nil {
+	if f.pl, err = placementOf("fit", f.cfg, f.env, f.nb); err != nil {
 		return nil, err
 	}
 	if f.tr, err = openTrace(f.cfg.Trace, f.w); err != nil {
@@ -458,26 +500,40 @@ func (f *fitJob) search(rt *runtime.Runtime) (*mle.FitResult, error) {
 		plotDir: cfg.Plot, gridX: f.gridX, gridY: f.gridY, metric: f.metric, seed: cfg.Seed, write: f.w.Rank() == 0, mean: cfg.Mean,
 		pics: pictures{dpi: cfg.DPI, zname: cfg.ZName, units: cfg.Units, xyunits: cfg.XYUnits}, draws: cfg.Draws}
 	f.fo.After = func(ev *likelihood.Evaluator, theta []float64) error {
+		f.fs.setPhase(phaseAfter)
 		f.budget = rt.ReplicaBudget()
 		if ao.test != nil || ao.stderr || ao.plotDir != "" {
-			return assess(ev, theta, ao, &f.asmt)
+			if err := assess(ev, theta, ao, &f.asmt); givenUp(err) {
+				f.skipped = "the assessment (hold-out prediction, standard errors, pictures)"
+			} else if err != nil {
+				return err
+			}
 		}
 		return nil
 	}
-	env.logf("fit: N=%d kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
-		f.d.Len(), f.model, MetricName(f.metric), f.nb, workersNote(f.workers), formatFloats(cfg.Lower), formatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
+	env.logf("fit: N=%d%s kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
+		f.d.Len(), dimsNote(f.d, cfg.Columns), f.model, MetricName(f.metric), f.nb, workersNote(f.workers), config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
 	if f.w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", f.w.Size(), f.workers, f.distName)
 	}
 	env.logf("fit: %s\n", f.pins.note)
-	stop := stopper(f.w, env.Interrupt, &f.sig)
-	f.fo.Opt.Stop = stop
+	return f.maximise(rt)
+}
+
+// maximise runs the search. Every evaluation computed goes to the
+// checkpoint; a resumed search replays the checkpoint's; the ranks agree
+// after each on stopping (a signal, the deadline: stopping.go), which
+// sets f.fin. Rank 0's progress meter draws the evaluation under way.
+func (f *fitJob) maximise(rt *runtime.Runtime) (*mle.FitResult, error) {
+	cfg, env, fs := &f.cfg, f.env, f.fs
+	if err := fs.early(); err != nil {
+		return nil, err
+	}
+	f.fo.Opt.Stop = fs.check
 	if f.resume != nil {
 		f.fo.Opt.Replay = f.resume.cache
 	}
-	if f.ckw != nil {
-		f.ckw.write()
-	}
+	fs.setPhase(phaseSearch)
 	var meter *meter
 	if f.w.Rank() == 0 {
 		meter = startMeter(rt, env.Progress, env.ProgressTTY, env.ProgressHead, ProgressEvery)
@@ -485,6 +541,7 @@ func (f *fitJob) search(rt *runtime.Runtime) (*mle.FitResult, error) {
 	meter.begin("eval 1")
 	res, err := mle.Fit(f.d, f.fo, func(s mle.Step) {
 		meter.end()
+		fs.step(s)
 		f.ckw.add(s.Eval)
 		if env.Step != nil {
 			env.Step(s)
@@ -492,23 +549,29 @@ func (f *fitJob) search(rt *runtime.Runtime) (*mle.FitResult, error) {
 		meter.begin(fmt.Sprintf("eval %d", s.N+1))
 	})
 	meter.close()
+	fs.setPhase(phaseAfter)
 	if errors.Is(err, mle.ErrInterrupted) {
-		f.ckw.finish(mle.StatusInterrupted)
-		return nil, &Interrupted{Signal: f.sig, Checkpoint: CheckpointPath(*cfg)}
+		in := fs.interrupted(0, CheckpointPath(*cfg))
+		f.ckw.finish(in.Status())
+		return nil, in
 	}
 	if err != nil {
 		f.ckw.finish("failed")
-		return nil, err
+		if givenUp(err) {
+			return nil, &Interrupted{Signal: fs.req.Number(), Complete: true, Skipped: "the estimate's mean coefficients"}
+		}
+		return nil, searchFailed(*cfg, resumeMismatch(cfg.Resume, err))
+	}
+	if res.Status == mle.StatusInterrupted {
+		in := fs.interrupted(res.Evaluations, CheckpointPath(*cfg))
+		res.Status, f.fin = in.Status(), in
 	}
 	f.ckw.finish(res.Status)
 	if f.resume != nil {
 		env.logf("%s", replayNote(cfg.Resume, res.Result, f.resume.cache))
 	}
-	switch {
-	case res.Status == mle.StatusInterrupted:
-		f.fin = &Interrupted{Signal: f.sig, Evaluations: res.Evaluations, Checkpoint: CheckpointPath(*cfg)}
-	case stop():
-		f.fin = &Interrupted{Signal: f.sig, Evaluations: res.Evaluations, Complete: true}
+	if f.fin == nil && (f.skipped != "" || fs.stopped()) {
+		f.fin = &Interrupted{Signal: fs.req.Number(), Evaluations: res.Evaluations, Complete: true, Skipped: f.skipped}
 	}
 	return res, nil
 }
@@ -523,10 +586,13 @@ func (f *fitJob) searchData(rt *runtime.Runtime) (test *dataset.Data, meanCols [
 	if f.simulated {
 		t0 := time.Now()
 		if f.d, err = simulateGrid("fit", f.nAll, cfg.Times, cfg.Seed, f.model, cfg.Theta, cfg.Nugget, rt, f.simOpts, -1); err != nil {
+			if givenUp(err) {
+				return nil, nil, f.fs.early()
+			}
 			return nil, nil, err
 		}
 		env.logf("simulated N=%d with theta=%s seed=%d in %.2fs (no --data given: the embedded default problem)\n",
-			cfg.N, formatFloats(cfg.Theta), cfg.Seed, time.Since(t0).Seconds())
+			cfg.N, config.FormatFloats(cfg.Theta), cfg.Seed, time.Since(t0).Seconds())
 	}
 	if f.held != nil {
 		test = subset(f.d, f.held)
@@ -573,6 +639,7 @@ func (f *fitJob) assess(rt *runtime.Runtime, res *mle.FitResult) (*FitResult, []
 	cfg, w := &f.cfg, f.w
 	out := fitResult(f.names, res, *cfg, f.model, f.metric, f.nb, f.workers)
 	out.Profile = onOff(f.profile)
+	out.describeData(f.d, cfg.Columns)
 	if len(f.meanTerms) > 0 {
 		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, f.meanTerms, res.Beta
 		for i := range res.BetaCov {
@@ -581,11 +648,21 @@ func (f *fitJob) assess(rt *runtime.Runtime, res *mle.FitResult) (*FitResult, []
 	}
 	out.Assessment = f.asmt
 	if cfg.CI == "profile" && f.fin == nil {
-		if err := f.intervals(out, res); err != nil {
+		if err := f.intervals(out, res); givenUp(err) {
+			out.Intervals = nil
+			f.fin = &Interrupted{Signal: f.fs.req.Number(), Evaluations: res.Evaluations, Complete: true, Skipped: "the profile intervals"}
+		} else if err != nil {
 			return nil, nil, err
 		}
 	}
+	if in, ok := f.fin.(*Interrupted); ok && in.Complete && in.Skipped != "" {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s after the search: not computed: %s; the estimate is complete", stop.Name(in.Signal), in.Skipped))
+	}
 	flagFit(out, f.d.Obs, cfg.MaxEvals) // estimates at a bound, not converged, constant data, start moved
+	flagApprox(out, *cfg, f.d.Obs)
+	if f.dataNote != "" {
+		out.Warnings = append(out.Warnings, f.dataNote)
+	}
 	out.Ranks, out.Distribution = w.Size(), f.distName
 	out.Checkpoint, out.ResumedFrom = CheckpointPath(*cfg), cfg.Resume
 
@@ -651,6 +728,7 @@ func (f *fitJob) write(out *FitResult, traced []string) (*FitResult, error) {
 	if f.w.Rank() != 0 {
 		return out, f.fin
 	}
+	f.in.Record(f.run)
 	out.Run = f.run
 	if len(traced) > 0 {
 		f.env.logf("trace: wrote %s (each rank's as it ran: %s)\n", strings.Join(traced, ", "), trace.RankPath(f.cfg.Trace, 0))
@@ -696,33 +774,87 @@ func logNotes(env Env, file string, d *dataset.Data) {
 	}
 }
 
-// readFitData reads a fit's data: a CSV with a header, or the headerless
-// locations/observations pair.
-func readFitData(cfg config.Fit) (*dataset.Data, error) {
-	var d *dataset.Data
-	var err error
-	src := cfg.Data
-	if src != "" {
-		d, err = dataset.ReadCSV(cfg.Data)
-	} else {
-		src = cfg.Locations
-		d, err = dataset.ReadPair(cfg.Locations, cfg.Observations)
+// readFitData reads a fit's data (in: rank 0 reads, every rank parses the
+// same bytes): a CSV with a header, or the headerless
+// locations/observations pair. The paths in cfg become rank 0's, which
+// every rank's messages name. On several ranks (shared) its errors are
+// every rank's alike.
+func readFitData(in *Inputs, cfg *config.Fit, shared bool) (*dataset.Data, error) {
+	d, err := func() (*dataset.Data, error) {
+		var d *dataset.Data
+		var lb, ob []byte
+		var err error
+		if cfg.Data != "" {
+			if cfg.Data, lb, err = in.Read("data", cfg.Data); err != nil {
+				return nil, readInputError(cfg.Data, err)
+			}
+			if d, err = readData(cfg.Data, lb, cfg.Columns, cfg.Mean, cfg.Kernel); err != nil {
+				return nil, err
+			}
+		} else {
+			if cfg.Locations, lb, err = in.Read("locations", cfg.Locations); err != nil {
+				return nil, readInputError(cfg.Locations, err)
+			}
+			if cfg.Observations, ob, err = in.Read("observations", cfg.Observations); err != nil {
+				return nil, readInputError(cfg.Observations, err)
+			}
+			if d, err = dataset.ParsePair(cfg.Locations, lb, cfg.Observations, ob); err != nil {
+				return nil, &InputError{Err: err}
+			}
+			if err := transformData(cfg.Locations, cfg.Columns, cfg.Kernel, d); err != nil {
+				return nil, err
+			}
+		}
+		src := cfg.Data
+		if src == "" {
+			src = cfg.Locations
+		}
+		if d.Obs == nil {
+			return nil, badInput("fit: %s has no observations (a column z, value or obs, or one named by --z)", cfg.Data)
+		}
+		// A nugget (fixed > 0, or estimated: its lower bound is > 0) allows
+		// duplicate locations.
+		if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || config.HasTau2(cfg.Kernel, len(cfg.Lower))); err != nil {
+			return nil, badInput("%s: %v%s", src, err, droppedNote(d))
+		}
+		if err := checkKernelColumns(src, cfg.Kernel, d); err != nil {
+			return nil, err
+		}
+		if err := checkSpread(src, d, true); err != nil {
+			return nil, err
+		}
+		return d, nil
+	}()
+	if err != nil && shared {
+		return nil, sameOnEveryRank(err, nil)
 	}
-	if err != nil {
-		return nil, &InputError{Err: err}
+	return d, err
+}
+
+// readInputError is the error of an input that cannot be read: a signal
+// that gave up the read, or the reader's "PATH: cannot open: ...".
+func readInputError(path string, err error) error {
+	var ir *Interrupted
+	if errors.As(err, &ir) {
+		return err
 	}
-	if d.Obs == nil {
-		return nil, badInput("fit: %s has no observations (need a z column)", cfg.Data)
+	return &InputError{Err: dataset.OpenError(path, err)}
+}
+
+// sameOnEveryRank marks err, which every rank of w (nil: of a run of
+// several ranks) met alike (the same bytes parsed with the same settings),
+// as agreed: rank 0 reports it, the ranks end together. An *Interrupted
+// stays as it is (agreed already).
+func sameOnEveryRank(err error, w interface{ Size() int }) error {
+	var ir *Interrupted
+	if err == nil || errors.As(err, &ir) || (w != nil && w.Size() == 1) {
+		return err
 	}
-	// A nugget (fixed > 0, or estimated: its lower bound is > 0) allows
-	// duplicate locations.
-	if err := dataset.ValidateWith(d, 3, cfg.Nugget > 0 || config.HasTau2(cfg.Kernel, len(cfg.Lower))); err != nil {
-		return nil, badInput("%s: %v", src, err)
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return &InputError{Err: ie.Err, Agreed: true}
 	}
-	if err := checkKernelColumns(src, cfg.Kernel, d); err != nil {
-		return nil, err
-	}
-	return d, nil
+	return &agreedErr{msg: err.Error(), err: err}
 }
 
 // OverlapOf maps the [overlap] table to the likelihood's switches.
@@ -1027,14 +1159,6 @@ func WriteJSON(path string, v any) error {
 	})
 }
 
-func formatFloats(x []float64) string {
-	s := make([]string, len(x))
-	for i, v := range x {
-		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return strings.Join(s, ",")
-}
-
 func onOff(b bool) string {
 	if b {
 		return "on"
@@ -1053,13 +1177,22 @@ func checkDesign(names []string, cols [][]float64) error {
 	}
 	norm := make([]float64, k)
 	for i, c := range cols {
+		big := 0.0
+		for _, v := range c {
+			big = math.Max(big, math.Abs(v))
+		}
+		switch {
+		case big == 0:
+			return fmt.Errorf("the column %s is zero", names[i])
+		case big > spreadLimit:
+			return fmt.Errorf("the column %s holds values up to %.3g: their squares overflow float64 in the GLS estimate; rescale it", names[i], big)
+		case big < 1/spreadLimit:
+			return fmt.Errorf("the column %s holds values of at most %.3g: their squares underflow float64 to 0 in the GLS estimate; rescale it", names[i], big)
+		}
 		for _, v := range c {
 			norm[i] += v * v
 		}
 		norm[i] = math.Sqrt(norm[i])
-		if norm[i] == 0 {
-			return fmt.Errorf("the column %s is zero", names[i])
-		}
 	}
 	a := mat.NewSymDense(k, nil)
 	for i := 0; i < k; i++ {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
@@ -25,6 +26,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/mle"
 	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/stop"
 	"github.com/exageostat/exageostat/pkg/strategy"
 	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/tlr"
@@ -52,17 +54,31 @@ type Env struct {
 	Quiet bool
 	// Stdout receives an output named "-" (--out -; nil: os.Stdout).
 	Stdout io.Writer
-	// Command is the command line (os.Args) and ConfigFile the --config
-	// file, recorded in the results (provenance).
-	Command    []string
-	ConfigFile string
-	// Interrupt, if not nil, returns the signal (SIGINT, SIGTERM) that
-	// asks a fit to stop, or nil: the search stops after the evaluation
-	// under way and the fit returns its best so far with an *Interrupted.
-	Interrupt func() os.Signal
+	// Command is the command line (os.Args), recorded in the results
+	// (provenance; the files read are Inputs').
+	Command []string
+	// Stop, if not nil, is the run's request to stop (the signal handler
+	// asks it): a fit ends early, writing its best so far, and returns an
+	// *Interrupted (stopping.go); StopGrace is how long an evaluation
+	// under way may go on after the request (0: StopGrace, or less under
+	// mpirun).
+	Stop      *stop.Request
+	StopGrace time.Duration
+	// Inputs, if not nil, reads the input files (rank 0 reads, every rank
+	// gets the bytes); the command gives it the files it read already
+	// (the configuration), for the run's record. Nil: the job makes one.
+	Inputs *Inputs
 	// GPUs, if not nil, opens count GPUs as runtime devices with tiles of
 	// nb (the CUDA build); nil: this build has none.
 	GPUs func(count, nb int) ([]runtime.Device, error)
+}
+
+// inputs returns the run's reader of input files.
+func (e Env) inputs() *Inputs {
+	if e.Inputs != nil {
+		return e.Inputs
+	}
+	return NewInputs(e.comm(), e.Stop.Asked(), e.Stop.Number)
 }
 
 func (e Env) comm() comm.Comm {
@@ -78,6 +94,16 @@ func (e Env) stdout() io.Writer {
 		return os.Stdout
 	}
 	return e.Stdout
+}
+
+// tileSize is the tile size of a matrix of order n: the one given (nb),
+// at most n (a larger tile is the whole matrix, and would be budgeted
+// as nb x nb), or tile.AutoNB when 0.
+func tileSize(nb, n int) int {
+	if nb == 0 {
+		return tile.AutoNB(n)
+	}
+	return min(nb, max(n, 1))
 }
 
 // StdoutPath is the output path that means standard output (--out -).
@@ -109,7 +135,11 @@ type InputError struct {
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
-func badInput(format string, a ...any) error { return &InputError{Err: fmt.Errorf(format, a...)} }
+// BadInput returns an *InputError with the message fmt.Errorf makes of
+// format and a.
+func BadInput(format string, a ...any) error { return &InputError{Err: fmt.Errorf(format, a...)} }
+
+func badInput(format string, a ...any) error { return BadInput(format, a...) }
 
 // IsInput reports whether err is caused by the user's input: an
 // *InputError, a *config.Error, a *dataset.InputError, or a

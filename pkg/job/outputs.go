@@ -122,6 +122,7 @@ func fitOutputs(cfg *config.Fit) Outputs {
 			{Flag: "trace", Key: "trace", Path: cfg.Trace},
 			{Flag: "plot", Key: "plot", Path: cfg.Plot, Dir: true},
 			{Flag: "cv-out", Key: "cv_out", Path: cfg.CVOut},
+			{Flag: "perfmodel", Key: "perfmodel", Path: cfg.PerfModel}, // read when it exists, written at the end
 			checkpointFile(cfg),
 		},
 		Inputs: []File{

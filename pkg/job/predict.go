@@ -9,9 +9,10 @@ import (
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/predict"
 	"github.com/exageostat/exageostat/pkg/provenance"
-	"github.com/exageostat/exageostat/pkg/tile"
+	"github.com/exageostat/exageostat/pkg/stop"
 )
 
 // PredictResult describes the predictions that were written. It is also
@@ -56,9 +57,14 @@ type PredictResult struct {
 // rank's need is checked against its memory first.
 func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	w := env.comm()
-	ag := newAgreement(env, "predict") // the ranks agree on the inputs and settings (agree.go)
+	env.Inputs = env.inputs() // one reader for the run (its record: writeCVJSON)
+	cmd := cfg.Command()
+	ag := newAgreement(env, cmd) // the ranks agree on the inputs and settings (agree.go)
 	defer ag.finish(&err)
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkBlocks(cfg); err != nil {
 		return nil, err
 	}
 	if t := len(cfg.Theta) - 1; config.HasTau2(cfg.Kernel, len(cfg.Theta)) { // (sigma2, beta, nu, tau2): the nugget is tau2
@@ -70,83 +76,36 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		}
 		if cfg.Plot != "" {
 			if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
-				return nil, badInput("cv: --plot: %v", err)
+				return nil, badInput("%s: --plot: %v", cmd, err)
 			}
 		}
 	}
 	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
-	cl, err := phaseCluster("predict", w.Size(), cfg.Phase)
+	cl, err := phaseCluster(cmd, w.Size(), cfg.Phase)
 	if err != nil {
-		return nil, err
-	}
-	obs, err := dataset.ReadCSV(cfg.Data)
-	if err != nil {
-		return nil, &InputError{Err: err}
-	}
-	if obs.Obs == nil {
-		return nil, badInput("predict: %s has no observations (need a z column)", cfg.Data)
-	}
-	logNotes(env, cfg.Data, obs)
-	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
-		return nil, badInput("%s: %v", cfg.Data, err)
-	}
-	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
-		return nil, err
-	}
-	nw, err := dataset.ReadLocations(cfg.At) // a z column is not read
-	if err != nil {
-		return nil, &InputError{Err: err}
-	}
-	logNotes(env, cfg.At, nw)
-	if obs.Z == nil && nw.Z != nil && nw.ZName != "z" {
-		// 2D data: the new locations' depth, height or elevation column
-		// is a covariate of the mean ("x,y,elev" beside "x,y,z,elev").
-		nw.Columns = append(nw.Columns, dataset.Column{Name: nw.ZName, Values: nw.Z})
-		nw.Z, nw.ZName = nil, ""
-	}
-	if _, _, err := dataset.Design(nw, cfg.Mean); err != nil { // the covariates at the new locations
-		return nil, badInput("%s: %v", cfg.At, err)
-	}
-	if nw.Len() == 0 {
-		return nil, badInput("%s: no locations", cfg.At)
-	}
-	if err := dataset.ValidateWith(nw, 1, true); err != nil { // no matrix over the new locations is factorised
-		return nil, badInput("%s: %v", cfg.At, err)
-	}
-	metric, err := Metric(cfg.Distance, obs.Coords)
-	if err != nil {
-		return nil, badInput("predict: %v", err)
-	}
-	if err := check3D("predict", cfg.Kernel, obs, metric); err != nil {
-		return nil, err
-	}
-	if fd := cfg.FitDistance; fd != "" && MetricName(metric) != fd {
-		return nil, badInput("predict: --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
-			MetricName(metric), cfg.Data, cfg.ThetaFrom, fd)
-	}
-	if obs.Coords != nw.Coords {
-		return nil, badInput("predict: %s and %s use different coordinates (%s vs %s)", cfg.Data, cfg.At, obs.Coords, nw.Coords)
-	}
-	if err := sameColumns(cfg.Data, obs, cfg.At, nw); err != nil {
 		return nil, err
 	}
 	workers := workersOr(cfg.Workers)
-	if err := ag.check(shared{settings: settingsOf(cfg), inputs: []input{{"--data " + cfg.Data, obs}, {"--at " + cfg.At, nw}}}, workers); err != nil {
+	// The ranks agree on the settings before rank 0 reads the inputs for
+	// all (Inputs).
+	if err := ag.check(shared{settings: settingsOf(cfg)}, workers); err != nil {
 		return nil, err
 	}
+	pin, err := readPredictData(env.Inputs, &cfg, env)
+	if err != nil {
+		return nil, sameOnEveryRank(err, w)
+	}
+	obs, nw, metric := pin.obs, pin.nw, pin.metric
 	model := likelihood.Model(cfg.Kernel)
 	n1, n2 := obs.Len()*variables(model), nw.Len()*variables(model) // the matrices' orders
-	nb := cfg.NB
-	if nb == 0 {
-		nb = tile.AutoNB(n1)
-	}
+	nb := tileSize(cfg.NB, n1)
 	g := evalGraph(n1, nb).larger(krigeGraph(n1, n2, nb))
 	o := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
 	if o.Approx.Computation == likelihood.TLR { // budget the tiles at a sampled rank
 		pts, _ := problemData(dataset.Permute(obs, dataset.MortonOrder(obs)), model)
 		o.Approx.RankEstimate = tlrRankBudget(o.Approx, likelihood.Problem{Points: pts, Metric: metric, Model: model}, cfg.Theta, nb, cfg.Seed)
 	}
-	if err := checkScale(w, "predict", limit, scale{n: n1, nb: nb, g: g, tiles: float64(likelihood.TileBytes(n1, o))}); err != nil {
+	if err := checkScale(w, cmd, limit, scale{n: n1, nb: nb, g: g, tiles: float64(likelihood.TileBytes(n1, o))}); err != nil {
 		return nil, err
 	}
 	res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta,
@@ -161,7 +120,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	addTo(need, predict.KrigeNeed(n1, n2, o, w.Size()))
 	addTo(need, graphNeed(g, n1, nb, o.Owner, w.Size()))
 	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g, most(need)*int64(w.Size())))
-	lim, err := checkMemory(w, "predict", need, limit, what)
+	lim, err := checkMemory(w, cmd, need, limit, what)
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +134,10 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, err
 	}
 	defer rt.Close()
+	rs := newRunStop(w, env, stop.Deadline{})
+	defer rs.close()
+	rs.setPhase(phaseAfter)
+	rs.attach(rt)
 	// newEval returns an evaluator of the observations d, their points in
 	// Morton order (perm: point k is row perm[k] of d).
 	newEval := func(d *dataset.Data) (*likelihood.Evaluator, []int, error) {
@@ -205,10 +168,10 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	switch {
 	case cfg.CV && cfg.Folds > 0:
 		if model == likelihood.BivariateMatern {
-			return nil, badInput("cv: --folds: not for the bivariate model yet")
+			return nil, badInput("%s: %s: not for the bivariate model yet", cmd, foldsFlag(cfg))
 		}
 		if cfg.Folds > obs.Len() {
-			return nil, badInput("cv: --folds %d is more than the %d observations of %s", cfg.Folds, obs.Len(), cfg.Data)
+			return nil, badInput("%s: %s %d is more than the %d observations of %s", cmd, foldsFlag(cfg), cfg.Folds, obs.Len(), cfg.Data)
 		}
 		fold = foldsOf(obs.Len(), cfg.Folds, cfg.Seed)
 		r, resid, res.CV, err = kFold(func(d *dataset.Data) (*likelihood.Evaluator, error) {
@@ -217,6 +180,11 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		}, cfg.Theta, obs, fold, cfg.Folds, cfg.Mean)
 	case cfg.CV:
 		r, resid, res.CV, err = leaveOneOut(ev, cfg.Theta, obs, perm)
+	case cfg.Blocks != "":
+		if r, err = writeBlocks(ev, cfg, nw, env); err == nil {
+			res.Seconds, res.Predicted = r.Seconds, len(r.Z)
+			return res, checkFailTask(rt, w)
+		}
 	case cfg.Draws > 0:
 		var d *predict.Draws
 		d, err = drawsAt(ev, cfg.Theta, nw, cfg.Mean, cfg.Draws, cfg.Seed, cfg.Variance != config.VarianceLatent)
@@ -226,11 +194,14 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	default:
 		r, err = krigeAt(ev, cfg.Theta, nw, cfg.Mean)
 	}
+	if givenUp(err) {
+		return nil, &Interrupted{Cmd: cmd, Signal: rs.req.Number()}
+	}
 	if errors.Is(err, likelihood.ErrCollinear) {
-		return nil, badInput("predict: --mean %s: %v", cfg.Mean, err)
+		return nil, badInput("%s: --mean %s: %v", cmd, cfg.Mean, err)
 	}
 	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
-		return nil, badInput("predict: %v (add a nugget, or use a smaller range or smoothness)", err)
+		return nil, badInput("%s: %v (add a nugget, or use a smaller range or smoothness)", cmd, err)
 	}
 	if err != nil {
 		return nil, err
@@ -246,7 +217,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 			r.Var[i] = math.Max(r.Var[i]-tau2, 0)
 		}
 	}
-	if err := checkPrediction(r.Z, r.Var, cfg.At); err != nil {
+	if err := checkPrediction(cmd, r.Z, r.Var, cfg.At); err != nil {
 		return nil, err
 	}
 	rep, err := reportRun(w, rt, tr, n1, nb, o.Owner, need, lim, res.Seconds)
@@ -257,11 +228,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return res, nil
 	}
 	res.Memory, res.Traced = rep.Memory, rep.Traced
-	hdr := []string{"x", "y", "z_hat", "variance"}
-	if nw.Coords == dataset.Geographic {
-		hdr[0], hdr[1] = "lon", "lat"
-	}
-	hdr, cols := withColumns(nw, hdr, [][]float64{nw.X, nw.Y, r.Z, r.Var})
+	hdr, cols := predictionColumns(cfg, nw, r.Z, r.Var, draws)
 	if cfg.CV {
 		std := make([]float64, len(resid))
 		for i, e := range resid {
@@ -277,20 +244,24 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 			}
 			hdr, cols = append(hdr, "fold"), append(cols, f)
 		}
+		if p := cfg.Transformation().Prefix(); p != "" { // the residuals are on the transformed scale
+			hdr[2], hdr[3] = p+"_"+hdr[2], p+"_"+hdr[3]
+		}
 		res.Residuals, res.Standardized, res.X, res.Y = resid, std, obs.X, obs.Y
-	}
-	for i, d := range draws {
-		hdr, cols = append(hdr, fmt.Sprintf("draw_%d", i+1)), append(cols, d)
 	}
 	if model == likelihood.BivariateMatern {
 		hdr, cols = bivariateColumns(hdr[:2], cols[:2], r.Z, r.Var)
 	}
-	if cfg.Out == StdoutPath {
+	if pin.grid != nil && rasterOut(cfg.Out) {
+		if err := writeGrid(cfg.Out, pin.grid, hdr[2:], cols[2:]); err != nil {
+			return nil, badInput("%s: --out %v", cmd, err)
+		}
+	} else if cfg.Out == StdoutPath {
 		if err := dataset.WriteTableTo(env.stdout(), hdr, cols); err != nil {
-			return nil, fmt.Errorf("predict: standard output: %w", err)
+			return nil, fmt.Errorf("%s: standard output: %w", cmd, err)
 		}
 	} else if err := dataset.WriteTable(cfg.Out, hdr, cols); err != nil {
-		return nil, badInput("predict: %v", err)
+		return nil, badInput("%s: %v", cmd, err)
 	}
 	if cfg.CV && cfg.Plot != "" {
 		if res.Plots, err = cvPlots(cfg, res, obs.Coords); err != nil {
@@ -300,7 +271,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	switch {
 	case cfg.CV && cfg.JSON != "":
 		if err := writeCVJSON(env, cfg, res, workers); err != nil {
-			return nil, badInput("cv: --json: %v", err)
+			return nil, badInput("%s: --json: %v", cmd, err)
 		}
 	case cfg.JSON != "":
 		res.Run = provenance.New(env.Command, res.Ranks, workers)
@@ -314,14 +285,107 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	return res, nil
 }
 
+// predictInputs are the inputs of a prediction: the observations, the
+// new locations (with their raster grid, nil for a CSV) and the distance
+// they give.
+type predictInputs struct {
+	obs, nw *dataset.Data
+	grid    *grid
+	metric  matern.Metric
+}
+
+// readPredictData reads the observations (cfg.Data) and the new
+// locations (cfg.At) of a prediction (in: rank 0 reads, every rank parses
+// the same bytes; cfg's paths become rank 0's) and checks them, with the
+// distance they give.
+func readPredictData(in *Inputs, cfg *config.Predict, env Env) (p predictInputs, err error) {
+	if p.obs, err = readPredictObs(in, cfg, env); err != nil {
+		return p, err
+	}
+	obs := p.obs
+	if p.nw, p.grid, err = readAt(in, cfg); err != nil {
+		return p, err
+	}
+	nw := p.nw
+	if rasterOut(cfg.Out) && p.grid == nil && cfg.Blocks == "" {
+		return p, badInput("%s: --out %s is a raster: it needs the grid of a raster --at (.tif, .nc), not %s", cfg.Command(), cfg.Out, cfg.At)
+	}
+	logNotes(env, cfg.At, nw)
+	if _, _, err := dataset.Design(nw, cfg.Mean); err != nil { // the covariates at the new locations
+		return p, badInput("%s: %v", cfg.At, err)
+	}
+	if nw.Len() == 0 {
+		return p, badInput("%s: no locations", cfg.At)
+	}
+	if err := dataset.ValidateWith(nw, 1, true); err != nil { // no matrix over the new locations is factorised
+		return p, badInput("%s: %v", cfg.At, err)
+	}
+	if p.metric, err = Metric(cfg.Distance, obs.Coords); err != nil {
+		return p, badInput("%s: %v", cfg.Command(), err)
+	}
+	if err := check3D(cfg.Command(), cfg.Kernel, obs, p.metric); err != nil {
+		return p, err
+	}
+	if fd := cfg.FitDistance; fd != "" && MetricName(p.metric) != fd {
+		return p, badInput(cfg.Command()+": --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
+			MetricName(p.metric), cfg.Data, cfg.ThetaFrom, fd)
+	}
+	if obs.Coords != nw.Coords {
+		return p, badInput("%s: %s and %s use different coordinates (%s vs %s)", cfg.Command(), cfg.Data, cfg.At, obs.Coords, nw.Coords)
+	}
+	return p, sameColumns(cfg.Command(), cfg.Data, obs, cfg.At, nw)
+}
+
+// readPredictObs reads and checks the observations of a prediction
+// (cfg.Data, through in).
+func readPredictObs(in *Inputs, cfg *config.Predict, env Env) (*dataset.Data, error) {
+	var b []byte
+	var err error
+	if cfg.Data, b, err = in.Read("data", cfg.Data); err != nil {
+		return nil, readInputError(cfg.Data, err)
+	}
+	obs, err := readData(cfg.Data, b, cfg.Columns, cfg.Mean, cfg.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	if obs.Obs == nil {
+		return nil, badInput("%s: %s has no observations (a column z, value or obs, or one named by --z)", cfg.Command(), cfg.Data)
+	}
+	logNotes(env, cfg.Data, obs)
+	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
+		return nil, badInput("%s: %v%s", cfg.Data, err, droppedNote(obs))
+	}
+	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {
+		return nil, err
+	}
+	if err := checkSpread(cfg.Data, obs, false); err != nil {
+		return nil, err
+	}
+	if names, cols, err := dataset.Design(obs, cfg.Mean); err != nil {
+		return nil, badInput("%s: %v", cfg.Data, err)
+	} else if err := checkDesign(names, cols); err != nil {
+		return nil, badInput("%s: --mean %s: %v", cfg.Data, cfg.Mean, err)
+	}
+	return obs, nil
+}
+
+// foldsFlag is the flag that gave a cross-validation's folds: --cv of
+// fit, --folds of cv.
+func foldsFlag(cfg config.Predict) string {
+	if cfg.Cmd == "fit" {
+		return "--cv"
+	}
+	return "--folds"
+}
+
 // checkPrediction refuses a prediction with a value that is not finite (an
 // overflow: sigma2 near the float64 range, or a covariance matrix that is
 // numerically singular at theta), naming the first such row of at: no file
 // is written rather than one with Inf or NaN in it.
-func checkPrediction(z, v []float64, at string) error {
+func checkPrediction(cmd string, z, v []float64, at string) error {
 	for i := range z {
 		if !finite([]float64{z[i], v[i]}) {
-			return badInput("predict: the prediction at row %d of %s is not finite (z_hat %g, variance %g): theta overflows float64 or makes the covariance matrix numerically singular; nothing written",
+			return badInput(cmd+": the prediction at row %d of %s is not finite (z_hat %g, variance %g): theta overflows float64 or makes the covariance matrix numerically singular; nothing written",
 				i+1, at, z[i], v[i])
 		}
 	}

@@ -76,7 +76,7 @@ func TestCheckPrediction(t *testing.T) {
 		{[]float64{math.NaN(), 1}, []float64{0.5, 1}, "row 1 of at.csv"},
 	}
 	for _, c := range cases {
-		err := checkPrediction(c.z, c.v, "at.csv")
+		err := checkPrediction("predict", c.z, c.v, "at.csv")
 		if c.want == "" {
 			if err != nil {
 				t.Errorf("%v %v: %v", c.z, c.v, err)

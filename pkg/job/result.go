@@ -3,6 +3,7 @@ package job
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -20,30 +21,43 @@ import (
 func ReadFitResult(path string) (*FitResult, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, &InputError{Err: &pathError{path: path, msg: "cannot open: " + pe.Err.Error(), err: err}}
-		}
-		return nil, &InputError{Err: err}
+		return nil, fitResultReadError(path, err)
 	}
+	return ParseFitResult(path, b)
+}
+
+// fitResultReadError is the error of a fit result that cannot be read.
+func fitResultReadError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &InputError{Err: &pathError{path: path, msg: "cannot open: " + pe.Err.Error(), err: err}}
+	}
+	return &InputError{Err: err}
+}
+
+// ReadFitResultWith reads the fit result at path with in (rank 0 reads,
+// every rank parses the same bytes; flag names it in the run's record).
+func ReadFitResultWith(in *Inputs, flag, path string) (*FitResult, error) {
+	name, b, err := in.Read(flag, path)
+	if err != nil {
+		var ir *Interrupted
+		if errors.As(err, &ir) {
+			return nil, err
+		}
+		return nil, fitResultReadError(name, err)
+	}
+	return ParseFitResult(name, b)
+}
+
+// ParseFitResult reads a fit's JSON result from its content b (the file
+// path, read already), as ReadFitResult does.
+func ParseFitResult(path string, b []byte) (*FitResult, error) {
 	if strings.TrimSpace(string(b)) == "" {
 		return nil, badInput("%s: empty file (want the JSON result of fit --json)", path)
 	}
 	var r FitResult
 	if err := json.Unmarshal(b, &r); err != nil {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case strings.Contains(err.Error(), "unexpected end of JSON input"):
-			return nil, badInput("%s: not valid JSON (unexpected end at byte %d: the file is truncated)", path, len(b))
-		case errors.As(err, &se):
-			return nil, badInput("%s: not valid JSON (%s at byte %d)", path, oneLine(strings.TrimPrefix(se.Error(), "json: ")), se.Offset)
-		case errors.As(err, &te) && te.Field == "":
-			return nil, badInput("%s: not a fit result (a JSON %s, not an object)", path, te.Value)
-		case errors.As(err, &te):
-			return nil, badInput("%s: not a fit result (%q is a JSON %s, want %s)", path, te.Field, te.Value, te.Type)
-		}
-		return nil, badInput("%s: not a fit result (%s)", path, oneLine(strings.TrimPrefix(err.Error(), "json: ")))
+		return nil, badInput("%s: %s", path, jsonDefect(b, err, "fit result"))
 	}
 	if r.Theta == nil {
 		return nil, badInput("%s: not a fit result (no theta)", path)
@@ -66,10 +80,35 @@ func ReadFitResult(path string) (*FitResult, error) {
 	if err := config.CheckMean(r.Mean); err != nil {
 		return nil, badInput("%s: \"mean\": %v", path, err)
 	}
+	if r.Columns != nil {
+		if key, err := r.Columns.Validate(); err != nil {
+			return nil, badInput("%s: \"columns\": %q: %v", path, key, err)
+		}
+	}
 	if !(r.Nugget >= 0) {
 		return nil, badInput("%s: \"nugget\": must be >= 0, got %g", path, r.Nugget)
 	}
 	return &r, nil
+}
+
+// jsonDefect describes why the JSON b did not decode (err) into what
+// (e.g. "fit result"): JSON that is not valid (a truncated file is
+// reported as such, with the byte where it ends), JSON that is not an
+// object, or a value of the wrong type, named by its field.
+func jsonDefect(b []byte, err error, what string) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case strings.Contains(err.Error(), "unexpected end of JSON input"):
+		return fmt.Sprintf("not valid JSON (unexpected end at byte %d: the file is truncated)", len(b))
+	case errors.As(err, &se):
+		return fmt.Sprintf("not valid JSON (%s at byte %d)", oneLine(strings.TrimPrefix(se.Error(), "json: ")), se.Offset)
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Sprintf("not a %s (a JSON %s, not an object)", what, te.Value)
+	case errors.As(err, &te):
+		return fmt.Sprintf("not a %s (%q is a JSON %s, want %s)", what, te.Field, te.Value, te.Type)
+	}
+	return fmt.Sprintf("not a %s (%s)", what, oneLine(strings.TrimPrefix(err.Error(), "json: ")))
 }
 
 // pathError is an error about a file as a whole: "path: msg".
@@ -103,7 +142,7 @@ func distanceName(d string) string {
 // against the fit's once the data tell what it means (p.FitDistance).
 func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string) bool) error {
 	if set("kernel") && r.Kernel != "" && r.Kernel != p.Kernel {
-		return badInput("predict: --kernel %s disagrees with %s, which holds a %s fit (leave --kernel out)", p.Kernel, path, r.Kernel)
+		return badInput("%s: --kernel %s disagrees with %s, which holds a %s fit (leave --kernel out)", p.Command(), p.Kernel, path, r.Kernel)
 	}
 	// A fit that estimated the nugget holds it as the last value of theta.
 	theta, nugget := r.Theta, r.Nugget
@@ -115,10 +154,13 @@ func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string)
 		theta, nugget = theta[:t], theta[t]
 	}
 	if set("nugget") && p.Nugget != nugget {
-		return badInput("predict: --nugget %g disagrees with the nugget %g of the fit in %s (leave --nugget out)", p.Nugget, nugget, path)
+		return badInput("%s: --nugget %g disagrees with the nugget %g of the fit in %s (leave --nugget out)", p.Command(), p.Nugget, nugget, path)
 	}
 	if set("mean") && meanName(p.Mean) != meanName(r.Mean) {
-		return badInput("predict: --mean %s disagrees with the mean %s of the fit in %s (leave --mean out)", meanName(p.Mean), meanName(r.Mean), path)
+		return badInput("%s: --mean %s disagrees with the mean %s of the fit in %s (leave --mean out)", p.Command(), meanName(p.Mean), meanName(r.Mean), path)
+	}
+	if err := r.applyColumns(p, path, set); err != nil {
+		return err
 	}
 	if r.Kernel != "" {
 		p.Kernel = r.Kernel
@@ -136,7 +178,31 @@ func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string)
 	case p.Distance == "auto":
 		p.FitDistance = fd
 	case distanceName(p.Distance) != fd:
-		return badInput("predict: --distance %s disagrees with the %s distance of the fit in %s (leave --distance out)", p.Distance, fd, path)
+		return badInput("%s: --distance %s disagrees with the %s distance of the fit in %s (leave --distance out)", p.Command(), p.Distance, fd, path)
+	}
+	return nil
+}
+
+// applyColumns sets the keys z, coords, time, na and dec of p that the
+// user left out to the fit's (the data are read the same way), and the
+// transform to the fit's: another transform given is bad input.
+func (r *FitResult) applyColumns(p *config.Predict, path string, set func(key string) bool) error {
+	var c config.Columns
+	if r.Columns != nil {
+		c = *r.Columns
+	}
+	fit, given := c.Transformation().String(), p.Transformation().String()
+	if set("transform") && given != fit {
+		return badInput("predict: --transform %s disagrees with the transform %q of the fit in %s (leave --transform out)", p.Transform, fit, path)
+	}
+	p.Transform = fit
+	for _, k := range []struct {
+		key      string
+		dst, src *string
+	}{{"z", &p.Z, &c.Z}, {"coords", &p.Coords, &c.Coords}, {"time", &p.Time, &c.Time}, {"na", &p.NA, &c.NA}, {"dec", &p.Dec, &c.Dec}} {
+		if !set(k.key) {
+			*k.dst = *k.src
+		}
 	}
 	return nil
 }

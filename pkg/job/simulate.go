@@ -9,7 +9,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/provenance"
-	"github.com/exageostat/exageostat/pkg/tile"
 )
 
 // SimulateResult describes a simulated data set that was written.
@@ -59,10 +58,7 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 		return nil, err
 	}
 	nm := cfg.N * variables(likelihood.Model(cfg.Kernel)) // the matrix's order
-	nb := cfg.NB
-	if nb == 0 {
-		nb = tile.AutoNB(nm)
-	}
+	nb := tileSize(cfg.NB, nm)
 	workers := workersOr(cfg.Workers)
 	if err := ag.check(shared{settings: settingsOf(cfg)}, workers); err != nil {
 		return nil, err

@@ -91,7 +91,7 @@ func planTLR(cfg *config.Fit, d *dataset.Data, nAll int, model likelihood.Model,
 		var k0 float64
 		nb, k0 = tlr.AutoNB(c, k, metric, pts, nodes, tlrNBLo, tlrNBHi, tlrNBSamples, cfg.Seed)
 		note = fmt.Sprintf("tlr: nb=%d from seed 002's tile-size model (mean rank %.1f of %d tiles of %d at theta=%s, %d node(s)); ",
-			nb, k0, tlrNBSamples, tlr.SampleNB(len(pts.X)), formatFloats(theta), nodes)
+			nb, k0, tlrNBSamples, tlr.SampleNB(len(pts.X)), config.FormatFloats(theta), nodes)
 	}
 	rank := tlr.SampleRank(c, k, metric, pts, nb, tlrMemSamples, cfg.Seed+1)
 	note += fmt.Sprintf("memory estimated from a sample: mean rank %.1f of %d compressed tiles at nb=%d x %.1f (%.1fs)",

@@ -43,11 +43,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		nAll = v.d.Len()
 	}
 	need := vecchia.MemoryNeed(nAll*variables(v.model), cfg.Vecchia.M, meanColumns(cfg.Mean), len(v.names), v.workers)
-	needs := make([]int64, w.Size())
-	for r := range needs {
-		needs[r] = need
-	}
-	lim, err := checkMemory(w, "fit", needs, v.limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets, blocks and work space", nAll, cfg.Vecchia.M))
+	lim, err := checkMemory(w, "fit", everyRank(w.Size(), need), v.limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets, blocks and work space", nAll, cfg.Vecchia.M))
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +52,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		return nil, err
 	}
 	defer rt.Close()
+	v.fs.attach(rt)
 	kern := kernels.Default()
 	setup := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: v.workers}
 	if cfg.Vecchia.Sets != "" {
@@ -68,6 +65,10 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		if d, err = simulateVecchia(v, rt, kern, setup); err != nil {
 			return nil, err
 		}
+	}
+	var test *dataset.Data
+	if v.held != nil {
+		test, d = subset(d, v.held), subset(d, v.train)
 	}
 	meanTerms, meanCols, err := dataset.Design(d, cfg.Mean)
 	if err != nil {
@@ -100,16 +101,20 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	}
 	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
 		d.Len(), v.model, MetricName(v.metric), st.final.Sets.M, cfg.Vecchia.Order, st.final.Plan.Blocks.Len(), workersNote(v.workers),
-		formatFloats(cfg.Lower), formatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
+		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
 		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
 	prep := since(t0)
-	res, steps, err := st.search(cfg, opt, env, vecchiaStopper(v))
+	res, steps, err := v.searchVecchia(st, opt)
 	if err != nil {
 		return nil, err
 	}
 	// The estimate's own evaluation at the final m: l, the mean and the
 	// Fisher information for the standard errors.
 	at, err := st.eval(st.final, res.Theta, true)
+	v.fs.setPhase(phaseAfter)
+	if givenUp(err) {
+		return nil, v.fs.interrupted(res.Evaluations, "")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("fit: the Vecchia likelihood at the estimate %v: %w", res.Theta, err)
 	}
@@ -124,8 +129,13 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 			out.MeanStdErr = append(out.MeanStdErr, math.Sqrt(at.BetaCov[i][i]))
 		}
 	}
-	if cfg.StdErr {
+	if cfg.StdErr || test != nil {
 		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.vecchiaFree())
+	}
+	if test != nil {
+		if err := vecchiaHoldout(&out.Assessment, st, v.model, v.metric, cfg.Mean, test, res.Theta, at, st.final.Sets.M, v.workers); err != nil {
+			return nil, err
+		}
 	}
 	flagFit(out, d.Obs, cfg.MaxEvals)
 	out.Ranks = w.Size()
@@ -135,15 +145,45 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		return nil, err
 	}
 	if w.Rank() != 0 {
-		return out, nil
+		return out, v.fin
 	}
+	v.in.Record(v.run)
 	out.Run = v.run
 	if cfg.JSON != "" {
 		if err := WriteJSON(cfg.JSON, out); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return out, v.fin
+}
+
+// searchVecchia runs the search of a Vecchia fit from opt, stopped by a
+// signal or the deadline (the stop control of stopping.go: v.fin is set
+// when it stopped the search).
+func (v *fitJob) searchVecchia(st *vecchiaStages, opt mle.Options) (*mle.Result, []mle.Step, error) {
+	if err := v.fs.early(); err != nil {
+		return nil, nil, err
+	}
+	env := v.env
+	report := env.Step
+	env.Step = func(s mle.Step) {
+		v.fs.step(s) // the deadline's budget
+		if report != nil {
+			report(s)
+		}
+	}
+	res, steps, err := st.search(v.cfg, opt, env, vecchiaStopper(v))
+	if errors.Is(err, mle.ErrInterrupted) || givenUp(err) {
+		return nil, nil, v.fs.interrupted(0, "")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.Status == mle.StatusInterrupted {
+		in := v.fs.interrupted(res.Evaluations, "")
+		res.Status, v.fin = in.Status(), in
+	}
+	return res, steps, nil
 }
 
 // free returns which parameters the search moves (lb < ub).
@@ -265,7 +305,7 @@ func simulateVecchia(v *fitJob, rt *runtime.Runtime, kern kernels.Impl, s vecchi
 		return nil, err
 	}
 	v.env.logf("simulated N=%d with theta=%s seed=%d through the Vecchia conditionals (m=%d) in %.2fs (no --data given: the embedded default problem)\n",
-		cfg.N, formatFloats(cfg.Theta), cfg.Seed, m, time.Since(t0).Seconds())
+		cfg.N, config.FormatFloats(cfg.Theta), cfg.Seed, m, time.Since(t0).Seconds())
 	return d, nil
 }
 
@@ -316,11 +356,7 @@ func simulateVecchiaCmd(cfg config.Simulate, env Env, workers int, limit int64, 
 	w := env.comm()
 	model := likelihood.Model(cfg.Kernel)
 	need := vecchia.MemoryNeed(cfg.N*variables(model), cfg.Vecchia.M, 0, len(cfg.Theta), workers)
-	needs := make([]int64, w.Size())
-	for r := range needs {
-		needs[r] = need
-	}
-	if _, err := checkMemory(w, "simulate", needs, limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets and work space", cfg.N, cfg.Vecchia.M)); err != nil {
+	if _, err := checkMemory(w, "simulate", everyRank(w.Size(), need), limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets and work space", cfg.N, cfg.Vecchia.M)); err != nil {
 		return nil, err
 	}
 	rt, err := newRuntime(w, workers, false)
@@ -333,4 +369,14 @@ func simulateVecchiaCmd(cfg config.Simulate, env Env, workers int, limit int64, 
 	d, _, err := vecchiaDraw("simulate", cfg.N, cfg.Times, cfg.Seed, model, cfg.Theta, cfg.Nugget, s, rt, kernels.Default())
 	res.Seconds = time.Since(t0).Seconds()
 	return d, err
+}
+
+// everyRank returns need for each of the ranks (the Vecchia path holds
+// the same on every rank).
+func everyRank(ranks int, need int64) []int64 {
+	out := make([]int64, ranks)
+	for r := range out {
+		out[r] = need
+	}
+	return out
 }

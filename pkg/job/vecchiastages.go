@@ -161,10 +161,11 @@ func (st *vecchiaStages) search(cfg config.Fit, opt mle.Options, env Env, stop f
 	return res, steps, err
 }
 
-// vecchiaStopper returns the search's stop test (SIGINT, SIGTERM agreed
-// by the ranks) and the time the preparation ended.
+// vecchiaStopper returns the search's stop test (a signal or the
+// deadline, agreed by the ranks: stopping.go), the search starting.
 func vecchiaStopper(v *fitJob) func() bool {
-	return stopper(v.w, v.env.Interrupt, &v.sig)
+	v.fs.setPhase(phaseSearch)
+	return v.fs.check
 }
 
 // since returns the seconds since t.

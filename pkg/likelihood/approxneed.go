@@ -49,6 +49,9 @@ func ApproxNeed(n int, o Options, ranks, workers int, meanRank float64) []int64 
 		if maxRank <= 0 {
 			maxRank = max(1, o.NB/2)
 		}
+		// No tile of nb columns has a rank above nb, whatever --max-rank
+		// allows: the buffers in flight hold the ranks reached.
+		maxRank = min(maxRank, o.NB)
 		// The low-rank scratch, and the transient buffers of an lr-gemm
 		// in flight (the stacked factors, their QR and SVD workspaces,
 		// taken from the Go heap, with the collector's slack): three more

@@ -54,9 +54,9 @@ func (m Model) ParamNames() []string {
 		return n
 	}
 	if m == PowExp {
-		return []string{"sigma2", "beta", "delta"}
+		return matern.PowExpParamNames()
 	}
-	return []string{"sigma2", "beta", "nu"}
+	return matern.MaternParamNames()
 }
 
 // Tau2Name is the name of the nugget when it is a parameter: the last

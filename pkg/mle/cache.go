@@ -42,6 +42,49 @@ type Cache struct {
 	m    map[string]Record
 	used map[string]bool
 	hits int
+	// verify is the key of the record to recompute instead of replaying
+	// (VerifyBest), "" for none; tol its relative tolerance.
+	verify string
+	tol    float64
+}
+
+// Mismatch is the error of a search whose verified record (Cache.VerifyBest)
+// recomputes to another value: the records cannot be trusted.
+type Mismatch struct {
+	Theta    []float64
+	Recorded float64
+	Computed float64
+	Failed   error // the recomputation failed instead (nil: it gave Computed)
+}
+
+func (e *Mismatch) Error() string {
+	if e.Failed != nil {
+		return fmt.Sprintf("the best recorded evaluation, l = %.10g, fails when recomputed: %v", e.Recorded, e.Failed)
+	}
+	return fmt.Sprintf("the best recorded evaluation, l = %.10g, recomputes to l = %.10g", e.Recorded, e.Computed)
+}
+
+// VerifyBest makes the cache recompute, instead of replaying, its best
+// successful record (the largest l: the one a resumed search's result rests
+// on) when the search asks for it, and stop the search with a *Mismatch
+// when the value computed differs from the record's by more than tol
+// relative to 1 + |l| (or the evaluation fails). It returns the record's
+// point of the search (its theta, or its Search), nil when there is no
+// successful record.
+func (c *Cache) VerifyBest(tol float64) []float64 {
+	var best *Record
+	var bk string
+	for k, r := range c.m {
+		if r.Failed == "" && (best == nil || r.LogLik > best.LogLik || (r.LogLik == best.LogLik && k < bk)) {
+			rr := r
+			best, bk = &rr, k
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	c.verify, c.tol = bk, tol
+	return best.at()
 }
 
 // NewCache returns the cache of records (a later record of the same theta
@@ -87,6 +130,10 @@ func (c *Cache) Unused() int {
 func (c *Cache) eval(f Objective, theta []float64) (l float64, err error, replayed bool, full []float64) {
 	if c != nil {
 		k := stageKey(0, theta)
+		if r, ok := c.m[k]; ok && k == c.verify {
+			l, err = f(theta)
+			return l, c.check(k, r, l, err), false, nil
+		}
 		if r, ok := c.m[k]; ok {
 			c.hits++
 			c.used[k] = true
@@ -106,6 +153,10 @@ func (c *Cache) eval(f Objective, theta []float64) (l float64, err error, replay
 func (c *Cache) evalGrad(f GradObjective, stage int, theta []float64) (l float64, g []float64, info [][]float64, err error, replayed bool) {
 	if c != nil {
 		k := stageKey(stage, theta)
+		if r, ok := c.m[k]; ok && k == c.verify {
+			l, g, info, err = f(theta)
+			return l, g, info, c.check(k, r, l, err), false
+		}
 		if r, ok := c.m[k]; ok && (r.Failed != "" || (len(r.Grad) == len(theta) && len(r.Info) == len(theta)*len(theta))) {
 			c.hits++
 			c.used[k] = true
@@ -122,6 +173,22 @@ func (c *Cache) evalGrad(f GradObjective, stage int, theta []float64) (l float64
 	}
 	l, g, info, err = f(theta)
 	return l, g, info, err, false
+}
+
+// check compares the recomputation (l, err) of the verified record r (key
+// k) with it, once: a *Mismatch when it fails now or differs by more than
+// the tolerance, err otherwise.
+func (c *Cache) check(k string, r Record, l float64, err error) error {
+	c.verify = "" // once
+	c.used[k] = true
+	var rec *Recoverable
+	if errors.As(err, &rec) { // fails at theta now: not the record
+		return &Mismatch{Theta: r.Theta, Recorded: r.LogLik, Failed: err}
+	}
+	if err == nil && !(math.Abs(l-r.LogLik) <= c.tol*(1+math.Abs(r.LogLik))) {
+		return &Mismatch{Theta: r.Theta, Recorded: r.LogLik, Computed: l}
+	}
+	return err
 }
 
 // stageKey is key(theta), prefixed by the stage when it is not 0.

@@ -133,3 +133,88 @@ func TestInterruptedBeforeSuccess(t *testing.T) {
 		t.Fatalf("err %v, want ErrInterrupted", err)
 	}
 }
+
+// VerifyBest recomputes the best record instead of replaying it: a true
+// record passes (one evaluation paid, the same path and optimum), an
+// edited one stops the search with a *Mismatch naming both values, and a
+// record whose theta now fails is a *Mismatch too.
+func TestVerifyBest(t *testing.T) {
+	ref, refEvs := run(t, valleyOptions())
+	recs := records(refEvs)
+	cases := []struct {
+		name string
+		edit func([]Record) float64 // edits the records, returns the recorded best l
+		ok   bool
+	}{
+		{"true", func(r []Record) float64 { return ref.LogLik }, true},
+		{"edited best", func(r []Record) float64 {
+			for i := range r {
+				if r[i].Failed == "" && slices.Equal(r[i].Theta, ref.Theta) {
+					r[i].LogLik = 1e6
+				}
+			}
+			return 1e6
+		}, false},
+		{"edited into the best", func(r []Record) float64 {
+			r[0].LogLik = 5
+			return 5
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := slices.Clone(recs)
+			want := c.edit(r)
+			o := valleyOptions()
+			o.Replay = NewCache(r)
+			if th := o.Replay.VerifyBest(1e-9); th == nil {
+				t.Fatal("no record to verify")
+			}
+			calls := 0
+			res, err := Maximize(func(th []float64) (float64, error) { calls++; return valley(th) }, o, nil)
+			var mm *Mismatch
+			switch {
+			case c.ok && (err != nil || calls != 1 || res.LogLik != ref.LogLik || !slices.Equal(res.Theta, ref.Theta)):
+				t.Fatalf("true records: err %v, %d objective calls (want 1), l %v (want %v)", err, calls, res, ref.LogLik)
+			case !c.ok && (!errors.As(err, &mm) || mm.Recorded != want || mm.Computed == want || calls != 1):
+				t.Fatalf("edited records: err %v after %d calls, want a Mismatch with the recorded %g", err, calls, want)
+			}
+		})
+	}
+	// A record whose theta fails when recomputed.
+	r := slices.Clone(recs)
+	o := valleyOptions()
+	o.Replay = NewCache(r)
+	o.Replay.VerifyBest(1e-9)
+	_, err := Maximize(func(th []float64) (float64, error) {
+		return math.Inf(-1), &Recoverable{Err: errors.New("not positive definite")}
+	}, o, nil)
+	var mm *Mismatch
+	if !errors.As(err, &mm) || mm.Failed == nil {
+		t.Fatalf("failing recomputation: %v, want a Mismatch with the failure", err)
+	}
+}
+
+// An evaluation given up (ErrAbandoned) ends the search as Stop does,
+// without counting or reporting it: the result is the best of the ones
+// before, and a resume from those retraces the uninterrupted path.
+func TestAbandonedEvaluation(t *testing.T) {
+	ref, refEvs := run(t, valleyOptions())
+	const k = 7
+	calls := 0
+	var evs []Eval
+	res, err := Maximize(func(th []float64) (float64, error) {
+		if calls++; calls == k+1 {
+			return math.NaN(), ErrAbandoned
+		}
+		return valley(th)
+	}, valleyOptions(), func(e Eval) { evs = append(evs, e) })
+	if err != nil || res.Status != StatusInterrupted || res.Evaluations != k || len(evs) != k {
+		t.Fatalf("abandoned at %d: err %v, %+v, %d reported", k+1, err, res, len(evs))
+	}
+	o := valleyOptions()
+	o.Replay = NewCache(records(evs))
+	got, err := Maximize(valley, o, nil)
+	if err != nil || got.LogLik != ref.LogLik || got.Evaluations != len(refEvs) || got.Replayed != k {
+		t.Fatalf("resumed: %v %+v; uninterrupted l %v after %d", err, got, ref.LogLik, len(refEvs))
+	}
+}

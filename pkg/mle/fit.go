@@ -2,6 +2,7 @@ package mle
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -196,6 +197,9 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	f := func(theta []float64) (float64, error) {
 		l, st, err := ev.LogLik(theta)
 		last = st
+		if errors.Is(err, runtime.ErrCanceled) {
+			return l, fmt.Errorf("%w: %w", ErrAbandoned, err)
+		}
 		if err != nil && (errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta)) {
 			if prof != nil {
 				prof.last = nil

@@ -62,6 +62,27 @@ const StatusInterrupted = "interrupted"
 // search before any evaluation succeeded.
 var ErrInterrupted = errors.New("interrupted before any evaluation succeeded")
 
+// ErrAbandoned, in an objective's error, says that the evaluation was
+// given up (a stop request could not wait for it to end): the search ends
+// there as with Options.Stop (status "interrupted"), and the evaluation
+// is neither counted nor reported.
+var ErrAbandoned = errors.New("evaluation given up")
+
+// NoSuccess is the error of a search in which every evaluation failed
+// (Recoverable errors: a covariance matrix that is not positive
+// definite): Last is why the last one did.
+type NoSuccess struct {
+	Failed int
+	Last   error
+}
+
+func (e *NoSuccess) Error() string {
+	if e.Failed == 1 {
+		return fmt.Sprintf("the only evaluation failed: %v", e.Last)
+	}
+	return fmt.Sprintf("no evaluation succeeded (%d failed; the last: %v)", e.Failed, e.Last)
+}
+
 // Eval is one evaluation of the objective.
 type Eval struct {
 	N      int       // evaluation number, from 1
@@ -185,13 +206,18 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		}
 		return v
 	}
-	var stopErr error
+	var stopErr, lastFail error
 	interrupted := false
 	worst := math.Inf(1)
 	var best []float64 // the search's best point (res.Theta is its full theta)
 	evaluate := func(th []float64) float64 {
 		res.Evaluations++
 		l, err, replayed, full := o.Replay.eval(f, th)
+		if errors.Is(err, ErrAbandoned) {
+			res.Evaluations--
+			interrupted = true
+			return math.NaN()
+		}
 		if replayed {
 			res.Replayed++
 		}
@@ -220,7 +246,7 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 			if err == nil {
 				err = fmt.Errorf("log-likelihood is %g", l)
 			}
-			ev.Failed = err
+			ev.Failed, lastFail = err, err
 		default:
 			stopErr = err
 		}
@@ -256,7 +282,7 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 			return nil, ErrInterrupted
 		}
 		if res.Theta == nil {
-			return nil, errors.New("the only evaluation failed")
+			return nil, &NoSuccess{Failed: res.Failed, Last: lastFail}
 		}
 		return res, nil
 	}
@@ -308,7 +334,7 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		return nil, ErrInterrupted
 	}
 	if res.Theta == nil {
-		return nil, fmt.Errorf("no evaluation succeeded (%d failed)", res.Failed)
+		return nil, &NoSuccess{Failed: res.Failed, Last: lastFail}
 	}
 	if err != nil && status != "MAXEVAL_REACHED" {
 		// Round-off stops still leave the best point found.

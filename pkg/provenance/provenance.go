@@ -145,6 +145,14 @@ func (r *Run) AddInput(flag, path string) error {
 	return nil
 }
 
+// AddInputBytes records the file at path (named by flag) by its content
+// b, read once already: the digest is of the very bytes the run parsed (a
+// FIFO or standard input cannot be read twice).
+func (r *Run) AddInputBytes(flag, path string, b []byte) {
+	sum := sha256.Sum256(b)
+	r.Inputs = append(r.Inputs, Input{Flag: flag, Path: path, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(b))})
+}
+
 // FileSHA256 returns the hex SHA-256 of the file at path and its size.
 func FileSHA256(path string) (string, int64, error) {
 	f, err := os.Open(path)

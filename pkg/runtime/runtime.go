@@ -441,11 +441,12 @@ type Runtime struct {
 	idleWorkers atomic.Int32 // sleeping, readable without the lock
 	closed      bool
 
-	failed   atomic.Bool
-	failHits atomic.Int64 // tasks failed on purpose (Options.FailTask)
-	errMu    sync.Mutex
-	firstErr error
-	firstSeq uint64
+	failed    atomic.Bool
+	cancelled atomic.Pointer[TaskError] // Cancel's error, returned by every Wait
+	failHits  atomic.Int64              // tasks failed on purpose (Options.FailTask)
+	errMu     sync.Mutex
+	firstErr  error
+	firstSeq  uint64
 
 	workers []*worker
 	wg      sync.WaitGroup
@@ -575,10 +576,17 @@ func New(opts Options) *Runtime {
 	return r
 }
 
+// MaxWorkers is the most workers a runtime runs: each is locked to an OS
+// thread, and a Go program dies past 10000 threads.
+const MaxWorkers = 4096
+
 // CheckOptions reports options New cannot start with.
 func CheckOptions(o Options) error {
 	if err := checkScheduler(o); err != nil {
 		return err
+	}
+	if o.Workers+o.Helpers > MaxWorkers {
+		return fmt.Errorf("runtime: %d workers, more than %d", o.Workers+o.Helpers, MaxWorkers)
 	}
 	for i, d := range o.Devices {
 		if d == nil || d.Capacity() <= 0 {
@@ -907,9 +915,14 @@ func (r *Runtime) Wait() error {
 	err, seq := r.firstErr, r.firstSeq
 	r.firstErr = nil
 	r.errMu.Unlock()
-	r.failed.Store(false)
+	c := r.cancelErr() // given up (Cancel): now and at every Wait
+	r.failed.Store(c != nil)
+	if c != nil {
+		err, seq = c, 0
+	}
 	if r.size > 1 {
-		return r.agree(err, seq)
+		err = r.agree(err, seq)
+		r.keepCancel(err) // another rank's cancellation holds here too
 	}
 	return err
 }

@@ -149,6 +149,21 @@ func TestCompress(t *testing.T) {
 	}
 }
 
+// forMaxRanks runs check for each compressor on nb x nb tiles of two
+// formats: MaxRank nb/2, whose buffer holds a dense tile (holdsDense), and
+// nb/2 - 1, whose does not.
+func forMaxRanks(t *testing.T, nb int, check func(t *testing.T, cp Compressor, f runtime.LowRank, holdsDense bool)) {
+	for _, cp := range compressors(1e-9) {
+		for _, maxRank := range []int{nb / 2, nb/2 - 1} {
+			f := runtime.LowRank{M: nb, N: nb, MaxRank: maxRank}
+			if f.HoldsDense() != (maxRank == nb/2) {
+				t.Fatalf("%v: HoldsDense %v", f, f.HoldsDense())
+			}
+			t.Run(fmt.Sprintf("%s/maxrank=%d", name(cp), maxRank), func(t *testing.T) { check(t, cp, f, f.HoldsDense()) })
+		}
+	}
+}
+
 // TestCompressDenseFallback: a tile needing more than MaxRank stays dense
 // (bitwise) when the format holds it, else the compression fails with a
 // RankError.
@@ -159,33 +174,25 @@ func TestCompressDenseFallback(t *testing.T) {
 	for i := range a {
 		a[i] = rng.NormFloat64()
 	}
-	for _, cp := range compressors(1e-9) {
-		for _, c := range []struct {
-			maxRank int
-			dense   bool
-		}{{nb / 2, true}, {nb/2 - 1, false}} {
-			t.Run(fmt.Sprintf("%s/maxrank=%d", name(cp), c.maxRank), func(t *testing.T) {
-				f := runtime.LowRank{M: nb, N: nb, MaxRank: c.maxRank}
-				buf := make([]float64, f.Words())
-				k, err := cp.Compress(f, append([]float64(nil), a...), buf)
-				if !c.dense {
-					var re *RankError
-					if !errors.As(err, &re) || re.Rank <= c.maxRank {
-						t.Fatalf("got rank %d, err %v; want a RankError", k, err)
-					}
-					return
-				}
-				if err != nil || k != -1 {
-					t.Fatalf("got rank %d, err %v; want dense", k, err)
-				}
-				for i, v := range buf[1 : 1+nb*nb] {
-					if v != a[i] {
-						t.Fatalf("dense tile differs at %d", i)
-					}
-				}
-			})
+	forMaxRanks(t, nb, func(t *testing.T, cp Compressor, f runtime.LowRank, holdsDense bool) {
+		buf := make([]float64, f.Words())
+		k, err := cp.Compress(f, append([]float64(nil), a...), buf)
+		if !holdsDense {
+			var re *RankError
+			if !errors.As(err, &re) || re.Rank <= f.MaxRank {
+				t.Fatalf("got rank %d, err %v; want a RankError", k, err)
+			}
+			return
 		}
-	}
+		if err != nil || k != -1 {
+			t.Fatalf("got rank %d, err %v; want dense", k, err)
+		}
+		for i, v := range buf[1 : 1+nb*nb] {
+			if v != a[i] {
+				t.Fatalf("dense tile differs at %d", i)
+			}
+		}
+	})
 }
 
 // lrTile returns a LowRank buffer holding a compressed Matérn tile (dense
@@ -333,36 +340,28 @@ func TestGemmRankAboveMax(t *testing.T) {
 		}
 		return buf, expand(f, buf)
 	}
-	for _, cp := range compressors(1e-9) {
-		for _, c := range []struct {
-			maxRank int
-			dense   bool
-		}{{nb / 2, true}, {nb/2 - 1, false}} {
-			t.Run(fmt.Sprintf("%s/maxrank=%d", name(cp), c.maxRank), func(t *testing.T) {
-				f := runtime.LowRank{M: nb, N: nb, MaxRank: c.maxRank}
-				abuf, a := lowRank(f)
-				bbuf, b := lowRank(f)
-				cbuf, cm := lowRank(f)
-				var want mat.Dense
-				want.Mul(a, b.T())
-				want.Sub(cm, &want)
-				r, err := cp.Gemm(f, abuf, f, bbuf, f, cbuf)
-				if !c.dense {
-					var re *RankError
-					if !errors.As(err, &re) || re.Rank != 2*k {
-						t.Fatalf("got rank %d, err %v; want a RankError of rank %d", r, err, 2*k)
-					}
-					return
-				}
-				if err != nil || r != -1 || !f.IsDense(cbuf) {
-					t.Fatalf("got rank %d, err %v; want dense", r, err)
-				}
-				if e := frobDiff(expand(f, cbuf), &want); e > 1e-12*mat.Norm(&want, 2) {
-					t.Errorf("||Gemm - dense||_F = %.3g of %.3g", e, mat.Norm(&want, 2))
-				}
-			})
+	forMaxRanks(t, nb, func(t *testing.T, cp Compressor, f runtime.LowRank, holdsDense bool) {
+		abuf, a := lowRank(f)
+		bbuf, b := lowRank(f)
+		cbuf, cm := lowRank(f)
+		var want mat.Dense
+		want.Mul(a, b.T())
+		want.Sub(cm, &want)
+		r, err := cp.Gemm(f, abuf, f, bbuf, f, cbuf)
+		if !holdsDense {
+			var re *RankError
+			if !errors.As(err, &re) || re.Rank != 2*k {
+				t.Fatalf("got rank %d, err %v; want a RankError of rank %d", r, err, 2*k)
+			}
+			return
 		}
-	}
+		if err != nil || r != -1 || !f.IsDense(cbuf) {
+			t.Fatalf("got rank %d, err %v; want dense", r, err)
+		}
+		if e := frobDiff(expand(f, cbuf), &want); e > 1e-12*mat.Norm(&want, 2) {
+			t.Errorf("||Gemm - dense||_F = %.3g of %.3g", e, mat.Norm(&want, 2))
+		}
+	})
 }
 
 // TestGemv: y + alpha op(A) x for a low-rank and a dense A equals the dense

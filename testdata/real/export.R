@@ -35,5 +35,16 @@ RMprecip <- fields::RMprecip
 w(data.frame(lon = RMprecip$x[, 1], lat = RMprecip$x[, 2], z = sqrt(RMprecip$y),
              elev = RMprecip$elev / 1000), "rmprecip")
 
+# 3. The same two sets as their packages give them, for the walk-through
+#    (docs/walkthrough.md) and the reading of raw files (issue 26):
+#    meuse-raw.csv is R's write.csv(meuse) as is (row names, quoted factors,
+#    NA in om); rmprecip-raw.csv holds the stations' longitude, latitude,
+#    elevation in metres and the precipitation in mm, untransformed.
+write.csv(meuse, file.path(out, "meuse-raw.csv"))
+cat(sprintf("%s: %d rows\n", file.path(out, "meuse-raw.csv"), nrow(meuse)))
+write.csv(data.frame(longitude = RMprecip$x[, 1], latitude = RMprecip$x[, 2], elev = RMprecip$elev,
+                     precip = RMprecip$y), file.path(out, "rmprecip-raw.csv"), row.names = FALSE)
+cat(sprintf("%s: %d rows\n", file.path(out, "rmprecip-raw.csv"), nrow(RMprecip$x)))
+
 cat("sp", as.character(packageVersion("sp")), "fields", as.character(packageVersion("fields")),
     "R", R.version.string, "\n")

@@ -133,3 +133,19 @@ test_that("an interrupt stops the binary with its checkpoint kept; resume finish
   expect_identical(done$loglik, full$loglik)
   expect_identical(done$theta, full$theta)
 })
+
+test_that("plot draws the GLS residuals' semivariogram with the fitted model", {
+  meuse <- read.csv(tdata("real", "meuse.csv"))
+  th <- c(0.6, 300, 0.5, 0.05)
+  f <- eg_fit(meuse, z ~ dist, lb = th, ub = th, progress = FALSE)
+  png(tempfile(fileext = ".png"))
+  v <- plot(f, bins = 5)
+  dev.off()
+  r <- meuse$z - (coef(f)[1] + coef(f)[2] * meuse$dist)
+  h <- as.matrix(dist(meuse[, c("x", "y")]))
+  up <- upper.tri(h)
+  br <- seq(0, max(h[up]) / 2, length.out = 6)
+  inb <- up & h > br[2] & h <= br[3]  # the second distance class
+  expect_equal(v$semivariance[2], mean(outer(r, r, "-")[inb]^2 / 2), tolerance = 1e-12)
+  expect_equal(nrow(v), 5)
+})
