@@ -80,16 +80,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	pts, obs := mle.ProblemData(d, v.model)
 	pr := likelihood.Problem{Points: pts, Metric: v.metric, Obs: obs, Model: v.model, Nugget: cfg.Nugget, REML: cfg.REML, Covariates: meanCols}
 	opt := v.opt
-	if opt.Guess == nil {
-		opt.Guess = mle.GuessFor(d, v.metric, v.model, len(opt.Lower))
-		if v.model == likelihood.AnisoMatern && len(opt.Lower) >= 5 {
-			opt.Guess[mle.AnisoAngle] = 0.5 * (opt.Lower[mle.AnisoAngle] + opt.Upper[mle.AnisoAngle])
-		}
-	}
-	start := clampTheta(opt.Guess, opt.Lower, opt.Upper)
-	if opt.Start == mle.StartLower {
-		start = opt.Lower
-	}
+	start := v.vecchiaStart(d, &opt)
 	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.vecchiaFree())
 	if err != nil {
 		return nil, err
@@ -155,6 +146,23 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	return out, v.fin
+}
+
+// vecchiaStart sets opt.Guess where the user gave none (the data's guess;
+// anisotropy's angle at the middle of its bounds) and returns the
+// search's start: the guess clamped to the bounds, or the lower bounds
+// with --start lower.
+func (v *fitJob) vecchiaStart(d *dataset.Data, opt *mle.Options) []float64 {
+	if opt.Guess == nil {
+		opt.Guess = mle.GuessFor(d, v.metric, v.model, len(opt.Lower))
+		if v.model == likelihood.AnisoMatern && len(opt.Lower) >= 5 {
+			opt.Guess[mle.AnisoAngle] = 0.5 * (opt.Lower[mle.AnisoAngle] + opt.Upper[mle.AnisoAngle])
+		}
+	}
+	if opt.Start == mle.StartLower {
+		return opt.Lower
+	}
+	return clampTheta(opt.Guess, opt.Lower, opt.Upper)
 }
 
 // searchVecchia runs the search of a Vecchia fit from opt, stopped by a
