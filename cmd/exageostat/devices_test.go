@@ -84,7 +84,7 @@ func TestFitDevicesCLI(t *testing.T) {
 		planted.Record("host-test", kind.Gemm, size, 1e-6)
 		planted.Record("cpu", kind.Gemm, size, 1e-2)
 	}
-	ppm := filepath.Join(dir, "planted-model.json") // not the --json output of fit("planted")
+	ppm := filepath.Join(dir, "planted-model.json")
 	if err := planted.Save(ppm); err != nil {
 		t.Fatal(err)
 	}
