@@ -108,27 +108,11 @@ type fisher struct {
 }
 
 func newFisher(o Options, report func(Eval)) (*fisher, error) {
-	d := len(o.Lower)
-	if len(o.Upper) != d || d == 0 {
-		return nil, errors.New("mle: lower and upper bounds must have the same, non-zero length")
+	o, start, err := o.checked()
+	if err != nil {
+		return nil, err
 	}
-	if o.FtolAbs <= 0 {
-		o.FtolAbs = 1e-5
-	}
-	start := make([]float64, d)
-	switch o.Start {
-	case StartLower:
-		copy(start, o.Lower)
-	case StartData, "":
-		if len(o.Guess) != d {
-			return nil, fmt.Errorf("mle: data start needs %d values, got %d", d, len(o.Guess))
-		}
-		for i := range start {
-			start[i] = math.Min(math.Max(o.Guess[i], o.Lower[i]), o.Upper[i])
-		}
-	default:
-		return nil, fmt.Errorf("mle: unknown start %q (want data or lower)", o.Start)
-	}
+	d := len(start)
 	fs := &fisher{o: o, report: report, start: start, t0: time.Now(),
 		res: &Result{Start: append([]float64(nil), start...), LogLik: math.Inf(-1)}}
 	for i := range d {

@@ -156,12 +156,14 @@ func CheckBounds(names []string, lb, ub []float64) error {
 	return nil
 }
 
-// Maximize searches the maximum of f within the bounds with BOBYQA, calling
-// report after every evaluation (report may be nil).
-func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
+// checked returns o with its default tolerance (FtolAbs 1e-5) and the
+// search's start: the lower bounds (StartLower) or Guess clamped to
+// [Lower, Upper] (StartData); bounds of different or zero length, a
+// Guess of the wrong length or an unknown start are errors.
+func (o Options) checked() (Options, []float64, error) {
 	d := len(o.Lower)
 	if len(o.Upper) != d || d == 0 {
-		return nil, errors.New("mle: lower and upper bounds must have the same, non-zero length")
+		return o, nil, errors.New("mle: lower and upper bounds must have the same, non-zero length")
 	}
 	if o.FtolAbs <= 0 {
 		o.FtolAbs = 1e-5
@@ -172,14 +174,25 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		copy(start, o.Lower)
 	case StartData, "":
 		if len(o.Guess) != d {
-			return nil, fmt.Errorf("mle: data start needs %d values, got %d", d, len(o.Guess))
+			return o, nil, fmt.Errorf("mle: data start needs %d values, got %d", d, len(o.Guess))
 		}
 		for i := range start {
 			start[i] = math.Min(math.Max(o.Guess[i], o.Lower[i]), o.Upper[i])
 		}
 	default:
-		return nil, fmt.Errorf("mle: unknown start %q (want data or lower)", o.Start)
+		return o, nil, fmt.Errorf("mle: unknown start %q (want data or lower)", o.Start)
 	}
+	return o, start, nil
+}
+
+// Maximize searches the maximum of f within the bounds with BOBYQA, calling
+// report after every evaluation (report may be nil).
+func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
+	o, start, err := o.checked()
+	if err != nil {
+		return nil, err
+	}
+	d := len(start)
 	var free []int
 	for i := 0; i < d; i++ {
 		if o.Lower[i] != o.Upper[i] {
@@ -296,7 +309,6 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		u0[j] = from(i, start[i])
 	}
 	var status string
-	var err error
 	for round := 0; ; round++ {
 		before := res.LogLik
 		oo := o
