@@ -139,7 +139,7 @@ func TestOwnedTileBytes(t *testing.T) {
 }
 
 // TestGraphNeed: each rank's memory of a graph: its share of the tasks
-// (by the bytes of the tiles it owns) at 1200 bytes each, and a 512-byte
+// (by the bytes of the tiles it owns) at 1800 bytes each, and a 512-byte
 // handle for every tile.
 func TestGraphNeed(t *testing.T) {
 	diag := func(m, c int) int {
@@ -162,14 +162,14 @@ func TestGraphNeed(t *testing.T) {
 		want  []int64
 	}{
 		// T = 100: 182,300 tasks, 5050 tiles.
-		{"one rank", 400, 4, nil, 1, []int64{182300*1200 + 5050*512}},
-		// T = 4: 60 tasks (72,000 bytes), 10 tiles (5120 bytes); rank 0
+		{"one rank", 400, 4, nil, 1, []int64{182300*1800 + 5050*512}},
+		// T = 4: 60 tasks (108,000 bytes), 10 tiles (5120 bytes); rank 0
 		// owns the 4 diagonal tiles of 10, all of one size.
-		{"diagonal on rank 0", 8, 2, diag, 2, []int64{72000*4/10 + 5120, 72000*6/10 + 5120}},
-		// Rank 1 owns 7 of the 31 values (floor of 72000*24/31 + 5120
-		// = 60861.9 and 72000*7/31 + 5120 = 21378.1).
-		{"partial tiles", 7, 2, lastRow, 2, []int64{60861, 21378}},
-		{"all on rank 0", 8, 2, nil, 3, []int64{72000 + 5120, 5120, 5120}},
+		{"diagonal on rank 0", 8, 2, diag, 2, []int64{108000*4/10 + 5120, 108000*6/10 + 5120}},
+		// Rank 1 owns 7 of the 31 values (floor of 108000*24/31 + 5120
+		// = 88732.9 and 108000*7/31 + 5120 = 29507.1).
+		{"partial tiles", 7, 2, lastRow, 2, []int64{88732, 29507}},
+		{"all on rank 0", 8, 2, nil, 3, []int64{108000 + 5120, 5120, 5120}},
 		{"absurd", 1e9, 1, nil, 1, []int64{math.MaxInt64 / 2}},
 	} {
 		if got := graphNeed(evalGraph(c.n, c.nb), c.n, c.nb, c.own, c.ranks); !slices.Equal(got, c.want) {
@@ -184,10 +184,10 @@ func TestGraphNeed(t *testing.T) {
 // data + tasks)/ranks + handles + two nb x nb workspaces + 64 MiB, computed
 // here by hand: the limit at the need passes, a byte less refuses.
 func TestCheckScale(t *testing.T) {
-	const note400 = ": one evaluation is a graph of 10.9 million tasks of about 1.2 kB each"
-	big := scale{n: 400, nb: 1, g: evalGraph(400, 1)}              // 10,909,200 tasks: 13.1 GB of 13.2
+	const note400 = ": one evaluation is a graph of 10.9 million tasks of about 1.8 kB each"
+	big := scale{n: 400, nb: 1, g: evalGraph(400, 1)}              // 10,909,200 tasks: 19.6 GB of 19.7
 	plain := scale{n: 20000, nb: 2000, g: evalGraph(20000, 2000)}  // 380 tasks
-	wide := scale{n: 200000, nb: 2000, g: evalGraph(200000, 2000)} // 182,300 tasks: 219 MB of 162 GB
+	wide := scale{n: 200000, nb: 2000, g: evalGraph(200000, 2000)} // 182,300 tasks: 328 MB of 162 GB
 	for _, c := range []struct {
 		name  string
 		ranks int
@@ -195,20 +195,20 @@ func TestCheckScale(t *testing.T) {
 		need  int64
 		want  string // refused at 1 GB
 	}{
-		// 8*400*401/2 = 641,600 of tiles, 13,091,040,000 of tasks,
+		// 8*400*401/2 = 641,600 of tiles, 19,636,560,000 of tasks,
 		// 80,200 handles (41,062,400), 16 of workspace, 67,108,864.
-		{"graph most of the need", 1, []scale{big}, 13199852880,
-			"fit: rank 0 needs 13.2 GB (N=400, nb=1, 1 rank" + note400 + "); 1 GB available (--memory-limit)"},
-		{"two ranks", 2, []scale{big}, 6654012080,
-			"fit: rank 0 needs 6.65 GB (N=400, nb=1, 2 ranks" + note400 + "); 1 GB available (--memory-limit)"},
-		// 1.76e9 of tiles, 456,000 of tasks, 55 handles, 64e6 of workspace.
-		{"small graph", 1, []scale{plain}, 1891593024,
+		{"graph most of the need", 1, []scale{big}, 19745372880,
+			"fit: rank 0 needs 19.7 GB (N=400, nb=1, 1 rank" + note400 + "); 1 GB available (--memory-limit)"},
+		{"two ranks", 2, []scale{big}, 9926772080,
+			"fit: rank 0 needs 9.93 GB (N=400, nb=1, 2 ranks" + note400 + "); 1 GB available (--memory-limit)"},
+		// 1.76e9 of tiles, 684,000 of tasks, 55 handles, 64e6 of workspace.
+		{"small graph", 1, []scale{plain}, 1891821024,
 			"fit: rank 0 needs 1.89 GB (N=20000, nb=2000, 1 rank); 1 GB available (--memory-limit)"},
 		// The graph is over 100 MB but a small share: no note.
-		{"large graph, small share", 4, []scale{wide}, 40588384464,
+		{"large graph, small share", 4, []scale{wide}, 40615729464,
 			"fit: rank 0 needs 40.6 GB (N=200000, nb=2000, 4 ranks); 1 GB available (--memory-limit)"},
-		{"the largest run", 1, []scale{plain, big}, 13199852880,
-			"fit: rank 0 needs 13.2 GB (N=400, nb=1, 1 rank" + note400 + "); 1 GB available (--memory-limit)"},
+		{"the largest run", 1, []scale{plain, big}, 19745372880,
+			"fit: rank 0 needs 19.7 GB (N=400, nb=1, 1 rank" + note400 + "); 1 GB available (--memory-limit)"},
 	} {
 		for _, lim := range []int64{1e9, c.need - 1, c.need} {
 			errs := ranksWithin(t, 10*time.Second, c.ranks, func(w comm.Comm) error {
