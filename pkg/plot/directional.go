@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"strconv"
 
 	"github.com/exageostat/exageostat/pkg/matern"
 	"gonum.org/v1/plot"
@@ -119,6 +118,7 @@ func SemivariogramDirections(base string, series []SemivariogramSeries, opts Sem
 		grid.Vertical.Color = gridColor()
 		grid.Horizontal.Color = gridColor()
 		p.Add(grid)
+		labels := &countLabels{font: vg.Points(6)}
 		for s, se := range series {
 			col := seriesColors()[s]
 			var icons []plot.Thumbnailer
@@ -155,24 +155,10 @@ func SemivariogramDirections(base string, series []SemivariogramSeries, opts Sem
 			p.Add(sc)
 			p.Legend.Add(se.Label, append(icons, sc)...)
 			if len(se.Counts) == len(pts[s]) {
-				labels := make([]string, len(pts[s]))
-				for k, c := range se.Counts {
-					labels[k] = strconv.Itoa(c)
-				}
-				lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts[s], Labels: labels})
-				if err != nil {
-					return err
-				}
-				for k := range lb.TextStyle {
-					lb.TextStyle[k].Font = sansFont(vg.Points(6))
-					lb.TextStyle[k].Color = col
-					lb.TextStyle[k].XAlign = draw.XCenter
-					lb.TextStyle[k].YAlign = draw.YBottom
-				}
-				lb.Offset = vg.Point{Y: vg.Points(4)}
-				p.Add(lb)
+				labels.add(pts[s], se.Counts, col)
 			}
 		}
+		p.Add(labels)
 		p.X.Min = min(p.X.Min, 0)
 		p.X.Max = max(p.X.Max, 1.05*hmax)
 		p.Y.Min = min(p.Y.Min, 0)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/exageostat/exageostat/pkg/matern"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -242,34 +243,83 @@ func SemivariogramWith(base string, h, gamma []float64, model func(r float64) fl
 		}
 		p.Add(sc)
 		if len(opts.Counts) == len(pts) {
-			labels := make([]string, len(pts))
-			for k, c := range opts.Counts {
-				labels[k] = strconv.Itoa(c)
-			}
-			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
-			if err != nil {
-				return err
-			}
-			for k := range lb.TextStyle {
-				lb.TextStyle[k].Font = sansFont(vg.Points(6.5))
-				lb.TextStyle[k].Color = color.Gray{Y: 110}
-				lb.TextStyle[k].XAlign = draw.XCenter
-				lb.TextStyle[k].YAlign = draw.YBottom
-			}
-			lb.Offset = vg.Point{Y: vg.Points(4)}
+			lb := &countLabels{font: vg.Points(6.5)}
+			lb.add(pts, opts.Counts, color.Gray{Y: 110})
 			p.Add(lb)
 		}
 		p.X.Min = min(p.X.Min, 0)
 		p.X.Max = max(p.X.Max, 1.05*hmax)
 		p.Y.Min = min(p.Y.Min, 0)
 		p.Y.Max += 0.05 * (p.Y.Max - p.Y.Min)
-		// Top left, where a semivariogram is low; icons first, so that
-		// text in a wider fallback font (SVG) runs into empty space.
-		p.Legend.Top = true
-		p.Legend.Left = true
-		p.Legend.XOffs = vg.Points(12)
-		p.Legend.YOffs = -vg.Points(6)
+		// Bottom right, below the sill at long distances: empty space.
+		p.Legend.Top = false
+		p.Legend.Left = false
+		p.Legend.XOffs = -vg.Points(8)
+		p.Legend.YOffs = vg.Points(8)
 		p.Draw(draw.Crop(dc, 0, -vg.Points(12), 0, 0))
 		return nil
 	})
+}
+
+// countLabels is a plotter of the pair counts of semivariogram bins:
+// each label is centred above its point, or, where that place is taken,
+// below it, then one and two lines further up or down, at the first place
+// where it overlaps no other label and no point; a label with no such
+// place is left out (the counts stay in the exported bins). The labels
+// are placed in order, so the first series' win.
+type countLabels struct {
+	pts    plotter.XYs
+	text   []string
+	colors []color.Color
+	font   vg.Length
+}
+
+// add appends the counts of the points pts (one per point) in colour col.
+func (l *countLabels) add(pts plotter.XYs, counts []int, col color.Color) {
+	for k, c := range counts {
+		l.pts = append(l.pts, pts[k])
+		l.text = append(l.text, strconv.Itoa(c))
+		l.colors = append(l.colors, col)
+	}
+}
+
+// Plot implements plot.Plotter.
+func (l *countLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	r := vg.Points(3) // the points' glyph radius
+	gap := vg.Points(2)
+	var taken []vg.Rectangle
+	for _, pt := range l.pts {
+		x, y := trX(pt.X), trY(pt.Y)
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: x - r, Y: y - r}, Max: vg.Point{X: x + r, Y: y + r}})
+	}
+	for k, pt := range l.pts {
+		sty := draw.TextStyle{Color: l.colors[k], Font: sansFont(l.font), XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: p.Title.TextStyle.Handler}
+		x, y := trX(pt.X), trY(pt.Y)
+		w, h := sty.Width(l.text[k]), sty.Height(l.text[k])
+		for try := range 6 {
+			lift := vg.Length(try/2) * h
+			y0 := y + r + gap + lift // above
+			if try%2 == 1 {
+				y0 = y - r - gap - h - lift // below
+			}
+			box := vg.Rectangle{Min: vg.Point{X: x - w/2, Y: y0}, Max: vg.Point{X: x + w/2, Y: y0 + h}}
+			if !c.Contains(box.Min) || !c.Contains(box.Max) || overlapsAny(box, taken) {
+				continue
+			}
+			c.FillText(sty, vg.Point{X: x, Y: y0}, l.text[k])
+			taken = append(taken, box)
+			break
+		}
+	}
+}
+
+// overlapsAny reports whether b overlaps one of the rectangles of taken.
+func overlapsAny(b vg.Rectangle, taken []vg.Rectangle) bool {
+	for _, t := range taken {
+		if b.Min.X < t.Max.X && t.Min.X < b.Max.X && b.Min.Y < t.Max.Y && t.Min.Y < b.Max.Y {
+			return true
+		}
+	}
+	return false
 }
