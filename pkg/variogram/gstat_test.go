@@ -1,6 +1,7 @@
 package variogram
 
 import (
+	"bytes"
 	"encoding/csv"
 	"math"
 	"os"
@@ -27,26 +28,26 @@ func meuse(t *testing.T) (p matern.Points, z []float64, cols [][]float64) {
 	return p, z, [][]float64{one, dist, elev}
 }
 
+// readCSV returns the rows of a CSV file with a header, each as a map
+// from the column's name to the field.
 func readCSV(t *testing.T, path string) []map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("%s: %d records, %v", path, len(recs), err)
 	}
-	var out []map[string]string
-	for _, r := range recs[1:] {
-		m := map[string]string{}
-		for j, h := range recs[0] {
-			m[h] = r[j]
+	rows := make([]map[string]string, len(recs)-1)
+	for i := range rows {
+		rows[i] = make(map[string]string, len(recs[0]))
+		for j, field := range recs[i+1] {
+			rows[i][recs[0][j]] = field
 		}
-		out = append(out, m)
 	}
-	return out
+	return rows
 }
 
 func num(t *testing.T, s string) float64 {

@@ -33,16 +33,11 @@ suppressMessages({ library(sp); library(gstat) })
 options(digits = 17)
 outdir <- "testdata/r"
 stopifnot(dir.exists(outdir))
-num2str <- function(v) vapply(v, function(x) {
-  if (is.na(x)) return("NA")
-  for (d in 15:17) { s <- sprintf("%.*g", d, x); if (as.numeric(s) == x) return(s) }
-  s
-}, "")
+source(file.path(outdir, "helpers.R")) # num2str
 write_csv <- function(df, name) {
-  f <- file.path(outdir, name)
   df[] <- lapply(df, function(c) if (is.numeric(c)) num2str(c) else c)
-  write.csv(df, f, row.names = FALSE, quote = FALSE)
-  cat("wrote", f, "\n")
+  write.csv(df, file.path(outdir, name), row.names = FALSE, quote = FALSE)
+  cat("wrote", file.path(outdir, name), "\n")
 }
 
 data(meuse)
