@@ -434,6 +434,9 @@ func (c *phaseClock) lap(acc []float64, lay Layout, phase int) {
 // L^-1 C, every B_j^T [y X] at once (one dgemm), and the information's
 // Frobenius products over the rows that the truncation keeps.
 func (sc *scratch) gradBlock(k kernels.Impl, s *Spec, lay Layout, u, r int, acc []float64) {
+	if sc.free == 0 { // every parameter fixed: no derivative
+		return
+	}
 	l, c := sc.sig, sc.c
 	clear(c)
 	for kk, i := range sc.resp {
