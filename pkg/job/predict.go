@@ -9,6 +9,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/gdal"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/memory"
@@ -351,12 +352,17 @@ func (p *predictRun) columns(pred *prediction) ([]string, [][]float64) {
 	return hdr, cols
 }
 
-// write writes (rank 0) the prediction's table (a raster, standard output
-// or a CSV file), the cross-validation's plots and the --json summary.
+// write writes (rank 0) the prediction's table (vector points, a raster,
+// standard output or a CSV file), the cross-validation's plots and the
+// --json summary.
 func (p *predictRun) write(pred *prediction) error {
 	cfg, cmd, res := p.cfg, p.cmd, p.res
 	hdr, cols := p.columns(pred)
-	if p.pin.grid != nil && rasterOut(cfg.Out) {
+	if gdal.IsPoints(cfg.Out) {
+		if err := writePoints(cfg.Out, pointsCRS(p.pin.grid, cfg.CRS, p.pin.nw.Coords), hdr, cols); err != nil {
+			return badInput("%s: --out %v", cmd, err)
+		}
+	} else if p.pin.grid != nil && rasterOut(cfg.Out) {
 		if err := writeGrid(cfg.Out, p.pin.grid, hdr[2:], cols[2:]); err != nil {
 			return badInput("%s: --out %v", cmd, err)
 		}
@@ -412,6 +418,9 @@ func readPredictData(in *Inputs, cfg *config.Predict, env Env) (p predictInputs,
 		return p, err
 	}
 	nw := p.nw
+	if err := checkPointsOut(cfg.Command(), cfg.Out); err != nil {
+		return p, err
+	}
 	if rasterOut(cfg.Out) && p.grid == nil && cfg.Blocks == "" {
 		return p, badInput("%s: --out %s is a raster: it needs the grid of a raster --at (.tif, .nc), not %s", cfg.Command(), cfg.Out, cfg.At)
 	}
