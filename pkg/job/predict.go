@@ -352,7 +352,7 @@ func readPredictObs(in *Inputs, cfg *config.Predict, env Env) (*dataset.Data, er
 		return nil, badInput("%s: %s has no observations (a column z, value or obs, or one named by --z)", cfg.Command(), cfg.Data)
 	}
 	logNotes(env, cfg.Data, obs)
-	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
+	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0 || cfg.Cmd == "variogram"); err != nil { // a nugget (or a semivariogram: pairs at distance 0) allows duplicate locations
 		return nil, badInput("%s: %v%s", cfg.Data, err, droppedNote(obs))
 	}
 	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {

@@ -27,7 +27,7 @@ func semivariogramValues(d *dataset.Data, mean string) (v []float64, what string
 	if err != nil {
 		return nil, "", badInput("--mean %s: %v", mean, err)
 	}
-	return r, "points: OLS residuals of z ~ " + strings.Join(names[1:], " + ") + " (gstat's variogram)", nil
+	return r, "points: OLS residuals of z ~ " + strings.Join(names[1:], " + "), nil
 }
 
 // fitVariogramOptions are the bins of fit --plot's semivariogram: gstat's
