@@ -131,10 +131,10 @@ func fittedSemivariogram(cfg config.Predict) (variogramFit, error) {
 func variogramValues(cfg config.Predict, vo VariogramOptions, d *dataset.Data) ([]float64, string, error) {
 	switch vo.Residuals {
 	case "", ResidualsOLS:
-		v, what, err := semivariogramValues(d, cfg.Mean)
+		v, what, err := semivariogramValues(d, cfg.Mean, obsLabel(d, cfg.Columns))
 		return v, strings.TrimPrefix(what, "points: "), err
 	case ResidualsNone:
-		return d.Obs, "the observations", nil
+		return d.Obs, "the observations " + obsLabel(d, cfg.Columns), nil
 	case ResidualsGLS:
 		names, cols, err := dataset.Design(d, cfg.Mean)
 		if err != nil {
@@ -143,7 +143,7 @@ func variogramValues(cfg config.Predict, vo VariogramOptions, d *dataset.Data) (
 		if len(cols) == 0 || len(vo.MeanCoef) != len(cols) {
 			return nil, "", badInput("variogram: --residuals gls needs the mean_coefficients of a fit with a mean (--theta-from): %d for the %d columns of the mean %q", len(vo.MeanCoef), len(cols), cfg.Mean)
 		}
-		return variogram.Residuals(d.Obs, cols, vo.MeanCoef), "GLS residuals of z ~ " + strings.Join(names[1:], " + ") + " (the fit's coefficients)", nil
+		return variogram.Residuals(d.Obs, cols, vo.MeanCoef), "GLS residuals of " + obsLabel(d, cfg.Columns) + " ~ " + strings.Join(names[1:], " + ") + " (the fit's coefficients)", nil
 	}
 	return nil, "", badInput("variogram: --residuals %s: want ols, gls or none", vo.Residuals)
 }
