@@ -257,6 +257,58 @@ func TestFitReadsInputsOnce(t *testing.T) {
 	}
 }
 
+// TestPredictReadsInputsOnce: predict --json with its data from a FIFO
+// and its new locations from standard input writes the predictions of
+// the files, and the JSON's run records the digests of the bytes read
+// (a second read of a FIFO would block: the run would hang).
+func TestPredictReadsInputsOnce(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	fx := cliFixtures()
+	data, at := writeFile(t, dir, "d.csv", fx["d.csv"]), writeFile(t, dir, "at.csv", fx["at.csv"])
+	args := []string{"predict", "--theta", "1,0.1,0.5", "--workers", "1", "-q"}
+	if _, e, code := run(t, bin, append(args, "--data", data, "--at", at, "--out", filepath.Join(dir, "one.csv"))...); code != 0 {
+		t.Fatalf("from the files: exit %d: %s", code, e)
+	}
+	fifo := filepath.Join(dir, "d.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.WriteString(fx["d.csv"])
+			f.Close()
+		}
+	}()
+	res := filepath.Join(dir, "p.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(args, "--data", fifo, "--at", "/dev/stdin", "--out", filepath.Join(dir, "two.csv"), "--json", res)...)
+	cmd.Stdin = strings.NewReader(fx["at.csv"])
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("from a FIFO and standard input: %v (ctx %v)\n%s", err, ctx.Err(), out)
+	}
+	one, _ := os.ReadFile(filepath.Join(dir, "one.csv"))
+	two, _ := os.ReadFile(filepath.Join(dir, "two.csv"))
+	if len(one) == 0 || string(one) != string(two) {
+		t.Errorf("from a FIFO and standard input:\n%s\nfrom the files:\n%s", two, one)
+	}
+	var r struct {
+		Run struct {
+			Inputs []struct{ Flag, Path, SHA256 string }
+		}
+	}
+	b, _ := os.ReadFile(res)
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	digest := func(s string) string { sum := sha256.Sum256([]byte(s)); return hex.EncodeToString(sum[:]) }
+	want := fmt.Sprintf("[{data %s %s} {at /dev/stdin %s}]", fifo, digest(fx["d.csv"]), digest(fx["at.csv"]))
+	if got := fmt.Sprint(r.Run.Inputs); got != want {
+		t.Errorf("the JSON records %s, want %s", got, want)
+	}
+}
+
 // TestFitStops: SIGTERM twice within milliseconds (Slurm at a time limit)
 // is one orderly stop: JSON, checkpoint, exit status 143. SIGTERM while
 // fit waits on its data (a FIFO no one writes) ends it at once with 143,
