@@ -233,19 +233,7 @@ func TestFitReadsInputsOnce(t *testing.T) {
 		return readFitJSON(t, out)
 	}
 	ref := fit("file", "", "--data", data)
-	fifo := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
-				f.WriteString(content)
-				f.Close()
-			}
-		}()
-		return p
-	}
+	fifo := func(name, content string) string { return fifoWith(t, filepath.Join(dir, name), content) }
 	for name, got := range map[string]fitJSON{
 		"stdin":  fit("stdin", content, "--data", "/dev/stdin"),
 		"fifo":   fit("fifo", "", "--data", fifo("d.fifo", content)),
@@ -255,6 +243,22 @@ func TestFitReadsInputsOnce(t *testing.T) {
 			t.Errorf("%s: theta %v l %v after %d; the file gives %v %v after %d", name, got.Theta, got.LogLik, got.Evaluations, ref.Theta, ref.LogLik, ref.Evaluations)
 		}
 	}
+}
+
+// fifoWith makes a FIFO at path and writes content into it once a
+// reader opens it (a file that can be read once), in the background.
+func fifoWith(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+			f.WriteString(content)
+			f.Close()
+		}
+	}()
+	return path
 }
 
 // TestPredictReadsInputsOnce: predict --json with its data from a FIFO
@@ -270,16 +274,7 @@ func TestPredictReadsInputsOnce(t *testing.T) {
 	if _, e, code := run(t, bin, append(args, "--data", data, "--at", at, "--out", filepath.Join(dir, "one.csv"))...); code != 0 {
 		t.Fatalf("from the files: exit %d: %s", code, e)
 	}
-	fifo := filepath.Join(dir, "d.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
-			f.WriteString(fx["d.csv"])
-			f.Close()
-		}
-	}()
+	fifo := fifoWith(t, filepath.Join(dir, "d.fifo"), fx["d.csv"])
 	res := filepath.Join(dir, "p.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -492,16 +487,7 @@ func TestMPIInputsFromRank0(t *testing.T) {
 		t.Errorf("rank 1 wrote into its directory: %v", left)
 	}
 
-	fifo := filepath.Join(dir, "d.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
-			f.WriteString(cliFixtures()["d.csv"])
-			f.Close()
-		}
-	}()
+	fifo := fifoWith(t, filepath.Join(dir, "d.fifo"), cliFixtures()["d.csv"])
 	if _, e, code, _ := mpirun(t, 2, nil, bin, "fit", "--data", fifo, "--nb", "30", "--workers", "1", "--max-evals", "10", "--json", filepath.Join(dir, "f.json")); code != 0 {
 		t.Fatalf("two ranks from a FIFO: exit %d\n%s", code, e)
 	}
