@@ -269,10 +269,6 @@ func prepareFit(cfg config.Fit, env Env, ag *agreement) (*fitJob, error) {
 		return nil, err
 	}
 	cfg = f.cfg
-	var err error
-	if f.cl, err = fitCluster(cfg, f.src, f.w.Size()); err != nil {
-		return nil, err
-	}
 	f.workers = workersOr(cfg.Workers)
 	f.run = fitRun(env, f.w.Size(), f.workers) // at the start: its date is the run's
 	dl, err := fitDeadline(f.w, cfg, env)
@@ -281,12 +277,15 @@ func prepareFit(cfg config.Fit, env Env, ag *agreement) (*fitJob, error) {
 	}
 	// The ranks agree on the settings before rank 0 reads the inputs for
 	// all (Inputs: collectives from here on are the same on every rank).
-	if err := f.ag.check(fitAgreement(cfg, f.cl), f.workers); err != nil {
+	if err := f.ag.check(fitAgreement(cfg), f.workers); err != nil {
 		return nil, err
 	}
 	f.in = env.inputs()
 	f.env.Inputs = f.in // FitCV's prediction reads the data from memory
 	f.fs = newRunStop(f.w, f.env, dl)
+	if f.cl, err = fitCluster(f.in, cfg, f.src, f.w.Size()); err != nil {
+		return nil, sameOnEveryRank(err, f.w)
+	}
 	return f, f.prepareData()
 }
 
@@ -743,12 +742,19 @@ func (f *fitJob) write(out *FitResult, traced []string) (*FitResult, error) {
 
 // fitCluster returns the ranks' distribution settings of a fit, with the
 // node groups of its cluster file, checked against the number of ranks.
-func fitCluster(cfg config.Fit, src string, ranks int) (config.Cluster, error) {
+// Rank 0 reads the cluster file, and the performance models its groups
+// name, for every rank (readDecoded).
+func fitCluster(in *Inputs, cfg config.Fit, src string, ranks int) (config.Cluster, error) {
 	cl := config.Cluster{Nodes: ranks, Phase: cfg.Phase, Generation: cfg.Generation}
 	if cfg.Cluster != "" {
-		groups, err := perfmodel.LoadCluster(cfg.Cluster, cfg.NB)
+		groups, err := readDecoded(in, "cluster", cfg.Cluster, func(path string) (config.Cluster, error) {
+			return perfmodel.LoadCluster(path, cfg.NB)
+		})
 		if err != nil {
-			return cl, err
+			if isInterrupted(err) {
+				return cl, err
+			}
+			return cl, &InputError{Err: err}
 		}
 		if len(groups.Groups) == 0 {
 			return cl, badInput("fit: cluster file %s has no [[group]] tables (the node groups that lp and bc-fast are computed from)", cfg.Cluster)
@@ -834,11 +840,16 @@ func readFitData(in *Inputs, cfg *config.Fit, shared bool) (*dataset.Data, error
 // readInputError is the error of an input that cannot be read: a signal
 // that gave up the read, or the reader's "PATH: cannot open: ...".
 func readInputError(path string, err error) error {
-	var ir *Interrupted
-	if errors.As(err, &ir) {
+	if isInterrupted(err) {
 		return err
 	}
 	return &InputError{Err: dataset.OpenError(path, err)}
+}
+
+// isInterrupted reports whether err is a signal's *Interrupted.
+func isInterrupted(err error) bool {
+	var ir *Interrupted
+	return errors.As(err, &ir)
 }
 
 // sameOnEveryRank marks err, which every rank of w (nil: of a run of

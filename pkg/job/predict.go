@@ -58,7 +58,7 @@ type PredictResult struct {
 // rank's need is checked against its memory first.
 func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	w := env.comm()
-	env.Inputs = env.inputs() // one reader for the run (its record: writeCVJSON)
+	env.Inputs = env.inputs() // one reader for the run (its record: the JSON's run)
 	cmd := cfg.Command()
 	ag := newAgreement(env, cmd) // the ranks agree on the inputs and settings (agree.go)
 	defer ag.finish(&err)
@@ -280,9 +280,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		}
 	case cfg.JSON != "":
 		res.Run = provenance.New(env.Command, res.Ranks, workers)
-		_ = res.Run.AddInput("data", cfg.Data)
-		_ = res.Run.AddInput("at", cfg.At)
-		_ = res.Run.AddInput("theta-from", cfg.ThetaFrom)
+		env.Inputs.Record(res.Run) // the digests of the bytes read: a FIFO cannot be read again
 		if err := WriteJSON(cfg.JSON, res); err != nil {
 			return nil, badInput("predict: --json: %v", err)
 		}
