@@ -36,14 +36,13 @@ func benchRun(b *testing.B, k kernels.Impl, u, r int) {
 		pts.X[i], pts.Y[i], obs[i], x[i] = rng.Float64(), rng.Float64(), rng.NormFloat64(), 1
 	}
 	d := &Data{Pts: pts, Obs: obs, X: x, Start: []int64{0}}
-	near := make([]int32, n)
+	near, dist := make([]int32, n), make([]float64, n)
 	for range nb {
 		c := rng.IntN(n)
 		for i := range near {
-			near[i] = int32(i)
+			near[i], dist[i] = int32(i), matern.Distance(matern.Euclidean, pts, i, pts, c)
 		}
-		dist := func(i int32) float64 { return matern.Distance(matern.Euclidean, pts, int(i), pts, c) }
-		slices.SortFunc(near, func(a, b int32) int { return cmpFloat(dist(a), dist(b)) })
+		slices.SortFunc(near, func(a, b int32) int { return cmpFloat(dist[a], dist[b]) })
 		blk := slices.Clone(near[:u])
 		slices.Sort(blk)
 		for k := u - r; k < u; k++ {
