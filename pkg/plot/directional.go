@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"strconv"
 
 	"github.com/exageostat/exageostat/pkg/matern"
 	"gonum.org/v1/plot"
@@ -154,35 +153,12 @@ func SemivariogramDirections(base string, series []SemivariogramSeries, opts Sem
 			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(3), Shape: shapes[s]}
 			p.Add(sc)
 			p.Legend.Add(se.Label, append(icons, sc)...)
-			if len(se.Counts) == len(pts[s]) {
-				labels := make([]string, len(pts[s]))
-				for k, c := range se.Counts {
-					labels[k] = strconv.Itoa(c)
-				}
-				lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts[s], Labels: labels})
-				if err != nil {
-					return err
-				}
-				for k := range lb.TextStyle {
-					lb.TextStyle[k].Font = sansFont(vg.Points(6))
-					lb.TextStyle[k].Color = col
-					lb.TextStyle[k].XAlign = draw.XCenter
-					lb.TextStyle[k].YAlign = draw.YBottom
-				}
-				lb.Offset = vg.Point{Y: vg.Points(4)}
-				p.Add(lb)
+			if err := addCounts(p, pts[s], se.Counts, vg.Points(6), col); err != nil {
+				return err
 			}
 		}
-		p.X.Min = min(p.X.Min, 0)
-		p.X.Max = max(p.X.Max, 1.05*hmax)
-		p.Y.Min = min(p.Y.Min, 0)
-		p.Y.Max += 0.05 * (p.Y.Max - p.Y.Min)
 		// Bottom right, where a semivariogram is high: empty space.
-		p.Legend.Top = false
-		p.Legend.Left = false
-		p.Legend.XOffs = -vg.Points(8)
-		p.Legend.YOffs = vg.Points(8)
-		p.Draw(draw.Crop(dc, 0, -vg.Points(12), 0, 0))
+		drawSemivariogram(p, dc, hmax, false)
 		return nil
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/exageostat/exageostat/pkg/matern"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -241,35 +242,54 @@ func SemivariogramWith(base string, h, gamma []float64, model func(r float64) fl
 			p.Legend.Add("fitted model", l)
 		}
 		p.Add(sc)
-		if len(opts.Counts) == len(pts) {
-			labels := make([]string, len(pts))
-			for k, c := range opts.Counts {
-				labels[k] = strconv.Itoa(c)
-			}
-			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
-			if err != nil {
-				return err
-			}
-			for k := range lb.TextStyle {
-				lb.TextStyle[k].Font = sansFont(vg.Points(6.5))
-				lb.TextStyle[k].Color = color.Gray{Y: 110}
-				lb.TextStyle[k].XAlign = draw.XCenter
-				lb.TextStyle[k].YAlign = draw.YBottom
-			}
-			lb.Offset = vg.Point{Y: vg.Points(4)}
-			p.Add(lb)
+		if err := addCounts(p, pts, opts.Counts, vg.Points(6.5), color.Gray{Y: 110}); err != nil {
+			return err
 		}
-		p.X.Min = min(p.X.Min, 0)
-		p.X.Max = max(p.X.Max, 1.05*hmax)
-		p.Y.Min = min(p.Y.Min, 0)
-		p.Y.Max += 0.05 * (p.Y.Max - p.Y.Min)
 		// Top left, where a semivariogram is low; icons first, so that
 		// text in a wider fallback font (SVG) runs into empty space.
-		p.Legend.Top = true
-		p.Legend.Left = true
-		p.Legend.XOffs = vg.Points(12)
-		p.Legend.YOffs = -vg.Points(6)
-		p.Draw(draw.Crop(dc, 0, -vg.Points(12), 0, 0))
+		drawSemivariogram(p, dc, hmax, true)
 		return nil
 	})
+}
+
+// addCounts labels each point of pts with its number of pairs, counts[k],
+// centred above it in a sans font of the given size and colour; nothing
+// when counts is not one per point.
+func addCounts(p *plot.Plot, pts plotter.XYs, counts []int, size vg.Length, col color.Color) error {
+	if len(counts) != len(pts) {
+		return nil
+	}
+	labels := make([]string, len(pts))
+	for k, c := range counts {
+		labels[k] = strconv.Itoa(c)
+	}
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
+	if err != nil {
+		return err
+	}
+	for k := range lb.TextStyle {
+		lb.TextStyle[k].Font = sansFont(size)
+		lb.TextStyle[k].Color = col
+		lb.TextStyle[k].XAlign = draw.XCenter
+		lb.TextStyle[k].YAlign = draw.YBottom
+	}
+	lb.Offset = vg.Point{Y: vg.Points(4)}
+	p.Add(lb)
+	return nil
+}
+
+// drawSemivariogram draws a semivariogram p on dc: distances from 0 to 5 %
+// past hmax (or the data's), semivariances from 0 with 5 % of headroom,
+// the legend in the top left corner (topLeft) or the bottom right one.
+func drawSemivariogram(p *plot.Plot, dc draw.Canvas, hmax float64, topLeft bool) {
+	p.X.Min = min(p.X.Min, 0)
+	p.X.Max = max(p.X.Max, 1.05*hmax)
+	p.Y.Min = min(p.Y.Min, 0)
+	p.Y.Max += 0.05 * (p.Y.Max - p.Y.Min)
+	p.Legend.Top, p.Legend.Left = topLeft, topLeft
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(8), vg.Points(8)
+	if topLeft {
+		p.Legend.XOffs, p.Legend.YOffs = vg.Points(12), -vg.Points(6)
+	}
+	p.Draw(draw.Crop(dc, 0, -vg.Points(12), 0, 0))
 }
