@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages exageostat needs, from Debian, if missing.
 # Idempotent: does nothing (and needs no network) when all are present.
+# Given package names (scripts/deps.sh PKG...), installs those instead:
+# scripts/install-r.sh does so for the R references' packages.
 set -euo pipefail
 
 # libgdal-dev and gdal-bin: the GIS files (the gdal build tag, pkg/gdal; gdalinfo in the walk-through).
@@ -13,6 +15,7 @@ pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi
       # testthat; sf, terra and sp (meuse, meuse.grid) for its examples
       r-base-core r-base-dev r-cran-jsonlite r-cran-processx r-cran-testthat r-cran-sf r-cran-terra
       r-cran-sp)
+[ $# -eq 0 ] || pkgs=("$@")
 
 missing=()
 for p in "${pkgs[@]}"; do
