@@ -11,30 +11,41 @@ import (
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/predict"
+	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/stop"
 )
 
-// PredictResult describes the predictions that were written.
+// PredictResult describes the predictions that were written. It is also
+// predict's --json summary (rank 0), with every rank's memory and the
+// run's provenance.
 type PredictResult struct {
-	Observed     int // observations used
-	Predicted    int // locations predicted
-	Kernel       string
-	Theta        []float64
-	Out          string
-	Seconds      float64 // wall time of the prediction's task graphs
-	Ranks        int
-	Distribution string // the tiles' distribution over the ranks ("" on one rank)
+	Observed     int       `json:"observed"`  // observations used
+	Predicted    int       `json:"predicted"` // locations predicted
+	Kernel       string    `json:"kernel"`
+	Theta        []float64 `json:"theta"`
+	Nugget       float64   `json:"nugget,omitempty"`
+	Mean         string    `json:"mean"`
+	Out          string    `json:"out"`
+	Seconds      float64   `json:"seconds"` // wall time of the prediction's task graphs
+	Ranks        int       `json:"ranks"`
+	Workers      int       `json:"workers"`
+	Distribution string    `json:"distribution,omitempty"` // the tiles' distribution over the ranks ("" on one rank)
 	// Computation is the factor the kriging solved with (exact, tlr, mp,
 	// dst); the cross-covariances are exact.
-	Computation string
+	Computation string `json:"computation"`
 	// CV scores the cross-validation (cfg.CV).
-	CV *CVSummary
+	CV *CVSummary `json:"-"`
 	// X, Y, Residuals and Standardized are the cross-validation's
 	// locations, residuals e_i and e_i / sqrt(v_i), in the data's order
 	// (rank 0, cfg.CV).
-	X, Y, Residuals, Standardized []float64
+	X, Y, Residuals, Standardized []float64 `json:"-"`
 	// Plots are the PNG files written (cv --plot).
-	Plots []string
+	Plots []string `json:"-"`
+	// Memory is every rank's memory (rank 0; RankMemory, Busy holding the
+	// run's wall seconds), Traced the trace files written (--trace).
+	Memory []RankMemory    `json:"memory,omitempty"`
+	Traced []string        `json:"trace_files,omitempty"`
+	Run    *provenance.Run `json:"run,omitempty"`
 }
 
 // Predict runs `exageostat predict` as cfg says on the ranks of
@@ -97,7 +108,8 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := checkScale(w, cmd, limit, scale{n: n1, nb: nb, g: g, tiles: float64(likelihood.TileBytes(n1, o))}); err != nil {
 		return nil, err
 	}
-	res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+	res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta,
+		Nugget: cfg.Nugget, Mean: cfg.Mean, Out: cfg.Out, Ranks: w.Size(), Workers: workers}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, n1, nb, false); err != nil {
 		return nil, err
 	}
@@ -108,10 +120,16 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	addTo(need, predict.KrigeNeed(n1, n2, o, w.Size()))
 	addTo(need, graphNeed(g, n1, nb, o.Owner, w.Size()))
 	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g, most(need)*int64(w.Size())))
-	if _, err := checkMemory(w, cmd, need, limit, what); err != nil {
+	lim, err := checkMemory(w, cmd, need, limit, what)
+	if err != nil {
 		return nil, err
 	}
-	rt, err := newRuntime(w, workers, false)
+	tr, err := openTrace(cfg.Trace, w)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.close()
+	rt, err := newRuntimeWith(w, workers, false, nil, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -202,9 +220,14 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := checkPrediction(cmd, r.Z, r.Var, cfg.At); err != nil {
 		return nil, err
 	}
+	rep, err := reportRun(w, rt, tr, n1, nb, o.Owner, need, lim, res.Seconds)
+	if err != nil {
+		return nil, err
+	}
 	if w.Rank() != 0 {
 		return res, nil
 	}
+	res.Memory, res.Traced = rep.Memory, rep.Traced
 	hdr, cols := predictionColumns(cfg, nw, r.Z, r.Var, draws)
 	if cfg.CV {
 		std := make([]float64, len(resid))
@@ -245,9 +268,18 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 			return nil, err
 		}
 	}
-	if cfg.CV && cfg.JSON != "" {
+	switch {
+	case cfg.CV && cfg.JSON != "":
 		if err := writeCVJSON(env, cfg, res, workers); err != nil {
 			return nil, badInput("%s: --json: %v", cmd, err)
+		}
+	case cfg.JSON != "":
+		res.Run = provenance.New(env.Command, res.Ranks, workers)
+		_ = res.Run.AddInput("data", cfg.Data)
+		_ = res.Run.AddInput("at", cfg.At)
+		_ = res.Run.AddInput("theta-from", cfg.ThetaFrom)
+		if err := WriteJSON(cfg.JSON, res); err != nil {
+			return nil, badInput("predict: --json: %v", err)
 		}
 	}
 	return res, nil
