@@ -195,7 +195,14 @@ func Write(path string, r *Raster) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".part")
-	err := session(func() error { return write(tmp, drv, r) })
+	return writeIn(path, tmp, func(tmp string) error { return write(tmp, drv, r) })
+}
+
+// writeIn runs write on tmp, a file beside path, in a session and renames
+// tmp onto path, so that path is whole or untouched; on failure tmp is
+// removed and the error names path.
+func writeIn(path, tmp string, write func(tmp string) error) error {
+	err := session(func() error { return write(tmp) })
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
