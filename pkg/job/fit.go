@@ -388,7 +388,7 @@ func (f *fitJob) plan() error {
 	if f.simulated {
 		ckData = nil
 	}
-	set := checkpointSettings(*cfg, MetricName(f.metric), f.x0, f.profile, f.nb)
+	set := checkpointSettings(*cfg, f.metric.String(), f.x0, f.profile, f.nb)
 	var err error
 	if f.ckw, f.resume, err = prepareCheckpoint(w, f.in, *cfg, set, dataSHA256(*cfg, ckData), f.env); err != nil {
 		return err
@@ -511,7 +511,7 @@ func (f *fitJob) search(rt *runtime.Runtime) (*mle.FitResult, error) {
 		return nil
 	}
 	env.logf("fit: N=%d%s kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
-		f.d.Len(), dimsNote(f.d, cfg.Columns), f.model, MetricName(f.metric), f.nb, workersNote(f.workers), config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
+		f.d.Len(), dimsNote(f.d, cfg.Columns), f.model, f.metric.String(), f.nb, workersNote(f.workers), config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
 	if f.w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", f.w.Size(), f.workers, f.distName)
 	}
@@ -1097,7 +1097,7 @@ func approxNote(cfg config.Fit) string {
 
 // fitResult makes the result of a search.
 func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihood.Model, metric matern.Metric, nb, workers int) *FitResult {
-	o := &FitResult{Kernel: string(model), Distance: MetricName(metric), Params: names, Theta: r.Theta, LogLik: r.LogLik,
+	o := &FitResult{Kernel: string(model), Distance: metric.String(), Params: names, Theta: r.Theta, LogLik: r.LogLik,
 		Evaluations: r.Evaluations, Failed: r.Failed, Restarts: r.Restarts, Replayed: r.Replayed, Seconds: r.Seconds, Status: r.Status, N: r.N, NB: nb,
 		Workers: workers, Lower: cfg.Lower, Upper: cfg.Upper, Start: r.Start, Nugget: cfg.Nugget,
 		PerEval: map[string]float64{"wall": 0, "gen": 0, "chol": 0, "solve": 0, "gen_cpu": 0, "chol_cpu": 0, "solve_cpu": 0}, Comm: evalComm(r)}

@@ -332,9 +332,9 @@ func readPredictData(in *Inputs, cfg *config.Predict, env Env) (p predictInputs,
 	if err := check3D(cfg.Command(), cfg.Kernel, obs, p.metric); err != nil {
 		return p, err
 	}
-	if fd := cfg.FitDistance; fd != "" && MetricName(p.metric) != fd {
+	if fd := cfg.FitDistance; fd != "" && p.metric.String() != fd {
 		return p, badInput(cfg.Command()+": --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
-			MetricName(p.metric), cfg.Data, cfg.ThetaFrom, fd)
+			p.metric.String(), cfg.Data, cfg.ThetaFrom, fd)
 	}
 	if obs.Coords != nw.Coords {
 		return p, badInput("%s: %s and %s use different coordinates (%s vs %s)", cfg.Command(), cfg.Data, cfg.At, obs.Coords, nw.Coords)

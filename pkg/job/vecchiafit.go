@@ -91,7 +91,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
-		d.Len(), v.model, MetricName(v.metric), st.final.Sets.M, cfg.Vecchia.Order, st.final.Plan.Blocks.Len(), workersNote(v.workers),
+		d.Len(), v.model, v.metric.String(), st.final.Sets.M, cfg.Vecchia.Order, st.final.Plan.Blocks.Len(), workersNote(v.workers),
 		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
 		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
 	prep := since(t0)
