@@ -190,7 +190,7 @@ func direction(s *variogram.Sample) float64 {
 // over [0, cutoff] per direction) as the outputs write them.
 func variogramResult(cfg config.Predict, metric matern.Metric, n int, what string, ss []*variogram.Sample, fit variogramFit) *VariogramResult {
 	s0 := ss[0]
-	r := &VariogramResult{N: n, Values: what, Distance: MetricName(metric), Cutoff: s0.Cutoff, Width: s0.Width, MinPairs: s0.MinPairs,
+	r := &VariogramResult{N: n, Values: what, Distance: metric.String(), Cutoff: s0.Cutoff, Width: s0.Width, MinPairs: s0.MinPairs,
 		Bins: []VarBin{}, Sparse: []VarBin{}}
 	if s0.Tol < 90 {
 		r.Tolerance = s0.Tol
@@ -232,7 +232,7 @@ func variogramPlots(cfg config.Predict, r *VariogramResult, ss []*variogram.Samp
 	if cfg.XYUnits != "" {
 		unit = "distance (" + cfg.XYUnits + ")"
 	}
-	if r.Distance == MetricName(matern.GreatCircle) {
+	if r.Distance == matern.GreatCircle.String() {
 		unit = "great-circle distance (km)"
 	}
 	title := "Sample semivariogram: " + r.Values + "\n"
