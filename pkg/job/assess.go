@@ -276,7 +276,11 @@ func (pl *plotter) semivariogram(p likelihood.Problem, theta []float64) error {
 	if err != nil {
 		return err
 	}
-	resid, what, err := semivariogramValues(o.train, o.mean)
+	z := o.pics.zname
+	if z == "" {
+		z = "z"
+	}
+	resid, what, err := semivariogramValues(o.train, o.mean, z)
 	if err != nil {
 		return err
 	}
