@@ -571,7 +571,7 @@ func TestMPIMemoryLimit(t *testing.T) {
 		t.Fatalf("needs %v: want rank 1's larger", need)
 	}
 	mid := strconv.FormatInt((need[0]+need[1])/2, 10)
-	// fit's need adds its task graph to rank 1's: one evaluation's 380
+	// fit's need adds its task graph to rank 1's: one evaluation's 378
 	// tasks (NT = 10) at 1800 bytes, by rank 1's share of the tile
 	// entries, and a 512-byte handle for each of the 55 tiles.
 	l := tile.NewLayout(n, nb)
@@ -585,7 +585,7 @@ func TestMPIMemoryLimit(t *testing.T) {
 			}
 		}
 	}
-	fitNeed1 := need[1] + int64(380*1800*mine/all+55*512)
+	fitNeed1 := need[1] + int64(378*1800*mine/all+55*512)
 	out := filepath.Join(dir, "r.json")
 	csv := filepath.Join(dir, "s.csv")
 	for _, c := range []struct {
