@@ -285,6 +285,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 		}
 		add("tile_ranks")
 	}
+	asp := mapAspect(o.train.Coords, miny, maxy)
 	// One colour scale for the observations and the predictions (those
 	// inside the data's convex hull, the only ones the maps show).
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -313,14 +314,14 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 		}
 	}
 	if err := plot.Map(filepath.Join(dir, "observations"), o.train.X, o.train.Y, o.train.Obs,
-		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: o.pics.label(""), XLabel: xl, YLabel: yl, Min: lo, Max: hi, DPI: dpi}); err != nil {
+		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: o.pics.label(""), XLabel: xl, YLabel: yl, Min: lo, Max: hi, DPI: dpi, Aspect: asp}); err != nil {
 		return err
 	}
 	add("observations")
 	if grid != nil {
 		if err := plot.Grid(filepath.Join(dir, "prediction"), o.gridX, o.gridY, minx, maxx, miny, maxy, grid.Z,
 			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction (%dx%d grid, inside the data's hull; dots: data)", o.gridX, o.gridY),
-				Label: o.pics.label("kriging prediction"), XLabel: xl, YLabel: yl, Min: lo, Max: hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
+				Label: o.pics.label("kriging prediction"), XLabel: xl, YLabel: yl, Min: lo, Max: hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi, Aspect: asp}); err != nil {
 			return err
 		}
 		add("prediction")
@@ -330,7 +331,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 		}
 		if err := plot.Grid(filepath.Join(dir, "prediction_sd"), o.gridX, o.gridY, minx, maxx, miny, maxy, sqrtAll(grid.Var),
 			plot.MapOptions{Title: "Prediction sd " + which, Label: o.pics.label("sd of a new observation"), XLabel: xl, YLabel: yl,
-				PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
+				PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi, Aspect: asp}); err != nil {
 			return err
 		}
 		add("prediction_sd")
@@ -339,7 +340,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 				name := fmt.Sprintf("conditional_draw_%d", i+1)
 				if err := plot.Grid(filepath.Join(dir, name), dx, dy, minx, maxx, miny, maxy, z,
 					plot.MapOptions{Title: fmt.Sprintf("Conditional simulation %d given the data (%dx%d grid, seed %d)", i+1, dx, dy, o.seed),
-						Label: o.pics.label(""), XLabel: xl, YLabel: yl, Min: lo, Max: hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
+						Label: o.pics.label(""), XLabel: xl, YLabel: yl, Min: lo, Max: hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi, Aspect: asp}); err != nil {
 					return err
 				}
 				add(name)
@@ -347,17 +348,26 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 		}
 	} else if zhat != nil {
 		if err := plot.Map(filepath.Join(dir, "prediction"), o.test.X, o.test.Y, zhat,
-			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction at %d held-out locations", o.test.Len()), Label: o.pics.label("kriging prediction"), XLabel: xl, YLabel: yl, DPI: dpi}); err != nil {
+			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction at %d held-out locations", o.test.Len()), Label: o.pics.label("kriging prediction"), XLabel: xl, YLabel: yl, DPI: dpi, Aspect: asp}); err != nil {
 			return err
 		}
 		add("prediction")
 		if err := plot.Map(filepath.Join(dir, "prediction_sd"), o.test.X, o.test.Y, sqrtAll(pvar),
-			plot.MapOptions{Title: "Prediction sd of a new observation (held-out locations)", Label: o.pics.label("sd of a new observation"), XLabel: xl, YLabel: yl, DPI: dpi}); err != nil {
+			plot.MapOptions{Title: "Prediction sd of a new observation (held-out locations)", Label: o.pics.label("sd of a new observation"), XLabel: xl, YLabel: yl, DPI: dpi, Aspect: asp}); err != nil {
 			return err
 		}
 		add("prediction_sd")
 	}
 	return nil
+}
+
+// mapAspect is the maps' Aspect (plot.MapOptions): for longitude and
+// latitude spanning [lat0, lat1], plot.LonLatAspect; 1 for planar x, y.
+func mapAspect(c dataset.Coords, lat0, lat1 float64) float64 {
+	if c == dataset.Geographic {
+		return plot.LonLatAspect(lat0, lat1)
+	}
+	return 1
 }
 
 func sqrtAll(v []float64) []float64 {
