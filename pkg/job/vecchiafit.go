@@ -1,11 +1,11 @@
 package job
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
@@ -56,8 +56,8 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	kern := kernels.Default()
 	setup := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: v.workers}
 	if cfg.Vecchia.Sets != "" {
-		if setup.Perm, setup.Sets, err = readSets(cfg.Vecchia.Sets); err != nil {
-			return nil, err
+		if setup.Perm, setup.Sets, err = readSets(v.in, cfg.Vecchia.Sets); err != nil {
+			return nil, sameOnEveryRank(err, w) // rank 0's bytes on every rank
 		}
 	}
 	d := v.d
@@ -91,7 +91,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
-		d.Len(), v.model, MetricName(v.metric), st.final.Sets.M, cfg.Vecchia.Order, st.final.Plan.Blocks.Len(), workersNote(v.workers),
+		d.Len(), v.model, v.metric.String(), st.final.Sets.M, cfg.Vecchia.Order, st.final.Plan.Blocks.Len(), workersNote(v.workers),
 		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
 		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
 	prep := since(t0)
@@ -248,15 +248,18 @@ func clampTheta(x, lo, hi []float64) []float64 {
 	return out
 }
 
-// readSets reads a sets file (--vecchia-sets): an unreadable file or a
-// malformed line is the user's (exit 2, file:line).
-func readSets(path string) ([]int, *neighbors.Sets, error) {
-	f, err := os.Open(path)
+// readSets reads a sets file (--vecchia-sets; in: rank 0 reads, every
+// rank parses the same bytes): an unreadable file or a malformed line is
+// the user's (exit 2, file:line).
+func readSets(in *Inputs, path string) ([]int, *neighbors.Sets, error) {
+	path, b, err := in.Read("vecchia-sets", path)
 	if err != nil {
+		if isInterrupted(err) {
+			return nil, nil, err
+		}
 		return nil, nil, badInput("fit: --vecchia-sets: %v", err)
 	}
-	defer f.Close()
-	perm, s, err := neighbors.Read(f, path)
+	perm, s, err := neighbors.Read(bytes.NewReader(b), path)
 	if err != nil {
 		return nil, nil, badInput("%v", err)
 	}
