@@ -295,6 +295,11 @@ func badInputCases() []cliCase {
 		{name: "simulate seed negative", defect: 9, args: []string{"simulate", "--out", "@s.csv", "--seed", "-1"}, want: `invalid argument "-1" for "--seed"`},
 		{name: "simulate gpkg without GDAL", args: []string{"simulate", "--out", "@s.gpkg", "--n", "9"}, want: "simulate: --out s.gpkg: GIS files need GDAL: install libgdal-dev"},
 		{name: "cv gpkg without GDAL", args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5", "--out", "@r.gpkg", "--crs", "EPSG:28992"}, want: "cv: --out r.gpkg: GIS files need GDAL: install libgdal-dev"},
+		{name: "plot raster without GDAL", args: []string{"plot", "@g.tif", "--out", "@maps"}, files: map[string]string{"g.tif": "not read"}, want: "plot: the file g.tif: GIS files need GDAL: install libgdal-dev"},
+		{name: "plot mask without GDAL", args: []string{"plot", "@d.csv", "--out", "@maps", "--mask", "@m.geojson"}, want: "plot: --mask m.geojson: GIS files need GDAL"},
+		{name: "plot title and no-title", args: []string{"plot", "@d.csv", "--out", "@maps", "--title", "T", "--no-title"}, want: "plot: --title and --no-title together"},
+		{name: "plot two files", args: []string{"plot", "@d.csv", "@at.csv", "--out", "@maps"}, want: "plot: give one file to draw (got 2 arguments"},
+		{name: "plot unknown layer", args: []string{"plot", "@d.csv", "--out", "@maps", "--layer", "sd"}, want: `plot: --layer: d.csv: no layer "sd" (its layers: z)`},
 		{name: "simulate workers", defect: 9, args: []string{"simulate", "--out", "@s.csv", "--workers", "-2"}, want: `simulate: key "workers": --workers must be in [0, 4096]`},
 
 		// The other commands.

@@ -206,6 +206,7 @@ func stdErrFailure(err error) bool {
 func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat, pvar []float64, out *Assessment) error {
 	pl := &plotter{o: o, out: out}
 	pl.minx, pl.maxx, pl.miny, pl.maxy = bbox(o.train)
+	pl.asp = mapAspect(o.train.Coords, pl.miny, pl.maxy)
 	// The grid prediction is a task graph of every rank: first, so that a
 	// failure of rank 0's pictures cannot leave the others waiting in it.
 	var grid *predict.Result
@@ -260,6 +261,7 @@ type plotter struct {
 	dx, dy                 int
 	xl, yl                 string
 	tau2, lo, hi           float64
+	asp                    float64 // the maps' height per width unit (mapAspect)
 }
 
 // add records the picture name.png of the plot directory as written.
@@ -389,7 +391,7 @@ func (pl *plotter) colourScale(grid *predict.Result, draws *predict.Draws) {
 func (pl *plotter) observations() error {
 	o := pl.o
 	if err := plot.Map(filepath.Join(o.plotDir, "observations"), o.train.X, o.train.Y, o.train.Obs,
-		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: o.pics.label(""), XLabel: pl.xl, YLabel: pl.yl, Min: pl.lo, Max: pl.hi, DPI: o.pics.dpi}); err != nil {
+		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: o.pics.label(""), XLabel: pl.xl, YLabel: pl.yl, Min: pl.lo, Max: pl.hi, DPI: o.pics.dpi, Aspect: pl.asp}); err != nil {
 		return err
 	}
 	pl.add("observations")
@@ -403,7 +405,7 @@ func (pl *plotter) gridMaps(grid *predict.Result, draws *predict.Draws) error {
 	minx, maxx, miny, maxy := pl.minx, pl.maxx, pl.miny, pl.maxy
 	if err := plot.Grid(filepath.Join(dir, "prediction"), o.gridX, o.gridY, minx, maxx, miny, maxy, grid.Z,
 		plot.MapOptions{Title: fmt.Sprintf("Kriging prediction (%dx%d grid, inside the data's hull; dots: data)", o.gridX, o.gridY),
-			Label: o.pics.label("kriging prediction"), XLabel: pl.xl, YLabel: pl.yl, Min: pl.lo, Max: pl.hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
+			Label: o.pics.label("kriging prediction"), XLabel: pl.xl, YLabel: pl.yl, Min: pl.lo, Max: pl.hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi, Aspect: pl.asp}); err != nil {
 		return err
 	}
 	pl.add("prediction")
@@ -413,7 +415,7 @@ func (pl *plotter) gridMaps(grid *predict.Result, draws *predict.Draws) error {
 	}
 	if err := plot.Grid(filepath.Join(dir, "prediction_sd"), o.gridX, o.gridY, minx, maxx, miny, maxy, sqrtAll(grid.Var),
 		plot.MapOptions{Title: "Prediction sd " + which, Label: o.pics.label("sd of a new observation"), XLabel: pl.xl, YLabel: pl.yl,
-			PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
+			PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi, Aspect: pl.asp}); err != nil {
 		return err
 	}
 	pl.add("prediction_sd")
@@ -424,7 +426,7 @@ func (pl *plotter) gridMaps(grid *predict.Result, draws *predict.Draws) error {
 		name := fmt.Sprintf("conditional_draw_%d", i+1)
 		if err := plot.Grid(filepath.Join(dir, name), pl.dx, pl.dy, minx, maxx, miny, maxy, z,
 			plot.MapOptions{Title: fmt.Sprintf("Conditional simulation %d given the data (%dx%d grid, seed %d)", i+1, pl.dx, pl.dy, o.seed),
-				Label: o.pics.label(""), XLabel: pl.xl, YLabel: pl.yl, Min: pl.lo, Max: pl.hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
+				Label: o.pics.label(""), XLabel: pl.xl, YLabel: pl.yl, Min: pl.lo, Max: pl.hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi, Aspect: pl.asp}); err != nil {
 			return err
 		}
 		pl.add(name)
@@ -436,16 +438,25 @@ func (pl *plotter) gridMaps(grid *predict.Result, draws *predict.Draws) error {
 func (pl *plotter) heldOutMaps(zhat, pvar []float64) error {
 	o, dir, dpi := pl.o, pl.o.plotDir, pl.o.pics.dpi
 	if err := plot.Map(filepath.Join(dir, "prediction"), o.test.X, o.test.Y, zhat,
-		plot.MapOptions{Title: fmt.Sprintf("Kriging prediction at %d held-out locations", o.test.Len()), Label: o.pics.label("kriging prediction"), XLabel: pl.xl, YLabel: pl.yl, DPI: dpi}); err != nil {
+		plot.MapOptions{Title: fmt.Sprintf("Kriging prediction at %d held-out locations", o.test.Len()), Label: o.pics.label("kriging prediction"), XLabel: pl.xl, YLabel: pl.yl, DPI: dpi, Aspect: pl.asp}); err != nil {
 		return err
 	}
 	pl.add("prediction")
 	if err := plot.Map(filepath.Join(dir, "prediction_sd"), o.test.X, o.test.Y, sqrtAll(pvar),
-		plot.MapOptions{Title: "Prediction sd of a new observation (held-out locations)", Label: o.pics.label("sd of a new observation"), XLabel: pl.xl, YLabel: pl.yl, DPI: dpi}); err != nil {
+		plot.MapOptions{Title: "Prediction sd of a new observation (held-out locations)", Label: o.pics.label("sd of a new observation"), XLabel: pl.xl, YLabel: pl.yl, DPI: dpi, Aspect: pl.asp}); err != nil {
 		return err
 	}
 	pl.add("prediction_sd")
 	return nil
+}
+
+// mapAspect is the maps' Aspect (plot.MapOptions): for longitude and
+// latitude spanning [lat0, lat1], plot.LonLatAspect; 1 for planar x, y.
+func mapAspect(c dataset.Coords, lat0, lat1 float64) float64 {
+	if c == dataset.Geographic {
+		return plot.LonLatAspect(lat0, lat1)
+	}
+	return 1
 }
 
 func sqrtAll(v []float64) []float64 {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/config"
@@ -165,6 +166,7 @@ func cvPlots(cfg config.Predict, res *PredictResult, coords dataset.Coords) ([]s
 		Title:  fmt.Sprintf("Standardised %s residuals (N=%d)", what, len(res.X)),
 		Label:  pics.label("standardised residual") + ", (z - z_hat)/sd",
 		XLabel: xl, YLabel: yl, Diverging: true, DPI: cfg.DPI,
+		Aspect: mapAspect(coords, slices.Min(res.Y), slices.Max(res.Y)),
 	}); err != nil {
 		return nil, fmt.Errorf("cv: --plot: %w", err)
 	}

@@ -127,9 +127,9 @@ const (
 // colorFigure draws p, whose plotters are added, into dc, keeping a strip
 // on the right for a vertical colour bar of sc labelled label, aligned
 // with p's data area. The axes span the data ranges xr and yr, widened
-// (about their centre) so that one unit has the same length on both axes
-// if equal is true.
-func colorFigure(dc draw.Canvas, p *gplot.Plot, sc scale, label string, equal bool, xr, yr [2]float64) error {
+// (about their centre) so that one unit of y is drawn aspect times as
+// long as one unit of x if aspect > 0 (1: equal units).
+func colorFigure(dc draw.Canvas, p *gplot.Plot, sc scale, label string, aspect float64, xr, yr [2]float64) error {
 	xr, yr = nonEmpty(xr), nonEmpty(yr)
 	p.X.Min, p.X.Max = xr[0], xr[1]
 	p.Y.Min, p.Y.Max = yr[0], yr[1]
@@ -155,9 +155,10 @@ func colorFigure(dc draw.Canvas, p *gplot.Plot, sc scale, label string, equal bo
 	strip := barGap + barWidth + barTick + barTickPad + tickW + labelH + barRightPad
 	main := draw.Crop(dc, 0, -strip, 0, 0)
 
-	// Equal units: widen the shorter range to the data area's aspect; the
-	// tick labels, hence the area, may change with the ranges: iterate.
-	if equal {
+	// Fixed aspect: widen the range that leaves room to the data area's
+	// shape; the tick labels, hence the area, may change with the
+	// ranges: iterate.
+	if aspect > 0 {
 		cx, cy := (xr[0]+xr[1])/2, (yr[0]+yr[1])/2
 		for range 3 {
 			da := p.DataCanvas(main)
@@ -165,9 +166,9 @@ func colorFigure(dc draw.Canvas, p *gplot.Plot, sc scale, label string, equal bo
 			if !(w > 0 && h > 0) {
 				break
 			}
-			u := max((xr[1]-xr[0])/w, (yr[1]-yr[0])/h) // data units per point
+			u := max((xr[1]-xr[0])/w, aspect*(yr[1]-yr[0])/h) // x units per point
 			p.X.Min, p.X.Max = cx-u*w/2, cx+u*w/2
-			p.Y.Min, p.Y.Max = cy-u*h/2, cy+u*h/2
+			p.Y.Min, p.Y.Max = cy-u*h/aspect/2, cy+u*h/aspect/2
 		}
 	}
 	p.Draw(main)

@@ -37,6 +37,11 @@ type MapOptions struct {
 	// (false) one unit has the same length on both axes: the shorter
 	// range is widened about its centre to the drawing area's shape.
 	FreeAspect bool
+	// Aspect, with equal units (FreeAspect false), is the drawn length
+	// of one unit of y over that of one unit of x; 0 means 1. A
+	// longitude/latitude map takes LonLatAspect: a degree of latitude is
+	// 1/cos(latitude) times as long as one of longitude.
+	Aspect float64
 	// MaxPoints (Map only) bounds the number of points drawn: if there
 	// are more, Map draws a random subset of MaxPoints of them, the same
 	// for the same input, which keeps the SVG file small (about 200
@@ -52,6 +57,28 @@ type MapOptions struct {
 	Diverging bool
 	// DPI is the PNG's resolution in dots per inch; 0 means DPI.
 	DPI float64
+}
+
+// aspect returns the length of a unit of y over that of a unit of x,
+// or 0 for FreeAspect (each axis spans its own range).
+func (o MapOptions) aspect() float64 {
+	switch {
+	case o.FreeAspect:
+		return 0
+	case o.Aspect > 0 && !math.IsInf(o.Aspect, 0):
+		return o.Aspect
+	}
+	return 1
+}
+
+// LonLatAspect is the Aspect of a longitude/latitude map whose latitudes
+// span [lat0, lat1] degrees: 1/cos of the middle latitude, so that
+// lengths east-west and north-south are drawn to one scale there (the
+// equirectangular projection at that latitude; 30 % taller than 1:1 at
+// 40 degrees). Latitudes beyond 89 degrees are taken as 89.
+func LonLatAspect(lat0, lat1 float64) float64 {
+	mid := min(math.Abs(lat0+lat1)/2, 89)
+	return 1 / math.Cos(mid*math.Pi/180)
 }
 
 // labels returns the axis names, "x" and "y" by default.
@@ -113,7 +140,7 @@ func Map(base string, x, y, v []float64, opts MapOptions) error {
 			return draw.GlyphStyle{Color: c, Radius: radius, Shape: draw.CircleGlyph{}}
 		}
 		p.Add(s)
-		return colorFigure(dc, p, sc, opts.Label, !opts.FreeAspect, xr, yr)
+		return colorFigure(dc, p, sc, opts.Label, opts.aspect(), xr, yr)
 	})
 }
 
@@ -207,7 +234,7 @@ func Grid(base string, nx, ny int, x0, x1, y0, y1 float64, v []float64, opts Map
 			sc.GlyphStyle.Shape = draw.CircleGlyph{}
 			p.Add(sc)
 		}
-		return colorFigure(dc, p, sc, opts.Label, !opts.FreeAspect, [2]float64{x0, x1}, [2]float64{y0, y1})
+		return colorFigure(dc, p, sc, opts.Label, opts.aspect(), [2]float64{x0, x1}, [2]float64{y0, y1})
 	})
 }
 
