@@ -103,7 +103,9 @@ draw of N(0, L~ L~^T) (the approximation of Sigma). --conditional: the
 kriging and the draws' solves use it too. --computation vecchia draws z
 through the Vecchia conditionals instead (z_i = B_i z_c(i) + L_i e_i in the
 --vecchia-order ordering, c(i) the --vecchia-m nearest earlier locations:
-docs/vecchia.md), in O(N m^3) time and O(N m) memory (N = 10^6 and more).`
+docs/vecchia.md), in O(N m^3) time and O(N m) memory (N = 10^6 and more);
+with --conditional each new location is drawn given its --vecchia-m nearest
+among the observations and the earlier new locations.`
 	return c
 }
 
@@ -125,7 +127,7 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 	}
 	cond.Out, cond.Seed, cond.Kernel, cond.Nugget, cond.Cmd = cfg.Out, cfg.Seed, cfg.Kernel, cfg.Nugget, "simulate"
 	cond.NB, cond.Workers, cond.MemoryLimit, cond.Phase = cfg.NB, cfg.Workers, cfg.MemoryLimit, cfg.Phase
-	cond.Approx = cfg.Approx
+	cond.Approx, cond.Vecchia = cfg.Approx, cfg.Vecchia
 	var err error
 	in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
 	if cond.ThetaFrom != "" {

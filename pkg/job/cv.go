@@ -201,6 +201,7 @@ func FitCV(r *FitResult, cfg config.Fit, env Env) (*PredictResult, error) {
 	}
 	p.Plot, p.DPI, p.ZName, p.XYUnits = cfg.Plot, cfg.DPI, cfg.ZName, cfg.XYUnits
 	p.Approx = cfg.Approx // the cross-validation on the fit's factor
+	p.Vecchia = config.Vecchia{M: cfg.Vecchia.M, Order: cfg.Vecchia.Order}
 	pr, err := Predict(p, env)
 	var ir *Interrupted
 	if errors.As(err, &ir) {

@@ -86,6 +86,17 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	}
 	obs, nw, metric := pin.obs, pin.nw, pin.metric
 	model := likelihood.Model(cfg.Kernel)
+	if cfg.Computation == "vecchia" {
+		p, err := predictVecchia(cfg, env, pin, workers, limit)
+		if err != nil {
+			return nil, err
+		}
+		res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+		if cfg.CV {
+			res.CV = summarise(p.resid, p.r.Var, cfg.Folds)
+		}
+		return finishPredict(cfg, env, pin, res, p, workers)
+	}
 	n1, n2 := obs.Len()*variables(model), nw.Len()*variables(model) // the matrices' orders
 	nb := tileSize(cfg.NB, n1)
 	g := evalGraph(n1, nb).larger(krigeGraph(n1, n2, nb))
@@ -134,7 +145,6 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 			Model: model, Nugget: cfg.Nugget, Covariates: x}, rt, o)
 		return ev, perm, err
 	}
-	tau2 := likelihood.Problem{Model: model, Nugget: cfg.Nugget}.Tau2(cfg.Theta)
 	var ev *likelihood.Evaluator
 	var perm []int
 	if cfg.Folds == 0 { // K-fold builds one evaluator per fold
@@ -176,22 +186,41 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	default:
 		r, err = krigeAt(ev, cfg.Theta, nw, cfg.Mean)
 	}
-	if givenUp(err) {
-		return nil, &Interrupted{Cmd: cmd, Signal: rs.req.Number()}
-	}
-	if errors.Is(err, likelihood.ErrCollinear) {
-		return nil, badInput("%s: --mean %s: %v", cmd, cfg.Mean, err)
-	}
-	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
-		return nil, badInput("%s: %v (add a nugget, or use a smaller range or smoothness)", cmd, err)
-	}
 	if err != nil {
-		return nil, err
+		return nil, predictError(cmd, cfg.Mean, rs, err)
 	}
-	res.Seconds = r.Seconds
 	if err := checkFailTask(rt, w); err != nil {
 		return nil, err
 	}
+	return finishPredict(cfg, env, pin, res, &predicted{r: r, resid: resid, draws: draws, fold: fold}, workers)
+}
+
+// predictError maps a prediction's failure: work given up after a signal
+// (Interrupted), a collinear mean or a theta whose covariance matrix is
+// not positive definite (the user's: exit 2).
+func predictError(cmd, mean string, rs *runStop, err error) error {
+	if givenUp(err) {
+		return &Interrupted{Cmd: cmd, Signal: rs.req.Number()}
+	}
+	if errors.Is(err, likelihood.ErrCollinear) {
+		return badInput("%s: --mean %s: %v", cmd, mean, err)
+	}
+	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
+		return badInput("%s: %v (add a nugget, or use a smaller range or smoothness)", cmd, err)
+	}
+	return err
+}
+
+// finishPredict checks the predictions p of cfg and writes them (rank 0):
+// the variance of the latent field with --variance latent, the table or
+// raster of predictions (and draws), or the cross-validation's table,
+// pictures and JSON.
+func finishPredict(cfg config.Predict, env Env, pin predictInputs, res *PredictResult, p *predicted, workers int) (*PredictResult, error) {
+	w, cmd := env.comm(), cfg.Command()
+	obs, nw, model := pin.obs, pin.nw, likelihood.Model(cfg.Kernel)
+	r, resid, draws, fold := p.r, p.resid, p.draws, p.fold
+	tau2 := likelihood.Problem{Model: model, Nugget: cfg.Nugget}.Tau2(cfg.Theta)
+	res.Seconds = r.Seconds
 	if cfg.Variance == config.VarianceLatent && cfg.Draws == 0 { // the draws' variance is already the chosen one
 		// The field's own variance: the new observation's without the
 		// nugget tau2 (its measurement error), clamped at 0 like it.
@@ -241,6 +270,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, badInput("%s: %v", cmd, err)
 	}
 	if cfg.CV && cfg.Plot != "" {
+		var err error
 		if res.Plots, err = cvPlots(cfg, res, obs.Coords); err != nil {
 			return nil, err
 		}

@@ -124,7 +124,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.vecchiaFree())
 	}
 	if test != nil {
-		if err := vecchiaHoldout(&out.Assessment, st, v.model, v.metric, cfg.Mean, test, res.Theta, at, st.final.Sets.M, v.workers); err != nil {
+		if err := vecchiaHoldout(&out.Assessment, st, v.model, cfg.Mean, test, res.Theta, at, st.final.Sets.M, v.workers); err != nil {
 			return nil, err
 		}
 	}
