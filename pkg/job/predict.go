@@ -6,11 +6,13 @@ import (
 	"math"
 	"os"
 
+	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/predict"
+	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/stop"
 )
 
@@ -119,18 +121,11 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	addTo(need, predict.KrigeNeed(n1, n2, o, w.Size()))
 	addTo(need, graphNeed(g, n1, nb, o.Owner, w.Size()))
 	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g, most(need)*int64(w.Size())))
-	if _, err := checkMemory(w, cmd, need, limit, what); err != nil {
-		return nil, err
-	}
-	rt, err := newRuntime(w, workers, false)
+	rt, rs, err := predictRuntime(w, env, cmd, workers, need, limit, what)
 	if err != nil {
 		return nil, err
 	}
-	defer rt.Close()
-	rs := newRunStop(w, env, stop.Deadline{})
-	defer rs.close()
-	rs.setPhase(phaseAfter)
-	rs.attach(rt)
+	defer func() { rs.close(); rt.Close() }()
 	// newEval returns an evaluator of the observations d, their points in
 	// Morton order (perm: point k is row perm[k] of d).
 	newEval := func(d *dataset.Data) (*likelihood.Evaluator, []int, error) {
@@ -193,6 +188,24 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, err
 	}
 	return finishPredict(cfg, env, pin, res, &predicted{r: r, resid: resid, draws: draws, fold: fold}, workers)
+}
+
+// predictRuntime checks each rank's need against its memory (checkMemory),
+// then starts a prediction's runtime on w and its stop control (signals,
+// no deadline: the prediction is past its search). The caller closes
+// both, the stop control first.
+func predictRuntime(w comm.Comm, env Env, cmd string, workers int, need []int64, limit int64, what string) (*runtime.Runtime, *runStop, error) {
+	if _, err := checkMemory(w, cmd, need, limit, what); err != nil {
+		return nil, nil, err
+	}
+	rt, err := newRuntime(w, workers, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs := newRunStop(w, env, stop.Deadline{})
+	rs.setPhase(phaseAfter)
+	rs.attach(rt)
+	return rt, rs, nil
 }
 
 // predictError maps a prediction's failure: work given up after a signal

@@ -13,7 +13,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/mle"
 	"github.com/exageostat/exageostat/pkg/predict"
 	"github.com/exageostat/exageostat/pkg/runtime"
-	"github.com/exageostat/exageostat/pkg/stop"
 	"github.com/exageostat/exageostat/pkg/vecchia"
 	"github.com/exageostat/exageostat/pkg/vecchia/embed"
 	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
@@ -190,18 +189,12 @@ func predictVecchia(cfg config.Predict, env Env, pin predictInputs, workers int,
 	}
 	ncov := meanColumns(cfg.Mean)
 	need := vecchia.MemoryNeed(obs.Len()+nw.Len(), cfg.Vecchia.M, ncov, len(cfg.Theta)+1, workers) + int64(8*(obs.Len()+nw.Len())*cfg.Draws)
-	if _, err := checkMemory(w, cmd, everyRank(w.Size(), need), limit, fmt.Sprintf("vecchia N=%d m=%d, predicting %d: points, ordering, sets and work space", obs.Len(), cfg.Vecchia.M, nw.Len())); err != nil {
-		return nil, err
-	}
-	rt, err := newRuntime(w, workers, false)
+	what := fmt.Sprintf("vecchia N=%d m=%d, predicting %d: points, ordering, sets and work space", obs.Len(), cfg.Vecchia.M, nw.Len())
+	rt, rs, err := predictRuntime(w, env, cmd, workers, everyRank(w.Size(), need), limit, what)
 	if err != nil {
 		return nil, err
 	}
-	defer rt.Close()
-	rs := newRunStop(w, env, stop.Deadline{})
-	defer rs.close()
-	rs.setPhase(phaseAfter)
-	rs.attach(rt)
+	defer func() { rs.close(); rt.Close() }()
 	t0 := time.Now()
 	s := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: workers}
 	prepare := func(d *dataset.Data) (*vecchiaKriging, error) {
@@ -280,14 +273,7 @@ func vecchiaKFold(cfg config.Predict, obs *dataset.Data, prepare func(*dataset.D
 	out := &predicted{r: &predict.Result{Z: make([]float64, n), Var: make([]float64, n)}, resid: make([]float64, n),
 		fold: foldsOf(n, cfg.Folds, cfg.Seed)}
 	for f := 0; f < cfg.Folds; f++ {
-		var train, test []int
-		for i, g := range out.fold {
-			if g == f {
-				test = append(test, i)
-			} else {
-				train = append(train, i)
-			}
-		}
+		train, test := foldRows(out.fold, f)
 		if len(test) == 0 {
 			continue
 		}
