@@ -12,7 +12,9 @@ pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi
       # the R front-end (r/), its tests and R CMD check: processx, jsonlite,
       # testthat; sf, terra and sp (meuse, meuse.grid) for its examples
       r-base-core r-base-dev r-cran-jsonlite r-cran-processx r-cran-testthat r-cran-sf r-cran-terra
-      r-cran-sp)
+      r-cran-sp
+      # pajeng (pj_dump) and vite check the Paje traces in the tests
+      pajeng vite)
 
 missing=()
 for p in "${pkgs[@]}"; do

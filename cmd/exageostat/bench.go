@@ -14,6 +14,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/provenance"
+	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -159,7 +160,7 @@ func newBenchLikelihoodCmd() *cobra.Command {
 	var pf placeFlags
 	var thetaS, overlapS string
 	var asJSON, ref bool
-	var comps, comp string
+	var comps, comp, pinMode string
 	c := &cobra.Command{
 		Use:   "likelihood",
 		Short: "One log-likelihood evaluation on the runtime versus a dense reference, same run",
@@ -182,13 +183,20 @@ the kriging of the K new locations is also timed on each approximate factor,
 with its largest differences from the exact factor's prediction. (bench
 cholesky factors a dense matrix given in advance; the approximate Cholesky
 compresses inside the generation tasks, so it is timed here, generation and
-factorisation busy times apart.)`,
+factorisation busy times apart.)
+
+--pin auto (the default), on or off pins each worker to a core as fit's
+--pin does; both times --reps pairs of evaluations on two
+runtimes of the same data, one pinned and one not, alternating which goes
+first, and prints the median of the pairs' pinned / unpinned ratios (the
+exact computation only, no reference).`,
 		Example: `  exageostat bench likelihood --n 1600 --nb 320 --workers 2
   exageostat bench likelihood --n 3600 --theta 1,0.1,0.73 --json
   exageostat bench likelihood --n 3600 --nb 608 --mean constant
   exageostat bench likelihood --n 3600 --nb 608 --overlap all=off
   exageostat bench likelihood --n 16000 --nb 400 --computations tlr,mp,dst --reference=false
-  exageostat bench likelihood --n 8000 --nb 800 --computation tlr --predict 500 --reps 3 --reference=false`,
+  exageostat bench likelihood --n 8000 --nb 800 --computation tlr --predict 500 --reps 3 --reference=false
+  exageostat bench likelihood --n 8192 --pin both --reps 6`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			th, err := parseFloats("bench likelihood", "theta", thetaS)
@@ -244,7 +252,19 @@ factorisation busy times apart.)`,
 			if err != nil {
 				return err
 			}
-			o.Place = place
+			if pinMode != "auto" && pinMode != "on" && pinMode != "off" && pinMode != "both" {
+				return badInput("bench likelihood: --pin must be auto, on, off or both, got %q", pinMode)
+			}
+			if pinMode == "both" {
+				pin, note := job.Pinning("on", o.Workers)
+				return pinBench(o, place, pin, note, asJSON)
+			}
+			pin, note := job.Pinning(pinMode, o.Workers)
+			o.Place = func(ro *runtime.Options) {
+				place(ro)
+				pin(ro)
+			}
+			fmt.Fprintf(os.Stderr, "bench likelihood: %s\n", note)
 			r, err := bench.LikelihoodBench(o)
 			if err != nil {
 				return err
@@ -324,6 +344,7 @@ factorisation busy times apart.)`,
 	f.IntVar(&o.Approx.Band, "mp-band", -1, "mp, dst: tile sub-diagonals in float64 (-1: 10 % of the tiles)")
 	f.IntVar(&o.Approx.Lookahead, "lookahead", 0, "tlr, mp, dst: lookahead depth of the Cholesky (0: off; see bench tlr-opt)")
 	f.IntVar(&o.Approx.HPotrf, "hpotrf", 0, "tlr, mp, dst: hierarchical potrf sub-tile size (0: off; see bench tlr-opt)")
+	f.StringVar(&pinMode, "pin", "auto", "auto, on, off: workers pinned to cores as fit's --pin; both: pinned and unpinned evaluations alternated, with their ratio")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	pf.add(f)
 	return c
@@ -357,4 +378,26 @@ func emitBench(asJSON bool, res any, ranks, workers int, table func() error) err
 	out = append(append(out, rb...), '}', '\n')
 	_, err = os.Stdout.Write(out)
 	return err
+}
+
+// pinBench runs and prints bench likelihood --pin both.
+func pinBench(o bench.LikelihoodOptions, place, pin func(*runtime.Options), note string, asJSON bool) error {
+	o.Place = place
+	r, err := bench.PinBench(o, pin, note)
+	if err != nil {
+		return err
+	}
+	return emitBench(asJSON, r, 1, o.Workers, func() error {
+		fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s, pinned (%s) vs not, %d pairs alternated\n",
+			r.N, r.NB, r.Workers, config.FormatFloats(r.Theta), r.PinNote, r.Reps)
+		fmt.Printf("  pinned   %.4f s per evaluation (min %.4f, max %.4f)\n", r.Pinned.Median, r.Pinned.Min, r.Pinned.Max)
+		fmt.Printf("  unpinned %.4f s per evaluation (min %.4f, max %.4f)\n", r.Unpinned.Median, r.Unpinned.Min, r.Unpinned.Max)
+		pairs := make([]string, len(r.Ratios))
+		for i, x := range r.Ratios {
+			pairs[i] = fmt.Sprintf("%.3f", x)
+		}
+		fmt.Printf("  pinned / unpinned: %.3f (median of the pairs' ratios %s); busy CPU time %.3f; l=%.10f both\n",
+			r.Ratio, strings.Join(pairs, " "), r.CPU, r.LogLik)
+		return nil
+	})
 }

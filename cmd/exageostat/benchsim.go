@@ -43,7 +43,12 @@ user gets from 'exageostat calibrate'), and with the mean duration of each
 task kind in the real runs (StarPU's history-based models; what is left is
 the simulator's model of scheduling and messages). The errors are
 simulated / real - 1; real is the median wall time of the slowest rank around
-one evaluation.
+one evaluation. The durations are CPU times (the calibration's samples and
+the real tasks' kernels, each on its OS thread), which a loaded machine
+does not lengthen; the last columns compare with the real wall time less
+the time the workers waited for a core (their threads' run delay, from
+/proc, averaged over the workers): the run on a machine of its own, which
+the simulator models.
 
 Run it on one rank, or over MPI for several ranks (each its own cores).`,
 		Example: `  exageostat bench simulator --n 4096,8192 --nb 512 --workers 2
@@ -128,12 +133,15 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 		}
 		fmt.Fprintf(w, "modelled links between ranks (%s): %.3g B/s, %.3g s per message\n", how, r.Network.Bandwidth, r.Network.Latency)
 	}
-	fmt.Fprintf(w, "%7s %6s %22s %9s %18s %18s %14s\n", "N", "tiles", "real s (min-max)", "busy", "sim calibrated", "sim trace-durs", "sim busy")
+	fmt.Fprintf(w, "%7s %6s %22s %9s %18s %18s %14s %30s\n", "N", "tiles", "real s (min-max)", "busy", "sim calibrated", "sim trace-durs", "sim busy",
+		"real unloaded, errors against")
 	for _, row := range r.Rows {
-		fmt.Fprintf(w, "%7d %6d %8.3f (%.3f-%.3f) %8.0f%% %9.3f %+6.1f%% %9.3f %+6.1f%% %13.0f%%\n",
+		fmt.Fprintf(w, "%7d %6d %8.3f (%.3f-%.3f) %8.0f%% %9.3f %+6.1f%% %9.3f %+6.1f%% %13.0f%% %9.3f %+6.1f%% %+6.1f%%\n",
 			row.N, row.Tiles, row.Real, row.RealMin, row.RealMax, 100*row.RealBusy,
-			row.SimCalibrated, 100*row.ErrCalibrated, row.SimTrace, 100*row.ErrTrace, 100*row.SimBusy)
+			row.SimCalibrated, 100*row.ErrCalibrated, row.SimTrace, 100*row.ErrTrace, 100*row.SimBusy,
+			row.RealLoaded, 100*row.ErrCalibratedLoaded, 100*row.ErrTraceLoaded)
 	}
+	fmt.Fprintln(w, "(durations: CPU time per task; real unloaded: the wall time less the workers' mean wait for a core, their run delay)")
 	fmt.Fprintln(w, "task durations, ms (calibrated / mean of the real tasks):")
 	for _, row := range r.Rows {
 		fmt.Fprintf(w, "%7d", row.N)

@@ -39,6 +39,8 @@ const (
 type calibrateFlags struct {
 	nbs       []int
 	nb, reps  int
+	maxReps   int
+	stable    float64
 	gpus      int
 	perfmodel string
 	workers   int
@@ -57,7 +59,12 @@ func newCalibrateCmd(w comm.Comm) *cobra.Command {
 a likelihood evaluation (dcmg, zcpy, potrf, trtri, trmm, syrk, gemm, det, trsv,
 gemv, geadd, dot) on full --nb x --nb tiles, running the same tile kernels as
 the real tasks (BLAS single-threaded, one task per worker): one untimed call,
-then --reps timed samples. dcmg generates an off-diagonal Matérn tile with a
+then rounds of --reps timed samples until the median moves by at most
+--stable (2 %) from one round to the next (at most --max-reps samples). A
+sample is the CPU time of the worker's OS thread, so that other processes
+on the cores do not lengthen it (the wall time is reported beside it); each
+kind's spread (interquartile range over the median) is printed and in the
+JSON. dcmg generates an off-diagonal Matérn tile with a
 general smoothness --nu (no closed form, as in a fit that estimates nu).
 
 The measurement runs on --workers goroutines at once (default: this rank's
@@ -104,7 +111,9 @@ GPU task's time from above.`,
 	f.IntSliceVar(&cf.nbs, "nb", []int{960}, "tile size of the measured tasks (a list with --perfmodel: 480,960)")
 	f.StringVar(&cf.perfmodel, "perfmodel", "", "also write (or add to) a performance-model file FILE (JSON, arch cpu)")
 	f.IntVar(&cf.gpus, "gpus", 0, "with --perfmodel: also measure the GPU kinds on CUDA device 0 (arch cuda; the CUDA build)")
-	f.IntVar(&cf.reps, "reps", 7, "timed samples per task kind (the median is kept)")
+	f.IntVar(&cf.reps, "reps", 7, "timed samples per task kind and round (the median of all is kept)")
+	f.Float64Var(&cf.stable, "stable", 0.02, "take rounds of --reps samples until the median moves by at most this much (relative) from one round to the next (0: one round)")
+	f.IntVar(&cf.maxReps, "max-reps", 0, "with --stable: at most this many samples per kind (0: 10 x --reps)")
 	f.IntVar(&cf.workers, "workers", job.DefaultWorkers(), "workers measuring at once on each rank (1: one idle core)")
 	f.BoolVar(&cf.cold, "cold", true, "evict the caches before each timed task, as in a run where tasks read tiles other cores wrote (--cold=false: hot caches)")
 	f.Float64Var(&cf.nu, "nu", 0.73, "Matérn smoothness of the generated (dcmg) tiles")
@@ -163,6 +172,9 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	if cf.reps < 1 || cf.reps > maxCalibrateReps {
 		return badInput("calibrate: --reps must be in [1, %d] (got %d)", maxCalibrateReps, cf.reps)
 	}
+	if !(cf.stable >= 0 && cf.stable < 1) || cf.maxReps < 0 || cf.maxReps > maxCalibrateReps {
+		return badInput("calibrate: --stable must be in [0, 1) and --max-reps in [0, %d] (got %g, %d)", maxCalibrateReps, cf.stable, cf.maxReps)
+	}
 	if cf.workers < 1 || cf.workers > maxCalibrateWorkers {
 		return badInput("calibrate: --workers must be in [1, %d] (got %d)", maxCalibrateWorkers, cf.workers)
 	}
@@ -201,8 +213,8 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	if ct := os.Getenv(droppedCoretypeEnv); ct != "" {
 		fmt.Fprintf(stderr, "note: ignored OPENBLAS_CORETYPE=%s (set %s=1 to keep it)\n", ct, keepCoretypeEnv)
 	}
-	fmt.Fprintf(stderr, "calibrate: nb=%s, %d samples per kind, kernels %s (%s), %d workers busy on each of %d ranks\n",
-		intList(cf.nbs), cf.reps, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cf.workers, w.Size())
+	fmt.Fprintf(stderr, "calibrate: nb=%s, rounds of %d samples per kind until the median moves by <= %g, CPU time per task, kernels %s (%s), %d workers busy on each of %d ranks\n",
+		intList(cf.nbs), cf.reps, cf.stable, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cf.workers, w.Size())
 	net := config.Network{Bandwidth: sharedMemBandwidth, Latency: sharedMemLatency}
 	measured := w.Size() > 1
 	if measured {
@@ -215,7 +227,7 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	var cal *bench.Calibration
 	for _, nb := range cf.nbs {
 		var err error
-		cal, err = bench.CalibrateLoaded(bench.CalibrateOptions{NB: nb, Reps: cf.reps, Nu: cf.nu, Cold: cf.cold,
+		cal, err = bench.CalibrateLoaded(bench.CalibrateOptions{NB: nb, Reps: cf.reps, Nu: cf.nu, Cold: cf.cold, Stable: cf.stable, MaxReps: cf.maxReps,
 			Progress: func(s string) { fmt.Fprintln(stderr, "  "+s) }}, cf.workers, w)
 		if err != nil {
 			return err

@@ -70,7 +70,7 @@ func badInputCases() []cliCase {
 		{name: "fit devices unknown", args: []string{"fit", "--devices", "gpu:1"}, want: `fit: key "devices": unknown device kind "gpu" in "gpu:1"`},
 		{name: "fit devices count", args: []string{"fit", "--devices", "host-test:0"}, want: `fit: key "devices": "host-test:0": the number of devices must be in [1, 8]`},
 		{name: "fit devices size", args: []string{"fit", "--devices", "host-test:1:lots"}, want: `fit: key "devices": "host-test:1:lots": the size: "lots" is not a size in bytes (e.g. 2GB, 512MiB)`},
-		{name: "fit scheduler", args: []string{"fit", "--scheduler", "heft"}, want: `fit: key "scheduler": must be eager or dmda, got "heft"`},
+		{name: "fit scheduler", args: []string{"fit", "--scheduler", "heft"}, want: `fit: key "scheduler": must be one of eager, prio, ws, lws, dmda, dmdas, got "heft"`},
 		{name: "fit perfmodel not a model", args: []string{"fit", "--perfmodel", "@o.txt", "--max-evals", "1"}, want: `fit: --perfmodel: `},
 		// No GPU on these machines (CI, the development machines): with or
 		// without the driver's library (make cuda-check installs it).

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -33,6 +34,7 @@ type fitFlags struct {
 	overlap       string // --overlap, applied over the [overlap] table
 	verbose       bool
 	quiet         bool
+	progress      bool
 }
 
 // failTaskEnv names a task to fail on purpose (job.FailTaskEnv).
@@ -213,7 +215,8 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.IntVar(&cfg.NB, "nb", cfg.NB, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.GPUs, "gpus", 0, "GPU workers per rank (0: none); needs a CUDA device and the CUDA build, else exit 2 naming what is missing")
 	f.StringVar(&cfg.Devices, "devices", "", "memory nodes with a worker each that need no GPU: host-test:N[:SIZE] (SIZE as --memory-limit takes it, e.g. 256MiB or 1GB; 1GiB if left out; at least three tiles), running the device kinds (potrf, trmm, syrk, gemm, gemv) on copies the runtime keeps coherent")
-	f.StringVar(&cfg.Scheduler, "scheduler", cfg.Scheduler, "task placement: eager (a free worker takes the best task it can run) or dmda (the worker that completes it first by the performance model, copies included)")
+	f.StringVar(&cfg.Pin, "pin", cfg.Pin, "pin each worker to one core of the CPU affinity mask (its tile buffers on the core's NUMA node): on, off, or auto (on when the load average is under half the cores)")
+	f.StringVar(&cfg.Scheduler, "scheduler", cfg.Scheduler, "task placement: prio (a free worker takes the highest-priority task it can run), eager (the first ready), ws/lws (work stealing), dmda/dmdas (the worker that completes it first by the performance model, copies included; dmdas counts only the queued work of its priority or higher)")
 	f.StringVar(&cfg.PerfModel, "perfmodel", "", "performance-model file: read for dmda when it exists, written at the end with this run's measured task durations (calibrate --perfmodel makes one)")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "stop when a step improves l by less than this (ftol_abs)")
@@ -264,6 +267,7 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 	f.IntVar(&cfg.HPotrf, "hpotrf", cfg.HPotrf, "tlr, mp, dst: hierarchical potrf, the diagonal tiles factored as a nested graph of sub-tiles of this size (0: off)")
 	f.IntVar(&cfg.Band, "dist-band", cfg.Band, "MPI runs, --distribution hybrid: sub-diagonals of tiles on the dense grid (nodes x 1); the others on the p x q grid")
 	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
+	f.BoolVar(&ff.progress, "progress", false, "a progress line of the evaluation under way (tasks done / total, ETA) every 2 s on stderr: on by default on a terminal; --progress asks for it elsewhere (a line each time), -q turns it off")
 	columnFlags(c, &cfg.Columns)
 	return c
 }
@@ -296,25 +300,14 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 			return err
 		}
 	}
-	tty := term.IsTerminal(int(os.Stderr.Fd())) && !ff.verbose
 	names, err := config.ParamNamesFor(cfg.Kernel, len(cfg.Lower))
 	if err != nil {
 		names = nil // Fit reports it
 	}
-	progress := false
-	env := job.Env{Comm: w, Log: os.Stderr, Command: os.Args, GPUs: gpuOpener(), Stop: req, Inputs: in, Step: func(s mle.Step) {
-		if tty {
-			progress = true
-			fmt.Fprintf(os.Stderr, "\r  evaluations %4d   best l %.6f   elapsed %6.1fs ", s.N, s.Best, s.Time)
-			return
-		}
-		logStep(os.Stderr, names, s)
-	}}
-	if ff.quiet {
-		env.Quiet, env.Step = true, nil // warnings and the summary only
-	}
+	env, progress := fitEnv(c, w, ff, names)
+	env.Stop, env.Inputs = req, in
 	res, err := job.Fit(*cfg, env)
-	if progress {
+	if *progress {
 		fmt.Fprintln(os.Stderr)
 	}
 	var ir *job.Interrupted
@@ -343,6 +336,39 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 		}
 	}
 	return err
+}
+
+// fitEnv is a fit's job environment: the log, a line per evaluation
+// (redrawn in place on a terminal unless -v; none with -q) and the
+// progress meter of the evaluation under way (on a terminal, or with
+// --progress; -q or --progress=false: none). *open reports whether the
+// terminal's line was left without its newline.
+func fitEnv(c *cobra.Command, w comm.Comm, ff *fitFlags, names []string) (env job.Env, open *bool) {
+	tty := term.IsTerminal(int(os.Stderr.Fd())) && !ff.verbose
+	open = new(bool)
+	var head atomic.Value // the terminal's line: the last evaluation's summary
+	head.Store("")
+	env = job.Env{Comm: w, Log: os.Stderr, Command: os.Args, GPUs: gpuOpener(), Step: func(s mle.Step) {
+		if tty {
+			*open = true
+			line := fmt.Sprintf("  evaluations %4d   best l %.6f   elapsed %6.1fs%s ", s.N, s.Best, s.Time, etaNote(s))
+			head.Store(line)
+			fmt.Fprint(os.Stderr, "\r\x1b[K"+line)
+			return
+		}
+		logStep(os.Stderr, names, s)
+	}}
+	switch {
+	case ff.quiet:
+		env.Quiet, env.Step = true, nil // warnings and the summary only
+	case c.Flags().Changed("progress") && !ff.progress:
+	case term.IsTerminal(int(os.Stderr.Fd())):
+		env.Progress, env.ProgressTTY = os.Stderr, true
+		env.ProgressHead = func() string { return head.Load().(string) }
+	case ff.progress:
+		env.Progress = os.Stderr
+	}
+	return env, open
 }
 
 // readFitConfig reads the --config file of a fit (through in: rank 0
@@ -473,8 +499,10 @@ func logStep(w io.Writer, names []string, s mle.Step) {
 	if a := st.Approx; a != nil && a.LowRank > 0 {
 		ranks = fmt.Sprintf("  rank mean %.1f max %d (%d dense)", a.MeanRank, a.MaxRank, a.DenseOff)
 	}
-	fmt.Fprintf(w, "  [%8.1fs] eval %4d  %s  l=%s  wall %.3fs  gen %.3fs chol %.3fs solve %.3fs  %.1f GFLOP/s  util %.1f%% (first 90%%: %.1f%%)%s\n",
-		s.Time, s.N, strings.Join(th, " "), l, st.Wall, st.Gen, st.Chol, st.Solve, st.Gflops, 100*st.Utilization.Whole, 100*st.Utilization.First90, ranks)
+	eta := etaNote(s)
+	fmt.Fprintf(w, "  [%8.1fs] eval %4d  %s  l=%s  wall %.3fs  gen %.3fs chol %.3fs solve %.3fs (CPU %.3fs)  %.1f GFLOP/s  util %.1f%% (first 90%%: %.1f%%, CPU %.1f%%)%s%s\n",
+		s.Time, s.N, strings.Join(th, " "), l, st.Wall, st.Gen, st.Chol, st.Solve, st.GenCPU+st.CholCPU+st.SolveCPU, st.Gflops,
+		100*st.Utilization.Whole, 100*st.Utilization.First90, 100*st.UtilizationCPU, ranks, eta)
 }
 
 // printFit prints the estimates beside the truth (simulated data) and the
@@ -531,7 +559,8 @@ func printFit(w io.Writer, r *job.FitResult) {
 	}
 	fmt.Fprintf(w, "%s %.6f  evaluations %d (%s%d failed, %d restarts)  %.2fs  status %s\n",
 		kind, r.LogLik, r.Evaluations, replayed, r.Failed, r.Restarts, r.Seconds, r.Status)
-	fmt.Fprintf(w, "per evaluation: %.4fs wall; busy gen %.4fs chol %.4fs solve %.4fs\n", pe["wall"], pe["gen"], pe["chol"], pe["solve"])
+	fmt.Fprintf(w, "per evaluation: %.4fs wall; busy gen %.4fs chol %.4fs solve %.4fs; in CPU time gen %.4fs chol %.4fs solve %.4fs\n",
+		pe["wall"], pe["gen"], pe["chol"], pe["solve"], pe["gen_cpu"], pe["chol_cpu"], pe["solve_cpu"])
 	for _, m := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", m)
 	}
@@ -612,4 +641,26 @@ func printRankMemory(w io.Writer, ms []job.RankMemory) {
 		b := m.Busy
 		fmt.Fprintf(w, "  %4d %9.4f %9.4f %9.4f %9.4f\n", m.Rank, b["wall"], b["gen"], b["chol"], b["solve"])
 	}
+}
+
+// seconds formats a duration in seconds for the log: 12.3s, 4m05s, 2h03m.
+func seconds(s float64) string {
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%.1fs", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(s)/3600, int(s)%3600/60)
+}
+
+// etaNote is the fit's ETA after step s for the log ("" when unknown).
+func etaNote(s mle.Step) string {
+	switch {
+	case s.Known && s.Bound:
+		return fmt.Sprintf("  ETA <= %s (max-evals)", seconds(s.ETA))
+	case s.Known:
+		return "  ETA " + seconds(s.ETA)
+	}
+	return ""
 }

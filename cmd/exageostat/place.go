@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -20,7 +22,7 @@ type placeFlags struct {
 func (p *placeFlags) add(f *pflag.FlagSet) {
 	f.IntVar(&p.gpus, "gpus", 0, "GPU workers (0: none); needs a CUDA device and the CUDA build, else exit 2 naming what is missing")
 	f.StringVar(&p.devices, "devices", "", "host-test:N[:SIZE]: test devices in host RAM (memory nodes with a worker each), as fit's")
-	f.StringVar(&p.scheduler, "scheduler", "eager", "task placement: eager or dmda (by the performance model)")
+	f.StringVar(&p.scheduler, "scheduler", config.DefaultFit().Scheduler, "task placement: "+strings.Join(config.Schedulers(), ", ")+" (as fit's)")
 	f.StringVar(&p.perfmodel, "perfmodel", "", "performance-model file, read for dmda when it exists and written with the run's history")
 }
 
@@ -33,8 +35,8 @@ func (p *placeFlags) options(cmd string, nb int) (func(*runtime.Options), func()
 	switch {
 	case p.gpus < 0 || p.gpus > 64:
 		return nil, nil, badInput("%s: --gpus must be in [0, 64], got %d", cmd, p.gpus)
-	case p.scheduler != runtime.Eager && p.scheduler != runtime.DMDA:
-		return nil, nil, badInput("%s: --scheduler must be eager or dmda, got %q", cmd, p.scheduler)
+	case !slices.Contains(config.Schedulers(), p.scheduler):
+		return nil, nil, badInput("%s: --scheduler must be one of %s, got %q", cmd, strings.Join(config.Schedulers(), ", "), p.scheduler)
 	}
 	if _, err := config.ParseDevices(p.devices); err != nil {
 		return nil, nil, badInput("%s: --devices: %v", cmd, err)

@@ -66,7 +66,11 @@ var_B = C_BB - c_B' Sigma^-1 c_B + d_B'(X'Sigma^-1 X)^-1 d_B, with c_B and
 C_BB the covariances averaged over the block's points (the latent field's:
 no nugget), on the same tiled solve as point kriging. Writes
 block,cells,z_hat,variance,sd, one row per polygon (named by its first
-text field), on the transformed scale with --transform.`,
+text field), on the transformed scale with --transform.
+
+--json FILE writes the summary (counts, theta, seconds, and every rank's
+memory: the tiles it owned, its peaks, its need and what it had); --trace
+T.json traces the run as fit --trace does (docs/traces.md).`,
 		Example: `  exageostat predict --data observed.csv --theta 1,0.1,0.5 --at new.csv --out predictions.csv
   exageostat predict --data meuse.csv --z zinc --transform log --mean dist --theta-from fit.json --at meuse-grid.tif --out zinc.tif
   exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv
@@ -189,12 +193,17 @@ each as SVG and PNG (--dpi, 300 by default).`
 	} else {
 		f.IntVar(&cfg.Folds, "folds", 0, "K-fold cross-validation with this many folds (0: leave one out)")
 		f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the random split into --folds")
-		f.StringVar(&cfg.JSON, "json", "", "also write the summary (MSPE, mean log score, coverage) as JSON to this file")
 		f.StringVar(&cfg.Plot, "plot", "", "write pictures (SVG and PNG) into this directory: a map of the standardised residuals and their normal QQ plot")
 		f.Float64Var(&cfg.DPI, "dpi", 0, "resolution of the PNG pictures in dots per inch (0: 300)")
 		f.StringVar(&cfg.ZName, "z-name", "", "the observed variable's name on the pictures (default z)")
 		f.StringVar(&cfg.XYUnits, "xy-units", "", "with --plot: the units of planar x and y on the map axes (e.g. m)")
 	}
+	jsonHelp := "also write the summary (counts, theta, seconds, every rank's memory) as JSON to this file"
+	if cv {
+		jsonHelp = "also write the summary (MSPE, mean log score, coverage, every rank's memory) as JSON to this file"
+	}
+	f.StringVar(&cfg.JSON, "json", "", jsonHelp)
+	f.StringVar(&cfg.Trace, "trace", "", "trace of the run's tasks, as fit's: T.json (Perfetto) and T.paje (ViTE) at the end, each rank's T.rank<R>.paje as it goes (docs/traces.md)")
 	f.StringVar(&cfg.Variance, "variance", cfg.Variance, "the variance written: observation (of a new observation, nugget included) or latent (of the field, without the nugget)")
 	c.Long += dataColumnsHelp
 	f.StringVar(&cfg.Distance, "distance", cfg.Distance, "euclidean, great-circle, or auto")

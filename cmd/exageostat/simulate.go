@@ -37,12 +37,17 @@ L^-1 Sigma12), as predict --draws computes them: the same file for the same
 seed, x,y,z_hat,variance,draw_1..draw_K in the order of --at. Like the
 unconditional draws (whose nugget is on the diagonal), they are draws of new
 observations, the nugget included; --variance latent draws the field itself
-(no nugget). Zero mean only.`,
+(no nugget). Zero mean only.
+
+--json FILE writes the summary (n, theta, seconds, and every rank's memory:
+the tiles it owned, its peaks, its need and what it had); --trace T.json
+traces the run as fit --trace does (docs/traces.md).`,
 		Example: `  exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   mpirun -np 4 exageostat simulate --n 40000 --nb 800 --out big.csv --memory-limit 4GB
   exageostat simulate --conditional --data data.csv --theta-from result.json --at grid.csv --draws 10 --seed 3 --out draws.csv
   exageostat simulate --n 40000 --nb 1000 --computation tlr --out big.csv
-  exageostat simulate --n 1000000 --theta 1,0.03,0.5,0.1 --computation vecchia --out million.csv`,
+  exageostat simulate --n 1000000 --theta 1,0.03,0.5,0.1 --computation vecchia --out million.csv
+  exageostat simulate --n 1600 --out data.csv --json sim.json --trace sim-trace.json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			var err error
@@ -62,7 +67,7 @@ observations, the nugget included; --variance latent draws the field itself
 					return err
 				}
 			}
-			r, err := job.Simulate(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet})
+			r, err := job.Simulate(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args})
 			if err != nil {
 				return err
 			}
@@ -87,6 +92,8 @@ observations, the nugget included; --variance latent draws the field itself
 	f.IntVar(&cfg.NB, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")
+	f.StringVar(&cfg.JSON, "json", "", "also write the summary (n, theta, seconds, every rank's memory) as JSON to this file")
+	f.StringVar(&cfg.Trace, "trace", "", "trace of the run's tasks, as fit's: T.json (Perfetto) and T.paje (ViTE) at the end, each rank's T.rank<R>.paje as it goes (docs/traces.md)")
 	f.BoolVar(&conditional, "conditional", false, "draw the field at --at given the observations of --data (conditional simulation)")
 	f.StringVar(&cond.Data, "data", "", "--conditional: observed CSV (x,y,z or lon,lat,z)")
 	f.StringVar(&cond.At, "at", "", "--conditional: CSV of the new locations (x,y or lon,lat)")
@@ -127,7 +134,7 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 	}
 	cond.Out, cond.Seed, cond.Kernel, cond.Nugget, cond.Cmd = cfg.Out, cfg.Seed, cfg.Kernel, cfg.Nugget, "simulate"
 	cond.NB, cond.Workers, cond.MemoryLimit, cond.Phase = cfg.NB, cfg.Workers, cfg.MemoryLimit, cfg.Phase
-	cond.Approx, cond.Vecchia = cfg.Approx, cfg.Vecchia
+	cond.Approx, cond.Vecchia, cond.JSON, cond.Trace = cfg.Approx, cfg.Vecchia, cfg.JSON, cfg.Trace
 	var err error
 	in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
 	if cond.ThetaFrom != "" {

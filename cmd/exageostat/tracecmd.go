@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -27,11 +26,11 @@ const maxDAGNodes = 5000
 func newTraceCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "trace",
-		Short: "Draw a trace (view) or write the task graph of an evaluation as Graphviz DOT (dag)",
+		Short: "Draw a trace (view), merge the ranks' trace files of a run (merge), or write the task graph of an evaluation as Graphviz DOT (dag)",
 		Args:  noArgs,
 		RunE:  func(c *cobra.Command, args []string) error { return c.Help() },
 	}
-	c.AddCommand(newTraceViewCmd(), newTraceDAGCmd())
+	c.AddCommand(newTraceViewCmd(), newTraceMergeCmd(), newTraceDAGCmd())
 	return c
 }
 
@@ -41,16 +40,19 @@ func newTraceViewCmd() *cobra.Command {
 	var asJSON bool
 	var dpi float64
 	c := &cobra.Command{
-		Use:   "view TRACE.json --out FILE.svg|png",
+		Use:   "view TRACE --out FILE.svg|png",
 		Short: "StarVZ-style panels of a real or simulated trace",
-		Long: `Draws the Chrome trace written by fit --trace (ranks merged) or by
-simulate-cluster --trace as four panels on one time axis:
+		Long: `Draws a trace written by fit, predict or simulate --trace (the merged
+Chrome JSON or Paje file, or one rank's Paje file) or by simulate-cluster
+--trace as four panels on one time axis:
 
   1. node occupation: one lane per worker of each rank, each task a box
      coloured by phase (generation green, Cholesky blue, solve orange), the
-     potrf chain - the Cholesky's critical path - in red and outlined; the
-     makespan and the resource utilisation (time in tasks / (workers x
-     makespan), over the whole and over its first 90 %) in the title;
+     potrf chain - the Cholesky's critical path - in red and outlined, and
+     under each rank's workers its comm lane, with a line per transfer from
+     the sender's comm lane to the receiver's; the makespan and the
+     resource utilisation (time in tasks / (workers x makespan), over the
+     whole and over its first 90 %) in the title;
   2. the iteration panel (seed 000, Figure 3): each task at the height of
      its Cholesky step k (generation at 0, step k at k + 1, the solve and
      products after the Cholesky at NT + 1);
@@ -60,7 +62,7 @@ simulate-cluster --trace as four panels on one time axis:
 
 --iteration K draws one likelihood evaluation of a fit (its iteration
 mark). It prints the makespan, the utilisation and the task counts (--json:
-one object).`,
+one object). The legends sit beside the panels, off the data.`,
 		Example: `  exageostat fit --n 3600 --trace t.json --max-evals 3 && exageostat trace view t.json --iteration 2 --out t.svg
   mpirun -np 2 exageostat fit --n 3600 --workers 1 --trace t2.json && exageostat trace view t2.json --out t2.png
   exageostat simulate-cluster --config configs/cluster-chetemi-chifflet.toml --n 48000 --trace sim.json && exageostat trace view sim.json --out sim.svg`,
@@ -87,14 +89,9 @@ one object).`,
 			if err := checkOutputs("trace view", []job.File{{Flag: "out", Path: out}}, job.File{Flag: "trace", Path: in}); err != nil {
 				return err
 			}
-			f, err := os.Open(in)
+			ev, err := trace.ReadFile(in)
 			if err != nil {
 				return badInput("trace view: %v", err)
-			}
-			ev, err := trace.ReadChrome(bufio.NewReader(f))
-			f.Close()
-			if err != nil {
-				return badInput("trace view: %s: %v", in, err)
 			}
 			sum, err := plot.TraceView(out, ev, plot.TraceViewOptions{Iteration: iter, Title: filepath.Base(in), DPI: dpi})
 			if err != nil {
@@ -116,6 +113,64 @@ one object).`,
 	f.IntVar(&iter, "iteration", 0, "draw only this iteration (likelihood evaluation) of the trace")
 	f.Float64Var(&dpi, "dpi", 150, "resolution of a PNG")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	return c
+}
+
+func newTraceMergeCmd() *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "merge RANK.paje... --out FILE.json|paje|csv",
+		Short: "Merge the per-rank trace files of a run into one trace (Perfetto JSON and Paje)",
+		Long: `A run given --trace T.json writes each rank's trace to T.rank<R>.paje as it
+goes (a Paje file of whole lines: readable even after the run was killed)
+and merges them at its end into T.json (Perfetto, chrome://tracing) and
+T.paje (ViTE, pajeng's pj_dump, StarVZ). merge does the same on demand,
+from the rank files of a run that did not end, or of ranks that wrote on
+their own nodes' disks: --out FILE.json writes Chrome JSON and FILE.paje
+beside it, FILE.paje Paje only, FILE.csv CSV and FILE.paje. In the Paje
+file, the transfers whose two sides are in the files are links between
+the ranks' comm containers.`,
+		Example: `  exageostat trace merge t.rank0.paje t.rank1.paje --out t.json
+  vite t.paje; pj_dump t.paje | head`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return badInput("trace merge: give the ranks' trace files (T.rank0.paje ...)")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			if out == "" {
+				return badInput("trace merge: --out FILE.json, FILE.paje or FILE.csv is required")
+			}
+			ins := make([]job.File, len(args))
+			for i, a := range args {
+				ins[i] = job.File{Flag: "rank file", Path: a}
+			}
+			outs := []job.File{{Flag: "out", Path: out}}
+			if !strings.EqualFold(filepath.Ext(out), ".paje") {
+				outs = append(outs, job.File{Flag: "out", Path: trace.PajePath(out)})
+			}
+			if err := checkOutputs("trace merge", outs, ins...); err != nil {
+				return err
+			}
+			var ev []trace.Event
+			for _, a := range args {
+				e, err := trace.ReadFile(a)
+				if err != nil {
+					return badInput("trace merge: %v", err)
+				}
+				ev = append(ev, e...)
+			}
+			trace.Sort(ev)
+			files, err := trace.WriteOutputs(out, ev)
+			if err != nil {
+				return badInput("trace merge: --out: %v", err)
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d events from %d file(s)\n", strings.Join(files, ", "), len(ev), len(args))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&out, "out", "", "the merged trace: FILE.json (and FILE.paje beside it), FILE.paje or FILE.csv")
 	return c
 }
 

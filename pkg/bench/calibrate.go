@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	goruntime "runtime"
 	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
 
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/cputime"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/matern"
@@ -18,9 +20,14 @@ import (
 
 // CalibrateOptions configure Calibrate.
 type CalibrateOptions struct {
-	NB   int     // tile size
-	Reps int     // timed samples per task kind (the median is kept)
-	Nu   float64 // Matérn smoothness of the dcmg tiles; a general value (not 0.5, 1.5, 2.5) has no closed form
+	NB   int // tile size
+	Reps int // timed samples per task kind and round (the median of all is kept)
+	// Stable, if > 0, makes each kind take rounds of Reps samples until
+	// the median of all its samples moves by at most Stable (relative)
+	// from one round to the next, or it has MaxReps samples (0: 10 Reps).
+	Stable  float64
+	MaxReps int
+	Nu      float64 // Matérn smoothness of the dcmg tiles; a general value (not 0.5, 1.5, 2.5) has no closed form
 	// MinSample is the shortest sample, in seconds (0: 200 us): a kernel
 	// that can run again on its own output without changing its cost
 	// (dcmg, syrk, gemm, gemv, geadd, det, dot, zcpy) is repeated within
@@ -51,8 +58,18 @@ type CalibrateOptions struct {
 type KindTiming struct {
 	Kind    string    `json:"kind"`
 	Seconds float64   `json:"seconds"` // median of Samples
-	Samples []float64 `json:"samples"` // seconds per task, one per sample
+	Samples []float64 `json:"samples"` // CPU seconds per task, one per sample
 	Calls   int       `json:"calls"`   // calls per sample
+	// Spread is the samples' interquartile range relative to their
+	// median, (q3 - q1) / median; Medians the median after each round of
+	// Reps samples, and Stable whether the last two are within
+	// CalibrateOptions.Stable.
+	Spread  float64   `json:"spread"`
+	Medians []float64 `json:"round_medians"`
+	Stable  bool      `json:"stable"`
+	// Wall is the median wall time per task over the same samples: above
+	// Seconds by what the OS took from the thread (a loaded machine).
+	Wall float64 `json:"wall_seconds"`
 	// Flops of one task at NB, as the task graph counts them (dcmg: the
 	// entries generated, zcpy: 0), and Flops / Seconds in GFLOP/s (0 for
 	// dcmg and zcpy).
@@ -110,10 +127,16 @@ type calKind struct {
 //	det    sum of the logs of the factor's diagonal
 //	dot    Ddot of an NB-vector, zcpy copy of an NB-vector
 //
-// Each kind runs once untimed, then Reps timed samples; the duration is the
-// median sample. The caller sets the BLAS threads (one, for a task's
-// duration on one worker).
+// Each kind runs once untimed, then rounds of Reps timed samples (one
+// round, or until the median is stable: CalibrateOptions.Stable); the
+// duration is the median sample, its spread the interquartile range. A sample is the CPU time of the calling goroutine's OS
+// thread (locked to it meanwhile: pkg/cputime), so that the OS giving the
+// core to other work on a loaded machine does not lengthen it; its wall
+// time is kept too (KindTiming.Wall). The caller sets the BLAS threads
+// (one, for a task's duration on one worker).
 func Calibrate(o CalibrateOptions) (*Calibration, error) {
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
 	if o.NB < 1 || o.Reps < 1 {
 		return nil, fmt.Errorf("bench: calibrate needs nb and reps >= 1 (got %d, %d)", o.NB, o.Reps)
 	}
@@ -236,7 +259,7 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 			return nil, fmt.Errorf("bench: calibrate: no measurement for task kind %q", name)
 		}
 		ck.kind = name
-		kt := measure(ck, o.Reps, o.MinSample, evict)
+		kt := measure(ck, o, evict)
 		if kt.Flops > 0 && name != kind.Dcmg {
 			kt.Gflops = kt.Flops / kt.Seconds * 1e-9
 		}
@@ -248,8 +271,12 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 		case kt.Gflops > 0:
 			rate = fmt.Sprintf("  (%.2f GFLOP/s)", kt.Gflops)
 		}
-		progress(fmt.Sprintf("%-6s nb=%d  median %s over %d samples of %d call(s)%s",
-			name, nb, formatSeconds(kt.Seconds), o.Reps, kt.Calls, rate))
+		stable := ""
+		if o.Stable > 0 && !kt.Stable {
+			stable = ", not stable"
+		}
+		progress(fmt.Sprintf("%-6s nb=%d  median %s, spread %.1f %% (IQR), over %d samples of %d call(s)%s%s",
+			name, nb, formatSeconds(kt.Seconds), 100*kt.Spread, len(kt.Samples), kt.Calls, rate, stable))
 	}
 	if math.IsNaN(sink) {
 		progress("note: NaN in the det/dot test values")
@@ -257,55 +284,87 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 	return res, nil
 }
 
-// measure times ck: one untimed call, then reps samples of calls calls
-// each (calls > 1 only for repeatable kernels shorter than minSample).
-func measure(ck calKind, reps int, minSample float64, evict func()) KindTiming {
-	once := func() float64 {
+// measure times ck: one untimed call, then rounds of o.Reps samples of
+// calls calls each (calls > 1 only for repeatable kernels shorter than
+// o.MinSample), in the thread's CPU time and in wall time, until the
+// median is stable (o.Stable) or there are o.MaxReps samples; one round
+// without o.Stable.
+func measure(ck calKind, o CalibrateOptions, evict func()) KindTiming {
+	// timed runs ck calls times (after setup and eviction) and returns
+	// the CPU and wall seconds per call.
+	timed := func(calls int) (cpu, wall float64) {
 		if ck.setup != nil {
 			ck.setup()
 		}
 		if evict != nil {
 			evict()
 		}
+		c0, _ := cputime.Thread()
 		t0 := time.Now()
-		ck.run()
-		return time.Since(t0).Seconds()
+		for range calls {
+			ck.run()
+		}
+		wall = time.Since(t0).Seconds()
+		c1, ok := cputime.Thread()
+		cpu = float64(c1-c0) * 1e-9
+		if !ok {
+			cpu = wall
+		}
+		return cpu / float64(calls), wall / float64(calls)
 	}
-	first := once() // warm-up: caches, page faults, lazy initialisation
+	first, _ := timed(1) // warm-up: caches, page faults, lazy initialisation
 	calls := 1
-	if ck.repeat && first < minSample {
-		calls = int(min(math.Ceil(minSample/math.Max(first, 1e-9)), 1e6))
+	if ck.repeat && first < o.MinSample {
+		calls = int(min(math.Ceil(o.MinSample/math.Max(first, 1e-9)), 1e6))
 		// A second estimate: the first call is often the slowest.
-		if ck.setup != nil {
-			ck.setup()
-		}
-		t0 := time.Now()
-		for range calls {
-			ck.run()
-		}
-		per := time.Since(t0).Seconds() / float64(calls)
-		calls = int(min(math.Ceil(minSample/math.Max(per, 1e-9)), 1e6))
+		per, _ := timed(calls)
+		calls = int(min(math.Ceil(o.MinSample/math.Max(per, 1e-9)), 1e6))
 	}
-	kt := KindTiming{Kind: ck.kind, Flops: ck.flops, Calls: calls, Samples: make([]float64, reps)}
-	for r := range reps {
-		if calls == 1 {
-			kt.Samples[r] = once()
-			continue
-		}
-		if ck.setup != nil {
-			ck.setup()
-		}
-		if evict != nil {
-			evict()
-		}
-		t0 := time.Now()
-		for range calls {
-			ck.run()
-		}
-		kt.Samples[r] = time.Since(t0).Seconds() / float64(calls)
+	kt := KindTiming{Kind: ck.kind, Flops: ck.flops, Calls: calls}
+	var walls []float64
+	maxReps := o.MaxReps
+	if maxReps < o.Reps {
+		maxReps = 10 * o.Reps
 	}
-	kt.Seconds = median(kt.Samples)
+	for len(kt.Samples) < maxReps {
+		for range o.Reps {
+			c, w := timed(calls)
+			kt.Samples, walls = append(kt.Samples, c), append(walls, w)
+		}
+		kt.Medians = append(kt.Medians, median(kt.Samples))
+		if o.Stable <= 0 {
+			break
+		}
+		if n := len(kt.Medians); n >= 2 && math.Abs(kt.Medians[n-1]-kt.Medians[n-2]) <= o.Stable*kt.Medians[n-2] {
+			kt.Stable = true
+			break
+		}
+	}
+	kt.Seconds, kt.Wall, kt.Spread = median(kt.Samples), median(walls), spread(kt.Samples)
 	return kt
+}
+
+// spread is the interquartile range of xs relative to their median (0 for
+// a median of 0).
+func spread(xs []float64) float64 {
+	m := median(xs)
+	if !(m > 0) {
+		return 0
+	}
+	return (quantile(xs, 0.75) - quantile(xs, 0.25)) / m
+}
+
+// quantile returns the q-quantile of xs (linear interpolation between
+// order statistics).
+func quantile(xs []float64, q float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	p := q * float64(len(s)-1)
+	i := int(p)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (p-float64(i))*(s[i+1]-s[i])
 }
 
 // formatSeconds prints a duration with a unit that suits it.

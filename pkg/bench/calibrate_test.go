@@ -111,3 +111,48 @@ func TestCalibrateKindsKernels(t *testing.T) {
 		t.Error("unknown kind accepted")
 	}
 }
+
+// TestCalibrateStable: with Stable, each kind takes rounds of Reps samples
+// until the median of all moves by at most Stable from one round to the
+// next (checked on the recorded round medians, each the median of the
+// samples so far), or MaxReps samples; its spread is the samples'
+// interquartile range over their median, computed here by sorting.
+func TestCalibrateStable(t *testing.T) {
+	kernels.DefaultThreads().SetThreads(1)
+	const reps, maxReps, tol = 3, 12, 0.05
+	c, err := Calibrate(CalibrateOptions{NB: 32, Reps: reps, Nu: 0.5, Stable: tol, MaxReps: maxReps, Kinds: []string{"gemm", "potrf"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range c.Kinds {
+		n := len(k.Samples)
+		if n%reps != 0 || n < 2*reps || n > maxReps || len(k.Medians) != n/reps {
+			t.Fatalf("%s: %d samples, medians %v", k.Kind, n, k.Medians)
+		}
+		for r, m := range k.Medians {
+			if want := median(k.Samples[:(r+1)*reps]); m != want {
+				t.Errorf("%s: round %d median %g, want %g", k.Kind, r, m, want)
+			}
+		}
+		last, prev := k.Medians[len(k.Medians)-1], k.Medians[len(k.Medians)-2]
+		if stable := math.Abs(last-prev) <= tol*prev; stable != k.Stable || (!stable && n != maxReps) {
+			t.Errorf("%s: medians %v, stable %v, %d samples", k.Kind, k.Medians, k.Stable, n)
+		}
+		s := slices.Clone(k.Samples)
+		slices.Sort(s)
+		q := func(p float64) float64 { // the p-quantile, interpolated
+			x := p * float64(len(s)-1)
+			i := int(x)
+			if i+1 >= len(s) {
+				return s[i]
+			}
+			return s[i] + (x-float64(i))*(s[i+1]-s[i])
+		}
+		if want := (q(0.75) - q(0.25)) / k.Seconds; math.Abs(k.Spread-want) > 1e-12*want || k.Seconds != median(k.Samples) {
+			t.Errorf("%s: spread %g, want %g", k.Kind, k.Spread, want)
+		}
+		if !(k.Wall > 0) {
+			t.Errorf("%s: wall %g", k.Kind, k.Wall)
+		}
+	}
+}

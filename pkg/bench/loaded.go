@@ -13,8 +13,10 @@ import (
 // goroutine one worker, BLAS single-threaded as set by the caller) and
 // returns, per task kind, the median over the goroutines of their median
 // durations, averaged over the ranks (every rank returns the same).
-// Each kind's Samples hold the calling rank's samples of every goroutine;
-// Progress, if set, is called by the first goroutine only.
+// Each kind's Samples hold the calling rank's samples of every goroutine,
+// its Spread is theirs, its Wall the median of the goroutines', it is
+// Stable if every goroutine's was, and its Medians are the first
+// goroutine's; Progress, if set, is called by the first goroutine only.
 //
 // With every core busy, tasks run 10-30 % slower than on one idle core
 // (shared caches and memory bandwidth, lower all-core clocks), and a
@@ -41,9 +43,14 @@ func CalibrateLoaded(o CalibrateOptions, workers int, w comm.Comm) (*Calibration
 	for k, kt := range cals[0].Kinds {
 		kt.Seconds = mean[kt.Kind]
 		kt.Samples = nil
+		var walls []float64
 		for _, c := range cals {
 			kt.Samples = append(kt.Samples, c.Kinds[k].Samples...)
+			walls = append(walls, c.Kinds[k].Wall)
+			kt.Stable = kt.Stable && c.Kinds[k].Stable
 		}
+		kt.Wall = median(walls)
+		kt.Spread = spread(kt.Samples)
 		if kt.Gflops > 0 && kt.Seconds > 0 {
 			kt.Gflops = kt.Flops / kt.Seconds * 1e-9
 		}

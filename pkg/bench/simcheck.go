@@ -8,6 +8,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/cputime"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -53,14 +54,25 @@ type SimCheckRow struct {
 	RealMax float64 `json:"real_max_seconds"`
 	// RealBusy is the fraction of the workers' time spent in tasks.
 	RealBusy float64 `json:"real_busy"`
+	// RealLoaded is Real less the time the OS kept the workers waiting
+	// for a core (other processes on a loaded machine): the median over
+	// the evaluations of the slowest rank's wall minus its workers' mean
+	// run delay during the evaluation (cputime.RunDelay of their
+	// threads): the run on a machine of its own, which the simulator
+	// models.
+	// ErrCalibratedLoaded and ErrTraceLoaded are the errors against it.
+	RealLoaded          float64 `json:"real_unloaded_seconds"`
+	ErrCalibratedLoaded float64 `json:"err_calibrated_unloaded"`
+	ErrTraceLoaded      float64 `json:"err_trace_unloaded"`
 	// SimCalibrated is the simulated makespan with the calibrated task
 	// durations, and ErrCalibrated = SimCalibrated / Real - 1.
 	SimCalibrated float64 `json:"sim_calibrated_seconds"`
 	ErrCalibrated float64 `json:"err_calibrated"`
 	// SimTrace is the simulated makespan with the mean duration of each
-	// task kind in the real runs (full tiles only), as StarPU's
-	// history-based performance models give it, and ErrTrace its error:
-	// what remains is the simulator's model of scheduling and messages.
+	// task kind in the real runs (full tiles only; CPU time, as the
+	// calibration), as StarPU's history-based performance models give
+	// it, and ErrTrace its error: what remains is the simulator's model
+	// of scheduling and messages.
 	SimTrace float64 `json:"sim_trace_seconds"`
 	ErrTrace float64 `json:"err_trace"`
 	// SimBusy is the fraction of the workers' time in tasks in the
@@ -186,7 +198,7 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up
 		return nil, err
 	}
-	var walls []float64
+	var walls, unloaded []float64
 	var events []trace.Event
 	var realMsgs int
 	var realBytes int64
@@ -203,9 +215,12 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 			cals[k] = append(cals[k], c[k])
 		}
 		skip := len(ev.Events())
+		tids := rt.WorkerThreads()
+		d0 := runDelay(tids)
 		t0 := time.Now()
 		_, st, err := ev.LogLik(o.Theta)
 		wall := time.Since(t0).Seconds()
+		delay := (runDelay(tids) - d0) / float64(max(len(tids), 1))
 		if err != nil {
 			return nil, err
 		}
@@ -220,10 +235,16 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 			return nil, err
 		}
 		walls = append(walls, float64(-slowest)*1e-9)
-		events = append(events, ev.Events()[skip:]...)
+		mine := ev.Events()[skip:]
+		u, err := w.AllreduceMin(-int64(math.Round((wall - delay) * 1e9)))
+		if err != nil {
+			return nil, err
+		}
+		unloaded = append(unloaded, float64(-u)*1e-9)
+		events = append(events, mine...)
 	}
 	row := &SimCheckRow{N: n, Tiles: nt, Real: median(walls), RealMin: slices.Min(walls), RealMax: slices.Max(walls),
-		RealMessages: realMsgs, RealBytes: realBytes}
+		RealLoaded: median(unloaded), RealMessages: realMsgs, RealBytes: realBytes}
 
 	calMed := make([]float64, len(kinds))
 	for k := range kinds {
@@ -261,7 +282,7 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 		var cnt int
 		for _, e := range events {
 			if e.Kind == kind && e.Flops == maxFlops[kind] {
-				sum += e.Duration()
+				sum += taskSeconds(e)
 				cnt++
 			}
 		}
@@ -296,6 +317,7 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 	}
 	row.SimCalibrated, row.ErrCalibrated = simCal.Makespan, simCal.Makespan/row.Real-1
 	row.SimTrace, row.ErrTrace = simTr.Makespan, simTr.Makespan/row.Real-1
+	row.ErrCalibratedLoaded, row.ErrTraceLoaded = simCal.Makespan/row.RealLoaded-1, simTr.Makespan/row.RealLoaded-1
 	var simBusy float64
 	for _, k := range kinds { // in a fixed order: the same sum on every rank
 		simBusy += simTr.Kinds[k].Busy
@@ -303,4 +325,25 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 	row.SimBusy = simBusy / (simTr.Makespan * float64(w.Size()*o.Workers))
 	row.Messages, row.Bytes = simTr.Messages, simTr.Bytes
 	return row, nil
+}
+
+// taskSeconds is a real task's duration as the calibration measures it:
+// its kernel's CPU time where measured, else its wall time.
+func taskSeconds(e trace.Event) float64 {
+	if e.CPU > 0 {
+		return float64(e.CPU) * 1e-9
+	}
+	return e.Duration()
+}
+
+// runDelay returns the seconds the threads tids have waited for a core so
+// far, summed (0 where the system cannot tell).
+func runDelay(tids []int) float64 {
+	var s int64
+	for _, t := range tids {
+		if d, ok := cputime.RunDelay(t); ok {
+			s += d
+		}
+	}
+	return float64(s) * 1e-9
 }

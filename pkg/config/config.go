@@ -39,6 +39,14 @@ type Fit struct {
 	REML         bool      `toml:"reml"`         // restricted likelihood (with a mean)
 	NB           int       `toml:"nb"`           // tile size (0: automatic)
 	Workers      int       `toml:"workers"`      // 0: one per core
+	// Pin is whether each CPU worker is pinned to one core of the
+	// process's affinity mask (ranks of one node that share a mask split
+	// it; the buffers a worker allocates go on its NUMA node where there
+	// are several): on, off, or auto (the default: on when the machine is
+	// quiet, its load average under half the CPUs of the mask; a pinned
+	// worker on a loaded machine cannot move to a core another process
+	// leaves, docs/scheduling.md).
+	Pin string `toml:"pin"`
 	// GPUs asks for that many GPU workers per rank (0: none): they run in
 	// the CUDA build, which the plain binary hands over to after checking
 	// for devices (pkg/gpu).
@@ -47,9 +55,11 @@ type Fit struct {
 	// "host-test:N[:SIZE]" gives N host-test devices of SIZE bytes each
 	// (suffix KiB, MiB or GiB; 1GiB if left out); "" none.
 	Devices string `toml:"devices"`
-	// Scheduler is the runtime's policy: eager (a free worker takes the
-	// highest-priority task it can run) or dmda (a task goes to the worker
-	// that completes it first by the performance model).
+	// Scheduler is the runtime's policy (Schedulers; StarPU's names):
+	// prio (a free worker takes the highest-priority task it can run),
+	// eager (the first ready), ws and lws (work stealing), dmda and dmdas
+	// (a task goes to the worker that completes it first by the
+	// performance model).
 	Scheduler string `toml:"scheduler"`
 	// PerfModel is a performance-model file (pkg/perfmodel): read, when
 	// it exists, for dmda's expected durations, and written at the end
@@ -137,6 +147,10 @@ type Fit struct {
 	FlagKeys map[string]bool `toml:"-"`
 }
 
+// Schedulers returns the values of the key scheduler: the runtime's
+// schedulers (pkg/runtime's Schedulers, which a test keeps equal).
+func Schedulers() []string { return []string{"eager", "prio", "ws", "lws", "dmda", "dmdas"} }
+
 // DefaultFit returns the defaults: Matérn, bounds [0.001, 5]^3, data-driven
 // start on a log scale, ftol_abs 1e-5, automatic tile size, and the embedded default
 // problem N = 1600, theta = (1, 0.1, 0.5), seed 1.
@@ -147,8 +161,8 @@ func DefaultFit() Fit {
 		Start: "data", Search: "log", Profile: "auto", CILevel: 0.95, Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
 		Approx:    DefaultApprox(),
 		Vecchia:   DefaultVecchia(),
-		Scheduler: "eager",
-		N:         1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
+		Scheduler: "prio", Pin: "auto",
+		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 		Phase: Phase{Distribution: "bc"}, Overlap: AllOverlap(),
 	}
 }

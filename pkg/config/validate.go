@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -435,8 +436,10 @@ func (f *Fit) Validate() error {
 		return bad("workers", "must be in [0, %d] (0: one per core), got %d", MaxWorkers, f.Workers)
 	case f.GPUs < 0 || f.GPUs > 64:
 		return bad("gpus", "must be in [0, 64] (0: no GPU workers), got %d", f.GPUs)
-	case f.Scheduler != "eager" && f.Scheduler != "dmda":
-		return bad("scheduler", "must be eager or dmda, got %q", f.Scheduler)
+	case f.Pin != "auto" && f.Pin != "on" && f.Pin != "off":
+		return bad("pin", "must be auto, on or off, got %q", f.Pin)
+	case !slices.Contains(Schedulers(), f.Scheduler):
+		return bad("scheduler", "must be one of %s, got %q", strings.Join(Schedulers(), ", "), f.Scheduler)
 	case f.Devices != "" && !devicesOK(f.Devices):
 		_, err := ParseDevices(f.Devices)
 		return bad("devices", "%v", err)
@@ -639,6 +642,11 @@ type Simulate struct {
 	NB          int       `toml:"nb"`
 	Workers     int       `toml:"workers"`
 	MemoryLimit string    `toml:"memory_limit"`
+	// JSON, when set, is where the run's summary goes (its per-rank
+	// memory table included); Trace, when set, is its trace file (as
+	// fit's: each rank's Paje file as it goes, merged at the end).
+	JSON  string `toml:"json"`
+	Trace string `toml:"trace"`
 	// Distribution of the tiles over the MPI ranks (ignored on one rank).
 	Phase
 	// Approx: the factor L of z = L e (exact, or tlr, mp, dst), or
@@ -728,8 +736,11 @@ type Predict struct {
 	// out: the observations split at random (seeded by Seed) into Folds
 	// groups of nearly equal size, each kriged from the others at Theta.
 	Folds int `toml:"folds"`
-	// JSON, when set, is where cv writes its summary.
-	JSON string `toml:"json"`
+	// JSON, when set, is where predict or cv writes its summary (the
+	// per-rank memory table included); Trace, when set, is the run's
+	// trace file (as fit's).
+	JSON  string `toml:"json"`
+	Trace string `toml:"trace"`
 	// Plot, when set, is the directory where cv writes its pictures (a
 	// map of the standardised residuals and their normal QQ plot), at DPI
 	// dots per inch (0: 300), the observed variable named ZName ("z" if

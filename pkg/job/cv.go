@@ -140,6 +140,7 @@ type CVResult struct {
 	Seed    uint64          `json:"seed,omitempty"`
 	Summary *CVSummary      `json:"summary"`
 	Seconds float64         `json:"seconds"`
+	Memory  []RankMemory    `json:"memory,omitempty"` // every rank's (PredictResult.Memory)
 	Run     *provenance.Run `json:"run,omitempty"`
 }
 
@@ -147,7 +148,7 @@ type CVResult struct {
 func writeCVJSON(env Env, cfg config.Predict, res *PredictResult, workers int) error {
 	run := provenance.New(env.Command, res.Ranks, workers)
 	env.inputs().Record(run) // the data, and the fit result of --theta-from
-	out := CVResult{Kernel: cfg.Kernel, Theta: cfg.Theta, Nugget: cfg.Nugget, Mean: cfg.Mean, Summary: res.CV, Seconds: res.Seconds, Run: run}
+	out := CVResult{Kernel: cfg.Kernel, Theta: cfg.Theta, Nugget: cfg.Nugget, Mean: cfg.Mean, Summary: res.CV, Seconds: res.Seconds, Memory: res.Memory, Run: run}
 	if cfg.Folds > 0 {
 		out.Seed = cfg.Seed
 	}

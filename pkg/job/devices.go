@@ -24,8 +24,8 @@ type placement struct {
 
 // placementOf reads cfg's devices, scheduler and performance model: the
 // model's file is read when it exists (a file that cannot be read is an
-// input error naming it); dmda without a file learns from this run's
-// history only.
+// input error naming it, and so is a value that is not a duration); dmda
+// and dmdas without a file learn from this run's history only.
 func placementOf(cmd string, cfg config.Fit, env Env, nb int) (placement, error) {
 	p := placement{cmd: cmd}
 	d, err := config.ParseDevices(cfg.Devices)
@@ -67,18 +67,19 @@ func placementOf(cmd string, cfg config.Fit, env Env, nb int) (placement, error)
 		default:
 			return p, badInput("%s: --perfmodel: %v", cmd, err)
 		}
-	} else if p.scheduler == runtime.DMDA {
+	} else if modelled(p.scheduler) {
 		p.model = perfmodel.New()
 	}
 	return p, nil
 }
 
+// modelled reports whether scheduler places tasks by a performance model.
+func modelled(scheduler string) bool { return scheduler == runtime.DMDA || scheduler == runtime.DMDAS }
+
 // apply sets the runtime options of p.
 func (p placement) apply(ro *runtime.Options) {
 	ro.Devices = p.devices
-	if p.scheduler == runtime.DMDA {
-		ro.Scheduler = runtime.DMDA
-	}
+	ro.Scheduler = p.scheduler
 	if p.model != nil {
 		ro.PerfModel, ro.History = p.model, p.model
 	}

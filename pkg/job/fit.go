@@ -94,7 +94,9 @@ type FitResult struct {
 	// TrueTheta is the theta the data were simulated with (no data given).
 	TrueTheta []float64 `json:"true_theta,omitempty"`
 	// PerEval averages the steps' seconds: wall, and the busy seconds of
-	// gen, chol and solve.
+	// gen, chol and solve, in wall time and in the workers' CPU time
+	// (gen_cpu, chol_cpu, solve_cpu: what the OS took from the workers
+	// left out).
 	PerEval      map[string]float64    `json:"seconds_per_evaluation"`
 	Ranks        int                   `json:"ranks"`
 	Distribution string                `json:"distribution,omitempty"`
@@ -175,6 +177,7 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 		return nil, err
 	}
 	rt, err := f.start()
+	defer f.tr.close() // a run that stops early leaves each rank's trace file
 	if err != nil {
 		return nil, err
 	}
@@ -184,11 +187,11 @@ func Fit(cfg config.Fit, env Env) (_ *FitResult, err error) {
 	if err != nil {
 		return nil, err
 	}
-	out, events, err := f.assess(rt, res)
+	out, traced, err := f.assess(rt, res)
 	if err != nil {
 		return nil, err
 	}
-	return f.write(out, events)
+	return f.write(out, traced)
 }
 
 // fitJob is one fit as it passes through the stages of Fit: what prepare
@@ -236,6 +239,8 @@ type fitJob struct {
 	lim      memory.Limit
 	ov       likelihood.Overlap
 	pl       placement
+	tr       *traceRun // --trace: each rank's file as it goes
+	pins     *pinPlan  // --pin
 
 	// search
 	meanTerms []string
@@ -468,7 +473,11 @@ func (f *fitJob) start() (*runtime.Runtime, error) {
 	if f.pl, err = placementOf("fit", f.cfg, f.env, f.nb); err != nil {
 		return nil, err
 	}
-	return newRuntimeWith(f.w, f.workers, true, &f.ov, f.pl)
+	if f.tr, err = openTrace(f.cfg.Trace, f.w); err != nil {
+		return nil, err
+	}
+	f.pins = pinning(f.cfg.Pin, f.workers) // logged once the inputs are known good
+	return newRuntimeWith(f.w, f.workers, true, &f.ov, f.pl, f.tr, f.pins)
 }
 
 // search is Fit's third stage: the data (simulated on the runtime when
@@ -484,7 +493,7 @@ func (f *fitJob) search(rt *runtime.Runtime) (*mle.FitResult, error) {
 		return nil, err
 	}
 	f.fo = mle.FitOptions{Model: f.model, Metric: f.metric, Nugget: cfg.Nugget, NB: f.nb, Workers: f.workers,
-		Trace: cfg.Trace != "", Opt: f.opt, Profile: f.profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: f.lo.Owner, GenOwner: f.lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &f.ov,
+		Opt: f.opt, Profile: f.profile, Covariates: meanCols, REML: cfg.REML, Runtime: rt, Owner: f.lo.Owner, GenOwner: f.lo.GenOwner, Solve: solveMode(cfg.Solve), Overlap: &f.ov,
 		Approx: fitApprox(*cfg)}
 	f.asmt.ApproxNote = approxNote(*cfg)
 	ao := assessOptions{test: test, train: f.d, free: f.free, stderr: f.stderr, trueTheta: cfg.TrueTheta,
@@ -507,14 +516,15 @@ func (f *fitJob) search(rt *runtime.Runtime) (*mle.FitResult, error) {
 	if f.w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", f.w.Size(), f.workers, f.distName)
 	}
-	return f.maximise()
+	env.logf("fit: %s\n", f.pins.note)
+	return f.maximise(rt)
 }
 
 // maximise runs the search. Every evaluation computed goes to the
 // checkpoint; a resumed search replays the checkpoint's; the ranks agree
 // after each on stopping (a signal, the deadline: stopping.go), which
-// sets f.fin.
-func (f *fitJob) maximise() (*mle.FitResult, error) {
+// sets f.fin. Rank 0's progress meter draws the evaluation under way.
+func (f *fitJob) maximise(rt *runtime.Runtime) (*mle.FitResult, error) {
 	cfg, env, fs := &f.cfg, f.env, f.fs
 	if err := fs.early(); err != nil {
 		return nil, err
@@ -524,13 +534,21 @@ func (f *fitJob) maximise() (*mle.FitResult, error) {
 		f.fo.Opt.Replay = f.resume.cache
 	}
 	fs.setPhase(phaseSearch)
+	var meter *meter
+	if f.w.Rank() == 0 {
+		meter = startMeter(rt, env.Progress, env.ProgressTTY, env.ProgressHead, ProgressEvery)
+	}
+	meter.begin("eval 1")
 	res, err := mle.Fit(f.d, f.fo, func(s mle.Step) {
+		meter.end()
 		fs.step(s)
 		f.ckw.add(s.Eval)
 		if env.Step != nil {
 			env.Step(s)
 		}
+		meter.begin(fmt.Sprintf("eval %d", s.N+1))
 	})
+	meter.close()
 	fs.setPhase(phaseAfter)
 	if errors.Is(err, mle.ErrInterrupted) {
 		in := fs.interrupted(0, CheckpointPath(*cfg))
@@ -615,8 +633,9 @@ func (f *fitJob) searchData(rt *runtime.Runtime) (test *dataset.Data, meanCols [
 // assess is Fit's fourth stage: the result of the search with the mean
 // model's coefficients, the assessment made at the estimate, the profile
 // intervals (--ci profile), the flags on the fit, and the ranks' reports
-// gathered on rank 0 (memory, trace events, devices: collectives).
-func (f *fitJob) assess(rt *runtime.Runtime, res *mle.FitResult) (*FitResult, []trace.Event, error) {
+// gathered on rank 0 (memory, the trace merged from the ranks' files,
+// devices: collectives); it returns the trace files written (rank 0).
+func (f *fitJob) assess(rt *runtime.Runtime, res *mle.FitResult) (*FitResult, []string, error) {
 	cfg, w := &f.cfg, f.w
 	out := fitResult(f.names, res, *cfg, f.model, f.metric, f.nb, f.workers)
 	out.Profile = onOff(f.profile)
@@ -662,11 +681,9 @@ func (f *fitJob) assess(rt *runtime.Runtime, res *mle.FitResult) (*FitResult, []
 		PeakRSSBytes: memory.PeakRSS(), NeedBytes: f.need[w.Rank()], AvailableBytes: f.lim.Bytes, AvailableSource: f.lim.Source}); err != nil {
 		return nil, nil, err
 	}
-	var events []trace.Event
-	if cfg.Trace != "" {
-		if events, err = rt.GatherEvents(res.Events, 0); err != nil {
-			return nil, nil, err
-		}
+	traced, err := f.tr.finish(w)
+	if err != nil {
+		return nil, nil, err
 	}
 	out.Scheduler, out.Devices = cfg.Scheduler, rt.DeviceStats()
 	if len(out.Devices) == 0 {
@@ -675,7 +692,7 @@ func (f *fitJob) assess(rt *runtime.Runtime, res *mle.FitResult) (*FitResult, []
 	for _, ds := range out.Devices {
 		f.env.logf("%v\n", ds)
 	}
-	return out, events, nil
+	return out, traced, nil
 }
 
 // intervals adds --ci profile's intervals to out: each free parameter's
@@ -704,7 +721,7 @@ func (f *fitJob) intervals(out *FitResult, res *mle.FitResult) error {
 // performance models; rank 0 adds the run's provenance and writes the
 // trace and the JSON result. It returns the result with the search's
 // interruption, if any.
-func (f *fitJob) write(out *FitResult, events []trace.Event) (*FitResult, error) {
+func (f *fitJob) write(out *FitResult, traced []string) (*FitResult, error) {
 	if err := f.pl.save(f.w.Rank()); err != nil {
 		return nil, err
 	}
@@ -713,10 +730,8 @@ func (f *fitJob) write(out *FitResult, events []trace.Event) (*FitResult, error)
 	}
 	f.in.Record(f.run)
 	out.Run = f.run
-	if f.cfg.Trace != "" {
-		if err := trace.WriteFile(f.cfg.Trace, events); err != nil {
-			return nil, err
-		}
+	if len(traced) > 0 {
+		f.env.logf("trace: wrote %s (each rank's as it ran: %s)\n", strings.Join(traced, ", "), trace.RankPath(f.cfg.Trace, 0))
 	}
 	if f.cfg.JSON != "" {
 		if err := WriteJSON(f.cfg.JSON, out); err != nil {
@@ -1074,7 +1089,7 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 	o := &FitResult{Kernel: string(model), Distance: MetricName(metric), Params: names, Theta: r.Theta, LogLik: r.LogLik,
 		Evaluations: r.Evaluations, Failed: r.Failed, Restarts: r.Restarts, Replayed: r.Replayed, Seconds: r.Seconds, Status: r.Status, N: r.N, NB: nb,
 		Workers: workers, Lower: cfg.Lower, Upper: cfg.Upper, Start: r.Start, Nugget: cfg.Nugget,
-		PerEval: map[string]float64{"wall": 0, "gen": 0, "chol": 0, "solve": 0}, Comm: evalComm(r)}
+		PerEval: map[string]float64{"wall": 0, "gen": 0, "chol": 0, "solve": 0, "gen_cpu": 0, "chol_cpu": 0, "solve_cpu": 0}, Comm: evalComm(r)}
 	if cfg.Simulated() {
 		o.TrueTheta = cfg.Theta
 		if model.HasTau2(len(names)) && len(cfg.Theta) == len(names)-1 {
@@ -1111,6 +1126,9 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 		o.PerEval["gen"] += s.Stats.Gen
 		o.PerEval["chol"] += s.Stats.Chol
 		o.PerEval["solve"] += s.Stats.Solve
+		o.PerEval["gen_cpu"] += s.Stats.GenCPU
+		o.PerEval["chol_cpu"] += s.Stats.CholCPU
+		o.PerEval["solve_cpu"] += s.Stats.SolveCPU
 	}
 	for k := range o.PerEval {
 		o.PerEval[k] /= float64(max(len(r.Steps)-r.Replayed, 1))

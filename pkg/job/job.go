@@ -41,6 +41,14 @@ type Env struct {
 	Log io.Writer
 	// Step, if not nil, is called after every evaluation of a fit.
 	Step func(mle.Step)
+	// Progress, if not nil, receives a progress line of each evaluation
+	// under way (rank 0; tasks done / given, ETA) every ProgressEvery,
+	// redrawn in place when ProgressTTY (a terminal).
+	Progress    io.Writer
+	ProgressTTY bool
+	// ProgressHead, if not nil, gives the text drawn before the progress
+	// on a terminal's line (the last evaluation's summary).
+	ProgressHead func() string
 	// Quiet keeps Log to warnings (-q): the notes of logf are dropped,
 	// those of warnf kept.
 	Quiet bool
@@ -168,8 +176,9 @@ func newRuntime(w comm.Comm, workers int, trace bool) (*runtime.Runtime, error) 
 }
 
 // newRuntimeWith is newRuntime with the runtime part of the
-// phase-overlap switches ov (nil: all on).
-func newRuntimeWith(w comm.Comm, workers int, trace bool, ov *likelihood.Overlap, pl ...placement) (*runtime.Runtime, error) {
+// phase-overlap switches ov (nil: all on) and options pl (placement,
+// trace).
+func newRuntimeWith(w comm.Comm, workers int, trace bool, ov *likelihood.Overlap, pl ...runtimeOption) (*runtime.Runtime, error) {
 	ro := runtime.Options{Workers: workers, Trace: trace, Comm: w}
 	for _, p := range pl {
 		p.apply(&ro)

@@ -18,7 +18,8 @@ type RankMemory struct {
 	Rank int `json:"rank"`
 	// Busy is the rank's own busy seconds per evaluation, summed over its
 	// workers (gen, chol, solve) and its wall seconds: the load balance
-	// between ranks (FitResult.PerEval is rank 0's).
+	// between ranks (FitResult.PerEval is rank 0's); simulate and
+	// predict give the wall seconds of their run.
 	Busy map[string]float64 `json:"busy_seconds_per_evaluation,omitempty"`
 	// OwnedTileBytes is the size of the lower tiles of the covariance
 	// matrix (and its Cholesky factor) this rank owns under the

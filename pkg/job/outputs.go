@@ -140,7 +140,7 @@ func fitOutputs(cfg *config.Fit) Outputs {
 func predictOutputs(cfg *config.Predict) Outputs {
 	return Outputs{
 		Cmd:     "predict",
-		Outputs: []File{{Flag: "out", Path: cfg.Out}, {Flag: "json", Path: cfg.JSON}, {Flag: "plot", Path: cfg.Plot, Dir: true}},
+		Outputs: []File{{Flag: "out", Path: cfg.Out}, {Flag: "json", Path: cfg.JSON}, {Flag: "trace", Path: cfg.Trace}, {Flag: "plot", Path: cfg.Plot, Dir: true}},
 		Inputs:  []File{{Flag: "data", Path: cfg.Data}, {Flag: "at", Path: cfg.At}, {Flag: "theta-from", Path: cfg.ThetaFrom}},
 	}
 }

@@ -11,32 +11,44 @@ import (
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/memory"
 	"github.com/exageostat/exageostat/pkg/predict"
+	"github.com/exageostat/exageostat/pkg/provenance"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/stop"
 )
 
-// PredictResult describes the predictions that were written.
+// PredictResult describes the predictions that were written. It is also
+// predict's --json summary (rank 0), with every rank's memory and the
+// run's provenance.
 type PredictResult struct {
-	Observed     int // observations used
-	Predicted    int // locations predicted
-	Kernel       string
-	Theta        []float64
-	Out          string
-	Seconds      float64 // wall time of the prediction's task graphs
-	Ranks        int
-	Distribution string // the tiles' distribution over the ranks ("" on one rank)
+	Observed     int       `json:"observed"`  // observations used
+	Predicted    int       `json:"predicted"` // locations predicted
+	Kernel       string    `json:"kernel"`
+	Theta        []float64 `json:"theta"`
+	Nugget       float64   `json:"nugget,omitempty"`
+	Mean         string    `json:"mean"`
+	Out          string    `json:"out"`
+	Seconds      float64   `json:"seconds"` // wall time of the prediction's task graphs
+	Ranks        int       `json:"ranks"`
+	Workers      int       `json:"workers"`
+	Distribution string    `json:"distribution,omitempty"` // the tiles' distribution over the ranks ("" on one rank)
 	// Computation is the factor the kriging solved with (exact, tlr, mp,
 	// dst); the cross-covariances are exact.
-	Computation string
+	Computation string `json:"computation"`
 	// CV scores the cross-validation (cfg.CV).
-	CV *CVSummary
+	CV *CVSummary `json:"-"`
 	// X, Y, Residuals and Standardized are the cross-validation's
 	// locations, residuals e_i and e_i / sqrt(v_i), in the data's order
 	// (rank 0, cfg.CV).
-	X, Y, Residuals, Standardized []float64
+	X, Y, Residuals, Standardized []float64 `json:"-"`
 	// Plots are the PNG files written (cv --plot).
-	Plots []string
+	Plots []string `json:"-"`
+	// Memory is every rank's memory (rank 0; RankMemory, Busy holding the
+	// run's wall seconds), Traced the trace files written (--trace).
+	Memory []RankMemory    `json:"memory,omitempty"`
+	Traced []string        `json:"trace_files,omitempty"`
+	Run    *provenance.Run `json:"run,omitempty"`
 }
 
 // Predict runs `exageostat predict` as cfg says on the ranks of
@@ -88,16 +100,10 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	}
 	obs, nw, metric := pin.obs, pin.nw, pin.metric
 	model := likelihood.Model(cfg.Kernel)
+	res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta,
+		Nugget: cfg.Nugget, Mean: cfg.Mean, Out: cfg.Out, Ranks: w.Size(), Workers: workers}
 	if cfg.Computation == "vecchia" {
-		p, err := predictVecchia(cfg, env, pin, workers, limit)
-		if err != nil {
-			return nil, err
-		}
-		res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
-		if cfg.CV {
-			res.CV = summarise(p.resid, p.r.Var, cfg.Folds)
-		}
-		return finishPredict(cfg, env, pin, res, p, workers)
+		return predictVecchia(cfg, env, pin, res, limit)
 	}
 	n1, n2 := obs.Len()*variables(model), nw.Len()*variables(model) // the matrices' orders
 	nb := tileSize(cfg.NB, n1)
@@ -110,7 +116,6 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err := checkScale(w, cmd, limit, scale{n: n1, nb: nb, g: g, tiles: float64(likelihood.TileBytes(n1, o))}); err != nil {
 		return nil, err
 	}
-	res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, n1, nb, false); err != nil {
 		return nil, err
 	}
@@ -121,11 +126,12 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	addTo(need, predict.KrigeNeed(n1, n2, o, w.Size()))
 	addTo(need, graphNeed(g, n1, nb, o.Owner, w.Size()))
 	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g, most(need)*int64(w.Size())))
-	rt, rs, err := predictRuntime(w, env, cmd, workers, need, limit, what)
+	pr, err := startPredict(w, env, cfg, workers, need, limit, what)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { rs.close(); rt.Close() }()
+	defer pr.close()
+	rt := pr.rt
 	// newEval returns an evaluator of the observations d, their points in
 	// Morton order (perm: point k is row perm[k] of d).
 	newEval := func(d *dataset.Data) (*likelihood.Evaluator, []int, error) {
@@ -182,30 +188,54 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		r, err = krigeAt(ev, cfg.Theta, nw, cfg.Mean)
 	}
 	if err != nil {
-		return nil, predictError(cmd, cfg.Mean, rs, err)
+		return nil, predictError(cmd, cfg.Mean, pr.rs, err)
 	}
+	res.Seconds = r.Seconds
 	if err := checkFailTask(rt, w); err != nil {
 		return nil, err
 	}
-	return finishPredict(cfg, env, pin, res, &predicted{r: r, resid: resid, draws: draws, fold: fold}, workers)
+	return finishPredict(cfg, env, pin, res, &predicted{r: r, resid: resid, draws: draws, fold: fold}, func() (runReport, error) {
+		return reportRun(w, rt, pr.tr, n1, nb, o.Owner, need, pr.lim, res.Seconds)
+	})
 }
 
-// predictRuntime checks each rank's need against its memory (checkMemory),
-// then starts a prediction's runtime on w and its stop control (signals,
-// no deadline: the prediction is past its search). The caller closes
-// both, the stop control first.
-func predictRuntime(w comm.Comm, env Env, cmd string, workers int, need []int64, limit int64, what string) (*runtime.Runtime, *runStop, error) {
-	if _, err := checkMemory(w, cmd, need, limit, what); err != nil {
-		return nil, nil, err
+// predictRun is a prediction's runtime, its trace (--trace) and its stop
+// control, and the memory the ranks may use.
+type predictRun struct {
+	rt  *runtime.Runtime
+	tr  *traceRun
+	rs  *runStop
+	lim memory.Limit
+}
+
+// startPredict checks each rank's need against its memory (checkMemory:
+// what names it), then opens the trace and starts a prediction's runtime
+// on w with its stop control (signals; no deadline: a prediction is past
+// any search). close ends them.
+func startPredict(w comm.Comm, env Env, cfg config.Predict, workers int, need []int64, limit int64, what string) (*predictRun, error) {
+	p := &predictRun{}
+	var err error
+	if p.lim, err = checkMemory(w, cfg.Command(), need, limit, what); err != nil {
+		return nil, err
 	}
-	rt, err := newRuntime(w, workers, false)
-	if err != nil {
-		return nil, nil, err
+	if p.tr, err = openTrace(cfg.Trace, w); err != nil {
+		return nil, err
 	}
-	rs := newRunStop(w, env, stop.Deadline{})
-	rs.setPhase(phaseAfter)
-	rs.attach(rt)
-	return rt, rs, nil
+	if p.rt, err = newRuntimeWith(w, workers, false, nil, p.tr); err != nil {
+		p.tr.close()
+		return nil, err
+	}
+	p.rs = newRunStop(w, env, stop.Deadline{})
+	p.rs.setPhase(phaseAfter)
+	p.rs.attach(p.rt)
+	return p, nil
+}
+
+// close ends the stop control, the runtime and the trace.
+func (p *predictRun) close() {
+	p.rs.close()
+	p.rt.Close()
+	p.tr.close()
 }
 
 // predictError maps a prediction's failure: work given up after a signal
@@ -224,16 +254,16 @@ func predictError(cmd, mean string, rs *runStop, err error) error {
 	return err
 }
 
-// finishPredict checks the predictions p of cfg and writes them (rank 0):
-// the variance of the latent field with --variance latent, the table or
-// raster of predictions (and draws), or the cross-validation's table,
-// pictures and JSON.
-func finishPredict(cfg config.Predict, env Env, pin predictInputs, res *PredictResult, p *predicted, workers int) (*PredictResult, error) {
-	w, cmd := env.comm(), cfg.Command()
+// finishPredict checks the predictions p of cfg (the variance of the
+// latent field with --variance latent; no value that is not finite),
+// gathers the run's report (report: collective) and writes them on rank
+// 0: the table or raster of predictions (and draws), or the
+// cross-validation's table, pictures and JSON; predict's JSON.
+func finishPredict(cfg config.Predict, env Env, pin predictInputs, res *PredictResult, p *predicted, report func() (runReport, error)) (*PredictResult, error) {
+	w, cmd, workers := env.comm(), cfg.Command(), res.Workers
 	obs, nw, model := pin.obs, pin.nw, likelihood.Model(cfg.Kernel)
 	r, resid, draws, fold := p.r, p.resid, p.draws, p.fold
 	tau2 := likelihood.Problem{Model: model, Nugget: cfg.Nugget}.Tau2(cfg.Theta)
-	res.Seconds = r.Seconds
 	if cfg.Variance == config.VarianceLatent && cfg.Draws == 0 { // the draws' variance is already the chosen one
 		// The field's own variance: the new observation's without the
 		// nugget tau2 (its measurement error), clamped at 0 like it.
@@ -244,9 +274,14 @@ func finishPredict(cfg config.Predict, env Env, pin predictInputs, res *PredictR
 	if err := checkPrediction(cmd, r.Z, r.Var, cfg.At); err != nil {
 		return nil, err
 	}
+	rep, err := report()
+	if err != nil {
+		return nil, err
+	}
 	if w.Rank() != 0 {
 		return res, nil
 	}
+	res.Memory, res.Traced = rep.Memory, rep.Traced
 	hdr, cols := predictionColumns(cfg, nw, r.Z, r.Var, draws)
 	if cfg.CV {
 		std := make([]float64, len(resid))
@@ -283,14 +318,22 @@ func finishPredict(cfg config.Predict, env Env, pin predictInputs, res *PredictR
 		return nil, badInput("%s: %v", cmd, err)
 	}
 	if cfg.CV && cfg.Plot != "" {
-		var err error
 		if res.Plots, err = cvPlots(cfg, res, obs.Coords); err != nil {
 			return nil, err
 		}
 	}
-	if cfg.CV && cfg.JSON != "" {
+	switch {
+	case cfg.CV && cfg.JSON != "":
 		if err := writeCVJSON(env, cfg, res, workers); err != nil {
 			return nil, badInput("%s: --json: %v", cmd, err)
+		}
+	case cfg.JSON != "":
+		res.Run = provenance.New(env.Command, res.Ranks, workers)
+		_ = res.Run.AddInput("data", cfg.Data)
+		_ = res.Run.AddInput("at", cfg.At)
+		_ = res.Run.AddInput("theta-from", cfg.ThetaFrom)
+		if err := WriteJSON(cfg.JSON, res); err != nil {
+			return nil, badInput("predict: --json: %v", err)
 		}
 	}
 	return res, nil

@@ -8,19 +8,30 @@ import (
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/provenance"
 )
 
 // SimulateResult describes a simulated data set that was written.
+// It is also the --json summary (rank 0), with every rank's memory and
+// the run's provenance.
 type SimulateResult struct {
-	N            int
-	NB           int
-	Kernel       string
-	Theta        []float64
-	Out          string
-	Seconds      float64
-	Ranks        int
-	Distribution string // the tiles' distribution over the ranks ("" on one rank)
-	Computation  string // the factor L of z = L e: exact, tlr, mp or dst
+	N            int       `json:"n"`
+	NB           int       `json:"nb"`
+	Kernel       string    `json:"kernel"`
+	Theta        []float64 `json:"theta"`
+	Nugget       float64   `json:"nugget,omitempty"`
+	Seed         uint64    `json:"seed"`
+	Out          string    `json:"out"`
+	Seconds      float64   `json:"seconds"`
+	Ranks        int       `json:"ranks"`
+	Workers      int       `json:"workers"`
+	Distribution string    `json:"distribution,omitempty"` // the tiles' distribution over the ranks ("" on one rank)
+	Computation  string    `json:"computation"`            // the factor L of z = L e: exact, tlr, mp or dst
+	// Memory is every rank's memory (rank 0; RankMemory, Busy holding the
+	// run's wall seconds), Traced the trace files written (--trace).
+	Memory []RankMemory    `json:"memory,omitempty"`
+	Traced []string        `json:"trace_files,omitempty"`
+	Run    *provenance.Run `json:"run,omitempty"`
 }
 
 // Simulate runs `exageostat simulate` as cfg says on the ranks of
@@ -36,7 +47,8 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 		return nil, err
 	}
 	if w.Rank() == 0 {
-		if err := (Outputs{Cmd: "simulate", Outputs: []File{{Flag: "out", Path: cfg.Out}}}).Check(); err != nil {
+		outs := []File{{Flag: "out", Path: cfg.Out}, {Flag: "json", Path: cfg.JSON}, {Flag: "trace", Path: cfg.Trace}}
+		if err := (Outputs{Cmd: "simulate", Outputs: outs}).Check(); err != nil {
 			return nil, err
 		}
 	}
@@ -52,7 +64,11 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 		return nil, err
 	}
 	if cfg.Computation == "vecchia" { // no tiles (vecchiafit.go)
-		res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+		if cfg.Trace != "" {
+			return nil, badInput("simulate: --trace: not with --computation vecchia (its draw is not traced)")
+		}
+		res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, Kernel: cfg.Kernel, Theta: cfg.Theta, Nugget: cfg.Nugget, Seed: cfg.Seed,
+			Out: cfg.Out, Ranks: w.Size(), Workers: workers}
 		d, err := simulateVecchiaCmd(cfg, env, workers, limit, res)
 		if err != nil {
 			return nil, err
@@ -60,7 +76,7 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 		if err := writeSimulated(env, w.Rank(), cfg.Out, d); err != nil {
 			return nil, err
 		}
-		return res, nil
+		return res, writeSimJSON(env, w.Rank(), cfg.JSON, res)
 	}
 	g := evalGraph(nm, nb)
 	o := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
@@ -75,16 +91,23 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if err := checkScale(w, "simulate", limit, scale{n: nm, nb: nb, g: g, tiles: float64(likelihood.TileBytes(nm, o))}); err != nil {
 		return nil, err
 	}
-	res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Out: cfg.Out, Ranks: w.Size()}
+	res := &SimulateResult{Computation: cfg.Computation, N: cfg.N, NB: nb, Kernel: cfg.Kernel, Theta: cfg.Theta, Nugget: cfg.Nugget, Seed: cfg.Seed,
+		Out: cfg.Out, Ranks: w.Size(), Workers: workers}
 	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, nm, nb, false); err != nil {
 		return nil, err
 	}
 	need := likelihood.MemoryNeed(nm, o, w.Size())
 	addTo(need, graphNeed(g, nm, nb, o.Owner, w.Size()))
-	if _, err := checkMemory(w, "simulate", need, limit, problem(nm, nb, w.Size())+graphNote(g, most(need)*int64(w.Size()))); err != nil {
+	lim, err := checkMemory(w, "simulate", need, limit, problem(nm, nb, w.Size())+graphNote(g, most(need)*int64(w.Size())))
+	if err != nil {
 		return nil, err
 	}
-	rt, err := newRuntime(w, workers, false)
+	tr, err := openTrace(cfg.Trace, w)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.close()
+	rt, err := newRuntimeWith(w, workers, false, nil, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -98,10 +121,31 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if err := checkFailTask(rt, w); err != nil {
 		return nil, err
 	}
+	rep, err := reportRun(w, rt, tr, nm, nb, o.Owner, need, lim, res.Seconds)
+	if err != nil {
+		return nil, err
+	}
+	res.Memory, res.Traced = rep.Memory, rep.Traced
 	if err := writeSimulated(env, w.Rank(), cfg.Out, d); err != nil {
 		return nil, err
 	}
+	if err := writeSimJSON(env, w.Rank(), cfg.JSON, res); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// writeSimJSON writes res, with the run's provenance, to path (rank 0;
+// nothing without a path).
+func writeSimJSON(env Env, rank int, path string, res *SimulateResult) error {
+	if rank != 0 || path == "" {
+		return nil
+	}
+	res.Run = provenance.New(env.Command, res.Ranks, res.Workers)
+	if err := WriteJSON(path, res); err != nil {
+		return badInput("simulate: --json: %v", err)
+	}
+	return nil
 }
 
 // writeSimulated writes the simulated data d to out (rank 0 only; "-":

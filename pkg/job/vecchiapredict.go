@@ -177,8 +177,8 @@ type predicted struct {
 // (and, for --draws, on the earlier new locations); cv predicts each
 // observation from its m nearest others (leave one out), or each fold
 // from the other folds' plan (--folds). O(N m^3) time, O(N m) memory.
-func predictVecchia(cfg config.Predict, env Env, pin predictInputs, workers int, limit int64) (*predicted, error) {
-	w, cmd := env.comm(), cfg.Command()
+func predictVecchia(cfg config.Predict, env Env, pin predictInputs, res *PredictResult, limit int64) (*PredictResult, error) {
+	w, cmd, workers := env.comm(), cfg.Command(), res.Workers
 	obs, nw := pin.obs, pin.nw
 	model := likelihood.Model(cfg.Kernel)
 	if model == likelihood.BivariateMatern {
@@ -187,14 +187,14 @@ func predictVecchia(cfg config.Predict, env Env, pin predictInputs, workers int,
 	if cfg.Draws > 0 && cfg.Variance == config.VarianceLatent && cfg.Nugget > 0 {
 		return nil, badInput("%s: --draws with --variance latent: --computation vecchia draws new observations (with the nugget) in this version", cmd)
 	}
-	ncov := meanColumns(cfg.Mean)
-	need := vecchia.MemoryNeed(obs.Len()+nw.Len(), cfg.Vecchia.M, ncov, len(cfg.Theta)+1, workers) + int64(8*(obs.Len()+nw.Len())*cfg.Draws)
+	n := obs.Len() + nw.Len()
+	need := everyRank(w.Size(), vecchia.MemoryNeed(n, cfg.Vecchia.M, meanColumns(cfg.Mean), len(cfg.Theta)+1, workers)+int64(8*n*cfg.Draws))
 	what := fmt.Sprintf("vecchia N=%d m=%d, predicting %d: points, ordering, sets and work space", obs.Len(), cfg.Vecchia.M, nw.Len())
-	rt, rs, err := predictRuntime(w, env, cmd, workers, everyRank(w.Size(), need), limit, what)
+	pr, err := startPredict(w, env, cfg, workers, need, limit, what)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { rs.close(); rt.Close() }()
+	defer pr.close()
 	t0 := time.Now()
 	s := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: workers}
 	prepare := func(d *dataset.Data) (*vecchiaKriging, error) {
@@ -203,7 +203,7 @@ func predictVecchia(cfg config.Predict, env Env, pin predictInputs, workers int,
 			return nil, badInput("%s: %v", cfg.Data, err)
 		}
 		pts, z := mle.ProblemData(d, model)
-		return newVecchiaKriging(likelihood.Problem{Points: pts, Metric: pin.metric, Obs: z, Model: model, Nugget: cfg.Nugget, Covariates: x}, cfg.Theta, s, rt, kernels.Default())
+		return newVecchiaKriging(likelihood.Problem{Points: pts, Metric: pin.metric, Obs: z, Model: model, Nugget: cfg.Nugget, Covariates: x}, cfg.Theta, s, pr.rt, kernels.Default())
 	}
 	var out *predicted
 	switch {
@@ -215,10 +215,19 @@ func predictVecchia(cfg config.Predict, env Env, pin predictInputs, workers int,
 		out, err = vecchiaAt(cfg, obs, nw, prepare)
 	}
 	if err != nil {
-		return nil, predictError(cmd, cfg.Mean, rs, err)
+		return nil, predictError(cmd, cfg.Mean, pr.rs, err)
 	}
 	out.r.Seconds = time.Since(t0).Seconds()
-	return out, checkFailTask(rt, w)
+	res.Seconds = out.r.Seconds
+	if cfg.CV {
+		res.CV = summarise(out.resid, out.r.Var, cfg.Folds)
+	}
+	if err := checkFailTask(pr.rt, w); err != nil {
+		return nil, err
+	}
+	return finishPredict(cfg, env, pin, res, out, func() (runReport, error) {
+		return reportRun(w, pr.rt, pr.tr, 0, 1, nil, need, pr.lim, res.Seconds)
+	})
 }
 
 // vecchiaAt predicts at the new locations nw from the observations obs

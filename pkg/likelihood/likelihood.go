@@ -162,8 +162,13 @@ type Stats struct {
 	Gen   float64 // busy seconds in dcmg tasks
 	Chol  float64 // busy seconds in potrf/trtri/trmm/syrk/gemm tasks
 	Solve float64 // busy seconds in trsv/gemv/geadd/det/dot tasks
-	Flops float64 // floating-point operations of the Cholesky
-	Tasks int
+	// GenCPU, CholCPU and SolveCPU are the same in the CPU time of the
+	// workers' threads: below the busy wall times by what the OS took
+	// from the workers (other processes on the cores), and never more
+	// than the workers' share of the wall time.
+	GenCPU, CholCPU, SolveCPU float64
+	Flops                     float64 // floating-point operations of the Cholesky
+	Tasks                     int
 	// SentBytes is what this rank put on the wire during the evaluation:
 	// each message as packed, a low-rank tile by its current rank.
 	SentBytes int64
@@ -180,8 +185,11 @@ type Stats struct {
 	// sending rank (empty on one rank).
 	Comm []CommStat
 	// Utilization is the share of this rank's workers' time spent in
-	// tasks (seed 000's metric; needs traces, like the busy times).
-	Utilization trace.Utilization
+	// tasks (seed 000's metric; needs traces, like the busy times), and
+	// UtilizationCPU the share they spent computing: the tasks' CPU time
+	// over workers x wall.
+	Utilization    trace.Utilization
+	UtilizationCPU float64
 	// Approx describes the tiles of an approximate computation (nil for
 	// the exact one).
 	Approx *ApproxStats
@@ -518,6 +526,9 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 	ev := rt.Events()
 	st.Utilization = trace.UtilizationOf(ev, rt.Workers(), rt0, rt1)
 	st.addBusy(ev)
+	if w := rt.Workers(); w > 0 && rt1 > rt0 {
+		st.UtilizationCPU = (st.GenCPU + st.CholCPU + st.SolveCPU) / (float64(w) * float64(rt1-rt0) * 1e-9)
+	}
 	if st.Wall > 0 {
 		st.Gflops = st.Flops / st.Wall * 1e-9
 	}
@@ -535,24 +546,25 @@ func (e *Evaluator) LogLik(theta []float64) (float64, Stats, error) {
 
 // addBusy adds the task events ev to the busy seconds by phase (package
 // kind's phases; the observations' copies count as solve, messages as
-// none) and the Cholesky's flops (not the inverses of its diagonal
-// blocks', extra work of the panel), and counts the tasks.
+// none), in wall and in CPU time, and the Cholesky's flops (not the
+// inverses of its diagonal blocks', extra work of the panel), and counts
+// the tasks.
 func (st *Stats) addBusy(ev []trace.Event) {
 	for _, x := range ev {
-		d := x.Duration()
+		d, c := x.Duration(), float64(x.CPU)*1e-9
 		switch {
 		case x.Kind == trace.MemoryKind:
 			continue
 		case x.Kind == kind.Send || x.Kind == kind.Recv: // messages in flight, not worker time
 		case x.Kind == kind.Trtri:
-			st.Chol += d
+			st.Chol, st.CholCPU = st.Chol+d, st.CholCPU+c
 		case kind.Phase(x.Kind) == "generation" && x.Kind != kind.Zcpy:
-			st.Gen += d
+			st.Gen, st.GenCPU = st.Gen+d, st.GenCPU+c
 		case kind.Phase(x.Kind) == "cholesky":
-			st.Chol += d
+			st.Chol, st.CholCPU = st.Chol+d, st.CholCPU+c
 			st.Flops += x.Flops
 		default:
-			st.Solve += d
+			st.Solve, st.SolveCPU = st.Solve+d, st.SolveCPU+c
 		}
 		st.Tasks++
 	}

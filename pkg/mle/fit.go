@@ -56,10 +56,15 @@ type FitOptions struct {
 	After func(ev *likelihood.Evaluator, theta []float64) error
 }
 
-// Step is one evaluation of a fit with its timing breakdown.
+// Step is one evaluation of a fit with its timing breakdown, and the
+// estimate of the seconds the fit has left (ETA; Known false: none,
+// Bound true: only the --max-evals limit's).
 type Step struct {
 	Eval
 	Stats likelihood.Stats
+	ETA   float64
+	Known bool
+	Bound bool
 }
 
 // FitResult is the outcome of Fit.
@@ -209,10 +214,29 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 		}
 		return l, err
 	}
+	var bests []float64
+	var spent float64
+	var timed int
+	free := 0
+	for i := range opt.Lower {
+		if opt.Lower[i] < opt.Upper[i] {
+			free++
+		}
+	}
 	res, err := Maximize(f, opt, func(e Eval) {
 		s := Step{Eval: e, Stats: last}
 		if e.Replayed {
 			s.Stats = likelihood.Stats{}
+		} else {
+			spent, timed = spent+last.Wall, timed+1
+		}
+		bests = append(bests, e.Best)
+		if timed > 0 {
+			ftol := opt.FtolAbs
+			if ftol <= 0 {
+				ftol = 1e-5
+			}
+			s.ETA, s.Bound, s.Known = ETA(bests, spent/float64(timed), ftol, 2*free+1, opt.MaxEvals)
 		}
 		out.Steps = append(out.Steps, s)
 		if report != nil {

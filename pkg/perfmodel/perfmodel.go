@@ -19,6 +19,16 @@
 // Two histories (n_a, mean_a, M2_a) and (n_b, mean_b, M2_b) merge exactly
 // (Chan et al.): n = n_a + n_b, d = mean_b - mean_a,
 // mean = mean_a + d n_b / n, M2 = M2_a + M2_b + d^2 n_a n_b / n.
+//
+// Outliers: once a history holds MinSamples samples, a sample x with
+// |x - mean| > OutlierWidth max(stddev, OutlierFloor mean) is counted and
+// left out (a task the OS preempted, a page-fault storm), unless it is the
+// third such sample in a row on the same side: the duration has changed,
+// and the model follows it.
+//
+// Sizes without a history take a regression over the sizes that have one
+// (regression.go): StarPU's "regression" t = a n^b, and its
+// "nl-regression" t = a n^b + c once three sizes are known.
 package perfmodel
 
 import (
@@ -35,6 +45,20 @@ import (
 	"github.com/exageostat/exageostat/pkg/atomicfile"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/kind"
+	"github.com/exageostat/exageostat/pkg/runtime"
+)
+
+// MaxSeconds bounds a duration in a model: a file whose mean or standard
+// deviation exceeds it (a day: no tile task lasts that long) is refused,
+// and Record ignores such a sample.
+const MaxSeconds = runtime.MaxExpected
+
+// Outlier filtering (see the package comment).
+const (
+	MinSamples   = 5
+	OutlierWidth = 3.0
+	OutlierFloor = 0.1
+	outlierRun   = 3
 )
 
 // Format is the version tag of the file format written by Save.
@@ -52,10 +76,40 @@ type key struct {
 	size       int
 }
 
-// stat is a Welford accumulator.
+// stat is a Welford accumulator with the outlier filter's state.
 type stat struct {
 	n        int
 	mean, m2 float64
+	outliers int       // samples left out
+	run      []float64 // the outliers in a row, all on one side of the mean
+}
+
+// offer adds x unless it is an outlier (see the package comment); the
+// third outlier in a row on one side adds the run's samples.
+func (s *stat) offer(x float64) {
+	if s.n < MinSamples {
+		s.add(x)
+		return
+	}
+	width := OutlierWidth * max(s.stddev(), OutlierFloor*s.mean)
+	if math.Abs(x-s.mean) <= width {
+		s.run = s.run[:0]
+		s.add(x)
+		return
+	}
+	if len(s.run) > 0 && (s.run[0] > s.mean) != (x > s.mean) {
+		s.run = s.run[:0]
+	}
+	s.run = append(s.run, x)
+	s.outliers++
+	if len(s.run) < outlierRun {
+		return
+	}
+	for _, v := range s.run {
+		s.add(v)
+	}
+	s.outliers -= len(s.run)
+	s.run = s.run[:0]
 }
 
 func (s *stat) add(x float64) {
@@ -74,6 +128,7 @@ func (s *stat) merge(o stat) {
 		*s = o
 		return
 	}
+	s.outliers += o.outliers
 	n := s.n + o.n
 	d := o.mean - s.mean
 	s.mean += d * float64(o.n) / float64(n)
@@ -94,10 +149,11 @@ type Model struct {
 	mu      sync.Mutex
 	host    string
 	entries map[key]*stat
+	fits    map[[2]string]*Fit // regressions by (arch, kind), made when asked, dropped when a sample arrives
 }
 
 // New returns an empty model.
-func New() *Model { return &Model{entries: map[key]*stat{}} }
+func New() *Model { return &Model{entries: map[key]*stat{}, fits: map[[2]string]*Fit{}} }
 
 // SetHost records the machine the model was measured on (saved in the file).
 func (m *Model) SetHost(host string) {
@@ -115,10 +171,11 @@ func (m *Model) Host() string {
 
 // Record adds one measured duration (seconds) of a task of kind kind on a
 // worker of architecture arch with footprint size (float64 words of the
-// largest handle the task accesses). Durations that are not finite and
-// non-negative, and sizes < 1, are ignored: a model never holds them.
+// largest handle the task accesses), unless it is an outlier (see the
+// package comment). Durations that are not in [0, MaxSeconds], and sizes
+// < 1, are ignored: a model never holds them.
 func (m *Model) Record(arch, kind string, size int, seconds float64) {
-	if size < 1 || !(seconds >= 0) || math.IsInf(seconds, 0) {
+	if size < 1 || !(seconds >= 0 && seconds <= MaxSeconds) {
 		return
 	}
 	m.mu.Lock()
@@ -129,34 +186,45 @@ func (m *Model) Record(arch, kind string, size int, seconds float64) {
 		s = &stat{}
 		m.entries[k] = s
 	}
-	s.add(seconds)
+	n := s.n
+	s.offer(seconds)
+	if s.n != n {
+		delete(m.fits, [2]string{arch, kind})
+	}
 }
 
 // Expected returns the mean recorded duration of a task of kind kind on a
-// worker of architecture arch at footprint size, and ok = false when no
-// sample exists for that triple.
+// worker of architecture arch at footprint size; at a size without a
+// history, the regression over the sizes that have one (Fit); ok = false
+// when there is neither.
 func (m *Model) Expected(arch, kind string, size int) (seconds float64, ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := m.entries[key{arch, kind, size}]
-	if s == nil || s.n == 0 {
+	if s := m.entries[key{arch, kind, size}]; s != nil && s.n > 0 {
+		return s.mean, true
+	}
+	f := m.fitLocked(arch, kind)
+	if f == nil || size < 1 {
 		return 0, false
 	}
-	return s.mean, true
+	v := f.At(size)
+	return v, v >= 0 && v <= MaxSeconds
 }
 
 // Entry is the summary of one history: Samples durations with mean Mean
-// and sample standard deviation Stddev, in seconds. NB is the tile size
-// at which a task of the kind on full tiles has footprint Size
-// (Footprint; 0 when there is none), written for the reader.
+// and sample standard deviation Stddev, in seconds, and Outliers samples
+// left out. NB is the tile size at which a task of the kind on full tiles
+// has footprint Size (Footprint; 0 when there is none), written for the
+// reader.
 type Entry struct {
-	Arch    string  `json:"arch"`
-	Kind    string  `json:"kind"`
-	Size    int     `json:"size"`
-	NB      int     `json:"nb,omitempty"`
-	Samples int     `json:"samples"`
-	Mean    float64 `json:"mean_s"`
-	Stddev  float64 `json:"stddev_s"`
+	Arch     string  `json:"arch"`
+	Kind     string  `json:"kind"`
+	Size     int     `json:"size"`
+	NB       int     `json:"nb,omitempty"`
+	Samples  int     `json:"samples"`
+	Mean     float64 `json:"mean_s"`
+	Stddev   float64 `json:"stddev_s"`
+	Outliers int     `json:"outliers,omitempty"`
 }
 
 // Entries returns the model's histories sorted by arch, kind, then size.
@@ -166,7 +234,7 @@ func (m *Model) Entries() []Entry {
 	out := make([]Entry, 0, len(m.entries))
 	for k, s := range m.entries {
 		out = append(out, Entry{Arch: k.arch, Kind: k.kind, Size: k.size, NB: tileSize(k.kind, k.size),
-			Samples: s.n, Mean: s.mean, Stddev: s.stddev()})
+			Samples: s.n, Mean: s.mean, Stddev: s.stddev(), Outliers: s.outliers})
 	}
 	slices.SortFunc(out, func(a, b Entry) int {
 		if c := strings.Compare(a.Arch, b.Arch); c != 0 {
@@ -194,7 +262,8 @@ func (m *Model) Add(e Entry) error {
 		s = &stat{}
 		m.entries[k] = s
 	}
-	s.merge(stat{n: e.Samples, mean: e.Mean, m2: e.Stddev * e.Stddev * float64(e.Samples-1)})
+	s.merge(stat{n: e.Samples, mean: e.Mean, m2: e.Stddev * e.Stddev * float64(e.Samples-1), outliers: e.Outliers})
+	delete(m.fits, [2]string{e.Arch, e.Kind})
 	return nil
 }
 
@@ -224,8 +293,14 @@ func (e Entry) check() error {
 		return fmt.Errorf("samples: must be >= 1, got %d", e.Samples)
 	case !(e.Mean >= 0) || !finite(e.Mean):
 		return fmt.Errorf("mean_s: must be a non-negative number of seconds, got %g", e.Mean)
+	case e.Mean > MaxSeconds:
+		return fmt.Errorf("mean_s: %g s is not the duration of a task (at most %d s, a day)", e.Mean, MaxSeconds)
 	case !(e.Stddev >= 0) || !finite(e.Stddev):
 		return fmt.Errorf("stddev_s: must be a non-negative number of seconds, got %g", e.Stddev)
+	case e.Stddev > MaxSeconds:
+		return fmt.Errorf("stddev_s: %g s is not the spread of a task's duration (at most %d s, a day)", e.Stddev, MaxSeconds)
+	case e.Outliers < 0:
+		return fmt.Errorf("outliers: must be >= 0, got %d", e.Outliers)
 	case e.Samples == 1 && e.Stddev != 0:
 		return fmt.Errorf("stddev_s: %g with one sample (must be 0)", e.Stddev)
 	}
@@ -260,11 +335,14 @@ func Footprint(k string, nb int) int {
 // Durations returns, for each duration kind of a cluster file
 // (config.TaskKinds) with a history for arch at footprint Footprint(kind,
 // nb), its mean seconds: a [group.cpu] or [group.gpu] table at tile size nb.
+// Measured values only: a cluster file is not filled by regression.
 func (m *Model) Durations(arch string, nb int) config.Durations {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	d := config.Durations{}
 	for _, k := range config.TaskKinds() {
-		if v, ok := m.Expected(arch, k, Footprint(k, nb)); ok {
-			d[k] = v
+		if s := m.entries[key{arch, k, Footprint(k, nb)}]; s != nil && s.n > 0 {
+			d[k] = s.mean
 		}
 	}
 	return d

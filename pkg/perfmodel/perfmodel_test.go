@@ -37,8 +37,8 @@ func TestRecordExpected(t *testing.T) {
 	}{
 		{"one", []float64{0.25}},
 		{"two", []float64{1, 3}},
-		{"spread", []float64{0.021, 0.019, 0.0205, 0.022, 0.018, 0.5}},
-		{"large offset", []float64{1e6 + 1e-3, 1e6 - 1e-3, 1e6 + 2e-3, 1e6}},
+		{"spread", []float64{0.021, 0.019, 0.0205, 0.022, 0.018, 0.0215}},
+		{"large offset", []float64{1e4 + 1e-3, 1e4 - 1e-3, 1e4 + 2e-3, 1e4}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := New()
@@ -47,6 +47,7 @@ func TestRecordExpected(t *testing.T) {
 			}
 			m.Record("cpu", "gemm", 960*960, math.NaN()) // ignored
 			m.Record("cpu", "gemm", 960*960, -1)         // ignored
+			m.Record("cpu", "gemm", 960*960, 1e308)      // ignored: more than MaxSeconds
 			want, sd := twoPass(c.samples)
 			got, ok := m.Expected("cpu", "gemm", 960*960)
 			if !ok || !close(got, want) {
@@ -179,6 +180,9 @@ func TestLoadErrors(t *testing.T) {
 		{"nb", head + `{"arch":"cpu","kind":"gemm","size":10,"nb":3,"samples":1,"mean_s":1,"stddev_s":0}]}`, "nb: 3, but a gemm task on full 3 x 3 tiles has size 9, not 10"},
 		{"samples", head + `{"arch":"cpu","kind":"gemm","size":4,"samples":0,"mean_s":1,"stddev_s":0}]}`, "samples: must be >= 1"},
 		{"mean", head + `{"arch":"cpu","kind":"gemm","size":4,"samples":2,"mean_s":-1,"stddev_s":0}]}`, "mean_s: must be a non-negative"},
+		{"huge mean", head + `{"arch":"cpu","kind":"gemm","size":4,"samples":2,"mean_s":1e308,"stddev_s":0}]}`, "entries[0] (cpu gemm): mean_s: 1e+308 s is not the duration of a task"},
+		{"huge stddev", head + `{"arch":"cpu","kind":"gemm","size":4,"samples":2,"mean_s":1,"stddev_s":1e300}]}`, "stddev_s: 1e+300 s is not the spread"},
+		{"outliers", head + `{"arch":"cpu","kind":"gemm","size":4,"samples":2,"mean_s":1,"stddev_s":0,"outliers":-1}]}`, "outliers: must be >= 0"},
 		{"stddev one", head + `{"arch":"cpu","kind":"gemm","size":4,"samples":1,"mean_s":1,"stddev_s":0.5}]}`, "stddev_s: 0.5 with one sample"},
 		{"duplicate", head + `{"arch":"cpu","kind":"gemm","size":4,"samples":1,"mean_s":1,"stddev_s":0},
 {"arch":"cpu","kind":"gemm","size":4,"samples":1,"mean_s":2,"stddev_s":0}]}`, `entries[1]: arch "cpu" kind "gemm" size 4 is given twice`},

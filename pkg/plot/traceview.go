@@ -1,7 +1,6 @@
 package plot
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -10,11 +9,8 @@ import (
 	"strings"
 
 	gplot "gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/trace"
@@ -36,6 +32,8 @@ type TraceSummary struct {
 	Potrf int `json:"potrf"`
 	Tasks int `json:"tasks"`
 	Ranks int `json:"ranks"`
+	// Transfers is the number of messages drawn between the ranks.
+	Transfers int `json:"transfers"`
 }
 
 // Utilization returns seed 000's resource-utilisation metric of the task
@@ -71,23 +69,12 @@ type TraceViewOptions struct {
 	DPI float64
 }
 
-// phaseColor is the colour of a task of kind k in the panels: generation
-// green, Cholesky blue (potrf, the critical path, red), solve orange,
-// other grey.
-func phaseColor(k string) color.Color {
-	if k == kind.Potrf {
-		return color.RGBA{R: 214, G: 39, B: 40, A: 255}
-	}
-	switch kind.Phase(k) {
-	case "generation":
-		return color.RGBA{R: 44, G: 160, B: 44, A: 255}
-	case "cholesky":
-		return color.RGBA{R: 31, G: 119, B: 180, A: 255}
-	case "solve":
-		return color.RGBA{R: 255, G: 127, B: 14, A: 255}
-	}
-	return color.Gray{Y: 150}
-}
+// phaseColor is the colour of a task of kind k in the panels (the trace
+// files' colours, trace.PhaseColor).
+func phaseColor(k string) color.Color { return trace.PhaseColor(k) }
+
+// transferColor is the colour of the lines of the transfers.
+var transferColor = color.RGBA{R: 90, G: 90, B: 90, A: 160}
 
 // rect is one filled rectangle in data coordinates.
 type rect struct {
@@ -124,6 +111,18 @@ func (rs rects) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return
 }
 
+// segments is a gonum plotter of line segments (the transfers), from
+// (x0, y0) to (x1, y1).
+type segments [][4]float64
+
+func (s segments) Plot(c draw.Canvas, p *gplot.Plot) {
+	tx, ty := p.Transforms(&c)
+	st := draw.LineStyle{Color: transferColor, Width: vg.Points(0.4)}
+	for _, g := range s {
+		c.StrokeLines(st, c.ClipLinesXY([]vg.Point{{X: tx(g[0]), Y: ty(g[1])}, {X: tx(g[2]), Y: ty(g[3])}})...)
+	}
+}
+
 // labelTicks puts one labelled tick at each integer position with a label.
 type labelTicks map[float64]string
 
@@ -144,155 +143,35 @@ func (l labelTicks) Ticks(lo, hi float64) []gplot.Tick {
 //
 //  1. node occupation: one lane per worker of each rank (grouped by rank
 //     and worker type), each task a box coloured by phase, the potrf
-//     chain (the Cholesky's critical path) in red and outlined; the
-//     makespan and the utilisation in the title;
+//     chain (the Cholesky's critical path) in red and outlined; under the
+//     workers of a rank that sent or received messages, its comm lane,
+//     and a line per transfer from the sender's comm lane at the transfer's
+//     start to the receiver's at its end; the makespan and the
+//     utilisation in the title;
 //  2. the iteration panel of seed 000's Figure 3: each task at the height
 //     of its Cholesky step k (generation at 0, the Cholesky's step k at
 //     k + 1, the post-Cholesky solve and products at NT + 1);
 //  3. tasks submitted and not started, and ready and not started, over
 //     time (real traces only: a simulation has no submission);
 //  4. the tile memory each rank holds over time (MB).
+//
+// Each panel's legend sits in a column of its own at the right, off the
+// data.
 func TraceView(path string, ev []trace.Event, o TraceViewOptions) (*TraceSummary, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".svg" && ext != ".png" {
 		return nil, fmt.Errorf("plot: the trace view is an .svg or a .png file, not %q", path)
 	}
 	if o.Iteration > 0 {
-		// The iteration's tasks and transfers, and the memory samples
-		// taken while they ran (samples carry no iteration mark).
-		var kept, mem []trace.Event
-		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-		for _, e := range ev {
-			switch {
-			case e.Kind == trace.MemoryKind:
-				mem = append(mem, e)
-			case e.Iter == o.Iteration:
-				kept = append(kept, e)
-				lo, hi = min(lo, e.Start), max(hi, e.End)
-			}
-		}
-		for _, m := range mem {
-			if m.Start >= lo && m.Start <= hi {
-				kept = append(kept, m)
-			}
-		}
-		ev = kept
+		ev = iterationOf(ev, o.Iteration)
 	}
-	var tasks []trace.Event
-	var mem []trace.Event
-	t0 := int64(math.MaxInt64)
-	for _, e := range ev {
-		switch {
-		case e.Kind == trace.MemoryKind:
-			mem = append(mem, e)
-		case e.IsTransfer():
-		default:
-			tasks = append(tasks, e)
-			t0 = min(t0, e.Start)
-		}
-	}
-	if len(tasks) == 0 {
+	v := splitTrace(ev)
+	if len(v.tasks) == 0 {
 		if o.Iteration > 0 {
 			return nil, fmt.Errorf("plot: the trace has no task of iteration %d", o.Iteration)
 		}
 		return nil, fmt.Errorf("plot: the trace has no task")
 	}
-	sec := func(ns int64) float64 { return float64(ns-t0) * 1e-9 }
-	whole, first90, span, nlanes := Utilization(tasks)
-	sum := &TraceSummary{Makespan: span, Workers: nlanes, Utilization: whole, Utilization90: first90, Tasks: len(tasks)}
-
-	// Lanes: ranks in order, CPU workers before GPU workers.
-	type laneKey struct {
-		rank int
-		gpu  bool
-		w    int
-	}
-	laneSet := map[laneKey]bool{}
-	ranks := map[int]bool{}
-	for _, e := range tasks {
-		laneSet[laneKey{e.Rank, e.Resource == "gpu", e.Worker}] = true
-		ranks[e.Rank] = true
-	}
-	sum.Ranks = len(ranks)
-	keys := make([]laneKey, 0, len(laneSet))
-	for k := range laneSet {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.rank != b.rank {
-			return a.rank < b.rank
-		}
-		if a.gpu != b.gpu {
-			return !a.gpu
-		}
-		return a.w < b.w
-	})
-	laneOf := map[laneKey]float64{}
-	laneLabels := labelTicks{}
-	for i, k := range keys {
-		y := float64(len(keys) - 1 - i) // rank 0 on top
-		laneOf[k] = y
-		if len(keys) <= 24 {
-			res := "cpu"
-			if k.gpu {
-				res = "gpu"
-			}
-			laneLabels[y] = fmt.Sprintf("r%d %s%d", k.rank, res, k.w)
-		}
-	}
-	if len(keys) > 24 { // one label per rank, at its middle lane
-		first := map[int]int{}
-		count := map[int]int{}
-		for i, k := range keys {
-			if _, ok := first[k.rank]; !ok {
-				first[k.rank] = i
-			}
-			count[k.rank]++
-		}
-		every := max(1, len(first)/16)
-		for r, i := range first {
-			if r%every == 0 {
-				laneLabels[float64(len(keys)-1-i-count[r]/2)] = fmt.Sprintf("rank %d", r)
-			}
-		}
-	}
-	var gantt, steps rects
-	var potrf rects
-	nt := 0
-	for _, e := range tasks {
-		if kind.Phase(e.Kind) == "cholesky" && e.Tile[2] >= nt {
-			nt = e.Tile[2] + 1
-		}
-	}
-	for _, e := range tasks {
-		y := laneOf[laneKey{e.Rank, e.Resource == "gpu", e.Worker}]
-		r := rect{x0: sec(e.Start), x1: sec(e.End), y0: y - 0.4, y1: y + 0.4, c: phaseColor(e.Kind)}
-		step := float64(nt + 1)
-		switch kind.Phase(e.Kind) {
-		case "generation":
-			step = 0
-		case "cholesky":
-			step = float64(e.Tile[2] + 1)
-		}
-		s := rect{x0: sec(e.Start), x1: sec(e.End), y0: step - 0.35, y1: step + 0.35, c: phaseColor(e.Kind)}
-		if e.Kind == kind.Potrf {
-			sum.Potrf++
-			r.outline, s.outline = true, true
-			potrf = append(potrf, r)
-			continue
-		}
-		gantt = append(gantt, r)
-		steps = append(steps, s)
-	}
-	gantt = append(gantt, potrf...) // the critical path on top
-	for _, e := range tasks {
-		if e.Kind == kind.Potrf {
-			k := float64(e.Tile[2] + 1)
-			steps = append(steps, rect{x0: sec(e.Start), x1: sec(e.End), y0: k - 0.35, y1: k + 0.35, c: phaseColor(e.Kind), outline: true})
-		}
-	}
-
 	title := o.Title
 	if title == "" {
 		title = filepath.Base(path)
@@ -300,175 +179,183 @@ func TraceView(path string, ev []trace.Event, o TraceViewOptions) (*TraceSummary
 	if o.Iteration > 0 {
 		title += fmt.Sprintf(", iteration %d", o.Iteration)
 	}
-	pOcc := newPlot(fmt.Sprintf("%s: makespan %.4g s, utilisation %.1f %% (first 90 %%: %.1f %%), %d workers on %d rank(s)",
-		title, span, 100*whole, 100*first90, nlanes, len(ranks)), "", "worker")
-	pOcc.Add(gantt)
-	pOcc.Y.Tick.Marker = laneLabels
-	pOcc.Y.Min, pOcc.Y.Max = -0.6, float64(len(keys))-0.4
+	rows, sum, err := v.panels(title)
+	if err != nil {
+		return nil, err
+	}
+	b, err := drawRows(ext, rows, o.DPI)
+	if err != nil {
+		return nil, err
+	}
+	return sum, writeAtomic([]outFile{{path, b}})
+}
 
-	// The legend goes where the iteration panel is empty: its upper left
-	// (the steps rise with time).
-	pIter := newPlot("iteration panel: Cholesky step of each task (0 generation, NT+1 solve)", "", "step")
-	pIter.Add(steps)
-	pIter.Y.Min, pIter.Y.Max = -0.6, float64(nt+1)+0.6
-	stepTicks := labelTicks{}
-	every := max(1, (nt+2)/10)
-	for k := 0; k <= nt+1; k += every {
-		stepTicks[float64(k)] = fmt.Sprint(k)
+// iterationOf keeps the tasks and transfers of iteration it, and the
+// memory samples taken while they ran (samples carry no iteration mark).
+func iterationOf(ev []trace.Event, it int) []trace.Event {
+	var kept, mem []trace.Event
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, e := range ev {
+		switch {
+		case e.Kind == trace.MemoryKind:
+			mem = append(mem, e)
+		case e.Iter == it:
+			kept = append(kept, e)
+			lo, hi = min(lo, e.Start), max(hi, e.End)
+		}
 	}
-	stepTicks[float64(nt+1)] = fmt.Sprint(nt + 1)
-	pIter.Y.Tick.Marker = stepTicks
-	pIter.Legend.Top, pIter.Legend.Left = true, true
-	for _, l := range []struct {
-		name string
-		k    string
-	}{{"generation", kind.Dcmg}, {"cholesky", kind.Gemm}, {"potrf (critical path)", kind.Potrf}, {"solve", kind.Dot}} {
-		pIter.Legend.Add(l.name, legendBox{phaseColor(l.k)})
+	for _, m := range mem {
+		if m.Start >= lo && m.Start <= hi {
+			kept = append(kept, m)
+		}
 	}
+	return kept
+}
 
-	pReady := newPlot("tasks submitted and ready, not yet started", "", "tasks")
-	// Counts of tasks submitted (or ready) and not started: +1 at the
-	// mark, -1 at the start.
-	counts := func(mark func(trace.Event) int64) plotter.XYs {
-		type change struct {
-			t int64
-			d int
-		}
-		var ch []change
-		for _, e := range tasks {
-			if m := mark(e); m > 0 {
-				ch = append(ch, change{m, 1}, change{e.Start, -1})
-			}
-		}
-		sort.SliceStable(ch, func(i, j int) bool { return ch[i].t < ch[j].t })
-		var xy plotter.XYs
-		n := 0
-		for _, c := range ch {
-			n += c.d
-			xy = append(xy, plotter.XY{X: math.Max(0, sec(c.t)), Y: float64(n)})
-		}
-		return xy
-	}
-	sub := counts(func(e trace.Event) int64 { return e.Submit })
-	rdy := counts(func(e trace.Event) int64 { return e.Ready })
-	for _, l := range []struct {
-		name string
-		xy   plotter.XYs
-		c    color.Color
-	}{{"submitted", sub, color.RGBA{R: 120, G: 120, B: 120, A: 255}}, {"ready", rdy, color.RGBA{R: 148, G: 103, B: 189, A: 255}}} {
-		if len(l.xy) == 0 {
-			continue
-		}
-		line, err := plotter.NewLine(stepXY(l.xy))
-		if err != nil {
-			return nil, err
-		}
-		line.Color = l.c
-		line.Width = vg.Points(1)
-		pReady.Add(line)
-		pReady.Legend.Add(l.name, line)
-	}
-	pReady.Legend.Top = true
-	if len(sub) == 0 {
-		pReady.Title.Text += " (no submission times: a simulated trace)"
-	}
+// traceView is a trace split for drawing: its tasks, memory samples and
+// transfers, and the time origin (the first task's start).
+type traceView struct {
+	tasks, mem []trace.Event
+	transfers  []trace.Transfer
+	t0         int64
+}
 
-	pMem := newPlot("tile memory held per rank", "time (s)", "MB")
-	if len(mem) > 0 {
-		byRank := map[int]plotter.XYs{}
-		for _, m := range mem {
-			byRank[m.Rank] = append(byRank[m.Rank], plotter.XY{X: math.Max(0, sec(m.Start)), Y: float64(m.Bytes) / 1e6})
+func splitTrace(ev []trace.Event) *traceView {
+	v := &traceView{t0: math.MaxInt64, transfers: trace.Transfers(ev)}
+	for _, e := range ev {
+		switch {
+		case e.Kind == trace.MemoryKind:
+			v.mem = append(v.mem, e)
+		case e.IsTransfer() || e.Kind == kind.Free:
+		default:
+			v.tasks = append(v.tasks, e)
+			v.t0 = min(v.t0, e.Start)
 		}
-		rs := make([]int, 0, len(byRank))
-		for r := range byRank {
-			rs = append(rs, r)
-		}
-		sort.Ints(rs)
-		for i, r := range rs {
-			line, err := plotter.NewLine(stepXY(byRank[r]))
-			if err != nil {
-				return nil, err
-			}
-			line.Color = rankColor(i)
-			line.Width = vg.Points(1)
-			pMem.Add(line)
-			pMem.Legend.Add(fmt.Sprintf("rank %d", r), line)
-		}
-		pMem.Legend.Top = true
-	} else {
-		pMem.Title.Text += " (no memory samples in the trace)"
 	}
-	// One time axis for the four panels.
-	xmax := span
+	return v
+}
+
+// sec is ns on the figure's time axis (seconds from the first task).
+func (v *traceView) sec(ns int64) float64 { return float64(ns-v.t0) * 1e-9 }
+
+// row is one panel of the figure, its legend (drawn beside it, nil: none)
+// and its share of the height.
+type row struct {
+	p      *gplot.Plot
+	legend *gplot.Legend
+	frac   float64
+}
+
+// panels makes the four panels and the summary.
+func (v *traceView) panels(title string) ([]row, *TraceSummary, error) {
+	whole, first90, span, nlanes := Utilization(v.tasks)
+	sum := &TraceSummary{Makespan: span, Workers: nlanes, Utilization: whole, Utilization90: first90, Tasks: len(v.tasks)}
+	ls := v.lanes()
+	sum.Ranks = ls.ranks
+	pOcc, lOcc := v.occupation(ls, sum)
+	pOcc.Title.Text = fmt.Sprintf("%s: makespan %.4g s, utilisation %.1f %% (first 90 %%: %.1f %%), %d workers on %d rank(s)",
+		title, span, 100*whole, 100*first90, nlanes, ls.ranks)
+	pIter := v.iterationPanel()
+	pReady, lReady, err := v.readyPanel()
+	if err != nil {
+		return nil, nil, err
+	}
+	pMem, lMem, err := v.memoryPanel()
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, p := range []*gplot.Plot{pOcc, pIter, pReady, pMem} {
-		p.X.Min, p.X.Max = 0, xmax
+		p.X.Min, p.X.Max = 0, span // one time axis for the four panels
 	}
-	dpi := o.DPI
-	if dpi <= 0 {
-		dpi = DPI
-	}
-	w, h := 10*vg.Inch, 11*vg.Inch
-	fig := func(dc draw.Canvas) error {
-		rows := []struct {
-			p    *gplot.Plot
-			frac float64
-		}{{pOcc, 0.36}, {pIter, 0.26}, {pReady, 0.19}, {pMem, 0.19}}
-		top := dc.Max.Y
-		height := dc.Max.Y - dc.Min.Y
-		for _, r := range rows {
-			hh := vg.Length(r.frac) * height
-			c := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: dc.Min.X, Y: top - hh}, Max: vg.Point{X: dc.Max.X, Y: top}}}
-			r.p.Draw(c)
-			top -= hh
-		}
-		return nil
-	}
-	var buf bytes.Buffer
-	if ext == ".svg" {
-		c := vgsvg.New(w, h)
-		if err := render(draw.New(c), fig); err != nil {
-			return nil, err
-		}
-		if _, err := c.WriteTo(&buf); err != nil {
-			return nil, err
-		}
-		b := fixSVG(buf.Bytes())
-		buf.Reset()
-		buf.Write(b)
-	} else {
-		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(int(dpi)))
-		if err := render(draw.New(c), fig); err != nil {
-			return nil, err
-		}
-		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
-			return nil, err
-		}
-	}
-	return sum, writeAtomic([]outFile{{path, buf.Bytes()}})
+	return []row{{pOcc, lOcc, 0.36}, {pIter, nil, 0.26}, {pReady, lReady, 0.19}, {pMem, lMem, 0.19}}, sum, nil
 }
 
-// stepXY turns samples of a step function into the corners of its graph.
-func stepXY(xy plotter.XYs) plotter.XYs {
-	out := make(plotter.XYs, 0, 2*len(xy))
-	for i, p := range xy {
-		if i > 0 {
-			out = append(out, plotter.XY{X: p.X, Y: xy[i-1].Y})
-		}
-		out = append(out, p)
+// laneKey is a lane of the occupation panel: a worker of a rank, or the
+// rank's comm lane (comm true).
+type laneKey struct {
+	rank int
+	comm bool
+	gpu  bool
+	w    int
+}
+
+// laneLayout places the lanes: y of each, the labels, the count.
+type laneLayout struct {
+	y      map[laneKey]float64
+	labels labelTicks
+	n      int
+	ranks  int
+}
+
+// lanes orders the lanes: ranks in order, CPU workers before GPU workers,
+// then the rank's comm lane if it sent or received a message; rank 0 on
+// top.
+func (v *traceView) lanes() laneLayout {
+	set := map[laneKey]bool{}
+	ranks := map[int]bool{}
+	for _, e := range v.tasks {
+		set[laneKey{rank: e.Rank, gpu: e.Resource == "gpu", w: e.Worker}] = true
+		ranks[e.Rank] = true
 	}
-	return out
+	for _, t := range v.transfers {
+		for _, q := range []int{t.Src, t.Dst} {
+			if ranks[q] {
+				set[laneKey{rank: q, comm: true}] = true
+			}
+		}
+	}
+	keys := make([]laneKey, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		switch {
+		case a.rank != b.rank:
+			return a.rank < b.rank
+		case a.comm != b.comm:
+			return !a.comm
+		case a.gpu != b.gpu:
+			return !a.gpu
+		}
+		return a.w < b.w
+	})
+	l := laneLayout{y: map[laneKey]float64{}, labels: labelTicks{}, n: len(keys), ranks: len(ranks)}
+	for i, k := range keys {
+		l.y[k] = float64(len(keys) - 1 - i)
+	}
+	l.label(keys)
+	return l
 }
 
-// rankColor is the colour of rank i's line.
-func rankColor(i int) color.Color {
-	palette := []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44, 255}, {148, 103, 189, 255},
-		{255, 127, 14, 255}, {140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255}}
-	return palette[i%len(palette)]
-}
-
-// legendBox is a legend thumbnail: a filled square.
-type legendBox struct{ c color.Color }
-
-func (l legendBox) Thumbnail(c *draw.Canvas) {
-	c.FillPolygon(l.c, []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}})
+// label names each lane ("r0 cpu1", "r0 comm") when there are at most 24,
+// else each rank once, at its middle lane.
+func (l *laneLayout) label(keys []laneKey) {
+	if len(keys) <= 24 {
+		for _, k := range keys {
+			res := "cpu"
+			switch {
+			case k.comm:
+				l.labels[l.y[k]] = fmt.Sprintf("r%d comm", k.rank)
+				continue
+			case k.gpu:
+				res = "gpu"
+			}
+			l.labels[l.y[k]] = fmt.Sprintf("r%d %s%d", k.rank, res, k.w)
+		}
+		return
+	}
+	first, count := map[int]int{}, map[int]int{}
+	for i, k := range keys {
+		if _, ok := first[k.rank]; !ok {
+			first[k.rank] = i
+		}
+		count[k.rank]++
+	}
+	every := max(1, len(first)/16)
+	for r, i := range first {
+		if r%every == 0 {
+			l.labels[float64(len(keys)-1-i-count[r]/2)] = fmt.Sprintf("rank %d", r)
+		}
+	}
 }

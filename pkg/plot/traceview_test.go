@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,7 +46,7 @@ func TestTraceView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := TraceSummary{Makespan: 0.01, Workers: 2, Utilization: 0.65, Utilization90: 2.0 / 3, Potrf: 1, Tasks: 3, Ranks: 1}
+	want := TraceSummary{Makespan: 0.01, Workers: 2, Utilization: 0.65, Utilization90: 2.0 / 3, Potrf: 1, Tasks: 3, Ranks: 1, Transfers: 1}
 	if math.Abs(sum.Utilization-want.Utilization) > 1e-12 || math.Abs(sum.Utilization90-want.Utilization90) > 1e-12 {
 		t.Errorf("summary %+v, want %+v", *sum, want)
 	}
@@ -57,9 +59,22 @@ func TestTraceView(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"planted: makespan 0.01 s, utilisation 65.0 % (first 90 %: 66.7 %), 2 workers on 1 rank(s)",
-		"iteration panel", "tasks submitted and ready", "tile memory held per rank", "r0 cpu1", "potrf (critical path)", "time (s)"} {
+		"iteration panel", "tasks submitted and ready", "tile memory held per rank", "r0 cpu1", "r0 comm", "potrf (critical path)",
+		"transfer", "time (s)"} {
 		if !bytes.Contains(b, []byte(s)) {
 			t.Errorf("the SVG lacks %q", s)
+		}
+	}
+	// The legends sit right of the panels (x beyond 10 in - 1.6 in, in
+	// points), off the data.
+	for _, l := range []string{"generation", "submitted", "rank 0"} {
+		m := regexp.MustCompile(`<text x="([0-9.]+)"[^>]*\n[^>]*>` + l + `</text>`).FindSubmatch(b)
+		if m == nil {
+			t.Errorf("no legend entry %q", l)
+			continue
+		}
+		if x, _ := strconv.ParseFloat(string(m[1]), 64); x < 72*(10-1.6) {
+			t.Errorf("legend entry %q at x = %g pt, over the panels (< %g)", l, x, 72*(10-1.6))
 		}
 	}
 	// A PNG of 10 x 11 inches at the asked resolution.

@@ -5,6 +5,8 @@ package runtime
 import (
 	"syscall"
 	"unsafe"
+
+	"github.com/exageostat/exageostat/pkg/topology"
 )
 
 // mmapMin is the smallest buffer, in bytes, taken from the system with mmap;
@@ -32,4 +34,13 @@ func sysFree(b []float64) {
 		return
 	}
 	syscall.Munmap(unsafe.Slice((*byte)(unsafe.Pointer(&b[:1][0])), words*8))
+}
+
+// bindMapped places b's pages on NUMA node node when b is outside the Go
+// heap (topology.Bind); a small buffer from the heap stays where it is.
+func bindMapped(b []float64, node int) error {
+	if cap(b)*8 < mmapMin {
+		return nil
+	}
+	return topology.Bind(b, node)
 }

@@ -467,7 +467,7 @@ func (r *Runtime) progress() {
 				if t.x.send {
 					src, dst = r.rank, t.x.peer
 				}
-				n.w.events = append(n.w.events, trace.Event{Kind: t.Kind, Tile: [3]int{-1, -1, -1}, Rank: r.rank,
+				r.record(&n.w.events, trace.Event{Kind: t.Kind, Tile: [3]int{-1, -1, -1}, Rank: r.rank,
 					Worker: -1, Start: t.x.start, End: r.Now(), Iter: t.iter, Submit: t.submitted, Ready: t.readyAt,
 					Src: src, Dst: dst, Tag: t.x.tag, Handle: t.x.h.name, Bytes: int64(8 * words)})
 			}

@@ -390,7 +390,7 @@ func (r *Runtime) traceCopy(n *devNode, k string, h *Handle, start int64) {
 	}
 	now := r.Now()
 	r.memMu.Lock()
-	r.memEvents = append(r.memEvents, traceXfer(k, h, r.rank, r.Workers()+n.node-1, start, now, n.arch))
+	r.record(&r.memEvents, traceXfer(k, h, r.rank, r.Workers()+n.node-1, start, now, n.arch))
 	r.memMu.Unlock()
 }
 

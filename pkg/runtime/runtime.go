@@ -43,7 +43,9 @@ import (
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/cputime"
 	"github.com/exageostat/exageostat/pkg/kind"
+	"github.com/exageostat/exageostat/pkg/topology"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
@@ -347,6 +349,7 @@ type task struct {
 	free *Handle // a release of this rank's copy of the handle, run inline
 
 	mask   uint8   // the classes of workers that may run it
+	key    int64   // its place among ready tasks: higher first (order)
 	size   int     // footprint, for performance models
 	expDur float64 // DMDA: expected seconds on the worker it is queued on
 
@@ -359,6 +362,10 @@ type task struct {
 type Options struct {
 	Workers int  // number of CPU workers; <= 0 means one per core
 	Trace   bool // record one trace.Event per task (and per message)
+	// Sink, if not nil, also receives every trace event as it happens
+	// (a trace.Stream writes them to a file as the run goes); it turns
+	// Trace on.
+	Sink trace.Sink
 	// Comm connects the ranks of a distributed run; nil means a single
 	// rank (comm.Self).
 	Comm comm.Comm
@@ -391,12 +398,22 @@ type Options struct {
 	// or HostTest): tasks with Task.Device may run there, on copies the
 	// runtime keeps coherent (memnode.go).
 	Devices []Device
-	// Scheduler is Eager ("" too) or DMDA, which needs PerfModel.
+	// Scheduler is one of Schedulers() ("": Prio); DMDA and DMDAS need
+	// PerfModel.
 	Scheduler string
 	// PerfModel gives expected durations (DMDA); History, if not nil,
 	// receives every task's measured duration.
 	PerfModel PerfModel
 	History   History
+	// Pin, if not nil, pins CPU worker i (i < len(Pin)) to CPU Pin[i].ID
+	// on its OS thread while the runtime runs (the thread's affinity is
+	// restored when it stops); the other workers are not pinned. With
+	// NUMA > 1 nodes, the buffers a pinned worker allocates are placed on
+	// its CPU's node (Bind; nil: topology.Bind, for the buffers outside
+	// the Go heap), and it reuses its node's buffers first.
+	Pin  []topology.CPU
+	NUMA int
+	Bind func(b []float64, node int) error
 }
 
 // Runtime schedules submitted tasks over a pool of workers.
@@ -411,11 +428,15 @@ type Runtime struct {
 	sub   *worker // the submitting goroutine's scratch for inline nodes
 
 	mu          sync.Mutex
-	work        *sync.Cond  // signalled when tasks become ready or on close
-	idle        *sync.Cond  // signalled when outstanding reaches 0
-	heaps       [8]taskHeap // ready tasks by the classes of workers that may run them (Eager)
-	dmda        bool        // Options.Scheduler is DMDA: ready tasks are in the workers' queues
+	work        *sync.Cond   // signalled when tasks become ready or on close
+	idle        *sync.Cond   // signalled when outstanding reaches 0
+	central     readyQueue   // ready tasks (Prio, Eager)
+	pol         policy       // Options.Scheduler
+	readySeq    atomic.Int64 // tasks made ready so far (Eager's order)
+	turn        int          // the next worker a submitted ready task goes to (WS, LWS)
 	outstanding int
+	given       int64 // graph nodes inserted (tasks, messages, releases), for Progress
+	completed   int64 // of which completed
 	sleeping    int
 	idleWorkers atomic.Int32 // sleeping, readable without the lock
 	closed      bool
@@ -443,11 +464,16 @@ type Runtime struct {
 
 	devs []*devNode // Options.Devices: memory node i+1
 	swg  sync.WaitGroup
+
+	pinned, pinFailed atomic.Int32 // workers pinned (Options.Pin), pins that failed
 }
 
 type worker struct {
 	id     int
-	helper bool // runs no task of the kinds of Options.HelperExclude
+	helper bool         // runs no task of the kinds of Options.HelperExclude
+	cpu    int          // the CPU it is pinned to (Options.Pin), -1: not pinned
+	tid    atomic.Int32 // its OS thread (WorkerThreads)
+	numa   int          // its CPU's NUMA node, -1: any
 	class  uint8
 	node   int    // memory node: 0 host RAM, d the d-th device
 	arch   string // "cpu", or the device's Arch
@@ -455,6 +481,7 @@ type worker struct {
 	// DMDA: its queue, the expected seconds of the tasks queued, and the
 	// expected end of the one running (seconds since the epoch).
 	queue          taskHeap
+	ready          readyQueue // WS, LWS: its own ready tasks
 	queued, runEnd float64
 	events         []trace.Event
 	buf            []*task
@@ -478,8 +505,17 @@ func New(opts Options) *Runtime {
 	if opts.Comm == nil {
 		opts.Comm = comm.Self{}
 	}
+	if opts.Sink != nil {
+		opts.Trace = true
+	}
 	r := &Runtime{opts: opts, rank: opts.Comm.Rank(), size: opts.Comm.Size(), pool: newPool(), sub: &worker{id: -1}}
 	r.pool.fresh = opts.NoPool
+	if opts.NUMA > 1 && len(opts.Pin) > 0 {
+		r.pool.nodes, r.pool.bind, r.pool.home = opts.NUMA, opts.Bind, map[*float64]int{}
+		if r.pool.bind == nil {
+			r.pool.bind = bindMapped
+		}
+	}
 	if opts.Helpers < 0 {
 		r.opts.Helpers = 0
 	}
@@ -500,7 +536,7 @@ func New(opts Options) *Runtime {
 		r.wg.Add(1)
 		go r.progress()
 	}
-	r.dmda = opts.Scheduler == DMDA
+	r.pol = policyOf(opts.Scheduler)
 	var pinners []HostPinner
 	for _, d := range opts.Devices {
 		if p, ok := d.(HostPinner); ok {
@@ -517,7 +553,10 @@ func New(opts Options) *Runtime {
 	nw := opts.Workers + r.opts.Helpers
 	r.workers = make([]*worker, nw+len(opts.Devices))
 	for i := range r.workers {
-		w := &worker{id: i, helper: i >= opts.Workers, class: classCPU, arch: "cpu"}
+		w := &worker{id: i, helper: i >= opts.Workers, class: classCPU, arch: "cpu", cpu: -1, numa: -1}
+		if i < len(opts.Pin) && i < opts.Workers {
+			w.cpu, w.numa = opts.Pin[i].ID, opts.Pin[i].Node
+		}
 		switch {
 		case i >= nw:
 			n := newDevNode(opts.Devices[i-nw], i-nw+1)
@@ -638,6 +677,7 @@ func (r *Runtime) insert(tk *task) {
 	r.preds = preds[:0]
 	r.mu.Lock()
 	r.outstanding++
+	r.given++
 	r.mu.Unlock()
 	if tk.pending.Add(-1) == 0 {
 		if r.opts.Trace {
@@ -650,13 +690,21 @@ func (r *Runtime) insert(tk *task) {
 		case tk.x != nil:
 			r.net.enqueue(tk)
 		default:
-			r.mu.Lock()
-			r.push(tk)
-			if r.sleeping > 0 {
-				r.wake()
-			}
-			r.mu.Unlock()
+			r.order(tk)
+			r.ready(tk)
 		}
+	}
+}
+
+// ready queues tk, ready at submission, and wakes a worker for it. The
+// lock is released however push returns: a Close deferred by the caller
+// must not wait on it.
+func (r *Runtime) ready(tk *task) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.push(tk, nil)
+	if r.sleeping > 0 {
+		r.wake()
 	}
 }
 
@@ -676,15 +724,18 @@ func (r *Runtime) sample() {
 	}
 	now := r.Now()
 	r.memMu.Lock()
-	r.memEvents = append(r.memEvents, trace.Event{Kind: trace.MemoryKind, Tile: [3]int{-1, -1, -1}, Rank: r.rank, Worker: -1,
+	r.record(&r.memEvents, trace.Event{Kind: trace.MemoryKind, Tile: [3]int{-1, -1, -1}, Rank: r.rank, Worker: -1,
 		Start: now, End: now, Bytes: r.pool.inUse.Load()})
 	r.memMu.Unlock()
 }
 
 // allocate gives h's copy on this rank a buffer from the pool.
-func (r *Runtime) allocate(h *Handle) {
+func (r *Runtime) allocate(h *Handle) { r.allocateOn(h, -1) }
+
+// allocateOn is allocate for a worker on NUMA node node (-1: any).
+func (r *Runtime) allocateOn(h *Handle, node int) {
 	defer r.sample()
-	h.buf = r.pool.get(h.words)
+	h.buf = r.pool.getOn(h.words, node)
 	if r.size > 1 && h.owner != r.rank {
 		h.transient = true
 		v := r.replicas.Add(bytesOf(h.words))
@@ -1020,7 +1071,7 @@ func (r *Runtime) buffers(w *worker, t *task) ([][]float64, error) {
 		case h.buf != nil:
 			bufs = append(bufs, h.buf)
 		case a.Mode&R == 0:
-			r.allocate(h)
+			r.allocateOn(h, w.numa)
 			bufs = append(bufs, h.buf)
 		default:
 			w.bufs = bufs
@@ -1039,7 +1090,7 @@ func (r *Runtime) scratch(w *worker, words int) []float64 {
 		if w.scratch == nil {
 			w.scratch = map[int][]float64{}
 		}
-		b = r.pool.get(words)
+		b = r.pool.getOn(words, w.numa)
 		w.scratch[words] = b
 	}
 	return b
@@ -1049,10 +1100,14 @@ func (r *Runtime) execute(w *worker, t *task) {
 	if r.failed.Load() || t.Run == nil {
 		return
 	}
-	var start, exec int64
+	var start int64
 	if r.opts.Trace {
 		start = r.Now()
+		if r.opts.Sink != nil {
+			r.opts.Sink.Begin(w.id, start)
+		}
 	}
+	var m measured
 	err := func() (err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -1074,12 +1129,11 @@ func (r *Runtime) execute(w *worker, t *task) {
 		if err != nil {
 			return err
 		}
-		if r.opts.Trace || r.opts.History != nil {
-			exec = r.Now()
-		}
+		m.begin(r, w)
 		err = t.Run(Context{Worker: w.id, Rank: r.rank, Node: w.node, acc: t.Access, bufs: bufs, dev: w.dbufs, rt: r})
+		m.end(r)
 		if err == nil && r.opts.History != nil {
-			r.opts.History.Record(w.arch, t.modelKey(), t.size, float64(r.Now()-exec)/1e9)
+			r.opts.History.Record(w.arch, t.modelKey(), t.size, m.seconds())
 		}
 		return err
 	}()
@@ -1088,10 +1142,57 @@ func (r *Runtime) execute(w *worker, t *task) {
 		r.fail(t, err)
 	}
 	if r.opts.Trace {
-		w.events = append(w.events, trace.Event{Kind: t.Kind, Tile: t.Tile, Rank: r.rank,
+		r.record(&w.events, trace.Event{Kind: t.Kind, Tile: t.Tile, Rank: r.rank,
 			Worker: w.id, Start: start, End: r.Now(), Flops: t.Flops, Iter: t.iter,
-			Submit: t.submitted, Ready: t.readyAt, Priority: t.Priority, Resource: w.arch, Exec: exec})
+			Submit: t.submitted, Ready: t.readyAt, Priority: t.Priority, Resource: w.arch, Exec: m.exec, CPU: m.cpu})
 	}
+}
+
+// record appends e to the events of its recorder (a worker's, or under
+// memMu the memory samples') and hands it to Options.Sink.
+func (r *Runtime) record(to *[]trace.Event, e trace.Event) {
+	*to = append(*to, e)
+	if r.opts.Sink != nil {
+		r.opts.Sink.Add(e)
+	}
+}
+
+// measured is the timing of one task's kernel: when it began (ns since the
+// epoch), its wall time, and the CPU time of the worker's OS thread (0
+// where not measured: a GPU worker, whose thread waits on the device).
+type measured struct {
+	exec, wall, cpu, cpu0 int64
+	cpuOK                 bool
+}
+
+func (m *measured) begin(r *Runtime, w *worker) {
+	if !r.opts.Trace && r.opts.History == nil {
+		return
+	}
+	m.exec = r.Now()
+	if w.node == 0 || w.arch == "host-test" {
+		m.cpu0, m.cpuOK = cputime.Thread()
+	}
+}
+
+func (m *measured) end(r *Runtime) {
+	if !r.opts.Trace && r.opts.History == nil {
+		return
+	}
+	m.wall = r.Now() - m.exec
+	if m.cpuOK {
+		c, ok := cputime.Thread()
+		m.cpu, m.cpuOK = max(c-m.cpu0, 1), ok
+	}
+}
+
+// seconds is the duration a performance model learns: the CPU time where
+// measured, else the wall time.
+func (m *measured) seconds() float64 {
+	if m.cpuOK {
+		return float64(m.cpu) * 1e-9
+	}
+	return float64(m.wall) * 1e-9
 }
 
 // loop is one worker: take the best ready task, run it, release its
@@ -1103,30 +1204,88 @@ func (r *Runtime) loop(w *worker) {
 	// libraries with thread-local state (GLPK, CUDA contexts) stay put.
 	goruntime.LockOSThread()
 	defer goruntime.UnlockOSThread()
+	w.tid.Store(int32(cputime.Gettid()))
+	if w.cpu >= 0 {
+		defer r.pin(w)()
+	}
 	var next *task
 	for {
 		if next == nil {
-			r.mu.Lock()
-			for r.top(w) == nil && !r.closed {
-				r.sleeping++
-				r.idleWorkers.Add(1)
-				if r.net != nil {
-					r.net.poke() // poll messages fast while a worker waits
-				}
-				r.work.Wait()
-				r.idleWorkers.Add(-1)
-				r.sleeping--
-			}
-			if r.top(w) == nil {
-				r.mu.Unlock()
+			if next = r.wait(w); next == nil {
 				return
 			}
-			next = r.pop(w)
-			r.mu.Unlock()
 		}
 		t := next
 		r.execute(w, t)
 		next = r.complete(w, t, true)
+	}
+}
+
+// pin pins worker w's thread to its CPU and returns the function that
+// restores the thread's affinity; a pin that fails leaves the worker
+// unpinned, counted by Pinned.
+func (r *Runtime) pin(w *worker) func() {
+	old, err := topology.Affinity()
+	if err == nil {
+		err = topology.Pin(w.cpu)
+	}
+	if err != nil {
+		r.pinFailed.Add(1)
+		return func() {}
+	}
+	r.pinned.Add(1)
+	return func() { topology.Pin(old...) }
+}
+
+// WorkerThreads returns the OS thread ids of the workers that have started
+// (each runs on its own thread for the runtime's life): for readings of
+// the OS's accounts of them (cputime.RunDelay).
+func (r *Runtime) WorkerThreads() []int {
+	var out []int
+	for _, w := range r.workers {
+		if t := w.tid.Load(); t > 0 {
+			out = append(out, int(t))
+		}
+	}
+	return out
+}
+
+// Progress returns the graph nodes (tasks, messages, releases) this rank
+// has been given since the runtime started and how many have completed: a
+// progress meter reads the graph under way as their growth since its
+// start.
+func (r *Runtime) Progress() (done, given int64) {
+	if r.rec != nil {
+		return 0, 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.completed, r.given
+}
+
+// Pinned returns the workers pinned to their CPU (Options.Pin) and those
+// whose pinning failed, once they have started.
+func (r *Runtime) Pinned() (pinned, failed int) {
+	return int(r.pinned.Load()), int(r.pinFailed.Load())
+}
+
+// wait returns the next task of worker w, sleeping until there is one; nil
+// once the runtime is closed and nothing is left for w.
+func (r *Runtime) wait(w *worker) *task {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		if t := r.take(w); t != nil || r.closed {
+			return t
+		}
+		r.sleeping++
+		r.idleWorkers.Add(1)
+		if r.net != nil {
+			r.net.poke() // poll messages fast while a worker waits
+		}
+		r.work.Wait()
+		r.idleWorkers.Add(-1)
+		r.sleeping--
 	}
 }
 
@@ -1175,7 +1334,8 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 	var local *task
 	bi := -1
 	for i, s := range ready {
-		if s.mask&w.class == 0 || r.dmda {
+		r.order(s)
+		if s.mask&w.class == 0 || r.pol.modelled() {
 			continue
 		}
 		if bi < 0 || before(s, ready[bi]) {
@@ -1183,19 +1343,20 @@ func (r *Runtime) complete(w *worker, t *task, keep bool) *task {
 		}
 	}
 	r.mu.Lock()
-	if r.dmda {
+	if r.pol.modelled() {
 		w.runEnd = 0
 	}
 	r.outstanding -= done
+	r.completed += int64(done)
 	if len(ready) > 0 {
 		if bi >= 0 && keep {
-			if q := r.top(w); q == nil || !before(q, ready[bi]) {
+			if q := r.peek(w); q == nil || !before(q, ready[bi]) {
 				local = ready[bi]
 			}
 		}
 		for _, s := range ready {
 			if s != local {
-				r.push(s)
+				r.push(s, w)
 			}
 		}
 		n := len(ready)
@@ -1235,18 +1396,18 @@ func (r *Runtime) excluded(t *task) bool {
 // helpers, all of them, since the one a signal would wake may be a helper
 // that cannot run the task.
 func (r *Runtime) wake() {
-	if r.opts.Helpers > 0 || len(r.devs) > 0 || r.dmda {
+	if r.opts.Helpers > 0 || len(r.devs) > 0 || r.pol.modelled() {
 		r.work.Broadcast()
 		return
 	}
 	r.work.Signal()
 }
 
-// before reports whether a should run before b: higher priority first, then
-// submission order.
+// before reports whether a should run before b: the higher key (priority,
+// or with Eager the earlier ready) first, then submission order.
 func before(a, b *task) bool {
-	if a.Priority != b.Priority {
-		return a.Priority > b.Priority
+	if a.key != b.key {
+		return a.key > b.key
 	}
 	return a.seq < b.seq
 }

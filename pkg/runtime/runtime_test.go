@@ -248,65 +248,72 @@ func TestNoGoroutineLeak(t *testing.T) {
 func TestRandomGraphsMatchSequential(t *testing.T) {
 	for _, workers := range []int{1, 2, 8} {
 		for seed := uint64(1); seed <= 20; seed++ {
-			rng := rand.New(rand.NewPCG(seed, 7))
-			const nh, nt = 12, 400
-			type op struct {
-				idx   []int
-				modes []Mode
-			}
-			ops := make([]op, nt)
-			for i := range ops {
-				k := 1 + rng.IntN(3)
-				perm := rng.Perm(nh)[:k]
-				o := op{idx: perm}
-				for range perm {
-					o.modes = append(o.modes, []Mode{R, W, RW}[rng.IntN(3)])
-				}
-				ops[i] = o
-			}
-			apply := func(vals []uint64, i int, o op) {
-				var acc uint64 = uint64(i) + 1
-				for j, h := range o.idx {
-					if o.modes[j]&R != 0 {
-						acc = acc*1099511628211 ^ vals[h]
-					}
-				}
-				for j, h := range o.idx {
-					if o.modes[j]&W != 0 {
-						vals[h] = acc + uint64(j)
-					}
-				}
-			}
-			want := make([]uint64, nh)
-			for i, o := range ops {
-				apply(want, i, o)
-			}
-			got := make([]uint64, nh)
-			rt := New(Options{Workers: workers})
-			hs := make([]*Handle, nh)
-			for i := range hs {
-				hs[i] = NewHandle(fmt.Sprint(i), 0)
-			}
-			for i, o := range ops {
-				acc := make([]Access, len(o.idx))
-				for j, h := range o.idx {
-					acc[j] = Access{H: hs[h], Mode: o.modes[j]}
-				}
-				rt.Submit(Task{Kind: "op", Priority: rng.IntN(5), Access: acc, Run: func(Context) error {
-					if rng := i % 7; rng == 0 {
-						goruntime.Gosched()
-					}
-					apply(got, i, o)
-					return nil
-				}})
-			}
-			if err := rt.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("workers=%d seed=%d: parallel result differs from sequential", workers, seed)
+			checkRandomGraph(t, Options{Workers: workers}, seed)
+		}
+	}
+}
+
+// checkRandomGraph runs the random graph of seed on a runtime of options o
+// and compares with a sequential execution.
+func checkRandomGraph(t *testing.T, o Options, seed uint64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	const nh, nt = 12, 400
+	type op struct {
+		idx   []int
+		modes []Mode
+	}
+	ops := make([]op, nt)
+	for i := range ops {
+		k := 1 + rng.IntN(3)
+		perm := rng.Perm(nh)[:k]
+		o := op{idx: perm}
+		for range perm {
+			o.modes = append(o.modes, []Mode{R, W, RW}[rng.IntN(3)])
+		}
+		ops[i] = o
+	}
+	apply := func(vals []uint64, i int, o op) {
+		var acc uint64 = uint64(i) + 1
+		for j, h := range o.idx {
+			if o.modes[j]&R != 0 {
+				acc = acc*1099511628211 ^ vals[h]
 			}
 		}
+		for j, h := range o.idx {
+			if o.modes[j]&W != 0 {
+				vals[h] = acc + uint64(j)
+			}
+		}
+	}
+	want := make([]uint64, nh)
+	for i, o := range ops {
+		apply(want, i, o)
+	}
+	got := make([]uint64, nh)
+	rt := New(o)
+	hs := make([]*Handle, nh)
+	for i := range hs {
+		hs[i] = NewHandle(fmt.Sprint(i), 0)
+	}
+	for i, op := range ops {
+		acc := make([]Access, len(op.idx))
+		for j, h := range op.idx {
+			acc[j] = Access{H: hs[h], Mode: op.modes[j]}
+		}
+		rt.Submit(Task{Kind: "op", Priority: rng.IntN(5), Device: i%3 == 0, Access: acc, Run: func(Context) error {
+			if i%7 == 0 {
+				goruntime.Gosched()
+			}
+			apply(got, i, op)
+			return nil
+		}})
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s, %d workers, %d devices, seed %d: parallel result differs from sequential", o.Scheduler, o.Workers, len(o.Devices), seed)
 	}
 }
 

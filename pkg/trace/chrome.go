@@ -11,15 +11,9 @@ import (
 	"github.com/exageostat/exageostat/pkg/kind"
 )
 
-// Lanes of a rank in Chrome traces (thread ids): its workers keep their
-// index; transfers and phases get lanes of their own above these bases.
-const (
-	transferLane = 1000 // transfer lane i is thread transferLane + i
-	phaseLane    = 2000 // the span of phase p (Phases order) is thread phaseLane + p
-)
-
-// phases are the phases of an evaluation drawn as spans, in lane order.
-var phases = [...]string{"generation", "cholesky", "solve"}
+// commLane is the thread id of a rank's communication lane in Chrome
+// traces; its workers keep their index.
+const commLane = 1000
 
 type chromeEvent struct {
 	Name string         `json:"name"`
@@ -102,266 +96,246 @@ func Transfers(ev []Event) []Transfer {
 	return out
 }
 
-// laneSet assigns intervals to the first lane free at their start, so that
-// no two intervals of one lane overlap.
-type laneSet struct{ ends []int64 }
-
-func (l *laneSet) place(start, end int64) int {
-	for i, e := range l.ends {
-		if e <= start {
-			l.ends[i] = end
-			return i
-		}
-	}
-	l.ends = append(l.ends, end)
-	return len(l.ends) - 1
-}
-
 // WriteChrome writes ev as a Chrome trace-event JSON object
-// ({"traceEvents": [...]}), which ui.perfetto.dev and chrome://tracing open:
+// ({"traceEvents": [...]}), which ui.perfetto.dev and chrome://tracing open,
+// one lane per worker plus one per rank for its messages:
 //
 //   - one process per rank; one lane (thread) per worker, named after its
 //     type ("cpu worker 0", "gpu worker 0"), with one complete ("X") event
 //     per task whose args hold its tile (m, n, k), flops, iteration,
-//     priority and submission, ready and kernel start times (submit_us,
-//     ready_us, exec_us); the worker's states as slices of category
-//     "state": "runtime" nested at the start of a task while the worker
-//     waited on the runtime (its buffers), "idle" between tasks;
-//   - transfers on "transfers i" lanes of each rank, assigned so that no two
-//     slices of a lane overlap: the receiver's slice lasts from the later
-//     posting of the two sides to the completion (the transfer, not the
-//     wait), the sender's from its posting to its completion, both named
-//     after the kind and the tile ("recv A(3,2)") with src, dst, tag, tile,
-//     bytes and posted_us in args, joined by a flow arrow;
-//   - per rank and iteration, the span of each phase (generation, cholesky,
-//     solve) on a lane of its own, and a global instant mark at the start
-//     of each iteration;
+//     priority, its submission, ready and kernel start times (submit_us,
+//     ready_us, exec_us) and its CPU time (cpu_us); nested at its start, a
+//     "runtime" slice (category "state") while the worker waited on the
+//     runtime (its buffers);
+//   - a "comm" lane per rank: each send or receive completed there, named
+//     after the kind and the tile ("recv A(3,2)") with src, dst, tag,
+//     tile, bytes and posted_us (when it was posted) in args, ending at its
+//     completion and starting at the later of its transfer's start (the
+//     later posting of the two sides) and the previous slice's end (so
+//     that no two slices overlap: the lane reads as the rank's link,
+//     one message at a time); a flow arrow joins the two sides of a
+//     transfer (a simulated xfer is drawn on both ranks);
+//   - a global instant mark at the start of each iteration;
 //   - the tile memory a rank holds as a counter track ("tile memory (MB)").
 //
 // ReadChrome reads the file back into the events.
 func WriteChrome(w io.Writer, ev []Event) error {
-	out := make([]chromeEvent, 0, len(ev)+16)
-	named := map[[2]int]bool{}
-	lane := func(rank, tid int, name string) {
-		if named[[2]int{rank, tid}] {
-			return
-		}
-		if !named[[2]int{rank, -1}] {
-			named[[2]int{rank, -1}] = true
-			out = append(out, chromeEvent{Name: "process_name", Ph: "M", Pid: rank, Args: map[string]any{"name": fmt.Sprintf("rank %d", rank)}})
-		}
-		named[[2]int{rank, tid}] = true
-		out = append(out, chromeEvent{Name: "thread_name", Ph: "M", Pid: rank, Tid: tid, Args: map[string]any{"name": name}},
-			chromeEvent{Name: "thread_sort_index", Ph: "M", Pid: rank, Tid: tid, Args: map[string]any{"sort_index": tid}})
+	c := &chromeWriter{named: map[[2]int]bool{}}
+	c.tasks(ev)
+	c.transfers(ev)
+	c.iterations(ev)
+	return c.encode(w)
+}
+
+// chromeWriter collects the Chrome events of a trace.
+type chromeWriter struct {
+	out   []chromeEvent
+	named map[[2]int]bool // (rank, -1): process named; (rank, tid): lane named
+}
+
+// lane names rank's process (once) and its lane tid (once, if tid >= 0).
+func (c *chromeWriter) lane(rank, tid int, name string) {
+	if !c.named[[2]int{rank, -1}] {
+		c.named[[2]int{rank, -1}] = true
+		c.out = append(c.out, chromeEvent{Name: "process_name", Ph: "M", Pid: rank, Args: map[string]any{"name": fmt.Sprintf("rank %d", rank)}})
 	}
-	type span struct {
-		start, end int64
-		ok         bool
+	if tid < 0 || c.named[[2]int{rank, tid}] {
+		return
 	}
-	// Worker lanes are named by type, numbered within it ("gpu worker 0"
-	// is the first GPU worker of the rank, whatever its index).
+	c.named[[2]int{rank, tid}] = true
+	c.out = append(c.out, chromeEvent{Name: "thread_name", Ph: "M", Pid: rank, Tid: tid, Args: map[string]any{"name": name}},
+		chromeEvent{Name: "thread_sort_index", Ph: "M", Pid: rank, Tid: tid, Args: map[string]any{"sort_index": tid}})
+}
+
+// workerNames names the worker lanes of ev by type, numbered within it
+// ("gpu worker 0" is the first GPU worker of its rank, whatever its index).
+func workerNames(ev []Event) map[[2]int]string {
 	ids := map[[2]int]string{} // rank, worker -> resource
 	for _, e := range ev {
 		if e.Kind != MemoryKind && !e.IsTransfer() {
 			ids[[2]int{e.Rank, e.Worker}] = e.resource()
 		}
 	}
-	workerName := map[[2]int]string{}
-	{
-		keys := make([][2]int, 0, len(ids))
-		for k := range ids {
-			keys = append(keys, k)
+	keys := make([][2]int, 0, len(ids))
+	for k := range ids {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i][0] != keys[j][0] {
+			return keys[i][0] < keys[j][0]
 		}
-		sort.Slice(keys, func(i, j int) bool {
-			if keys[i][0] != keys[j][0] {
-				return keys[i][0] < keys[j][0]
-			}
-			return keys[i][1] < keys[j][1]
-		})
-		count := map[string]int{}
-		for i, k := range keys {
-			if i > 0 && keys[i-1][0] != k[0] {
-				clear(count)
-			}
-			res := ids[k]
-			workerName[k] = fmt.Sprintf("%s worker %d", res, count[res])
-			count[res]++
+		return keys[i][1] < keys[j][1]
+	})
+	names := map[[2]int]string{}
+	count := map[string]int{}
+	for i, k := range keys {
+		if i > 0 && keys[i-1][0] != k[0] {
+			clear(count)
+		}
+		res := ids[k]
+		names[k] = fmt.Sprintf("%s worker %d", res, count[res])
+		count[res]++
+	}
+	return names
+}
+
+// taskArgs are the args of task e's slice.
+func taskArgs(e *Event) map[string]any {
+	args := map[string]any{}
+	for i, name := range [3]string{"m", "n", "k"} {
+		if e.Tile[i] >= 0 {
+			args[name] = e.Tile[i]
 		}
 	}
-	spans := map[[3]int]*span{}     // rank, iteration, phase
-	busy := map[[2]int][][2]int64{} // rank, worker -> task intervals
-	iterStart := map[int]int64{}
-	for _, e := range ev {
+	for _, f := range []struct {
+		key string
+		v   float64
+		on  bool
+	}{{"flops", e.Flops, e.Flops > 0}, {"iteration", float64(e.Iter), e.Iter > 0}, {"priority", float64(e.Priority), e.Priority != 0},
+		{"submit_us", us(e.Submit), e.Submit > 0}, {"ready_us", us(e.Ready), e.Ready > 0}, {"exec_us", us(e.Exec), e.Exec > 0},
+		{"cpu_us", us(e.CPU), e.CPU > 0}} {
+		if f.on {
+			args[f.key] = f.v
+		}
+	}
+	if e.Resource != "" && e.Resource != "cpu" {
+		args["resource"] = e.Resource
+	}
+	return args
+}
+
+// tasks adds the tasks of ev on their workers' lanes, and the memory
+// samples as counters.
+func (c *chromeWriter) tasks(ev []Event) {
+	names := workerNames(ev)
+	for i := range ev {
+		e := &ev[i]
 		switch {
 		case e.Kind == MemoryKind:
-			if !named[[2]int{e.Rank, -1}] {
-				named[[2]int{e.Rank, -1}] = true
-				out = append(out, chromeEvent{Name: "process_name", Ph: "M", Pid: e.Rank, Args: map[string]any{"name": fmt.Sprintf("rank %d", e.Rank)}})
-			}
-			out = append(out, chromeEvent{Name: "tile memory (MB)", Ph: "C", Ts: us(e.Start), Pid: e.Rank,
+			c.lane(e.Rank, -1, "")
+			c.out = append(c.out, chromeEvent{Name: "tile memory (MB)", Ph: "C", Ts: us(e.Start), Pid: e.Rank,
 				Args: map[string]any{"MB": float64(e.Bytes) / 1e6}})
 			continue
 		case e.IsTransfer():
 			continue
 		}
-		lane(e.Rank, e.Worker, workerName[[2]int{e.Rank, e.Worker}])
-		args := map[string]any{}
-		for i, name := range [3]string{"m", "n", "k"} {
-			if e.Tile[i] >= 0 {
-				args[name] = e.Tile[i]
-			}
-		}
-		if e.Flops > 0 {
-			args["flops"] = e.Flops
-		}
-		if e.Iter > 0 {
-			args["iteration"] = e.Iter
-		}
-		if e.Priority != 0 {
-			args["priority"] = e.Priority
-		}
-		if e.Submit > 0 {
-			args["submit_us"] = us(e.Submit)
-		}
-		if e.Ready > 0 {
-			args["ready_us"] = us(e.Ready)
-		}
-		if e.Resource != "" && e.Resource != "cpu" {
-			args["resource"] = e.Resource
-		}
-		if e.Exec > 0 {
-			args["exec_us"] = us(e.Exec)
-		}
-		out = append(out, chromeEvent{Name: e.Kind, Cat: "task", Ph: "X", Ts: us(e.Start), Dur: us(e.End - e.Start),
-			Pid: e.Rank, Tid: e.Worker, Args: args})
+		c.lane(e.Rank, e.Worker, names[[2]int{e.Rank, e.Worker}])
+		c.out = append(c.out, chromeEvent{Name: e.Kind, Cat: "task", Ph: "X", Ts: us(e.Start), Dur: us(e.End - e.Start),
+			Pid: e.Rank, Tid: e.Worker, Args: taskArgs(e)})
 		if e.Exec > e.Start && e.Exec <= e.End { // waiting on the runtime, nested in the task
-			out = append(out, chromeEvent{Name: "runtime", Cat: "state", Ph: "X", Ts: us(e.Start), Dur: us(e.Exec - e.Start),
+			c.out = append(c.out, chromeEvent{Name: "runtime", Cat: "state", Ph: "X", Ts: us(e.Start), Dur: us(e.Exec - e.Start),
 				Pid: e.Rank, Tid: e.Worker})
 		}
-		busy[[2]int{e.Rank, e.Worker}] = append(busy[[2]int{e.Rank, e.Worker}], [2]int64{e.Start, e.End})
-		for p, name := range phases {
-			if kind.Phase(e.Kind) == name {
-				k := [3]int{e.Rank, e.Iter, p}
-				s := spans[k]
-				if s == nil {
-					s = &span{start: e.Start, end: e.End}
-					spans[k] = s
-				}
-				s.start, s.end = min(s.start, e.Start), max(s.end, e.End)
-			}
-		}
-		if t, ok := iterStart[e.Iter]; !ok || e.Start < t {
-			iterStart[e.Iter] = e.Start
-		}
 	}
+}
 
-	// Idle states: the gaps between a worker's tasks.
-	for k, iv := range busy {
-		sort.Slice(iv, func(i, j int) bool { return iv[i][0] < iv[j][0] })
-		for i := 1; i < len(iv); i++ {
-			if gap := iv[i][0] - iv[i-1][1]; gap > 0 {
-				out = append(out, chromeEvent{Name: "idle", Cat: "state", Ph: "X", Ts: us(iv[i-1][1]), Dur: us(gap), Pid: k[0], Tid: k[1]})
-			}
-		}
-	}
+// commSlice is one side of a transfer on a rank's comm lane.
+type commSlice struct {
+	e          *Event
+	kind       string
+	rank       int
+	start, end int64
+	sender     bool // the sending side of a simulated transfer
+	flow       int  // flow id (0: none)
+	ph         string
+}
 
-	// Transfers, on lanes without overlaps, joined by flows.
-	lanes := map[int]*laneSet{}
-	place := func(rank int, start, end int64) int {
-		l := lanes[rank]
-		if l == nil {
-			l = &laneSet{}
-			lanes[rank] = l
-		}
-		i := transferLane + l.place(start, end)
-		lane(rank, i, fmt.Sprintf("transfers %d", i-transferLane))
-		return i
-	}
-	slice := func(e *Event, k string, rank int, start, end int64, args map[string]any) int {
-		tid := place(rank, start, end)
-		name := k
-		if e.Handle != "" {
-			name += " " + e.Handle
-		}
-		a := map[string]any{"kind": k, "src": e.Src, "dst": e.Dst, "tag": e.Tag, "tile": e.Handle, "bytes": e.Bytes,
-			"posted_us": us(e.Start)}
-		if e.Iter > 0 {
-			a["iteration"] = e.Iter
-		}
-		if e.Submit > 0 {
-			a["submit_us"] = us(e.Submit)
-		}
-		if e.Ready > 0 {
-			a["ready_us"] = us(e.Ready)
-		}
-		for key, v := range args {
-			a[key] = v
-		}
-		out = append(out, chromeEvent{Name: name, Cat: "transfer", Ph: "X", Ts: us(start), Dur: us(end - start), Pid: rank, Tid: tid, Args: a})
-		return tid
-	}
+// transfers adds each rank's messages on its comm lane and the flows that
+// join the two sides of each transfer.
+func (c *chromeWriter) transfers(ev []Event) {
+	var sl []commSlice
 	for id, t := range Transfers(ev) {
-		var from, to int
-		var fromTs float64
 		switch {
 		case t.Send != nil && t.Recv != nil:
-			from = slice(t.Send, kind.Send, t.Src, t.Send.Start, t.Send.End, nil)
-			fromTs = us(t.Send.Start)
-			to = slice(t.Recv, kind.Recv, t.Dst, t.Start, t.End, nil)
-		case t.Recv != nil && t.Recv.Kind == kind.Xfer:
-			// A simulated transfer: the link is busy on both sides.
-			from = slice(t.Recv, kind.Xfer, t.Src, t.Start, t.End, map[string]any{"side": "sender"})
-			fromTs = us(t.Start)
-			to = slice(t.Recv, kind.Xfer, t.Dst, t.Start, t.End, nil)
+			sl = append(sl, commSlice{e: t.Send, kind: kind.Send, rank: t.Src, start: t.Send.Start, end: t.Send.End, flow: id + 1, ph: "s"},
+				commSlice{e: t.Recv, kind: kind.Recv, rank: t.Dst, start: t.Start, end: t.End, flow: id + 1, ph: "f"})
+		case t.Recv != nil && t.Recv.Kind == kind.Xfer: // simulated: the link is busy on both sides
+			sl = append(sl, commSlice{e: t.Recv, kind: kind.Xfer, rank: t.Src, start: t.Start, end: t.End, sender: true, flow: id + 1, ph: "s"},
+				commSlice{e: t.Recv, kind: kind.Xfer, rank: t.Dst, start: t.Start, end: t.End, flow: id + 1, ph: "f"})
 		case t.Recv != nil:
-			slice(t.Recv, kind.Recv, t.Dst, t.Start, t.End, nil)
-			continue
+			sl = append(sl, commSlice{e: t.Recv, kind: kind.Recv, rank: t.Dst, start: t.Start, end: t.End})
 		default:
-			slice(t.Send, kind.Send, t.Src, t.Start, t.End, nil)
+			sl = append(sl, commSlice{e: t.Send, kind: kind.Send, rank: t.Src, start: t.Send.Start, end: t.Send.End})
+		}
+	}
+	sort.SliceStable(sl, func(i, j int) bool {
+		if sl[i].rank != sl[j].rank {
+			return sl[i].rank < sl[j].rank
+		}
+		return sl[i].end < sl[j].end
+	})
+	prev := map[int]int64{}
+	for i := range sl {
+		s := &sl[i]
+		start := max(s.start, prev[s.rank])
+		prev[s.rank] = s.end
+		c.addComm(s, start)
+	}
+}
+
+// addComm adds s, drawn from start, and its end of a flow.
+func (c *chromeWriter) addComm(s *commSlice, start int64) {
+	c.lane(s.rank, commLane, "comm")
+	e := s.e
+	name := s.kind
+	if e.Handle != "" {
+		name += " " + e.Handle
+	}
+	a := map[string]any{"kind": s.kind, "src": e.Src, "dst": e.Dst, "tile": e.Handle, "bytes": e.Bytes, "posted_us": us(e.Start)}
+	if s.sender {
+		a["side"] = "sender"
+	} else {
+		a["tag"] = e.Tag
+		for _, f := range []struct {
+			key string
+			v   int64
+		}{{"iteration", int64(e.Iter)}, {"submit_us", e.Submit}, {"ready_us", e.Ready}} {
+			switch {
+			case f.v <= 0:
+			case f.key == "iteration":
+				a[f.key] = f.v
+			default:
+				a[f.key] = us(f.v)
+			}
+		}
+	}
+	c.out = append(c.out, chromeEvent{Name: name, Cat: "transfer", Ph: "X", Ts: us(start), Dur: us(s.end - start), Pid: s.rank, Tid: commLane, Args: a})
+	if s.flow > 0 {
+		f := chromeEvent{Name: "transfer", Cat: "transfer", Ph: s.ph, ID: s.flow, Ts: us(start), Pid: s.rank, Tid: commLane}
+		if s.ph == "f" {
+			f.BP = "e"
+		}
+		c.out = append(c.out, f)
+	}
+}
+
+// iterations adds a global instant mark at the first task of each
+// iteration.
+func (c *chromeWriter) iterations(ev []Event) {
+	first := map[int]int64{}
+	for _, e := range ev {
+		if e.Iter <= 0 || e.Kind == MemoryKind || e.IsTransfer() {
 			continue
 		}
-		out = append(out,
-			chromeEvent{Name: "transfer", Cat: "transfer", Ph: "s", ID: id + 1, Ts: fromTs, Pid: t.Src, Tid: from},
-			chromeEvent{Name: "transfer", Cat: "transfer", Ph: "f", BP: "e", ID: id + 1, Ts: us(t.Start), Pid: t.Dst, Tid: to})
-	}
-
-	// Phase spans and iteration marks.
-	keys := make([][3]int, 0, len(spans))
-	for k := range spans {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a[0] != b[0] {
-			return a[0] < b[0]
+		if t, ok := first[e.Iter]; !ok || e.Start < t {
+			first[e.Iter] = e.Start
 		}
-		if a[2] != b[2] {
-			return a[2] < b[2]
-		}
-		return a[1] < b[1]
-	})
-	for _, k := range keys {
-		s := spans[k]
-		lane(k[0], phaseLane+k[2], "phase "+phases[k[2]])
-		out = append(out, chromeEvent{Name: phases[k[2]], Cat: "phase", Ph: "X", Ts: us(s.start), Dur: us(s.end - s.start),
-			Pid: k[0], Tid: phaseLane + k[2], Args: map[string]any{"iteration": k[1]}})
 	}
-	iters := make([]int, 0, len(iterStart))
-	for it := range iterStart {
-		if it > 0 {
-			iters = append(iters, it)
-		}
+	iters := make([]int, 0, len(first))
+	for it := range first {
+		iters = append(iters, it)
 	}
 	sort.Ints(iters)
 	for _, it := range iters {
-		out = append(out, chromeEvent{Name: fmt.Sprintf("iteration %d", it), Cat: "iteration", Ph: "i", S: "g", Ts: us(iterStart[it])})
+		c.out = append(c.out, chromeEvent{Name: fmt.Sprintf("iteration %d", it), Cat: "iteration", Ph: "i", S: "g", Ts: us(first[it])})
 	}
+}
 
+// encode writes the events, one a line.
+func (c *chromeWriter) encode(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	if _, err := bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"); err != nil {
-		return err
-	}
-	for i, ce := range out {
+	bw.WriteString("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")
+	for i, ce := range c.out {
 		b, err := json.Marshal(ce)
 		if err != nil {
 			return err
@@ -408,7 +382,7 @@ func ReadChrome(r io.Reader) ([]Event, error) {
 			e := Event{Kind: c.Name, Tile: [3]int{-1, -1, -1}, Rank: c.Pid, Worker: c.Tid, Start: ns(c.Ts), End: ns(c.Ts + c.Dur),
 				Flops: num(c.Args, "flops", 0), Iter: int(num(c.Args, "iteration", 0)), Priority: int(num(c.Args, "priority", 0)),
 				Submit: ns(num(c.Args, "submit_us", 0)), Ready: ns(num(c.Args, "ready_us", 0)), Resource: "cpu",
-				Exec: ns(num(c.Args, "exec_us", 0))}
+				Exec: ns(num(c.Args, "exec_us", 0)), CPU: ns(num(c.Args, "cpu_us", 0))}
 			if r := str(c.Args, "resource"); r != "" {
 				e.Resource = r
 			}

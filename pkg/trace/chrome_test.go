@@ -37,27 +37,38 @@ func TestChromeRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{`"pid":1,"tid":1,"args":{"name":"gpu worker 0"}`, `"pid":1,"tid":0,"args":{"name":"cpu worker 0"}`,
-		`"pid":1,"tid":2000,"args":{"name":"phase generation"}`, `"name":"phase cholesky"`, `"name":"iteration 1"`,
-		`{"name":"runtime","cat":"state","ph":"X","ts":1,"dur":0.2,"pid":0,"tid":0}`, // potrf waited 200 ns for its buffers
-		`{"name":"idle","cat":"state","ph":"X","ts":5,"dur":0.5,"pid":0,"tid":0}`} {  // between potrf and trtri
+		`"pid":1,"tid":1000,"args":{"name":"comm"}`, `"pid":0,"tid":1000,"args":{"name":"comm"}`, `"name":"iteration 1"`,
+		`{"name":"runtime","cat":"state","ph":"X","ts":1,"dur":0.2,"pid":0,"tid":0}`} { // potrf waited 200 ns for its buffers
 		if !bytes.Contains(buf.Bytes(), []byte(name)) {
 			t.Errorf("the trace lacks %s", name)
 		}
+	}
+	// One lane per worker and one comm lane per rank: 3 + 2.
+	if n := bytes.Count(buf.Bytes(), []byte(`"thread_name"`)); n != 5 {
+		t.Errorf("%d lanes, want 5", n)
 	}
 	back, err := ReadChrome(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(back, ev) {
-		for i := range max(len(ev), len(back)) {
-			if i >= len(ev) || i >= len(back) || !reflect.DeepEqual(ev[i], back[i]) {
-				t.Errorf("event %d: wrote %+v", i, at(ev, i))
-				t.Errorf("          read  %+v", at(back, i))
-			}
-		}
-	}
+	sameEvents(t, back, ev)
 	if _, err := ReadChrome(bytes.NewReader([]byte("not json"))); err == nil {
 		t.Error("no error for a file that is not a trace")
+	}
+}
+
+// sameEvents reports each event of back (read) that differs from ev
+// (written).
+func sameEvents(t *testing.T, back, ev []Event) {
+	t.Helper()
+	if reflect.DeepEqual(back, ev) {
+		return
+	}
+	for i := range max(len(ev), len(back)) {
+		if i >= len(ev) || i >= len(back) || !reflect.DeepEqual(ev[i], back[i]) {
+			t.Errorf("event %d: wrote %+v", i, at(ev, i))
+			t.Errorf("          read  %+v", at(back, i))
+		}
 	}
 }
 

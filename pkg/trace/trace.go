@@ -14,9 +14,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
-
-	"github.com/exageostat/exageostat/pkg/atomicfile"
 )
 
 // Event is one recorded task execution.
@@ -42,6 +39,10 @@ type Event struct {
 	// Start to Exec the worker waited on the runtime (its buffers:
 	// allocation, data arriving).
 	Exec int64
+	// CPU is the CPU time of the task's kernel, Exec to End, on its
+	// worker's OS thread (ns; 0: not measured, e.g. a GPU worker): below
+	// End - Exec by what the OS took from the worker (a loaded machine).
+	CPU int64
 	// Resource is the type of worker that ran a task: "cpu" or "gpu"
 	// ("" reads as "cpu").
 	Resource string
@@ -91,12 +92,13 @@ func Sort(ev []Event) {
 }
 
 // CSVHeader is the first line WriteCSV writes.
-const CSVHeader = "rank,worker,kind,m,n,k,start_s,end_s,flops,iteration,submit_s,ready_s,priority,resource,src,dst,tag,tile,bytes"
+const CSVHeader = "rank,worker,kind,m,n,k,start_s,end_s,flops,iteration,submit_s,ready_s,priority,resource,src,dst,tag,tile,bytes,cpu_s"
 
 // WriteCSV writes ev as CSV with the header CSVHeader: times in seconds
 // since the epoch; flops holds a memory sample's bytes as before; src, dst,
 // tag, tile (the handle's name) and bytes describe transfers (-1, -1, 0,
-// empty and 0 for tasks).
+// empty and 0 for tasks); cpu_s is a task's CPU time (Event.CPU, 0 when
+// not measured).
 func WriteCSV(w io.Writer, ev []Event) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, CSVHeader)
@@ -109,9 +111,9 @@ func WriteCSV(w io.Writer, ev []Event) error {
 		if e.IsTransfer() {
 			src, dst, bytes = e.Src, e.Dst, e.Bytes
 		}
-		fmt.Fprintf(bw, "%d,%d,%s,%d,%d,%d,%.9f,%.9f,%g,%d,%.9f,%.9f,%d,%s,%d,%d,%d,%s,%d\n", e.Rank, e.Worker, e.Kind,
+		fmt.Fprintf(bw, "%d,%d,%s,%d,%d,%d,%.9f,%.9f,%g,%d,%.9f,%.9f,%d,%s,%d,%d,%d,%s,%d,%.9f\n", e.Rank, e.Worker, e.Kind,
 			e.Tile[0], e.Tile[1], e.Tile[2], float64(e.Start)*1e-9, float64(e.End)*1e-9, f, e.Iter,
-			float64(e.Submit)*1e-9, float64(e.Ready)*1e-9, e.Priority, e.resource(), src, dst, e.Tag, e.Handle, bytes)
+			float64(e.Submit)*1e-9, float64(e.Ready)*1e-9, e.Priority, e.resource(), src, dst, e.Tag, e.Handle, bytes, float64(e.CPU)*1e-9)
 	}
 	return bw.Flush()
 }
@@ -122,20 +124,4 @@ func (e Event) resource() string {
 		return "cpu"
 	}
 	return e.Resource
-}
-
-// WriteFile writes ev to path atomically (see package atomicfile: a failed
-// run never leaves a half-written trace). The format follows the extension:
-// ".csv" for CSV, anything else Chrome JSON.
-func WriteFile(path string, ev []Event) error {
-	err := atomicfile.Write(path, func(w io.Writer) error {
-		if strings.HasSuffix(strings.ToLower(path), ".csv") {
-			return WriteCSV(w, ev)
-		}
-		return WriteChrome(w, ev)
-	})
-	if err != nil {
-		return fmt.Errorf("trace: %w", err)
-	}
-	return nil
 }

@@ -43,7 +43,7 @@ func TestChromeJSON(t *testing.T) {
 	}
 	var x []string
 	for _, e := range doc.TraceEvents {
-		if e.Ph != "X" || e.Tid >= transferLane {
+		if e.Ph != "X" || e.Tid >= commLane {
 			continue
 		}
 		x = append(x, e.Name)
@@ -72,8 +72,8 @@ func TestWriteFileCSVAndAtomic(t *testing.T) {
 	}
 	b, _ := os.ReadFile(p)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 4 || lines[0] != "rank,worker,kind,m,n,k,start_s,end_s,flops,iteration,submit_s,ready_s,priority,resource,src,dst,tag,tile,bytes" ||
-		lines[1] != "0,1,gemm,2,1,0,0.000003000,0.000009000,10,4,0.000000000,0.000000000,0,cpu,-1,-1,0,,0" {
+	if len(lines) != 4 || lines[0] != "rank,worker,kind,m,n,k,start_s,end_s,flops,iteration,submit_s,ready_s,priority,resource,src,dst,tag,tile,bytes,cpu_s" ||
+		lines[1] != "0,1,gemm,2,1,0,0.000003000,0.000009000,10,4,0.000000000,0.000000000,0,cpu,-1,-1,0,,0,0.000000000" {
 		t.Fatalf("csv:\n%s", b)
 	}
 	// A directory that does not exist: error, and nothing left behind.

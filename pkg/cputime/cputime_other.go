@@ -1,0 +1,9 @@
+//go:build !linux
+
+package cputime
+
+func thread() (int64, bool) { return 0, false }
+
+func gettid() int { return 0 }
+
+func runDelay(int) (int64, bool) { return 0, false }
