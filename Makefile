@@ -64,7 +64,7 @@ test: deps vet
 	@if command -v gdal-config >/dev/null; then \
 	  set -x; $(GO) vet -tags gdal ./pkg/gdal/ ./pkg/job/ ./cmd/exageostat/ && \
 	  $(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags gdal ./pkg/gdal/ && \
-	  $(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags gdal -run 'Raster|Block|Walkthrough' ./pkg/job/; \
+	  $(GO) test -count=1 -timeout $(TESTTIMEOUT) -tags gdal -run 'Raster|Block|Walkthrough|GeoPackage|Plot' ./pkg/job/; \
 	else echo "make test: no gdal-config: the GIS tests (-tags gdal) not run (scripts/deps.sh installs libgdal-dev)"; fi
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -race ./pkg/runtime/... ./pkg/cholesky/... ./pkg/comm/... ./pkg/solve/... ./pkg/likelihood/... ./pkg/predict/... ./pkg/job/...
 	$(GO) build -o /dev/null ./cmd/exageostat

@@ -112,8 +112,8 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 	f.BoolVar(&o.Cold, "cold", true, "calibrate with the caches evicted before each task, as in a run (--cold=false: hot caches)")
 	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu of the evaluations and of the calibrated dcmg")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
-	f.Float64Var(&o.Network.Bandwidth, "bandwidth", sharedMemBandwidth, "modelled bandwidth between ranks, bytes/s (default under mpirun: measured by ping-pong)")
-	f.Float64Var(&o.Network.Latency, "latency", sharedMemLatency, "modelled latency between ranks, s (default under mpirun: measured by ping-pong)")
+	f.Float64Var(&o.Network.Bandwidth, "bandwidth", bench.SharedMemBandwidth, "modelled bandwidth between ranks, bytes/s (default under mpirun: measured by ping-pong)")
+	f.Float64Var(&o.Network.Latency, "latency", bench.SharedMemLatency, "modelled latency between ranks, s (default under mpirun: measured by ping-pong)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }

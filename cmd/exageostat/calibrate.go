@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,19 +12,9 @@ import (
 	"github.com/exageostat/exageostat/pkg/atomicfile"
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
-	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
-	"github.com/exageostat/exageostat/pkg/kind"
 	"github.com/exageostat/exageostat/pkg/perfmodel"
-)
-
-// The network between ranks on one machine (shared memory), from
-// shared/FACTS.md: a 960 x 960 tile (7.4 MB) moves in 0.8-4 ms, 2-9 GB/s
-// (about 4 GB/s typical); small messages take 1-2 us.
-const (
-	sharedMemBandwidth = 4e9
-	sharedMemLatency   = 1.5e-6
 )
 
 // Bounds of calibrate's flags.
@@ -38,7 +27,7 @@ const (
 
 type calibrateFlags struct {
 	nbs       []int
-	nb, reps  int
+	reps      int
 	maxReps   int
 	stable    float64
 	gpus      int
@@ -122,31 +111,65 @@ GPU task's time from above.`,
 	return c
 }
 
-// calibrateGroup is the [[group]] of the result, as JSON.
-type calibrateGroup struct {
-	Name  string             `json:"name"`
-	Nodes int                `json:"nodes"`
-	CPUs  int                `json:"cpus"`
-	GPUs  int                `json:"gpus"`
-	CPU   map[string]float64 `json:"cpu"`
-}
-
-// calibrateJSON is the --json output: the cluster file's keys, plus the
-// measurements behind them.
-type calibrateJSON struct {
-	NB      int              `json:"nb"`
-	Network calibrateNetwork `json:"network"`
-	Group   []calibrateGroup `json:"group"`
-	*bench.Calibration
-}
-
-type calibrateNetwork struct {
-	Bandwidth float64 `json:"bandwidth"`
-	Latency   float64 `json:"latency"`
-	Measured  bool    `json:"measured"` // by ping-pong between ranks 0 and 1 (else the shared-memory figures)
-}
-
 func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
+	if err := checkCalibrateFlags(cf, w); err != nil {
+		return err
+	}
+	model, err := calibrateOutputs(cf)
+	if err != nil {
+		return err
+	}
+	if cf.gpus > 0 {
+		if err := prepareGPUCalibration(cf.gpus); err != nil {
+			return err
+		}
+	}
+	kernels.DefaultThreads().SetThreads(1)
+	stderr := c.ErrOrStderr()
+	if w.Rank() != 0 {
+		stderr = io.Discard
+	}
+	if ct := os.Getenv(droppedCoretypeEnv); ct != "" {
+		fmt.Fprintf(stderr, "note: ignored OPENBLAS_CORETYPE=%s (set %s=1 to keep it)\n", ct, keepCoretypeEnv)
+	}
+	fmt.Fprintf(stderr, "calibrate: nb=%s, rounds of %d samples per kind until the median moves by <= %g, CPU time per task, kernels %s (%s), %d workers busy on each of %d ranks\n",
+		intList(cf.nbs), cf.reps, cf.stable, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cf.workers, w.Size())
+	net, measured, err := bench.Link(w)
+	if err != nil {
+		return err
+	}
+	if measured {
+		fmt.Fprintf(stderr, "  link between ranks 0 and 1 (ping-pong): latency %.3g us, bandwidth %.3g GB/s\n", net.Latency*1e6, net.Bandwidth*1e-9)
+	}
+	cal, err := measureCalibration(cf, model, w, stderr)
+	if err != nil || w.Rank() != 0 {
+		return err
+	}
+	if model != nil {
+		if err := saveCalibration(cf, model, cal, w.Size(), stderr); err != nil || len(cf.nbs) > 1 {
+			return err
+		}
+	}
+	run := bench.ClusterRun{Network: net, Measured: measured, Workers: cf.workers, Ranks: w.Size(), Cold: cf.cold}
+	write := func(w io.Writer) error {
+		if cf.asJSON {
+			return cal.WriteClusterJSON(w, run)
+		}
+		return cal.WriteClusterTOML(w, run)
+	}
+	if cf.out == "" {
+		return write(c.OutOrStdout())
+	}
+	if err := atomicfile.Write(cf.out, write); err != nil {
+		return badInput("calibrate: --out: %v", err)
+	}
+	fmt.Fprintf(stderr, "calibrate: wrote %s\n", cf.out)
+	return nil
+}
+
+// checkCalibrateFlags checks calibrate's flags against their bounds and
+// each other (rank count w.Size()).
+func checkCalibrateFlags(cf *calibrateFlags, w comm.Comm) error {
 	for _, nb := range cf.nbs {
 		if nb < 1 || nb > maxCalibrateNB {
 			return badInput("calibrate: --nb must be in [1, %d] (got %d)", maxCalibrateNB, nb)
@@ -160,7 +183,6 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	case len(cf.nbs) > 1 && (cf.out != "" || cf.asJSON):
 		return badInput("calibrate: --nb %s: --out and --json write one tile size's cluster file; give one --nb", intList(cf.nbs))
 	}
-	cf.nb = cf.nbs[0]
 	switch {
 	case cf.gpus < 0:
 		return badInput("calibrate: --gpus must be >= 0 (got %d)", cf.gpus)
@@ -181,6 +203,13 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	if !(cf.nu > 0 && cf.nu <= 30) {
 		return badInput("calibrate: --nu must be in (0, 30] (got %g)", cf.nu)
 	}
+	return nil
+}
+
+// calibrateOutputs checks that --out and --perfmodel can be written, and
+// returns the performance model to add to (nil without --perfmodel; the
+// existing file's, or a new one).
+func calibrateOutputs(cf *calibrateFlags) (*perfmodel.Model, error) {
 	var outs []job.File
 	if cf.out != "" {
 		outs = append(outs, job.File{Flag: "out", Path: cf.out})
@@ -191,46 +220,30 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 		model = perfmodel.New()
 		if _, err := os.Stat(cf.perfmodel); err == nil {
 			if model, err = perfmodel.Load(cf.perfmodel); err != nil {
-				return badInput("calibrate: --perfmodel: %v", err)
+				return nil, badInput("calibrate: --perfmodel: %v", err)
 			}
 		}
 	}
 	if len(outs) > 0 {
 		if err := checkOutputs("calibrate", outs); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if cf.gpus > 0 {
-		if err := prepareGPUCalibration(cf.gpus); err != nil {
-			return err
-		}
-	}
-	kernels.DefaultThreads().SetThreads(1)
-	stderr := c.ErrOrStderr()
-	if w.Rank() != 0 {
-		stderr = io.Discard
-	}
-	if ct := os.Getenv(droppedCoretypeEnv); ct != "" {
-		fmt.Fprintf(stderr, "note: ignored OPENBLAS_CORETYPE=%s (set %s=1 to keep it)\n", ct, keepCoretypeEnv)
-	}
-	fmt.Fprintf(stderr, "calibrate: nb=%s, rounds of %d samples per kind until the median moves by <= %g, CPU time per task, kernels %s (%s), %d workers busy on each of %d ranks\n",
-		intList(cf.nbs), cf.reps, cf.stable, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cf.workers, w.Size())
-	net := config.Network{Bandwidth: sharedMemBandwidth, Latency: sharedMemLatency}
-	measured := w.Size() > 1
-	if measured {
-		var err error
-		if net, err = bench.PingPong(w, bench.PingPongOptions{}); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "  link between ranks 0 and 1 (ping-pong): latency %.3g us, bandwidth %.3g GB/s\n", net.Latency*1e6, net.Bandwidth*1e-9)
-	}
+	return model, nil
+}
+
+// measureCalibration measures each --nb in turn with every worker busy
+// (bench.CalibrateLoaded), adding the samples to model (if not nil), and
+// with --gpus the device kinds; it returns the last tile size's
+// calibration. Progress goes to stderr.
+func measureCalibration(cf *calibrateFlags, model *perfmodel.Model, w comm.Comm, stderr io.Writer) (*bench.Calibration, error) {
 	var cal *bench.Calibration
 	for _, nb := range cf.nbs {
 		var err error
 		cal, err = bench.CalibrateLoaded(bench.CalibrateOptions{NB: nb, Reps: cf.reps, Nu: cf.nu, Cold: cf.cold, Stable: cf.stable, MaxReps: cf.maxReps,
 			Progress: func(s string) { fmt.Fprintln(stderr, "  "+s) }}, cf.workers, w)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if model != nil {
 			cal.AddTo(model, perfmodel.CPU)
@@ -238,48 +251,25 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 		if cf.gpus > 0 {
 			if err := calibrateGPU(bench.CalibrateOptions{NB: nb, Reps: cf.reps, Nu: cf.nu,
 				Progress: func(s string) { fmt.Fprintln(stderr, "  cuda "+s) }}, model); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	if w.Rank() != 0 {
-		return nil
+	return cal, nil
+}
+
+// saveCalibration writes model, measured on ranks ranks, to --perfmodel.
+func saveCalibration(cf *calibrateFlags, model *perfmodel.Model, cal *bench.Calibration, ranks int, stderr io.Writer) error {
+	host, _ := os.Hostname()
+	model.SetHost(fmt.Sprintf("%s: kernels %s (OpenBLAS core %s), %d workers busy on each of %d ranks", host, cal.Kernels, cal.Core, cf.workers, ranks))
+	if err := model.Save(cf.perfmodel); err != nil {
+		return badInput("calibrate: --perfmodel: %v", err)
 	}
-	if model != nil {
-		host, _ := os.Hostname()
-		model.SetHost(fmt.Sprintf("%s: kernels %s (OpenBLAS core %s), %d workers busy on each of %d ranks", host, cal.Kernels, cal.Core, cf.workers, w.Size()))
-		if err := model.Save(cf.perfmodel); err != nil {
-			return badInput("calibrate: --perfmodel: %v", err)
-		}
-		arch := "cpu"
-		if cf.gpus > 0 {
-			arch = "cpu and cuda"
-		}
-		fmt.Fprintf(stderr, "calibrate: wrote %s (arch %s, nb %s)\n", cf.perfmodel, arch, intList(cf.nbs))
-		if len(cf.nbs) > 1 {
-			return nil
-		}
+	arch := "cpu"
+	if cf.gpus > 0 {
+		arch = "cpu and cuda"
 	}
-	cpus, nodes := cf.workers, w.Size()
-	write := func(w io.Writer) error {
-		if cf.asJSON {
-			out := calibrateJSON{NB: cal.NB, Network: calibrateNetwork{net.Bandwidth, net.Latency, measured},
-				Group:       []calibrateGroup{{Name: "this-machine", Nodes: nodes, CPUs: cpus, CPU: cal.Durations()}},
-				Calibration: cal}
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
-		}
-		_, err := io.WriteString(w, calibrationTOML(cal, cpus, nodes, net, measured, cf))
-		return err
-	}
-	if cf.out == "" {
-		return write(c.OutOrStdout())
-	}
-	if err := atomicfile.Write(cf.out, write); err != nil {
-		return badInput("calibrate: --out: %v", err)
-	}
-	fmt.Fprintf(stderr, "calibrate: wrote %s\n", cf.out)
+	fmt.Fprintf(stderr, "calibrate: wrote %s (arch %s, nb %s)\n", cf.perfmodel, arch, intList(cf.nbs))
 	return nil
 }
 
@@ -290,57 +280,4 @@ func intList(v []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ",")
-}
-
-// calibrationTOML returns the cluster file of one group "this-machine" with
-// the measured durations, commented.
-func calibrationTOML(cal *bench.Calibration, cpus, nodes int, net config.Network, measured bool, cf *calibrateFlags) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# exageostat calibrate --nb %d --reps %d --nu %s --workers %d (%d ranks)\n", cf.nb, cf.reps,
-		strconv.FormatFloat(cf.nu, 'g', -1, 64), cf.workers, nodes)
-	fmt.Fprintf(&b, "# Median seconds of one task on one worker (kernels %s, OpenBLAS core %s,\n", cal.Kernels, cal.Core)
-	fmt.Fprintf(&b, "# BLAS single-threaded) with %d workers busy on each of %d ranks, on full\n", cf.workers, nodes)
-	if cf.cold {
-		b.WriteString("# (caches evicted before each task, as in a run),\n")
-	}
-	b.WriteString("# nb x nb tiles. Load with config.LoadCluster.\n\n")
-	fmt.Fprintf(&b, "nb = %d\n\n", cal.NB)
-	if measured {
-		b.WriteString("# Between ranks 0 and 1: measured by ping-pong (latency: half a one-word round trip).\n")
-	} else {
-		b.WriteString("# Between ranks on this machine: shared memory (shared/FACTS.md).\n")
-	}
-	b.WriteString("[network]\n")
-	fmt.Fprintf(&b, "bandwidth = %s   # bytes/s\n", tomlFloat(net.Bandwidth))
-	fmt.Fprintf(&b, "latency = %s   # s per message\n\n", tomlFloat(net.Latency))
-	b.WriteString("[[group]]\n")
-	b.WriteString("name = \"this-machine\"\n")
-	fmt.Fprintf(&b, "nodes = %d\n", nodes)
-	fmt.Fprintf(&b, "cpus = %d\n", cpus)
-	b.WriteString("gpus = 0\n\n")
-	b.WriteString("[group.cpu]\n")
-	for _, k := range cal.Kinds {
-		var note string
-		switch {
-		case k.Kind == kind.Dcmg:
-			note = fmt.Sprintf("%.0f entries, %.1f M entries/s", k.Flops, k.Flops/k.Seconds*1e-6)
-		case k.Gflops > 0:
-			note = fmt.Sprintf("%.2f GFLOP/s", k.Gflops)
-		}
-		line := fmt.Sprintf("%s = %s", k.Kind, tomlFloat(k.Seconds))
-		if note != "" {
-			line = fmt.Sprintf("%-22s # %s", line, note)
-		}
-		b.WriteString(line + "\n")
-	}
-	return b.String()
-}
-
-// tomlFloat formats v as a TOML float with 5 significant digits.
-func tomlFloat(v float64) string {
-	s := strconv.FormatFloat(v, 'g', 5, 64)
-	if !strings.ContainsAny(s, ".eEni") {
-		s += ".0"
-	}
-	return s
 }

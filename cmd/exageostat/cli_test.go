@@ -293,6 +293,8 @@ func badInputCases() []cliCase {
 		{name: "simulate powexp delta", args: []string{"simulate", "--out", "@s.csv", "--kernel", "powexp", "--theta", "1,0.1,3"}, want: "delta must be in (0, 2]"},
 		{name: "simulate nugget", args: []string{"simulate", "--out", "@s.csv", "--nugget", "-1"}, want: `key "nugget"`},
 		{name: "simulate seed negative", defect: 9, args: []string{"simulate", "--out", "@s.csv", "--seed", "-1"}, want: `invalid argument "-1" for "--seed"`},
+		{name: "simulate gpkg without GDAL", args: []string{"simulate", "--out", "@s.gpkg", "--n", "9"}, want: "simulate: --out s.gpkg: GIS files need GDAL: install libgdal-dev"},
+		{name: "cv gpkg without GDAL", args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5", "--out", "@r.gpkg", "--crs", "EPSG:28992"}, want: "cv: --out r.gpkg: GIS files need GDAL: install libgdal-dev"},
 		{name: "simulate workers", defect: 9, args: []string{"simulate", "--out", "@s.csv", "--workers", "-2"}, want: `simulate: key "workers": --workers must be in [0, 4096]`},
 
 		// The other commands.

@@ -244,7 +244,7 @@ information (a resumed fit ends bitwise where an uninterrupted one does);
 	f.StringVar(&cfg.Grid, "grid", "", "with --plot: predict on an NxM grid over the data's bounding box for the maps")
 	f.IntVar(&cfg.Draws, "draws", 0, "with --grid: also map this many conditional simulations of the latent field given the data (on the grid, at most 4900 points: a coarser one of the same box beyond)")
 	f.StringVar(&cfg.CV, "cv", "", "cross-validate the data at the estimate after the fit: loo (leave one out) or K (K-fold, split by --seed); needs --cv-out")
-	f.StringVar(&cfg.CVOut, "cv-out", "", "with --cv: the per-point CSV (x,y,z,z_loo,variance,residual,standardized[,fold])")
+	f.StringVar(&cfg.CVOut, "cv-out", "", "with --cv: the per-point CSV (x,y,z,z_loo,variance,residual,standardized[,fold]), or a GeoPackage (.gpkg: GDAL) point layer of those fields in --crs")
 	f.Float64Var(&cfg.DPI, "dpi", 0, "with --plot: resolution of the PNG pictures in dots per inch (0: 300)")
 	f.StringVar(&cfg.ZName, "z-name", "", "with --plot: the observed variable's name on the colour bars (default z)")
 	f.StringVar(&cfg.Units, "units", "", "with --plot: the observed variable's units on the colour bars (e.g. mm)")

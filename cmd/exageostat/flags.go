@@ -102,5 +102,6 @@ func columnFlags(c *cobra.Command, k *config.Columns) {
 	f.StringVar(&k.NA, "na", "", "a missing value (NA, NaN, empty) in a column read: drop (its row, with a note; the default) or error")
 	f.StringVar(&k.Dec, "dec", "", "the decimal mark: . (default) or , (columns then separated by ; or tabs)")
 	f.StringVar(&k.Transform, "transform", "", "fit the model to a transform of the observations: log, log1p, sqrt or boxcox:LAMBDA")
+	f.StringVar(&k.CRS, "crs", "", "the coordinates' reference system (EPSG:28992, WKT or PROJ), written into a GeoPackage --out (default: a raster --at's; EPSG:4326 for lon,lat)")
 	c.Long += columnsHelp
 }

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
 	"github.com/exageostat/exageostat/pkg/config"
@@ -159,7 +159,6 @@ type planResult struct {
 }
 
 func runPlan(c *cobra.Command, pf *planFlags) error {
-	flags := c.Flags()
 	if pf.dist == "lp" || pf.dist == "bc-fast" {
 		return runPlanStrategies(c, pf)
 	}
@@ -175,161 +174,23 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 			return err
 		}
 	}
-	cfg := config.DefaultCluster()
-	source := "plan (flags)"
-	if pf.cfg != "" {
-		var err error
-		if cfg, err = config.DecodeCluster(pf.cfg); err != nil {
-			return &job.InputError{Err: err}
-		}
-		nb := 0 // the file's, unless --nb is given
-		if flags.Changed("nb") {
-			nb = pf.nb
-		}
-		if err = perfmodel.ResolveCluster(&cfg, pf.cfg, nb); err != nil {
-			return &job.InputError{Err: err}
-		}
-		source = pf.cfg
-	}
-	overridden := false
-	for _, name := range []string{"nodes", "dist", "powers", "gen-dist", "gen-powers", "gen-tiles"} {
-		if flags.Changed(name) {
-			overridden = true
-		}
-	}
-	if overridden && pf.cfg != "" {
-		source = pf.cfg + " (with flags)"
-	}
-	var genTiles []int
-	if flags.Changed("gen-tiles") {
-		if flags.Changed("gen-dist") || flags.Changed("gen-powers") {
-			return badInput("plan: --gen-tiles derives the generation distribution: it excludes --gen-dist and --gen-powers")
-		}
-		var err error
-		if genTiles, err = parseInts("plan", "gen-tiles", pf.genTiles, "a tile count", 0, math.MaxInt); err != nil {
-			return err
-		}
-	}
-	if flags.Changed("nodes") || pf.cfg == "" {
-		cfg.Nodes = pf.nodes
-		if !flags.Changed("nodes") {
-			// Without a file, as many nodes as the per-node lists have values.
-			for _, name := range []string{"powers", "gen-powers", "gen-tiles"} {
-				if v, _ := flags.GetString(name); flags.Changed(name) && v != "" {
-					cfg.Nodes = len(strings.Split(v, ","))
-					break
-				}
-			}
-		}
-	}
-	if flags.Changed("dist") || pf.cfg == "" {
-		if pf.dist != cfg.Distribution {
-			cfg.Phase = config.Phase{} // p, q, powers of the other kind do not apply
-		}
-		cfg.Distribution = pf.dist
-	}
-	if flags.Changed("powers") {
-		p, err := parseFloats("plan", "powers", pf.powers)
-		if err != nil {
-			return err
-		}
-		if !flags.Changed("dist") && cfg.Distribution != "1d1d" {
-			cfg.Phase = config.Phase{Distribution: "1d1d"}
-		}
-		cfg.Powers = p
-	}
-	if flags.Changed("gen-dist") {
-		if pf.genDist != cfg.Generation.Distribution {
-			cfg.Generation = config.Phase{}
-		}
-		cfg.Generation.Distribution = pf.genDist
-	}
-	if flags.Changed("gen-powers") {
-		p, err := parseFloats("plan", "gen-powers", pf.genPowers)
-		if err != nil {
-			return err
-		}
-		if !flags.Changed("gen-dist") && cfg.Generation.Distribution != "1d1d" {
-			cfg.Generation = config.Phase{Distribution: "1d1d"}
-		}
-		cfg.Generation.Powers = p
-	}
-	if genTiles != nil {
-		cfg.Generation = config.Phase{} // replaced by Algorithm 2
-	}
-	if err := cfg.Validate(source); err != nil {
-		return &job.InputError{Err: err}
-	}
-	var nt int
-	if flags.Changed("tiles") {
-		if flags.Changed("n") || flags.Changed("nb") {
-			return badInput("plan: give either --tiles or --n and --nb, not both")
-		}
-		if pf.nt < 1 || pf.nt > maxPlanNT {
-			return badInput("plan: --tiles must be in [1, %d] (got %d)", maxPlanNT, pf.nt)
-		}
-		nt, pf.n, pf.nb = pf.nt, 0, 0
-	} else {
-		if pf.n < 1 {
-			return badInput("plan: --n must be >= 1 (got %d)", pf.n)
-		}
-		if pf.nb < 1 {
-			return badInput("plan: --nb must be >= 1 (got %d)", pf.nb)
-		}
-		nt = (pf.n + pf.nb - 1) / pf.nb
-		if nt > maxPlanNT {
-			return badInput("plan: %d x %d tiles is too many (at most %d per side); raise --nb", nt, nt, maxPlanNT)
-		}
-	}
-
-	fact, gen := cfg.Phases()
-	fd, fp, err := buildPhase(fact, cfg.Nodes, nt)
+	cfg, genTiles, err := clusterForPlan(c.Flags(), pf)
 	if err != nil {
 		return err
 	}
-	var gd distribution.Distribution
-	var gp planPhase
-	if genTiles != nil {
-		gd, gp, err = derivePhase(fd, nt, genTiles)
-	} else {
-		gd, gp, err = buildPhase(gen, cfg.Nodes, nt)
-	}
+	nt, err := planTiles(c.Flags(), pf)
 	if err != nil {
 		return err
 	}
-	res := planResult{
-		N: pf.n, NB: pf.nb, NT: nt, Tiles: distribution.Tiles(nt), Nodes: cfg.Nodes,
-		Factorisation: fp, Generation: gp, Moves: distribution.Moves(gd, fd, nt),
-		FactorizationTiles: fp.Tiles, GenerationTiles: gp.Tiles,
-		MinMoves: distribution.MinMoves(fd, nt, gp.Tiles),
-	}
-	res.Moved = res.Moves
-	if pf.n > 0 {
-		res.Memory, err = strategy.Memory(&strategy.Plan{Name: fp.Name, Fact: fd, Gen: gd}, pf.n, pf.nb)
-		if errors.Is(err, strategy.ErrTooLarge) {
-			res.MemoryNote = err.Error()
-		} else if err != nil {
-			return err
-		}
+	res, fd, gd, err := planPhases(cfg, nt, genTiles, pf)
+	if err != nil {
+		return err
 	}
 	if pf.svg != "" {
-		genPath := generationPath(pf.svg)
-		where := fmt.Sprintf("%d x %d tiles", nt, nt)
-		if pf.n > 0 {
-			where = fmt.Sprintf("N = %d, nb = %d, %s", pf.n, pf.nb, where)
+		if err := writePlanMaps(pf, nt, fd, gd, &res); err != nil {
+			return err
 		}
-		err := writeFilesAtomic([]string{pf.svg, genPath}, []func(io.Writer) error{
-			func(w io.Writer) error {
-				return distribution.SVG(w, fd, nt, fmt.Sprintf("factorisation: %s (%s)", describe(fp), where))
-			},
-			func(w io.Writer) error {
-				return distribution.SVG(w, gd, nt, fmt.Sprintf("generation: %s (%s; %d tiles move)", describe(gp), where, res.Moves))
-			},
-		})
-		if err != nil {
-			return badInput("plan: --svg: %v", err)
-		}
-		res.SVG = []string{pf.svg, genPath}
+		res.SVG = []string{pf.svg, generationPath(pf.svg)}
 	}
 	out := c.OutOrStdout()
 	if pf.asJSON {
@@ -340,6 +201,138 @@ func runPlan(c *cobra.Command, pf *planFlags) error {
 	printPlan(out, &res)
 	if len(res.SVG) > 0 {
 		fmt.Fprintf(os.Stderr, "wrote %s\n", strings.Join(res.SVG, ", "))
+	}
+	return nil
+}
+
+// clusterForPlan returns the cluster plan runs on (--config, its perfmodel
+// files resolved at --nb when given, with the flags over it:
+// config.Cluster.WithFlags) and the generation tiles of --gen-tiles (nil
+// without it).
+func clusterForPlan(flags *pflag.FlagSet, pf *planFlags) (config.Cluster, []int, error) {
+	cfg := config.DefaultCluster()
+	if pf.cfg != "" {
+		var err error
+		if cfg, err = config.DecodeCluster(pf.cfg); err != nil {
+			return cfg, nil, &job.InputError{Err: err}
+		}
+		nb := 0 // the file's, unless --nb is given
+		if flags.Changed("nb") {
+			nb = pf.nb
+		}
+		if err = perfmodel.ResolveCluster(&cfg, pf.cfg, nb); err != nil {
+			return cfg, nil, &job.InputError{Err: err}
+		}
+	}
+	fl := config.ClusterFlags{Given: map[string]bool{}, Nodes: pf.nodes, Dist: pf.dist, GenDist: pf.genDist}
+	for _, name := range []string{"nodes", "dist", "powers", "gen-dist", "gen-powers", "gen-tiles"} {
+		fl.Given[name] = flags.Changed(name)
+	}
+	var err error
+	if fl.Given["gen-tiles"] {
+		if fl.Given["gen-dist"] || fl.Given["gen-powers"] {
+			return cfg, nil, badInput("plan: --gen-tiles derives the generation distribution: it excludes --gen-dist and --gen-powers")
+		}
+		if fl.GenTiles, err = parseInts("plan", "gen-tiles", pf.genTiles, "a tile count", 0, math.MaxInt); err != nil {
+			return cfg, nil, err
+		}
+	}
+	if fl.Given["powers"] {
+		if fl.Powers, err = parseFloats("plan", "powers", pf.powers); err != nil {
+			return cfg, nil, err
+		}
+	}
+	if fl.Given["gen-powers"] {
+		if fl.GenPowers, err = parseFloats("plan", "gen-powers", pf.genPowers); err != nil {
+			return cfg, nil, err
+		}
+	}
+	if cfg, err = cfg.WithFlags(pf.cfg, fl); err != nil {
+		return cfg, nil, &job.InputError{Err: err}
+	}
+	return cfg, fl.GenTiles, nil
+}
+
+// planTiles returns the tiles per side NT: --tiles, or ceil(--n / --nb)
+// (--tiles sets pf.n and pf.nb to 0).
+func planTiles(flags *pflag.FlagSet, pf *planFlags) (int, error) {
+	if flags.Changed("tiles") {
+		if flags.Changed("n") || flags.Changed("nb") {
+			return 0, badInput("plan: give either --tiles or --n and --nb, not both")
+		}
+		if pf.nt < 1 || pf.nt > maxPlanNT {
+			return 0, badInput("plan: --tiles must be in [1, %d] (got %d)", maxPlanNT, pf.nt)
+		}
+		pf.n, pf.nb = 0, 0
+		return pf.nt, nil
+	}
+	if pf.n < 1 {
+		return 0, badInput("plan: --n must be >= 1 (got %d)", pf.n)
+	}
+	if pf.nb < 1 {
+		return 0, badInput("plan: --nb must be >= 1 (got %d)", pf.nb)
+	}
+	nt := (pf.n + pf.nb - 1) / pf.nb
+	if nt > maxPlanNT {
+		return 0, badInput("plan: %d x %d tiles is too many (at most %d per side); raise --nb", nt, nt, maxPlanNT)
+	}
+	return nt, nil
+}
+
+// planPhases builds the factorisation and generation distributions of cfg
+// over nt x nt tiles (the generation by Algorithm 2 when genTiles is not
+// nil) and the plan of them, with the tile memory per node when pf.n is
+// set.
+func planPhases(cfg config.Cluster, nt int, genTiles []int, pf *planFlags) (res planResult, fd, gd distribution.Distribution, err error) {
+	fact, gen := cfg.Phases()
+	fd, fp, err := buildPhase(fact, cfg.Nodes, nt)
+	if err != nil {
+		return res, nil, nil, err
+	}
+	var gp planPhase
+	if genTiles != nil {
+		gd, gp, err = derivePhase(fd, nt, genTiles)
+	} else {
+		gd, gp, err = buildPhase(gen, cfg.Nodes, nt)
+	}
+	if err != nil {
+		return res, nil, nil, err
+	}
+	res = planResult{
+		N: pf.n, NB: pf.nb, NT: nt, Tiles: distribution.Tiles(nt), Nodes: cfg.Nodes,
+		Factorisation: fp, Generation: gp, Moves: distribution.Moves(gd, fd, nt),
+		FactorizationTiles: fp.Tiles, GenerationTiles: gp.Tiles,
+		MinMoves: distribution.MinMoves(fd, nt, gp.Tiles),
+	}
+	res.Moved = res.Moves
+	if pf.n > 0 {
+		res.Memory, err = strategy.Memory(&strategy.Plan{Name: fp.Name, Fact: fd, Gen: gd}, pf.n, pf.nb)
+		if errors.Is(err, strategy.ErrTooLarge) {
+			res.MemoryNote, err = err.Error(), nil
+		} else if err != nil {
+			return res, nil, nil, err
+		}
+	}
+	return res, fd, gd, nil
+}
+
+// writePlanMaps draws the two distributions of res to --svg and its
+// -generation companion, both or neither.
+func writePlanMaps(pf *planFlags, nt int, fd, gd distribution.Distribution, res *planResult) error {
+	where := fmt.Sprintf("%d x %d tiles", nt, nt)
+	if pf.n > 0 {
+		where = fmt.Sprintf("N = %d, nb = %d, %s", pf.n, pf.nb, where)
+	}
+	err := atomicfile.WriteAll([]string{pf.svg, generationPath(pf.svg)}, []func(io.Writer) error{
+		func(w io.Writer) error {
+			return distribution.SVG(w, fd, nt, fmt.Sprintf("factorisation: %s (%s)", describe(res.Factorisation), where))
+		},
+		func(w io.Writer) error {
+			return distribution.SVG(w, gd, nt, fmt.Sprintf("generation: %s (%s; %d tiles move)", describe(res.Generation), where, res.Moves))
+		},
+	})
+	if err != nil {
+		return badInput("plan: --svg: %v", err)
 	}
 	return nil
 }
@@ -453,47 +446,6 @@ func sum(x []float64) float64 {
 func generationPath(path string) string {
 	ext := filepath.Ext(path)
 	return strings.TrimSuffix(path, ext) + "-generation" + ext
-}
-
-// writeFilesAtomic writes each file to a temporary file beside it, then
-// renames them all into place: on error no file is left half written and
-// no temporary file remains.
-func writeFilesAtomic(paths []string, writers []func(io.Writer) error) (err error) {
-	tmps := make([]string, 0, len(paths))
-	defer func() {
-		if err != nil {
-			for _, t := range tmps {
-				os.Remove(t)
-			}
-		}
-	}()
-	targets := make([]string, len(paths)) // through symbolic links
-	for i, p := range paths {
-		if targets[i], err = atomicfile.Resolve(p); err != nil {
-			return err
-		}
-		f, err := os.CreateTemp(filepath.Dir(targets[i]), "."+filepath.Base(targets[i])+".tmp*")
-		if err != nil {
-			return err
-		}
-		tmps = append(tmps, f.Name())
-		werr := writers[i](f)
-		if werr == nil {
-			werr = f.Chmod(0o644)
-		}
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return fmt.Errorf("%s: %v", p, werr)
-		}
-	}
-	for i := range paths {
-		if err := os.Rename(tmps[i], targets[i]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // runPlanStrategies is plan --dist lp: the four strategies side by side,
@@ -615,7 +567,7 @@ func writeLPMaps(path string, cl config.Cluster, n, nb int, excludeCPU bool) err
 		fmt.Sprintf("factorisation: lp (%s), simulated %.4g s", where, res.Makespan),
 		fmt.Sprintf("generation: lp (%s), %d tiles move", where, p.Moved),
 	}
-	err = writeFilesAtomic([]string{path, generationPath(path)}, []func(io.Writer) error{
+	err = atomicfile.WriteAll([]string{path, generationPath(path)}, []func(io.Writer) error{
 		func(w io.Writer) error {
 			return distribution.SVG(w, p.Fact, nt, titles[0])
 		},
@@ -659,17 +611,12 @@ func writeHostfile(path string, cl config.Cluster, best strategy.Subset, n, nb i
 		fmt.Fprintf(&buf, "%s slots=1\n", h)
 	}
 	var cfg bytes.Buffer
-	fmt.Fprintf(&cfg, "# exageostat plan --hostfile: the node groups of %s (best: %s), ranks in the order of %s\n",
+	head := fmt.Sprintf("exageostat plan --hostfile: the node groups of %s (best: %s), ranks in the order of %s",
 		strategy.DescribeSubset(cl, best.Nodes), best.Dist, filepath.Base(path))
-	groups := struct {
-		NB      int            `toml:"nb"`
-		Network config.Network `toml:"network"`
-		Groups  []config.Group `toml:"group"`
-	}{sub.NB, sub.Network, sub.Groups}
-	if err := toml.NewEncoder(&cfg).Encode(groups); err != nil {
+	if err := (config.ClusterFile{NB: sub.NB, Network: sub.Network, Groups: sub.Groups}).Encode(&cfg, head); err != nil {
 		return err
 	}
-	err := writeFilesAtomic([]string{path, subsetConfigPath(path)}, []func(io.Writer) error{
+	err := atomicfile.WriteAll([]string{path, subsetConfigPath(path)}, []func(io.Writer) error{
 		func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err },
 		func(w io.Writer) error { _, err := w.Write(cfg.Bytes()); return err },
 	})

@@ -163,7 +163,9 @@ from the other folds (its own Cholesky factorisation; with a mean model the
 coefficients estimated from the other folds), adding a column fold (1..K).
 
 Writes x,y,z,z_loo (z_cv),variance,residual,standardized
-(residual/sqrt(variance)) in the order of --data, and prints the MSPE, the
+(residual/sqrt(variance)) in the order of --data (--out res.gpkg: as a
+GeoPackage point layer with those fields, in --crs; a binary built with
+GDAL), and prints the MSPE, the
 mean logarithmic score and the share of the observations inside their 95 %
 intervals (also written to --json).
 
@@ -183,7 +185,7 @@ each as SVG and PNG (--dpi, 300 by default).`
 		f.StringVar(&cfg.Blocks, "blocks", "", "polygons (GeoPackage, shapefile, GeoJSON: GDAL): write each polygon's mean (block kriging) over the --at locations inside it, as block,cells,z_hat,variance,sd")
 		f.StringArrayVar(&cfg.Bands, "band", nil, "with a raster --at: BAND=COL reads band BAND (its number from 1 or its description) as the covariate COL (repeatable)")
 	}
-	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output); with a raster --at, a .tif (GeoTIFF) or .nc (NetCDF) with the grid's CRS, one band per column and sd bands, NaN outside")
+	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output); with a raster --at, a .tif (GeoTIFF) or .nc (NetCDF) with the grid's CRS, one band per column and sd bands, NaN outside; a .gpkg (GeoPackage: GDAL) writes the table as a point layer in --crs")
 	f.StringVar(&thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta), and tau2 (the nugget) as a 4th value")
 	f.StringVar(&cfg.ThetaFrom, "theta-from", "", "take theta, kernel, mean, nugget and distance from a fit's --json result")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)

@@ -88,7 +88,7 @@ traces the run as fit --trace does (docs/traces.md).`,
 	f.IntVar(&cfg.Times, "times", 0, "spacetime-matern: N/times sites observed at times 1..times")
 	c.Long += simulateColumnsHelp
 	f.Float64Var(&cfg.Nugget, "nugget", 0, "nugget tau2 added to the diagonal")
-	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z (- for standard output)")
+	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z (- for standard output), or a GeoPackage (.gpkg: GDAL) point layer with the field z (EPSG:4326 for lon,lat)")
 	f.IntVar(&cfg.NB, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")

@@ -58,10 +58,51 @@ func Resolve(path string) (string, error) {
 // temporary file is removed and path is left untouched; an existing file
 // keeps its permissions. A symbolic link is written through to its target
 // (Resolve), which is replaced; the link stays. Errors name the path.
-func Write(path string, fill func(io.Writer) error) (err error) {
-	target, err := Resolve(path)
+func Write(path string, fill func(io.Writer) error) error {
+	return WriteAll([]string{path}, []func(io.Writer) error{fill})
+}
+
+// WriteAll writes each paths[i] with fills[i] as Write does, all or none:
+// every file is written to its temporary file first, and only when all are
+// complete are they renamed onto their targets, in order. An error before
+// the renames leaves every path untouched; no temporary file remains on
+// any error. len(fills) must be len(paths).
+func WriteAll(paths []string, fills []func(io.Writer) error) (err error) {
+	if len(fills) != len(paths) {
+		panic(fmt.Sprintf("atomicfile: %d paths and %d fills", len(paths), len(fills)))
+	}
+	temps := make([]string, 0, len(paths))
+	targets := make([]string, 0, len(paths))
+	defer func() {
+		if err != nil {
+			for _, t := range temps {
+				os.Remove(t) // the renamed ones are gone already
+			}
+		}
+	}()
+	for i, path := range paths {
+		tmp, target, err := writeTemp(path, fills[i])
+		if err != nil {
+			return err
+		}
+		temps, targets = append(temps, tmp), append(targets, target)
+	}
+	for i := range temps {
+		if err := os.Rename(temps[i], targets[i]); err != nil {
+			return fmt.Errorf("write %s: %w", paths[i], err)
+		}
+	}
+	return nil
+}
+
+// writeTemp writes what fill writes to a synced temporary file beside the
+// file that writing path replaces (target, through its links), with the
+// permissions of an existing target (else 0644). On error the temporary
+// file is removed; errors name path.
+func writeTemp(path string, fill func(io.Writer) error) (tmpName, target string, err error) {
+	target, err = Resolve(path)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", "", fmt.Errorf("write %s: %w", path, err)
 	}
 	dir, base := filepath.Split(target)
 	if dir == "" {
@@ -70,39 +111,39 @@ func Write(path string, fill func(io.Writer) error) (err error) {
 	mode := os.FileMode(0o644)
 	if fi, statErr := os.Stat(target); statErr == nil {
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("write %s: not a regular file", path)
+			return "", "", fmt.Errorf("write %s: not a regular file", path)
 		}
 		mode = fi.Mode().Perm()
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", "", fmt.Errorf("write %s: %w", path, err)
 	}
-	tmpName := tmp.Name()
+	name := tmp.Name() // the results are "" on error
 	defer func() {
 		if err != nil {
 			tmp.Close()
-			os.Remove(tmpName)
+			os.Remove(name)
 			err = fmt.Errorf("write %s: %w", path, err)
 		}
 	}()
 	bw := bufio.NewWriterSize(tmp, 1<<16)
 	if err = fill(bw); err != nil {
-		return err
+		return "", "", err
 	}
 	if err = bw.Flush(); err != nil {
-		return err
+		return "", "", err
 	}
 	if err = tmp.Chmod(mode); err != nil {
-		return err
+		return "", "", err
 	}
 	if err = tmp.Sync(); err != nil {
-		return err
+		return "", "", err
 	}
 	if err = tmp.Close(); err != nil {
-		return err
+		return "", "", err
 	}
-	return os.Rename(tmpName, target)
+	return name, target, nil
 }
 
 // CheckWritable reports, before any work, whether Write could replace

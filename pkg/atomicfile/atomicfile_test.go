@@ -186,3 +186,39 @@ func TestRemoveTemps(t *testing.T) {
 		t.Fatalf("left %v, want .a1.ckpt.tmp5, .r.json.tmp1 and r.ckpt", left)
 	}
 }
+
+// TestWriteAll: the files are written all or none. A failing fill of the
+// second file leaves the first file's old content and no temporary file;
+// a second target that is a directory fails before any rename.
+func TestWriteAll(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.svg"), filepath.Join(dir, "b.svg")
+	if err := WriteAll([]string{a, b}, []func(io.Writer) error{writeString("a1"), writeString("b1")}); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	failing := func(w io.Writer) error { io.WriteString(w, "half"); return boom }
+	if err := WriteAll([]string{a, b}, []func(io.Writer) error{writeString("a2"), failing}); !errors.Is(err, boom) || !strings.Contains(err.Error(), "write "+b+": ") {
+		t.Fatalf("error %v, want boom naming %s", err, b)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAll([]string{a, sub}, []func(io.Writer) error{writeString("a3"), writeString("x")}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("error %v, want not a regular file", err)
+	}
+	for p, want := range map[string]string{a: "a1", b: "b1"} {
+		if got, _ := os.ReadFile(p); string(got) != want {
+			t.Errorf("%s = %q, want %q (a failed WriteAll changed it)", p, got, want)
+		}
+	}
+	var names []string
+	es, _ := os.ReadDir(dir)
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "a.svg b.svg sub" {
+		t.Fatalf("files %v, want a.svg b.svg sub (no temporary file)", names)
+	}
+}

@@ -108,27 +108,27 @@ type Group struct {
 	// Hosts optionally names the group's nodes (host names as mpirun and
 	// srun know them), one per node in rank order; `plan --nodes-max
 	// --hostfile` writes the chosen ones as a host file.
-	Hosts []string `toml:"hosts"`
+	Hosts []string `toml:"hosts,omitempty"`
 	// Bandwidth and Latency override the [network] values for the links
 	// of this group's nodes (0: the [network] value). A message between
 	// two nodes goes at the smaller bandwidth and the larger latency of
 	// the two.
-	Bandwidth float64 `toml:"bandwidth"`
-	Latency   float64 `toml:"latency"`
+	Bandwidth float64 `toml:"bandwidth,omitzero"`
+	Latency   float64 `toml:"latency,omitzero"`
 	// CPU and GPU give, per task kind, the seconds one task of that kind
 	// takes on one worker of the type at the cluster's tile size nb. A
 	// kind absent from a table cannot run on that type of worker.
 	CPU Durations `toml:"cpu"`
-	GPU Durations `toml:"gpu"`
+	GPU Durations `toml:"gpu,omitempty"`
 	// Perfmodel names a performance-model file (pkg/perfmodel; a relative
 	// path is taken from the cluster file's directory) from which the
 	// durations come: its arch "cpu" entries fill [group.cpu] and its arch
 	// "cuda" entries [group.gpu], at the tile size NB; a kind given in
 	// a table keeps the table's value. perfmodel.ResolveCluster loads it.
-	Perfmodel string `toml:"perfmodel"`
+	Perfmodel string `toml:"perfmodel,omitempty"`
 	// NB is the tile size of the perfmodel entries to take (0: the run's
 	// tile size); given, it must equal the run's.
-	NB int `toml:"nb"`
+	NB int `toml:"nb,omitzero"`
 	// PerfmodelNB is the tile size the durations were taken from the
 	// perfmodel file at, once perfmodel.ResolveCluster has loaded it (0:
 	// not loaded).

@@ -26,6 +26,10 @@ type Columns struct {
 	// Transform is the transform the model is fitted on: log, log1p,
 	// sqrt or boxcox:LAMBDA ("" none).
 	Transform string `toml:"transform" json:"transform,omitempty"`
+	// CRS is the coordinates' reference system (EPSG:28992, WKT, a PROJ
+	// string: what GDAL reads), written with the points of a GeoPackage
+	// --out; "" for none (lon/lat data: EPSG:4326).
+	CRS string `toml:"crs" json:"crs,omitempty"`
 }
 
 // Validate checks c and returns the key that is wrong with a one-line

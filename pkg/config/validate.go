@@ -292,11 +292,56 @@ func (f *Fit) Simulated() bool {
 // distribution keys are checked by Cluster.Validate, which knows the
 // number of ranks.
 func (f *Fit) Validate() error {
-	bad := func(key, format string, a ...any) error {
-		return f.Locate(&Error{File: f.File, Key: key, Msg: fmt.Sprintf(format, a...)})
+	bad := f.badKey
+	if err := f.checkModel(bad); err != nil {
+		return err
 	}
-	names, err := ParamNames(f.Kernel)
-	if err != nil {
+	if err := f.checkOutputs(bad); err != nil {
+		return err
+	}
+	if err := f.checkBounds(bad); err != nil {
+		return err
+	}
+	if err := f.checkSearch(bad); err != nil {
+		return err
+	}
+	if err := f.checkMeanModel(bad); err != nil {
+		return err
+	}
+	if err := f.checkRuntime(bad); err != nil {
+		return err
+	}
+	if err := f.Approx.Check(bad); err != nil {
+		return err
+	}
+	if err := f.Vecchia.Check(f.Computation, bad); err != nil {
+		return err
+	}
+	if err := f.checkVecchia(bad); err != nil {
+		return err
+	}
+	if err := f.checkFactor(bad); err != nil {
+		return err
+	}
+	if err := f.conflicts(); err != nil {
+		return err
+	}
+	if err := f.checkDependents(bad); err != nil {
+		return err
+	}
+	return f.checkData(bad)
+}
+
+// badKey returns the *Error of a bad key of f, placed by Locate (the
+// file and its line, or the command when a flag gave the key).
+func (f *Fit) badKey(key, format string, a ...any) error {
+	return f.Locate(&Error{File: f.File, Key: key, Msg: fmt.Sprintf(format, a...)})
+}
+
+// checkModel checks the model keys: a known kernel, a distance the
+// kernel takes, and the columns of the data.
+func (f *Fit) checkModel(bad func(key, format string, a ...any) error) error {
+	if _, err := ParamNames(f.Kernel); err != nil {
 		return bad("kernel", "%v", err)
 	}
 	switch f.Distance {
@@ -310,6 +355,13 @@ func (f *Fit) Validate() error {
 	if key, err := f.Columns.Validate(); err != nil {
 		return bad(key, "%v", err)
 	}
+	return nil
+}
+
+// checkOutputs checks the keys of the assessments and pictures:
+// true_theta (with holdout), dpi, cv with data and cv_out, grid with plot,
+// draws in [0, 20] with grid.
+func (f *Fit) checkOutputs(bad func(key, format string, a ...any) error) error {
 	if f.TrueTheta != nil {
 		if f.Holdout == 0 {
 			return bad("true_theta", "--true-theta needs --holdout (MLOE/MMOM are computed at the held-out locations)")
@@ -348,10 +400,25 @@ func (f *Fit) Validate() error {
 	case f.Draws > 0 && f.Grid == "":
 		return bad("draws", "--draws maps conditional simulations on the prediction grid: it needs --plot DIR and --grid NxM")
 	}
-	withTau2 := HasTau2(f.Kernel, len(f.Lower)) && len(f.Upper) == len(f.Lower)
+	return nil
+}
+
+// boundNames returns the names of the parameters the bounds give: the
+// kernel's, then Tau2 when lb and ub carry the nugget (withTau2).
+func (f *Fit) boundNames() (names []string, withTau2 bool) {
+	names, _ = ParamNames(f.Kernel) // a bad kernel is checkModel's
+	withTau2 = HasTau2(f.Kernel, len(f.Lower)) && len(f.Upper) == len(f.Lower)
 	if withTau2 {
 		names = append(names, Tau2) // the nugget is the last parameter
 	}
+	return names, withTau2
+}
+
+// checkBounds checks lb and ub: one value each per parameter (the nugget
+// key 0 when they carry tau2), positive and finite (the signed parameters
+// aside), lb <= ub, within the kernel's domain.
+func (f *Fit) checkBounds(bad func(key, format string, a ...any) error) error {
+	names, withTau2 := f.boundNames()
 	if len(f.Lower) != len(names) || len(f.Upper) != len(names) {
 		key := "lb"
 		if len(f.Lower) == len(names) {
@@ -386,6 +453,14 @@ func (f *Fit) Validate() error {
 	if key, msg := kernelBounds(f.Kernel, f.Lower, f.Upper); key != "" {
 		return bad(key, "%s", msg)
 	}
+	return nil
+}
+
+// checkSearch checks the search keys: start (data, lower or one value per
+// bound, within them), search (log or linear; fisher or bobyqa for
+// vecchia) and profile (auto, on or off).
+func (f *Fit) checkSearch(bad func(key, format string, a ...any) error) error {
+	names, _ := f.boundNames()
 	x0, err := f.StartValues()
 	if err != nil {
 		return bad("start", "want data, lower or values v1,v2,...: %v", err)
@@ -414,6 +489,13 @@ func (f *Fit) Validate() error {
 	default:
 		return bad("profile", "profile must be auto, on or off, got %q", f.Profile)
 	}
+	return nil
+}
+
+// checkMeanModel checks mean and the keys that depend on it: reml needs a
+// mean, true_theta a zero mean, and a mean of columns needs data (and no
+// grid, which has no such columns).
+func (f *Fit) checkMeanModel(bad func(key, format string, a ...any) error) error {
 	if err := CheckMean(f.Mean); err != nil {
 		return bad("mean", "%v", err)
 	}
@@ -429,6 +511,13 @@ func (f *Fit) Validate() error {
 	if f.Simulated() && MeanNamesColumns(f.Mean) {
 		return bad("mean", "--mean %s names columns, but no data are given (the simulated problem has none)", f.Mean)
 	}
+	return nil
+}
+
+// checkRuntime checks the numbers of the run: nb, workers, gpus,
+// scheduler, devices, max_evals, tolerance, nugget, holdout, ci and
+// ci_level, solve.
+func (f *Fit) checkRuntime(bad func(key, format string, a ...any) error) error {
 	switch {
 	case f.NB < 0:
 		return bad("nb", "must be >= 0 (0: automatic), got %d", f.NB)
@@ -463,15 +552,13 @@ func (f *Fit) Validate() error {
 	default:
 		return bad("solve", "--solve must be chained, per-rank or move-tiles, got %q", f.Solve)
 	}
-	if err := f.Approx.Check(bad); err != nil {
-		return err
-	}
-	if err := f.Vecchia.Check(f.Computation, bad); err != nil {
-		return err
-	}
-	if err := f.checkVecchia(bad); err != nil {
-		return err
-	}
+	return nil
+}
+
+// checkFactor checks the keys of the factorisation and the run's limits:
+// lookahead and hpotrf >= 0 and only for an approximation, memory_limit a
+// size, deadline one stop.ParseDeadline reads.
+func (f *Fit) checkFactor(bad func(key, format string, a ...any) error) error {
 	switch {
 	case f.Lookahead < 0:
 		return bad("lookahead", "--lookahead must be >= 0 (0: off), got %d", f.Lookahead)
@@ -490,12 +577,13 @@ func (f *Fit) Validate() error {
 			return bad("deadline", "--deadline: %v", err)
 		}
 	}
-	if err := f.conflicts(); err != nil {
-		return err
-	}
-	if err := f.checkDependents(bad); err != nil {
-		return err
-	}
+	return nil
+}
+
+// checkData checks the source of the data: locations and observations
+// together; without data, n >= 3, a valid theta (its nugget not given
+// twice) and times; and the directories of json and trace.
+func (f *Fit) checkData(bad func(key, format string, a ...any) error) error {
 	if (f.Locations == "") != (f.Observations == "") {
 		key := "locations"
 		if f.Observations == "" {
@@ -582,9 +670,7 @@ func (f *Fit) Locate(err error) error {
 // ignored). The command line overrides the file: a problem the file
 // describes gives way to data given by a flag.
 func (f *Fit) conflicts() error {
-	bad := func(key, format string, a ...any) error {
-		return f.Locate(&Error{File: f.File, Key: key, Msg: fmt.Sprintf(format, a...)})
-	}
+	bad := f.badKey
 	if f.Data != "" {
 		for _, k := range []string{"locations", "observations"} {
 			if (k == "locations" && f.Locations != "") || (k == "observations" && f.Observations != "") {

@@ -29,7 +29,10 @@
 // of them yields independent streams. Results are deterministic for a seed.
 package dataset
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Coords is the metric of the coordinates: planar (x, y) or geographic
 // (longitude, latitude in degrees).
@@ -114,10 +117,17 @@ type InputError struct {
 
 // Error returns "file:line: msg", or "file: msg" when Line is 0.
 func (e *InputError) Error() string {
+	msg := oneLine(e.Msg)
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
 	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	return fmt.Sprintf("%s: %s", e.File, msg)
+}
+
+// oneLine escapes the line breaks a message can quote from the input (a
+// column name holding a carriage return), so that an error stays one line.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }
 
 // Unwrap returns the underlying error, or nil.

@@ -24,9 +24,24 @@ func WriteCSV(path string, d *Data) error {
 	if (d.Z != nil && len(d.Z) != n) || (d.T != nil && len(d.T) != n) {
 		return fmt.Errorf("write %s: inconsistent data: %d locations, %d third coordinates, %d times", path, n, len(d.Z), len(d.T))
 	}
+	header, cols := d.Table()
+	for _, c := range cols {
+		if len(c) != n {
+			return fmt.Errorf("write %s: inconsistent data: a column of %d values for %d locations", path, len(c), n)
+		}
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		return writeRows(w, header, cols, true)
+	})
+}
+
+// Table returns the columns WriteCSV writes and their names: x,y (or
+// lon,lat), then z for 3D locations, t for times, and the observations
+// (z, value for 3D, or z1,z2).
+func (d *Data) Table() (header []string, cols [][]float64) {
 	xn, yn := d.names()
-	header := []string{xn, yn}
-	cols := [][]float64{d.X, d.Y}
+	header = []string{xn, yn}
+	cols = [][]float64{d.X, d.Y}
 	obsName := "z"
 	if d.Z != nil {
 		header = append(header, "z")
@@ -44,9 +59,7 @@ func WriteCSV(path string, d *Data) error {
 		header = append(header, obsName)
 		cols = append(cols, d.Obs)
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		return writeRows(w, header, cols, true)
-	})
+	return header, cols
 }
 
 // WriteCSVTo writes d to w as WriteCSV writes it to a file (standard

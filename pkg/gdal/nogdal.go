@@ -13,3 +13,6 @@ func Write(path string, r *Raster) error { return ErrNoGDAL }
 
 // ReadPolygons returns ErrNoGDAL: this binary was built without the gdal tag.
 func ReadPolygons(path string) ([]Polygon, error) { return nil, ErrNoGDAL }
+
+// WritePoints returns ErrNoGDAL: this binary was built without the gdal tag.
+func WritePoints(path string, p *Points) error { return ErrNoGDAL }

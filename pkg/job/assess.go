@@ -13,6 +13,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/plot"
 	"github.com/exageostat/exageostat/pkg/predict"
+	"github.com/exageostat/exageostat/pkg/variogram"
 )
 
 // Assessment is what a fit computes after the search: predictions of the
@@ -232,7 +233,10 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	xl, yl := axes(o.train.Coords, o.pics.xyunits)
 	dpi := o.pics.dpi
 	add := func(name string) { out.Plots = append(out.Plots, filepath.Join(dir, name+".png")) }
-	h, g, counts := plot.EmpiricalSemivariogram(points(o.train), o.metric, o.train.Obs, 25, 2_000_000, o.seed)
+	resid, what, err := semivariogramValues(o.train, o.mean)
+	if err != nil {
+		return err
+	}
 	tau2 := p.Tau2(theta)
 	c0 := k.Cov(0) + tau2
 	names := p.Model.ParamNamesFor(len(theta))
@@ -252,12 +256,18 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	}
 	title := fmt.Sprintf("Fitted %s: %s", p.Model, strings.Join(est, " "))
 	if p.Model == likelihood.AnisoMatern {
-		if err := anisoSemivariogram(filepath.Join(dir, "semivariogram"), o, theta, tau2, unit, dpi); err != nil {
+		if err := anisoSemivariogram(filepath.Join(dir, "semivariogram"), o, resid, what, theta, tau2, unit, dpi); err != nil {
 			return err
 		}
-	} else if err := plot.SemivariogramWith(filepath.Join(dir, "semivariogram"), h, g, func(r float64) float64 { return c0 - k.Cov(r) },
-		plot.SemivariogramOptions{Title: title, XLabel: unit, Counts: counts, DPI: dpi}); err != nil {
-		return err
+	} else {
+		s, err := variogram.Omnidirectional(points(o.train), o.metric, resid, fitVariogramOptions(o.seed))
+		if err != nil {
+			return err
+		}
+		if err := plot.SemivariogramWith(filepath.Join(dir, "semivariogram"), binDist(s.Bins), binGamma(s.Bins), func(r float64) float64 { return c0 - k.Cov(r) },
+			plot.SemivariogramOptions{Title: title + "\n" + what + sparseNote(s), XLabel: unit, Counts: binPairs(s.Bins), DPI: dpi}); err != nil {
+			return err
+		}
 	}
 	add("semivariogram")
 	if nt, ranks := ev.TileRanks(); ranks != nil {
@@ -378,33 +388,44 @@ func bbox(d *dataset.Data) (minx, maxx, miny, maxy float64) {
 }
 
 // anisoSemivariogram draws the semivariogram of an anisotropic Matérn fit
-// by direction: the empirical semivariograms of the pairs within 22.5
-// degrees of the major axis and of the minor axis
-// (plot.DirectionalSemivariogram, 25 bins, at most 2,000,000 pairs drawn),
-// each with the fitted model in its direction, sigma2 + tau2 - C(r cos phi,
-// r sin phi). The title gives the estimates (the angle in radians and
-// degrees) and says what the points and lines are.
-func anisoSemivariogram(base string, o assessOptions, theta []float64, tau2 float64, unit string, dpi float64) error {
+// by direction: the sample semivariograms of the values v (what they are:
+// what) in the pairs within 22.5 degrees of the major axis and of the
+// minor axis (variogram.Directional, gstat's default bins, at most
+// 2,000,000 pairs drawn, bins of fewer than 30 pairs left out), each with
+// the fitted model in its direction, sigma2 + tau2 - C(r cos phi, r sin
+// phi). The title gives the estimates (the angle in radians and degrees)
+// and says what the points and lines are.
+func anisoSemivariogram(base string, o assessOptions, v []float64, what string, theta []float64, tau2 float64, unit string, dpi float64) error {
 	a, err := matern.NewAnisoTheta(theta[:5])
 	if err != nil {
 		return err
 	}
-	const half = math.Pi / 8 // 22.5 degrees
+	const half = 22.5
 	deg := func(r float64) float64 { return r * 180 / math.Pi }
 	var series []plot.SemivariogramSeries
+	sparse := 0
 	for _, d := range []struct {
 		name string
 		phi  float64
 	}{{"major axis", a.Angle}, {"minor axis", a.Angle + math.Pi/2}} {
 		phi := d.phi
-		h, g, c := plot.DirectionalSemivariogram(points(o.train), o.train.Obs, phi, half, 25, 2_000_000, o.seed)
+		// gstat's alpha: degrees clockwise from north, phi counter-clockwise from east.
+		s, err := variogram.Directional(points(o.train), v, 90-deg(phi), half, fitVariogramOptions(o.seed))
+		if err != nil {
+			return err
+		}
+		sparse += len(s.Sparse)
 		series = append(series, plot.SemivariogramSeries{
 			Label: fmt.Sprintf("%s, %.0f° ± 22.5°", d.name, math.Mod(deg(phi), 180)),
-			H:     h, Gamma: g, Counts: c,
+			H:     binDist(s.Bins), Gamma: binGamma(s.Bins), Counts: binPairs(s.Bins),
 			Model: func(r float64) float64 { return a.Sigma2 + tau2 - a.CovDir(r, phi) },
 		})
 	}
-	title := fmt.Sprintf("Fitted aniso-matern: sigma2=%.3g beta=%.3g nu=%.3g nugget=%.3g\nangle=%.3g rad (%.0f°) ratio=%.3g; points: empirical (pairs), lines: model",
-		a.Sigma2, a.Beta, a.Nu, tau2, a.Angle, deg(a.Angle), a.Ratio)
+	note := ""
+	if sparse > 0 {
+		note = fmt.Sprintf("; %d bins of < %d pairs left out", sparse, variogram.DefaultMinPairs)
+	}
+	title := fmt.Sprintf("Fitted aniso-matern: sigma2=%.3g beta=%.3g nu=%.3g nugget=%.3g\nangle=%.3g rad (%.0f°) ratio=%.3g; %s (pairs), lines: model%s",
+		a.Sigma2, a.Beta, a.Nu, tau2, a.Angle, deg(a.Angle), a.Ratio, what, note)
 	return plot.SemivariogramDirections(base, series, plot.SemivariogramOptions{Title: title, XLabel: unit, DPI: dpi})
 }

@@ -22,7 +22,7 @@ func checkBlocks(cfg config.Predict) error {
 		return nil
 	case cfg.CV || cfg.Draws > 0:
 		return badInput("predict: --blocks gives block means: not with --draws or cv")
-	case rasterOut(cfg.Out):
+	case rasterOut(cfg.Out) || gdal.IsPoints(cfg.Out):
 		return badInput("predict: --blocks writes a table (block,cells,z_hat,variance,sd): --out %s must be a CSV", cfg.Out)
 	case cfg.Scale == config.ScaleOriginal:
 		return badInput("predict: --blocks with --scale original: a block's mean is kriged on the transformed scale (the mean of back-transformed values is not the back-transformed mean)")

@@ -9,6 +9,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/gdal"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/memory"
@@ -306,7 +307,11 @@ func finishPredict(cfg config.Predict, env Env, pin predictInputs, res *PredictR
 	if model == likelihood.BivariateMatern {
 		hdr, cols = bivariateColumns(hdr[:2], cols[:2], r.Z, r.Var)
 	}
-	if pin.grid != nil && rasterOut(cfg.Out) {
+	if gdal.IsPoints(cfg.Out) {
+		if err := writePoints(cfg.Out, pointsCRS(pin.grid, cfg.CRS, nw.Coords), hdr, cols); err != nil {
+			return nil, badInput("%s: --out %v", cmd, err)
+		}
+	} else if pin.grid != nil && rasterOut(cfg.Out) {
 		if err := writeGrid(cfg.Out, pin.grid, hdr[2:], cols[2:]); err != nil {
 			return nil, badInput("%s: --out %v", cmd, err)
 		}
@@ -361,6 +366,9 @@ func readPredictData(in *Inputs, cfg *config.Predict, env Env) (p predictInputs,
 		return p, err
 	}
 	nw := p.nw
+	if err := checkPointsOut(cfg.Command(), cfg.Out); err != nil {
+		return p, err
+	}
 	if rasterOut(cfg.Out) && p.grid == nil && cfg.Blocks == "" {
 		return p, badInput("%s: --out %s is a raster: it needs the grid of a raster --at (.tif, .nc), not %s", cfg.Command(), cfg.Out, cfg.At)
 	}

@@ -2,9 +2,11 @@ package job
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -233,3 +235,128 @@ func TestBlockKrigingRaster(t *testing.T) {
 }
 
 func hdrOf(j int) string { return []string{"block", "cells", "z", "variance"}[j] }
+
+// TestPredictRasterBand (GDAL builds): a raster whose band has no
+// description (meuse.grid's dist alone, written without a name: GDAL
+// reads it as band1) is refused without --band, naming the bands it has
+// and the flag, and with --band 1=dist gives the predictions of the
+// described raster bitwise.
+func TestPredictRasterBand(t *testing.T) {
+	if !gdal.Available() {
+		return
+	}
+	dir := t.TempDir()
+	src, err := gdal.Read("../../testdata/real/meuse-grid.tif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anon := *src
+	dist := *src.Band("dist")
+	dist.Name = ""
+	anon.Bands = []gdal.Band{dist}
+	at := filepath.Join(dir, "anon.tif")
+	if err := gdal.Write(at, &anon); err != nil {
+		t.Fatal(err)
+	}
+	cfg := meuseGridPredict(at, filepath.Join(dir, "refused.csv"))
+	_, err = Predict(cfg, Env{})
+	var ie *InputError
+	if err == nil || !errors.As(err, &ie) || !strings.Contains(err.Error(), "its bands: band1") || !strings.Contains(err.Error(), "--band BAND=dist") {
+		t.Errorf("no --band: %v, want the bands named and --band", err)
+	}
+	named, mapped := filepath.Join(dir, "named.csv"), filepath.Join(dir, "mapped.csv")
+	if _, err := Predict(meuseGridPredict("../../testdata/real/meuse-grid.tif", named), Env{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg = meuseGridPredict(at, mapped)
+	cfg.Bands = []string{"1=dist"}
+	if _, err := Predict(cfg, Env{}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := readTable(t, named), readTable(t, mapped)
+	if len(b["x"]) != 3103 {
+		t.Fatalf("--band 1=dist: %d locations, want 3103", len(b["x"]))
+	}
+	for _, col := range []string{"x", "y", "log_z_hat", "log_variance", "z_hat", "variance"} {
+		for i := range a[col] {
+			if a[col][i] != b[col][i] {
+				t.Fatalf("%s row %d: %v with --band 1=dist, %v from the band named dist", col, i+1, b[col][i], a[col][i])
+			}
+		}
+	}
+}
+
+// TestWalkthroughGdalinfo (GDAL builds): the walk-through's acceptance
+// check with GDAL's own tool: `gdalinfo -json -stats` on predict's
+// GeoTIFF of meuse reports EPSG:28992 and, for each band, the minimum,
+// maximum and mean of predict's CSV column (sd: of sqrt(variance)) to
+// 1e-9 relative, over the 3103 cells with a value.
+func TestWalkthroughGdalinfo(t *testing.T) {
+	if !gdal.Available() {
+		return
+	}
+	if _, err := exec.LookPath("gdalinfo"); err != nil {
+		t.Fatal("gdal-bin's gdalinfo not found (scripts/deps.sh installs it)")
+	}
+	dir := t.TempDir()
+	tif, csvOut := filepath.Join(dir, "meuse-zinc.tif"), filepath.Join(dir, "meuse-zinc.csv")
+	for _, out := range []string{tif, csvOut} {
+		if _, err := Predict(meuseGridPredict("../../testdata/real/meuse-grid.tif", out), Env{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command("gdalinfo", "-json", "-stats", tif).Output()
+	if err != nil {
+		t.Fatalf("gdalinfo: %v", err)
+	}
+	var info struct {
+		CoordinateSystem struct{ Wkt string } `json:"coordinateSystem"`
+		Bands            []struct {
+			Description string
+			Metadata    map[string]map[string]string
+		} `json:"bands"`
+	}
+	if err := json.Unmarshal(out, &info); err != nil {
+		t.Fatalf("gdalinfo -json: %v", err)
+	}
+	if !strings.Contains(info.CoordinateSystem.Wkt, `ID["EPSG",28992]`) {
+		t.Errorf("gdalinfo's CRS %.80q..., want EPSG:28992", info.CoordinateSystem.Wkt)
+	}
+	tab := readTable(t, csvOut)
+	if len(info.Bands) != 6 {
+		t.Fatalf("gdalinfo: %d bands, want 6", len(info.Bands))
+	}
+	for _, b := range info.Bands {
+		col := tab[b.Description]
+		if v, ok := strings.CutSuffix(b.Description, "sd"); ok {
+			col = nil
+			for _, x := range tab[v+"variance"] {
+				col = append(col, math.Sqrt(x))
+			}
+		}
+		if len(col) != 3103 {
+			t.Fatalf("band %q: %d CSV values", b.Description, len(col))
+		}
+		lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+		for _, x := range col {
+			lo, hi, sum = min(lo, x), max(hi, x), sum+x
+		}
+		if n := b.Metadata[""]["STATISTICS_VALID_PERCENT"]; n != "38.25" {
+			t.Errorf("band %s: %s %% valid cells, want 3103 of 8112 (38.25)", b.Description, n)
+		}
+		// The statistics as gdalinfo stores them (14 digits; its JSON's
+		// minimum, maximum and mean are rounded to 3 decimals).
+		for _, c := range []struct {
+			key  string
+			want float64
+		}{{"MINIMUM", lo}, {"MAXIMUM", hi}, {"MEAN", sum / float64(len(col))}} {
+			s := b.Metadata[""]["STATISTICS_"+c.key]
+			got, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.Abs(got/c.want-1) > 1e-9 {
+				t.Errorf("band %s: gdalinfo's STATISTICS_%s %q, the CSV's %.15g", b.Description, c.key, s, c.want)
+			}
+		}
+		t.Logf("band %s: STATISTICS_MINIMUM %s _MAXIMUM %s _MEAN %s", b.Description, b.Metadata[""]["STATISTICS_MINIMUM"],
+			b.Metadata[""]["STATISTICS_MAXIMUM"], b.Metadata[""]["STATISTICS_MEAN"])
+	}
+}

@@ -183,7 +183,7 @@ func (r *FitResult) ApplyTo(p *config.Predict, path string, set func(key string)
 	return nil
 }
 
-// applyColumns sets the keys z, coords, time, na and dec of p that the
+// applyColumns sets the keys z, coords, time, na, dec and crs of p that the
 // user left out to the fit's (the data are read the same way), and the
 // transform to the fit's: another transform given is bad input.
 func (r *FitResult) applyColumns(p *config.Predict, path string, set func(key string) bool) error {
@@ -199,7 +199,7 @@ func (r *FitResult) applyColumns(p *config.Predict, path string, set func(key st
 	for _, k := range []struct {
 		key      string
 		dst, src *string
-	}{{"z", &p.Z, &c.Z}, {"coords", &p.Coords, &c.Coords}, {"time", &p.Time, &c.Time}, {"na", &p.NA, &c.NA}, {"dec", &p.Dec, &c.Dec}} {
+	}{{"z", &p.Z, &c.Z}, {"coords", &p.Coords, &c.Coords}, {"time", &p.Time, &c.Time}, {"na", &p.NA, &c.NA}, {"dec", &p.Dec, &c.Dec}, {"crs", &p.CRS, &c.CRS}} {
 		if !set(k.key) {
 			*k.dst = *k.src
 		}

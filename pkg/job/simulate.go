@@ -6,6 +6,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/gdal"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/provenance"
@@ -49,6 +50,9 @@ func Simulate(cfg config.Simulate, env Env) (_ *SimulateResult, err error) {
 	if w.Rank() == 0 {
 		outs := []File{{Flag: "out", Path: cfg.Out}, {Flag: "json", Path: cfg.JSON}, {Flag: "trace", Path: cfg.Trace}}
 		if err := (Outputs{Cmd: "simulate", Outputs: outs}).Check(); err != nil {
+			return nil, err
+		}
+		if err := checkPointsOut("simulate", cfg.Out); err != nil {
 			return nil, err
 		}
 	}
@@ -157,6 +161,13 @@ func writeSimulated(env Env, rank int, out string, d *dataset.Data) error {
 	if out == StdoutPath {
 		if err := dataset.WriteCSVTo(env.stdout(), d); err != nil {
 			return fmt.Errorf("simulate: standard output: %w", err)
+		}
+		return nil
+	}
+	if gdal.IsPoints(out) {
+		hdr, cols := d.Table()
+		if err := writePoints(out, pointsCRS(nil, "", d.Coords), hdr, cols); err != nil {
+			return badInput("simulate: --out %v", err)
 		}
 		return nil
 	}

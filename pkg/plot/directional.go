@@ -3,56 +3,12 @@ package plot
 import (
 	"fmt"
 	"image/color"
-	"math"
-	"strconv"
 
-	"github.com/exageostat/exageostat/pkg/matern"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
-
-// DirectionalSemivariogram is EmpiricalSemivariogram (Euclidean, planar
-// 2D points) restricted to the pairs whose lag lies in a sector: the
-// pairs {i, j} whose direction atan2(y_i - y_j, x_i - x_j), taken modulo
-// pi (a lag and its opposite are the same pair), is within halfWidth
-// radians of angle (modulo pi). The bins are EmpiricalSemivariogram's
-// (hmax half the diagonal of p's bounding box, bins of width hmax/bins),
-// and with maxPairs > 0 and more than maxPairs pairs, maxPairs pairs are
-// drawn uniformly from all pairs (seeded by seed) and those in the sector
-// kept. It returns nil slices when there are no pairs in the sector, bins
-// < 1 or fewer than two distinct points, and panics if len(z) or len(p.Y)
-// differs from len(p.X) or p has Z coordinates.
-func DirectionalSemivariogram(p matern.Points, z []float64, angle, halfWidth float64, bins, maxPairs int, seed uint64) (h, gamma []float64, counts []int) {
-	n := p.Len()
-	if len(z) != n || len(p.Y) != n || p.Z != nil {
-		panic(fmt.Sprintf("plot: DirectionalSemivariogram: %d values for %d x, %d y (2D points only)", len(z), len(p.X), len(p.Y)))
-	}
-	if bins < 1 || n < 2 {
-		return nil, nil, nil
-	}
-	hmax := halfMaxDistance(matern.Euclidean, p)
-	if !(hmax > 0) || math.IsInf(hmax, 0) {
-		return nil, nil, nil
-	}
-	return binPairs(n, hmax, bins, maxPairs, seed, func(i, j int) float64 {
-		dx, dy := p.X[i]-p.X[j], p.Y[i]-p.Y[j]
-		if math.Abs(halfTurn(math.Atan2(dy, dx)-angle)) > halfWidth {
-			return -1 // outside the sector
-		}
-		return math.Sqrt(dx*dx + dy*dy)
-	}, z)
-}
-
-// halfTurn reduces an angle modulo pi to [-pi/2, pi/2).
-func halfTurn(a float64) float64 {
-	a = math.Mod(a+math.Pi/2, math.Pi)
-	if a < 0 {
-		a += math.Pi
-	}
-	return a - math.Pi/2
-}
 
 // SemivariogramSeries is one direction of SemivariogramDirections: its
 // empirical semivariogram (H, Gamma, with the pairs per bin Counts, or
@@ -119,6 +75,7 @@ func SemivariogramDirections(base string, series []SemivariogramSeries, opts Sem
 		grid.Vertical.Color = gridColor()
 		grid.Horizontal.Color = gridColor()
 		p.Add(grid)
+		labels := &countLabels{font: vg.Points(6)}
 		for s, se := range series {
 			col := seriesColors()[s]
 			var icons []plot.Thumbnailer
@@ -155,24 +112,10 @@ func SemivariogramDirections(base string, series []SemivariogramSeries, opts Sem
 			p.Add(sc)
 			p.Legend.Add(se.Label, append(icons, sc)...)
 			if len(se.Counts) == len(pts[s]) {
-				labels := make([]string, len(pts[s]))
-				for k, c := range se.Counts {
-					labels[k] = strconv.Itoa(c)
-				}
-				lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts[s], Labels: labels})
-				if err != nil {
-					return err
-				}
-				for k := range lb.TextStyle {
-					lb.TextStyle[k].Font = sansFont(vg.Points(6))
-					lb.TextStyle[k].Color = col
-					lb.TextStyle[k].XAlign = draw.XCenter
-					lb.TextStyle[k].YAlign = draw.YBottom
-				}
-				lb.Offset = vg.Point{Y: vg.Points(4)}
-				p.Add(lb)
+				labels.add(pts[s], se.Counts, col)
 			}
 		}
+		p.Add(labels)
 		p.X.Min = min(p.X.Min, 0)
 		p.X.Max = max(p.X.Max, 1.05*hmax)
 		p.Y.Min = min(p.Y.Min, 0)

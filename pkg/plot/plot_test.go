@@ -12,97 +12,9 @@ import (
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/variogram"
 	"gonum.org/v1/gonum/mat"
 )
-
-func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*max(1, math.Abs(b)) }
-
-// The hand-computed example: four points on a line at 0, 1.2, 2.5 and 10
-// with values 1, 3, 0, 5. hmax = 10/2 = 5, and with 5 bins of width 1 the
-// pairs within 5 are
-//
-//	(0,1): d 1.2, (z0-z1)^2 = 4   -> bin 1 (1, 2]
-//	(1,2): d 1.3, (z1-z2)^2 = 9   -> bin 1
-//	(0,2): d 2.5, (z0-z2)^2 = 1   -> bin 2 (2, 3]
-//
-// (the others, 10, 8.8 and 7.5, are beyond hmax), so bins 0, 3 and 4 are
-// dropped and h = [1.25, 2.5], gamma = [13/4, 1/2], counts = [2, 1].
-func TestEmpiricalSemivariogramByHand(t *testing.T) {
-	pos := []float64{0, 1.2, 2.5, 10}
-	z := []float64{1, 3, 0, 5}
-	wantH := []float64{1.25, 2.5}
-	wantG := []float64{3.25, 0.5}
-	wantN := []int{2, 1}
-	check := func(name string, h, g []float64, n []int, scale float64) {
-		t.Helper()
-		if len(h) != 2 || len(g) != 2 || !slices.Equal(n, wantN) {
-			t.Fatalf("%s: got h %v gamma %v counts %v, want %v %v %v", name, h, g, n, wantH, wantG, wantN)
-		}
-		for k := range h {
-			if !near(h[k], scale*wantH[k], 1e-12) || !near(g[k], wantG[k], 1e-12) {
-				t.Errorf("%s: bin %d: got (%g, %g), want (%g, %g)", name, k, h[k], g[k], scale*wantH[k], wantG[k])
-			}
-		}
-	}
-
-	// Along the x axis.
-	p := matern.Points{X: pos, Y: make([]float64, 4)}
-	h, g, n := EmpiricalSemivariogram(p, matern.Euclidean, z, 5, 0, 0)
-	check("x axis", h, g, n, 1)
-
-	// The same line in the direction (0.6, 0.8): same distances.
-	q := matern.Points{X: make([]float64, 4), Y: make([]float64, 4)}
-	for i, s := range pos {
-		q.X[i], q.Y[i] = 0.6*s, 0.8*s
-	}
-	h, g, n = EmpiricalSemivariogram(q, matern.Euclidean, z, 5, 0, 0)
-	check("diagonal", h, g, n, 1)
-
-	// In 3D along z, with maxPairs at the number of pairs (no sampling).
-	r := matern.Points{X: make([]float64, 4), Y: make([]float64, 4), Z: pos}
-	h, g, n = EmpiricalSemivariogram(r, matern.Euclidean, z, 5, 6, 0)
-	check("3D", h, g, n, 1)
-
-	// On the equator, longitudes in degrees: distances in km.
-	h, g, n = EmpiricalSemivariogram(p, matern.GreatCircle, z, 5, 0, 0)
-	check("great circle", h, g, n, matern.EarthRadiusKm*math.Pi/180)
-}
-
-func TestEmpiricalSemivariogramEdgeCases(t *testing.T) {
-	p := matern.Points{X: []float64{0, 1, 1}, Y: []float64{0, 0, 0}}
-	// The duplicate pair (1, 2) at distance 0 is left out; so is a NaN.
-	h, g, n := EmpiricalSemivariogram(p, matern.Euclidean, []float64{0, 2, 4}, 1, 0, 0)
-	if len(h) != 0 {
-		// hmax = 0.5: the only other pairs are at distance 1.
-		t.Errorf("got %v %v %v, want nothing", h, g, n)
-	}
-	p = matern.Points{X: []float64{0, 1, 2, 3}, Y: make([]float64, 4)}
-	h, g, n = EmpiricalSemivariogram(p, matern.Euclidean, []float64{0, 2, math.NaN(), 5}, 1, 0, 0)
-	// hmax 1.5: pairs (0,1) sq 4 and (2,3) with a NaN, (1,2) with a NaN.
-	if !slices.Equal(n, []int{1}) || h[0] != 1 || g[0] != 2 {
-		t.Errorf("NaN: got %v %v %v, want [1] [2] [1]", h, g, n)
-	}
-	for _, c := range []struct {
-		p    matern.Points
-		bins int
-	}{
-		{matern.Points{X: []float64{1}, Y: []float64{1}}, 3},
-		{matern.Points{X: []float64{1, 1}, Y: []float64{1, 1}}, 3},
-		{matern.Points{X: []float64{0, 1}, Y: []float64{0, 1}}, 0},
-	} {
-		if h, g, n := EmpiricalSemivariogram(c.p, matern.Euclidean, make([]float64, c.p.Len()), c.bins, 0, 0); h != nil || g != nil || n != nil {
-			t.Errorf("%v with %d bins: got %v %v %v, want nil", c.p, c.bins, h, g, n)
-		}
-	}
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Error("no panic for mismatched lengths")
-			}
-		}()
-		EmpiricalSemivariogram(p, matern.Euclidean, []float64{1, 2}, 3, 0, 0)
-	}()
-}
 
 // simulate returns n uniform points of the unit square and a draw of the
 // zero-mean Gaussian process of covariance k at them.
@@ -136,104 +48,6 @@ func simulate(t *testing.T, n int, k matern.Kernel, seed uint64) (matern.Points,
 	var zv mat.VecDense
 	zv.MulVec(&l, e)
 	return p, zv.RawVector().Data
-}
-
-func variance(z []float64) float64 {
-	m := 0.0
-	for _, v := range z {
-		m += v
-	}
-	m /= float64(len(z))
-	s := 0.0
-	for _, v := range z {
-		s += (v - m) * (v - m)
-	}
-	return s / float64(len(z)-1)
-}
-
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-// On data from an exponential covariance of range 0.1 in the unit square,
-// the estimate rises from near 0 and levels off near the variance.
-func TestEmpiricalSemivariogramExponential(t *testing.T) {
-	k, err := matern.NewMatern(matern.Theta{Sigma2: 1, Beta: 0.1, Nu: 0.5}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for seed := range uint64(3) {
-		p, z := simulate(t, 400, k, seed)
-		h, g, n := EmpiricalSemivariogram(p, matern.Euclidean, z, 15, 0, 0)
-		if len(h) != 15 {
-			t.Fatalf("seed %d: %d bins, want 15 (counts %v)", seed, len(h), n)
-		}
-		if !slices.IsSorted(h) {
-			t.Errorf("seed %d: distances not increasing: %v", seed, h)
-		}
-		v := variance(z)
-		first, last := mean(g[:3]), mean(g[8:])
-		t.Logf("seed %d: var %.3f, gamma %.3f", seed, v, g)
-		if !(first < 0.8*last) {
-			t.Errorf("seed %d: not increasing: first bins %.3f, last bins %.3f", seed, first, last)
-		}
-		if math.Abs(last-v) > 0.25*v {
-			t.Errorf("seed %d: far lags %.3f, variance %.3f", seed, last, v)
-		}
-		total := 0
-		for _, c := range n {
-			total += c
-		}
-		if total >= 400*399/2 {
-			t.Errorf("seed %d: %d pairs within hmax, all of them", seed, total)
-		}
-	}
-}
-
-func TestEmpiricalSemivariogramSampling(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	n := 300
-	p := matern.Points{X: make([]float64, n), Y: make([]float64, n)}
-	z := make([]float64, n)
-	for i := range n {
-		p.X[i], p.Y[i] = rng.Float64(), rng.Float64()
-		z[i] = math.Sin(6*p.X[i]) + 0.3*rng.NormFloat64()
-	}
-	h1, g1, n1 := EmpiricalSemivariogram(p, matern.Euclidean, z, 10, 5000, 42)
-	h2, g2, n2 := EmpiricalSemivariogram(p, matern.Euclidean, z, 10, 5000, 42)
-	if !slices.Equal(h1, h2) || !slices.Equal(g1, g2) || !slices.Equal(n1, n2) {
-		t.Fatal("same seed, different results")
-	}
-	total := 0
-	for _, c := range n1 {
-		total += c
-	}
-	if total > 5000 || total < 2000 {
-		t.Errorf("%d sampled pairs within hmax, want at most 5000 and most of them", total)
-	}
-	_, g3, _ := EmpiricalSemivariogram(p, matern.Euclidean, z, 10, 5000, 43)
-	if slices.Equal(g1, g3) {
-		t.Error("different seeds, same results")
-	}
-	// The sample estimates the full estimate.
-	_, gAll, _ := EmpiricalSemivariogram(p, matern.Euclidean, z, 10, 0, 0)
-	if len(gAll) != len(g1) {
-		t.Fatalf("%d bins sampled, %d in full", len(g1), len(gAll))
-	}
-	for k := range gAll {
-		if math.Abs(g1[k]-gAll[k]) > 0.35*gAll[k] {
-			t.Errorf("bin %d: sampled %.3f, full %.3f", k, g1[k], gAll[k])
-		}
-	}
-	// maxPairs at least the number of pairs: no sampling, seed irrelevant.
-	_, gFull, _ := EmpiricalSemivariogram(p, matern.Euclidean, z, 10, n*(n-1)/2, 9)
-	if !slices.Equal(gFull, gAll) {
-		t.Error("maxPairs = N(N-1)/2 differs from no limit")
-	}
 }
 
 func TestGridPoints(t *testing.T) {
@@ -458,7 +272,14 @@ func TestSamplePictures(t *testing.T) {
 	for i := range z {
 		z[i] += math.Sqrt(nugget) * rng.NormFloat64()
 	}
-	h, g, _ := EmpiricalSemivariogram(p, matern.Euclidean, z, 20, 0, 0)
+	sv, err := variogram.Omnidirectional(p, matern.Euclidean, z, variogram.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h, g []float64
+	for _, b := range sv.Bins {
+		h, g = append(h, b.Dist), append(g, b.Gamma)
+	}
 	model := func(r float64) float64 {
 		if r == 0 {
 			return 0
@@ -499,7 +320,14 @@ func TestSamplePictures(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	hs, gs, _ := EmpiricalSemivariogram(matern.Points{X: lon, Y: lat}, matern.GreatCircle, w, 12, 100000, 1)
+	sv, err = variogram.Omnidirectional(matern.Points{X: lon, Y: lat}, matern.GreatCircle, w, variogram.Options{MaxPairs: 100000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hs, gs []float64
+	for _, b := range sv.Bins {
+		hs, gs = append(hs, b.Dist), append(gs, b.Gamma)
+	}
 	if err := Semivariogram(filepath.Join(dir, "lonlat-semivariogram"), hs, gs, nil, "great-circle semivariogram (km)"); err != nil {
 		t.Fatal(err)
 	}

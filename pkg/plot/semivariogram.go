@@ -4,134 +4,13 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"math/rand/v2"
 	"strconv"
 
-	"github.com/exageostat/exageostat/pkg/matern"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
-
-// EmpiricalSemivariogram returns the classical (Matheron) estimate of the
-// semivariogram of the values z at the points p,
-//
-//	gamma(h_k) = 1/(2 N_k) * sum over the N_k pairs {i, j} in bin k of (z_i - z_j)^2,
-//
-// with distances measured by metric (km for GreatCircle). The bins are
-// bins intervals of equal width w = hmax/bins, bin k being (k w, (k+1) w],
-// where hmax is half the largest distance between two points, estimated
-// from the bounding box of p: half its diagonal for Euclidean; for
-// GreatCircle, half the largest great-circle distance between its
-// corners, or between the ends of its parallel nearest the equator, with
-// the longitude span capped at 180 degrees. Pairs at distance 0
-// (duplicate points) or beyond hmax, and pairs with a NaN value, are left
-// out.
-//
-// h[k] is the mean distance of the pairs of the k-th returned bin, gamma[k]
-// its estimate and counts[k] its number of pairs N_k; bins without pairs
-// are dropped, so the slices may be shorter than bins (and are in
-// increasing order of distance).
-//
-// If maxPairs > 0 and there are more than maxPairs pairs, N(N-1)/2 for N
-// points, the estimate uses maxPairs pairs drawn independently and
-// uniformly from them (with replacement) by a PCG generator seeded with
-// seed: the result is a deterministic function of the arguments. All
-// pairs are used otherwise, in O(N^2) time.
-//
-// It returns nil slices if bins < 1, if p has fewer than two points or if
-// all points coincide, and panics if len(z), len(p.Y) or (when not nil)
-// len(p.Z) differs from len(p.X), or for an unknown metric.
-func EmpiricalSemivariogram(p matern.Points, metric matern.Metric, z []float64, bins int, maxPairs int, seed uint64) (h, gamma []float64, counts []int) {
-	n := p.Len()
-	if len(z) != n || len(p.Y) != n || (p.Z != nil && len(p.Z) != n) {
-		panic(fmt.Sprintf("plot: EmpiricalSemivariogram: %d values for %d x, %d y, %d z coordinates",
-			len(z), len(p.X), len(p.Y), len(p.Z)))
-	}
-	if metric != matern.Euclidean && metric != matern.GreatCircle {
-		panic(fmt.Sprintf("plot: EmpiricalSemivariogram: unknown metric %v", metric))
-	}
-	if bins < 1 || n < 2 {
-		return nil, nil, nil
-	}
-	hmax := halfMaxDistance(metric, p)
-	if !(hmax > 0) || math.IsInf(hmax, 0) {
-		return nil, nil, nil
-	}
-	return binPairs(n, hmax, bins, maxPairs, seed, func(i, j int) float64 { return matern.Distance(metric, p, i, p, j) }, z)
-}
-
-// binPairs is the estimator of EmpiricalSemivariogram and
-// DirectionalSemivariogram: the pairs (i, j) of n points (all of them, or
-// maxPairs drawn uniformly with replacement when there are more, seeded by
-// seed) whose distance dist(i, j) lies in (0, hmax] (dist < 0 leaves a
-// pair out) and whose values are not NaN, in bins of width hmax/bins; per
-// non-empty bin the mean distance, half the mean squared difference and
-// the pair count.
-func binPairs(n int, hmax float64, bins, maxPairs int, seed uint64, dist func(i, j int) float64, z []float64) (h, gamma []float64, counts []int) {
-	w := hmax / float64(bins)
-	sumD := make([]float64, bins)
-	sumSq := make([]float64, bins)
-	cnt := make([]int, bins)
-	add := func(i, j int) {
-		d := dist(i, j)
-		dz := z[i] - z[j]
-		if !(d > 0 && d <= hmax) || math.IsNaN(dz) {
-			return
-		}
-		k := min(max(int(math.Ceil(d/w))-1, 0), bins-1)
-		sumD[k] += d
-		sumSq[k] += dz * dz
-		cnt[k]++
-	}
-	if pairs := int64(n) * int64(n-1) / 2; maxPairs > 0 && pairs > int64(maxPairs) {
-		rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-		for range maxPairs {
-			i := rng.IntN(n)
-			j := rng.IntN(n - 1)
-			if j >= i {
-				j++
-			}
-			add(i, j)
-		}
-	} else {
-		for i := 1; i < n; i++ {
-			for j := range i {
-				add(i, j)
-			}
-		}
-	}
-	for k, c := range cnt {
-		if c == 0 {
-			continue
-		}
-		h = append(h, sumD[k]/float64(c))
-		gamma = append(gamma, sumSq[k]/(2*float64(c)))
-		counts = append(counts, c)
-	}
-	return h, gamma, counts
-}
-
-// halfMaxDistance returns half an estimate of the largest distance between
-// two points of p, from p's bounding box (see EmpiricalSemivariogram).
-func halfMaxDistance(metric matern.Metric, p matern.Points) float64 {
-	if metric == matern.Euclidean {
-		return matern.MaxDistance(metric, p) / 2
-	}
-	lon0, lon1 := bounds(p.X)
-	lat0, lat1 := bounds(p.Y)
-	dlon := min(lon1-lon0, 180)
-	eq := min(max(0, lat0), lat1) // the latitude of the box nearest the equator
-	corners := matern.Points{
-		X: []float64{0, dlon, 0, dlon, 0, dlon},
-		Y: []float64{lat0, lat1, lat1, lat0, eq, eq},
-	}
-	d := 0.0
-	for k := 0; k < 6; k += 2 {
-		d = max(d, matern.Distance(metric, corners, k, corners, k+1))
-	}
-	return d / 2
-}
 
 // bounds returns the smallest and largest of v, ignoring NaNs.
 func bounds(v []float64) (lo, hi float64) {
@@ -242,34 +121,103 @@ func SemivariogramWith(base string, h, gamma []float64, model func(r float64) fl
 		}
 		p.Add(sc)
 		if len(opts.Counts) == len(pts) {
-			labels := make([]string, len(pts))
-			for k, c := range opts.Counts {
-				labels[k] = strconv.Itoa(c)
-			}
-			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
-			if err != nil {
-				return err
-			}
-			for k := range lb.TextStyle {
-				lb.TextStyle[k].Font = sansFont(vg.Points(6.5))
-				lb.TextStyle[k].Color = color.Gray{Y: 110}
-				lb.TextStyle[k].XAlign = draw.XCenter
-				lb.TextStyle[k].YAlign = draw.YBottom
-			}
-			lb.Offset = vg.Point{Y: vg.Points(4)}
+			lb := &countLabels{font: vg.Points(6.5)}
+			lb.add(pts, opts.Counts, color.Gray{Y: 110})
 			p.Add(lb)
 		}
 		p.X.Min = min(p.X.Min, 0)
 		p.X.Max = max(p.X.Max, 1.05*hmax)
 		p.Y.Min = min(p.Y.Min, 0)
 		p.Y.Max += 0.05 * (p.Y.Max - p.Y.Min)
-		// Top left, where a semivariogram is low; icons first, so that
-		// text in a wider fallback font (SVG) runs into empty space.
-		p.Legend.Top = true
-		p.Legend.Left = true
-		p.Legend.XOffs = vg.Points(12)
-		p.Legend.YOffs = -vg.Points(6)
+		// Bottom right, below the sill at long distances: empty space.
+		p.Legend.Top = false
+		p.Legend.Left = false
+		p.Legend.XOffs = -vg.Points(8)
+		p.Legend.YOffs = vg.Points(8)
 		p.Draw(draw.Crop(dc, 0, -vg.Points(12), 0, 0))
 		return nil
 	})
+}
+
+// countLabels is a plotter of the pair counts of semivariogram bins:
+// each label is centred above its point, or, where that place is taken,
+// below it, then one and two lines further up or down, at the first place
+// where it overlaps no other label and no point; a label with no such
+// place is left out (the counts stay in the exported bins). The labels
+// are placed in order, so the first series' win.
+type countLabels struct {
+	pts    plotter.XYs
+	text   []string
+	colors []color.Color
+	font   vg.Length
+}
+
+// add appends the counts of the points pts (one per point) in colour col.
+func (l *countLabels) add(pts plotter.XYs, counts []int, col color.Color) {
+	for k, c := range counts {
+		l.pts = append(l.pts, pts[k])
+		l.text = append(l.text, strconv.Itoa(c))
+		l.colors = append(l.colors, col)
+	}
+}
+
+// Plot implements plot.Plotter.
+func (l *countLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	at := make([]vg.Point, len(l.pts))
+	size := make([]vg.Point, len(l.pts))
+	sty := make([]draw.TextStyle, len(l.pts))
+	for k, pt := range l.pts {
+		sty[k] = draw.TextStyle{Color: l.colors[k], Font: sansFont(l.font), XAlign: draw.XCenter, YAlign: draw.YBottom, Handler: p.Title.TextStyle.Handler}
+		at[k] = vg.Point{X: trX(pt.X), Y: trY(pt.Y)}
+		size[k] = vg.Point{X: sty[k].Width(l.text[k]), Y: sty[k].Height(l.text[k])}
+	}
+	for k, box := range placeLabels(at, size, vg.Points(3), vg.Points(2), c.Rectangle) {
+		if box != (vg.Rectangle{}) {
+			c.FillText(sty[k], vg.Point{X: (box.Min.X + box.Max.X) / 2, Y: box.Min.Y}, l.text[k])
+		}
+	}
+}
+
+// placeLabels places a label of size size[k] (width, height) at each
+// point at[k] (marked by a glyph of radius r) inside area: centred above
+// the glyph at a distance gap, else below, then one and two heights
+// further up or down, at the first place that overlaps no glyph and no
+// label placed before; the zero rectangle for a label with no such place.
+func placeLabels(at, size []vg.Point, r, gap vg.Length, area vg.Rectangle) []vg.Rectangle {
+	var taken []vg.Rectangle
+	for _, q := range at {
+		taken = append(taken, vg.Rectangle{Min: vg.Point{X: q.X - r, Y: q.Y - r}, Max: vg.Point{X: q.X + r, Y: q.Y + r}})
+	}
+	inside := func(b vg.Rectangle) bool {
+		return b.Min.X >= area.Min.X && b.Min.Y >= area.Min.Y && b.Max.X <= area.Max.X && b.Max.Y <= area.Max.Y
+	}
+	out := make([]vg.Rectangle, len(at))
+	for k, q := range at {
+		w, h := size[k].X, size[k].Y
+		for try := range 6 {
+			lift := vg.Length(try/2) * h
+			y0 := q.Y + r + gap + lift // above
+			if try%2 == 1 {
+				y0 = q.Y - r - gap - h - lift // below
+			}
+			box := vg.Rectangle{Min: vg.Point{X: q.X - w/2, Y: y0}, Max: vg.Point{X: q.X + w/2, Y: y0 + h}}
+			if inside(box) && !overlapsAny(box, taken) {
+				out[k] = box
+				taken = append(taken, box)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// overlapsAny reports whether b overlaps one of the rectangles of taken.
+func overlapsAny(b vg.Rectangle, taken []vg.Rectangle) bool {
+	for _, t := range taken {
+		if b.Min.X < t.Max.X && t.Min.X < b.Max.X && b.Min.Y < t.Max.Y && t.Min.Y < b.Max.Y {
+			return true
+		}
+	}
+	return false
 }

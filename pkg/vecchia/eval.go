@@ -47,6 +47,9 @@ type Evaluator struct {
 // work, and copies this rank's blocks' points (only those) into local
 // arrays on a distributed runtime.
 func NewEvaluator(p *Plan, nparams int, rt *runtime.Runtime, k kernels.Impl) *Evaluator {
+	// A task's kernels run on its worker: BLAS must not start threads of
+	// its own (as the tiled likelihood's evaluator).
+	kernels.DefaultThreads().SetThreads(1)
 	e := &Evaluator{p: p, rt: rt, kern: k, np: nparams}
 	nt := len(p.Tasks) - 1
 	ng := (nt + GroupTasks - 1) / GroupTasks

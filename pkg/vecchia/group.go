@@ -3,7 +3,6 @@ package vecchia
 import (
 	"fmt"
 	"slices"
-	"sort"
 )
 
 // Blocks are the groups of a Vecchia approximation: block b is the sorted
@@ -152,16 +151,20 @@ func Group(n, m int, sets []int32, g Grouping) (*Blocks, error) {
 	return pack(n, own, members), nil
 }
 
-// unionSize returns |a ∪ b| for sorted a and b.
+// unionSize returns |a ∪ b| for sorted a and b (a merge of the two).
 func unionSize(a, b []int32) int {
-	u := len(a)
-	for _, v := range b {
-		k := sort.Search(len(a), func(i int) bool { return a[i] >= v })
-		if k == len(a) || a[k] != v {
-			u++
+	i, j, u := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		x, y := a[i], b[j]
+		if x <= y {
+			i++
 		}
+		if y <= x {
+			j++
+		}
+		u++
 	}
-	return u
+	return u + len(a) - i + len(b) - j
 }
 
 // mergeSorted appends the sorted union of sorted a and b to dst.

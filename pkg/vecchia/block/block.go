@@ -64,7 +64,10 @@ type Cov interface {
 	// Fill writes into s (n x n, column-major, leading dimension n) the
 	// covariance matrix of the points 0..n-1 of p, nugget included, and,
 	// for each g < len(d), the derivative of that matrix with respect to
-	// the g-th Generated parameter into d[g]. Both triangles are written.
+	// the g-th Generated parameter into d[g]. The lower triangle of s is
+	// written (the upper one may or may not be: the Cholesky factor and
+	// the conditionals read the lower one only), both triangles of each
+	// d[g].
 	// work is scratch of at least n*n + 2n values.
 	Fill(p matern.Points, n int, s []float64, d [][]float64, work []float64)
 }
@@ -189,8 +192,9 @@ func WorkBound(umax, rmax, ncov, p int) int { return workWords(umax, rmax, ncov,
 
 func workWords(u, r, ncov, gen, p int, grad bool) int {
 	w := u*4 + u*(1+ncov) + 2*u*u + 2*u // points (x, y, z, t), [y X], Sigma, the Cov's scratch
+	// With the gradient: dSigma, C, L^-1 C and the B_j, the B_j^T [y X].
 	if grad {
-		w += gen*u*u + u*r*(2+p) + r*(1+ncov)
+		w += gen*u*u + u*r*(2+p) + p*r*(1+ncov)
 	}
 	return w
 }
@@ -230,8 +234,7 @@ func Run(k kernels.Impl, s *Spec, d *Data, b0, b1 int, work []float64, acc []flo
 	lay := s.Layout()
 	sc := &scratch{}
 	if s.Grad {
-		sc.dsig = make([][]float64, s.generated())
-		sc.b = make([][]float64, len(s.Kinds))
+		sc.plan(s)
 	}
 	for b := b0; b < b1; b++ {
 		if err := sc.runBlock(k, s, d, lay, b, work, acc); err != nil {
@@ -243,6 +246,10 @@ func Run(k kernels.Impl, s *Spec, d *Data, b0, b1 int, work []float64, acc []flo
 
 // scratch holds a block's buffers, carved out of the task's work buffer
 // for each block (column-major with the block's own leading dimension).
+// With the gradient, the columns that L^-1 applies to are contiguous in
+// w: L^-1 C (when a Scale or Nugget parameter needs it), then the B_j of
+// the Generated parameters, then those of the Scale and Nugget ones, so
+// that one dtrsm solves them all and one dgemm forms every B_j^T [y X].
 type scratch struct {
 	pts  matern.Points
 	resp []int // local rows of the responses
@@ -251,9 +258,39 @@ type scratch struct {
 	cov  []float64 // the Cov's scratch
 	dsig [][]float64
 	c    []float64   // L^-T E_R, u x r
-	lc   []float64   // L^-1 C, u x r
+	w    []float64   // [L^-1 C | B_slot0 | B_slot1 ...], u x (nlc + F r)
+	lc   []float64   // L^-1 C, u x r (nil when not needed)
 	b    [][]float64 // B_j, u x r, per parameter (nil for Fixed)
-	sy   []float64   // B_j^T [y X], r x (1+p)
+	ball []float64   // every B_j, slot by slot (u x F r)
+	sy   []float64   // ball^T [y X], (F r) x (1+p)
+	// Per parameter, its slot among the B_j (-1 for Fixed); the numbers
+	// of Generated and of non-Fixed parameters; whether L^-1 C is needed.
+	slot      []int
+	gen, free int
+	needLC    bool
+}
+
+// plan assigns the parameters' slots (the Generated ones first).
+func (sc *scratch) plan(s *Spec) {
+	sc.dsig = make([][]float64, s.generated())
+	sc.b = make([][]float64, len(s.Kinds))
+	sc.slot = make([]int, len(s.Kinds))
+	sc.gen, sc.free = 0, 0
+	for j, kd := range s.Kinds {
+		sc.slot[j] = -1
+		if kd == Generated {
+			sc.slot[j] = sc.gen
+			sc.gen++
+		}
+		sc.needLC = sc.needLC || kd == Nugget || (kd == Scale && s.Tau2 != 0)
+	}
+	sc.free = sc.gen
+	for j, kd := range s.Kinds {
+		if kd == Scale || kd == Nugget {
+			sc.slot[j] = sc.free
+			sc.free++
+		}
+	}
 }
 
 func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
@@ -279,14 +316,19 @@ func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
 		sc.dsig[g] = take(u * u)
 	}
 	sc.c = take(u * r)
-	sc.lc = take(u * r)
-	for j, kd := range s.Kinds {
+	nlc := 0
+	if sc.needLC {
+		nlc = r
+	}
+	sc.w = take(u * (nlc + sc.free*r))
+	sc.lc, sc.ball = sc.w[:u*nlc], sc.w[u*nlc:]
+	for j, sl := range sc.slot {
 		sc.b[j] = nil
-		if kd != Fixed {
-			sc.b[j] = take(u * r)
+		if sl >= 0 {
+			sc.b[j] = sc.ball[sl*u*r : (sl+1)*u*r]
 		}
 	}
-	sc.sy = take(r * (1 + s.NCov))
+	sc.sy = take(sc.free * r * (1 + s.NCov))
 }
 
 // runBlock adds block b's contributions to acc.
@@ -301,7 +343,6 @@ func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int,
 	}
 	sc.carve(s, d, u, r, work)
 	p := s.NCov
-	ny := 1 + p
 	sc.resp = sc.resp[:0]
 	for i, v := range idx {
 		g, resp := Response(v)
@@ -333,9 +374,22 @@ func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int,
 		}
 		return &NotPosDefError{Block: d.First + b, Size: u, Point: int(g)}
 	}
-	l := sc.sig
-	k.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, u, ny, 1, l, u, sc.y, u)
-	y := sc.y
+	sc.likBlock(k, s, lay, u, acc)
+	clock.lap(acc, lay, TimeSolve)
+	if !s.Grad {
+		return nil
+	}
+	sc.gradBlock(k, s, lay, u, r, acc)
+	clock.lap(acc, lay, TimeGrad)
+	return nil
+}
+
+// likBlock solves [y X] with the factor L in sc.sig and adds the
+// block's log-determinant and quadratic forms.
+func (sc *scratch) likBlock(k kernels.Impl, s *Spec, lay Layout, u int, acc []float64) {
+	p := s.NCov
+	l, y := sc.sig, sc.y
+	k.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, u, 1+p, 1, l, u, y, u)
 	for _, i := range sc.resp {
 		w := y[i]
 		acc[lay.LogDet()] += 2 * math.Log(l[i+i*u])
@@ -348,13 +402,6 @@ func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int,
 			}
 		}
 	}
-	clock.lap(acc, lay, TimeSolve)
-	if !s.Grad {
-		return nil
-	}
-	sc.gradBlock(k, s, lay, u, r, acc)
-	clock.lap(acc, lay, TimeGrad)
-	return nil
 }
 
 // phaseClock adds the seconds between its laps to the accumulator's
@@ -381,99 +428,122 @@ func (c *phaseClock) lap(acc []float64, lay Layout, phase int) {
 }
 
 // gradBlock adds the block's gradient and information terms, the factor
-// L in sc.sig and the solved [y X] in sc.y.
+// L in sc.sig and the solved [y X] in sc.y: C = L^-T E_R (one dtrsm),
+// dSigma_j C for the Generated parameters (one dgemm each), L^-1 applied
+// to those and to C at once (one dtrsm), the Scale and Nugget B_j from
+// L^-1 C, every B_j^T [y X] at once (one dgemm), and the information's
+// Frobenius products over the rows that the truncation keeps.
 func (sc *scratch) gradBlock(k kernels.Impl, s *Spec, lay Layout, u, r int, acc []float64) {
+	if sc.free == 0 { // every parameter fixed: no derivative
+		return
+	}
 	l, c := sc.sig, sc.c
 	clear(c)
 	for kk, i := range sc.resp {
 		c[i+kk*u] = 1
 	}
 	k.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, u, r, 1, l, u, c, u)
-	// L^-1 C: the nugget's B, and part of a variance's when tau2 > 0.
-	linvC := sc.lc
-	needLC := false
-	for _, kd := range s.Kinds {
-		needLC = needLC || kd == Nugget || (kd == Scale && s.Tau2 != 0)
+	copy(sc.lc, c)
+	for j, kd := range s.Kinds {
+		if kd == Generated {
+			g := sc.slot[j]
+			k.Dgemm(blas.NoTrans, blas.NoTrans, u, r, u, 1, sc.dsig[g], u, c, u, 0, sc.b[j], u)
+		}
 	}
-	if needLC {
-		copy(linvC, c)
-		k.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, u, r, 1, l, u, linvC, u)
+	if n := len(sc.lc)/u + sc.gen*r; n > 0 {
+		k.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, u, n, 1, l, u, sc.w, u)
 	}
-	g := 0
 	for j, kd := range s.Kinds {
 		bj := sc.b[j]
 		switch kd {
-		case Fixed:
-			continue
 		case Nugget:
-			copy(bj, linvC)
+			copy(bj, sc.lc)
 		case Scale:
-			for i := range bj {
-				bj[i] = 0
+			sc.scaleB(s, u, bj)
+		}
+		if bj != nil {
+			for kk, i := range sc.resp { // drop the rows below each column's response
+				clear(bj[kk*u+i+1 : (kk+1)*u])
 			}
-			if s.Tau2 != 0 {
-				for i, v := range linvC {
-					bj[i] = -s.Tau2 * v
-				}
-			}
-			for kk, i := range sc.resp {
-				bj[i+kk*u]++
-			}
-			inv := 1 / s.Sigma2
-			for i := range bj {
-				bj[i] *= inv
-			}
-		case Generated:
-			k.Dgemm(blas.NoTrans, blas.NoTrans, u, r, u, 1, sc.dsig[g], u, c, u, 0, bj, u)
-			k.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, u, r, 1, l, u, bj, u)
-			g++
 		}
 	}
 	p := s.NCov
 	ny := 1 + p
-	y := sc.y
-	for j, kd := range s.Kinds {
-		if kd == Fixed {
-			continue
-		}
-		bj := sc.b[j]
-		for kk, i := range sc.resp { // drop the rows below each column's response
-			clear(bj[kk*u+i+1 : (kk+1)*u])
-		}
-		// sy = B_j^T [y X]: r x (1+p)
-		k.Dgemm(blas.Trans, blas.NoTrans, r, ny, u, 1, bj, u, y, u, 0, sc.sy, r)
-		for kk, i := range sc.resp {
-			dk := bj[i+kk*u]
-			w := y[i]
-			s1 := sc.sy[kk]
-			acc[lay.DLogDet()+j] += dk
-			acc[lay.DYSY()+j] += 2*s1*w - dk*w*w
-			for a := 0; a < p; a++ {
-				va := y[i+(1+a)*u]
-				v1a := sc.sy[kk+(1+a)*r]
-				acc[lay.DYSX()+a*lay.P+j] += s1*va + v1a*w - dk*va*w
-				for cc := 0; cc < p; cc++ {
-					vc := y[i+(1+cc)*u]
-					v1c := sc.sy[kk+(1+cc)*r]
-					acc[lay.DXSX()+(a*p+cc)*lay.P+j] += v1a*vc + va*v1c - dk*va*vc
-				}
-			}
+	fr := sc.free * r
+	k.Dgemm(blas.Trans, blas.NoTrans, fr, ny, u, 1, sc.ball, u, sc.y, u, 0, sc.sy, fr)
+	for j, sl := range sc.slot {
+		if sl >= 0 {
+			sc.gradTerms(lay, p, u, fr, j, sc.sy[sl*r:], acc)
 		}
 	}
-	for j, kj := range s.Kinds {
-		if kj == Fixed {
+	for j, sj := range sc.slot {
+		if sj < 0 {
 			continue
 		}
 		for m := 0; m <= j; m++ {
-			if s.Kinds[m] == Fixed {
-				continue
+			if sc.slot[m] >= 0 {
+				acc[lay.Info()+j*lay.P+m] += sc.frobenius(sc.b[j], sc.b[m], u)
 			}
-			bj, bm := sc.b[j], sc.b[m]
-			v := k.Ddot(u*r, bj, 1, bm, 1)
-			for kk, i := range sc.resp {
-				v -= 0.5 * bj[i+kk*u] * bm[i+kk*u]
-			}
-			acc[lay.Info()+j*lay.P+m] += v
 		}
 	}
+}
+
+// scaleB writes the B of a variance parameter: (E_R - tau2 L^-1 C) / sigma2.
+func (sc *scratch) scaleB(s *Spec, u int, bj []float64) {
+	clear(bj)
+	if s.Tau2 != 0 {
+		for i, v := range sc.lc {
+			bj[i] = -s.Tau2 * v
+		}
+	}
+	for kk, i := range sc.resp {
+		bj[i+kk*u]++
+	}
+	inv := 1 / s.Sigma2
+	for i := range bj {
+		bj[i] *= inv
+	}
+}
+
+// gradTerms adds parameter j's derivatives of the log-determinant and of
+// the quadratic forms, sy holding B_j^T [y X] (leading dimension ld).
+func (sc *scratch) gradTerms(lay Layout, p, u, ld, j int, sy []float64, acc []float64) {
+	bj, y := sc.b[j], sc.y
+	for kk, i := range sc.resp {
+		dk := bj[i+kk*u]
+		w := y[i]
+		s1 := sy[kk]
+		acc[lay.DLogDet()+j] += dk
+		acc[lay.DYSY()+j] += 2*s1*w - dk*w*w
+		for a := 0; a < p; a++ {
+			va := y[i+(1+a)*u]
+			v1a := sy[kk+(1+a)*ld]
+			acc[lay.DYSX()+a*lay.P+j] += s1*va + v1a*w - dk*va*w
+			for cc := 0; cc < p; cc++ {
+				vc := y[i+(1+cc)*u]
+				v1c := sy[kk+(1+cc)*ld]
+				acc[lay.DXSX()+(a*p+cc)*lay.P+j] += v1a*vc + va*v1c - dk*va*vc
+			}
+		}
+	}
+}
+
+// frobenius returns <B_j, B_m>_F - 1/2 sum_k B_j[r_k,k] B_m[r_k,k], the
+// columns truncated below their responses (rows 0 .. r_k of column k).
+func (sc *scratch) frobenius(bj, bm []float64, u int) float64 {
+	v := 0.0
+	for kk, i := range sc.resp {
+		x, y := bj[kk*u:kk*u+i+1], bm[kk*u:kk*u+i+1]
+		var s0, s1 float64
+		n := len(x) &^ 1
+		for q := 0; q < n; q += 2 {
+			s0 += x[q] * y[q]
+			s1 += x[q+1] * y[q+1]
+		}
+		if n < len(x) {
+			s0 += x[n] * y[n]
+		}
+		v += (s0 + s1) - 0.5*x[i]*y[i]
+	}
+	return v
 }

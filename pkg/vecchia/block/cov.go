@@ -50,17 +50,17 @@ func (c MaternCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work
 	})
 }
 
-// fillLower writes the n x n matrix s and the derivatives d column by
-// column: the distances from point j to points j..n-1 into s's column j
-// below the diagonal, which col turns into covariances (and writes the
-// derivatives' column j), then mirrors them all and adds the nugget.
+// fillLower writes the lower triangle of the n x n matrix s and the
+// derivatives d column by column: the distances from point j to points
+// j..n-1 into s's column j below the diagonal, which col turns into
+// covariances (and writes the derivatives' column j), then mirrors the
+// derivatives (dSigma multiplies C whole) and adds the nugget.
 func fillLower(metric matern.Metric, p matern.Points, n int, s []float64, d [][]float64, nugget float64, col func(j int, col []float64)) {
 	for j := 0; j < n; j++ {
 		c := s[j*n+j : (j+1)*n]
 		distances(metric, p, j, c)
 		col(j, c)
 	}
-	mirror(n, s)
 	for _, m := range d {
 		mirror(n, m)
 	}

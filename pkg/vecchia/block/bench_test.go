@@ -1,0 +1,97 @@
+package block
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"syscall"
+	"testing"
+
+	"github.com/exageostat/exageostat/pkg/kernels"
+	"github.com/exageostat/exageostat/pkg/matern"
+)
+
+// BenchmarkRun times the block kernel on one thread: 2000 blocks of
+// u = 45 nearby points of which the last r = 3 are responses (the mean
+// block of a grouped m = 30 plan), Matérn with nu free, a nugget and a
+// constant mean, l alone and with the gradient and information. It
+// reports the thread's CPU nanoseconds per block (what a busy machine
+// distorts least) and the share of each phase.
+func BenchmarkRun(b *testing.B) {
+	const n, nb, u, r = 4000, 2000, 45, 3
+	rng := rand.New(rand.NewPCG(1, 2))
+	pts := matern.Points{X: make([]float64, n), Y: make([]float64, n)}
+	obs, x := make([]float64, n), make([]float64, n)
+	for i := range obs {
+		pts.X[i], pts.Y[i], obs[i], x[i] = rng.Float64(), rng.Float64(), rng.NormFloat64(), 1
+	}
+	d := &Data{Pts: pts, Obs: obs, X: x, Start: []int64{0}}
+	near := make([]int32, n)
+	for range nb {
+		c := rng.IntN(n)
+		for i := range near {
+			near[i] = int32(i)
+		}
+		dist := func(i int32) float64 { return matern.Distance(matern.Euclidean, pts, int(i), pts, c) }
+		slices.SortFunc(near, func(a, b int32) int { return cmpFloat(dist(a), dist(b)) })
+		blk := slices.Clone(near[:u])
+		slices.Sort(blk)
+		for k := u - r; k < u; k++ {
+			blk[k] = ^blk[k]
+		}
+		d.Idx = append(d.Idx, blk...)
+		d.Start = append(d.Start, int64(len(d.Idx)))
+	}
+	g, err := matern.NewGrad(matern.Theta{Sigma2: 1, Beta: 0.05, Nu: 0.8}, 1e-5, 1.5, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, grad := range []bool{false, true} {
+		s := &Spec{Cov: MaternCov{G: g, Nugget: 0.1, Metric: matern.Euclidean, Beta: true, Nu: true},
+			Kinds: []Kind{Scale, Generated, Generated, Nugget}, Sigma2: 1, Tau2: 0.1, NCov: 1, Grad: grad, Timing: true}
+		if !grad {
+			k, _ := matern.NewMatern(matern.Theta{Sigma2: 1, Beta: 0.05, Nu: 0.8}, 1.5)
+			s.Cov = KernelCov{K: k, Nugget: 0.1, Metric: matern.Euclidean}
+		}
+		work := make([]float64, s.WorkWords(u, r))
+		acc := make([]float64, s.Layout().Len())
+		b.Run(fmt.Sprintf("grad=%v", grad), func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			clear(acc)
+			c0 := threadCPU()
+			for i := 0; i < b.N; i++ {
+				if err := Run(kernels.Default(), s, d, 0, nb, work, acc); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((threadCPU()-c0)*1e9/float64(b.N*nb), "cpu-ns/block")
+			lay := s.Layout()
+			tot := 0.0
+			for _, v := range acc[lay.Times():] {
+				tot += v
+			}
+			for ph, name := range []string{"gen", "chol", "solve", "grad"} {
+				b.ReportMetric(acc[lay.Times()+ph]/tot, name+"-share")
+			}
+		})
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// threadCPU returns the calling thread's CPU seconds (Linux RUSAGE_THREAD).
+func threadCPU() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(1, &ru)
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + 1e-6*float64(ru.Utime.Usec+ru.Stime.Usec)
+}
