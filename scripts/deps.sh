@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages exageostat needs, from Debian, if missing.
 # Idempotent: does nothing (and needs no network) when all are present.
+# Given package names (scripts/deps.sh PKG...), installs those instead:
+# scripts/install-r.sh does so for the R references' packages.
 set -euo pipefail
 
 # libgdal-dev and gdal-bin: the GIS files (the gdal build tag, pkg/gdal; gdalinfo in the walk-through).
@@ -15,6 +17,7 @@ pkgs=(libopenblas-dev libnlopt-dev libglpk-dev pkg-config libopenmpi-dev openmpi
       r-cran-sp
       # pajeng (pj_dump) and vite check the Paje traces in the tests
       pajeng vite)
+[ $# -eq 0 ] || pkgs=("$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -10,18 +10,5 @@
 # r-cran-gstat 2.1-0, r-cran-jsonlite 1.8.4. geoR is not packaged in Debian.
 set -euo pipefail
 
-pkgs=(r-base-core r-cran-fields r-cran-spam r-cran-maps r-cran-randomfields
-      r-cran-sp r-cran-gstat r-cran-jsonlite)
-
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-echo "install-r: installing ${missing[*]}" >&2
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+exec "$(dirname "$0")/deps.sh" r-base-core r-cran-fields r-cran-spam r-cran-maps r-cran-randomfields \
+  r-cran-sp r-cran-gstat r-cran-jsonlite

@@ -125,7 +125,7 @@ func TestBenchOverlapJSON(t *testing.T) {
 		{[]string{"--workers", "0"}, "--workers must be in [1, 4096] (got 0)"},
 		{[]string{"--plot", "fig.pdf"}, `--plot "fig.pdf": want a .svg or .png file name`},
 		{[]string{"--plot", "/no/such/dir/f.svg"}, "no directory /no/such/dir"},
-		{[]string{"--theta", "1,0.1"}, "--theta needs sigma2, beta, nu > 0"},
+		{[]string{"--theta", "1,0.1"}, "--theta needs sigma2, beta > 0 and nu in (0, 30]"},
 	} {
 		_, stderr, code := run(t, bin, append([]string{"bench", "overlap"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {

@@ -14,7 +14,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
-	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/plot"
 	"github.com/exageostat/exageostat/pkg/strategy"
@@ -72,7 +71,7 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
   exageostat bench overlap --cluster configs/cluster-4chifflet.toml --n 96960 --plot fig5-sim.svg`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("bench overlap", "theta", thetaS)
+			th, err := parseMaternTheta("bench overlap", thetaS)
 			if err != nil {
 				return err
 			}
@@ -92,8 +91,6 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
 				return badInput("bench overlap: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
 			case o.Reps < 1 || o.Reps > maxOverlapReps:
 				return badInput("bench overlap: --reps must be in [1, %d] (got %d)", maxOverlapReps, o.Reps)
-			case len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0):
-				return badInput("bench overlap: --theta needs sigma2, beta, nu > 0")
 			}
 			if plotPath != "" {
 				switch strings.ToLower(filepath.Ext(plotPath)) {
@@ -132,12 +129,10 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
 		},
 	}
 	f := c.Flags()
-	f.IntVar(&o.N, "n", 3600, "number of locations")
-	f.IntVar(&o.NB, "nb", 0, "tile size (0: automatic, as fit: about N/6, a multiple of 16 within [160, 960])")
-	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers per rank (oversubscription adds one)")
-	f.IntVar(&o.Reps, "reps", 5, "timed evaluations per step (medians, min and max are reported)")
-	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu")
-	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
+	problemFlags(f, &o.Problem, &thetaS, problemDefaults{n: 3600, nb: 0, reps: 5, theta: "1,0.1,0.73",
+		nbHelp:      "tile size (0: automatic, as fit: about N/6, a multiple of 16 within [160, 960])",
+		workersHelp: "runtime workers per rank (oversubscription adds one)",
+		repsHelp:    "timed evaluations per step (medians, min and max are reported)"})
 	f.StringVar(&plotPath, "plot", "", "also draw the medians as bars with min-max error bars: FILE.svg or FILE.png (both are written)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object; its steps list holds, from sync to all on, each step's name, median seconds and utilization")
 	f.StringVar(&clusterPath, "cluster", "", "simulate the ablation on this modelled cluster (TOML with [[group]] tables) instead of running it")

@@ -59,13 +59,8 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 			if o.N, err = parseInts("bench simulator", "n", sizes, "a size", 3, maxSimCheckN); err != nil {
 				return err
 			}
-			th, err := parseFloats("bench simulator", "theta", thetaS)
-			if err != nil {
+			if o.Theta, err = parseMaternTheta("bench simulator", thetaS); err != nil {
 				return err
-			}
-			o.Theta = th
-			if len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0 && th[2] <= 30) {
-				return badInput("bench simulator: --theta needs sigma2, beta > 0 and nu in (0, 30]")
 			}
 			switch {
 			case o.NB < 1 || o.NB > maxCalibrateNB:

@@ -32,18 +32,15 @@ goal).`,
   exageostat bench tlr --n 16000 --nb-sweep 500,800,1200,1600 --json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("bench tlr", "theta", thetaS)
-			if err != nil {
-				return err
-			}
-			o.Theta = th
+			var err error
 			if o.NB, err = parseInts("bench tlr", "nb-sweep", sweep, "a tile size", 16, 8192); err != nil {
 				return err
 			}
 			sort.Ints(o.NB)
+			if o.Theta, err = parseMaternTheta("bench tlr", thetaS); err != nil {
+				return err
+			}
 			switch {
-			case len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0 && th[2] <= 30):
-				return badInput("bench tlr: --theta needs sigma2, beta > 0 and nu in (0, 30]")
 			case o.N < 64 || o.N > 1000000:
 				return badInput("bench tlr: --n must be in [64, 1000000] (got %d)", o.N)
 			case o.Workers < 1 || o.Workers > config.MaxWorkers:

@@ -31,13 +31,11 @@ kernels traced by name).`,
   exageostat bench tracing --n 8000 --nb 800 --workers 2 --reps 5 --computation tlr`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("bench tracing", "theta", thetaS)
+			th, err := parseMaternTheta("bench tracing", thetaS)
 			if err != nil {
 				return err
 			}
 			switch {
-			case len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0 && th[2] <= 30):
-				return badInput("bench tracing: --theta needs sigma2, beta > 0 and nu in (0, 30]")
 			case o.N < 3 || o.N > 200000:
 				return badInput("bench tracing: --n must be in [3, 200000] (got %d)", o.N)
 			case o.NB < 1 || o.NB > o.N:
@@ -72,12 +70,8 @@ kernels traced by name).`,
 		},
 	}
 	f := c.Flags()
-	f.IntVar(&o.N, "n", 3600, "number of locations")
-	f.IntVar(&o.NB, "nb", 360, "tile size")
-	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers")
-	f.IntVar(&o.Reps, "reps", 10, "pairs of evaluations")
-	f.StringVar(&thetaS, "theta", "1,0.1,0.5", "Matérn sigma2,beta,nu")
-	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
+	problemFlags(f, &o.Problem, &thetaS, problemDefaults{n: 3600, nb: 360, reps: 10, theta: "1,0.1,0.5",
+		nbHelp: "tile size", workersHelp: "runtime workers", repsHelp: "pairs of evaluations"})
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	approxFlags(c, &ap)
 	return c

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/lockfile"
+	"github.com/exageostat/exageostat/pkg/provenance"
 )
 
 // checkpointOf runs fit on the table's d.csv with args and returns the
@@ -231,19 +233,7 @@ func TestFitReadsInputsOnce(t *testing.T) {
 		return readFitJSON(t, out)
 	}
 	ref := fit("file", "", "--data", data)
-	fifo := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
-				f.WriteString(content)
-				f.Close()
-			}
-		}()
-		return p
-	}
+	fifo := func(name, content string) string { return fifoWith(t, filepath.Join(dir, name), content) }
 	for name, got := range map[string]fitJSON{
 		"stdin":  fit("stdin", content, "--data", "/dev/stdin"),
 		"fifo":   fit("fifo", "", "--data", fifo("d.fifo", content)),
@@ -252,6 +242,65 @@ func TestFitReadsInputsOnce(t *testing.T) {
 		if got.LogLik != ref.LogLik || fmt.Sprint(got.Theta) != fmt.Sprint(ref.Theta) || got.Evaluations != ref.Evaluations {
 			t.Errorf("%s: theta %v l %v after %d; the file gives %v %v after %d", name, got.Theta, got.LogLik, got.Evaluations, ref.Theta, ref.LogLik, ref.Evaluations)
 		}
+	}
+}
+
+// fifoWith makes a FIFO at path and writes content into it once a
+// reader opens it (a file that can be read once), in the background.
+func fifoWith(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+			f.WriteString(content)
+			f.Close()
+		}
+	}()
+	return path
+}
+
+// TestPredictReadsInputsOnce: predict --json with its data from a FIFO
+// and its new locations from standard input writes the predictions of
+// the files, and the JSON's run records the digests of the bytes read
+// (a second read of a FIFO would block: the run would hang).
+func TestPredictReadsInputsOnce(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	fx := cliFixtures()
+	data, at := writeFile(t, dir, "d.csv", fx["d.csv"]), writeFile(t, dir, "at.csv", fx["at.csv"])
+	args := []string{"predict", "--theta", "1,0.1,0.5", "--workers", "1", "-q"}
+	if _, e, code := run(t, bin, append(args, "--data", data, "--at", at, "--out", filepath.Join(dir, "one.csv"))...); code != 0 {
+		t.Fatalf("from the files: exit %d: %s", code, e)
+	}
+	fifo := fifoWith(t, filepath.Join(dir, "d.fifo"), fx["d.csv"])
+	res := filepath.Join(dir, "p.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(args, "--data", fifo, "--at", "/dev/stdin", "--out", filepath.Join(dir, "two.csv"), "--json", res)...)
+	cmd.Stdin = strings.NewReader(fx["at.csv"])
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("from a FIFO and standard input: %v (ctx %v)\n%s", err, ctx.Err(), out)
+	}
+	one, _ := os.ReadFile(filepath.Join(dir, "one.csv"))
+	two, _ := os.ReadFile(filepath.Join(dir, "two.csv"))
+	if len(one) == 0 || string(one) != string(two) {
+		t.Errorf("from a FIFO and standard input:\n%s\nfrom the files:\n%s", two, one)
+	}
+	var r struct {
+		Run struct {
+			Inputs []struct{ Flag, Path, SHA256 string }
+		}
+	}
+	b, _ := os.ReadFile(res)
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	digest := func(s string) string { sum := sha256.Sum256([]byte(s)); return hex.EncodeToString(sum[:]) }
+	want := fmt.Sprintf("[{data %s %s} {at /dev/stdin %s}]", fifo, digest(fx["d.csv"]), digest(fx["at.csv"]))
+	if got := fmt.Sprint(r.Run.Inputs); got != want {
+		t.Errorf("the JSON records %s, want %s", got, want)
 	}
 }
 
@@ -427,14 +476,7 @@ func TestMPIInputsFromRank0(t *testing.T) {
 		t.Fatalf("one rank: %s", e)
 	}
 	want := readFitJSON(t, filepath.Join(a, "one.json"))
-	app := func(wdir string) []string {
-		return []string{"-np", "1", "-wdir", wdir, bin, "fit", "--config", "c.toml", "--json", "r.json"}
-	}
-	args := append(append(append([]string{"--allow-run-as-root", "--oversubscribe"}, app(a)...), ":"), app(b)...)
-	cmd := exec.Command("mpirun", args...)
-	cmd.Env = append(os.Environ(), "OMPI_MCA_btl_vader_single_copy_mechanism=none")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
+	if out, err := mpirunIn(bin, []string{a, b}, "fit", "--config", "c.toml", "--json", "r.json"); err != nil {
 		t.Fatalf("two ranks, the inputs in rank 0's directory only: %v\n%s", err, out)
 	}
 	got := readFitJSON(t, filepath.Join(a, "r.json"))
@@ -445,16 +487,7 @@ func TestMPIInputsFromRank0(t *testing.T) {
 		t.Errorf("rank 1 wrote into its directory: %v", left)
 	}
 
-	fifo := filepath.Join(dir, "d.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
-			f.WriteString(cliFixtures()["d.csv"])
-			f.Close()
-		}
-	}()
+	fifo := fifoWith(t, filepath.Join(dir, "d.fifo"), cliFixtures()["d.csv"])
 	if _, e, code, _ := mpirun(t, 2, nil, bin, "fit", "--data", fifo, "--nb", "30", "--workers", "1", "--max-evals", "10", "--json", filepath.Join(dir, "f.json")); code != 0 {
 		t.Fatalf("two ranks from a FIFO: exit %d\n%s", code, e)
 	}
@@ -490,5 +523,141 @@ func TestMPIInputsFromRank0(t *testing.T) {
 	n, st := checkpointEvals(ckpt)
 	if r.Status != "interrupted" || st != "interrupted" || n != r.Evaluations || !strings.Contains(me.String(), "fit: interrupted by SIGTERM after") {
 		t.Errorf("kill -TERM mpirun: JSON status %q after %d, checkpoint %q with %d\n%s", r.Status, r.Evaluations, st, n, me.String())
+	}
+}
+
+// mpirunIn runs bin with args on one rank per directory of dirs, each
+// rank in its own (MPMD: -wdir), and returns what they printed. A run
+// that has not ended in 3 minutes (ranks that wait on each other) gets
+// SIGTERM, which mpirun forwards, and an error saying so.
+func mpirunIn(bin string, dirs []string, args ...string) ([]byte, error) {
+	full := []string{"--allow-run-as-root", "--oversubscribe"}
+	for i, d := range dirs {
+		if i > 0 {
+			full = append(full, ":")
+		}
+		full = append(append(full, "-np", "1", "-wdir", d, bin), args...)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "mpirun", full...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	cmd.Env = append(os.Environ(), "OMPI_MCA_btl_vader_single_copy_mechanism=none")
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("no end in 3 minutes (a hang): %v", err)
+	}
+	return out, err
+}
+
+// TestMPIInputFilesFromRank0: the inputs other than the data are read by
+// rank 0 alone too. Two ranks in other working directories, the inputs
+// in rank 0's only: predict's raster --at and --blocks polygons (GDAL
+// decodes them on rank 0, which sends the values), fit's --vecchia-sets,
+// --perfmodel (read for dmda, then rewritten) and --cluster (with
+// --distribution lp): each run gives the one-rank result bitwise (the
+// predictions' bytes, theta and l), the JSON records the files with their
+// digests, and rank 1's directory stays empty.
+func TestMPIInputFilesFromRank0(t *testing.T) {
+	bin := mpiBinary(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.Mkdir(a, 0o755)
+	os.Mkdir(b, 0o755)
+	copyInto := func(names ...string) {
+		for _, n := range names {
+			src, err := os.ReadFile(filepath.Join("..", "..", n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(a, filepath.Base(n)), src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	copyInto("testdata/real/meuse-raw.csv", "testdata/real/meuse-grid.tif", "testdata/real/meuse-blocks.geojson", "configs/cluster-local-2.toml")
+	twoRanks := func(what string, args ...string) {
+		t.Helper()
+		if out, err := mpirunIn(bin, []string{a, b}, args...); err != nil {
+			t.Fatalf("%s on two ranks, the inputs in rank 0's directory only: %v\n%s", what, err, out)
+		}
+		if left, _ := os.ReadDir(b); len(left) != 0 {
+			t.Fatalf("%s: rank 1 wrote into its directory: %v", what, left)
+		}
+	}
+	oneRank := func(what string, args ...string) {
+		t.Helper()
+		if _, e, code := runIn(t, a, nil, bin, args...); code != 0 {
+			t.Fatalf("%s on one rank: exit %d\n%s", what, code, e)
+		}
+	}
+	same := func(what, one, two string) {
+		t.Helper()
+		x, errX := os.ReadFile(filepath.Join(a, one))
+		y, errY := os.ReadFile(filepath.Join(a, two))
+		if errX != nil || errY != nil || len(x) == 0 || string(x) != string(y) {
+			t.Errorf("%s: two ranks wrote %d bytes (%v), one rank %d (%v): not the same", what, len(y), errY, len(x), errX)
+		}
+	}
+	inputs := func(res string) map[string]string {
+		t.Helper()
+		raw, err := os.ReadFile(filepath.Join(a, res))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Run struct {
+				Inputs []struct{ Flag, Path, SHA256 string } `json:"inputs"`
+			} `json:"run"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, in := range r.Run.Inputs {
+			m[in.Flag+" "+in.Path] = in.SHA256
+		}
+		return m
+	}
+	digest := func(name string) string {
+		sum, _, err := provenance.FileSHA256(filepath.Join(a, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+
+	if hasGDAL() {
+		pr := []string{"predict", "-q", "--data", "meuse-raw.csv", "--z", "zinc", "--transform", "log", "--mean", "dist",
+			"--theta", "0.23,220,0.5,0.031", "--workers", "1", "--at", "meuse-grid.tif", "--blocks", "meuse-blocks.geojson"}
+		oneRank("predict --at grid.tif --blocks", append(pr, "--out", "one.csv")...)
+		twoRanks("predict --at grid.tif --blocks", append(pr, "--out", "two.csv")...)
+		same("predict --at grid.tif --blocks polygons", "one.csv", "two.csv")
+	} else {
+		t.Log("no gdal-config: the raster and polygon inputs are not tried (scripts/deps.sh installs libgdal-dev)")
+	}
+
+	oneRank("simulate", "simulate", "--n", "400", "--seed", "3", "--out", "d.csv")
+	vf := []string{"fit", "-q", "--data", "d.csv", "--computation", "vecchia", "--vecchia-m", "10", "--workers", "1"}
+	oneRank("fit --vecchia-sets-out", append(vf, "--vecchia-sets-out", "sets.txt", "--json", "v1.json")...)
+	twoRanks("fit --vecchia-sets", append(vf, "--vecchia-sets", "sets.txt", "--json", "v2.json")...)
+	if x, y := readFitJSON(t, filepath.Join(a, "v1.json")), readFitJSON(t, filepath.Join(a, "v2.json")); x.LogLik != y.LogLik || fmt.Sprint(x.Theta) != fmt.Sprint(y.Theta) {
+		t.Errorf("fit --vecchia-sets on two ranks: theta %v l %v; one rank from its own sets %v %v", y.Theta, y.LogLik, x.Theta, x.LogLik)
+	}
+	if got, want := inputs("v2.json")["vecchia-sets sets.txt"], digest("sets.txt"); got != want {
+		t.Errorf("the JSON records the sets file's digest %q, want %q", got, want)
+	}
+
+	pf := []string{"fit", "-q", "--data", "d.csv", "--nb", "100", "--workers", "1", "--max-evals", "8", "--scheduler", "dmda", "--perfmodel", "pm.json"}
+	oneRank("fit --perfmodel (written)", append(pf, "--json", "p1.json")...)
+	model := digest("pm.json")
+	twoRanks("fit --perfmodel --cluster", append(pf, "--distribution", "lp", "--cluster", "cluster-local-2.toml", "--json", "p2.json")...)
+	if x, y := readFitJSON(t, filepath.Join(a, "p1.json")), readFitJSON(t, filepath.Join(a, "p2.json")); x.LogLik != y.LogLik || fmt.Sprint(x.Theta) != fmt.Sprint(y.Theta) {
+		t.Errorf("fit --perfmodel --cluster on two ranks: theta %v l %v; one rank %v %v", y.Theta, y.LogLik, x.Theta, x.LogLik)
+	}
+	rec := inputs("p2.json")
+	if rec["perfmodel pm.json"] != model || rec["cluster cluster-local-2.toml"] != digest("cluster-local-2.toml") {
+		t.Errorf("the JSON's inputs %v: want pm.json as it was read (%s) and the cluster file", rec, model)
 	}
 }

@@ -58,7 +58,7 @@ runtime of its own (one laptop core to a cluster of CPU and GPU nodes).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%s%v (see '%s --help')", cmdPrefix(c), err, c.CommandPath())
 	})
-	root.AddCommand(newFitCmd(w), newPredictCmd(w), newCVCmd(w), newSimulateCmd(w), newBenchCmd(w), newPlanCmd(), newSimulateClusterCmd(), newCalibrateCmd(w), newTraceCmd())
+	root.AddCommand(newFitCmd(w), newPredictCmd(w), newCVCmd(w), newSimulateCmd(w), newBenchCmd(w), newPlanCmd(), newSimulateClusterCmd(), newCalibrateCmd(w), newTraceCmd(), newVariogramCmd())
 	return root
 }
 

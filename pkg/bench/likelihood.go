@@ -19,11 +19,9 @@ import (
 
 // LikelihoodOptions configure LikelihoodBench.
 type LikelihoodOptions struct {
-	N, NB, Workers, Reps int
-	Theta                []float64 // Matérn (sigma2, beta, nu)
-	Seed                 uint64
-	Reference            bool // also time the dense reference
-	Predict              int  // also krige this many random new locations (factor reused)
+	Problem
+	Reference bool // also time the dense reference
+	Predict   int  // also krige this many random new locations (factor reused)
 	// Mean is a mean model (dataset.Design: constant or linear; "" or
 	// zero: none). With one, each repetition also times the zero-mean
 	// evaluation of the same data, alternating the two, for the overhead.

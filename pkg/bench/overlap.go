@@ -16,9 +16,7 @@ import (
 
 // OverlapOptions configure OverlapBench.
 type OverlapOptions struct {
-	N, NB, Workers, Reps int
-	Theta                []float64 // Matérn (sigma2, beta, nu)
-	Seed                 uint64
+	Problem
 	// Comm connects the ranks of an mpirun (nil: one rank); the tiles are
 	// 2D block-cyclic over them.
 	Comm     comm.Comm

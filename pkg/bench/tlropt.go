@@ -19,15 +19,13 @@ import (
 // TLROptOptions configures TLROpt: seed 002's optimisations of the TLR
 // Cholesky measured in one run.
 type TLROptOptions struct {
-	N, NB, Workers, Reps int
-	Theta                []float64 // Matérn (sigma2, beta, nu)
-	Accuracy             float64   // TLR's absolute accuracy per tile
+	Problem
+	Accuracy float64 // TLR's absolute accuracy per tile
 	// Computation is the approximation (default likelihood.TLR; MP and
 	// DST with Band: DST with a band of NT - 1 or more is the exact
 	// Cholesky on the approximate path).
 	Computation likelihood.Computation
 	Band        int
-	Seed        uint64
 	Lookahead   []int // lookahead depths timed, each alone
 	HPotrf      []int // hierarchical potrf sub-tile sizes timed, each alone
 	// SimWorkers: each variant's graph is also replayed on one node of

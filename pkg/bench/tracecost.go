@@ -13,9 +13,7 @@ import (
 
 // TraceCostOptions configure TraceCost.
 type TraceCostOptions struct {
-	N, NB, Workers, Reps int
-	Theta                []float64 // Matérn (sigma2, beta, nu)
-	Seed                 uint64
+	Problem
 	// Approx is the computation of the evaluations (zero: exact).
 	Approx likelihood.Approx
 }

@@ -134,19 +134,24 @@ func bufPtr(buf []float64) *C.double {
 }
 
 func (c *mpiComm) Isend(buf []float64, dst, tag int) (Request, error) {
-	q := &mpiReq{buf: buf}
-	var r C.MPI_Request
-	if err := mpiErr(C.xs_isend(bufPtr(buf), C.int(len(buf)), C.int(dst), C.int(tag), &r), "MPI_Isend"); err != nil {
-		return nil, err
-	}
-	q.r = r
-	return q, nil
+	return post(buf, "MPI_Isend", func(r *C.MPI_Request) C.int {
+		return C.xs_isend(bufPtr(buf), C.int(len(buf)), C.int(dst), C.int(tag), r)
+	})
 }
 
 func (c *mpiComm) Irecv(buf []float64, src, tag int) (Request, error) {
+	return post(buf, "MPI_Irecv", func(r *C.MPI_Request) C.int {
+		return C.xs_irecv(bufPtr(buf), C.int(len(buf)), C.int(src), C.int(tag), r)
+	})
+}
+
+// post starts a nonblocking transfer of buf by start (the call MPI names
+// name, for its error) and returns its request, which keeps buf alive
+// until the transfer completes.
+func post(buf []float64, name string, start func(*C.MPI_Request) C.int) (Request, error) {
 	q := &mpiReq{buf: buf}
 	var r C.MPI_Request
-	if err := mpiErr(C.xs_irecv(bufPtr(buf), C.int(len(buf)), C.int(src), C.int(tag), &r), "MPI_Irecv"); err != nil {
+	if err := mpiErr(start(&r), name); err != nil {
 		return nil, err
 	}
 	q.r = r

@@ -162,6 +162,42 @@ func (d Durations) renameOld() {
 	}
 }
 
+// Resource is a type of worker of a node: a CPU core or a GPU. The
+// simulator (pkg/sim) and the linear program (pkg/lp) index a group's
+// workers and durations by it.
+type Resource int
+
+// The resource types, in the order of a node's workers: its CPU workers
+// first, then its GPU workers.
+const (
+	CPU Resource = iota
+	GPU
+	NumResources
+)
+
+// String returns "cpu" or "gpu".
+func (r Resource) String() string {
+	switch r {
+	case CPU:
+		return "cpu"
+	case GPU:
+		return "gpu"
+	}
+	return fmt.Sprintf("resource(%d)", int(r))
+}
+
+// Workers returns the group's workers per node of each resource type
+// (CPUs, GPUs).
+func (g Group) Workers() [NumResources]int {
+	return [NumResources]int{CPU: g.CPUs, GPU: g.GPUs}
+}
+
+// Tables returns the group's duration table of each resource type (CPU,
+// GPU).
+func (g Group) Tables() [NumResources]Durations {
+	return [NumResources]Durations{CPU: g.CPU, GPU: g.GPU}
+}
+
 // Link returns the bandwidth (bytes/s) and latency (s) of the links of g's
 // nodes: g's own values where given, else net's.
 func (g Group) Link(net Network) (bandwidth, latency float64) {

@@ -163,6 +163,12 @@ func newReading(r *lineReader, opt Options, l *layout) *reading {
 		}
 	}
 	d.Columns = make([]Column, 0, ncov) // no reallocation: dst points into it
+	// present makes an optional column present (empty, not nil) and
+	// returns it.
+	present := func(v *[]float64) *[]float64 {
+		*v = []float64{}
+		return v
+	}
 	for j, roles := range l.roles {
 		for _, role := range roles {
 			var p *[]float64
@@ -172,17 +178,13 @@ func newReading(r *lineReader, opt Options, l *layout) *reading {
 			case roleY:
 				p = &d.Y
 			case roleZ:
-				d.Z, d.ZName = []float64{}, l.fields[j]
-				p = &d.Z
+				p, d.ZName = present(&d.Z), l.fields[j]
 			case roleT:
-				d.T = []float64{}
-				p = &d.T
+				p = present(&d.T)
 			case roleObs:
-				d.Obs, d.ObsName = []float64{}, l.fields[j]
-				p = &d.Obs
+				p, d.ObsName = present(&d.Obs), l.fields[j]
 			case roleObs2:
-				d.Obs2 = []float64{}
-				p = &d.Obs2
+				p = present(&d.Obs2)
 			case roleCov:
 				d.Columns = append(d.Columns, Column{Name: l.covName[j], Values: []float64{}})
 				p = &d.Columns[len(d.Columns)-1].Values

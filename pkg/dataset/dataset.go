@@ -46,13 +46,13 @@ const (
 	Geographic
 )
 
+// coordsNames are the Coords' names, by value.
+var coordsNames = [...]string{Planar: "planar", Geographic: "geographic"}
+
 // String returns "planar" or "geographic".
 func (c Coords) String() string {
-	switch c {
-	case Planar:
-		return "planar"
-	case Geographic:
-		return "geographic"
+	if c >= 0 && int(c) < len(coordsNames) {
+		return coordsNames[c]
 	}
 	return fmt.Sprintf("Coords(%d)", int(c))
 }

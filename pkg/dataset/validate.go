@@ -51,30 +51,18 @@ func ValidateWith(d *Data, minPoints int, duplicates bool) error {
 		return fmt.Errorf("need at least %d locations, got %d", minPoints, n)
 	}
 	xn, yn := d.names()
+	// The columns that must hold finite numbers, in the order a row's are
+	// checked; a nil column is absent.
+	cols := []struct {
+		name string
+		v    []float64
+	}{{xn, d.X}, {yn, d.Y}, {"z", d.Obs}, {"third coordinate", d.Z}, {"z2", d.Obs2}, {"t", d.T}}
 	for i := 0; i < n; i++ {
-		if err := checkFinite(i, xn, d.X[i]); err != nil {
-			return err
-		}
-		if err := checkFinite(i, yn, d.Y[i]); err != nil {
-			return err
-		}
-		if d.Obs != nil {
-			if err := checkFinite(i, "z", d.Obs[i]); err != nil {
-				return err
+		for _, c := range cols {
+			if c.v == nil {
+				continue
 			}
-		}
-		if d.Z != nil {
-			if err := checkFinite(i, "third coordinate", d.Z[i]); err != nil {
-				return err
-			}
-		}
-		if d.Obs2 != nil {
-			if err := checkFinite(i, "z2", d.Obs2[i]); err != nil {
-				return err
-			}
-		}
-		if d.T != nil {
-			if err := checkFinite(i, "t", d.T[i]); err != nil {
+			if err := checkFinite(i, c.name, c.v[i]); err != nil {
 				return err
 			}
 		}

@@ -38,6 +38,22 @@ func session(f func() error) error {
 	return f()
 }
 
+// readIn returns what read makes of the file at path, read in a session;
+// an error names the file.
+func readIn[T any](path string, read func(string) (T, error)) (T, error) {
+	var v T
+	err := session(func() error {
+		var err error
+		v, err = read(path)
+		return err
+	})
+	if err != nil {
+		var none T
+		return none, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
 // lastError is GDAL's last message on this thread, or what if none.
 func lastError(what string) error {
 	if msg := C.GoString(C.CPLGetLastErrorMsg()); msg != "" {
@@ -50,16 +66,7 @@ func lastError(what string) error {
 // geotransform and CRS. A NetCDF file with several variables on one grid
 // (its subdatasets) is read as one band per variable, named by it.
 func Read(path string) (*Raster, error) {
-	var r *Raster
-	err := session(func() error {
-		var err error
-		r, err = read(path)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
+	return readIn(path, read)
 }
 
 func read(path string) (*Raster, error) {
@@ -188,7 +195,14 @@ func Write(path string, r *Raster) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".part")
-	err := session(func() error { return write(tmp, drv, r) })
+	return writeIn(path, tmp, func(tmp string) error { return write(tmp, drv, r) })
+}
+
+// writeIn runs write on tmp, a file beside path, in a session and renames
+// tmp onto path, so that path is whole or untouched; on failure tmp is
+// removed and the error names path.
+func writeIn(path, tmp string, write func(tmp string) error) error {
+	err := session(func() error { return write(tmp) })
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
@@ -293,16 +307,7 @@ func setName(h C.GDALRasterBandH, name string, netcdf bool) {
 // a vector file (GeoPackage, shapefile, GeoJSON, any vector GDAL reads),
 // in the file's coordinates; a feature of another geometry is an error.
 func ReadPolygons(path string) ([]Polygon, error) {
-	var ps []Polygon
-	err := session(func() error {
-		var err error
-		ps, err = readPolygons(path)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return ps, nil
+	return readIn(path, readPolygons)
 }
 
 func readPolygons(path string) ([]Polygon, error) {

@@ -32,15 +32,7 @@ func WritePoints(path string, p *Points) error {
 	layer := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	tmp := filepath.Join(filepath.Dir(path), "."+layer+".part.gpkg")
 	os.Remove(tmp) // a crashed run's: GPKG's Create refuses an existing file
-	err := session(func() error { return writePoints(tmp, layer, p) })
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return writeIn(path, tmp, func(tmp string) error { return writePoints(tmp, layer, p) })
 }
 
 func writePoints(path, name string, p *Points) error {

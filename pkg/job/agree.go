@@ -28,11 +28,10 @@ import (
 //   - the settings: every key of the validated configuration (pkg/config,
 //     by its TOML name, embedded and nested tables included, so that a key
 //     added later is compared without a change here) except perRankKeys,
-//     plus the contents of the cluster file and the fault-injection setting
-//     (FailTaskEnv);
+//     plus the fault-injection setting (FailTaskEnv);
 //   - an error a rank met before this point (an output directory rank 0
-//     cannot write, a cluster file missing on one node): the ranks stop
-//     together with the message of the first rank that failed.
+//     cannot write): the ranks stop together with the message of the
+//     first rank that failed.
 //
 // and broadcasts one verdict: every rank returns the same error (agreed:
 // rank 0 prints it, exit status 2), which names the ranks that differ from
@@ -50,11 +49,13 @@ import (
 
 // perRankKeys are the configuration keys the ranks may set differently:
 // paths of inputs that rank 0 alone reads (data, locations, observations,
-// at, theta_from; cluster: its contents are compared), outputs only rank 0
-// writes (json, trace, plot, out, checkpoint) and what each rank has
-// (workers: results do not depend on it; memory_limit: checked per rank).
+// at, theta_from), outputs only rank 0 writes (json, trace, plot, out,
+// checkpoint) and what each rank has (workers: results do not depend on
+// it; memory_limit: checked per rank). The paths of the other inputs
+// (cluster, perfmodel, vecchia_sets), which rank 0 reads too, are
+// compared: a rank without one would miss the read's broadcast.
 var perRankKeys = map[string]bool{
-	"data": true, "locations": true, "observations": true, "at": true, "cluster": true, "theta_from": true,
+	"data": true, "locations": true, "observations": true, "at": true, "theta_from": true,
 	"json": true, "trace": true, "plot": true, "out": true, "checkpoint": true,
 	"workers": true, "memory_limit": true,
 }
@@ -398,12 +399,10 @@ func agreeOwners(w comm.Comm, nt int, owners ...tile.OwnerFunc) error {
 	return nil
 }
 
-// fitAgreement returns what the ranks of a fit compare: its settings, with
-// the cluster file's groups (read on each rank).
-func fitAgreement(cfg config.Fit, cl config.Cluster) shared {
-	set := settingsOf(cfg)
-	set["cluster file"] = fmt.Sprint(cl.NB, cl.Network, cl.Groups)
-	return shared{settings: set}
+// fitAgreement returns what the ranks of a fit compare: its settings (the
+// cluster file's groups need no comparison: rank 0 reads them for all).
+func fitAgreement(cfg config.Fit) shared {
+	return shared{settings: settingsOf(cfg)}
 }
 
 // sharedCoresWarning is the warning for ranks on one host whose workers

@@ -290,7 +290,7 @@ func TestSettingsOf(t *testing.T) {
 			t.Errorf("settingsOf[%q] = %q (%t), want %q", k, got, ok, want)
 		}
 	}
-	for _, k := range []string{"data", "locations", "observations", "workers", "memory_limit", "json", "trace", "plot", "checkpoint", "cluster",
+	for _, k := range []string{"data", "locations", "observations", "workers", "memory_limit", "json", "trace", "plot", "checkpoint",
 		"file", "filekeys", "FileKeys", "phase", "generation"} {
 		if v, ok := s[k]; ok {
 			t.Errorf("settingsOf has %q = %q", k, v)

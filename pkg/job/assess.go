@@ -233,7 +233,11 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	xl, yl := axes(o.train.Coords, o.pics.xyunits)
 	dpi := o.pics.dpi
 	add := func(name string) { out.Plots = append(out.Plots, filepath.Join(dir, name+".png")) }
-	resid, what, err := semivariogramValues(o.train, o.mean)
+	z := o.pics.zname
+	if z == "" {
+		z = "z"
+	}
+	resid, what, err := semivariogramValues(o.train, o.mean, z)
 	if err != nil {
 		return err
 	}

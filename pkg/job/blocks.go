@@ -36,11 +36,15 @@ func checkBlocks(cfg config.Predict) error {
 // blocksOf groups the locations of nw by the polygons of cfg.Blocks that
 // contain them (the first that does; the others are left out), the
 // mean's covariates averaged over each block. A polygon with no location
-// inside is refused by name.
-func blocksOf(cfg config.Predict, nw *dataset.Data) (predict.Blocks, []gdal.Polygon, error) {
+// inside is refused by name. GDAL reads the polygons on rank 0, which
+// sends them to every rank (readDecoded).
+func blocksOf(in *Inputs, cfg config.Predict, nw *dataset.Data) (predict.Blocks, []gdal.Polygon, error) {
 	var b predict.Blocks
-	polys, err := gdal.ReadPolygons(cfg.Blocks)
+	polys, err := readDecoded(in, "blocks", cfg.Blocks, gdal.ReadPolygons)
 	if err != nil {
+		if isInterrupted(err) {
+			return b, nil, err
+		}
 		return b, nil, badInput("predict: --blocks %v", err)
 	}
 	_, x0, err := dataset.Design(nw, cfg.Mean)
@@ -88,9 +92,9 @@ func blocksOf(cfg config.Predict, nw *dataset.Data) (predict.Blocks, []gdal.Poly
 // writeBlocks kriges the blocks' means and writes block,cells,z_hat,
 // variance,sd (prefixed with the transform: log_z_hat, ...) to cfg.Out.
 func writeBlocks(ev *likelihood.Evaluator, cfg config.Predict, nw *dataset.Data, env Env) (*predict.Result, error) {
-	b, polys, err := blocksOf(cfg, nw)
+	b, polys, err := blocksOf(env.inputs(), cfg, nw)
 	if err != nil {
-		return nil, err
+		return nil, sameOnEveryRank(err, env.comm()) // rank 0's polygons on every rank
 	}
 	r, err := predict.KrigeBlocks(ev, cfg.Theta, b)
 	if err != nil {

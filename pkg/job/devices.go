@@ -1,6 +1,7 @@
 package job
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -58,14 +59,16 @@ func placementOf(cmd string, cfg config.Fit, env Env, nb int) (placement, error)
 	}
 	p.scheduler, p.path = cfg.Scheduler, cfg.PerfModel
 	if p.path != "" {
-		m, err := perfmodel.Load(p.path)
+		m, err := readPerfModel(env.inputs(), p.path)
 		switch {
 		case err == nil:
 			p.model = m
+		case isInterrupted(err):
+			return p, err
 		case errors.Is(err, fs.ErrNotExist):
 			p.model = perfmodel.New()
 		default:
-			return p, badInput("%s: --perfmodel: %v", cmd, err)
+			return p, sameOnEveryRank(badInput("%s: --perfmodel: %v", cmd, err), env.comm()) // rank 0's bytes on every rank
 		}
 	} else if modelled(p.scheduler) {
 		p.model = perfmodel.New()
@@ -109,4 +112,15 @@ func Placement(cmd string, cfg config.Fit, env Env, nb int) (apply func(*runtime
 		return nil, nil, err
 	}
 	return p.apply, func() error { return p.save(0) }, nil
+}
+
+// readPerfModel reads the performance model at path (in: rank 0 reads,
+// every rank parses the same bytes; a missing file is fs.ErrNotExist on
+// every rank).
+func readPerfModel(in *Inputs, path string) (*perfmodel.Model, error) {
+	name, b, err := in.Read("perfmodel", path)
+	if err != nil {
+		return nil, err
+	}
+	return perfmodel.Read(bytes.NewReader(b), name)
 }

@@ -269,10 +269,6 @@ func prepareFit(cfg config.Fit, env Env, ag *agreement) (*fitJob, error) {
 		return nil, err
 	}
 	cfg = f.cfg
-	var err error
-	if f.cl, err = fitCluster(cfg, f.src, f.w.Size()); err != nil {
-		return nil, err
-	}
 	f.workers = workersOr(cfg.Workers)
 	f.run = fitRun(env, f.w.Size(), f.workers) // at the start: its date is the run's
 	dl, err := fitDeadline(f.w, cfg, env)
@@ -281,12 +277,15 @@ func prepareFit(cfg config.Fit, env Env, ag *agreement) (*fitJob, error) {
 	}
 	// The ranks agree on the settings before rank 0 reads the inputs for
 	// all (Inputs: collectives from here on are the same on every rank).
-	if err := f.ag.check(fitAgreement(cfg, f.cl), f.workers); err != nil {
+	if err := f.ag.check(fitAgreement(cfg), f.workers); err != nil {
 		return nil, err
 	}
 	f.in = env.inputs()
 	f.env.Inputs = f.in // FitCV's prediction reads the data from memory
 	f.fs = newRunStop(f.w, f.env, dl)
+	if f.cl, err = fitCluster(f.in, cfg, f.src, f.w.Size()); err != nil {
+		return nil, sameOnEveryRank(err, f.w)
+	}
 	return f, f.prepareData()
 }
 
@@ -389,7 +388,7 @@ func (f *fitJob) plan() error {
 	if f.simulated {
 		ckData = nil
 	}
-	set := checkpointSettings(*cfg, MetricName(f.metric), f.x0, f.profile, f.nb)
+	set := checkpointSettings(*cfg, f.metric.String(), f.x0, f.profile, f.nb)
 	var err error
 	if f.ckw, f.resume, err = prepareCheckpoint(w, f.in, *cfg, set, dataSHA256(*cfg, ckData), f.env); err != nil {
 		return err
@@ -512,7 +511,7 @@ func (f *fitJob) search(rt *runtime.Runtime) (*mle.FitResult, error) {
 		return nil
 	}
 	env.logf("fit: N=%d%s kernel=%s distance=%s nb=%d workers=%s bounds lb=%s ub=%s start=%s search=%s profile=%s\n",
-		f.d.Len(), dimsNote(f.d, cfg.Columns), f.model, MetricName(f.metric), f.nb, workersNote(f.workers), config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
+		f.d.Len(), dimsNote(f.d, cfg.Columns), f.model, f.metric.String(), f.nb, workersNote(f.workers), config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), cfg.Start, cfg.Search, onOff(f.profile))
 	if f.w.Size() > 1 {
 		env.logf("fit: %d MPI ranks x %d workers, distribution %s\n", f.w.Size(), f.workers, f.distName)
 	}
@@ -743,12 +742,19 @@ func (f *fitJob) write(out *FitResult, traced []string) (*FitResult, error) {
 
 // fitCluster returns the ranks' distribution settings of a fit, with the
 // node groups of its cluster file, checked against the number of ranks.
-func fitCluster(cfg config.Fit, src string, ranks int) (config.Cluster, error) {
+// Rank 0 reads the cluster file, and the performance models its groups
+// name, for every rank (readDecoded).
+func fitCluster(in *Inputs, cfg config.Fit, src string, ranks int) (config.Cluster, error) {
 	cl := config.Cluster{Nodes: ranks, Phase: cfg.Phase, Generation: cfg.Generation}
 	if cfg.Cluster != "" {
-		groups, err := perfmodel.LoadCluster(cfg.Cluster, cfg.NB)
+		groups, err := readDecoded(in, "cluster", cfg.Cluster, func(path string) (config.Cluster, error) {
+			return perfmodel.LoadCluster(path, cfg.NB)
+		})
 		if err != nil {
-			return cl, err
+			if isInterrupted(err) {
+				return cl, err
+			}
+			return cl, &InputError{Err: err}
 		}
 		if len(groups.Groups) == 0 {
 			return cl, badInput("fit: cluster file %s has no [[group]] tables (the node groups that lp and bc-fast are computed from)", cfg.Cluster)
@@ -834,11 +840,16 @@ func readFitData(in *Inputs, cfg *config.Fit, shared bool) (*dataset.Data, error
 // readInputError is the error of an input that cannot be read: a signal
 // that gave up the read, or the reader's "PATH: cannot open: ...".
 func readInputError(path string, err error) error {
-	var ir *Interrupted
-	if errors.As(err, &ir) {
+	if isInterrupted(err) {
 		return err
 	}
 	return &InputError{Err: dataset.OpenError(path, err)}
+}
+
+// isInterrupted reports whether err is a signal's *Interrupted.
+func isInterrupted(err error) bool {
+	var ir *Interrupted
+	return errors.As(err, &ir)
 }
 
 // sameOnEveryRank marks err, which every rank of w (nil: of a run of
@@ -1086,7 +1097,7 @@ func approxNote(cfg config.Fit) string {
 
 // fitResult makes the result of a search.
 func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihood.Model, metric matern.Metric, nb, workers int) *FitResult {
-	o := &FitResult{Kernel: string(model), Distance: MetricName(metric), Params: names, Theta: r.Theta, LogLik: r.LogLik,
+	o := &FitResult{Kernel: string(model), Distance: metric.String(), Params: names, Theta: r.Theta, LogLik: r.LogLik,
 		Evaluations: r.Evaluations, Failed: r.Failed, Restarts: r.Restarts, Replayed: r.Replayed, Seconds: r.Seconds, Status: r.Status, N: r.N, NB: nb,
 		Workers: workers, Lower: cfg.Lower, Upper: cfg.Upper, Start: r.Start, Nugget: cfg.Nugget,
 		PerEval: map[string]float64{"wall": 0, "gen": 0, "chol": 0, "solve": 0, "gen_cpu": 0, "chol_cpu": 0, "solve_cpu": 0}, Comm: evalComm(r)}

@@ -2,8 +2,10 @@ package job
 
 import (
 	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strconv"
@@ -41,6 +43,11 @@ type inputFile struct {
 	flag, path string
 	name       string // rank 0's path
 	b          []byte
+	// decoded is what readDecoded's decoder made of the file (b is nil),
+	// with the file's digest and size from rank 0 (sum "": not known).
+	decoded any
+	sum     string
+	size    int64
 }
 
 // NewInputs returns the reader of the inputs of a run on the ranks of w
@@ -59,6 +66,7 @@ const (
 	frameData byte = iota
 	frameError
 	frameStopped
+	frameDecodeError // a decoder's message (readDecoded)
 )
 
 // wirePathError is an *fs.PathError as it travels.
@@ -72,63 +80,129 @@ type wirePathError struct {
 // name, rank 0's path, for messages: every rank names the file alike.
 func (in *Inputs) Read(flag, path string) (name string, b []byte, err error) {
 	for _, f := range in.files {
-		if f.path == path {
+		if f.path == path && f.decoded == nil {
 			return f.name, f.b, nil
 		}
 	}
-	var frame []byte
-	if in.w.Rank() == 0 {
-		frame = in.readFrame(path)
+	if name, b, err = in.exchange(path, func() []byte { return in.readFrame(path) }); err != nil {
+		return name, nil, err
 	}
-	if frame, err = in.w.Bcast(0, frame); err != nil {
-		return "", nil, err
+	in.files = append(in.files, inputFile{flag: flag, path: path, name: name, b: b})
+	return name, b, nil
+}
+
+// exchange broadcasts rank 0's frame, which frame makes (only rank 0
+// calls it), and returns its path and payload on every rank, or the
+// error it carries.
+func (in *Inputs) exchange(path string, frame func() []byte) (name string, payload []byte, err error) {
+	var f []byte
+	if in.w.Rank() == 0 {
+		f = frame()
+	}
+	if f, err = in.w.Bcast(0, f); err != nil {
+		return path, nil, err
 	}
 	// A frame: its kind, rank 0's path, a zero byte, then the payload.
-	if len(frame) == 0 {
-		return "", nil, errors.New("inputs: empty broadcast frame")
+	if len(f) == 0 {
+		return path, nil, errors.New("inputs: empty broadcast frame")
 	}
-	kind := frame[0]
-	cut := bytes.IndexByte(frame[1:], 0)
+	kind := f[0]
+	cut := bytes.IndexByte(f[1:], 0)
 	if cut < 0 {
-		return "", nil, errors.New("inputs: malformed broadcast frame")
+		return path, nil, errors.New("inputs: malformed broadcast frame")
 	}
-	name = string(frame[1 : 1+cut])
-	payload := frame[2+cut:]
+	name, payload = string(f[1:1+cut]), f[2+cut:]
 	switch kind {
 	case frameError:
 		var we wirePathError
 		if err := json.Unmarshal(payload, &we); err != nil {
-			return "", nil, err
+			return name, nil, err
 		}
 		var cause error = errors.New(we.Msg)
 		if we.Errno != 0 {
 			cause = syscall.Errno(we.Errno)
 		}
 		return name, nil, &fs.PathError{Op: we.Op, Path: name, Err: cause}
+	case frameDecodeError:
+		return name, nil, errors.New(string(payload))
 	case frameStopped:
 		n, _ := strconv.Atoi(string(payload))
 		return name, nil, &Interrupted{Signal: syscall.Signal(n), Reading: name}
 	}
-	b = payload
-	in.files = append(in.files, inputFile{flag: flag, path: path, name: name, b: b})
-	return name, b, nil
+	return name, payload, nil
+}
+
+// decodedFile is what readDecoded sends: the file's digest and size
+// (rank 0's, for the record) and the decoded value.
+type decodedFile[T any] struct {
+	Sum   string
+	Size  int64
+	Value T
+}
+
+// readDecoded returns what decode makes of the file at path (flag names
+// it in the run's record), decoded on rank 0 alone and sent to every rank
+// (gob: T's exported fields are what travels). It is Read for the files a
+// library opens by their path (GDAL's rasters and vector files, which may
+// come with side files; a cluster file with the performance models its
+// groups name): the other ranks never open them, and every rank has rank
+// 0's value, or rank 0's error as text. A path decoded before comes from
+// memory; the record has the file's SHA-256, computed on rank 0. A
+// collective, like Read.
+func readDecoded[T any](in *Inputs, flag, path string, decode func(path string) (T, error)) (T, error) {
+	var v T
+	for _, f := range in.files {
+		if d, ok := f.decoded.(T); ok && f.path == path {
+			return d, nil
+		}
+	}
+	name, payload, err := in.exchange(path, func() []byte {
+		return in.onRoot(path, func() []byte {
+			d, err := decode(path)
+			if err != nil {
+				return frameOf(frameDecodeError, path, []byte(err.Error()))
+			}
+			df := decodedFile[T]{Value: d}
+			df.Sum, df.Size, _ = provenance.FileSHA256(path)
+			var buf bytes.Buffer
+			if err := gob.NewEncoder(&buf).Encode(df); err != nil {
+				return frameOf(frameDecodeError, path, []byte(fmt.Sprintf("%s: %v", path, err)))
+			}
+			return frameOf(frameData, path, buf.Bytes())
+		})
+	})
+	if err != nil {
+		return v, err
+	}
+	var df decodedFile[T]
+	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&df); err != nil {
+		return v, fmt.Errorf("inputs: %s: %v", name, err)
+	}
+	in.files = append(in.files, inputFile{flag: flag, path: path, name: name, decoded: df.Value, sum: df.Sum, size: df.Size})
+	return df.Value, nil
 }
 
 // readFrame reads path (rank 0) into a frame; a stop request gives the
-// read up (the goroutine blocked in it is left behind: the run ends).
+// read up (onRoot).
 func (in *Inputs) readFrame(path string) []byte {
-	type result struct {
-		b   []byte
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
+	return in.onRoot(path, func() []byte {
 		b, err := os.ReadFile(path)
-		done <- result{b, err}
-	}()
-	var r result
+		if err != nil {
+			return errorFrame(path, err)
+		}
+		return frameOf(frameData, path, b)
+	})
+}
+
+// onRoot returns the frame read makes of path (rank 0), unless the stop
+// request comes first: then the frame says which signal gave the read up
+// (the goroutine blocked in read is left behind: the run ends).
+func (in *Inputs) onRoot(path string, read func() []byte) []byte {
+	done := make(chan []byte, 1)
+	go func() { done <- read() }()
 	select {
-	case r = <-done:
+	case f := <-done:
+		return f
 	case <-in.stop:
 		sig := syscall.SIGTERM
 		if in.sig != nil && in.sig() != 0 {
@@ -136,20 +210,21 @@ func (in *Inputs) readFrame(path string) []byte {
 		}
 		return frameOf(frameStopped, path, []byte(strconv.Itoa(int(sig))))
 	}
-	if r.err != nil {
-		we := wirePathError{Op: "open", Path: path, Msg: r.err.Error()}
-		var pe *fs.PathError
-		if errors.As(r.err, &pe) {
-			we.Op, we.Msg = pe.Op, pe.Err.Error()
-		}
-		var en syscall.Errno
-		if errors.As(r.err, &en) {
-			we.Errno = int(en)
-		}
-		b, _ := json.Marshal(we)
-		return frameOf(frameError, path, b)
+}
+
+// errorFrame is the frame of the file system's error err reading path.
+func errorFrame(path string, err error) []byte {
+	we := wirePathError{Op: "open", Path: path, Msg: err.Error()}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		we.Op, we.Msg = pe.Op, pe.Err.Error()
 	}
-	return frameOf(frameData, path, r.b)
+	var en syscall.Errno
+	if errors.As(err, &en) {
+		we.Errno = int(en)
+	}
+	b, _ := json.Marshal(we)
+	return frameOf(frameError, path, b)
 }
 
 // frameOf makes a frame of kind for path with payload b.
@@ -163,7 +238,12 @@ func frameOf(kind byte, path string, b []byte) []byte {
 // read.
 func (in *Inputs) Record(r *provenance.Run) {
 	for _, f := range in.files {
-		r.AddInputBytes(f.flag, f.name, f.b)
+		switch {
+		case f.decoded == nil:
+			r.AddInputBytes(f.flag, f.name, f.b)
+		case f.sum != "":
+			r.Inputs = append(r.Inputs, provenance.Input{Flag: f.flag, Path: f.name, SHA256: f.sum, Bytes: f.size})
+		}
 	}
 }
 

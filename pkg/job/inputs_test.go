@@ -2,9 +2,13 @@ package job
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -88,5 +92,86 @@ func TestInputsStopBlockedRead(t *testing.T) {
 		if !errors.As(err, &ir) || ir.Reading != fifo || ir.ExitCode() != 143 || !strings.Contains(err.Error(), "SIGTERM while reading "+fifo) {
 			t.Errorf("rank %d: %v, want the SIGTERM that gave up reading %s", r, err, fifo)
 		}
+	}
+}
+
+// TestInputsDecodedOnRank0: on three ranks, a file that a library opens
+// by its path (readDecoded) is decoded by rank 0 alone, from rank 0's
+// path (the others' paths do not exist), and every rank gets its value,
+// side-file content included; a second read comes from memory; the
+// record has the file's SHA-256 (provenance.FileSHA256 of rank 0's
+// file). A decoder's error is rank 0's text on every rank.
+func TestInputsDecodedOnRank0(t *testing.T) {
+	type grid struct {
+		Name   string
+		Values []float64
+		Side   string
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.grid")
+	if err := os.WriteFile(path, []byte("g 1.5 -2 NaN"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".aux", []byte("side"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// decode parses "NAME v1 v2 ..." and reads the side file, as GDAL
+	// would; it counts the ranks that call it.
+	var calls atomic.Int32
+	decode := func(p string) (grid, error) {
+		calls.Add(1)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return grid{}, fmt.Errorf("%s: not recognised as a grid", p)
+		}
+		side, err := os.ReadFile(p + ".aux")
+		if err != nil {
+			return grid{}, err
+		}
+		f := strings.Fields(string(b))
+		g := grid{Name: f[0], Side: string(side)}
+		for _, s := range f[1:] {
+			v, _ := strconv.ParseFloat(s, 64)
+			g.Values = append(g.Values, v)
+		}
+		return g, nil
+	}
+	got := make([]grid, 3)
+	recs := make([][]provenance.Input, 3)
+	errs := ranksWithin(t, 20*time.Second, 3, func(w comm.Comm) error {
+		in := NewInputs(w, nil, nil)
+		p, missing := path, filepath.Join(dir, "missing.grid")
+		if w.Rank() > 0 {
+			p, missing = filepath.Join(dir, "not-here.grid"), path // never opened
+		}
+		for range 2 {
+			g, err := readDecoded(in, "at", p, decode)
+			if err != nil {
+				return err
+			}
+			got[w.Rank()] = g
+		}
+		var r provenance.Run
+		in.Record(&r)
+		recs[w.Rank()] = r.Inputs
+		if _, err := readDecoded(in, "blocks", missing, decode); err == nil || err.Error() != filepath.Join(dir, "missing.grid")+": not recognised as a grid" {
+			return fmt.Errorf("rank 0's decoder error: %v", err)
+		}
+		return nil
+	})
+	sum, size, err := provenance.FileSHA256(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := provenance.Input{Flag: "at", Path: path, SHA256: sum, Bytes: size}
+	for r, err := range errs {
+		g := got[r]
+		if err != nil || g.Name != "g" || g.Side != "side" || len(g.Values) != 3 || g.Values[0] != 1.5 || g.Values[1] != -2 || !math.IsNaN(g.Values[2]) ||
+			len(recs[r]) != 1 || recs[r][0] != want {
+			t.Errorf("rank %d: %v, decoded %+v, record %+v (want %+v)", r, err, g, recs[r], want)
+		}
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("the decoder ran %d times, want 2 (rank 0: the file, then the missing one)", n)
 	}
 }

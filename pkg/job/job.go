@@ -205,26 +205,16 @@ func newRuntimeWith(w comm.Comm, workers int, trace bool, ov *likelihood.Overlap
 // Metric maps a distance name to a metric: "auto" is great-circle for
 // geographic (lon,lat) data and Euclidean otherwise.
 func Metric(name string, coords dataset.Coords) (matern.Metric, error) {
-	switch name {
-	case "auto":
+	if name == "auto" {
 		if coords == dataset.Geographic {
 			return matern.GreatCircle, nil
 		}
 		return matern.Euclidean, nil
-	case "euclidean":
-		return matern.Euclidean, nil
-	case "great-circle", "gc":
-		return matern.GreatCircle, nil
+	}
+	if m, ok := matern.ParseMetric(name); ok {
+		return m, nil
 	}
 	return 0, fmt.Errorf("unknown distance %q (want euclidean, great-circle or auto)", name)
-}
-
-// MetricName is the name of m in results: "euclidean" or "great-circle".
-func MetricName(m matern.Metric) string {
-	if m == matern.GreatCircle {
-		return "great-circle"
-	}
-	return "euclidean"
 }
 
 // Owners returns the tile distributions of an MPI run: the

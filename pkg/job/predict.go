@@ -61,7 +61,7 @@ type PredictResult struct {
 // rank's need is checked against its memory first.
 func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	w := env.comm()
-	env.Inputs = env.inputs() // one reader for the run (its record: writeCVJSON)
+	env.Inputs = env.inputs() // one reader for the run (its record: the JSON's run)
 	cmd := cfg.Command()
 	ag := newAgreement(env, cmd) // the ranks agree on the inputs and settings (agree.go)
 	defer ag.finish(&err)
@@ -334,9 +334,7 @@ func finishPredict(cfg config.Predict, env Env, pin predictInputs, res *PredictR
 		}
 	case cfg.JSON != "":
 		res.Run = provenance.New(env.Command, res.Ranks, workers)
-		_ = res.Run.AddInput("data", cfg.Data)
-		_ = res.Run.AddInput("at", cfg.At)
-		_ = res.Run.AddInput("theta-from", cfg.ThetaFrom)
+		env.Inputs.Record(res.Run) // the digests of the bytes read: a FIFO cannot be read again
 		if err := WriteJSON(cfg.JSON, res); err != nil {
 			return nil, badInput("predict: --json: %v", err)
 		}
@@ -388,9 +386,9 @@ func readPredictData(in *Inputs, cfg *config.Predict, env Env) (p predictInputs,
 	if err := check3D(cfg.Command(), cfg.Kernel, obs, p.metric); err != nil {
 		return p, err
 	}
-	if fd := cfg.FitDistance; fd != "" && MetricName(p.metric) != fd {
+	if fd := cfg.FitDistance; fd != "" && p.metric.String() != fd {
 		return p, badInput(cfg.Command()+": --distance auto gives %s distances for %s, but the fit in %s used %s (leave --distance out)",
-			MetricName(p.metric), cfg.Data, cfg.ThetaFrom, fd)
+			p.metric.String(), cfg.Data, cfg.ThetaFrom, fd)
 	}
 	if obs.Coords != nw.Coords {
 		return p, badInput("%s: %s and %s use different coordinates (%s vs %s)", cfg.Command(), cfg.Data, cfg.At, obs.Coords, nw.Coords)
@@ -414,7 +412,7 @@ func readPredictObs(in *Inputs, cfg *config.Predict, env Env) (*dataset.Data, er
 		return nil, badInput("%s: %s has no observations (a column z, value or obs, or one named by --z)", cfg.Command(), cfg.Data)
 	}
 	logNotes(env, cfg.Data, obs)
-	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0); err != nil { // a nugget allows duplicate locations
+	if err := dataset.ValidateWith(obs, 3, cfg.Nugget > 0 || cfg.Cmd == "variogram"); err != nil { // a nugget (or a semivariogram: pairs at distance 0) allows duplicate locations
 		return nil, badInput("%s: %v%s", cfg.Data, err, droppedNote(obs))
 	}
 	if err := checkKernelColumns(cfg.Data, cfg.Kernel, obs); err != nil {

@@ -23,8 +23,9 @@ type grid struct {
 // readAt reads predict's new locations: a CSV (through in: rank 0 reads,
 // every rank parses the same bytes), or a raster (gdal.IsRaster) whose
 // cell centres are the locations and whose bands are covariates (named
-// by their descriptions, or as cfg.Bands maps them; GDAL reads the file
-// on every rank). The grid is nil for a CSV.
+// by their descriptions, or as cfg.Bands maps them; GDAL decodes the
+// file on rank 0, which sends the raster to every rank: readDecoded). The
+// grid is nil for a CSV.
 func readAt(in *Inputs, cfg *config.Predict) (*dataset.Data, *grid, error) {
 	if !gdal.IsRaster(cfg.At) {
 		if len(cfg.Bands) > 0 {
@@ -41,8 +42,11 @@ func readAt(in *Inputs, cfg *config.Predict) (*dataset.Data, *grid, error) {
 		}
 		return nw, nil, nil
 	}
-	r, err := gdal.Read(cfg.At)
+	r, err := readDecoded(in, "at", cfg.At, gdal.Read)
 	if err != nil {
+		if isInterrupted(err) {
+			return nil, nil, err
+		}
 		return nil, nil, badInput("predict: --at %v", err)
 	}
 	names, err := bandNames(r, cfg.Bands)

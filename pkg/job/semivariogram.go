@@ -4,30 +4,46 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
+	"github.com/exageostat/exageostat/pkg/transform"
 	"github.com/exageostat/exageostat/pkg/variogram"
 )
 
 // semivariogramValues returns the values whose semivariogram describes
-// the fit of d with the mean model mean, and what they are: the
+// the fit of d with the mean model mean, and what they are (z names the
+// observation: "log(zinc)"): the
 // observations themselves for a zero or constant mean, else the residuals
 // of the mean's ordinary least squares fit (variogram.OLSResiduals:
 // gstat's variogram(z ~ covariates)), whose semivariogram is that of the
 // field the covariance models, where the observations' own would add the
 // mean's spread.
-func semivariogramValues(d *dataset.Data, mean string) (v []float64, what string, err error) {
+func semivariogramValues(d *dataset.Data, mean, z string) (v []float64, what string, err error) {
 	names, cols, err := dataset.Design(d, mean)
 	if err != nil {
 		return nil, "", badInput("--mean %s: %v", mean, err)
 	}
 	if len(cols) <= 1 {
-		return d.Obs, "points: the observations", nil
+		return d.Obs, "points: the observations " + z, nil
 	}
 	r, _, err := variogram.OLSResiduals(d.Obs, cols)
 	if err != nil {
 		return nil, "", badInput("--mean %s: %v", mean, err)
 	}
-	return r, "points: OLS residuals of z ~ " + strings.Join(names[1:], " + ") + " (gstat's variogram)", nil
+	return r, "points: OLS residuals of " + z + " ~ " + strings.Join(names[1:], " + "), nil
+}
+
+// obsLabel names the observations of d read as c says: the column's name
+// (z when it has none), inside the transform's ("log(zinc)").
+func obsLabel(d *dataset.Data, c config.Columns) string {
+	z := d.ObsName
+	if z == "" {
+		z = "z"
+	}
+	if t := c.Transformation(); t.Kind != transform.None {
+		z = t.String() + "(" + z + ")"
+	}
+	return z
 }
 
 // fitVariogramOptions are the bins of fit --plot's semivariogram: gstat's

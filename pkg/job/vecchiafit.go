@@ -1,12 +1,12 @@
 package job
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
@@ -57,11 +57,11 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	kern := kernels.Default()
 	setup := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: v.workers}
 	if cfg.Vecchia.Sets != "" {
-		if setup.Perm, setup.Sets, err = readSets(cfg.Vecchia.Sets); err != nil {
-			return nil, err
+		if setup.Perm, setup.Sets, err = readSets(v.in, cfg.Vecchia.Sets); err != nil {
+			return nil, sameOnEveryRank(err, w) // rank 0's bytes on every rank
 		}
 	}
-	if err := v.vecchiaCheckpoint(); err != nil {
+	if err := v.vecchiaCheckpoint(setup); err != nil {
 		return nil, err
 	}
 	d := v.d
@@ -95,7 +95,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
-		d.Len(), v.model, MetricName(v.metric), st.final.Sets.M, cfg.Vecchia.Order, st.final.Plan.Blocks.Len(), workersNote(v.workers),
+		d.Len(), v.model, v.metric.String(), st.final.Sets.M, cfg.Vecchia.Order, st.final.Plan.Blocks.Len(), workersNote(v.workers),
 		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
 		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
 	prep := since(t0)
@@ -214,23 +214,21 @@ func (v *fitJob) searchVecchia(st *vecchiaStages, opt mle.Options) (*mle.Result,
 // vecchiaCheckpoint checks the file to resume from against this Vecchia
 // fit and starts its checkpoint (prepareCheckpoint): the settings are the
 // exact path's with the computation naming m, the ordering (and the
-// random ordering's seed) or the sets file's digest, and the search; the
+// random ordering's seed) or the digest of the sets read, and the search; the
 // data's digest is that of the data read, or of the simulated problem's
 // definition.
-func (v *fitJob) vecchiaCheckpoint() error {
+func (v *fitJob) vecchiaCheckpoint(s vecchia.Setup) error {
 	cfg := v.cfg
-	set := checkpointSettings(cfg, MetricName(v.metric), v.x0, false, 0)
+	set := checkpointSettings(cfg, v.metric.String(), v.x0, false, 0)
 	set.NB, set.Search = 0, vecchiaSearch(cfg)
 	set.Computation = fmt.Sprintf("vecchia m=%d order=%s", cfg.Vecchia.M, cfg.Vecchia.Order)
 	if cfg.Vecchia.Order == string(order.Random) {
 		set.Computation += fmt.Sprintf(" seed=%d", cfg.Seed)
 	}
-	if cfg.Vecchia.Sets != "" {
-		b, err := os.ReadFile(cfg.Vecchia.Sets)
-		if err != nil {
-			return badInput("fit: --vecchia-sets: %v", err)
-		}
-		set.Computation = fmt.Sprintf("vecchia sets sha256=%x", sha256.Sum256(b))
+	if s.Sets != nil { // --vecchia-sets: the ordering and the sets read
+		h := sha256.New()
+		fmt.Fprint(h, s.Perm, s.Sets.N, s.Sets.M, s.Sets.Idx)
+		set.Computation = fmt.Sprintf("vecchia sets sha256=%x", h.Sum(nil))
 	}
 	var err error
 	v.ckw, v.resume, err = prepareCheckpoint(v.w, v.in, cfg, set, dataSHA256(cfg, v.d), v.env)
@@ -297,15 +295,18 @@ func clampTheta(x, lo, hi []float64) []float64 {
 	return out
 }
 
-// readSets reads a sets file (--vecchia-sets): an unreadable file or a
-// malformed line is the user's (exit 2, file:line).
-func readSets(path string) ([]int, *neighbors.Sets, error) {
-	f, err := os.Open(path)
+// readSets reads a sets file (--vecchia-sets; in: rank 0 reads, every
+// rank parses the same bytes): an unreadable file or a malformed line is
+// the user's (exit 2, file:line).
+func readSets(in *Inputs, path string) ([]int, *neighbors.Sets, error) {
+	path, b, err := in.Read("vecchia-sets", path)
 	if err != nil {
+		if isInterrupted(err) {
+			return nil, nil, err
+		}
 		return nil, nil, badInput("fit: --vecchia-sets: %v", err)
 	}
-	defer f.Close()
-	perm, s, err := neighbors.Read(f, path)
+	perm, s, err := neighbors.Read(bytes.NewReader(b), path)
 	if err != nil {
 		return nil, nil, badInput("%v", err)
 	}

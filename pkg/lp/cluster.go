@@ -25,8 +25,8 @@ func FromCluster(c config.Cluster) ([]Group, error) {
 	out := make([]Group, len(c.Groups))
 	for i, g := range c.Groups {
 		lg := Group{Name: g.Name, Nodes: g.Nodes}
-		lg.Workers[CPU], lg.Workers[GPU] = g.CPUs, g.GPUs
-		for k, table := range [NumResources]config.Durations{CPU: g.CPU, GPU: g.GPU} {
+		lg.Workers = g.Workers()
+		for k, table := range g.Tables() {
 			for t := Task(0); t < NumTasks; t++ {
 				d, ok := table[t.String()]
 				if !ok {

@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/kind"
 )
 
@@ -88,26 +89,16 @@ func (t Task) Flops() float64 {
 	return 0
 }
 
-// Resource is a kind of worker of a node: a CPU core or a GPU.
-type Resource int
+// Resource is a type of worker of a node, config.Resource: a CPU core or
+// a GPU.
+type Resource = config.Resource
 
-// The resource kinds.
+// The resource types, as config states them.
 const (
-	CPU Resource = iota
-	GPU
-	NumResources
+	CPU          = config.CPU
+	GPU          = config.GPU
+	NumResources = config.NumResources
 )
-
-// String returns "cpu" or "gpu".
-func (k Resource) String() string {
-	switch k {
-	case CPU:
-		return "cpu"
-	case GPU:
-		return "gpu"
-	}
-	return fmt.Sprintf("resource(%d)", int(k))
-}
 
 // Group is a set of identical nodes.
 type Group struct {

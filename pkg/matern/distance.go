@@ -24,13 +24,27 @@ const (
 
 // String returns "euclidean" or "great-circle".
 func (m Metric) String() string {
-	switch m {
-	case Euclidean:
-		return "euclidean"
-	case GreatCircle:
-		return "great-circle"
+	if m >= 0 && int(m) < len(metricNames) {
+		return metricNames[m]
 	}
 	return fmt.Sprintf("Metric(%d)", int(m))
+}
+
+// metricNames are the Metrics' names in results and in the distance key.
+var metricNames = [...]string{Euclidean: "euclidean", GreatCircle: "great-circle"}
+
+// ParseMetric returns the metric a distance name names: "euclidean",
+// "great-circle" or its short form "gc"; false for any other name.
+func ParseMetric(name string) (Metric, bool) {
+	if name == "gc" {
+		return GreatCircle, true
+	}
+	for m, s := range metricNames {
+		if s == name {
+			return Metric(m), true
+		}
+	}
+	return 0, false
 }
 
 // Points is a set of locations, point i being (X[i], Y[i]) or, when Z is

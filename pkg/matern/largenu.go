@@ -116,13 +116,8 @@ func largeLogCorr(nu, x float64) float64 {
 
 // largeCorr returns the Matérn correlation for nu >= NuLarge and x >= 0.
 func largeCorr(nu, x float64) float64 {
-	switch {
-	case x == 0:
-		return 1
-	case math.IsInf(x, 1):
-		return 0
-	case math.IsNaN(x):
-		return x
+	if c, ok := corrEdge(x); ok {
+		return c
 	}
 	return math.Exp(largeLogCorr(nu, x))
 }

@@ -107,6 +107,21 @@ func newDirect(nu float64) direct {
 	return d
 }
 
+// corrEdge returns the Matérn correlation where it does not depend on nu
+// (1 at x = 0, 0 at x = +Inf, NaN at NaN) and true, or false for any
+// other x.
+func corrEdge(x float64) (float64, bool) {
+	switch {
+	case x == 0:
+		return 1, true
+	case math.IsInf(x, 1):
+		return 0, true
+	case math.IsNaN(x):
+		return x, true
+	}
+	return 0, false
+}
+
 // corr returns the correlation at x = r/beta >= 0.
 func (d direct) corr(x float64) float64 {
 	switch d.form {
@@ -119,13 +134,8 @@ func (d direct) corr(x float64) float64 {
 	case formLarge:
 		return largeCorr(d.nu, x)
 	}
-	switch {
-	case x == 0:
-		return 1
-	case math.IsInf(x, 1):
-		return 0
-	case math.IsNaN(x):
-		return x
+	if c, ok := corrEdge(x); ok {
+		return c
 	}
 	km, ke := besselKExp(d.nu, x)
 	pm, pe := powExp(x, d.nu)

@@ -281,21 +281,30 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		}
 		return l
 	}
+	// finish closes the search with its status and time, or returns why it
+	// has no result: the error that stopped it, an interruption before any
+	// point was evaluated, or no evaluation that succeeded.
+	finish := func(status string) error {
+		res.Status = status
+		res.Seconds = time.Since(t0).Seconds()
+		switch {
+		case stopErr != nil:
+			return stopErr
+		case res.Theta == nil && interrupted:
+			return ErrInterrupted
+		case res.Theta == nil:
+			return &NoSuccess{Failed: res.Failed, Last: lastFail}
+		}
+		return nil
+	}
 	if len(free) == 0 {
 		evaluate(start)
-		res.Status = "all parameters fixed"
+		status := "all parameters fixed"
 		if interrupted {
-			res.Status = StatusInterrupted
+			status = StatusInterrupted
 		}
-		res.Seconds = time.Since(t0).Seconds()
-		if stopErr != nil {
-			return nil, stopErr
-		}
-		if res.Theta == nil && interrupted {
-			return nil, ErrInterrupted
-		}
-		if res.Theta == nil {
-			return nil, &NoSuccess{Failed: res.Failed, Last: lastFail}
+		if err := finish(status); err != nil {
+			return nil, err
 		}
 		return res, nil
 	}
@@ -337,16 +346,8 @@ func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
 		}
 		res.Restarts++
 	}
-	res.Status = status
-	res.Seconds = time.Since(t0).Seconds()
-	if stopErr != nil {
-		return nil, stopErr
-	}
-	if res.Theta == nil && interrupted {
-		return nil, ErrInterrupted
-	}
-	if res.Theta == nil {
-		return nil, &NoSuccess{Failed: res.Failed, Last: lastFail}
+	if ferr := finish(status); ferr != nil {
+		return nil, ferr
 	}
 	if err != nil && status != "MAXEVAL_REACHED" {
 		// Round-off stops still leave the best point found.

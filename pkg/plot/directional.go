@@ -116,16 +116,8 @@ func SemivariogramDirections(base string, series []SemivariogramSeries, opts Sem
 			}
 		}
 		p.Add(labels)
-		p.X.Min = min(p.X.Min, 0)
-		p.X.Max = max(p.X.Max, 1.05*hmax)
-		p.Y.Min = min(p.Y.Min, 0)
-		p.Y.Max += 0.05 * (p.Y.Max - p.Y.Min)
 		// Bottom right, where a semivariogram is high: empty space.
-		p.Legend.Top = false
-		p.Legend.Left = false
-		p.Legend.XOffs = -vg.Points(8)
-		p.Legend.YOffs = vg.Points(8)
-		p.Draw(draw.Crop(dc, 0, -vg.Points(12), 0, 0))
+		drawSemivariogram(p, dc, hmax)
 		return nil
 	})
 }

@@ -125,16 +125,8 @@ func SemivariogramWith(base string, h, gamma []float64, model func(r float64) fl
 			lb.add(pts, opts.Counts, color.Gray{Y: 110})
 			p.Add(lb)
 		}
-		p.X.Min = min(p.X.Min, 0)
-		p.X.Max = max(p.X.Max, 1.05*hmax)
-		p.Y.Min = min(p.Y.Min, 0)
-		p.Y.Max += 0.05 * (p.Y.Max - p.Y.Min)
 		// Bottom right, below the sill at long distances: empty space.
-		p.Legend.Top = false
-		p.Legend.Left = false
-		p.Legend.XOffs = -vg.Points(8)
-		p.Legend.YOffs = vg.Points(8)
-		p.Draw(draw.Crop(dc, 0, -vg.Points(12), 0, 0))
+		drawSemivariogram(p, dc, hmax)
 		return nil
 	})
 }
@@ -220,4 +212,19 @@ func overlapsAny(b vg.Rectangle, taken []vg.Rectangle) bool {
 		}
 	}
 	return false
+}
+
+// drawSemivariogram draws a semivariogram p on dc: distances from 0 to 5 %
+// past hmax (or the data's), semivariances from 0 with 5 % of headroom,
+// the legend in the bottom right corner.
+func drawSemivariogram(p *plot.Plot, dc draw.Canvas, hmax float64) {
+	p.X.Min = min(p.X.Min, 0)
+	p.X.Max = max(p.X.Max, 1.05*hmax)
+	p.Y.Min = min(p.Y.Min, 0)
+	p.Y.Max += 0.05 * (p.Y.Max - p.Y.Min)
+	p.Legend.Top = false
+	p.Legend.Left = false
+	p.Legend.XOffs = -vg.Points(8)
+	p.Legend.YOffs = vg.Points(8)
+	p.Draw(draw.Crop(dc, 0, -vg.Points(12), 0, 0))
 }

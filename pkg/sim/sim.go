@@ -49,27 +49,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/trace"
 )
 
-// Resource is a type of worker: a CPU core or a GPU.
-type Resource int
-
-// The resource types.
-const (
-	CPU Resource = iota
-	GPU
-	NumResources
-)
-
-// String returns "cpu" or "gpu".
-func (r Resource) String() string {
-	switch r {
-	case CPU:
-		return "cpu"
-	case GPU:
-		return "gpu"
-	}
-	return fmt.Sprintf("resource(%d)", int(r))
-}
-
 // Options change what Run records.
 type Options struct {
 	// TraceTransfers adds one trace event of kind runtime.XferKind per
@@ -138,15 +117,15 @@ type Result struct {
 }
 
 // use returns the Use of resource k in s.
-func (s *RankStats) use(k Resource) *Use {
-	if k == GPU {
+func (s *RankStats) use(k config.Resource) *Use {
+	if k == config.GPU {
 		return &s.GPU
 	}
 	return &s.CPU
 }
 
-func (s *GroupStats) use(k Resource) *Use {
-	if k == GPU {
+func (s *GroupStats) use(k config.Resource) *Use {
+	if k == config.GPU {
 		return &s.GPU
 	}
 	return &s.CPU
@@ -155,16 +134,16 @@ func (s *GroupStats) use(k Resource) *Use {
 // rankModel is the machine of one rank.
 type rankModel struct {
 	group    int
-	workers  [NumResources]int
-	dur      [NumResources][]float64 // per kind id; 0: cannot run
+	workers  [config.NumResources]int
+	dur      [config.NumResources][]float64 // per kind id; 0: cannot run
 	bw, lat  float64
-	avail    []float64  // per worker: when it is free
-	kindOf   []Resource // per worker: its type (CPUs first, then GPUs)
-	ready    []int32    // ready tasks, highest priority first, then submission order
-	tent     []float64  // per worker, within a round: avail plus the tasks waiting for it
-	outFree  float64    // outgoing link free at
-	inFree   float64    // incoming link free at
-	runnable []bool     // per kind id: some worker type with workers runs it
+	avail    []float64         // per worker: when it is free
+	kindOf   []config.Resource // per worker: its type (CPUs first, then GPUs)
+	ready    []int32           // ready tasks, highest priority first, then submission order
+	tent     []float64         // per worker, within a round: avail plus the tasks waiting for it
+	outFree  float64           // outgoing link free at
+	inFree   float64           // incoming link free at
+	runnable []bool            // per kind id: some worker type with workers runs it
 }
 
 type event struct {
@@ -276,15 +255,17 @@ func newSimulator(g *runtime.Graph, c config.Cluster) (*simulator, error) {
 		gr := c.Groups[rg[r]]
 		m := &s.ranks[r]
 		m.group = rg[r]
-		m.workers = [NumResources]int{max(gr.CPUs, 0), max(gr.GPUs, 0)}
+		for k, n := range gr.Workers() {
+			m.workers[k] = max(n, 0)
+		}
 		m.bw, m.lat = gr.Link(c.Network)
 		m.runnable = make([]bool, len(kinds))
-		for k, table := range [NumResources]config.Durations{gr.CPU, gr.GPU} {
+		for k, table := range gr.Tables() {
 			m.dur[k] = make([]float64, len(kinds))
 			for id, kind := range kinds {
 				d := table[kind]
 				if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
-					return nil, fmt.Errorf("sim: group %q: %s duration of %s is %g", gr.Name, Resource(k), kind, d)
+					return nil, fmt.Errorf("sim: group %q: %s duration of %s is %g", gr.Name, config.Resource(k), kind, d)
 				}
 				m.dur[k][id] = d
 				if d > 0 && m.workers[k] > 0 {
@@ -292,7 +273,7 @@ func newSimulator(g *runtime.Graph, c config.Cluster) (*simulator, error) {
 				}
 			}
 			for range m.workers[k] {
-				m.kindOf = append(m.kindOf, Resource(k))
+				m.kindOf = append(m.kindOf, config.Resource(k))
 			}
 		}
 		m.avail = make([]float64, len(m.kindOf))
@@ -513,9 +494,9 @@ func (s *simulator) startTasks(r int, now float64) {
 		return
 	}
 	// Per type: idle workers, and the busy worker free first.
-	var idleK [NumResources]int
-	var minW [NumResources]int
-	lo := [NumResources + 1]int{0, m.workers[CPU], m.workers[CPU] + m.workers[GPU]}
+	var idleK [config.NumResources]int
+	var minW [config.NumResources]int
+	lo := [config.NumResources + 1]int{0, m.workers[config.CPU], m.workers[config.CPU] + m.workers[config.GPU]}
 	idle := 0
 	for w, a := range m.avail {
 		m.tent[w] = a
@@ -527,7 +508,7 @@ func (s *simulator) startTasks(r int, now float64) {
 	if idle == 0 {
 		return
 	}
-	first := func(k Resource) { // the busy worker of type k free first
+	first := func(k config.Resource) { // the busy worker of type k free first
 		minW[k] = lo[k]
 		for w := lo[k] + 1; w < lo[k+1]; w++ {
 			if m.tent[w] < m.tent[minW[k]] {
@@ -535,7 +516,7 @@ func (s *simulator) startTasks(r int, now float64) {
 			}
 		}
 	}
-	for k := range NumResources {
+	for k := range config.NumResources {
 		if m.workers[k] > 0 && idleK[k] == 0 {
 			first(k)
 		}
@@ -547,8 +528,8 @@ func (s *simulator) startTasks(r int, now float64) {
 			break
 		}
 		id := s.kindID[n]
-		bestK, bestEnd, bestDur := Resource(-1), math.Inf(1), 0.0
-		for k := range NumResources {
+		bestK, bestEnd, bestDur := config.Resource(-1), math.Inf(1), 0.0
+		for k := range config.NumResources {
 			d := m.dur[k][id]
 			if d == 0 || m.workers[k] == 0 {
 				continue
@@ -595,7 +576,7 @@ func (s *simulator) result(c config.Cluster, opt Options) *Result {
 	for r := range res.Ranks {
 		m := &s.ranks[r]
 		res.Ranks[r] = RankStats{Rank: r, Group: c.Groups[m.group].Name}
-		for k := range NumResources {
+		for k := range config.NumResources {
 			res.Ranks[r].use(k).Workers = m.workers[k]
 			res.Groups[m.group].use(k).Workers += m.workers[k]
 		}
@@ -643,7 +624,7 @@ func (s *simulator) result(c config.Cluster, opt Options) *Result {
 		}
 		ks := res.Kinds[nd.Kind]
 		ks.Count++
-		if k == GPU {
+		if k == config.GPU {
 			ks.GPU++
 		} else {
 			ks.CPU++
@@ -651,7 +632,7 @@ func (s *simulator) result(c config.Cluster, opt Options) *Result {
 		ks.Busy += d
 		res.Kinds[nd.Kind] = ks
 		ev.Worker, ev.Resource = int(s.worker[i]), "cpu"
-		if k == GPU {
+		if k == config.GPU {
 			ev.Resource = "gpu"
 		}
 		res.Events = append(res.Events, ev)

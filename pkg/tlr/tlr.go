@@ -51,17 +51,16 @@ const (
 	RRQR
 )
 
+// String returns the method's name: "aca", "svd" or "rrqr".
 func (m Method) String() string {
-	switch m {
-	case SVD:
-		return "svd"
-	case RRQR:
-		return "rrqr"
-	case ACA:
-		return "aca"
+	if m >= 0 && int(m) < len(methodNames) {
+		return methodNames[m]
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
+
+// methodNames are the Methods' names, by value.
+var methodNames = [...]string{ACA: "aca", SVD: "svd", RRQR: "rrqr"}
 
 // RankError reports a tile that needs a rank above its format's MaxRank
 // and cannot be held dense in its buffer.

@@ -11,9 +11,10 @@ package trace
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 )
 
 // Event is one recorded task execution.
@@ -71,23 +72,13 @@ func (e Event) Duration() float64 { return float64(e.End-e.Start) * 1e-9 }
 // and destination, so that output files do not depend on the order in
 // which workers handed their buffers over.
 func Sort(ev []Event) {
-	sort.SliceStable(ev, func(i, j int) bool {
-		a, b := ev[i], ev[j]
-		switch {
-		case a.Start != b.Start:
-			return a.Start < b.Start
-		case a.Rank != b.Rank:
-			return a.Rank < b.Rank
-		case a.Worker != b.Worker:
-			return a.Worker < b.Worker
-		case a.Kind != b.Kind:
-			return a.Kind < b.Kind
-		case a.End != b.End:
-			return a.End < b.End
-		case a.Src != b.Src:
-			return a.Src < b.Src
+	slices.SortStableFunc(ev, func(a, b Event) int {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 { // the usual case, first
+			return c
 		}
-		return a.Dst < b.Dst
+		return cmp.Or(cmp.Compare(a.Rank, b.Rank),
+			cmp.Compare(a.Worker, b.Worker), cmp.Compare(a.Kind, b.Kind),
+			cmp.Compare(a.End, b.End), cmp.Compare(a.Src, b.Src), cmp.Compare(a.Dst, b.Dst))
 	})
 }
 

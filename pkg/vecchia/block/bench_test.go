@@ -12,14 +12,23 @@ import (
 	"github.com/exageostat/exageostat/pkg/matern"
 )
 
-// BenchmarkRun times the block kernel on one thread: 2000 blocks of
-// u = 45 nearby points of which the last r = 3 are responses (the mean
-// block of a grouped m = 30 plan), Matérn with nu free, a nugget and a
+// BenchmarkRun times the block kernel on one thread with each BLAS
+// library: 2000 blocks of u = 45 nearby points of which the last r = 3
+// are responses (the mean block of a grouped m = 30 plan), or u = 16 and
+// r = 2 (an m = 10 plan's), Matérn with nu free, a nugget and a
 // constant mean, l alone and with the gradient and information. It
 // reports the thread's CPU nanoseconds per block (what a busy machine
 // distorts least) and the share of each phase.
 func BenchmarkRun(b *testing.B) {
-	const n, nb, u, r = 4000, 2000, 45, 3
+	for _, k := range kernels.All() {
+		for _, ur := range [][2]int{{45, 3}, {16, 2}} {
+			b.Run(fmt.Sprintf("%s/u=%d", k.Name(), ur[0]), func(b *testing.B) { benchRun(b, k, ur[0], ur[1]) })
+		}
+	}
+}
+
+func benchRun(b *testing.B, k kernels.Impl, u, r int) {
+	const n, nb = 4000, 2000
 	rng := rand.New(rand.NewPCG(1, 2))
 	pts := matern.Points{X: make([]float64, n), Y: make([]float64, n)}
 	obs, x := make([]float64, n), make([]float64, n)
@@ -27,14 +36,13 @@ func BenchmarkRun(b *testing.B) {
 		pts.X[i], pts.Y[i], obs[i], x[i] = rng.Float64(), rng.Float64(), rng.NormFloat64(), 1
 	}
 	d := &Data{Pts: pts, Obs: obs, X: x, Start: []int64{0}}
-	near := make([]int32, n)
+	near, dist := make([]int32, n), make([]float64, n)
 	for range nb {
 		c := rng.IntN(n)
 		for i := range near {
-			near[i] = int32(i)
+			near[i], dist[i] = int32(i), matern.Distance(matern.Euclidean, pts, i, pts, c)
 		}
-		dist := func(i int32) float64 { return matern.Distance(matern.Euclidean, pts, int(i), pts, c) }
-		slices.SortFunc(near, func(a, b int32) int { return cmpFloat(dist(a), dist(b)) })
+		slices.SortFunc(near, func(a, b int32) int { return cmpFloat(dist[a], dist[b]) })
 		blk := slices.Clone(near[:u])
 		slices.Sort(blk)
 		for k := u - r; k < u; k++ {
@@ -62,7 +70,7 @@ func BenchmarkRun(b *testing.B) {
 			clear(acc)
 			c0 := threadCPU()
 			for i := 0; i < b.N; i++ {
-				if err := Run(kernels.Default(), s, d, 0, nb, work, acc); err != nil {
+				if err := Run(k, s, d, 0, nb, work, acc); err != nil {
 					b.Fatal(err)
 				}
 			}
