@@ -155,16 +155,17 @@ func newBenchRuntimeCmd() *cobra.Command {
 	return c
 }
 
-func newBenchLikelihoodCmd() *cobra.Command {
-	var o bench.LikelihoodOptions
-	var pf placeFlags
-	var thetaS, overlapS string
-	var asJSON, ref bool
-	var comps, comp, pinMode string
-	c := &cobra.Command{
-		Use:   "likelihood",
-		Short: "One log-likelihood evaluation on the runtime versus a dense reference, same run",
-		Long: `Times l(theta) (median over --reps evaluations) on N synthetic locations with
+// benchLikFlags are bench likelihood's flags that are not fields of
+// bench.LikelihoodOptions.
+type benchLikFlags struct {
+	pf                   placeFlags
+	thetaS, overlapS     string
+	asJSON, ref          bool
+	comps, comp, pinMode string
+}
+
+// benchLikelihoodLong is bench likelihood's --help.
+const benchLikelihoodLong = `Times l(theta) (median over --reps evaluations) on N synthetic locations with
 the five-phase task graph, prints the busy time of each phase, the generation
 rate per core (fast Matérn evaluator vs the direct Bessel function), and the
 same value computed densely (direct Bessel generation, LAPACK dpotrf with as
@@ -189,7 +190,15 @@ factorisation busy times apart.)
 --pin does; both times --reps pairs of evaluations on two
 runtimes of the same data, one pinned and one not, alternating which goes
 first, and prints the median of the pairs' pinned / unpinned ratios (the
-exact computation only, no reference).`,
+exact computation only, no reference).`
+
+func newBenchLikelihoodCmd() *cobra.Command {
+	var o bench.LikelihoodOptions
+	var bf benchLikFlags
+	c := &cobra.Command{
+		Use:   "likelihood",
+		Short: "One log-likelihood evaluation on the runtime versus a dense reference, same run",
+		Long:  benchLikelihoodLong,
 		Example: `  exageostat bench likelihood --n 1600 --nb 320 --workers 2
   exageostat bench likelihood --n 3600 --theta 1,0.1,0.73 --json
   exageostat bench likelihood --n 3600 --nb 608 --mean constant
@@ -198,156 +207,173 @@ exact computation only, no reference).`,
   exageostat bench likelihood --n 8000 --nb 800 --computation tlr --predict 500 --reps 3 --reference=false
   exageostat bench likelihood --n 8192 --pin both --reps 6`,
 		Args: noArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			th, err := parseFloats("bench likelihood", "theta", thetaS)
-			if err != nil {
-				return err
-			}
-			if o.Mean != "zero" && o.Mean != "constant" && o.Mean != "linear" {
-				return badInput("bench likelihood: --mean must be zero, constant or linear, got %q", o.Mean)
-			}
-			if o.Mean != "zero" {
-				ref = false // the dense reference is of the zero-mean l
-			}
-			o.Theta, o.Reference = th, ref
-			co := config.AllOverlap()
-			if err := co.Apply(overlapS); err != nil {
-				return badInput("bench likelihood: --overlap: %v", err)
-			}
-			ov := job.OverlapOf(co)
-			o.Overlap = &ov
-			switch {
-			case o.N < 3:
-				return badInput("bench likelihood: --n must be >= 3 (got %d)", o.N)
-			case o.NB < 1:
-				return badInput("bench likelihood: --nb must be >= 1 (got %d)", o.NB)
-			case o.Workers < 1 || o.Workers > config.MaxWorkers:
-				return badInput("bench likelihood: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
-			case o.Reps < 1:
-				return badInput("bench likelihood: --reps must be >= 1 (got %d)", o.Reps)
-			case len(th) != 3:
-				return badInput("bench likelihood: --theta needs 3 values (sigma2,beta,nu), got %d", len(th))
-			}
-			compFlag := "computations"
-			if comp != "" {
-				if comps != "" {
-					return badInput("bench likelihood: give --computation or --computations, not both")
-				}
-				comps, compFlag = comp, "computation"
-			}
-			for _, s := range strings.Split(comps, ",") {
-				if s = strings.TrimSpace(s); s == "" || s == "exact" {
-					continue
-				}
-				c, err := likelihood.ParseComputation(s)
-				if err != nil {
-					return badInput("bench likelihood: --%s: %v", compFlag, err)
-				}
-				o.Computations = append(o.Computations, c)
-			}
-			if !(o.Approx.Accuracy > 0) || o.Approx.MaxRank < 0 || o.Approx.Band < -1 || o.Approx.Lookahead < 0 || o.Approx.HPotrf < 0 {
-				return badInput("bench likelihood: --tlr-accuracy must be > 0, --max-rank, --lookahead and --hpotrf >= 0 and --mp-band >= -1")
-			}
-			place, save, err := pf.options("bench likelihood", o.NB)
-			if err != nil {
-				return err
-			}
-			if pinMode != "auto" && pinMode != "on" && pinMode != "off" && pinMode != "both" {
-				return badInput("bench likelihood: --pin must be auto, on, off or both, got %q", pinMode)
-			}
-			if pinMode == "both" {
-				pin, note := job.Pinning("on", o.Workers)
-				return pinBench(o, place, pin, note, asJSON)
-			}
-			pin, note := job.Pinning(pinMode, o.Workers)
-			o.Place = func(ro *runtime.Options) {
-				place(ro)
-				pin(ro)
-			}
-			fmt.Fprintf(os.Stderr, "bench likelihood: %s\n", note)
-			r, err := bench.LikelihoodBench(o)
-			if err != nil {
-				return err
-			}
-			if err := save(); err != nil {
-				return err
-			}
-			return emitBench(asJSON, r, 1, o.Workers, func() error {
-				fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s (median of %d)\n", r.N, r.NB, r.Workers, config.FormatFloats(r.Theta), r.Reps)
-				fmt.Printf("  runtime DAG   %.4f s per evaluation (min %.4f, max %.4f)  l=%.10f\n", r.Seconds, r.Wall.Min, r.Wall.Max, r.LogLik)
-				fmt.Printf("  overlap %s\n", r.Overlap)
-				fmt.Printf("  floor (Cholesky flops at dgemm %.1f GFLOP/s on %d threads + generation busy / %d workers): median %.4f s, wall/floor %.2fx\n",
-					r.Dgemm, r.Workers, r.Workers, r.Floor, r.FloorRatio)
-				for i, e := range r.Evals {
-					fmt.Printf("    eval %2d  %.4f s  floor %.4f s  %.2fx  util %.1f%%\n", i+1, e.Seconds, e.Floor, e.Ratio, 100*e.Utilization)
-				}
-				fmt.Printf("  busy (summed over workers): generation %.4f s  cholesky %.4f s (%.1f GFLOP/s wall)  solve+det+dot %.4f s\n",
-					r.Gen, r.Chol, r.Gflops, r.Solve)
-				fmt.Printf("  generation rate, one core: fast %.1f M entries/s, direct Bessel %.1f M entries/s (x%.1f)\n",
-					r.GenRate/1e6, r.DirectRate/1e6, r.GenRate/r.DirectRate)
-				if r.Mean != "" {
-					fmt.Printf("  mean %s (GLS, profiled): %.4f s per evaluation vs %.4f s with zero mean, alternated: overhead %+.1f%% wall, %+.1f%% busy\n",
-						r.Mean, r.Seconds, r.ZeroSecs, 100*r.MeanOverhead, 100*r.BusyOverhead)
-					fmt.Printf("  the mean's tasks (solves, inner products): %.4f s busy = %.2f%% of the zero-mean evaluation's %.4f s\n",
-						r.Solve-r.ZeroSolve, 100*(r.Solve-r.ZeroSolve)/r.ZeroBusy, r.ZeroBusy)
-				}
-				if r.PredictN > 0 {
-					fmt.Printf("  prediction of %d new locations (cross-covariance, solves; factor reused): %.4f s = %.2f x one evaluation\n",
-						r.PredictN, r.PredictSecs, r.PredictRatio)
-				}
-				for _, a := range r.Approx {
-					if a.Error != "" {
-						fmt.Printf("  %-5s failed: %s\n", a.Computation, a.Error)
-						continue
-					}
-					t := a.Tiles
-					fmt.Printf("  %-5s %.4f s per evaluation (x%.2f vs exact %.4f s)  l=%.10f  rel err %.2e  busy gen %.3f chol %.3f solve %.3f  peak tiles %.1f MB (exact %.1f)",
-						a.Computation, a.Seconds, a.Speedup, r.Seconds, a.LogLik, a.RelErr, a.Gen, a.Chol, a.Solve, float64(a.PeakBytes)/1e6, float64(r.PeakBytes)/1e6)
-					if t != nil && t.LowRank > 0 {
-						fmt.Printf("  rank mean %.1f max %d, %d dense off-diagonal, %.1f MB packed", t.MeanRank, t.MaxRank, t.DenseOff, float64(t.Bytes)/1e6)
-					}
-					if t != nil && t.Computation != likelihood.TLR {
-						fmt.Printf("  band %d", t.Band)
-					}
-					fmt.Println()
-					if r.PredictN > 0 {
-						fmt.Printf("        prediction of %d locations on the %s factor: %.4f s (exact %.4f s)  max |z_hat - exact| %.2e  max |var - exact| %.2e\n",
-							r.PredictN, a.Computation, a.PredictSecs, r.PredictSecs, a.PredictZErr, a.PredictVarErr)
-					}
-				}
-				if ref {
-					fmt.Printf("  dense reference %.4f s = generation %.4f s (direct Bessel) + factorisation, solve and dot %.4f s (LAPACK, %d threads)  l=%.10f  rel diff %.1e\n",
-						r.RefSecs, r.RefGen, r.RefFactor, r.Workers, r.RefLogLik, r.RelDiff)
-					fmt.Printf("  speed-up x%.1f over the whole reference, most of it its Bessel generation; x%.2f over its factorisation, solve and dot alone\n",
-						r.Speedup, r.FactorSpeedup)
-				}
-				printDevices(r.Devices)
-				return nil
-			})
-		},
+		RunE: func(c *cobra.Command, args []string) error { return runBenchLikelihood(&o, &bf) },
 	}
 	f := c.Flags()
 	f.IntVar(&o.N, "n", 1600, "number of locations")
 	f.IntVar(&o.NB, "nb", 320, "tile size")
 	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers (and reference threads)")
 	f.IntVar(&o.Reps, "reps", 10, "evaluations timed; the median is reported")
-	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu (nu = 0.73 exercises the general-nu path)")
+	f.StringVar(&bf.thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu (nu = 0.73 exercises the general-nu path)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
-	f.BoolVar(&ref, "reference", true, "also time the dense reference")
+	f.BoolVar(&bf.ref, "reference", true, "also time the dense reference")
 	f.IntVar(&o.Predict, "predict", 0, "also time kriging at this many new locations")
-	f.StringVar(&overlapS, "overlap", "", config.OverlapHelp)
+	f.StringVar(&bf.overlapS, "overlap", "", config.OverlapHelp)
 	f.StringVar(&o.Mean, "mean", "zero", "mean model: zero, constant or linear; with one, the zero-mean evaluation is timed alternately for the overhead (no dense reference)")
-	f.StringVar(&comps, "computations", "", "also time these approximate computations after the exact one: tlr,mp,dst")
-	f.StringVar(&comp, "computation", "", "also time this approximate computation after the exact one: tlr, mp or dst (one name of --computations)")
+	f.StringVar(&bf.comps, "computations", "", "also time these approximate computations after the exact one: tlr,mp,dst")
+	f.StringVar(&bf.comp, "computation", "", "also time this approximate computation after the exact one: tlr, mp or dst (one name of --computations)")
 	f.Float64Var(&o.Approx.Accuracy, "tlr-accuracy", 1e-9, "tlr: absolute Frobenius accuracy per tile")
 	f.IntVar(&o.Approx.MaxRank, "max-rank", 0, "tlr: largest rank of a U V^T tile (0: nb/2)")
 	f.IntVar(&o.Approx.Band, "mp-band", -1, "mp, dst: tile sub-diagonals in float64 (-1: 10 % of the tiles)")
 	f.IntVar(&o.Approx.Lookahead, "lookahead", 0, "tlr, mp, dst: lookahead depth of the Cholesky (0: off; see bench tlr-opt)")
 	f.IntVar(&o.Approx.HPotrf, "hpotrf", 0, "tlr, mp, dst: hierarchical potrf sub-tile size (0: off; see bench tlr-opt)")
-	f.StringVar(&pinMode, "pin", "auto", "auto, on, off: workers pinned to cores as fit's --pin; both: pinned and unpinned evaluations alternated, with their ratio")
-	f.BoolVar(&asJSON, "json", false, "print one JSON object")
-	pf.add(f)
+	f.StringVar(&bf.pinMode, "pin", "auto", "auto, on, off: workers pinned to cores as fit's --pin; both: pinned and unpinned evaluations alternated, with their ratio")
+	f.BoolVar(&bf.asJSON, "json", false, "print one JSON object")
+	bf.pf.add(f)
 	return c
+}
+
+// runBenchLikelihood is bench likelihood: its flags checked into o, the
+// evaluations timed (pinned, unpinned or both), the table (or JSON)
+// printed.
+func runBenchLikelihood(o *bench.LikelihoodOptions, bf *benchLikFlags) error {
+	if err := benchLikelihoodOptions(o, bf); err != nil {
+		return err
+	}
+	place, save, err := bf.pf.options("bench likelihood", o.NB)
+	if err != nil {
+		return err
+	}
+	if bf.pinMode != "auto" && bf.pinMode != "on" && bf.pinMode != "off" && bf.pinMode != "both" {
+		return badInput("bench likelihood: --pin must be auto, on, off or both, got %q", bf.pinMode)
+	}
+	if bf.pinMode == "both" {
+		pin, note := job.Pinning("on", o.Workers)
+		return pinBench(*o, place, pin, note, bf.asJSON)
+	}
+	pin, note := job.Pinning(bf.pinMode, o.Workers)
+	o.Place = func(ro *runtime.Options) {
+		place(ro)
+		pin(ro)
+	}
+	fmt.Fprintf(os.Stderr, "bench likelihood: %s\n", note)
+	r, err := bench.LikelihoodBench(*o)
+	if err != nil {
+		return err
+	}
+	if err := save(); err != nil {
+		return err
+	}
+	return emitBench(bf.asJSON, r, 1, o.Workers, func() error { printLikelihoodBench(r, bf.ref); return nil })
+}
+
+// benchLikelihoodOptions parses and checks bench likelihood's flags into
+// o (a mean model turns the dense reference off: bf.ref).
+func benchLikelihoodOptions(o *bench.LikelihoodOptions, bf *benchLikFlags) error {
+	th, err := parseFloats("bench likelihood", "theta", bf.thetaS)
+	if err != nil {
+		return err
+	}
+	if o.Mean != "zero" && o.Mean != "constant" && o.Mean != "linear" {
+		return badInput("bench likelihood: --mean must be zero, constant or linear, got %q", o.Mean)
+	}
+	if o.Mean != "zero" {
+		bf.ref = false // the dense reference is of the zero-mean l
+	}
+	o.Theta, o.Reference = th, bf.ref
+	co := config.AllOverlap()
+	if err := co.Apply(bf.overlapS); err != nil {
+		return badInput("bench likelihood: --overlap: %v", err)
+	}
+	ov := job.OverlapOf(co)
+	o.Overlap = &ov
+	switch {
+	case o.N < 3:
+		return badInput("bench likelihood: --n must be >= 3 (got %d)", o.N)
+	case o.NB < 1:
+		return badInput("bench likelihood: --nb must be >= 1 (got %d)", o.NB)
+	case o.Workers < 1 || o.Workers > config.MaxWorkers:
+		return badInput("bench likelihood: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
+	case o.Reps < 1:
+		return badInput("bench likelihood: --reps must be >= 1 (got %d)", o.Reps)
+	case len(th) != 3:
+		return badInput("bench likelihood: --theta needs 3 values (sigma2,beta,nu), got %d", len(th))
+	}
+	compFlag := "computations"
+	if bf.comp != "" {
+		if bf.comps != "" {
+			return badInput("bench likelihood: give --computation or --computations, not both")
+		}
+		bf.comps, compFlag = bf.comp, "computation"
+	}
+	for _, s := range strings.Split(bf.comps, ",") {
+		if s = strings.TrimSpace(s); s == "" || s == "exact" {
+			continue
+		}
+		c, err := likelihood.ParseComputation(s)
+		if err != nil {
+			return badInput("bench likelihood: --%s: %v", compFlag, err)
+		}
+		o.Computations = append(o.Computations, c)
+	}
+	if !(o.Approx.Accuracy > 0) || o.Approx.MaxRank < 0 || o.Approx.Band < -1 || o.Approx.Lookahead < 0 || o.Approx.HPotrf < 0 {
+		return badInput("bench likelihood: --tlr-accuracy must be > 0, --max-rank, --lookahead and --hpotrf >= 0 and --mp-band >= -1")
+	}
+	return nil
+}
+
+// printLikelihoodBench prints bench likelihood's table of r, with the
+// dense reference's lines when ref.
+func printLikelihoodBench(r *bench.LikelihoodResult, ref bool) {
+	fmt.Printf("likelihood n=%d nb=%d workers=%d theta=%s (median of %d)\n", r.N, r.NB, r.Workers, config.FormatFloats(r.Theta), r.Reps)
+	fmt.Printf("  runtime DAG   %.4f s per evaluation (min %.4f, max %.4f)  l=%.10f\n", r.Seconds, r.Wall.Min, r.Wall.Max, r.LogLik)
+	fmt.Printf("  overlap %s\n", r.Overlap)
+	fmt.Printf("  floor (Cholesky flops at dgemm %.1f GFLOP/s on %d threads + generation busy / %d workers): median %.4f s, wall/floor %.2fx\n",
+		r.Dgemm, r.Workers, r.Workers, r.Floor, r.FloorRatio)
+	for i, e := range r.Evals {
+		fmt.Printf("    eval %2d  %.4f s  floor %.4f s  %.2fx  util %.1f%%\n", i+1, e.Seconds, e.Floor, e.Ratio, 100*e.Utilization)
+	}
+	fmt.Printf("  busy (summed over workers): generation %.4f s  cholesky %.4f s (%.1f GFLOP/s wall)  solve+det+dot %.4f s\n",
+		r.Gen, r.Chol, r.Gflops, r.Solve)
+	fmt.Printf("  generation rate, one core: fast %.1f M entries/s, direct Bessel %.1f M entries/s (x%.1f)\n",
+		r.GenRate/1e6, r.DirectRate/1e6, r.GenRate/r.DirectRate)
+	if r.Mean != "" {
+		fmt.Printf("  mean %s (GLS, profiled): %.4f s per evaluation vs %.4f s with zero mean, alternated: overhead %+.1f%% wall, %+.1f%% busy\n",
+			r.Mean, r.Seconds, r.ZeroSecs, 100*r.MeanOverhead, 100*r.BusyOverhead)
+		fmt.Printf("  the mean's tasks (solves, inner products): %.4f s busy = %.2f%% of the zero-mean evaluation's %.4f s\n",
+			r.Solve-r.ZeroSolve, 100*(r.Solve-r.ZeroSolve)/r.ZeroBusy, r.ZeroBusy)
+	}
+	if r.PredictN > 0 {
+		fmt.Printf("  prediction of %d new locations (cross-covariance, solves; factor reused): %.4f s = %.2f x one evaluation\n",
+			r.PredictN, r.PredictSecs, r.PredictRatio)
+	}
+	for _, a := range r.Approx {
+		if a.Error != "" {
+			fmt.Printf("  %-5s failed: %s\n", a.Computation, a.Error)
+			continue
+		}
+		t := a.Tiles
+		fmt.Printf("  %-5s %.4f s per evaluation (x%.2f vs exact %.4f s)  l=%.10f  rel err %.2e  busy gen %.3f chol %.3f solve %.3f  peak tiles %.1f MB (exact %.1f)",
+			a.Computation, a.Seconds, a.Speedup, r.Seconds, a.LogLik, a.RelErr, a.Gen, a.Chol, a.Solve, float64(a.PeakBytes)/1e6, float64(r.PeakBytes)/1e6)
+		if t != nil && t.LowRank > 0 {
+			fmt.Printf("  rank mean %.1f max %d, %d dense off-diagonal, %.1f MB packed", t.MeanRank, t.MaxRank, t.DenseOff, float64(t.Bytes)/1e6)
+		}
+		if t != nil && t.Computation != likelihood.TLR {
+			fmt.Printf("  band %d", t.Band)
+		}
+		fmt.Println()
+		if r.PredictN > 0 {
+			fmt.Printf("        prediction of %d locations on the %s factor: %.4f s (exact %.4f s)  max |z_hat - exact| %.2e  max |var - exact| %.2e\n",
+				r.PredictN, a.Computation, a.PredictSecs, r.PredictSecs, a.PredictZErr, a.PredictVarErr)
+		}
+	}
+	if ref {
+		fmt.Printf("  dense reference %.4f s = generation %.4f s (direct Bessel) + factorisation, solve and dot %.4f s (LAPACK, %d threads)  l=%.10f  rel diff %.1e\n",
+			r.RefSecs, r.RefGen, r.RefFactor, r.Workers, r.RefLogLik, r.RelDiff)
+		fmt.Printf("  speed-up x%.1f over the whole reference, most of it its Bessel generation; x%.2f over its factorisation, solve and dot alone\n",
+			r.Speedup, r.FactorSpeedup)
+	}
+	printDevices(r.Devices)
 }
 
 // emitBench prints a bench's result: with asJSON one JSON object, the

@@ -277,7 +277,7 @@ func badInputCases() []cliCase {
 			want: "--variance latent goes with predict"},
 		{name: "predict draws negative", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--draws", "-1"}, want: `predict: key "draws": --draws must be in [0, 100000], got -1`},
 		{name: "predict draws with a mean", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--draws", "2", "--mean", "constant"},
-			ok: true, writes: []string{"p.csv"}},
+			ok: true, writes: []string{"p.csv"}, want: "predicted 2 locations from 60 observations (matern theta=1,0.1,0.5) in "},
 		{name: "predict variance", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--variance", "field"}, want: `predict: key "variance": --variance must be observation or latent, got "field"`},
 		{name: "predict distance", args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--distance", "l1"}, want: `unknown distance "l1"`},
 		{name: "theta-from truncated", defect: 9, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta-from", "@t.json"},
@@ -319,14 +319,14 @@ func badInputCases() []cliCase {
 		{name: "powexp lb above 2", defect: 3, args: []string{"fit", "--kernel", "powexp", "--lb", "0.1,0.1,2.5", "--ub", "5,5,2.5"}, want: `fit: key "lb": bounds of delta must lie within (0, 2] for powexp`},
 
 		// Defect 6: memory guard (the limit given, so that the case does not depend on the machine).
-		{name: "memory n 100000", defect: 6, args: []string{"fit", "--n", "100000", "--memory-limit", "1GB"}, want: "fit: rank 0 needs 40.7 GB (N=100000, nb=960, 1 rank); 1 GB available (--memory-limit)"},
+		{name: "memory n 100000", defect: 6, args: []string{"fit", "--n", "100000", "--memory-limit", "1GB"}, want: "fit: rank 0 needs 40.8 GB (N=100000, nb=960, 1 rank); 1 GB available (--memory-limit)"},
 		{name: "memory data 100000 rows", defect: 6, args: []string{"fit", "--data", "@big.csv", "--memory-limit", "1GB"}, files: map[string]string{"big.csv": bigCSV(100000)},
-			want: "fit: rank 0 needs 40.7 GB (N=100000, nb=960, 1 rank); 1 GB available"},
+			want: "fit: rank 0 needs 40.8 GB (N=100000, nb=960, 1 rank); 1 GB available"},
 		{name: "memory nb 1", defect: 6, args: []string{"fit", "--n", "400", "--nb", "1", "--memory-limit", "2GB"}, want: "one evaluation is a graph of 10.9 million tasks"},
 		{name: "memory grid", defect: 6, args: []string{"fit", "--n", "400", "--plot", "@pl", "--grid", "1000x1000", "--memory-limit", "100MB"}, want: "with kriging a 1000000-point grid); 100 MB available"},
-		{name: "memory simulate", defect: 6, args: []string{"simulate", "--n", "100000", "--out", "@s.csv", "--memory-limit", "1GB"}, want: "simulate: rank 0 needs 40.7 GB"},
+		{name: "memory simulate", defect: 6, args: []string{"simulate", "--n", "100000", "--out", "@s.csv", "--memory-limit", "1GB"}, want: "simulate: rank 0 needs 40.8 GB"},
 		{name: "memory predict", defect: 6, args: []string{"predict", "--data", "@big.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--memory-limit", "1GB"},
-			files: map[string]string{"big.csv": bigCSV(100000)}, want: "predict: rank 0 needs 40.7 GB"},
+			files: map[string]string{"big.csv": bigCSV(100000)}, want: "predict: rank 0 needs 40.8 GB"},
 		{name: "plan nodes huge", defect: 6, args: []string{"plan", "--nodes", "2000000000", "--n", "1000", "--nb", "100"}, want: `key "nodes": must be in [1, 1048576], got 2000000000`},
 
 		// Defect 12: a fault-injection setting that injects nothing.

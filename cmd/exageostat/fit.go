@@ -40,13 +40,10 @@ type fitFlags struct {
 // failTaskEnv names a task to fail on purpose (job.FailTaskEnv).
 const failTaskEnv = job.FailTaskEnv
 
-func newFitCmd(w comm.Comm) *cobra.Command {
-	cfg := config.DefaultFit()
-	var ff fitFlags
-	c := &cobra.Command{
-		Use:   "fit",
-		Short: "Maximum-likelihood estimation of the covariance parameters",
-		Long: `Estimates theta = (sigma2, beta, nu) of a Matérn covariance (or
+// fitLong and fitExample are fit's --help (the data columns' paragraph
+// follows: fitModelFlags).
+const (
+	fitLong = `Estimates theta = (sigma2, beta, nu) of a Matérn covariance (or
 (sigma2, beta, delta) of the powered exponential) by maximising the exact
 Gaussian log-likelihood with NLopt BOBYQA within [lb, ub]; a parameter with
 lb = ub is fixed. Each evaluation is one task graph (generation, Cholesky,
@@ -181,8 +178,8 @@ or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 --stderr comes from the Vecchia Fisher information at the estimate;
 --checkpoint/--resume keep each evaluation with its gradient and
 information (a resumed fit ends bitwise where an uninterrupted one does);
---cv and --holdout predict from the m nearest observations.`,
-		Example: `  exageostat fit
+--cv and --holdout predict from the m nearest observations.`
+	fitExample = `  exageostat fit
   exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
   exageostat fit --config fit.toml --trace trace.json
@@ -194,12 +191,31 @@ information (a resumed fit ends bitwise where an uninterrupted one does);
   exageostat fit --data data.csv --json r.json --resume r.ckpt
   mpirun -np 4 exageostat fit --config configs/fit-mpi.toml --json result.json
   srun --mpi=pmix -n 4 exageostat fit --data data.csv --distribution 1d1d --powers 1,1,2,2
-  mpirun -np 2 exageostat fit --config configs/fit-lp.toml`,
-		Args: noArgs,
+  mpirun -np 2 exageostat fit --config configs/fit-lp.toml`
+)
+
+func newFitCmd(w comm.Comm) *cobra.Command {
+	cfg := config.DefaultFit()
+	var ff fitFlags
+	c := &cobra.Command{
+		Use:     "fit",
+		Short:   "Maximum-likelihood estimation of the covariance parameters",
+		Long:    fitLong,
+		Example: fitExample,
+		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runFit(c, w, &cfg, &ff)
 		},
 	}
+	fitModelFlags(c, &cfg, &ff)
+	fitAssessFlags(c, &cfg, &ff)
+	fitRunFlags(c, &cfg, &ff)
+	return c
+}
+
+// fitModelFlags adds fit's flags of the data, the model, the search, the
+// devices and the outputs to c (and the data columns' help paragraph).
+func fitModelFlags(c *cobra.Command, cfg *config.Fit, ff *fitFlags) {
 	f := c.Flags()
 	f.StringVar(&ff.cfg, "config", "", "TOML configuration file (keys mirror these flags)")
 	f.StringVar(&cfg.Data, "data", "", "CSV with a header x,y,z or lon,lat,z")
@@ -235,6 +251,12 @@ information (a resumed fit ends bitwise where an uninterrupted one does);
 	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "without data: seed of the simulation")
 	f.IntVar(&cfg.Times, "times", 0, "without data, spacetime-matern: N/times sites observed at times 1..times")
 	c.Long += dataColumnsHelp
+}
+
+// fitAssessFlags adds fit's flags of the assessments after the search
+// (hold-out, standard errors, intervals, pictures, cross-validation) to c.
+func fitAssessFlags(c *cobra.Command, cfg *config.Fit, ff *fitFlags) {
+	f := c.Flags()
 	f.IntVar(&cfg.Holdout, "holdout", 0, "hold out this many random locations (--seed), fit the rest, predict them: MSPE and 95% coverage")
 	f.StringVar(&ff.trueTheta, "true-theta", "", "with --holdout: MLOE and MMOM against this true theta")
 	f.BoolVar(&cfg.StdErr, "stderr", false, "standard errors from the Fisher information (on with --holdout)")
@@ -249,6 +271,12 @@ information (a resumed fit ends bitwise where an uninterrupted one does);
 	f.StringVar(&cfg.ZName, "z-name", "", "with --plot: the observed variable's name on the colour bars (default z)")
 	f.StringVar(&cfg.Units, "units", "", "with --plot: the observed variable's units on the colour bars (e.g. mm)")
 	f.StringVar(&cfg.XYUnits, "xy-units", "", "with --plot: the units of planar x and y on the map axes (e.g. m; lon,lat data are in degrees)")
+}
+
+// fitRunFlags adds fit's flags of the distribution over the ranks, the
+// approximations and the log to c, and the data columns' flags.
+func fitRunFlags(c *cobra.Command, cfg *config.Fit, ff *fitFlags) {
+	f := c.Flags()
 	f.StringVar(&cfg.Distribution, "distribution", cfg.Distribution, "MPI runs: tile distribution, bc, 1d1d, hybrid (seed 002: dense band on a nodes x 1 grid, the rest bc), lp or bc-fast (the last two need --cluster)")
 	f.StringVar(&cfg.Cluster, "cluster", "", "MPI runs: cluster file whose [[group]] tables model the ranks' nodes (for --distribution lp or bc-fast)")
 	f.BoolVar(&cfg.ExcludeCPUOnly, "exclude-cpu-only", false, "MPI runs, lp: keep the nodes without GPUs out of the factorisation")
@@ -272,7 +300,6 @@ information (a resumed fit ends bitwise where an uninterrupted one does);
 	f.BoolVarP(&ff.verbose, "verbose", "v", false, "one log line per evaluation even on a terminal")
 	f.BoolVar(&ff.progress, "progress", false, "a progress line of the evaluation under way (tasks done / total, ETA) every 2 s on stderr: on by default on a terminal; --progress asks for it elsewhere (a line each time), -q turns it off")
 	columnFlags(c, &cfg.Columns)
-	return c
 }
 
 func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error {

@@ -571,6 +571,21 @@ func TestMPIMemoryLimit(t *testing.T) {
 		t.Fatalf("needs %v: want rank 1's larger", need)
 	}
 	mid := strconv.FormatInt((need[0]+need[1])/2, 10)
+	// fit's need adds its task graph to rank 1's: one evaluation's 378
+	// tasks (NT = 10) at 1800 bytes, by rank 1's share of the tile
+	// entries, and a 512-byte handle for each of the 55 tiles.
+	l := tile.NewLayout(n, nb)
+	var mine, all float64
+	for m := 0; m < l.NT; m++ {
+		for c := 0; c <= m; c++ {
+			e := float64(l.Rows(m) * l.Rows(c))
+			all += e
+			if d.Owner(m, c) == 1 {
+				mine += e
+			}
+		}
+	}
+	fitNeed1 := need[1] + int64(378*1800*mine/all+55*512)
 	out := filepath.Join(dir, "r.json")
 	csv := filepath.Join(dir, "s.csv")
 	for _, c := range []struct {
@@ -581,7 +596,7 @@ func TestMPIMemoryLimit(t *testing.T) {
 		{1, []string{"fit", "--n", "4000", "--nb", "400", "--memory-limit", "50MB", "--json", out},
 			"fit: rank 0 needs 1"},
 		{2, []string{"fit", "--n", "4000", "--nb", "400", "--distribution", "1d1d", "--powers", "1,3", "--memory-limit", mid, "--json", out},
-			"fit: rank 1 needs " + memory.Format(need[1]) + " (N=4000, nb=400, 2 ranks); " + memory.Format((need[0]+need[1])/2) + " available (--memory-limit)"},
+			"fit: rank 1 needs " + memory.Format(fitNeed1) + " (N=4000, nb=400, 2 ranks); " + memory.Format((need[0]+need[1])/2) + " available (--memory-limit)"},
 		{2, []string{"simulate", "--n", "4000", "--nb", "400", "--memory-limit", "10MB", "--out", csv},
 			"simulate: rank 0 needs "},
 	} {

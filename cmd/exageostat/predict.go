@@ -17,16 +17,17 @@ func newPredictCmd(w comm.Comm) *cobra.Command { return newKrigeCmd(w, false) }
 // leave one out.
 func newCVCmd(w comm.Comm) *cobra.Command { return newKrigeCmd(w, true) }
 
-// newKrigeCmd returns predict, or cv when cv is set (no --at: every
-// observation is predicted from the others).
-func newKrigeCmd(w comm.Comm, cv bool) *cobra.Command {
-	cfg := config.DefaultPredict()
-	var thetaS, powers string
-	var quiet bool
-	c := &cobra.Command{
-		Use:   "predict",
-		Short: "Krige values and prediction variances at new locations",
-		Long: `Simple kriging with zero mean (universal kriging with --mean): from the observations in --data and theta
+// krigeFlags are predict's and cv's flags that are not fields of
+// config.Predict.
+type krigeFlags struct {
+	thetaS, powers string
+	quiet          bool
+}
+
+// predictLong and cvLong are predict's and cv's --help (the flags' help
+// paragraphs follow: krigeFlagSet).
+const (
+	predictLong = `Simple kriging with zero mean (universal kriging with --mean): from the observations in --data and theta
 (--theta, or --theta-from a fit's JSON), predicts z at the locations of --at
 (a CSV with a header x,y or lon,lat; a z column there is ignored) and writes
 x,y,z_hat,variance in the order of --at. The variance is that of a new
@@ -70,82 +71,8 @@ text field), on the transformed scale with --transform.
 
 --json FILE writes the summary (counts, theta, seconds, and every rank's
 memory: the tiles it owned, its peaks, its need and what it had); --trace
-T.json traces the run as fit --trace does (docs/traces.md).`,
-		Example: `  exageostat predict --data observed.csv --theta 1,0.1,0.5 --at new.csv --out predictions.csv
-  exageostat predict --data meuse.csv --z zinc --transform log --mean dist --theta-from fit.json --at meuse-grid.tif --out zinc.tif
-  exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv
-  exageostat predict --data observed.csv --theta 1,0.1,0.5,0.01 --mean linear --at new.csv --out predictions.csv
-  exageostat predict --data big.csv --theta-from result.json --at new.csv --out predictions.csv --computation tlr --nb 800
-  mpirun -np 2 exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv`,
-		Args: noArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			cfg.Cmd = cmdName(c)
-			if cv {
-				if cfg.Data == "" || cfg.Out == "" {
-					return badInput("cv: --data and --out are required")
-				}
-				cfg.At, cfg.CV = cfg.Data, true
-			}
-			if cfg.Data == "" || cfg.At == "" || cfg.Out == "" {
-				return badInput("predict: --data, --at and --out are required")
-			}
-			if (thetaS == "") == (cfg.ThetaFrom == "") {
-				return badInput("%s: give exactly one of --theta and --theta-from", cfg.Cmd)
-			}
-			var err error
-			in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
-			if cfg.ThetaFrom != "" {
-				r, err := job.ReadFitResultWith(in, "theta-from", cfg.ThetaFrom)
-				if err != nil {
-					return fmt.Errorf("%s: --theta-from %w", cfg.Cmd, err)
-				}
-				if err := r.ApplyTo(&cfg, cfg.ThetaFrom, c.Flags().Changed); err != nil {
-					return err
-				}
-			} else if cfg.Theta, err = parseFloats(cfg.Cmd, "theta", thetaS); err != nil {
-				return err
-			}
-			if powers != "" {
-				if cfg.Powers, err = parseFloats(cfg.Cmd, "powers", powers); err != nil {
-					return err
-				}
-			}
-			r, err := job.Predict(cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: quiet, Command: os.Args, Inputs: in})
-			if err != nil {
-				return err
-			}
-			if cv {
-				s := r.CV
-				dst := os.Stdout
-				if r.Out == job.StdoutPath {
-					dst = os.Stderr // the CSV is on stdout
-				}
-				what := "leave-one-out"
-				if s.Folds > 0 {
-					what = fmt.Sprintf("%d-fold cross-validation (seed %d)", s.Folds, cfg.Seed)
-				}
-				fmt.Fprintf(dst, "%s over %d observations (%s theta=%s): MSPE %.6g  mean log score %.6g  95%% interval coverage %.1f%%  (%.3fs) -> %s\n",
-					what, s.N, r.Kernel, config.FormatFloats(r.Theta), s.MSPE, s.LogScore, 100*s.Coverage, r.Seconds, outName(r.Out))
-				for _, p := range r.Plots {
-					fmt.Fprintf(dst, "  picture: %s\n", p)
-				}
-				return nil
-			}
-			on := ""
-			if cfg.Computation == "vecchia" {
-				on = fmt.Sprintf(", Vecchia m=%d", cfg.Vecchia.M)
-			} else if cfg.Approximate() {
-				on = ", on the " + cfg.Computation + " factor"
-			}
-			fmt.Fprintf(os.Stderr, "predicted %d locations from %d observations (%s theta=%s%s) in %.3fs -> %s\n",
-				r.Predicted, r.Observed, r.Kernel, config.FormatFloats(r.Theta), on, r.Seconds, outName(r.Out))
-			return nil
-		},
-	}
-	if cv {
-		c.Use = "cv"
-		c.Short = "Leave-one-out or K-fold cross-validation of the observations at theta"
-		c.Long = `Leave-one-out cross-validation: every observation of --data predicted from
+T.json traces the run as fit --trace does (docs/traces.md).`
+	cvLong = `Leave-one-out cross-validation: every observation of --data predicted from
 all the others at theta (--theta, or --theta-from a fit's JSON), in closed
 form from one Cholesky factor L of Sigma (Dubrule 1983):
 e_i = z_i - E[z_i | z_-i] = (Sigma^-1 z)_i / (Sigma^-1)_ii and
@@ -173,12 +100,43 @@ intervals (also written to --json).
 data locations on a diverging colour scale, blue below 0 and red above,
 symmetric about 0) and cv_qq (their normal QQ plot with the line y = x),
 each as SVG and PNG (--dpi, 300 by default).`
+)
+
+// newKrigeCmd returns predict, or cv when cv is set (no --at: every
+// observation is predicted from the others).
+func newKrigeCmd(w comm.Comm, cv bool) *cobra.Command {
+	cfg := config.DefaultPredict()
+	var kf krigeFlags
+	c := &cobra.Command{
+		Use:   "predict",
+		Short: "Krige values and prediction variances at new locations",
+		Long:  predictLong,
+		Example: `  exageostat predict --data observed.csv --theta 1,0.1,0.5 --at new.csv --out predictions.csv
+  exageostat predict --data meuse.csv --z zinc --transform log --mean dist --theta-from fit.json --at meuse-grid.tif --out zinc.tif
+  exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv
+  exageostat predict --data observed.csv --theta 1,0.1,0.5,0.01 --mean linear --at new.csv --out predictions.csv
+  exageostat predict --data big.csv --theta-from result.json --at new.csv --out predictions.csv --computation tlr --nb 800
+  mpirun -np 2 exageostat predict --data observed.csv --theta-from result.json --at new.csv --out predictions.csv`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error { return runKrige(c, w, cv, &cfg, &kf) },
+	}
+	if cv {
+		c.Use = "cv"
+		c.Short = "Leave-one-out or K-fold cross-validation of the observations at theta"
+		c.Long = cvLong
 		c.Example = `  exageostat cv --data data.csv --theta-from result.json --out loo.csv
   exageostat cv --data data.csv --theta-from result.json --folds 10 --seed 3 --out cv10.csv --json cv10.json
   exageostat cv --data data.csv --theta 1,0.1,0.5,0.01 --out -`
 	}
+	krigeFlagSet(c, cv, &cfg, &kf)
+	return c
+}
+
+// krigeFlagSet adds predict's (or cv's) flags to c, and the help
+// paragraphs of the data columns and the approximations to its --help.
+func krigeFlagSet(c *cobra.Command, cv bool, cfg *config.Predict, kf *krigeFlags) {
 	f := c.Flags()
-	f.BoolVarP(&quiet, "quiet", "q", false, "keep stderr to warnings and the one-line summary")
+	f.BoolVarP(&kf.quiet, "quiet", "q", false, "keep stderr to warnings and the one-line summary")
 	f.StringVar(&cfg.Data, "data", "", "observed CSV (x,y,z or lon,lat,z)")
 	if !cv {
 		f.StringVar(&cfg.At, "at", "", "CSV of new locations (x,y or lon,lat), or a raster (.tif, .nc: GDAL) whose cell centres are the locations and whose bands are covariates")
@@ -186,7 +144,7 @@ each as SVG and PNG (--dpi, 300 by default).`
 		f.StringArrayVar(&cfg.Bands, "band", nil, "with a raster --at: BAND=COL reads band BAND (its number from 1 or its description) as the covariate COL (repeatable)")
 	}
 	f.StringVar(&cfg.Out, "out", "", "output CSV: x,y,z_hat,variance (- for standard output); with a raster --at, a .tif (GeoTIFF) or .nc (NetCDF) with the grid's CRS, one band per column and sd bands, NaN outside; a .gpkg (GeoPackage: GDAL) writes the table as a point layer in --crs")
-	f.StringVar(&thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta), and tau2 (the nugget) as a 4th value")
+	f.StringVar(&kf.thetaS, "theta", "", "parameters sigma2,beta,nu (or sigma2,beta,delta), and tau2 (the nugget) as a 4th value")
 	f.StringVar(&cfg.ThetaFrom, "theta-from", "", "take theta, kernel, mean, nugget and distance from a fit's --json result")
 	f.StringVar(&cfg.Kernel, "kernel", cfg.Kernel, kernelsHelp)
 	if !cv {
@@ -214,7 +172,7 @@ each as SVG and PNG (--dpi, 300 by default).`
 	f.IntVar(&cfg.NB, "nb", 0, "tile size (0: automatic, about N/6 within [160, 960])")
 	f.IntVar(&cfg.Workers, "workers", 0, "runtime workers (0: one per core the process may use: its CPU affinity mask, or SLURM_CPUS_PER_TASK if fewer)")
 	f.StringVar(&cfg.MemoryLimit, "memory-limit", "", "memory one rank may use, e.g. 2GB (default: what the node has, shared by its ranks)")
-	distributionFlags(c, &cfg.Phase, &powers)
+	distributionFlags(c, &cfg.Phase, &kf.powers)
 	columnFlags(c, &cfg.Columns)
 	f.StringVar(&cfg.Scale, "scale", "", "with --transform: the scale of the predictions written: both (default), original (back-transformed) or transformed")
 	approxFlags(c, &cfg.Approx)
@@ -233,5 +191,81 @@ condition each new location on its m nearest among the observations and
 the earlier new locations (joint draws). cv: leave one out predicts each
 observation from its m nearest others (the mean's coefficients from all
 of them); --folds K from the other folds.`
-	return c
+}
+
+// runKrige is predict (or cv): theta from --theta or --theta-from, the
+// kriging (job.Predict), its summary line.
+func runKrige(c *cobra.Command, w comm.Comm, cv bool, cfg *config.Predict, kf *krigeFlags) error {
+	cfg.Cmd = cmdName(c)
+	if cv {
+		if cfg.Data == "" || cfg.Out == "" {
+			return badInput("cv: --data and --out are required")
+		}
+		cfg.At, cfg.CV = cfg.Data, true
+	}
+	if cfg.Data == "" || cfg.At == "" || cfg.Out == "" {
+		return badInput("predict: --data, --at and --out are required")
+	}
+	if (kf.thetaS == "") == (cfg.ThetaFrom == "") {
+		return badInput("%s: give exactly one of --theta and --theta-from", cfg.Cmd)
+	}
+	var err error
+	in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
+	if cfg.ThetaFrom != "" {
+		r, err := job.ReadFitResultWith(in, "theta-from", cfg.ThetaFrom)
+		if err != nil {
+			return fmt.Errorf("%s: --theta-from %w", cfg.Cmd, err)
+		}
+		if err := r.ApplyTo(cfg, cfg.ThetaFrom, c.Flags().Changed); err != nil {
+			return err
+		}
+	} else if cfg.Theta, err = parseFloats(cfg.Cmd, "theta", kf.thetaS); err != nil {
+		return err
+	}
+	if kf.powers != "" {
+		if cfg.Powers, err = parseFloats(cfg.Cmd, "powers", kf.powers); err != nil {
+			return err
+		}
+	}
+	r, err := job.Predict(*cfg, job.Env{Comm: w, Log: os.Stderr, Quiet: kf.quiet, Command: os.Args, Inputs: in})
+	if err != nil {
+		return err
+	}
+	if cv {
+		printCV(r, cfg.Seed)
+		return nil
+	}
+	printPredicted(r, cfg)
+	return nil
+}
+
+// printCV prints cv's summary line of r (seed: of the folds) and its
+// pictures.
+func printCV(r *job.PredictResult, seed uint64) {
+	s := r.CV
+	dst := os.Stdout
+	if r.Out == job.StdoutPath {
+		dst = os.Stderr // the CSV is on stdout
+	}
+	what := "leave-one-out"
+	if s.Folds > 0 {
+		what = fmt.Sprintf("%d-fold cross-validation (seed %d)", s.Folds, seed)
+	}
+	fmt.Fprintf(dst, "%s over %d observations (%s theta=%s): MSPE %.6g  mean log score %.6g  95%% interval coverage %.1f%%  (%.3fs) -> %s\n",
+		what, s.N, r.Kernel, config.FormatFloats(r.Theta), s.MSPE, s.LogScore, 100*s.Coverage, r.Seconds, outName(r.Out))
+	for _, p := range r.Plots {
+		fmt.Fprintf(dst, "  picture: %s\n", p)
+	}
+}
+
+// printPredicted prints predict's summary line of r.
+func printPredicted(r *job.PredictResult, cfg *config.Predict) {
+	on := ""
+	if cfg.Computation == "vecchia" {
+		on = fmt.Sprintf(", Vecchia m=%d", cfg.Vecchia.M)
+	} else if cfg.Approximate() {
+		on = ", on the " + cfg.Computation + " factor"
+	}
+	fmt.Fprintf(os.Stderr, "predicted %d locations from %d observations (%s theta=%s%s) in %.3fs -> %s\n",
+		r.Predicted, r.Observed, r.Kernel, config.FormatFloats(r.Theta), on, r.Seconds, outName(r.Out))
 }

@@ -177,11 +177,7 @@ func TestRemoveTemps(t *testing.T) {
 	if n, err := RemoveTemps(filepath.Join(dir, "a[1].ckpt")); err != nil || n != 1 {
 		t.Fatalf("pattern characters: removed %d (%v), want 1", n, err)
 	}
-	var left []string
-	es, _ := os.ReadDir(dir)
-	for _, e := range es {
-		left = append(left, e.Name())
-	}
+	left := dirNames(dir)
 	if strings.Join(left, " ") != ".a1.ckpt.tmp5 .r.json.tmp1 r.ckpt" {
 		t.Fatalf("left %v, want .a1.ckpt.tmp5, .r.json.tmp1 and r.ckpt", left)
 	}
@@ -213,12 +209,18 @@ func TestWriteAll(t *testing.T) {
 			t.Errorf("%s = %q, want %q (a failed WriteAll changed it)", p, got, want)
 		}
 	}
+	names := dirNames(dir)
+	if strings.Join(names, " ") != "a.svg b.svg sub" {
+		t.Fatalf("files %v, want a.svg b.svg sub (no temporary file)", names)
+	}
+}
+
+// dirNames returns the names in dir, sorted.
+func dirNames(dir string) []string {
 	var names []string
 	es, _ := os.ReadDir(dir)
 	for _, e := range es {
 		names = append(names, e.Name())
 	}
-	if strings.Join(names, " ") != "a.svg b.svg sub" {
-		t.Fatalf("files %v, want a.svg b.svg sub (no temporary file)", names)
-	}
+	return names
 }

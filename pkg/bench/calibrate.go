@@ -137,119 +137,21 @@ type calKind struct {
 func Calibrate(o CalibrateOptions) (*Calibration, error) {
 	goruntime.LockOSThread()
 	defer goruntime.UnlockOSThread()
-	if o.NB < 1 || o.Reps < 1 {
-		return nil, fmt.Errorf("bench: calibrate needs nb and reps >= 1 (got %d, %d)", o.NB, o.Reps)
+	o, err := o.checked()
+	if err != nil {
+		return nil, err
 	}
-	if o.MinSample <= 0 {
-		o.MinSample = 2e-4
-	}
-	for _, k := range o.Kinds {
-		if !slices.Contains(config.TaskKinds(), k) {
-			return nil, fmt.Errorf("bench: calibrate: unknown task kind %q", k)
-		}
-	}
-	progress := o.Progress
-	if progress == nil {
-		progress = func(string) {}
-	}
-	nb := o.NB
-	fnb := float64(nb)
 	kern := o.Kernels
 	if kern == nil {
 		kern = kernels.Default()
 	}
-	var evict func()
-	if o.Cold {
-		n := o.ColdBytes / 8
-		if n <= 0 {
-			n = 4 << 20 / 8
-		}
-		junk := make([]float64, n)
-		evict = func() {
-			for i := range junk {
-				junk[i]++
-			}
-		}
-	}
-	res := &Calibration{NB: nb, Reps: o.Reps, Nu: o.Nu, Kernels: kern.Name(), Core: kernels.DefaultThreads().CoreName()}
-
-	// Inputs: an SPD tile, its factor and the inverse of the factor, and
-	// general tiles and vectors.
-	spd := ExpCovariance(nb, 0.1, 20261101, 1)
-	factor := append([]float64(nil), spd...)
-	if info := kern.Dpotrf(nb, factor, nb); info != 0 {
-		return nil, fmt.Errorf("bench: calibrate: the test tile is not positive definite (info %d)", info)
-	}
-	inv := make([]float64, nb*nb)
-	lowerCopy := func(dst []float64) {
-		for j := range nb {
-			copy(dst[j*nb+j:(j+1)*nb], factor[j*nb+j:(j+1)*nb])
-		}
-	}
-	lowerCopy(inv)
-	if info := kernels.LowerInverse(kern, nb, inv, nb); info != 0 {
-		return nil, fmt.Errorf("bench: calibrate: the test factor is singular (info %d)", info)
-	}
-	rng := rand.New(rand.NewPCG(20261101, 11))
-	random := func(n int) []float64 {
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = rng.Float64() - 0.5
-		}
-		return x
-	}
-	a, b, c, pristineC := random(nb*nb), random(nb*nb), make([]float64, nb*nb), random(nb*nb)
-	work := make([]float64, nb*nb)
-	z, g, zsrc := random(nb), random(nb), random(nb)
-	pts := matern.Points{X: random(2 * nb), Y: random(2 * nb)}
-	k, err := matern.NewMatern(matern.Theta{Sigma2: 1, Beta: 0.1, Nu: o.Nu}, math.Sqrt2)
+	in, err := newCalInputs(kern, o.NB, o.Nu)
 	if err != nil {
-		return nil, fmt.Errorf("bench: calibrate: %w", err)
+		return nil, err
 	}
-	var sink float64
-
-	kinds := map[string]calKind{
-		kind.Dcmg: {flops: fnb * fnb, repeat: true, run: func() {
-			matern.FillTile(k, 0, matern.Euclidean, pts, 0, nb, pts, nb, nb, false, work, nb)
-		}},
-		kind.Zcpy: {repeat: true, run: func() { copy(z, zsrc) }},
-		kind.Potrf: {flops: fnb*fnb*fnb/3 + fnb*fnb/2 + fnb/6,
-			setup: func() { copy(work, spd) },
-			run:   func() { kern.Dpotrf(nb, work, nb) }},
-		kind.Trtri: {flops: fnb * fnb * fnb / 3,
-			setup: func() { lowerCopy(work) },
-			run:   func() { kernels.LowerInverse(kern, nb, work, nb) }},
-		kind.Trmm: {flops: fnb * fnb * fnb,
-			setup: func() { copy(work, a) },
-			run: func() {
-				kern.Dtrmm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, nb, nb, 1, inv, nb, work, nb)
-			}},
-		kind.Syrk: {flops: fnb * fnb * (fnb + 1), repeat: true,
-			setup: func() { copy(c, pristineC) },
-			run:   func() { kern.Dsyrk(blas.Lower, blas.NoTrans, nb, nb, -1, a, nb, 1, c, nb) }},
-		kind.Gemm: {flops: 2 * fnb * fnb * fnb, repeat: true,
-			setup: func() { copy(c, pristineC) },
-			run: func() {
-				kern.Dgemm(blas.NoTrans, blas.Trans, nb, nb, nb, -1, a, nb, b, nb, 1, c, nb)
-			}},
-		kind.Det: {flops: fnb, repeat: true, run: func() {
-			var s float64
-			for i := range nb {
-				s += math.Log(factor[i+i*nb])
-			}
-			sink += s
-		}},
-		kind.Trsv: {flops: fnb * fnb,
-			setup: func() { copy(z, zsrc) },
-			run:   func() { kern.Dtrsv(blas.Lower, blas.NoTrans, blas.NonUnit, nb, factor, nb, z, 1) }},
-		kind.Gemv: {flops: 2 * fnb * fnb, repeat: true,
-			setup: func() { copy(g, zsrc) },
-			run:   func() { kern.Dgemv(blas.NoTrans, nb, nb, 1, factor, nb, zsrc, 1, 1, g, 1) }},
-		kind.Geadd: {flops: fnb, repeat: true,
-			setup: func() { copy(z, zsrc) },
-			run:   func() { kern.Dgeadd(nb, 1, -1, g, nb, 1, z, nb) }},
-		kind.Dot: {flops: 2 * fnb, repeat: true, run: func() { sink += kern.Ddot(nb, zsrc, 1, zsrc, 1) }},
-	}
+	kinds := in.kinds()
+	evict := o.evictor()
+	res := &Calibration{NB: o.NB, Reps: o.Reps, Nu: o.Nu, Kernels: kern.Name(), Core: kernels.DefaultThreads().CoreName()}
 	for _, name := range config.TaskKinds() {
 		if len(o.Kinds) > 0 && !slices.Contains(o.Kinds, name) {
 			continue
@@ -264,24 +166,172 @@ func Calibrate(o CalibrateOptions) (*Calibration, error) {
 			kt.Gflops = kt.Flops / kt.Seconds * 1e-9
 		}
 		res.Kinds = append(res.Kinds, kt)
-		rate := ""
-		switch {
-		case name == kind.Dcmg:
-			rate = fmt.Sprintf("  (%.1f M entries/s)", kt.Flops/kt.Seconds*1e-6)
-		case kt.Gflops > 0:
-			rate = fmt.Sprintf("  (%.2f GFLOP/s)", kt.Gflops)
-		}
-		stable := ""
-		if o.Stable > 0 && !kt.Stable {
-			stable = ", not stable"
-		}
-		progress(fmt.Sprintf("%-6s nb=%d  median %s, spread %.1f %% (IQR), over %d samples of %d call(s)%s%s",
-			name, nb, formatSeconds(kt.Seconds), 100*kt.Spread, len(kt.Samples), kt.Calls, rate, stable))
+		o.Progress(calibrateLine(kt, o))
 	}
-	if math.IsNaN(sink) {
-		progress("note: NaN in the det/dot test values")
+	if math.IsNaN(in.sink) {
+		o.Progress("note: NaN in the det/dot test values")
 	}
 	return res, nil
+}
+
+// checked returns o with its defaults filled in (MinSample, Progress), or
+// an error for a size, a count or a kind out of range.
+func (o CalibrateOptions) checked() (CalibrateOptions, error) {
+	if o.NB < 1 || o.Reps < 1 {
+		return o, fmt.Errorf("bench: calibrate needs nb and reps >= 1 (got %d, %d)", o.NB, o.Reps)
+	}
+	if o.MinSample <= 0 {
+		o.MinSample = 2e-4
+	}
+	for _, k := range o.Kinds {
+		if !slices.Contains(config.TaskKinds(), k) {
+			return o, fmt.Errorf("bench: calibrate: unknown task kind %q", k)
+		}
+	}
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+	return o, nil
+}
+
+// evictor returns the function that evicts the core's caches before a
+// timed task (Cold), or nil.
+func (o CalibrateOptions) evictor() func() {
+	if !o.Cold {
+		return nil
+	}
+	n := o.ColdBytes / 8
+	if n <= 0 {
+		n = 4 << 20 / 8
+	}
+	junk := make([]float64, n)
+	return func() {
+		for i := range junk {
+			junk[i]++
+		}
+	}
+}
+
+// calibrateLine is Calibrate's progress line for one measured kind.
+func calibrateLine(kt KindTiming, o CalibrateOptions) string {
+	rate := ""
+	switch {
+	case kt.Kind == kind.Dcmg:
+		rate = fmt.Sprintf("  (%.1f M entries/s)", kt.Flops/kt.Seconds*1e-6)
+	case kt.Gflops > 0:
+		rate = fmt.Sprintf("  (%.2f GFLOP/s)", kt.Gflops)
+	}
+	stable := ""
+	if o.Stable > 0 && !kt.Stable {
+		stable = ", not stable"
+	}
+	return fmt.Sprintf("%-6s nb=%d  median %s, spread %.1f %% (IQR), over %d samples of %d call(s)%s%s",
+		kt.Kind, o.NB, formatSeconds(kt.Seconds), 100*kt.Spread, len(kt.Samples), kt.Calls, rate, stable)
+}
+
+// calInputs are Calibrate's tiles and vectors: an SPD tile, its factor and
+// the inverse of the factor, general tiles and vectors, points and a
+// Matérn kernel; sink collects the det and dot results.
+type calInputs struct {
+	kern                     kernels.Impl
+	nb                       int
+	spd, factor, inv         []float64
+	a, b, c, pristineC, work []float64
+	z, g, zsrc               []float64
+	pts                      matern.Points
+	k                        matern.Kernel
+	sink                     float64
+}
+
+// newCalInputs makes the inputs of nb x nb tiles, Matérn smoothness nu.
+func newCalInputs(kern kernels.Impl, nb int, nu float64) (*calInputs, error) {
+	in := &calInputs{kern: kern, nb: nb}
+	in.spd = ExpCovariance(nb, 0.1, 20261101, 1)
+	in.factor = append([]float64(nil), in.spd...)
+	if info := kern.Dpotrf(nb, in.factor, nb); info != 0 {
+		return nil, fmt.Errorf("bench: calibrate: the test tile is not positive definite (info %d)", info)
+	}
+	in.inv = make([]float64, nb*nb)
+	in.lowerCopy(in.inv)
+	if info := kernels.LowerInverse(kern, nb, in.inv, nb); info != 0 {
+		return nil, fmt.Errorf("bench: calibrate: the test factor is singular (info %d)", info)
+	}
+	rng := rand.New(rand.NewPCG(20261101, 11))
+	random := func(n int) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.Float64() - 0.5
+		}
+		return x
+	}
+	in.a, in.b, in.c, in.pristineC = random(nb*nb), random(nb*nb), make([]float64, nb*nb), random(nb*nb)
+	in.work = make([]float64, nb*nb)
+	in.z, in.g, in.zsrc = random(nb), random(nb), random(nb)
+	in.pts = matern.Points{X: random(2 * nb), Y: random(2 * nb)}
+	k, err := matern.NewMatern(matern.Theta{Sigma2: 1, Beta: 0.1, Nu: nu}, math.Sqrt2)
+	if err != nil {
+		return nil, fmt.Errorf("bench: calibrate: %w", err)
+	}
+	in.k = k
+	return in, nil
+}
+
+// lowerCopy copies the factor's lower triangle into dst.
+func (in *calInputs) lowerCopy(dst []float64) {
+	nb := in.nb
+	for j := range nb {
+		copy(dst[j*nb+j:(j+1)*nb], in.factor[j*nb+j:(j+1)*nb])
+	}
+}
+
+// kinds returns how to measure each task kind on the inputs.
+func (in *calInputs) kinds() map[string]calKind {
+	nb, kern := in.nb, in.kern
+	fnb := float64(nb)
+	factor, inv, work, a, b, c := in.factor, in.inv, in.work, in.a, in.b, in.c
+	z, g, zsrc := in.z, in.g, in.zsrc
+	return map[string]calKind{
+		kind.Dcmg: {flops: fnb * fnb, repeat: true, run: func() {
+			matern.FillTile(in.k, 0, matern.Euclidean, in.pts, 0, nb, in.pts, nb, nb, false, work, nb)
+		}},
+		kind.Zcpy: {repeat: true, run: func() { copy(z, zsrc) }},
+		kind.Potrf: {flops: fnb*fnb*fnb/3 + fnb*fnb/2 + fnb/6,
+			setup: func() { copy(work, in.spd) },
+			run:   func() { kern.Dpotrf(nb, work, nb) }},
+		kind.Trtri: {flops: fnb * fnb * fnb / 3,
+			setup: func() { in.lowerCopy(work) },
+			run:   func() { kernels.LowerInverse(kern, nb, work, nb) }},
+		kind.Trmm: {flops: fnb * fnb * fnb,
+			setup: func() { copy(work, a) },
+			run: func() {
+				kern.Dtrmm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, nb, nb, 1, inv, nb, work, nb)
+			}},
+		kind.Syrk: {flops: fnb * fnb * (fnb + 1), repeat: true,
+			setup: func() { copy(c, in.pristineC) },
+			run:   func() { kern.Dsyrk(blas.Lower, blas.NoTrans, nb, nb, -1, a, nb, 1, c, nb) }},
+		kind.Gemm: {flops: 2 * fnb * fnb * fnb, repeat: true,
+			setup: func() { copy(c, in.pristineC) },
+			run: func() {
+				kern.Dgemm(blas.NoTrans, blas.Trans, nb, nb, nb, -1, a, nb, b, nb, 1, c, nb)
+			}},
+		kind.Det: {flops: fnb, repeat: true, run: func() {
+			var s float64
+			for i := range nb {
+				s += math.Log(factor[i+i*nb])
+			}
+			in.sink += s
+		}},
+		kind.Trsv: {flops: fnb * fnb,
+			setup: func() { copy(z, zsrc) },
+			run:   func() { kern.Dtrsv(blas.Lower, blas.NoTrans, blas.NonUnit, nb, factor, nb, z, 1) }},
+		kind.Gemv: {flops: 2 * fnb * fnb, repeat: true,
+			setup: func() { copy(g, zsrc) },
+			run:   func() { kern.Dgemv(blas.NoTrans, nb, nb, 1, factor, nb, zsrc, 1, 1, g, 1) }},
+		kind.Geadd: {flops: fnb, repeat: true,
+			setup: func() { copy(z, zsrc) },
+			run:   func() { kern.Dgeadd(nb, 1, -1, g, nb, 1, z, nb) }},
+		kind.Dot: {flops: 2 * fnb, repeat: true, run: func() { in.sink += kern.Ddot(nb, zsrc, 1, zsrc, 1) }},
+	}
 }
 
 // measure times ck: one untimed call, then rounds of o.Reps samples of

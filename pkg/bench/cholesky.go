@@ -130,7 +130,7 @@ func CholeskyBench(o CholeskyOptions) (*CholeskyResult, error) {
 		progress(fmt.Sprintf("rep %d/%d: tiled %.1f GFLOP/s, LAPACK %.1f GFLOP/s", rep+1, o.Reps,
 			flops/res.Seconds[rep]*1e-9, flops/res.LapackSecs[rep]*1e-9))
 	}
-	res.Tasks = taskCount(a.NT)
+	res.Tasks = int(cholesky.Tasks(float64(a.NT)))
 	res.Gflops = flops / median(res.Seconds) * 1e-9
 	res.LapackGflops = flops / median(res.LapackSecs) * 1e-9
 	res.Ratio = res.Gflops / res.LapackGflops
@@ -155,11 +155,6 @@ func CholeskyBench(o CholeskyOptions) (*CholeskyResult, error) {
 		res.Devices = ds
 	}
 	return res, nil
-}
-
-func taskCount(nt int) int {
-	// potrf + trtri + trmm + syrk + gemm
-	return nt + (nt - 1) + nt*(nt-1)/2 + nt*(nt-1)/2 + nt*(nt-1)*(nt-2)/6
 }
 
 func median(x []float64) float64 {

@@ -153,45 +153,111 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 	if o.N < 3 || o.NB < 1 || o.Workers < 1 || o.Reps < 1 || len(o.Theta) != 3 {
 		return nil, fmt.Errorf("bench likelihood: need n >= 3, nb, workers, reps >= 1 and 3 parameters")
 	}
+	b, err := newLikelihoodRun(o)
+	if err != nil {
+		return nil, err
+	}
+	defer b.rt.Close()
+	if err := b.timeExact(); err != nil {
+		return nil, err
+	}
+	krige, exactPred, err := b.timePredict()
+	if err != nil {
+		return nil, err
+	}
+	res := b.res
+	res.Gflops = res.Gflops / res.Seconds * 1e-9
+	res.PeakBytes = b.rt.Mem().Peak
+	if err := b.timeApprox(krige, exactPred); err != nil {
+		return nil, err
+	}
+	if err := b.rates(); err != nil {
+		return nil, err
+	}
+	if ds := b.rt.DeviceStats(); len(ds) > 0 {
+		res.Devices = ds
+	}
+	return res, nil
+}
+
+// likelihoodRun is one LikelihoodBench run: its data, runtime, the
+// evaluator and, with a mean model, the zero-mean evaluator ev0 it is
+// compared with.
+type likelihoodRun struct {
+	o       LikelihoodOptions
+	pts     matern.Points
+	obs     []float64
+	x       [][]float64 // the mean model's covariates (none: zero mean)
+	dgemm   float64     // GFLOP/s of one dgemm on o.Workers threads
+	rt      *runtime.Runtime
+	ev, ev0 *likelihood.Evaluator
+	res     *LikelihoodResult
+}
+
+// newLikelihoodRun makes the data, measures the dgemm rate, starts the
+// runtime and makes the evaluators (the zero-mean one warmed up).
+func newLikelihoodRun(o LikelihoodOptions) (*likelihoodRun, error) {
 	d := dataset.Grid(o.N, o.Seed)
-	obs := dataset.StandardNormal(o.N, o.Seed)
-	pts := matern.Points{X: d.X, Y: d.Y}
+	b := &likelihoodRun{o: o, obs: dataset.StandardNormal(o.N, o.Seed), pts: matern.Points{X: d.X, Y: d.Y}}
 	ov := likelihood.AllOverlap()
 	if o.Overlap != nil {
 		ov = *o.Overlap
 	}
 	kernels.DefaultThreads().SetThreads(o.Workers)
-	dgemm := dgemmRate(kernels.Default(), 2048, 3)
+	b.dgemm = dgemmRate(kernels.Default(), 2048, 3)
 	kernels.DefaultThreads().SetThreads(1)
 	ro := ov.RuntimeOptions(runtime.Options{Workers: o.Workers, Trace: true})
 	if o.Place != nil {
 		o.Place(&ro)
 	}
-	rt := runtime.New(ro)
-	defer rt.Close()
+	b.rt = runtime.New(ro)
+	if err := b.evaluators(d, ov); err != nil {
+		b.rt.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// evaluators makes the evaluator of the run's problem and, with a mean
+// model, the zero-mean one (warmed up).
+func (b *likelihoodRun) evaluators(d *dataset.Data, ov likelihood.Overlap) error {
+	o := b.o
 	_, x, err := dataset.Design(d, o.Mean)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ev, err := likelihood.NewWith(likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern, Covariates: x}, rt, likelihood.Options{NB: o.NB, Overlap: &ov})
+	b.x = x
+	b.ev, err = likelihood.NewWith(b.problem(), b.rt, likelihood.Options{NB: o.NB, Overlap: &ov})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	res := &LikelihoodResult{N: o.N, NB: o.NB, Workers: o.Workers, Reps: o.Reps, Theta: o.Theta, Overlap: ov.String(), Dgemm: dgemm}
-	var ev0 *likelihood.Evaluator // the zero-mean evaluation, to compare
+	b.res = &LikelihoodResult{N: o.N, NB: o.NB, Workers: o.Workers, Reps: o.Reps, Theta: o.Theta, Overlap: ov.String(), Dgemm: b.dgemm}
 	if len(x) > 0 {
-		res.Mean = o.Mean
-		if ev0, err = likelihood.NewWith(likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern}, rt, likelihood.Options{NB: o.NB, Overlap: &ov}); err != nil {
-			return nil, err
+		b.res.Mean = o.Mean
+		if b.ev0, err = likelihood.NewWith(likelihood.Problem{Points: b.pts, Obs: b.obs, Model: likelihood.Matern}, b.rt, likelihood.Options{NB: o.NB, Overlap: &ov}); err != nil {
+			return err
 		}
-		if _, _, err := ev0.LogLik(o.Theta); err != nil { // warm-up
-			return nil, err
+		if _, _, err := b.ev0.LogLik(o.Theta); err != nil { // warm-up
+			return err
 		}
 	}
+	return nil
+}
+
+// problem is the run's likelihood problem (with its mean model).
+func (b *likelihoodRun) problem() likelihood.Problem {
+	return likelihood.Problem{Points: b.pts, Obs: b.obs, Model: likelihood.Matern, Covariates: b.x}
+}
+
+// timeExact warms up, then times o.Reps exact evaluations (alternating
+// with the zero-mean ones when there is a mean model) and sets their
+// medians, floors and overheads.
+func (b *likelihoodRun) timeExact() error {
+	o, res, ev, ev0 := b.o, b.res, b.ev, b.ev0
 	var wall, gen, chol, sol, wall0, busy0, busy, sol0 []float64
-	rt.ResetPeak()
+	b.rt.ResetPeak()
 	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up
-		return nil, err
+		return err
 	}
 	zero := func() error {
 		_, st, err := ev0.LogLik(o.Theta)
@@ -201,23 +267,23 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 	for r := 0; r < o.Reps; r++ {
 		if ev0 != nil && r%2 == 0 { // alternate the order of the two
 			if err := zero(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		l, st, err := ev.LogLik(o.Theta)
 		busy = append(busy, st.Gen+st.Chol+st.Solve)
 		if ev0 != nil && r%2 == 1 {
 			if err := zero(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		res.LogLik = l
 		wall, gen, chol, sol = append(wall, st.Wall), append(gen, st.Gen), append(chol, st.Chol), append(sol, st.Solve)
 		res.Gflops = st.Flops
-		fl := Floor(st.Flops, dgemm*1e9, st.Gen, o.Workers)
+		fl := Floor(st.Flops, b.dgemm*1e9, st.Gen, o.Workers)
 		res.Evals = append(res.Evals, EvalFloor{Seconds: st.Wall, Floor: fl, Ratio: st.Wall / fl, Utilization: st.Utilization.Whole})
 	}
 	var fls, rats []float64
@@ -235,71 +301,90 @@ func LikelihoodBench(o LikelihoodOptions) (*LikelihoodResult, error) {
 		res.ZeroSolve = median(sol0)
 		ev0.Release()
 	}
-	var krige func(ev *likelihood.Evaluator) (*predict.Result, error)
-	var exactPred *predict.Result
-	if o.Predict > 0 {
-		nw := dataset.Grid(o.Predict, o.Seed+1)
-		var ps []float64
-		_, x0, err := dataset.Design(nw, o.Mean)
-		if err != nil {
-			return nil, err
-		}
-		krige = func(ev *likelihood.Evaluator) (*predict.Result, error) {
-			if len(x) == 0 {
-				return predict.Krige(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y})
-			}
-			return predict.KrigeUniversal(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y}, x0)
-		}
-		for r := 0; r < o.Reps; r++ {
-			pr, err := krige(ev)
-			if err != nil {
-				return nil, err
-			}
-			ps = append(ps, pr.Seconds)
-			exactPred = pr
-		}
-		res.PredictN, res.PredictSecs = o.Predict, median(ps)
-		res.PredictRatio = res.PredictSecs / res.Seconds
+	return nil
+}
+
+// timePredict (o.Predict > 0) times o.Reps krigings of o.Predict new
+// locations on the exact factor; it returns the kriging function and the
+// exact factor's last prediction, for the approximate computations (nil
+// without o.Predict).
+func (b *likelihoodRun) timePredict() (func(*likelihood.Evaluator) (*predict.Result, error), *predict.Result, error) {
+	o, res := b.o, b.res
+	if o.Predict <= 0 {
+		return nil, nil, nil
 	}
-	res.Gflops = res.Gflops / res.Seconds * 1e-9
-	res.PeakBytes = rt.Mem().Peak
-	if len(o.Computations) > 0 {
-		ev.Release()
-		rt.Trim()
-		for _, c := range o.Computations {
-			a := o.Approx
-			a.Computation = c
-			ar, err := approxBench(rt, likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern, Covariates: x}, o, a, krige, exactPred)
-			if err != nil {
-				if !errors.Is(err, likelihood.ErrNotPosDef) {
-					return nil, err
-				}
-				res.Approx = append(res.Approx, ApproxResult{Computation: c, Error: err.Error()})
-				continue
-			}
-			ar.RelErr = math.Abs(ar.LogLik-res.LogLik) / math.Abs(res.LogLik)
-			ar.Speedup = res.Seconds / ar.Seconds
-			res.Approx = append(res.Approx, *ar)
-		}
-	}
-	th := matern.Theta{Sigma2: o.Theta[0], Beta: o.Theta[1], Nu: o.Theta[2]}
-	fast, err := matern.NewMatern(th, matern.MaxDistance(matern.Euclidean, pts))
+	nw := dataset.Grid(o.Predict, o.Seed+1)
+	var ps []float64
+	_, x0, err := dataset.Design(nw, o.Mean)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	krige := func(ev *likelihood.Evaluator) (*predict.Result, error) {
+		if len(b.x) == 0 {
+			return predict.Krige(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y})
+		}
+		return predict.KrigeUniversal(ev, o.Theta, matern.Points{X: nw.X, Y: nw.Y}, x0)
+	}
+	var exactPred *predict.Result
+	for r := 0; r < o.Reps; r++ {
+		pr, err := krige(b.ev)
+		if err != nil {
+			return nil, nil, err
+		}
+		ps = append(ps, pr.Seconds)
+		exactPred = pr
+	}
+	res.PredictN, res.PredictSecs = o.Predict, median(ps)
+	res.PredictRatio = res.PredictSecs / res.Seconds
+	return krige, exactPred, nil
+}
+
+// timeApprox times each of o.Computations after the exact evaluator's
+// tiles are released, against the exact evaluation.
+func (b *likelihoodRun) timeApprox(krige func(*likelihood.Evaluator) (*predict.Result, error), exactPred *predict.Result) error {
+	o, res := b.o, b.res
+	if len(o.Computations) == 0 {
+		return nil
+	}
+	b.ev.Release()
+	b.rt.Trim()
+	for _, c := range o.Computations {
+		a := o.Approx
+		a.Computation = c
+		ar, err := approxBench(b.rt, b.problem(), o, a, krige, exactPred)
+		if err != nil {
+			if !errors.Is(err, likelihood.ErrNotPosDef) {
+				return err
+			}
+			res.Approx = append(res.Approx, ApproxResult{Computation: c, Error: err.Error()})
+			continue
+		}
+		ar.RelErr = math.Abs(ar.LogLik-res.LogLik) / math.Abs(res.LogLik)
+		ar.Speedup = res.Seconds / ar.Seconds
+		res.Approx = append(res.Approx, *ar)
+	}
+	return nil
+}
+
+// rates measures the generation rates of the fast and the direct Matérn
+// on one core and, with o.Reference, times the dense reference.
+func (b *likelihoodRun) rates() error {
+	o, res := b.o, b.res
+	th := matern.Theta{Sigma2: o.Theta[0], Beta: o.Theta[1], Nu: o.Theta[2]}
+	fast, err := matern.NewMatern(th, matern.MaxDistance(matern.Euclidean, b.pts))
+	if err != nil {
+		return err
 	}
 	res.GenRate = matern.EntriesPerSecond(fast, min(o.NB, 960), 0.3)
 	res.DirectRate = matern.EntriesPerSecond(th, min(o.NB, 960), 0.3)
 	if o.Reference {
-		res.RefLogLik, res.RefSecs, res.RefGen = denseLogLik(pts, obs, th, o.Workers)
+		res.RefLogLik, res.RefSecs, res.RefGen = denseLogLik(b.pts, b.obs, th, o.Workers)
 		res.Speedup = res.RefSecs / res.Seconds
 		res.RefFactor = res.RefSecs - res.RefGen
 		res.FactorSpeedup = res.RefFactor / res.Seconds
 		res.RelDiff = math.Abs(res.RefLogLik-res.LogLik) / math.Abs(res.RefLogLik)
 	}
-	if ds := rt.DeviceStats(); len(ds) > 0 {
-		res.Devices = ds
-	}
-	return res, nil
+	return nil
 }
 
 // denseLogLik is the straightforward dense evaluation, timed: generation of

@@ -198,12 +198,48 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up
 		return nil, err
 	}
-	var walls, unloaded []float64
-	var events []trace.Event
-	var realMsgs int
-	var realBytes int64
+	rr, err := simCheckReal(o, rt, ev)
+	if err != nil {
+		return nil, err
+	}
+	row := &SimCheckRow{N: n, Tiles: nt, Real: median(rr.walls), RealMin: slices.Min(rr.walls), RealMax: slices.Max(rr.walls),
+		RealLoaded: median(rr.unloaded), RealMessages: rr.msgs, RealBytes: rr.bytes}
 	kinds := config.TaskKinds()
-	cals := make([][]float64, len(kinds))
+	calMed := make([]float64, len(kinds))
+	for k := range kinds {
+		calMed[k] = median(rr.cals[k])
+	}
+	cal, err := rankMean(w, kinds, calMed, nil)
+	if err != nil {
+		return nil, err
+	}
+	row.Calibrated = cal
+	if row.TraceDurations, err = rr.traced(o, cal, row); err != nil {
+		return nil, err
+	}
+	if err := simCheckSimulate(o, plan, n, cl, row); err != nil {
+		return nil, err
+	}
+	return row, nil
+}
+
+// simCheckRuns are the timed real evaluations of one size: the slowest
+// rank's wall times (and less the run delay: unloaded), the task events, the calibrated durations per kind
+// (config.TaskKinds order) and the last evaluation's messages.
+type simCheckRuns struct {
+	walls    []float64
+	unloaded []float64
+	events   []trace.Event
+	cals     [][]float64
+	msgs     int
+	bytes    int64
+}
+
+// simCheckReal times o.Reps evaluations of ev on rt, each after a loaded
+// calibration.
+func simCheckReal(o SimCheckOptions, rt *runtime.Runtime, ev *likelihood.Evaluator) (*simCheckRuns, error) {
+	kinds := config.TaskKinds()
+	rr := &simCheckRuns{cals: make([][]float64, len(kinds))}
 	for range o.Reps {
 		// Calibrate next to each evaluation: the machine's speed drifts
 		// (shared host), and both should see the same.
@@ -212,7 +248,7 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 			return nil, err
 		}
 		for k := range kinds {
-			cals[k] = append(cals[k], c[k])
+			rr.cals[k] = append(rr.cals[k], c[k])
 		}
 		skip := len(ev.Events())
 		tids := rt.WorkerThreads()
@@ -224,41 +260,34 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 		if err != nil {
 			return nil, err
 		}
-		realMsgs, realBytes = 0, 0
+		rr.msgs, rr.bytes = 0, 0
 		for _, c := range st.Comm {
-			realMsgs += c.Messages
-			realBytes += c.Bytes
+			rr.msgs += c.Messages
+			rr.bytes += c.Bytes
 		}
 		// The evaluation lasts until its slowest rank is done.
-		slowest, err := w.AllreduceMin(-int64(math.Round(wall * 1e9)))
+		slowest, err := o.Comm.AllreduceMin(-int64(math.Round(wall * 1e9)))
 		if err != nil {
 			return nil, err
 		}
-		walls = append(walls, float64(-slowest)*1e-9)
+		rr.walls = append(rr.walls, float64(-slowest)*1e-9)
 		mine := ev.Events()[skip:]
-		u, err := w.AllreduceMin(-int64(math.Round((wall - delay) * 1e9)))
+		u, err := o.Comm.AllreduceMin(-int64(math.Round((wall - delay) * 1e9)))
 		if err != nil {
 			return nil, err
 		}
-		unloaded = append(unloaded, float64(-u)*1e-9)
-		events = append(events, mine...)
+		rr.unloaded = append(rr.unloaded, float64(-u)*1e-9)
+		rr.events = append(rr.events, mine...)
 	}
-	row := &SimCheckRow{N: n, Tiles: nt, Real: median(walls), RealMin: slices.Min(walls), RealMax: slices.Max(walls),
-		RealLoaded: median(unloaded), RealMessages: realMsgs, RealBytes: realBytes}
+	return rr, nil
+}
 
-	calMed := make([]float64, len(kinds))
-	for k := range kinds {
-		calMed[k] = median(cals[k])
-	}
-	cal, err := rankMean(w, kinds, calMed, nil)
-	if err != nil {
-		return nil, err
-	}
-	row.Calibrated = cal
-	cl.Groups[0].CPU = cal
-
-	// Busy fraction and per-kind mean durations of the real tasks, over
-	// the ranks.
+// traced sets row.RealBusy, the busy fraction of the real runs' workers
+// over the ranks, and returns the per-kind mean durations of the real
+// tasks on full tiles over the ranks (a kind too short to be timed: its
+// calibrated duration in cal).
+func (rr *simCheckRuns) traced(o SimCheckOptions, cal config.Durations, row *SimCheckRow) (config.Durations, error) {
+	w, kinds, events := o.Comm, config.TaskKinds(), rr.events
 	busy := []int64{0}
 	maxFlops := map[string]float64{}
 	for _, e := range events {
@@ -271,7 +300,7 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 		return nil, err
 	}
 	var wallSum float64
-	for _, x := range walls {
+	for _, x := range rr.walls {
 		wallSum += x
 	}
 	row.RealBusy = float64(busy[0]) * 1e-9 / (wallSum * float64(w.Size()*o.Workers))
@@ -299,32 +328,37 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 			traced[kind] = v // a kind too short to be timed: the calibration's
 		}
 	}
-	row.TraceDurations = traced
+	return traced, nil
+}
 
-	// The same evaluation, simulated.
+// simCheckSimulate simulates the evaluation of plan at size n on cl with
+// row's calibrated durations, then with its trace durations, and sets
+// row's simulated makespans, errors, busy fraction and messages.
+func simCheckSimulate(o SimCheckOptions, plan *strategy.Plan, n int, cl config.Cluster, row *SimCheckRow) error {
 	g, err := strategy.Record(plan, n, o.NB)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	cl.Groups[0].CPU = row.Calibrated
 	simCal, err := sim.Run(g, cl, sim.Options{})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	cl.Groups[0].CPU = traced
+	cl.Groups[0].CPU = row.TraceDurations
 	simTr, err := sim.Run(g, cl, sim.Options{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	row.SimCalibrated, row.ErrCalibrated = simCal.Makespan, simCal.Makespan/row.Real-1
 	row.SimTrace, row.ErrTrace = simTr.Makespan, simTr.Makespan/row.Real-1
 	row.ErrCalibratedLoaded, row.ErrTraceLoaded = simCal.Makespan/row.RealLoaded-1, simTr.Makespan/row.RealLoaded-1
 	var simBusy float64
-	for _, k := range kinds { // in a fixed order: the same sum on every rank
+	for _, k := range config.TaskKinds() { // in a fixed order: the same sum on every rank
 		simBusy += simTr.Kinds[k].Busy
 	}
-	row.SimBusy = simBusy / (simTr.Makespan * float64(w.Size()*o.Workers))
+	row.SimBusy = simBusy / (simTr.Makespan * float64(o.Comm.Size()*o.Workers))
 	row.Messages, row.Bytes = simTr.Messages, simTr.Bytes
-	return row, nil
+	return nil
 }
 
 // taskSeconds is a real task's duration as the calibration measures it:

@@ -144,19 +144,48 @@ func TLROpt(o TLROptOptions) (*TLROptResult, error) {
 	if o.Accuracy <= 0 {
 		o.Accuracy = 1e-9
 	}
-	progress := o.Progress
-	if progress == nil {
-		progress = func(string) {}
+	if o.Progress == nil {
+		o.Progress = func(string) {}
 	}
 	d := dataset.Grid(o.N, o.Seed)
 	pts := matern.Points{X: d.X, Y: d.Y}
-	prob := likelihood.Problem{Points: pts, Obs: dataset.StandardNormal(o.N, o.Seed), Model: likelihood.Matern}
-	res := &TLROptResult{Computation: o.Computation, N: o.N, NB: o.NB, NT: tile.NewLayout(o.N, o.NB).NT, Workers: o.Workers, Accuracy: o.Accuracy,
+	b := &tlrOptRun{o: o, prob: likelihood.Problem{Points: pts, Obs: dataset.StandardNormal(o.N, o.Seed), Model: likelihood.Matern}}
+	b.res = &TLROptResult{Computation: o.Computation, N: o.N, NB: o.NB, NT: tile.NewLayout(o.N, o.NB).NT, Workers: o.Workers, Accuracy: o.Accuracy,
 		Theta: o.Theta, Bandwidth: o.Bandwidth, Latency: o.Latency}
 	if o.Computation == "" || o.Computation == likelihood.Exact {
-		o.Computation = likelihood.TLR
+		b.o.Computation = likelihood.TLR
 	}
-	base := likelihood.Approx{Computation: o.Computation, Accuracy: o.Accuracy, Band: o.Band}
+	b.vs = tlrOptVariants(o)
+	b.rt = runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
+	defer b.rt.Close()
+	b.evs = make([]*likelihood.Evaluator, len(b.vs))
+	defer func() {
+		for _, e := range b.evs {
+			if e != nil {
+				e.Release()
+			}
+		}
+	}()
+	if err := b.warmUp(); err != nil {
+		return nil, err
+	}
+	if err := b.timeRounds(); err != nil {
+		return nil, err
+	}
+	b.summarise()
+	if err := b.replayNodes(); err != nil {
+		return nil, err
+	}
+	b.res.Variants = b.vs
+	if err := b.replayRanks(); err != nil {
+		return nil, err
+	}
+	return b.res, nil
+}
+
+// tlrOptVariants lists TLROpt's variants: the baseline, each lookahead
+// depth, each hierarchical potrf size, and the first of each together.
+func tlrOptVariants(o TLROptOptions) []TLROptVariant {
 	vs := []TLROptVariant{{Name: "baseline"}}
 	for _, la := range o.Lookahead {
 		vs = append(vs, TLROptVariant{Name: fmt.Sprintf("lookahead %d", la), Lookahead: la})
@@ -168,88 +197,117 @@ func TLROpt(o TLROptOptions) (*TLROptResult, error) {
 		vs = append(vs, TLROptVariant{Name: fmt.Sprintf("lookahead %d + hpotrf %d", o.Lookahead[0], o.HPotrf[0]),
 			Lookahead: o.Lookahead[0], HPotrf: o.HPotrf[0]})
 	}
-	approxOf := func(v TLROptVariant) likelihood.Approx {
-		a := base
-		a.Lookahead, a.HPotrf = v.Lookahead, v.HPotrf
-		return a
-	}
-	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: true})
-	defer rt.Close()
-	evs := make([]*likelihood.Evaluator, len(vs))
-	defer func() {
-		for _, e := range evs {
-			if e != nil {
-				e.Release()
-			}
-		}
-	}()
-	walls := make([][]float64, len(vs))
-	utils := make([][]float64, len(vs))
-	last := make([]likelihood.Stats, len(vs))
-	for i, v := range vs {
-		e, err := likelihood.NewWith(prob, rt, likelihood.Options{NB: o.NB, KeepTrace: true, Approx: approxOf(v)})
+	return vs
+}
+
+// tlrOptRun is one TLROpt run: per variant its evaluator, wall times,
+// utilisations, last evaluation's statistics and measured durations.
+type tlrOptRun struct {
+	o     TLROptOptions // Computation defaulted to TLR
+	prob  likelihood.Problem
+	res   *TLROptResult
+	vs    []TLROptVariant
+	rt    *runtime.Runtime
+	evs   []*likelihood.Evaluator
+	walls [][]float64
+	utils [][]float64
+	last  []likelihood.Stats
+	meas  []measured
+}
+
+// approxOf is the approximation of variant v.
+func (b *tlrOptRun) approxOf(v TLROptVariant) likelihood.Approx {
+	return likelihood.Approx{Computation: b.o.Computation, Accuracy: b.o.Accuracy, Band: b.o.Band, Lookahead: v.Lookahead, HPotrf: v.HPotrf}
+}
+
+// warmUp makes each variant's evaluator and evaluates it once.
+func (b *tlrOptRun) warmUp() error {
+	for i, v := range b.vs {
+		e, err := likelihood.NewWith(b.prob, b.rt, likelihood.Options{NB: b.o.NB, KeepTrace: true, Approx: b.approxOf(v)})
 		if err != nil {
-			return nil, err
+			return err
 		}
-		evs[i] = e
-		if _, _, err := e.LogLik(o.Theta); err != nil { // warm-up
-			return nil, fmt.Errorf("bench tlr-opt: %s: %w", v.Name, err)
+		b.evs[i] = e
+		if _, _, err := e.LogLik(b.o.Theta); err != nil { // warm-up
+			return fmt.Errorf("bench tlr-opt: %s: %w", v.Name, err)
 		}
-		progress(fmt.Sprintf("%s: warmed up", v.Name))
+		b.o.Progress(fmt.Sprintf("%s: warmed up", v.Name))
 	}
+	return nil
+}
+
+// timeRounds times o.Reps evaluations of each variant, round-robin.
+func (b *tlrOptRun) timeRounds() error {
+	o, vs := b.o, b.vs
+	b.walls = make([][]float64, len(vs))
+	b.utils = make([][]float64, len(vs))
+	b.last = make([]likelihood.Stats, len(vs))
 	for r := 0; r < o.Reps; r++ {
 		for i, v := range vs {
 			t0 := time.Now()
-			l, st, err := evs[i].LogLik(o.Theta)
+			l, st, err := b.evs[i].LogLik(o.Theta)
 			if err != nil {
-				return nil, fmt.Errorf("bench tlr-opt: %s: %w", v.Name, err)
+				return fmt.Errorf("bench tlr-opt: %s: %w", v.Name, err)
 			}
-			walls[i] = append(walls[i], time.Since(t0).Seconds())
-			vs[i].LogLik, last[i] = l, st
-			ev := iterEvents(evs[i].Events(), st.Evaluate)
+			b.walls[i] = append(b.walls[i], time.Since(t0).Seconds())
+			vs[i].LogLik, b.last[i] = l, st
+			ev := iterEvents(b.evs[i].Events(), st.Evaluate)
 			u := trace.UtilizationOf(ev, o.Workers, firstStart(ev), lastEnd(ev))
-			utils[i] = append(utils[i], u.Whole)
-			progress(fmt.Sprintf("rep %d: %s %.3f s", r+1, v.Name, walls[i][r]))
+			b.utils[i] = append(b.utils[i], u.Whole)
+			o.Progress(fmt.Sprintf("rep %d: %s %.3f s", r+1, v.Name, b.walls[i][r]))
 		}
 	}
-	meas := make([]measured, len(vs))
+	return nil
+}
+
+// summarise sets each variant's medians and ratios against the baseline
+// and measures the task durations of its last evaluation for the replays.
+func (b *tlrOptRun) summarise() {
+	vs := b.vs
+	b.meas = make([]measured, len(vs))
 	for i := range vs {
 		v := &vs[i]
-		v.Seconds, v.Spread = median(walls[i]), SpreadOf(walls[i], 1)
-		v.Utilization = median(utils[i])
+		v.Seconds, v.Spread = median(b.walls[i]), SpreadOf(b.walls[i], 1)
+		v.Utilization = median(b.utils[i])
 		v.Speedup = vs[0].Seconds / v.Seconds
 		v.RelDiff = abs(v.LogLik-vs[0].LogLik) / abs(vs[0].LogLik)
-		v.Chol = last[i].Chol
-		ev := iterEvents(evs[i].Events(), last[i].Evaluate)
+		v.Chol = b.last[i].Chol
+		ev := iterEvents(b.evs[i].Events(), b.last[i].Evaluate)
 		v.PotrfPath = potrfPath(ev)
-		meas[i] = measureTLR(ev, evs[i])
+		b.meas[i] = measureTLR(ev, b.evs[i])
 	}
 	// The replays give a task the baseline also runs (same kernel, same
 	// tile, same operands) the baseline's duration, so that they compare
 	// the schedules, not the noise of separate measurements; a variant's
 	// own tasks (the nested potrf's) keep theirs.
-	for i := 1; i < len(meas); i++ {
-		for k, d := range meas[0].dur {
-			if _, ok := meas[i].dur[k]; ok {
-				meas[i].dur[k] = d
+	for i := 1; i < len(b.meas); i++ {
+		for k, d := range b.meas[0].dur {
+			if _, ok := b.meas[i].dur[k]; ok {
+				b.meas[i].dur[k] = d
 			}
 		}
 	}
-	if a := last[0].Approx; a != nil {
-		res.MeanRank, res.MaxRank = a.MeanRank, a.MaxRank
+	if a := b.last[0].Approx; a != nil {
+		b.res.MeanRank, b.res.MaxRank = a.MeanRank, a.MaxRank
 	}
+}
+
+// replayNodes replays each variant on one node of each of o.SimWorkers
+// workers.
+func (b *tlrOptRun) replayNodes() error {
+	o, vs := b.o, b.vs
 	for i := range vs {
 		for _, w := range o.SimWorkers {
-			r, g, err := replay(prob, o.NB, approxOf(vs[i]), o.Theta, 1, nil, meas[i], w, o.Bandwidth, o.Latency)
+			r, g, err := replay(b.prob, o.NB, b.approxOf(vs[i]), o.Theta, 1, nil, b.meas[i], w, o.Bandwidth, o.Latency)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			vs[i].Work, vs[i].CritPath, vs[i].PathKinds = critPath(g)
 			s := TLROptSim{Workers: w, Seconds: r.Makespan}
 			if i > 0 {
-				for _, b := range vs[0].Sim {
-					if b.Workers == w {
-						s.Speedup = b.Seconds / s.Seconds
+				for _, bs := range vs[0].Sim {
+					if bs.Workers == w {
+						s.Speedup = bs.Seconds / s.Seconds
 					}
 				}
 			} else {
@@ -258,7 +316,13 @@ func TLROpt(o TLROptOptions) (*TLROptResult, error) {
 			vs[i].Sim = append(vs[i].Sim, s)
 		}
 	}
-	res.Variants = vs
+	return nil
+}
+
+// replayRanks replays the baseline and the last variant on each of
+// o.SimRanks nodes, block-cyclic then hybrid with each of o.DistBands.
+func (b *tlrOptRun) replayRanks() error {
+	o, vs := b.o, b.vs
 	dv := []int{0}
 	if len(vs) > 1 {
 		dv = append(dv, len(vs)-1)
@@ -270,43 +334,54 @@ func TLROpt(o TLROptOptions) (*TLROptResult, error) {
 	for _, nodes := range o.SimRanks {
 		for _, i := range dv {
 			var bcSecs float64
-			for b := -1; b < len(bands); b++ {
+			for bi := -1; bi < len(bands); bi++ {
 				dist, band := "bc", 0
-				if b >= 0 {
-					dist, band = "hybrid", bands[b]
+				if bi >= 0 {
+					dist, band = "hybrid", bands[bi]
 				}
-				dd, err := distribution.NewBanded(dist, nodes, 0, 0, band, nil, res.NT)
+				s, err := b.replayDist(i, nodes, dist, band)
 				if err != nil {
-					return nil, err
+					return err
 				}
-				r, _, err := replay(prob, o.NB, approxOf(vs[i]), o.Theta, nodes, dd.Owner, meas[i], o.SimCores, o.Bandwidth, o.Latency)
-				if err != nil {
-					return nil, err
-				}
-				s := TLRDistSim{Variant: vs[i].Name, Ranks: nodes, Workers: o.SimCores, Dist: dd.Name(), Seconds: r.Makespan,
-					Messages: r.Messages, Bytes: r.Bytes, Speedup: 1}
-				var sum, top float64
-				for _, rk := range r.Ranks {
-					sum += rk.CPU.Busy
-					top = max(top, rk.CPU.Busy)
-				}
-				s.Imbalance = top / (sum / float64(len(r.Ranks)))
-				diag := map[int]bool{}
-				for m := 0; m < res.NT; m++ {
-					diag[dd.Owner(m, m)] = true
-				}
-				s.DiagNodes = len(diag)
 				if dist == "bc" {
-					bcSecs = r.Makespan
+					bcSecs = s.Seconds
 				} else {
-					s.Speedup = bcSecs / r.Makespan
+					s.Speedup = bcSecs / s.Seconds
 				}
-				res.Dist = append(res.Dist, s)
-				progress(fmt.Sprintf("%s on %d nodes, %s: %.3f s, %.1f MB", vs[i].Name, nodes, s.Dist, s.Seconds, float64(s.Bytes)/1e6))
+				b.res.Dist = append(b.res.Dist, s)
+				o.Progress(fmt.Sprintf("%s on %d nodes, %s: %.3f s, %.1f MB", vs[i].Name, nodes, s.Dist, s.Seconds, float64(s.Bytes)/1e6))
 			}
 		}
 	}
-	return res, nil
+	return nil
+}
+
+// replayDist replays variant i on nodes nodes under distribution dist
+// (band: the hybrid's band), its Speedup set to 1.
+func (b *tlrOptRun) replayDist(i, nodes int, dist string, band int) (TLRDistSim, error) {
+	o, nt := b.o, b.res.NT
+	dd, err := distribution.NewBanded(dist, nodes, 0, 0, band, nil, nt)
+	if err != nil {
+		return TLRDistSim{}, err
+	}
+	r, _, err := replay(b.prob, o.NB, b.approxOf(b.vs[i]), o.Theta, nodes, dd.Owner, b.meas[i], o.SimCores, o.Bandwidth, o.Latency)
+	if err != nil {
+		return TLRDistSim{}, err
+	}
+	s := TLRDistSim{Variant: b.vs[i].Name, Ranks: nodes, Workers: o.SimCores, Dist: dd.Name(), Seconds: r.Makespan,
+		Messages: r.Messages, Bytes: r.Bytes, Speedup: 1}
+	var sum, top float64
+	for _, rk := range r.Ranks {
+		sum += rk.CPU.Busy
+		top = max(top, rk.CPU.Busy)
+	}
+	s.Imbalance = top / (sum / float64(len(r.Ranks)))
+	diag := map[int]bool{}
+	for m := 0; m < nt; m++ {
+		diag[dd.Owner(m, m)] = true
+	}
+	s.DiagNodes = len(diag)
+	return s, nil
 }
 
 func abs(x float64) float64 {

@@ -292,44 +292,21 @@ func (f *Fit) Simulated() bool {
 // distribution keys are checked by Cluster.Validate, which knows the
 // number of ranks.
 func (f *Fit) Validate() error {
-	bad := f.badKey
-	if err := f.checkModel(bad); err != nil {
-		return err
+	type badFunc = func(key, format string, a ...any) error
+	sections := []func(badFunc) error{
+		f.checkModel, f.checkOutputs, f.checkBounds, f.checkSearch, f.checkMeanModel, f.checkRuntime,
+		func(bad badFunc) error { return f.Approx.Check(bad) },
+		func(bad badFunc) error { return f.Vecchia.Check(f.Computation, bad) },
+		f.checkVecchia, f.checkFactor,
+		func(badFunc) error { return f.conflicts() },
+		f.checkDependents, f.checkData,
 	}
-	if err := f.checkOutputs(bad); err != nil {
-		return err
+	for _, check := range sections {
+		if err := check(f.badKey); err != nil {
+			return err
+		}
 	}
-	if err := f.checkBounds(bad); err != nil {
-		return err
-	}
-	if err := f.checkSearch(bad); err != nil {
-		return err
-	}
-	if err := f.checkMeanModel(bad); err != nil {
-		return err
-	}
-	if err := f.checkRuntime(bad); err != nil {
-		return err
-	}
-	if err := f.Approx.Check(bad); err != nil {
-		return err
-	}
-	if err := f.Vecchia.Check(f.Computation, bad); err != nil {
-		return err
-	}
-	if err := f.checkVecchia(bad); err != nil {
-		return err
-	}
-	if err := f.checkFactor(bad); err != nil {
-		return err
-	}
-	if err := f.conflicts(); err != nil {
-		return err
-	}
-	if err := f.checkDependents(bad); err != nil {
-		return err
-	}
-	return f.checkData(bad)
+	return nil
 }
 
 // badKey returns the *Error of a bad key of f, placed by Locate (the

@@ -198,15 +198,19 @@ func stdErrFailure(err error) bool {
 		errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta)
 }
 
+// makePlots krigs the --grid-x x --grid-y grid and draws its conditional
+// simulations (every rank: task graphs), then, where o.write, writes the
+// fit's pictures into o.plotDir: the semivariogram, the TLR tile ranks,
+// the observations and the prediction maps (zhat and pvar: the held-out
+// predictions, mapped without a grid).
 func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat, pvar []float64, out *Assessment) error {
-	p := ev.Problem()
-	dir := o.plotDir
+	pl := &plotter{o: o, out: out}
+	pl.minx, pl.maxx, pl.miny, pl.maxy = bbox(o.train)
 	// The grid prediction is a task graph of every rank: first, so that a
 	// failure of rank 0's pictures cannot leave the others waiting in it.
 	var grid *predict.Result
-	minx, maxx, miny, maxy := bbox(o.train)
 	if o.gridX > 0 {
-		gx, gy := plot.GridPoints(o.gridX, o.gridY, minx, maxx, miny, maxy)
+		gx, gy := plot.GridPoints(o.gridX, o.gridY, pl.minx, pl.maxx, pl.miny, pl.maxy)
 		var err error
 		if grid, err = krigeAt(ev, theta, &dataset.Data{X: gx, Y: gy, Coords: o.train.Coords}, o.mean); err != nil {
 			return err
@@ -214,9 +218,9 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 		ev.Runtime().Trim()
 	}
 	var draws *predict.Draws
-	dx, dy := drawGrid(o.gridX, o.gridY)
+	pl.dx, pl.dy = drawGrid(o.gridX, o.gridY)
 	if o.gridX > 0 && o.draws > 0 {
-		gx, gy := plot.GridPoints(dx, dy, minx, maxx, miny, maxy)
+		gx, gy := plot.GridPoints(pl.dx, pl.dy, pl.minx, pl.maxx, pl.miny, pl.maxy)
 		var err error
 		if draws, err = drawsAt(ev, theta, &dataset.Data{X: gx, Y: gy, Coords: o.train.Coords}, o.mean, o.draws, o.seed, false); err != nil {
 			return fmt.Errorf("conditional simulations: %w", err)
@@ -226,13 +230,52 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	if !o.write {
 		return nil
 	}
+	pl.xl, pl.yl = axes(o.train.Coords, o.pics.xyunits)
+	if err := pl.semivariogram(ev.Problem(), theta); err != nil {
+		return err
+	}
+	if err := pl.tileRanks(ev); err != nil {
+		return err
+	}
+	pl.colourScale(grid, draws)
+	if err := pl.observations(); err != nil {
+		return err
+	}
+	if grid != nil {
+		return pl.gridMaps(grid, draws)
+	}
+	if zhat != nil {
+		return pl.heldOutMaps(zhat, pvar)
+	}
+	return nil
+}
+
+// plotter writes a fit's pictures (makePlots): the data's box, the draws'
+// grid (dx x dy), the axes' labels, the nugget and one colour scale
+// [lo, hi] for the observations, the predictions and the draws.
+type plotter struct {
+	o                      assessOptions
+	out                    *Assessment
+	minx, maxx, miny, maxy float64
+	dx, dy                 int
+	xl, yl                 string
+	tau2, lo, hi           float64
+}
+
+// add records the picture name.png of the plot directory as written.
+func (pl *plotter) add(name string) {
+	pl.out.Plots = append(pl.out.Plots, filepath.Join(pl.o.plotDir, name+".png"))
+}
+
+// semivariogram writes the sample semivariogram of the training data (or
+// of its residuals from the mean model: semivariogramValues) with the
+// fitted model's (sets pl.tau2).
+func (pl *plotter) semivariogram(p likelihood.Problem, theta []float64) error {
+	o, dpi := pl.o, pl.o.pics.dpi
 	k, err := p.Model.Kernel(theta, math.Inf(1))
 	if err != nil {
 		return err
 	}
-	xl, yl := axes(o.train.Coords, o.pics.xyunits)
-	dpi := o.pics.dpi
-	add := func(name string) { out.Plots = append(out.Plots, filepath.Join(dir, name+".png")) }
 	z := o.pics.zname
 	if z == "" {
 		z = "z"
@@ -241,7 +284,8 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	if err != nil {
 		return err
 	}
-	tau2 := p.Tau2(theta)
+	pl.tau2 = p.Tau2(theta)
+	tau2 := pl.tau2
 	c0 := k.Cov(0) + tau2
 	names := p.Model.ParamNamesFor(len(theta))
 	var est []string
@@ -260,7 +304,7 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 	}
 	title := fmt.Sprintf("Fitted %s: %s", p.Model, strings.Join(est, " "))
 	if p.Model == likelihood.AnisoMatern {
-		if err := anisoSemivariogram(filepath.Join(dir, "semivariogram"), o, resid, what, theta, tau2, unit, dpi); err != nil {
+		if err := anisoSemivariogram(filepath.Join(o.plotDir, "semivariogram"), o, resid, what, theta, tau2, unit, dpi); err != nil {
 			return err
 		}
 	} else {
@@ -268,109 +312,139 @@ func makePlots(ev *likelihood.Evaluator, theta []float64, o assessOptions, zhat,
 		if err != nil {
 			return err
 		}
-		if err := plot.SemivariogramWith(filepath.Join(dir, "semivariogram"), binDist(s.Bins), binGamma(s.Bins), func(r float64) float64 { return c0 - k.Cov(r) },
+		if err := plot.SemivariogramWith(filepath.Join(o.plotDir, "semivariogram"), binDist(s.Bins), binGamma(s.Bins), func(r float64) float64 { return c0 - k.Cov(r) },
 			plot.SemivariogramOptions{Title: title + "\n" + what + sparseNote(s), XLabel: unit, Counts: binPairs(s.Bins), DPI: dpi}); err != nil {
 			return err
 		}
 	}
-	add("semivariogram")
-	if nt, ranks := ev.TileRanks(); ranks != nil {
-		// The ranks of the tiles of the TLR factor: tile (m, n) in the cell
-		// [n, n+1] x [m, m+1].
-		v := make([]float64, nt*nt)
-		dense := 0
-		for m := range nt {
-			for c := range nt {
-				r := ranks[m*nt+c]
-				val := math.NaN()
-				switch {
-				case r >= 0:
-					val = float64(r)
-				case r == -1:
-					dense++
-				}
-				v[m*nt+c] = val
-			}
-		}
-		if err := plot.Grid(filepath.Join(dir, "tile_ranks"), nt, nt, 0, float64(nt), 0, float64(nt), v,
-			plot.MapOptions{Title: fmt.Sprintf("TLR factor: tile ranks (%d x %d; blank: diagonal, %d dense)", nt, nt, dense),
-				Label: "rank of tile (m, n) = U V^T", XLabel: "tile column n", YLabel: "tile row m", DPI: dpi}); err != nil {
-			return err
-		}
-		add("tile_ranks")
+	pl.add("semivariogram")
+	return nil
+}
+
+// tileRanks writes, for a TLR factor, the ranks of its tiles: tile (m, n)
+// in the cell [n, n+1] x [m, m+1].
+func (pl *plotter) tileRanks(ev *likelihood.Evaluator) error {
+	nt, ranks := ev.TileRanks()
+	if ranks == nil {
+		return nil
 	}
-	// One colour scale for the observations and the predictions (those
-	// inside the data's convex hull, the only ones the maps show).
-	lo, hi := math.Inf(1), math.Inf(-1)
+	v := make([]float64, nt*nt)
+	dense := 0
+	for m := range nt {
+		for c := range nt {
+			r := ranks[m*nt+c]
+			val := math.NaN()
+			switch {
+			case r >= 0:
+				val = float64(r)
+			case r == -1:
+				dense++
+			}
+			v[m*nt+c] = val
+		}
+	}
+	if err := plot.Grid(filepath.Join(pl.o.plotDir, "tile_ranks"), nt, nt, 0, float64(nt), 0, float64(nt), v,
+		plot.MapOptions{Title: fmt.Sprintf("TLR factor: tile ranks (%d x %d; blank: diagonal, %d dense)", nt, nt, dense),
+			Label: "rank of tile (m, n) = U V^T", XLabel: "tile column n", YLabel: "tile row m", DPI: pl.o.pics.dpi}); err != nil {
+		return err
+	}
+	pl.add("tile_ranks")
+	return nil
+}
+
+// colourScale masks the grid's predictions and the draws outside the
+// data's convex hull (the maps show only those inside) and sets one
+// colour scale [lo, hi] over the observations, the predictions and the
+// draws.
+func (pl *plotter) colourScale(grid *predict.Result, draws *predict.Draws) {
+	o := pl.o
+	pl.lo, pl.hi = math.Inf(1), math.Inf(-1)
 	for _, v := range o.train.Obs {
-		lo, hi = min(lo, v), max(hi, v)
+		pl.lo, pl.hi = min(pl.lo, v), max(pl.hi, v)
 	}
 	if grid != nil {
-		gx, gy := plot.GridPoints(o.gridX, o.gridY, minx, maxx, miny, maxy)
+		gx, gy := plot.GridPoints(o.gridX, o.gridY, pl.minx, pl.maxx, pl.miny, pl.maxy)
 		plot.MaskOutsideHull(o.train.X, o.train.Y, gx, gy, grid.Z)
 		plot.MaskOutsideHull(o.train.X, o.train.Y, gx, gy, grid.Var)
 		for _, v := range grid.Z {
 			if !math.IsNaN(v) {
-				lo, hi = min(lo, v), max(hi, v)
+				pl.lo, pl.hi = min(pl.lo, v), max(pl.hi, v)
 			}
 		}
 	}
 	if draws != nil { // the draws share the scale too
-		gx, gy := plot.GridPoints(dx, dy, minx, maxx, miny, maxy)
+		gx, gy := plot.GridPoints(pl.dx, pl.dy, pl.minx, pl.maxx, pl.miny, pl.maxy)
 		for _, z := range draws.Z {
 			plot.MaskOutsideHull(o.train.X, o.train.Y, gx, gy, z)
 			for _, v := range z {
 				if !math.IsNaN(v) {
-					lo, hi = min(lo, v), max(hi, v)
+					pl.lo, pl.hi = min(pl.lo, v), max(pl.hi, v)
 				}
 			}
 		}
 	}
-	if err := plot.Map(filepath.Join(dir, "observations"), o.train.X, o.train.Y, o.train.Obs,
-		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: o.pics.label(""), XLabel: xl, YLabel: yl, Min: lo, Max: hi, DPI: dpi}); err != nil {
+}
+
+// observations writes the map of the training observations.
+func (pl *plotter) observations() error {
+	o := pl.o
+	if err := plot.Map(filepath.Join(o.plotDir, "observations"), o.train.X, o.train.Y, o.train.Obs,
+		plot.MapOptions{Title: fmt.Sprintf("Observations (N=%d)", o.train.Len()), Label: o.pics.label(""), XLabel: pl.xl, YLabel: pl.yl, Min: pl.lo, Max: pl.hi, DPI: o.pics.dpi}); err != nil {
 		return err
 	}
-	add("observations")
-	if grid != nil {
-		if err := plot.Grid(filepath.Join(dir, "prediction"), o.gridX, o.gridY, minx, maxx, miny, maxy, grid.Z,
-			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction (%dx%d grid, inside the data's hull; dots: data)", o.gridX, o.gridY),
-				Label: o.pics.label("kriging prediction"), XLabel: xl, YLabel: yl, Min: lo, Max: hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
-			return err
-		}
-		add("prediction")
-		which := "of a new observation (nugget included)"
-		if tau2 == 0 {
-			which = "of a new observation (no nugget)"
-		}
-		if err := plot.Grid(filepath.Join(dir, "prediction_sd"), o.gridX, o.gridY, minx, maxx, miny, maxy, sqrtAll(grid.Var),
-			plot.MapOptions{Title: "Prediction sd " + which, Label: o.pics.label("sd of a new observation"), XLabel: xl, YLabel: yl,
-				PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
-			return err
-		}
-		add("prediction_sd")
-		if draws != nil {
-			for i, z := range draws.Z {
-				name := fmt.Sprintf("conditional_draw_%d", i+1)
-				if err := plot.Grid(filepath.Join(dir, name), dx, dy, minx, maxx, miny, maxy, z,
-					plot.MapOptions{Title: fmt.Sprintf("Conditional simulation %d given the data (%dx%d grid, seed %d)", i+1, dx, dy, o.seed),
-						Label: o.pics.label(""), XLabel: xl, YLabel: yl, Min: lo, Max: hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
-					return err
-				}
-				add(name)
-			}
-		}
-	} else if zhat != nil {
-		if err := plot.Map(filepath.Join(dir, "prediction"), o.test.X, o.test.Y, zhat,
-			plot.MapOptions{Title: fmt.Sprintf("Kriging prediction at %d held-out locations", o.test.Len()), Label: o.pics.label("kriging prediction"), XLabel: xl, YLabel: yl, DPI: dpi}); err != nil {
-			return err
-		}
-		add("prediction")
-		if err := plot.Map(filepath.Join(dir, "prediction_sd"), o.test.X, o.test.Y, sqrtAll(pvar),
-			plot.MapOptions{Title: "Prediction sd of a new observation (held-out locations)", Label: o.pics.label("sd of a new observation"), XLabel: xl, YLabel: yl, DPI: dpi}); err != nil {
-			return err
-		}
-		add("prediction_sd")
+	pl.add("observations")
+	return nil
+}
+
+// gridMaps writes the grid's prediction and its sd, and each conditional
+// draw.
+func (pl *plotter) gridMaps(grid *predict.Result, draws *predict.Draws) error {
+	o, dir, dpi := pl.o, pl.o.plotDir, pl.o.pics.dpi
+	minx, maxx, miny, maxy := pl.minx, pl.maxx, pl.miny, pl.maxy
+	if err := plot.Grid(filepath.Join(dir, "prediction"), o.gridX, o.gridY, minx, maxx, miny, maxy, grid.Z,
+		plot.MapOptions{Title: fmt.Sprintf("Kriging prediction (%dx%d grid, inside the data's hull; dots: data)", o.gridX, o.gridY),
+			Label: o.pics.label("kriging prediction"), XLabel: pl.xl, YLabel: pl.yl, Min: pl.lo, Max: pl.hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
+		return err
 	}
+	pl.add("prediction")
+	which := "of a new observation (nugget included)"
+	if pl.tau2 == 0 {
+		which = "of a new observation (no nugget)"
+	}
+	if err := plot.Grid(filepath.Join(dir, "prediction_sd"), o.gridX, o.gridY, minx, maxx, miny, maxy, sqrtAll(grid.Var),
+		plot.MapOptions{Title: "Prediction sd " + which, Label: o.pics.label("sd of a new observation"), XLabel: pl.xl, YLabel: pl.yl,
+			PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
+		return err
+	}
+	pl.add("prediction_sd")
+	if draws == nil {
+		return nil
+	}
+	for i, z := range draws.Z {
+		name := fmt.Sprintf("conditional_draw_%d", i+1)
+		if err := plot.Grid(filepath.Join(dir, name), pl.dx, pl.dy, minx, maxx, miny, maxy, z,
+			plot.MapOptions{Title: fmt.Sprintf("Conditional simulation %d given the data (%dx%d grid, seed %d)", i+1, pl.dx, pl.dy, o.seed),
+				Label: o.pics.label(""), XLabel: pl.xl, YLabel: pl.yl, Min: pl.lo, Max: pl.hi, PointsX: o.train.X, PointsY: o.train.Y, DPI: dpi}); err != nil {
+			return err
+		}
+		pl.add(name)
+	}
+	return nil
+}
+
+// heldOutMaps writes the prediction and its sd at the held-out locations.
+func (pl *plotter) heldOutMaps(zhat, pvar []float64) error {
+	o, dir, dpi := pl.o, pl.o.plotDir, pl.o.pics.dpi
+	if err := plot.Map(filepath.Join(dir, "prediction"), o.test.X, o.test.Y, zhat,
+		plot.MapOptions{Title: fmt.Sprintf("Kriging prediction at %d held-out locations", o.test.Len()), Label: o.pics.label("kriging prediction"), XLabel: pl.xl, YLabel: pl.yl, DPI: dpi}); err != nil {
+		return err
+	}
+	pl.add("prediction")
+	if err := plot.Map(filepath.Join(dir, "prediction_sd"), o.test.X, o.test.Y, sqrtAll(pvar),
+		plot.MapOptions{Title: "Prediction sd of a new observation (held-out locations)", Label: o.pics.label("sd of a new observation"), XLabel: pl.xl, YLabel: pl.yl, DPI: dpi}); err != nil {
+		return err
+	}
+	pl.add("prediction_sd")
 	return nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/solve"
 	"github.com/exageostat/exageostat/pkg/stop"
+	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/tlr"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -673,7 +674,7 @@ func (f *fitJob) assess(rt *runtime.Runtime, res *mle.FitResult) (*FitResult, []
 
 	// Per-rank reports, gathered on rank 0 (collectives: every rank).
 	mem := rt.Mem()
-	owned := ownedTileBytes(f.n, f.nb, f.lo.Owner, w.Size())
+	owned := tile.NewLayout(f.n, f.nb).LowerBytes(f.lo.Owner, w.Size(), nil)
 	var err error
 	if out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: out.PerEval, OwnedTileBytes: owned[w.Rank()],
 		PeakTileBytes: mem.Peak, PeakReplicaBytes: mem.PeakReplicas, ReplicaBudgetBytes: f.budget,

@@ -154,7 +154,9 @@ func TestJobsOverRanks(t *testing.T) {
 	if !slices.Equal(a.Theta, b.Theta) || a.LogLik != b.LogLik || *a.MSPE != *b.MSPE || !slices.Equal(a.StdErr, b.StdErr) {
 		t.Errorf("fit: one rank theta %v l %v mspe %v se %v; two ranks %v %v %v %v", a.Theta, a.LogLik, *a.MSPE, a.StdErr, b.Theta, b.LogLik, *b.MSPE, b.StdErr)
 	}
-	lower := ownedTileBytes(270, 60, nil, 1)[0]
+	// The lower tiles of N = 270 in tiles of 60 (rows 60, 60, 60, 60, 30):
+	// 8 (N^2 + sum of rows^2) / 2 bytes.
+	lower := int64(8 * (270*270 + 4*60*60 + 30*30) / 2)
 	if len(a.Memory) != 1 || a.Memory[0].OwnedTileBytes != lower || len(b.Memory) != 2 ||
 		b.Memory[0].OwnedTileBytes+b.Memory[1].OwnedTileBytes != lower || b.Memory[1].Rank != 1 || b.Memory[1].PeakTileBytes <= 0 {
 		t.Errorf("memory: one rank %+v, two ranks %+v (lower tiles %d bytes)", a.Memory, b.Memory, lower)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/exageostat/exageostat/pkg/cholesky"
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -46,23 +47,6 @@ type RankMemory struct {
 	NeedBytes       int64  `json:"need_bytes"`
 	AvailableBytes  int64  `json:"available_bytes,omitempty"`
 	AvailableSource string `json:"available_source,omitempty"`
-}
-
-// ownedTileBytes returns, per rank, the bytes of the lower tiles of an
-// n x n symmetric matrix with tile size nb that own places on each rank.
-func ownedTileBytes(n, nb int, own tile.OwnerFunc, ranks int) []int64 {
-	l := tile.NewLayout(n, nb)
-	out := make([]int64, ranks)
-	for m := 0; m < l.NT; m++ {
-		for c := 0; c <= m; c++ {
-			r := 0
-			if own != nil {
-				r = own(m, c)
-			}
-			out[min(max(r, 0), ranks-1)] += int64(8 * l.Rows(m) * l.Rows(c))
-		}
-	}
-	return out
 }
 
 // checkMemory compares each rank's need (need[r], the same table on every
@@ -142,11 +126,16 @@ func problem(n, nb, ranks int) string {
 // overhead, not the tiles, is what runs out: at N = 400 and nb = 1 one
 // evaluation is 10.9 million tasks. Measured on the peak resident set of
 // fits of one evaluation (N = 400, nb = 4 and 2; N = 600, nb = 2: 0.18, 1.4
-// and 4.6 million tasks, 217 MB, 1.71 GB, 3.89 GB), a task costs 850-1230
+// and 4.6 million tasks, 217 MB, 1.71 GB, 3.89 GB), a task cost 850-1230
 // bytes with the garbage collector's slack; a tile handle about 450 bytes
-// beyond its data.
+// beyond its data. The trace event of a task has grown since (CPU time,
+// submission and ready times): one traced evaluation at N = 400 now
+// measures 1460-1540 bytes a task between nb = 8 and nb = 5 or 4 (the
+// difference of the peaks over that of the tasks), and fit --n 400 --nb 4
+// peaked at 333 MB where 1200 bytes a task estimated 289 MB; hence 1800
+// (TestMemoryPeak measures it).
 const (
-	taskBytes   = 1200
+	taskBytes   = 1800
 	handleBytes = 512
 )
 
@@ -173,13 +162,15 @@ func (g graph) larger(h graph) graph {
 func tilesPerSide(n, nb int) float64 { return math.Ceil(float64(n) / float64(max(nb, 1))) }
 
 // evalGraph is one likelihood evaluation (or simulation) of n points with
-// tile size nb: generation, Cholesky (potrf, trtri, trmm, syrk, gemm),
-// log-determinant, solve and dot product, (NT^3 + 9 NT^2 + 38 NT)/6 tasks
-// (counted on the runtime: 182,298 at NT = 100, 1,394,598 at NT = 200), and
-// NT(NT+1)/2 tiles.
+// tile size nb: the Cholesky's tasks (cholesky.Tasks), and NT^2 + 5 NT - 1
+// of the generation (dcmg NT(NT+1)/2, zcpy NT), the log-determinant (det
+// NT), the solve (trsv NT, gemv NT(NT-1)/2, geadd NT - 1) and the dot
+// product (dot NT), (NT^3 + 9 NT^2 + 38 NT - 12)/6 in all (as counted on
+// the runtime: 182,298 at NT = 100, 1,394,598 at NT = 200); and NT(NT+1)/2
+// tiles.
 func evalGraph(n, nb int) graph {
 	x := tilesPerSide(n, nb)
-	return graph{tasks: (x*x*x + 9*x*x + 38*x) / 6, tiles: x * (x + 1) / 2, phase: "one evaluation"}
+	return graph{tasks: cholesky.Tasks(x) + x*x + 5*x - 1, tiles: x * (x + 1) / 2, phase: "one evaluation"}
 }
 
 // fisherGraph is the Fisher information of free parameters (predict.FisherInfo):
@@ -212,7 +203,7 @@ func graphNeed(g graph, n, nb int, own tile.OwnerFunc, ranks int) []int64 {
 	if ranks == 1 {
 		share[0] = 1
 	} else {
-		owned := ownedTileBytes(n, nb, own, ranks)
+		owned := tile.NewLayout(n, nb).LowerBytes(own, ranks, nil)
 		var total float64
 		for _, b := range owned {
 			total += float64(b)
@@ -282,7 +273,7 @@ func checkScale(w comm.Comm, cmd string, userLimit int64, runs ...scale) error {
 
 // graphNote describes g for the message of a run that needs need bytes on
 // its largest rank, when g's tasks are a quarter of that or more: ": one
-// evaluation is a graph of 10.9 million tasks of about 1.2 kB each".
+// evaluation is a graph of 10.9 million tasks of about 1.8 kB each".
 func graphNote(g graph, need int64) string {
 	if tasks, _ := g.bytes(); tasks < float64(need)/4 || tasks < 100e6 {
 		return ""

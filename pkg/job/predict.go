@@ -65,24 +65,8 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	cmd := cfg.Command()
 	ag := newAgreement(env, cmd) // the ranks agree on the inputs and settings (agree.go)
 	defer ag.finish(&err)
-	if err := cfg.Validate(); err != nil {
+	if err := checkPredict(&cfg, w, cmd); err != nil {
 		return nil, err
-	}
-	if err := checkBlocks(cfg); err != nil {
-		return nil, err
-	}
-	if t := len(cfg.Theta) - 1; config.HasTau2(cfg.Kernel, len(cfg.Theta)) { // (sigma2, beta, nu, tau2): the nugget is tau2
-		cfg.Nugget, cfg.Theta = cfg.Theta[t], cfg.Theta[:t]
-	}
-	if w.Rank() == 0 {
-		if err := predictOutputs(&cfg).Check(); err != nil {
-			return nil, err
-		}
-		if cfg.Plot != "" {
-			if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
-				return nil, badInput("%s: --plot: %v", cmd, err)
-			}
-		}
 	}
 	limit, _ := config.MemoryLimitBytes(cfg.MemoryLimit)
 	cl, err := phaseCluster(cmd, w.Size(), cfg.Phase)
@@ -99,137 +83,152 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err != nil {
 		return nil, sameOnEveryRank(err, w)
 	}
-	obs, nw, metric := pin.obs, pin.nw, pin.metric
-	model := likelihood.Model(cfg.Kernel)
-	res := &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta,
-		Nugget: cfg.Nugget, Mean: cfg.Mean, Out: cfg.Out, Ranks: w.Size(), Workers: workers}
+	p := &predictRun{cfg: cfg, env: env, w: w, cmd: cmd, pin: pin, workers: workers, model: likelihood.Model(cfg.Kernel)}
 	if cfg.Computation == "vecchia" {
-		return predictVecchia(cfg, env, pin, res, limit)
+		return predictVecchia(p, limit)
 	}
-	n1, n2 := obs.Len()*variables(model), nw.Len()*variables(model) // the matrices' orders
-	nb := tileSize(cfg.NB, n1)
-	g := evalGraph(n1, nb).larger(krigeGraph(n1, n2, nb))
-	o := likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
-	if o.Approx.Computation == likelihood.TLR { // budget the tiles at a sampled rank
-		pts, _ := problemData(dataset.Permute(obs, dataset.MortonOrder(obs)), model)
-		o.Approx.RankEstimate = tlrRankBudget(o.Approx, likelihood.Problem{Points: pts, Metric: metric, Model: model}, cfg.Theta, nb, cfg.Seed)
-	}
-	if err := checkScale(w, cmd, limit, scale{n: n1, nb: nb, g: g, tiles: float64(likelihood.TileBytes(n1, o))}); err != nil {
+	if err := p.plan(cl, limit); err != nil {
 		return nil, err
 	}
-	if o.Owner, o.GenOwner, res.Distribution, err = distribute(w, cl, n1, nb, false); err != nil {
+	if err := p.start(); err != nil {
 		return nil, err
 	}
-	need := likelihood.MemoryNeed(n1, o, w.Size())
-	if cfg.Draws > 0 { // V whole, and on rank 0 the conditional covariance, its factor and the draws
-		need[0] += int64(8*n1*n2) + int64(16*n2*n2) + int64(8*n2*cfg.Draws)
-	}
-	addTo(need, predict.KrigeNeed(n1, n2, o, w.Size()))
-	addTo(need, graphNeed(g, n1, nb, o.Owner, w.Size()))
-	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g, most(need)*int64(w.Size())))
-	pr, err := startPredict(w, env, cfg, workers, need, limit, what)
-	if err != nil {
-		return nil, err
-	}
-	defer pr.close()
-	rt := pr.rt
-	// newEval returns an evaluator of the observations d, their points in
-	// Morton order (perm: point k is row perm[k] of d).
-	newEval := func(d *dataset.Data) (*likelihood.Evaluator, []int, error) {
-		perm := dataset.MortonOrder(d)
-		sorted := dataset.Permute(d, perm)
-		_, x, err := dataset.Design(sorted, cfg.Mean)
-		if err != nil {
-			return nil, nil, badInput("%s: %v", cfg.Data, err)
-		}
-		pts, z := problemData(sorted, model)
-		ev, err := likelihood.NewWith(likelihood.Problem{Points: pts, Metric: metric, Obs: z,
-			Model: model, Nugget: cfg.Nugget, Covariates: x}, rt, o)
-		return ev, perm, err
-	}
+	defer p.close()
 	var ev *likelihood.Evaluator
 	var perm []int
 	if cfg.Folds == 0 { // K-fold builds one evaluator per fold
-		if ev, perm, err = newEval(obs); err != nil {
+		if ev, perm, err = p.newEval(pin.obs); err != nil {
 			return nil, err
 		}
 		defer ev.Release()
 	}
-	var r *predict.Result
-	var resid []float64
-	var draws [][]float64
-	var fold []int
-	switch {
-	case cfg.CV && cfg.Folds > 0:
-		if model == likelihood.BivariateMatern {
-			return nil, badInput("%s: %s: not for the bivariate model yet", cmd, foldsFlag(cfg))
-		}
-		if cfg.Folds > obs.Len() {
-			return nil, badInput("%s: %s %d is more than the %d observations of %s", cmd, foldsFlag(cfg), cfg.Folds, obs.Len(), cfg.Data)
-		}
-		fold = foldsOf(obs.Len(), cfg.Folds, cfg.Seed)
-		r, resid, res.CV, err = kFold(func(d *dataset.Data) (*likelihood.Evaluator, error) {
-			ev, _, err := newEval(d)
-			return ev, err
-		}, cfg.Theta, obs, fold, cfg.Folds, cfg.Mean)
-	case cfg.CV:
-		r, resid, res.CV, err = leaveOneOut(ev, cfg.Theta, obs, perm)
-	case cfg.Blocks != "":
-		if r, err = writeBlocks(ev, cfg, nw, env); err == nil {
-			res.Seconds, res.Predicted = r.Seconds, len(r.Z)
-			return res, checkFailTask(rt, w)
-		}
-	case cfg.Draws > 0:
-		var d *predict.Draws
-		d, err = drawsAt(ev, cfg.Theta, nw, cfg.Mean, cfg.Draws, cfg.Seed, cfg.Variance != config.VarianceLatent)
-		if d != nil {
-			r, draws = &d.Result, d.Z
-		}
-	default:
-		r, err = krigeAt(ev, cfg.Theta, nw, cfg.Mean)
+	pred, err := p.predict(ev, perm)
+	if err == nil && pred.blocks {
+		return p.res, checkFailTask(p.rt, w)
 	}
-	if err != nil {
-		return nil, predictError(cmd, cfg.Mean, pr.rs, err)
-	}
-	res.Seconds = r.Seconds
-	if err := checkFailTask(rt, w); err != nil {
-		return nil, err
-	}
-	return finishPredict(cfg, env, pin, res, &predicted{r: r, resid: resid, draws: draws, fold: fold}, func() (runReport, error) {
-		return reportRun(w, rt, pr.tr, n1, nb, o.Owner, need, pr.lim, res.Seconds)
-	})
+	return p.finish(pred, err)
 }
 
-// predictRun is a prediction's runtime, its trace (--trace) and its stop
-// control, and the memory the ranks may use.
+// checkPredict checks cfg (its settings, blocks and, on rank 0, that its
+// outputs can be written, making the --plot directory), and splits a
+// nugget tau2 given as theta's last parameter off into cfg.Nugget.
+func checkPredict(cfg *config.Predict, w comm.Comm, cmd string) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := checkBlocks(*cfg); err != nil {
+		return err
+	}
+	if t := len(cfg.Theta) - 1; config.HasTau2(cfg.Kernel, len(cfg.Theta)) { // (sigma2, beta, nu, tau2): the nugget is tau2
+		cfg.Nugget, cfg.Theta = cfg.Theta[t], cfg.Theta[:t]
+	}
+	if w.Rank() != 0 {
+		return nil
+	}
+	if err := predictOutputs(cfg).Check(); err != nil {
+		return err
+	}
+	if cfg.Plot != "" {
+		if err := os.MkdirAll(cfg.Plot, 0o755); err != nil {
+			return badInput("%s: --plot: %v", cmd, err)
+		}
+	}
+	return nil
+}
+
+// predictRun is one Predict on the ranks of w: its inputs, the matrices'
+// orders (n1 observed, n2 new), the tile options, every rank's memory
+// need and limit, the runtime and the result.
 type predictRun struct {
-	rt  *runtime.Runtime
-	tr  *traceRun
-	rs  *runStop
-	lim memory.Limit
+	cfg     config.Predict
+	env     Env
+	w       comm.Comm
+	cmd     string
+	pin     predictInputs
+	workers int
+	model   likelihood.Model
+	n1, n2  int
+	nb      int
+	o       likelihood.Options
+	need    []int64
+	lim     memory.Limit
+	rt      *runtime.Runtime
+	tr      *traceRun
+	rs      *runStop
+	res     *PredictResult
 }
 
-// startPredict checks each rank's need against its memory (checkMemory:
-// what names it), then opens the trace and starts a prediction's runtime
-// on w with its stop control (signals; no deadline: a prediction is past
-// any search). close ends them.
-func startPredict(w comm.Comm, env Env, cfg config.Predict, workers int, need []int64, limit int64, what string) (*predictRun, error) {
-	p := &predictRun{}
+// prediction is what the kriging computed: the predictions r, and the
+// cross-validation's residuals and folds or the conditional draws;
+// blocks: block kriging, which wrote its own output.
+type prediction struct {
+	r      *predict.Result
+	resid  []float64
+	draws  [][]float64
+	fold   []int
+	blocks bool
+}
+
+// plan sets the tiles (size, approximation, distribution over cl's
+// ranks) and checks the scale and every rank's memory need against its
+// limit (userLimit: --memory-limit).
+func (p *predictRun) plan(cl config.Cluster, userLimit int64) error {
+	cfg, w, cmd, model := p.cfg, p.w, p.cmd, p.model
+	obs, nw := p.pin.obs, p.pin.nw
+	p.n1, p.n2 = obs.Len()*variables(model), nw.Len()*variables(model) // the matrices' orders
+	n1, n2 := p.n1, p.n2
+	p.nb = tileSize(cfg.NB, n1)
+	nb := p.nb
+	g := evalGraph(n1, nb).larger(krigeGraph(n1, n2, nb))
+	p.o = likelihood.Options{NB: nb, Approx: ApproxOf(cfg.Approx)}
+	if p.o.Approx.Computation == likelihood.TLR { // budget the tiles at a sampled rank
+		pts, _ := problemData(dataset.Permute(obs, dataset.MortonOrder(obs)), model)
+		p.o.Approx.RankEstimate = tlrRankBudget(p.o.Approx, likelihood.Problem{Points: pts, Metric: p.pin.metric, Model: model}, cfg.Theta, nb, cfg.Seed)
+	}
+	if err := checkScale(w, cmd, userLimit, scale{n: n1, nb: nb, g: g, tiles: float64(likelihood.TileBytes(n1, p.o))}); err != nil {
+		return err
+	}
+	p.res = p.result()
 	var err error
-	if p.lim, err = checkMemory(w, cfg.Command(), need, limit, what); err != nil {
-		return nil, err
+	if p.o.Owner, p.o.GenOwner, p.res.Distribution, err = distribute(w, cl, n1, nb, false); err != nil {
+		return err
 	}
-	if p.tr, err = openTrace(cfg.Trace, w); err != nil {
-		return nil, err
+	need := likelihood.MemoryNeed(n1, p.o, w.Size())
+	if cfg.Draws > 0 { // V whole, and on rank 0 the conditional covariance, its factor and the draws
+		need[0] += int64(8*n1*n2) + int64(16*n2*n2) + int64(8*n2*cfg.Draws)
 	}
-	if p.rt, err = newRuntimeWith(w, workers, false, nil, p.tr); err != nil {
+	addTo(need, predict.KrigeNeed(n1, n2, p.o, w.Size()))
+	addTo(need, graphNeed(g, n1, nb, p.o.Owner, w.Size()))
+	p.need = need
+	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g, most(need)*int64(w.Size())))
+	p.lim, err = checkMemory(w, cmd, need, userLimit, what)
+	return err
+}
+
+// result is the run's result before the prediction: its counts and
+// settings.
+func (p *predictRun) result() *PredictResult {
+	cfg := p.cfg
+	return &PredictResult{Computation: cfg.Computation, Observed: p.pin.obs.Len(), Predicted: p.pin.nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta,
+		Nugget: cfg.Nugget, Mean: cfg.Mean, Out: cfg.Out, Ranks: p.w.Size(), Workers: p.workers}
+}
+
+// start opens the trace (--trace) and starts the runtime on the ranks
+// with its stop control (signals; no deadline: a prediction is past any
+// search). close ends them.
+func (p *predictRun) start() error {
+	var err error
+	if p.tr, err = openTrace(p.cfg.Trace, p.w); err != nil {
+		return err
+	}
+	if p.rt, err = newRuntimeWith(p.w, p.workers, false, nil, p.tr); err != nil {
 		p.tr.close()
-		return nil, err
+		return err
 	}
-	p.rs = newRunStop(w, env, stop.Deadline{})
+	p.rs = newRunStop(p.w, p.env, stop.Deadline{})
 	p.rs.setPhase(phaseAfter)
 	p.rs.attach(p.rt)
-	return p, nil
+	return nil
 }
 
 // close ends the stop control, the runtime and the trace.
@@ -239,32 +238,112 @@ func (p *predictRun) close() {
 	p.tr.close()
 }
 
-// predictError maps a prediction's failure: work given up after a signal
-// (Interrupted), a collinear mean or a theta whose covariance matrix is
-// not positive definite (the user's: exit 2).
-func predictError(cmd, mean string, rs *runStop, err error) error {
+// finish ends a prediction that returned pred and err: the failure
+// mapped (failure), the predictions checked (check), the run's report
+// gathered (collective) and, on rank 0, the outputs written (write).
+func (p *predictRun) finish(pred *prediction, err error) (*PredictResult, error) {
+	if err := p.failure(err, p.rs); err != nil {
+		return nil, err
+	}
+	if err := p.check(pred); err != nil {
+		return nil, err
+	}
+	rep, err := reportRun(p.w, p.rt, p.tr, p.n1, p.nb, p.o.Owner, p.need, p.lim, p.res.Seconds)
+	if err != nil {
+		return nil, err
+	}
+	if p.w.Rank() != 0 {
+		return p.res, nil
+	}
+	p.res.Memory, p.res.Traced = rep.Memory, rep.Traced
+	if err := p.write(pred); err != nil {
+		return nil, err
+	}
+	return p.res, nil
+}
+
+// newEval returns an evaluator of the observations d, their points in
+// Morton order (perm: point k is row perm[k] of d).
+func (p *predictRun) newEval(d *dataset.Data) (*likelihood.Evaluator, []int, error) {
+	cfg := p.cfg
+	perm := dataset.MortonOrder(d)
+	sorted := dataset.Permute(d, perm)
+	_, x, err := dataset.Design(sorted, cfg.Mean)
+	if err != nil {
+		return nil, nil, badInput("%s: %v", cfg.Data, err)
+	}
+	pts, z := problemData(sorted, p.model)
+	ev, err := likelihood.NewWith(likelihood.Problem{Points: pts, Metric: p.pin.metric, Obs: z,
+		Model: p.model, Nugget: cfg.Nugget, Covariates: x}, p.rt, p.o)
+	return ev, perm, err
+}
+
+// predict runs what cfg asks with the evaluator ev of the observations
+// (perm: their Morton order; nil for K-fold cross-validation, which makes
+// one per fold): K-fold or leave-one-out cross-validation, block kriging,
+// conditional draws or kriging at the new locations.
+func (p *predictRun) predict(ev *likelihood.Evaluator, perm []int) (*prediction, error) {
+	cfg, cmd, obs, nw, res := p.cfg, p.cmd, p.pin.obs, p.pin.nw, p.res
+	pr := &prediction{}
+	var err error
+	switch {
+	case cfg.CV && cfg.Folds > 0:
+		if p.model == likelihood.BivariateMatern {
+			return nil, badInput("%s: %s: not for the bivariate model yet", cmd, foldsFlag(cfg))
+		}
+		if cfg.Folds > obs.Len() {
+			return nil, badInput("%s: %s %d is more than the %d observations of %s", cmd, foldsFlag(cfg), cfg.Folds, obs.Len(), cfg.Data)
+		}
+		pr.fold = foldsOf(obs.Len(), cfg.Folds, cfg.Seed)
+		pr.r, pr.resid, res.CV, err = kFold(func(d *dataset.Data) (*likelihood.Evaluator, error) {
+			ev, _, err := p.newEval(d)
+			return ev, err
+		}, cfg.Theta, obs, pr.fold, cfg.Folds, cfg.Mean)
+	case cfg.CV:
+		pr.r, pr.resid, res.CV, err = leaveOneOut(ev, cfg.Theta, obs, perm)
+	case cfg.Blocks != "":
+		if pr.r, err = writeBlocks(ev, cfg, nw, p.env); err == nil {
+			res.Seconds, res.Predicted = pr.r.Seconds, len(pr.r.Z)
+			pr.blocks = true
+		}
+	case cfg.Draws > 0:
+		var d *predict.Draws
+		d, err = drawsAt(ev, cfg.Theta, nw, cfg.Mean, cfg.Draws, cfg.Seed, cfg.Variance != config.VarianceLatent)
+		if d != nil {
+			pr.r, pr.draws = &d.Result, d.Z
+		}
+	default:
+		pr.r, err = krigeAt(ev, cfg.Theta, nw, cfg.Mean)
+	}
+	return pr, err
+}
+
+// failure returns the prediction's error err as the run reports it: an
+// interruption (rs), or a bad input for a collinear mean, a covariance
+// that is not positive definite or a theta the model cannot take.
+func (p *predictRun) failure(err error, rs *runStop) error {
 	if givenUp(err) {
-		return &Interrupted{Cmd: cmd, Signal: rs.req.Number()}
+		return &Interrupted{Cmd: p.cmd, Signal: rs.req.Number()}
 	}
 	if errors.Is(err, likelihood.ErrCollinear) {
-		return badInput("%s: --mean %s: %v", cmd, mean, err)
+		return badInput("%s: --mean %s: %v", p.cmd, p.cfg.Mean, err)
 	}
 	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
-		return badInput("%s: %v (add a nugget, or use a smaller range or smoothness)", cmd, err)
+		return badInput("%s: %v (add a nugget, or use a smaller range or smoothness)", p.cmd, err)
 	}
 	return err
 }
 
-// finishPredict checks the predictions p of cfg (the variance of the
-// latent field with --variance latent; no value that is not finite),
-// gathers the run's report (report: collective) and writes them on rank
-// 0: the table or raster of predictions (and draws), or the
-// cross-validation's table, pictures and JSON; predict's JSON.
-func finishPredict(cfg config.Predict, env Env, pin predictInputs, res *PredictResult, p *predicted, report func() (runReport, error)) (*PredictResult, error) {
-	w, cmd, workers := env.comm(), cfg.Command(), res.Workers
-	obs, nw, model := pin.obs, pin.nw, likelihood.Model(cfg.Kernel)
-	r, resid, draws, fold := p.r, p.resid, p.draws, p.fold
-	tau2 := likelihood.Problem{Model: model, Nugget: cfg.Nugget}.Tau2(cfg.Theta)
+// check records the prediction's time, checks that no task failed on any
+// rank, takes the nugget off the variance for --variance latent and checks
+// the predictions are finite.
+func (p *predictRun) check(pred *prediction) error {
+	cfg, r := p.cfg, pred.r
+	p.res.Seconds = r.Seconds
+	if err := checkFailTask(p.rt, p.w); err != nil {
+		return err
+	}
+	tau2 := likelihood.Problem{Model: p.model, Nugget: cfg.Nugget}.Tau2(cfg.Theta)
 	if cfg.Variance == config.VarianceLatent && cfg.Draws == 0 { // the draws' variance is already the chosen one
 		// The field's own variance: the new observation's without the
 		// nugget tau2 (its measurement error), clamped at 0 like it.
@@ -272,18 +351,16 @@ func finishPredict(cfg config.Predict, env Env, pin predictInputs, res *PredictR
 			r.Var[i] = math.Max(r.Var[i]-tau2, 0)
 		}
 	}
-	if err := checkPrediction(cmd, r.Z, r.Var, cfg.At); err != nil {
-		return nil, err
-	}
-	rep, err := report()
-	if err != nil {
-		return nil, err
-	}
-	if w.Rank() != 0 {
-		return res, nil
-	}
-	res.Memory, res.Traced = rep.Memory, rep.Traced
-	hdr, cols := predictionColumns(cfg, nw, r.Z, r.Var, draws)
+	return checkPrediction(p.cmd, r.Z, r.Var, cfg.At)
+}
+
+// columns returns the header and columns of the prediction's output: the
+// new locations with the predictions (and draws), or for
+// cross-validation the observations with their predictions, residuals,
+// standardised residuals (and folds).
+func (p *predictRun) columns(pred *prediction) ([]string, [][]float64) {
+	cfg, obs, r, resid, res := p.cfg, p.pin.obs, pred.r, pred.resid, p.res
+	hdr, cols := predictionColumns(cfg, p.pin.nw, r.Z, r.Var, pred.draws)
 	if cfg.CV {
 		std := make([]float64, len(resid))
 		for i, e := range resid {
@@ -291,55 +368,65 @@ func finishPredict(cfg config.Predict, env Env, pin predictInputs, res *PredictR
 		}
 		hdr = []string{hdr[0], hdr[1], "z", "z_loo", "variance", "residual", "standardized"}
 		cols = [][]float64{obs.X, obs.Y, obs.Obs, r.Z, r.Var, resid, std}
-		if fold != nil {
+		if pred.fold != nil {
 			hdr[3] = "z_cv"
-			f := make([]float64, len(fold))
-			for i, g := range fold {
+			f := make([]float64, len(pred.fold))
+			for i, g := range pred.fold {
 				f[i] = float64(g + 1)
 			}
 			hdr, cols = append(hdr, "fold"), append(cols, f)
 		}
-		if p := cfg.Transformation().Prefix(); p != "" { // the residuals are on the transformed scale
-			hdr[2], hdr[3] = p+"_"+hdr[2], p+"_"+hdr[3]
+		if pf := cfg.Transformation().Prefix(); pf != "" { // the residuals are on the transformed scale
+			hdr[2], hdr[3] = pf+"_"+hdr[2], pf+"_"+hdr[3]
 		}
 		res.Residuals, res.Standardized, res.X, res.Y = resid, std, obs.X, obs.Y
 	}
-	if model == likelihood.BivariateMatern {
+	if p.model == likelihood.BivariateMatern {
 		hdr, cols = bivariateColumns(hdr[:2], cols[:2], r.Z, r.Var)
 	}
+	return hdr, cols
+}
+
+// write writes (rank 0) the prediction's table (vector points, a raster,
+// standard output or a CSV file), the cross-validation's plots and the
+// --json summary.
+func (p *predictRun) write(pred *prediction) error {
+	cfg, cmd, res := p.cfg, p.cmd, p.res
+	hdr, cols := p.columns(pred)
 	if gdal.IsPoints(cfg.Out) {
-		if err := writePoints(cfg.Out, pointsCRS(pin.grid, cfg.CRS, nw.Coords), hdr, cols); err != nil {
-			return nil, badInput("%s: --out %v", cmd, err)
+		if err := writePoints(cfg.Out, pointsCRS(p.pin.grid, cfg.CRS, p.pin.nw.Coords), hdr, cols); err != nil {
+			return badInput("%s: --out %v", cmd, err)
 		}
-	} else if pin.grid != nil && rasterOut(cfg.Out) {
-		if err := writeGrid(cfg.Out, pin.grid, hdr[2:], cols[2:]); err != nil {
-			return nil, badInput("%s: --out %v", cmd, err)
+	} else if p.pin.grid != nil && rasterOut(cfg.Out) {
+		if err := writeGrid(cfg.Out, p.pin.grid, hdr[2:], cols[2:]); err != nil {
+			return badInput("%s: --out %v", cmd, err)
 		}
 	} else if cfg.Out == StdoutPath {
-		if err := dataset.WriteTableTo(env.stdout(), hdr, cols); err != nil {
-			return nil, fmt.Errorf("%s: standard output: %w", cmd, err)
+		if err := dataset.WriteTableTo(p.env.stdout(), hdr, cols); err != nil {
+			return fmt.Errorf("%s: standard output: %w", cmd, err)
 		}
 	} else if err := dataset.WriteTable(cfg.Out, hdr, cols); err != nil {
-		return nil, badInput("%s: %v", cmd, err)
+		return badInput("%s: %v", cmd, err)
 	}
 	if cfg.CV && cfg.Plot != "" {
-		if res.Plots, err = cvPlots(cfg, res, obs.Coords); err != nil {
-			return nil, err
+		var err error
+		if res.Plots, err = cvPlots(cfg, res, p.pin.obs.Coords); err != nil {
+			return err
 		}
 	}
 	switch {
 	case cfg.CV && cfg.JSON != "":
-		if err := writeCVJSON(env, cfg, res, workers); err != nil {
-			return nil, badInput("%s: --json: %v", cmd, err)
+		if err := writeCVJSON(p.env, cfg, res, p.workers); err != nil {
+			return badInput("%s: --json: %v", cmd, err)
 		}
 	case cfg.JSON != "":
-		res.Run = provenance.New(env.Command, res.Ranks, workers)
-		env.Inputs.Record(res.Run) // the digests of the bytes read: a FIFO cannot be read again
+		res.Run = provenance.New(p.env.Command, res.Ranks, p.workers)
+		p.env.Inputs.Record(res.Run) // the digests of the bytes read: a FIFO cannot be read again
 		if err := WriteJSON(cfg.JSON, res); err != nil {
-			return nil, badInput("predict: --json: %v", err)
+			return badInput("predict: --json: %v", err)
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // predictInputs are the inputs of a prediction: the observations, the

@@ -22,7 +22,7 @@ type runReport struct {
 func reportRun(w comm.Comm, rt *runtime.Runtime, tr *traceRun, n, nb int, own tile.OwnerFunc, need []int64, lim memory.Limit, wall float64) (runReport, error) {
 	var rep runReport
 	mem := rt.Mem()
-	owned := ownedTileBytes(n, nb, own, w.Size())
+	owned := tile.NewLayout(n, nb).LowerBytes(own, w.Size(), nil)
 	var err error
 	rep.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: map[string]float64{"wall": wall}, OwnedTileBytes: owned[w.Rank()],
 		PeakTileBytes: mem.Peak, PeakReplicaBytes: mem.PeakReplicas, PeakRSSBytes: memory.PeakRSS(),

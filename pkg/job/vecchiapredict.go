@@ -159,42 +159,35 @@ func vecchiaHoldout(a *Assessment, st *vecchiaStages, model likelihood.Model, me
 	return nil
 }
 
-// predicted is what a prediction computed, for its outputs: the
-// predictions and variances (in the order of the new locations, or of
-// the data for a cross-validation), the cross-validation's residuals and
-// folds, the draws.
-type predicted struct {
-	r     *predict.Result
-	resid []float64
-	draws [][]float64
-	fold  []int
-}
-
-// predictVecchia runs predict or cv with --computation vecchia
-// (docs/vecchia.md): the observations ordered and conditioned as a
-// Vecchia fit's (--vecchia-m, --vecchia-order) for the GLS mean at theta,
-// each new location conditioned on its --vecchia-m nearest observations
-// (and, for --draws, on the earlier new locations); cv predicts each
-// observation from its m nearest others (leave one out), or each fold
-// from the other folds' plan (--folds). O(N m^3) time, O(N m) memory.
-func predictVecchia(cfg config.Predict, env Env, pin predictInputs, res *PredictResult, limit int64) (*PredictResult, error) {
-	w, cmd, workers := env.comm(), cfg.Command(), res.Workers
-	obs, nw := pin.obs, pin.nw
-	model := likelihood.Model(cfg.Kernel)
+// predictVecchia runs predict or cv (p, before its plan) with
+// --computation vecchia (docs/vecchia.md): the observations ordered and
+// conditioned as a Vecchia fit's (--vecchia-m, --vecchia-order) for the
+// GLS mean at theta, each new location conditioned on its --vecchia-m
+// nearest observations (and, for --draws, on the earlier new locations);
+// cv predicts each observation from its m nearest others (leave one
+// out), or each fold from the other folds' plan (--folds). O(N m^3)
+// time, O(N m) memory; limit: --memory-limit.
+func predictVecchia(p *predictRun, limit int64) (*PredictResult, error) {
+	cfg, w, cmd, workers := p.cfg, p.w, p.cmd, p.workers
+	obs, nw, model := p.pin.obs, p.pin.nw, p.model
 	if model == likelihood.BivariateMatern {
 		return nil, badInput("%s: --computation vecchia: not for the bivariate model yet", cmd)
 	}
 	if cfg.Draws > 0 && cfg.Variance == config.VarianceLatent && cfg.Nugget > 0 {
 		return nil, badInput("%s: --draws with --variance latent: --computation vecchia draws new observations (with the nugget) in this version", cmd)
 	}
+	p.res, p.nb = p.result(), 1 // no tiles: the report's matrix is empty
 	n := obs.Len() + nw.Len()
-	need := everyRank(w.Size(), vecchia.MemoryNeed(n, cfg.Vecchia.M, meanColumns(cfg.Mean), len(cfg.Theta)+1, workers)+int64(8*n*cfg.Draws))
+	p.need = everyRank(w.Size(), vecchia.MemoryNeed(n, cfg.Vecchia.M, meanColumns(cfg.Mean), len(cfg.Theta)+1, workers)+int64(8*n*cfg.Draws))
 	what := fmt.Sprintf("vecchia N=%d m=%d, predicting %d: points, ordering, sets and work space", obs.Len(), cfg.Vecchia.M, nw.Len())
-	pr, err := startPredict(w, env, cfg, workers, need, limit, what)
-	if err != nil {
+	var err error
+	if p.lim, err = checkMemory(w, cmd, p.need, limit, what); err != nil {
 		return nil, err
 	}
-	defer pr.close()
+	if err := p.start(); err != nil {
+		return nil, err
+	}
+	defer p.close()
 	t0 := time.Now()
 	s := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: workers}
 	prepare := func(d *dataset.Data) (*vecchiaKriging, error) {
@@ -203,9 +196,9 @@ func predictVecchia(cfg config.Predict, env Env, pin predictInputs, res *Predict
 			return nil, badInput("%s: %v", cfg.Data, err)
 		}
 		pts, z := mle.ProblemData(d, model)
-		return newVecchiaKriging(likelihood.Problem{Points: pts, Metric: pin.metric, Obs: z, Model: model, Nugget: cfg.Nugget, Covariates: x}, cfg.Theta, s, pr.rt, kernels.Default())
+		return newVecchiaKriging(likelihood.Problem{Points: pts, Metric: p.pin.metric, Obs: z, Model: model, Nugget: cfg.Nugget, Covariates: x}, cfg.Theta, s, p.rt, kernels.Default())
 	}
-	var out *predicted
+	var out *prediction
 	switch {
 	case cfg.CV && cfg.Folds > 0:
 		out, err = vecchiaKFold(cfg, obs, prepare)
@@ -214,25 +207,18 @@ func predictVecchia(cfg config.Predict, env Env, pin predictInputs, res *Predict
 	default:
 		out, err = vecchiaAt(cfg, obs, nw, prepare)
 	}
-	if err != nil {
-		return nil, predictError(cmd, cfg.Mean, pr.rs, err)
+	if err == nil {
+		out.r.Seconds = time.Since(t0).Seconds()
+		if cfg.CV {
+			p.res.CV = summarise(out.resid, out.r.Var, cfg.Folds)
+		}
 	}
-	out.r.Seconds = time.Since(t0).Seconds()
-	res.Seconds = out.r.Seconds
-	if cfg.CV {
-		res.CV = summarise(out.resid, out.r.Var, cfg.Folds)
-	}
-	if err := checkFailTask(pr.rt, w); err != nil {
-		return nil, err
-	}
-	return finishPredict(cfg, env, pin, res, out, func() (runReport, error) {
-		return reportRun(w, pr.rt, pr.tr, 0, 1, nil, need, pr.lim, res.Seconds)
-	})
+	return p.finish(out, err)
 }
 
 // vecchiaAt predicts at the new locations nw from the observations obs
 // (and draws there with cfg.Draws).
-func vecchiaAt(cfg config.Predict, obs, nw *dataset.Data, prepare func(*dataset.Data) (*vecchiaKriging, error)) (*predicted, error) {
+func vecchiaAt(cfg config.Predict, obs, nw *dataset.Data, prepare func(*dataset.Data) (*vecchiaKriging, error)) (*prediction, error) {
 	k, err := prepare(obs)
 	if err != nil {
 		return nil, err
@@ -245,7 +231,7 @@ func vecchiaAt(cfg config.Predict, obs, nw *dataset.Data, prepare func(*dataset.
 	if err != nil {
 		return nil, err
 	}
-	out := &predicted{r: &predict.Result{Z: p.Z, Var: p.Var}}
+	out := &prediction{r: &predict.Result{Z: p.Z, Var: p.Var}}
 	if cfg.Draws > 0 {
 		out.draws, err = k.draw(points(nw), cols, cfg.Draws, cfg.Seed)
 	}
@@ -254,7 +240,7 @@ func vecchiaAt(cfg config.Predict, obs, nw *dataset.Data, prepare func(*dataset.
 
 // vecchiaLOO predicts every observation of obs from its m nearest other
 // observations, in obs's order.
-func vecchiaLOO(obs *dataset.Data, prepare func(*dataset.Data) (*vecchiaKriging, error)) (*predicted, error) {
+func vecchiaLOO(obs *dataset.Data, prepare func(*dataset.Data) (*vecchiaKriging, error)) (*prediction, error) {
 	k, err := prepare(obs)
 	if err != nil {
 		return nil, err
@@ -264,7 +250,7 @@ func vecchiaLOO(obs *dataset.Data, prepare func(*dataset.Data) (*vecchiaKriging,
 		return nil, err
 	}
 	n := obs.Len()
-	out := &predicted{r: &predict.Result{Z: make([]float64, n), Var: make([]float64, n)}, resid: make([]float64, n)}
+	out := &prediction{r: &predict.Result{Z: make([]float64, n), Var: make([]float64, n)}, resid: make([]float64, n)}
 	for pos, i := range k.plan.Perm {
 		out.r.Z[i], out.r.Var[i] = p.Z[pos], p.Var[pos]
 		out.resid[i] = obs.Obs[i] - p.Z[pos]
@@ -274,12 +260,12 @@ func vecchiaLOO(obs *dataset.Data, prepare func(*dataset.Data) (*vecchiaKriging,
 
 // vecchiaKFold cross-validates obs in cfg.Folds random folds (foldsOf):
 // each fold predicted from the plan of the other folds, in obs's order.
-func vecchiaKFold(cfg config.Predict, obs *dataset.Data, prepare func(*dataset.Data) (*vecchiaKriging, error)) (*predicted, error) {
+func vecchiaKFold(cfg config.Predict, obs *dataset.Data, prepare func(*dataset.Data) (*vecchiaKriging, error)) (*prediction, error) {
 	if cfg.Folds > obs.Len() {
 		return nil, badInput("%s: %s %d is more than the %d observations of %s", cfg.Command(), foldsFlag(cfg), cfg.Folds, obs.Len(), cfg.Data)
 	}
 	n := obs.Len()
-	out := &predicted{r: &predict.Result{Z: make([]float64, n), Var: make([]float64, n)}, resid: make([]float64, n),
+	out := &prediction{r: &predict.Result{Z: make([]float64, n), Var: make([]float64, n)}, resid: make([]float64, n),
 		fold: foldsOf(n, cfg.Folds, cfg.Seed)}
 	for f := 0; f < cfg.Folds; f++ {
 		train, test := foldRows(out.fold, f)

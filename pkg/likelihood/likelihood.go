@@ -770,13 +770,13 @@ const Overhead = 64 << 20
 // float64 for exact; see Approx.tileBytes).
 func TileBytes(n int, o Options) int64 {
 	l := tile.NewLayout(n, o.NB)
-	var b int64
-	for m := 0; m < l.NT; m++ {
-		for c := 0; c <= m; c++ {
-			b += o.Approx.tileBytes(m, c, l.Rows(m), l.Rows(c), l.NT, o.NB)
-		}
-	}
-	return b
+	return l.LowerBytes(nil, 1, o.tileSize(l))[0]
+}
+
+// tileSize returns the bytes of tile (m, c) of l in the formats of o's
+// computation (Approx.tileBytes).
+func (o Options) tileSize(l tile.Layout) func(m, c int) int64 {
+	return func(m, c int) int64 { return o.Approx.tileBytes(m, c, l.Rows(m), l.Rows(c), l.NT, o.NB) }
 }
 
 // MemoryNeed returns, for each of ranks ranks, the bytes an evaluation of n
@@ -795,19 +795,18 @@ func MemoryNeed(n int, o Options, ranks int) []int64 {
 	if own == nil {
 		own = tile.Local
 	}
-	owned := make([]int64, ranks)
+	size := o.tileSize(l)
+	owned := l.LowerBytes(own, ranks, size)
+	var all int64
+	for _, b := range owned {
+		all += b
+	}
 	gen := make([]int64, ranks)
 	vec := make([]int64, ranks)
-	var all int64
 	for m := 0; m < l.NT; m++ {
-		for c := 0; c <= m; c++ {
-			b := o.Approx.tileBytes(m, c, l.Rows(m), l.Rows(c), l.NT, o.NB)
-			all += b
-			owned[min(max(own(m, c), 0), ranks-1)] += b
-			if o.GenOwner != nil {
-				if g := min(max(o.GenOwner(m, c), 0), ranks-1); g != own(m, c) {
-					gen[g] += b
-				}
+		for c := 0; c <= m && o.GenOwner != nil; c++ {
+			if g := min(max(o.GenOwner(m, c), 0), ranks-1); g != own(m, c) {
+				gen[g] += size(m, c)
 			}
 		}
 		vec[min(max(own(m, m), 0), ranks-1)] += int64(8 * 4 * l.Rows(m))

@@ -61,18 +61,10 @@ func (m Model) extraParamNames() []string {
 func (m Model) extraKernel(theta []float64, rmax float64) (k matern.Kernel, ok bool, err error) {
 	switch m {
 	case SpaceTimeMatern:
-		s, err := matern.NewSpaceTimeTheta(theta)
-		if err != nil {
-			return nil, true, err
-		}
-		k, err := matern.NewSpaceTime(s, rmax)
+		k, err := pairKernel(theta, rmax, matern.NewSpaceTimeTheta, matern.NewSpaceTime)
 		return k, true, err
 	case BivariateMatern:
-		b, err := matern.NewBivariateTheta(theta)
-		if err != nil {
-			return nil, true, err
-		}
-		k, err := matern.NewBivariate(b, rmax)
+		k, err := pairKernel(theta, rmax, matern.NewBivariateTheta, matern.NewBivariate)
 		return k, true, err
 	case AnisoMatern:
 		if len(theta) == 6 { // (..., tau2): the nugget is no part of the covariance function
@@ -81,14 +73,22 @@ func (m Model) extraKernel(theta []float64, rmax float64) (k matern.Kernel, ok b
 			}
 			theta = theta[:5]
 		}
-		a, err := matern.NewAnisoTheta(theta)
-		if err != nil {
-			return nil, true, err
-		}
-		k, err := matern.NewAniso(a, rmax)
+		k, err := pairKernel(theta, rmax, matern.NewAnisoTheta, matern.NewAniso)
 		return k, true, err
 	}
 	return nil, false, nil
+}
+
+// pairKernel builds the kernel of a model of this file: its parameters
+// read from theta by params, then the kernel for distances up to rmax by
+// kernel.
+func pairKernel[P any](theta []float64, rmax float64, params func([]float64) (P, error),
+	kernel func(P, float64) (matern.PairKernel, error)) (matern.Kernel, error) {
+	p, err := params(theta)
+	if err != nil {
+		return nil, err
+	}
+	return kernel(p, rmax)
 }
 
 // needsTimes reports whether the model reads Points.T.

@@ -63,14 +63,7 @@ type NodeMemory struct {
 // n x n matrix with tile size nb that d gives it: the sum over its tiles
 // (m, k), m >= k, of 8 rows(m) rows(k).
 func TileBytes(d distribution.Distribution, n, nb int) []int64 {
-	l := tile.NewLayout(n, nb)
-	out := make([]int64, d.Nodes())
-	for m := 0; m < l.NT; m++ {
-		for k := 0; k <= m; k++ {
-			out[d.Owner(m, k)] += int64(8 * l.Rows(m) * l.Rows(k))
-		}
-	}
-	return out
+	return tile.NewLayout(n, nb).LowerBytes(d.Owner, d.Nodes(), nil)
 }
 
 // Memory records one evaluation of n points with tile size nb distributed
