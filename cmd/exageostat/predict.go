@@ -252,7 +252,7 @@ func printCV(r *job.PredictResult, seed uint64) {
 		what = fmt.Sprintf("%d-fold cross-validation (seed %d)", s.Folds, seed)
 	}
 	fmt.Fprintf(dst, "%s over %d observations (%s theta=%s): MSPE %.6g  mean log score %.6g  95%% interval coverage %.1f%%  (%.3fs) -> %s\n",
-		what, s.N, r.Kernel, config.FormatFloats(r.Theta), s.MSPE, s.LogScore, 100*s.Coverage, r.Seconds, outName(r.Out))
+		what, s.N, r.Kernel, thetaText(r.Theta, r.Nugget), s.MSPE, s.LogScore, 100*s.Coverage, r.Seconds, outName(r.Out))
 	for _, p := range r.Plots {
 		fmt.Fprintf(dst, "  picture: %s\n", p)
 	}
@@ -267,5 +267,5 @@ func printPredicted(r *job.PredictResult, cfg *config.Predict) {
 		on = ", on the " + cfg.Computation + " factor"
 	}
 	fmt.Fprintf(os.Stderr, "predicted %d locations from %d observations (%s theta=%s%s) in %.3fs -> %s\n",
-		r.Predicted, r.Observed, r.Kernel, config.FormatFloats(r.Theta), on, r.Seconds, outName(r.Out))
+		r.Predicted, r.Observed, r.Kernel, thetaText(r.Theta, r.Nugget), on, r.Seconds, outName(r.Out))
 }

@@ -470,6 +470,12 @@ func readPredictData(in *Inputs, cfg *config.Predict, env Env) (p predictInputs,
 	if p.metric, err = Metric(cfg.Distance, obs.Coords); err != nil {
 		return p, badInput("%s: %v", cfg.Command(), err)
 	}
+	if err := checkDegrees(cfg.Data, obs, p.metric); err != nil {
+		return p, err
+	}
+	if err := checkDegrees(cfg.At, nw, p.metric); err != nil {
+		return p, err
+	}
 	if err := check3D(cfg.Command(), cfg.Kernel, obs, p.metric); err != nil {
 		return p, err
 	}
