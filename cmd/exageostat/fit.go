@@ -175,7 +175,10 @@ ordering (--vecchia-order, default maxmin), is conditioned on its --vecchia-m
 grouped into blocks. Memory and time are O(N m^3): no N x N matrix. The
 search is Fisher scoring (--search fisher, the default; --search bobyqa, log
 or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
---stderr comes from the Vecchia Fisher information at the estimate.`
+--stderr comes from the Vecchia Fisher information at the estimate;
+--checkpoint/--resume keep each evaluation with its gradient and
+information (a resumed fit ends bitwise where an uninterrupted one does);
+--cv and --holdout predict from the m nearest observations.`
 	fitExample = `  exageostat fit
   exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json

@@ -176,10 +176,21 @@ func krigeFlagSet(c *cobra.Command, cv bool, cfg *config.Predict, kf *krigeFlags
 	columnFlags(c, &cfg.Columns)
 	f.StringVar(&cfg.Scale, "scale", "", "with --transform: the scale of the predictions written: both (default), original (back-transformed) or transformed")
 	approxFlags(c, &cfg.Approx)
+	f.IntVar(&cfg.Vecchia.M, "vecchia-m", cfg.Vecchia.M, "vecchia: each location predicted from its m nearest observations")
+	f.StringVar(&cfg.Vecchia.Order, "vecchia-order", cfg.Vecchia.Order, "vecchia: the ordering of the observations (for the GLS mean): maxmin, random, coord or middleout")
 	c.Long += approxHelp + `The kriging solves with that factor (the
 cross-covariance Sigma_{*o} stays exact): mu* = Sigma_{*o} Sigma~^-1 z and
 var* = C(0) + tau2 - ||L~^-1 Sigma_{o*}||^2 with Sigma~ = L~ L~^T; the error
-follows the accuracy (docs/approx.md).`
+follows the accuracy (docs/approx.md).
+
+--computation vecchia (docs/vecchia.md): no N x N matrix; each location is
+predicted from its --vecchia-m nearest observations (a k-d tree), the
+mean's coefficients by GLS under the Vecchia likelihood of the
+observations (--vecchia-order): O(N m^3) time, O(N m) memory. --draws
+condition each new location on its m nearest among the observations and
+the earlier new locations (joint draws). cv: leave one out predicts each
+observation from its m nearest others (the mean's coefficients from all
+of them); --folds K from the other folds.`
 }
 
 // runKrige is predict (or cv): theta from --theta or --theta-from, the
@@ -241,7 +252,7 @@ func printCV(r *job.PredictResult, seed uint64) {
 		what = fmt.Sprintf("%d-fold cross-validation (seed %d)", s.Folds, seed)
 	}
 	fmt.Fprintf(dst, "%s over %d observations (%s theta=%s): MSPE %.6g  mean log score %.6g  95%% interval coverage %.1f%%  (%.3fs) -> %s\n",
-		what, s.N, r.Kernel, config.FormatFloats(r.Theta), s.MSPE, s.LogScore, 100*s.Coverage, r.Seconds, outName(r.Out))
+		what, s.N, r.Kernel, thetaText(r.Theta, r.Nugget), s.MSPE, s.LogScore, 100*s.Coverage, r.Seconds, outName(r.Out))
 	for _, p := range r.Plots {
 		fmt.Fprintf(dst, "  picture: %s\n", p)
 	}
@@ -250,9 +261,11 @@ func printCV(r *job.PredictResult, seed uint64) {
 // printPredicted prints predict's summary line of r.
 func printPredicted(r *job.PredictResult, cfg *config.Predict) {
 	on := ""
-	if cfg.Approximate() {
+	if cfg.Computation == "vecchia" {
+		on = fmt.Sprintf(", Vecchia m=%d", cfg.Vecchia.M)
+	} else if cfg.Approximate() {
 		on = ", on the " + cfg.Computation + " factor"
 	}
 	fmt.Fprintf(os.Stderr, "predicted %d locations from %d observations (%s theta=%s%s) in %.3fs -> %s\n",
-		r.Predicted, r.Observed, r.Kernel, config.FormatFloats(r.Theta), on, r.Seconds, outName(r.Out))
+		r.Predicted, r.Observed, r.Kernel, thetaText(r.Theta, r.Nugget), on, r.Seconds, outName(r.Out))
 }

@@ -37,7 +37,9 @@ L^-1 Sigma12), as predict --draws computes them: the same file for the same
 seed, x,y,z_hat,variance,draw_1..draw_K in the order of --at. Like the
 unconditional draws (whose nugget is on the diagonal), they are draws of new
 observations, the nugget included; --variance latent draws the field itself
-(no nugget). Zero mean only.
+(no nugget). The mean: with --theta-from, the fit's mean model (constant,
+linear or covariates, its coefficients estimated by GLS from --data as
+predict does); with --theta, zero.
 
 --json FILE writes the summary (n, theta, seconds, and every rank's memory:
 the tiles it owned, its peaks, its need and what it had); --trace T.json
@@ -75,7 +77,7 @@ traces the run as fit --trace does (docs/traces.md).`,
 			if cfg.Approximate() {
 				on = " (z = L e with the " + cfg.Computation + " factor)"
 			}
-			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s%s to %s\n", r.N, r.Kernel, config.FormatFloats(r.Theta), on, outName(r.Out))
+			fmt.Fprintf(os.Stderr, "wrote %d locations with %s theta=%s%s to %s\n", r.N, r.Kernel, thetaText(r.Theta, r.Nugget), on, outName(r.Out))
 			return nil
 		},
 	}
@@ -110,7 +112,9 @@ draw of N(0, L~ L~^T) (the approximation of Sigma). --conditional: the
 kriging and the draws' solves use it too. --computation vecchia draws z
 through the Vecchia conditionals instead (z_i = B_i z_c(i) + L_i e_i in the
 --vecchia-order ordering, c(i) the --vecchia-m nearest earlier locations:
-docs/vecchia.md), in O(N m^3) time and O(N m) memory (N = 10^6 and more).`
+docs/vecchia.md), in O(N m^3) time and O(N m) memory (N = 10^6 and more);
+with --conditional each new location is drawn given its --vecchia-m nearest
+among the observations and the earlier new locations.`
 	return c
 }
 
@@ -132,7 +136,7 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 	}
 	cond.Out, cond.Seed, cond.Kernel, cond.Nugget, cond.Cmd = cfg.Out, cfg.Seed, cfg.Kernel, cfg.Nugget, "simulate"
 	cond.NB, cond.Workers, cond.MemoryLimit, cond.Phase = cfg.NB, cfg.Workers, cfg.MemoryLimit, cfg.Phase
-	cond.Approx, cond.JSON, cond.Trace = cfg.Approx, cfg.JSON, cfg.Trace
+	cond.Approx, cond.Vecchia, cond.JSON, cond.Trace = cfg.Approx, cfg.Vecchia, cfg.JSON, cfg.Trace
 	var err error
 	in := job.NewInputs(w, nil, nil) // rank 0 reads the inputs for every rank
 	if cond.ThetaFrom != "" {
@@ -160,7 +164,7 @@ func simulateConditional(c *cobra.Command, w comm.Comm, cond config.Predict, cfg
 		which = "the latent field (no nugget)"
 	}
 	fmt.Fprintf(os.Stderr, "drew %d conditional simulations of %s at %d locations given %d observations (%s theta=%s, seed %d) in %.3fs -> %s\n",
-		cond.Draws, which, r.Predicted, r.Observed, r.Kernel, config.FormatFloats(r.Theta), cond.Seed, r.Seconds, outName(r.Out))
+		cond.Draws, which, r.Predicted, r.Observed, r.Kernel, thetaText(r.Theta, r.Nugget), cond.Seed, r.Seconds, outName(r.Out))
 	return nil
 }
 
@@ -172,4 +176,14 @@ func distributionFlags(c *cobra.Command, p *config.Phase, powers *string) {
 	f.IntVar(&p.P, "p", 0, "MPI runs, bc: process grid rows (0: the most square grid, p >= q)")
 	f.IntVar(&p.Q, "q", 0, "MPI runs, bc: process grid columns (0: the most square grid, p >= q)")
 	f.StringVar(powers, "powers", "", "MPI runs, 1d1d: relative power of each rank, e.g. 1,1,4,4 (default equal)")
+}
+
+// thetaText is theta as the summaries print it: the kernel's parameters
+// and, when there is one, the nugget tau2 as the last value (as --theta
+// takes it).
+func thetaText(theta []float64, nugget float64) string {
+	if nugget != 0 {
+		theta = append(theta[:len(theta):len(theta)], nugget)
+	}
+	return config.FormatFloats(theta)
 }

@@ -192,3 +192,47 @@ func TestMPIFitVecchiaBitwise(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeVecchiaCLI: a Vecchia fit stopped by --max-evals and resumed
+// from its checkpoint ends bitwise where the uninterrupted fit ends (the
+// checkpointed evaluations replayed, the best one recomputed), and a
+// resume with another m is refused naming the setting.
+func TestResumeVecchiaCLI(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	if _, stderr, code := run(t, bin, "simulate", "--n", "300", "--theta", "1,0.1,0.8", "--nugget", "0.1", "--seed", "6", "--out", data); code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, stderr)
+	}
+	base := []string{"fit", "--data", data, "--computation", "vecchia", "--mean", "constant", "--lb", "0.01,0.001,0.1,0.001", "--ub", "10,5,3,2", "--workers", "2", "-q"}
+	fit := func(name string, args ...string) (vecchiaResult, string) {
+		t.Helper()
+		res := filepath.Join(dir, name+".json")
+		_, stderr, code := run(t, bin, append(append(append([]string{}, base...), "--json", res), args...)...)
+		if code != 0 {
+			t.Fatalf("fit %v: exit %d: %s", args, code, stderr)
+		}
+		return readVecchiaResult(t, res), stderr
+	}
+	full, _ := fit("full", "--checkpoint", "none")
+	ckpt := filepath.Join(dir, "part.ckpt")
+	part, _ := fit("part", "--checkpoint", ckpt, "--max-evals", "4")
+	if part.Status != "MAXEVAL_REACHED" {
+		t.Fatalf("--max-evals 4: status %q", part.Status)
+	}
+	res, _ := fit("resumed", "--resume", ckpt)
+	if res.LogLik != full.LogLik || !equalFloats(res.Theta, full.Theta) || res.Status != full.Status {
+		t.Errorf("resumed: l %v theta %v %s; uninterrupted: l %v theta %v %s", res.LogLik, res.Theta, res.Status, full.LogLik, full.Theta, full.Status)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "resumed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"replayed_evaluations": 3`) {
+		t.Errorf("resumed fit: want 3 evaluations replayed (the 4th, the best, recomputed):\n%.400s", b)
+	}
+	_, stderr, code := run(t, bin, append(append([]string{}, base...), "--vecchia-m", "20", "--resume", ckpt)...)
+	if code != 2 || !strings.Contains(stderr, `setting "computation" differs`) {
+		t.Errorf("resume with another m: exit %d, %q", code, stderr)
+	}
+}

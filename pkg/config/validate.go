@@ -824,8 +824,12 @@ type Predict struct {
 	MemoryLimit string `toml:"memory_limit"`
 	// Distribution of the tiles over the MPI ranks (ignored on one rank).
 	Phase
-	// Approx: the factor the kriging solves with (exact, or tlr, mp, dst).
+	// Approx: the factor the kriging solves with (exact, or tlr, mp, dst),
+	// or vecchia (each new location conditioned on its nearest
+	// observations).
 	Approx
+	// Vecchia: vecchia_m and vecchia_order of computation vecchia.
+	Vecchia
 	// Columns: how Data and At are read, and the transform of the
 	// observations (the fit's).
 	Columns
@@ -862,7 +866,7 @@ func (p *Predict) Command() string {
 // DefaultPredict returns the defaults: Matérn, distance from the data's
 // header, automatic tile size, block-cyclic over the ranks.
 func DefaultPredict() Predict {
-	return Predict{Kernel: "matern", Distance: "auto", Mean: "zero", Variance: VarianceObservation, Phase: Phase{Distribution: "bc"}, Approx: DefaultApprox()}
+	return Predict{Kernel: "matern", Distance: "auto", Mean: "zero", Variance: VarianceObservation, Phase: Phase{Distribution: "bc"}, Approx: DefaultApprox(), Vecchia: DefaultVecchia()}
 }
 
 // The scales predict can write with a transform (Predict.Scale).
@@ -957,8 +961,11 @@ func (p *Predict) Validate() error {
 	if err := p.Approx.Check(bad); err != nil {
 		return err
 	}
-	if p.Computation == "vecchia" {
-		return bad("computation", "--computation vecchia is for fit in this version (predict: exact, tlr, mp or dst)")
+	if err := p.Vecchia.Check(p.Computation, bad); err != nil {
+		return err
+	}
+	if err := p.checkVecchia(bad); err != nil {
+		return err
 	}
 	if _, err := MemoryLimitBytes(p.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)

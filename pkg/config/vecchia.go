@@ -6,8 +6,8 @@ import "strings"
 // its path does not have in this version (each by its key): the tiled
 // matrix's settings (nb, lookahead, hpotrf, solve, devices, GPUs, the
 // scheduler's performance model), the profiled search, the assessments
-// that need the exact factor (profile intervals, maps, MLOE/MMOM, CV) and
-// checkpoint/resume; and vecchia_sets_out without a way to write it.
+// that need the exact factor (profile intervals, maps, MLOE/MMOM); and
+// vecchia_sets_out without a way to write it.
 func (f *Fit) checkVecchia(bad func(key, format string, args ...any) error) error {
 	if f.Computation != "vecchia" {
 		return nil
@@ -29,9 +29,6 @@ func (f *Fit) checkVecchia(bad func(key, format string, args ...any) error) erro
 		{"plot", f.Plot != "", "pictures in this version"},
 		{"grid", f.Grid != "", "maps in this version"},
 		{"true_theta", f.TrueTheta != nil, "MLOE/MMOM in this version"},
-		{"cv", f.CV != "", "cross-validation in this version"},
-		{"resume", f.Resume != "", "resume in this version"},
-		{"checkpoint", f.Checkpoint != "" && f.Checkpoint != "none", "checkpoints in this version"},
 	} {
 		if r.set {
 			return bad(r.key, "--%s: --computation vecchia has no %s", flagName(r.key), r.what)
@@ -42,3 +39,21 @@ func (f *Fit) checkVecchia(bad func(key, format string, args ...any) error) erro
 
 // flagName returns the flag of a key (its '_' as '-').
 func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
+
+// checkVecchia refuses, for computation vecchia, the prediction's
+// settings that its path does not have: tiles, block kriging, and the
+// sets files (fit's).
+func (p *Predict) checkVecchia(bad func(key, format string, args ...any) error) error {
+	if p.Computation != "vecchia" {
+		return nil
+	}
+	switch {
+	case p.NB != 0:
+		return bad("nb", "--nb: --computation vecchia has no tiles")
+	case p.Blocks != "":
+		return bad("blocks", "--blocks: --computation vecchia has no block kriging in this version")
+	case p.Vecchia.Sets != "" || p.Vecchia.SetsOut != "":
+		return bad("vecchia_sets", "--vecchia-sets and --vecchia-sets-out are for fit")
+	}
+	return nil
+}

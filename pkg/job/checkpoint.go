@@ -140,6 +140,12 @@ type CheckpointEval struct {
 	LogLik  *float64  `json:"loglik"`
 	Error   string    `json:"error,omitempty"`
 	Restart int       `json:"restart"`
+	// Stage, Grad and Info are a Fisher-scoring search's (a Vecchia
+	// fit's): the stage (0: m = 10 when the final m is larger), the
+	// gradient and the information (row by row) at theta.
+	Stage int       `json:"stage,omitempty"`
+	Grad  []float64 `json:"grad,omitempty"`
+	Info  []float64 `json:"info,omitempty"`
 }
 
 // CheckpointOptimizer describes the search, for the record: the settings
@@ -433,6 +439,12 @@ func (e *CheckpointEval) check(field string, d int) error {
 		return fieldError(field+".error", "an error beside a log-likelihood")
 	case e.Restart < 0:
 		return fieldError(field+".restart", "must be >= 0, got %d", e.Restart)
+	case e.Stage < 0:
+		return fieldError(field+".stage", "must be >= 0, got %d", e.Stage)
+	case e.Grad != nil && len(e.Grad) != d:
+		return fieldError(field+".grad", "%d values, want %d", len(e.Grad), d)
+	case e.Info != nil && len(e.Info) != d*d:
+		return fieldError(field+".info", "%d values, want %d", len(e.Info), d*d)
 	}
 	for _, v := range e.Theta {
 		if !(v > 0) { // JSON has no NaN or Inf: a value out of range fails in Unmarshal
@@ -458,7 +470,7 @@ func (c *Checkpoint) evaluationsSHA256() string {
 func (c *Checkpoint) records() []mle.Record {
 	r := make([]mle.Record, len(c.Evaluations))
 	for i, e := range c.Evaluations {
-		r[i] = mle.Record{Theta: e.Theta, Failed: e.Error, Search: e.Search}
+		r[i] = mle.Record{Theta: e.Theta, Failed: e.Error, Search: e.Search, Stage: e.Stage, Grad: e.Grad, Info: e.Info}
 		if e.LogLik != nil {
 			r[i].LogLik = *e.LogLik
 		}
@@ -522,7 +534,8 @@ func (c *checkpointer) add(e mle.Eval) {
 		c.verified = nil // the same record, verified
 		return
 	}
-	ce := CheckpointEval{Theta: append([]float64(nil), e.Theta...), Restart: e.Restart}
+	r := e.Record()
+	ce := CheckpointEval{Theta: r.Theta, Restart: e.Restart, Stage: r.Stage, Grad: r.Grad, Info: r.Info}
 	if e.Search != nil {
 		ce.Search = append([]float64(nil), e.Search...)
 	}

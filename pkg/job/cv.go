@@ -96,14 +96,7 @@ func kFold(newEval func(*dataset.Data) (*likelihood.Evaluator, error), theta []f
 	e := make([]float64, n)
 	t0 := time.Now()
 	for f := 0; f < k; f++ {
-		var train, test []int
-		for i, g := range fold {
-			if g == f {
-				test = append(test, i)
-			} else {
-				train = append(train, i)
-			}
-		}
+		train, test := foldRows(fold, f)
 		if len(test) == 0 {
 			continue
 		}
@@ -123,6 +116,18 @@ func kFold(newEval func(*dataset.Data) (*likelihood.Evaluator, error), theta []f
 	}
 	r.Seconds = time.Since(t0).Seconds() // the K factorisations included
 	return r, e, summarise(e, r.Var, k), nil
+}
+
+// foldRows returns the rows outside fold f (train) and in it (test).
+func foldRows(fold []int, f int) (train, test []int) {
+	for i, g := range fold {
+		if g == f {
+			test = append(test, i)
+		} else {
+			train = append(train, i)
+		}
+	}
+	return train, test
 }
 
 // CVResult is the JSON that `cv --json` writes: the model and theta the
@@ -204,6 +209,7 @@ func FitCV(r *FitResult, cfg config.Fit, env Env) (*PredictResult, error) {
 	}
 	p.Plot, p.DPI, p.ZName, p.XYUnits = cfg.Plot, cfg.DPI, cfg.ZName, cfg.XYUnits
 	p.Approx = cfg.Approx // the cross-validation on the fit's factor
+	p.Vecchia = config.Vecchia{M: cfg.Vecchia.M, Order: cfg.Vecchia.Order}
 	pr, err := Predict(p, env)
 	var ir *Interrupted
 	if errors.As(err, &ir) {

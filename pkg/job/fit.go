@@ -325,6 +325,9 @@ func (f *fitJob) prepareData() error {
 	if f.metric, err = Metric(cfg.Distance, coords); err != nil {
 		return sameOnEveryRank(&config.Error{File: f.src, Key: "distance", Msg: err.Error()}, w)
 	}
+	if err := checkDegrees(f.src, f.d, f.metric); err != nil {
+		return sameOnEveryRank(err, w)
+	}
 	return sameOnEveryRank(checkFitColumns(*cfg, f.d, f.metric), w)
 }
 

@@ -217,6 +217,22 @@ func Metric(name string, coords dataset.Coords) (matern.Metric, error) {
 	return 0, fmt.Errorf("unknown distance %q (want euclidean, great-circle or auto)", name)
 }
 
+// checkDegrees refuses great-circle distances (m) over locations d that
+// are not in degrees: a longitude x outside [-180, 360] or a latitude y
+// outside [-90, 90], as projected coordinates (UTM metres) are; what names
+// the input in the message.
+func checkDegrees(what string, d *dataset.Data, m matern.Metric) error {
+	if m != matern.GreatCircle || d == nil {
+		return nil
+	}
+	for i := range d.X {
+		if x, y := d.X[i], d.Y[i]; x < -180 || x > 360 || y < -90 || y > 90 {
+			return badInput("%s: --distance great-circle needs longitude and latitude in degrees, but location %d has x=%g, y=%g (projected coordinates such as UTM metres need --distance euclidean)", what, i+1, x, y)
+		}
+	}
+	return nil
+}
+
 // Owners returns the tile distributions of an MPI run: the
 // factorisation's and, when the generation phase differs from it, the
 // generation's (nil otherwise); and a name for the log. lp and bc-fast are

@@ -84,22 +84,16 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 		return nil, sameOnEveryRank(err, w)
 	}
 	p := &predictRun{cfg: cfg, env: env, w: w, cmd: cmd, pin: pin, workers: workers, model: likelihood.Model(cfg.Kernel)}
+	if cfg.Computation == "vecchia" {
+		return predictVecchia(p, limit)
+	}
 	if err := p.plan(cl, limit); err != nil {
 		return nil, err
 	}
-	tr, err := openTrace(cfg.Trace, w)
-	if err != nil {
+	if err := p.start(); err != nil {
 		return nil, err
 	}
-	defer tr.close()
-	if p.rt, err = newRuntimeWith(w, workers, false, nil, tr); err != nil {
-		return nil, err
-	}
-	defer p.rt.Close()
-	rs := newRunStop(w, env, stop.Deadline{})
-	defer rs.close()
-	rs.setPhase(phaseAfter)
-	rs.attach(p.rt)
+	defer p.close()
 	var ev *likelihood.Evaluator
 	var perm []int
 	if cfg.Folds == 0 { // K-fold builds one evaluator per fold
@@ -112,24 +106,7 @@ func Predict(cfg config.Predict, env Env) (_ *PredictResult, err error) {
 	if err == nil && pred.blocks {
 		return p.res, checkFailTask(p.rt, w)
 	}
-	if err := p.failure(err, rs); err != nil {
-		return nil, err
-	}
-	if err := p.check(pred); err != nil {
-		return nil, err
-	}
-	rep, err := reportRun(w, p.rt, tr, p.n1, p.nb, p.o.Owner, p.need, p.lim, p.res.Seconds)
-	if err != nil {
-		return nil, err
-	}
-	if w.Rank() != 0 {
-		return p.res, nil
-	}
-	p.res.Memory, p.res.Traced = rep.Memory, rep.Traced
-	if err := p.write(pred); err != nil {
-		return nil, err
-	}
-	return p.res, nil
+	return p.finish(pred, err)
 }
 
 // checkPredict checks cfg (its settings, blocks and, on rank 0, that its
@@ -176,6 +153,8 @@ type predictRun struct {
 	need    []int64
 	lim     memory.Limit
 	rt      *runtime.Runtime
+	tr      *traceRun
+	rs      *runStop
 	res     *PredictResult
 }
 
@@ -209,8 +188,7 @@ func (p *predictRun) plan(cl config.Cluster, userLimit int64) error {
 	if err := checkScale(w, cmd, userLimit, scale{n: n1, nb: nb, g: g, tiles: float64(likelihood.TileBytes(n1, p.o))}); err != nil {
 		return err
 	}
-	p.res = &PredictResult{Computation: cfg.Computation, Observed: obs.Len(), Predicted: nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta,
-		Nugget: cfg.Nugget, Mean: cfg.Mean, Out: cfg.Out, Ranks: w.Size(), Workers: p.workers}
+	p.res = p.result()
 	var err error
 	if p.o.Owner, p.o.GenOwner, p.res.Distribution, err = distribute(w, cl, n1, nb, false); err != nil {
 		return err
@@ -225,6 +203,63 @@ func (p *predictRun) plan(cl config.Cluster, userLimit int64) error {
 	what := fmt.Sprintf("%s, kriging %d locations%s", problem(n1, nb, w.Size()), n2, graphNote(g, most(need)*int64(w.Size())))
 	p.lim, err = checkMemory(w, cmd, need, userLimit, what)
 	return err
+}
+
+// result is the run's result before the prediction: its counts and
+// settings.
+func (p *predictRun) result() *PredictResult {
+	cfg := p.cfg
+	return &PredictResult{Computation: cfg.Computation, Observed: p.pin.obs.Len(), Predicted: p.pin.nw.Len(), Kernel: cfg.Kernel, Theta: cfg.Theta,
+		Nugget: cfg.Nugget, Mean: cfg.Mean, Out: cfg.Out, Ranks: p.w.Size(), Workers: p.workers}
+}
+
+// start opens the trace (--trace) and starts the runtime on the ranks
+// with its stop control (signals; no deadline: a prediction is past any
+// search). close ends them.
+func (p *predictRun) start() error {
+	var err error
+	if p.tr, err = openTrace(p.cfg.Trace, p.w); err != nil {
+		return err
+	}
+	if p.rt, err = newRuntimeWith(p.w, p.workers, false, nil, p.tr); err != nil {
+		p.tr.close()
+		return err
+	}
+	p.rs = newRunStop(p.w, p.env, stop.Deadline{})
+	p.rs.setPhase(phaseAfter)
+	p.rs.attach(p.rt)
+	return nil
+}
+
+// close ends the stop control, the runtime and the trace.
+func (p *predictRun) close() {
+	p.rs.close()
+	p.rt.Close()
+	p.tr.close()
+}
+
+// finish ends a prediction that returned pred and err: the failure
+// mapped (failure), the predictions checked (check), the run's report
+// gathered (collective) and, on rank 0, the outputs written (write).
+func (p *predictRun) finish(pred *prediction, err error) (*PredictResult, error) {
+	if err := p.failure(err, p.rs); err != nil {
+		return nil, err
+	}
+	if err := p.check(pred); err != nil {
+		return nil, err
+	}
+	rep, err := reportRun(p.w, p.rt, p.tr, p.n1, p.nb, p.o.Owner, p.need, p.lim, p.res.Seconds)
+	if err != nil {
+		return nil, err
+	}
+	if p.w.Rank() != 0 {
+		return p.res, nil
+	}
+	p.res.Memory, p.res.Traced = rep.Memory, rep.Traced
+	if err := p.write(pred); err != nil {
+		return nil, err
+	}
+	return p.res, nil
 }
 
 // newEval returns an evaluator of the observations d, their points in
@@ -434,6 +469,12 @@ func readPredictData(in *Inputs, cfg *config.Predict, env Env) (p predictInputs,
 	}
 	if p.metric, err = Metric(cfg.Distance, obs.Coords); err != nil {
 		return p, badInput("%s: %v", cfg.Command(), err)
+	}
+	if err := checkDegrees(cfg.Data, obs, p.metric); err != nil {
+		return p, err
+	}
+	if err := checkDegrees(cfg.At, nw, p.metric); err != nil {
+		return p, err
 	}
 	if err := check3D(cfg.Command(), cfg.Kernel, obs, p.metric); err != nil {
 		return p, err

@@ -2,6 +2,7 @@ package job
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +61,9 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 			return nil, sameOnEveryRank(err, w) // rank 0's bytes on every rank
 		}
 	}
+	if err := v.vecchiaCheckpoint(setup); err != nil {
+		return nil, err
+	}
 	d := v.d
 	if d == nil {
 		if d, err = simulateVecchia(v, rt, kern, setup); err != nil {
@@ -113,6 +117,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	fr.LogLik = at.L
 	out := fitResult(v.names, fr, cfg, v.model, v.metric, 0, v.workers)
 	out.Vecchia = st.summary(cfg, prep)
+	out.Checkpoint, out.ResumedFrom = CheckpointPath(cfg), cfg.Resume
 	out.Profile = "off"
 	if len(meanTerms) > 0 {
 		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, meanTerms, at.Beta
@@ -124,7 +129,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.vecchiaFree())
 	}
 	if test != nil {
-		if err := vecchiaHoldout(&out.Assessment, st, v.model, v.metric, cfg.Mean, test, res.Theta, at, st.final.Sets.M, v.workers); err != nil {
+		if err := vecchiaHoldout(&out.Assessment, st, v.model, cfg.Mean, test, res.Theta, at, st.final.Sets.M, v.workers); err != nil {
 			return nil, err
 		}
 	}
@@ -176,22 +181,64 @@ func (v *fitJob) searchVecchia(st *vecchiaStages, opt mle.Options) (*mle.Result,
 	report := env.Step
 	env.Step = func(s mle.Step) {
 		v.fs.step(s) // the deadline's budget
+		v.ckw.add(s.Eval)
 		if report != nil {
 			report(s)
 		}
 	}
+	if v.resume != nil {
+		opt.Replay = v.resume.cache
+	}
+	ckpt := CheckpointPath(v.cfg)
 	res, steps, err := st.search(v.cfg, opt, env, vecchiaStopper(v))
 	if errors.Is(err, mle.ErrInterrupted) || givenUp(err) {
-		return nil, nil, v.fs.interrupted(0, "")
+		in := v.fs.interrupted(0, ckpt)
+		v.ckw.finish(in.Status())
+		return nil, nil, in
 	}
 	if err != nil {
-		return nil, nil, err
+		v.ckw.finish("failed")
+		return nil, nil, resumeMismatch(v.cfg.Resume, err)
 	}
 	if res.Status == mle.StatusInterrupted {
-		in := v.fs.interrupted(res.Evaluations, "")
+		in := v.fs.interrupted(res.Evaluations, ckpt)
 		res.Status, v.fin = in.Status(), in
 	}
+	v.ckw.finish(res.Status)
+	if v.resume != nil {
+		env.logf("%s", replayNote(v.cfg.Resume, res, v.resume.cache))
+	}
 	return res, steps, nil
+}
+
+// vecchiaCheckpoint checks the file to resume from against this Vecchia
+// fit and starts its checkpoint (prepareCheckpoint): the settings are the
+// exact path's with the computation naming m, the ordering (and the
+// random ordering's seed) or the digest of the sets read, and the search; the
+// data's digest is that of the data read, or of the simulated problem's
+// definition.
+func (v *fitJob) vecchiaCheckpoint(s vecchia.Setup) error {
+	cfg := v.cfg
+	set := checkpointSettings(cfg, v.metric.String(), v.x0, false, 0)
+	set.NB, set.Search = 0, vecchiaSearch(cfg)
+	set.Computation = fmt.Sprintf("vecchia m=%d order=%s", cfg.Vecchia.M, cfg.Vecchia.Order)
+	if cfg.Vecchia.Order == string(order.Random) {
+		set.Computation += fmt.Sprintf(" seed=%d", cfg.Seed)
+	}
+	if s.Sets != nil { // --vecchia-sets: the ordering and the sets read
+		h := sha256.New()
+		fmt.Fprint(h, s.Perm, s.Sets.N, s.Sets.M, s.Sets.Idx)
+		set.Computation = fmt.Sprintf("vecchia sets sha256=%x", h.Sum(nil))
+	}
+	var err error
+	v.ckw, v.resume, err = prepareCheckpoint(v.w, v.in, cfg, set, dataSHA256(cfg, v.d), v.env)
+	if v.ckw != nil {
+		v.ckw.ck.Optimizer.Algorithm = "Fisher scoring, m = 10 then m"
+		if set.Search != "fisher" {
+			v.ckw.ck.Optimizer.Algorithm = "NLopt BOBYQA"
+		}
+	}
+	return err
 }
 
 // free returns which parameters the search moves (lb < ub).

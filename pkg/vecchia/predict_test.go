@@ -236,7 +236,7 @@ func TestDrawExactLimit(t *testing.T) {
 // inverse Cholesky factor with complete sets: y = chol(Sigma) e exactly
 // for given standard normals e (Sigma dense, in the test).
 func TestSimulateExactLimit(t *testing.T) {
-	const n = 150
+	const n = 80 // O(n^4) flops: one (n-1)-point conditional per location
 	rng := rand.New(rand.NewPCG(8, 8))
 	for _, c := range cases(n, 9) {
 		if len(c.p.Covariates) > 0 {

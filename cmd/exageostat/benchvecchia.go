@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/exageostat/exageostat/pkg/bench"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/job"
+	"github.com/exageostat/exageostat/pkg/vecchia/order"
+)
+
+// newBenchVecchiaCmd is `exageostat bench vecchia`: one Vecchia
+// evaluation against its floor measured in the same run.
+func newBenchVecchiaCmd() *cobra.Command {
+	o := bench.VecchiaOptions{N: 100000, M: 30, Workers: job.DefaultWorkers(), Reps: 3, Seed: 1}
+	var thetaS, ord string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "vecchia",
+		Short: "One Vecchia likelihood + gradient + information evaluation against its floor, same run",
+		Long: `Prepares N uniform random points in the unit square (random values: the cost
+does not depend on them) as fit --computation vecchia does (the ordering, the
+--m nearest earlier locations by a k-d tree, the grouping into blocks), then
+evaluates the Vecchia log-likelihood of the Matérn model with nu free, a
+nugget and a constant mean (--theta sigma2,beta,nu,tau2), alone and with its
+gradient and Fisher information, --reps times on --workers workers
+(medians reported).
+
+The floor is measured in the same run: the blocks' Cholesky flops (u^3/3 for
+a block of u points) at the dpotrf rate, their solves and the gradient's
+and information's products and solves (as the block kernel does them) at
+the dgemm rate, both measured at the mean block's size, and the covariance
+entries (u(u+1)/2 per block) at the Matérn generation rate (a 256 x 256
+tile at theta's nu), each rate on --workers goroutines at once. Printed:
+where the time goes (ordering, neighbours, grouping; generation,
+factorisation, solves, derivatives in worker seconds), the floor and the
+ratio of the evaluation to it (docs/vecchia.md).`,
+		Example: `  exageostat bench vecchia --n 100000 --m 30 --workers 2
+  exageostat bench vecchia --n 1000000 --m 30 --json`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			switch {
+			case o.N < 2:
+				return badInput("bench vecchia: --n must be >= 2 (got %d)", o.N)
+			case o.M < 1:
+				return badInput("bench vecchia: --m must be >= 1 (got %d)", o.M)
+			case o.Workers < 1 || o.Workers > config.MaxWorkers:
+				return badInput("bench vecchia: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
+			case o.Reps < 1:
+				return badInput("bench vecchia: --reps must be >= 1 (got %d)", o.Reps)
+			case !slices.Contains(config.VecchiaOrders, ord):
+				return badInput("bench vecchia: --order must be maxmin, random, coord or middleout (got %q)", ord)
+			}
+			theta, err := parseFloats("bench vecchia", "theta", thetaS)
+			if err != nil {
+				return err
+			}
+			if len(theta) != 4 || theta[0] <= 0 || theta[1] <= 0 || theta[2] <= 0 || theta[3] < 0 {
+				return badInput("bench vecchia: --theta must be sigma2,beta,nu,tau2 with sigma2, beta, nu > 0 and tau2 >= 0 (got %s)", thetaS)
+			}
+			o.Theta, o.Order = theta, order.Method(ord)
+			if !asJSON {
+				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
+			}
+			r, err := bench.VecchiaBench(o)
+			if err != nil {
+				return err
+			}
+			return emitBench(asJSON, r, 1, r.Workers, func() error {
+				printVecchiaBench(r)
+				return nil
+			})
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&o.N, "n", o.N, "locations N")
+	f.IntVar(&o.M, "m", o.M, "conditioning set size")
+	f.IntVar(&o.Workers, "workers", o.Workers, "runtime workers (and goroutines of the rates)")
+	f.IntVar(&o.Reps, "reps", o.Reps, "evaluations of each kind; medians are reported")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the random points and values")
+	f.StringVar(&thetaS, "theta", "1,0.05,0.8,0.1", "sigma2,beta,nu,tau2 of the Matérn model")
+	f.StringVar(&ord, "order", "maxmin", "the ordering: maxmin, random, coord or middleout")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object instead of the table")
+	return c
+}
+
+// printVecchiaBench prints the result as a table.
+func printVecchiaBench(r *bench.VecchiaResult) {
+	fmt.Printf("vecchia n=%d m=%d order=%s workers=%d blocks=%d (mean %.1f points, %.1f responses)\n",
+		r.N, r.M, r.Order, r.Workers, r.Blocks, r.MeanU, r.MeanR)
+	fmt.Printf("  preparation        ordering %.3f s  neighbours %.3f s  grouping %.3f s\n", r.OrderSeconds, r.SetsSeconds, r.PlanSeconds)
+	fmt.Printf("  evaluation         %.3f s (l alone %.3f s), l = %.10g\n", r.Seconds, r.LSeconds, r.LogLik)
+	fmt.Printf("  worker seconds     generation %.3f  factorisation %.3f  solves %.3f  derivatives %.3f\n",
+		r.Busy["generation"], r.Busy["factorisation"], r.Busy["solves"], r.Busy["derivatives"])
+	fmt.Printf("  counts             Cholesky %.3g flop  solves %.3g flop  derivatives %.3g flop  %.3g entries\n", r.CholFlops, r.SolveFlops, r.GradFlops, r.Entries)
+	fmt.Printf("  rates (this run)   dpotrf %.2f GFLOP/s  dgemm %.2f GFLOP/s  Matérn %.1f M entries/s  (%d at once)\n",
+		r.PotrfRate/1e9, r.GemmRate/1e9, r.GenRate/1e6, r.Workers)
+	fmt.Printf("  floor              %.3f s (l alone %.3f s)\n", r.Floor, r.LFloor)
+	fmt.Printf("  ratio to floor     %.2f (l alone %.2f)\n", r.Ratio, r.LRatio)
+}
