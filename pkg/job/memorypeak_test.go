@@ -109,6 +109,12 @@ func exactNeed(n, nb, workers int) int64 {
 //     1800; the collector's timing moves it), and the estimate covers the
 //     task-bound run's peak (measured: 241 MB for peaks of 166 and 186 MB).
 func TestMemoryPeak(t *testing.T) {
+	if raceBuild {
+		// The shadow memory of -race makes the peaks 2-3 times fit's (a
+		// make test run measured 650 MB against 186 MB): the plain run of
+		// make test, the same test without -race, checks them.
+		t.Skip("peak memory is not fit's under the race detector; checked by the plain test run")
+	}
 	const workers = 2
 	type run struct{ n, nb int }
 	peak := map[run]int64{}
