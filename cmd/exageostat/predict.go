@@ -156,6 +156,7 @@ func krigeFlagSet(c *cobra.Command, cv bool, cfg *config.Predict, kf *krigeFlags
 		f.StringVar(&cfg.Plot, "plot", "", "write pictures (SVG and PNG) into this directory: a map of the standardised residuals and their normal QQ plot")
 		f.Float64Var(&cfg.DPI, "dpi", 0, "resolution of the PNG pictures in dots per inch (0: 300)")
 		f.StringVar(&cfg.ZName, "z-name", "", "the observed variable's name on the pictures (default z)")
+		f.StringVar(&cfg.Units, "units", "", "with --plot: the observed variable's units on the pictures (e.g. mm)")
 		f.StringVar(&cfg.XYUnits, "xy-units", "", "with --plot: the units of planar x and y on the map axes (e.g. m)")
 	}
 	jsonHelp := "also write the summary (counts, theta, seconds, every rank's memory) as JSON to this file"

@@ -90,7 +90,7 @@ func ValidateWith(d *Data, minPoints int, duplicates bool) error {
 			k[3] = d.T[i]
 		}
 		if j, ok := seen[k]; ok {
-			return fmt.Errorf("duplicate locations at rows %d and %d: the covariance matrix is singular (add a nugget, e.g. --nugget 1e-6)", j+1, i+1)
+			return fmt.Errorf("duplicate locations at rows %d and %d: the covariance matrix is singular without a nugget (estimate one: fit with a 4th value in --lb and --ub; or give one: --nugget, or theta's 4th value)", j+1, i+1)
 		}
 		seen[k] = i
 	}

@@ -21,11 +21,11 @@ func TestValidate(t *testing.T) {
 		{"fewer than 3", &Data{X: f(0, 1), Y: f(0, 1), Obs: f(1, 2)}, 3, "need at least 3 locations, got 2"},
 		{"empty", &Data{}, 1, "need at least 1 locations, got 0"},
 		{"duplicate", &Data{X: f(0, 1, 2, 3, 4, 5, 6, 7, 3), Y: f(0, 1, 2, 3, 4, 5, 6, 7, 3)}, 3,
-			"duplicate locations at rows 4 and 9: the covariance matrix is singular (add a nugget, e.g. --nugget 1e-6)"},
+			"duplicate locations at rows 4 and 9: the covariance matrix is singular without a nugget (estimate one: fit with a 4th value in --lb and --ub; or give one: --nugget, or theta's 4th value)"},
 		{"signed zero duplicate", &Data{X: f(0, 1, math.Copysign(0, -1)), Y: f(0, 1, 0)}, 3,
-			"duplicate locations at rows 1 and 3: the covariance matrix is singular (add a nugget, e.g. --nugget 1e-6)"},
+			"duplicate locations at rows 1 and 3: the covariance matrix is singular without a nugget (estimate one: fit with a 4th value in --lb and --ub; or give one: --nugget, or theta's 4th value)"},
 		{"first duplicate reported", &Data{X: f(5, 1, 1, 5), Y: f(5, 2, 2, 5)}, 3,
-			"duplicate locations at rows 2 and 3: the covariance matrix is singular (add a nugget, e.g. --nugget 1e-6)"},
+			"duplicate locations at rows 2 and 3: the covariance matrix is singular without a nugget (estimate one: fit with a 4th value in --lb and --ub; or give one: --nugget, or theta's 4th value)"},
 		{"latitude", &Data{X: f(0, 1, 2), Y: f(0, 90.5, 0), Coords: Geographic}, 3, "row 2: latitude 90.5 outside [-90, 90] degrees"},
 		{"negative latitude", &Data{X: f(0, 1, 2), Y: f(0, 0, -91), Coords: Geographic}, 3, "row 3: latitude -91 outside [-90, 90] degrees"},
 		{"longitude", &Data{X: f(0, 361, 2), Y: f(0, 0, 0), Coords: Geographic}, 3, "row 2: longitude 361 outside [-180, 360] degrees"},
@@ -60,7 +60,7 @@ func TestValidateLargeGrid(t *testing.T) {
 	}
 	d.X = append(d.X, d.X[123])
 	d.Y = append(d.Y, d.Y[123])
-	want := "duplicate locations at rows 124 and 20001: the covariance matrix is singular (add a nugget, e.g. --nugget 1e-6)"
+	want := "duplicate locations at rows 124 and 20001: the covariance matrix is singular without a nugget (estimate one: fit with a 4th value in --lb and --ub; or give one: --nugget, or theta's 4th value)"
 	if err := Validate(d, 3); err == nil || err.Error() != want {
 		t.Errorf("got %v want %q", err, want)
 	}
@@ -72,7 +72,7 @@ func TestValidateWithDuplicates(t *testing.T) {
 		duplicates bool
 		want       string
 	}{
-		{false, "duplicate locations at rows 1 and 3: the covariance matrix is singular (add a nugget, e.g. --nugget 1e-6)"},
+		{false, "duplicate locations at rows 1 and 3: the covariance matrix is singular without a nugget (estimate one: fit with a 4th value in --lb and --ub; or give one: --nugget, or theta's 4th value)"},
 		{true, ""},
 	}
 	for _, c := range cases {

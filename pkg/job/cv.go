@@ -160,7 +160,7 @@ func writeCVJSON(env Env, cfg config.Predict, res *PredictResult, workers int) e
 // (e_i / sqrt(v_i)) at the data locations on a diverging colour scale
 // symmetric about 0, and their normal QQ plot; it returns the PNG files.
 func cvPlots(cfg config.Predict, res *PredictResult, coords dataset.Coords) ([]string, error) {
-	pics := pictures{dpi: cfg.DPI, zname: cfg.ZName, xyunits: cfg.XYUnits}
+	pics := pictures{dpi: cfg.DPI, zname: cfg.ZName, units: cfg.Units, xyunits: cfg.XYUnits}
 	what := "leave-one-out"
 	if cfg.Folds > 0 {
 		what = fmt.Sprintf("%d-fold cross-validation", cfg.Folds)
@@ -207,7 +207,7 @@ func FitCV(r *FitResult, cfg config.Fit, env Env) (*PredictResult, error) {
 	if d := cfg.Phase.Distribution; d == "bc" || d == "1d1d" { // lp and bc-fast need the fit's cluster model: block-cyclic
 		p.Phase = cfg.Phase
 	}
-	p.Plot, p.DPI, p.ZName, p.XYUnits = cfg.Plot, cfg.DPI, cfg.ZName, cfg.XYUnits
+	p.Plot, p.DPI, p.ZName, p.Units, p.XYUnits = cfg.Plot, cfg.DPI, cfg.ZName, cfg.Units, cfg.XYUnits
 	p.Approx = cfg.Approx // the cross-validation on the fit's factor
 	p.Vecchia = config.Vecchia{M: cfg.Vecchia.M, Order: cfg.Vecchia.Order}
 	pr, err := Predict(p, env)
