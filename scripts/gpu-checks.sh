@@ -101,7 +101,7 @@ fi
 #    Later checks schedule with it (dmda) and add their history to it.
 if want calibrate; then
   run calibrate 120 "$here/exageostat-cuda" calibrate --gpus 1 --nb 480,960,1440,1920 --reps 3 --max-reps 9 \
-    --workers "$cores" --perfmodel "$model" --out "$out/calibrate.toml"; rc=$?
+    --workers "$cores" --perfmodel "$model"; rc=$?
   g=$(grep -E 'cuda gemm +nb=960' "$out/calibrate.out" | tail -1 | grep -o '([0-9.]* GFLOP/s' | tr -d '(')
   record calibrate "cuda gemm at nb 960: ${g:-?}" "a model with cuda entries" "$([ $rc -eq 0 ] && grep -q '"cuda"' "$model" 2>/dev/null && echo pass || echo fail)"
   cp "$model" "$out/gpu-model-calibrated.json" 2>/dev/null
@@ -151,7 +151,7 @@ fi
 if want like; then
   run like-gpu 120 "$here/exageostat-cuda" bench likelihood --gpus 1 --scheduler dmda --perfmodel "$model" \
     --n "$big" --nb 960 --workers "$gw" --reps 2 --reference=false --json; rc1=$?
-  run like-cpu 150 "$here/exageostat-cuda" bench likelihood --n "$big" --nb 960 --workers "$cores" --reps 1 \
+  run like-cpu 100 "$here/exageostat-cuda" bench likelihood --n "$big" --nb 960 --workers "$cores" --reps 1 \
     --reference=false --json; rc2=$?
   sg=$(jnum "$out/like-gpu.out" seconds); sc=$(jnum "$out/like-cpu.out" seconds)
   lg=$(jnum "$out/like-gpu.out" loglik); lc=$(jnum "$out/like-cpu.out" loglik)
@@ -166,7 +166,7 @@ fi
 # 7. The CPU-only run beside the GPU's (last: its time is predictable): the
 #    tiled Cholesky at n on the CPU workers, with LAPACK dpotrf beside it.
 if want chol-cpu; then
-  run chol-cpu 150 "$here/exageostat-cuda" bench cholesky --n "$n" --nb 960 --workers "$cores" --reps 1 --check=false --json; rc=$?
+  run chol-cpu 100 "$here/exageostat-cuda" bench cholesky --n "$n" --nb 960 --workers "$cores" --reps 1 --check=false --json; rc=$?
   gf=$(jnum "$out/chol-cpu.out" gflops | xargs -r printf '%.0f'); lg=$(jnum "$out/chol-cpu.out" lapack_gflops | xargs -r printf '%.0f')
   record chol-cpu "tiled ${gf:-?} GFLOP/s, LAPACK ${lg:-?} ($cores threads)" "beside the GPU run" "$([ $rc -eq 0 ] && echo info || echo fail)"
 fi

@@ -75,9 +75,7 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
 			o.Place = place
 			if !asJSON {
 				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
-				if ct := os.Getenv(droppedCoretypeEnv); ct != "" {
-					fmt.Fprintf(os.Stderr, "note: ignored OPENBLAS_CORETYPE=%s (set %s=1 to keep it)\n", ct, keepCoretypeEnv)
-				}
+				coretypeNotes(os.Stderr)
 			}
 			r, err := bench.CholeskyBench(o)
 			if err != nil {

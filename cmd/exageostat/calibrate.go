@@ -130,9 +130,7 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	if w.Rank() != 0 {
 		stderr = io.Discard
 	}
-	if ct := os.Getenv(droppedCoretypeEnv); ct != "" {
-		fmt.Fprintf(stderr, "note: ignored OPENBLAS_CORETYPE=%s (set %s=1 to keep it)\n", ct, keepCoretypeEnv)
-	}
+	coretypeNotes(stderr)
 	fmt.Fprintf(stderr, "calibrate: nb=%s, rounds of %d samples per kind until the median moves by <= %g, CPU time per task, kernels %s (%s), %d workers busy on each of %d ranks\n",
 		intList(cf.nbs), cf.reps, cf.stable, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cf.workers, w.Size())
 	net, measured, err := bench.Link(w)

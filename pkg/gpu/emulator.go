@@ -116,12 +116,14 @@ func (e *Emulator) mem(p uintptr, n int) []float64 {
 
 // CopyIn implements Driver.
 func (e *Emulator) CopyIn(dst uintptr, src []float64) error {
+	cgoPointerCheck(src)
 	copy(e.mem(dst, len(src)), src)
 	return nil
 }
 
 // CopyOut implements Driver.
 func (e *Emulator) CopyOut(dst []float64, src uintptr) error {
+	cgoPointerCheck(dst)
 	copy(dst, e.mem(src, len(dst)))
 	return nil
 }

@@ -19,17 +19,17 @@ import (
 // safe for concurrent use: one worker per device.
 type Kernels struct {
 	drv   Driver
-	work  uintptr    // the potrf workspace
-	lwork int        // its doubles
-	info  uintptr    // one device word for potrf's info
-	word  [1]float64 // its host copy
+	work  uintptr   // the potrf workspace
+	lwork int       // its doubles
+	info  uintptr   // one device word for potrf's info
+	word  []float64 // its host copy: an allocation of its own, which holds no Go pointer (cgo's check)
 }
 
 // newKernels makes the kernel set of drv (called inside Do): the info
 // word, and the potrf workspace for order nb when scratch, an n x n
 // matrix on the device (nb x nb at least, or 0), lets the driver size it.
 func newKernels(drv Driver, nb int, scratch uintptr) (*Kernels, error) {
-	k := &Kernels{drv: drv}
+	k := &Kernels{drv: drv, word: make([]float64, 1)}
 	var err error
 	if k.info, err = drv.Alloc(8); err != nil {
 		return nil, fmt.Errorf("allocating the potrf info word: %v", err)
@@ -107,7 +107,7 @@ func (k *Kernels) Dpotrf(n int, a uintptr, lda int) (int, error) {
 			return err
 		}
 		// The driver wrote a 32-bit integer: the low half of the word.
-		if err := k.drv.CopyOut(k.word[:], k.info); err != nil {
+		if err := k.drv.CopyOut(k.word, k.info); err != nil {
 			return err
 		}
 		info = int(int32(uint32(math.Float64bits(k.word[0]))))
