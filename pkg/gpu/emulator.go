@@ -184,6 +184,22 @@ func (e *Emulator) Dgemv(tA blas.Transpose, m, n int, alpha float64, a uintptr, 
 	return nil
 }
 
+// Dcopy implements BLAS (positive strides, as the kernels use it).
+func (e *Emulator) Dcopy(n int, x uintptr, incX int, y uintptr, incY int) error {
+	e.calls.Add(1)
+	if n <= 0 {
+		return nil
+	}
+	if incX < 1 || incY < 1 {
+		panic(fmt.Sprintf("%s: dcopy strides %d, %d: want positive", e.name, incX, incY))
+	}
+	xs, ys := e.mem(x, (n-1)*incX+1), e.mem(y, (n-1)*incY+1)
+	for i := range n {
+		ys[i*incY] = xs[i*incX]
+	}
+	return nil
+}
+
 // DpotrfBufferSize implements Solver: the emulator asks for n doubles, so
 // that the workspace is sized, allocated and passed as on a GPU.
 func (e *Emulator) DpotrfBufferSize(n int, a uintptr, lda int) (int, error) { return n, nil }
