@@ -157,10 +157,7 @@ func distances(metric matern.Metric, p matern.Points, j int, col []float64) {
 		}
 		return
 	}
-	for i := range col {
-		dx, dy := x[i]-xj, y[i]-yj
-		col[i] = math.Sqrt(dx*dx + dy*dy)
-	}
+	dist2(x, y, xj, yj, col)
 }
 
 // mirror copies the lower triangle of the n x n matrix a into its upper
