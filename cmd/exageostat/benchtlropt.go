@@ -137,7 +137,7 @@ func tlrOptOptions(o *bench.TLROptOptions, tf *tlrOptFlags) error {
 // printTLROpt prints bench tlr-opt's table of r (o: the options it ran).
 func printTLROpt(r *bench.TLROptResult, o *bench.TLROptOptions) {
 	fmt.Printf("%s optimisations (seed 002), N=%d nb=%d (NT=%d), accuracy %g, theta=%s, %d workers, median of %d; rank mean %.1f max %d\n",
-		r.Computation, r.N, r.NB, r.NT, r.Accuracy, config.FormatFloats(r.Theta), r.Workers, o.Reps, r.MeanRank, r.MaxRank)
+		r.Computation, r.N, r.NB, r.NT, r.Accuracy, config.FormatFloats(r.Theta), r.Workers, r.Reps, r.MeanRank, r.MaxRank)
 	fmt.Printf("  %-26s %9s %21s %8s %20s %10s %6s %9s %9s %9s %9s", "variant", "seconds", "(min - max)", "speedup", "l", "rel diff", "util", "chol busy", "potrf s", "work s", "crit path")
 	for _, w := range o.SimWorkers {
 		fmt.Printf("  sim %2dw (x)", w)
