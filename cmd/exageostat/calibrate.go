@@ -86,8 +86,9 @@ cluster file's [[group]] loads such a file with perfmodel = "FILE".
 --gpus 1 (with --perfmodel; the CUDA build, bin/exageostat-cuda, to which
 the plain binary hands over) also measures potrf, trmm, syrk, gemm and gemv
 on CUDA device 0 at each --nb, as arch "cuda" entries. Each call moves its
-tiles to the device and back (no tile stays resident yet), so these bound a
-GPU task's time from above.`,
+tiles to the device and back, but a sample is the device kernel's own time
+(launch to completion, the copies excluded): what a task costs the GPU
+worker of fit --gpus, whose tiles stay on the device.`,
 		Example: `  exageostat calibrate --out cluster-here.toml       # nb = 960, 7 samples per kind, all cores busy
   exageostat calibrate --nb 512 --reps 11 --workers 1 --json
   mpirun -np 2 exageostat calibrate --nb 512 --workers 1 --out two-ranks.toml   # + the measured link
@@ -128,9 +129,7 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	if w.Rank() != 0 {
 		stderr = io.Discard
 	}
-	if ct := os.Getenv(droppedCoretypeEnv); ct != "" {
-		fmt.Fprintf(stderr, "note: ignored OPENBLAS_CORETYPE=%s (set %s=1 to keep it)\n", ct, keepCoretypeEnv)
-	}
+	coretypeNotes(stderr)
 	fmt.Fprintf(stderr, "calibrate: nb=%s, rounds of %d samples per kind until the median moves by <= %g, CPU time per task, kernels %s (%s), %d workers busy on each of %d ranks\n",
 		config.FormatInts(cf.nbs, ","), cf.reps, cf.stable, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cf.workers, w.Size())
 	net, measured, err := bench.Link(w)

@@ -25,8 +25,8 @@ func prepareGPUCalibration(gpus int) error {
 // update, dsyrk, dgemm, and dgemv) at o.NB on device 0 and records them in
 // m as arch cuda: the device's one kernel set (the kernels fit --gpus runs
 // on resident tiles), staged (gpu.Staged: each call moves its tiles to the
-// device and back), so the durations bound from above those of a runtime
-// that keeps tiles on the GPU.
+// device and back), timed by the device kernels' own time (gpu.Staged is a
+// bench.DeviceClock), as on tiles the runtime keeps on the GPU.
 func calibrateGPU(o bench.CalibrateOptions, m *perfmodel.Model) error {
 	d, err := cuda.NewRuntimeDevice(0, o.NB, gpuShare)
 	if err != nil {

@@ -67,6 +67,7 @@ func fixCoretype() {
 
 func main() {
 	fixCoretype()
+	fixWeakCore()
 	// MPI_Finalize must run on the thread that initialised MPI.
 	goruntime.LockOSThread()
 	// The runtime owns the cores: one task per worker, BLAS single-threaded.

@@ -39,7 +39,9 @@ type CalibrateOptions struct {
 	Progress func(string)
 	// Kernels, if not nil, runs the tile kernels instead of
 	// kernels.Default() (a GPU worker of pkg/cuda: its calls move the
-	// tiles to the device and back).
+	// tiles to the device and back). When it is a DeviceClock, a sample
+	// is the device's own kernel time (the time a worker with resident
+	// tiles spends on the task), not the thread's CPU time.
 	Kernels kernels.Impl
 	// Kinds, if not empty, are the kinds measured (in config.TaskKinds
 	// order, whatever the order given); empty: all of them.
@@ -54,11 +56,21 @@ type CalibrateOptions struct {
 	ColdBytes int
 }
 
+// DeviceClock is a kernel set that runs its calls on a device and stages
+// the operands there and back (gpu.Staged): DeviceSeconds returns the
+// seconds its device kernels have taken so far, each from its launch to
+// its completion, the copies excluded. Calibrate samples it for such a
+// kernel set, so that a GPU kind's duration is that of a task on tiles
+// the runtime keeps resident (fit --gpus), not that of the copies.
+type DeviceClock interface {
+	DeviceSeconds() float64
+}
+
 // KindTiming is the measured duration of one task of a kind.
 type KindTiming struct {
 	Kind    string    `json:"kind"`
 	Seconds float64   `json:"seconds"` // median of Samples
-	Samples []float64 `json:"samples"` // CPU seconds per task, one per sample
+	Samples []float64 `json:"samples"` // CPU (or device: DeviceClock) seconds per task, one per sample
 	Calls   int       `json:"calls"`   // calls per sample
 	// Spread is the samples' interquartile range relative to their
 	// median, (q3 - q1) / median; Medians the median after each round of
@@ -349,6 +361,11 @@ func measure(ck calKind, o CalibrateOptions, evict func()) KindTiming {
 		if evict != nil {
 			evict()
 		}
+		clock, device := o.Kernels.(DeviceClock)
+		var d0 float64
+		if device {
+			d0 = clock.DeviceSeconds()
+		}
 		c0, _ := cputime.Thread()
 		t0 := time.Now()
 		for range calls {
@@ -357,7 +374,10 @@ func measure(ck calKind, o CalibrateOptions, evict func()) KindTiming {
 		wall = time.Since(t0).Seconds()
 		c1, ok := cputime.Thread()
 		cpu = float64(c1-c0) * 1e-9
-		if !ok {
+		switch {
+		case device:
+			cpu = clock.DeviceSeconds() - d0
+		case !ok:
 			cpu = wall
 		}
 		return cpu / float64(calls), wall / float64(calls)

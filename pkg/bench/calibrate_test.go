@@ -156,3 +156,43 @@ func TestCalibrateStable(t *testing.T) {
 		}
 	}
 }
+
+// clockKernels is a kernel set that is a DeviceClock whose device time
+// advances by tick per gemm call and by 0 otherwise.
+type clockKernels struct {
+	kernels.Impl
+	tick, now *float64
+}
+
+func (k clockKernels) Dgemm(tA, tB blas.Transpose, m, n, kk int, alpha float64, a []float64, lda int,
+	b []float64, ldb int, beta float64, c []float64, ldc int) {
+	*k.now += *k.tick
+	k.Impl.Dgemm(tA, tB, m, n, kk, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func (k clockKernels) DeviceSeconds() float64 { return *k.now }
+
+// TestCalibrateDeviceClock: with a DeviceClock kernel set every sample is
+// the device time per call (here 3 ms a gemm, whatever the CPU time), and
+// the wall time is still the thread's; potrf, which the clock does not
+// advance for, reads 0.
+func TestCalibrateDeviceClock(t *testing.T) {
+	kernels.DefaultThreads().SetThreads(1)
+	tick, now := 3e-3, 0.0
+	c, err := Calibrate(CalibrateOptions{NB: 24, Reps: 3, Nu: 0.5, Kinds: []string{"gemm", "potrf"},
+		Kernels: clockKernels{kernels.Default(), &tick, &now}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kt := range c.Kinds {
+		want := map[string]float64{"gemm": 3e-3, "potrf": 0}[kt.Kind]
+		for _, s := range kt.Samples {
+			if math.Abs(s-want) > 1e-15 {
+				t.Errorf("%s: sample %g s, want the device clock's %g s", kt.Kind, s, want)
+			}
+		}
+		if kt.Wall <= 0 || kt.Wall >= 3e-3 {
+			t.Errorf("%s: wall %g s: want the thread's (under 3 ms for nb = 24)", kt.Kind, kt.Wall)
+		}
+	}
+}

@@ -100,3 +100,19 @@ func TestCholeskyBenchAutoNB(t *testing.T) {
 		t.Fatalf("nb %d, %d tasks, residual %g; want 176, 61, < 1e-14", r.NB, r.Tasks, r.Residual)
 	}
 }
+
+// TestCholeskyBenchNoReference: without the LAPACK reference the tiled run
+// is timed Reps times and checked as before, and no LAPACK figure is made
+// up (times, rate, ratio and its residual stay empty).
+func TestCholeskyBenchNoReference(t *testing.T) {
+	r, err := CholeskyBench(CholeskyOptions{N: 300, NB: 64, Workers: 2, Reps: 2, Seed: 1, Check: true, NoReference: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Seconds) != 2 || len(r.LapackSecs) != 0 || r.LapackGflops != 0 || r.Ratio != 0 || r.LapackResid != 0 {
+		t.Fatalf("times %v, LAPACK %v %g %g %g: want 2 tiled times and no LAPACK figure", r.Seconds, r.LapackSecs, r.LapackGflops, r.Ratio, r.LapackResid)
+	}
+	if r.Residual > 1e-14 || !(r.Gflops > 0) {
+		t.Fatalf("residual %g, %g GFLOP/s", r.Residual, r.Gflops)
+	}
+}

@@ -6,6 +6,8 @@ package cuda
 
 import (
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/gpu"
@@ -44,11 +46,14 @@ func TestSuite(t *testing.T) {
 }
 
 // BenchmarkPotrfWhole times one whole-matrix cusolverDnDpotrf at
-// n = 32768 (8 GiB; transfers excluded) through the kernel set, the anchor
+// n = 32768 (8 GiB; transfers excluded; EXAGEOSTAT_POTRF_N sets n) through the kernel set, the anchor
 // of `bench cholesky --gpus 1`, and reports GFLOP/s (n^3/3 flops).
 func BenchmarkPotrfWhole(b *testing.B) {
-	const n = 32768
-	d := openDevice(b, n, 9<<30)
+	n := 32768
+	if v, err := strconv.Atoi(os.Getenv("EXAGEOSTAT_POTRF_N")); err == nil && v > 0 {
+		n = v // scripts/gpu-checks.sh's GPU_CHECKS_N
+	}
+	d := openDevice(b, n, int64(n)*int64(n)*8+1<<30)
 	k := d.Kernels().(kernels.Device)
 	r := rand.New(rand.NewPCG(11, 12))
 	a := make([]float64, n*n)
@@ -57,7 +62,7 @@ func BenchmarkPotrfWhole(b *testing.B) {
 			v := r.Float64() - 0.5
 			a[i+j*n], a[j+i*n] = v, v
 		}
-		a[j+j*n] = n
+		a[j+j*n] = float64(n)
 	}
 	buf, err := d.Alloc(n * n)
 	if err != nil {

@@ -23,6 +23,7 @@ typedef int (*fn_dtrmm)(void *h, int side, int uplo, int t, int diag, int m, int
 	const double *alpha, const double *a, int lda, const double *b, int ldb, double *c, int ldc);
 typedef int (*fn_dgemv)(void *h, int t, int m, int n, const double *alpha, const double *a, int lda,
 	const double *x, int incx, const double *beta, double *y, int incy);
+typedef int (*fn_dcopy)(void *h, int n, const double *x, int incx, double *y, int incy);
 typedef int (*fn_potrf_bs)(void *h, int uplo, int n, double *a, int lda, int *lwork);
 typedef int (*fn_potrf)(void *h, int uplo, int n, double *a, int lda, double *work, int lwork, int *info);
 
@@ -37,6 +38,7 @@ typedef struct {
 	fn_dtrsm dtrsm;
 	fn_dtrmm dtrmm;
 	fn_dgemv dgemv;
+	fn_dcopy dcopy;
 	fn_potrf_bs potrfBufferSize;
 	fn_potrf potrf;
 } lib;
@@ -59,6 +61,7 @@ static const char *resolve(lib *l, int *solver) {
 	SYM(dtrsm, blas, "cublasDtrsm_v2")
 	SYM(dtrmm, blas, "cublasDtrmm_v2")
 	SYM(dgemv, blas, "cublasDgemv_v2")
+	SYM(dcopy, blas, "cublasDcopy_v2")
 	SYM(solverCreate, solver, "cusolverDnCreate")
 	SYM(solverDestroy, solver, "cusolverDnDestroy")
 	SYM(solverSetStream, solver, "cusolverDnSetStream")
@@ -97,6 +100,9 @@ static int c_dgemv(lib *l, void *h, int t, int m, int n, double alpha, devptr a,
 		devptr x, int incx, double beta, devptr y, int incy) {
 	return l->dgemv(h, t, m, n, &alpha, (const double *)a, lda, (const double *)x, incx, &beta,
 		(double *)y, incy);
+}
+static int c_dcopy(lib *l, void *h, int n, devptr x, int incx, devptr y, int incy) {
+	return l->dcopy(h, n, (const double *)x, incx, (double *)y, incy);
 }
 static int c_potrf_bs(lib *l, void *h, int uplo, int n, devptr a, int lda, int *lwork) {
 	return l->potrfBufferSize(h, uplo, n, (double *)a, lda, lwork);
@@ -439,6 +445,12 @@ func (b *Blas) Dgemv(tA blas.Transpose, m, n int, alpha float64, a DevPtr, lda i
 	x DevPtr, incX int, beta float64, y DevPtr, incY int) error {
 	return blasErr("cublasDgemv_v2", C.c_dgemv(b.lib.l, b.h, op(tA), C.int(m), C.int(n), C.double(alpha),
 		dp(a), C.int(lda), dp(x), C.int(incX), C.double(beta), dp(y), C.int(incY)))
+}
+
+// Dcopy copies the n-vector x (stride incX) into y (stride incY)
+// (cublasDcopy_v2).
+func (b *Blas) Dcopy(n int, x DevPtr, incX int, y DevPtr, incY int) error {
+	return blasErr("cublasDcopy_v2", C.c_dcopy(b.lib.l, b.h, C.int(n), dp(x), C.int(incX), dp(y), C.int(incY)))
 }
 
 // Solver is one cuSOLVER dense handle (cusolverDnCreate), for one worker.

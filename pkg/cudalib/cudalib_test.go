@@ -100,6 +100,10 @@ int cublasDtrmm_v2(void *h, int side, int uplo, int t, int diag, int m, int n, c
 #endif
 int cublasDgemv_v2(void *h, int t, int m, int n, const double *alpha, const double *a, int lda,
 		const double *x, int incx, const double *beta, double *y, int incy) { return 40000 + 10*t + incx; }
+int cublasDcopy_v2(void *h, int n, const double *x, int incx, double *y, int incy) {
+	for (int i = 0; i < n; i++) y[i*incy] = x[i*incx];
+	return 0;
+}
 int cusolverDnCreate(void **h) { *h = (void *)0x5678; return 0; }
 int cusolverDnDestroy(void *h) { return h == (void *)0x5678 ? 0 : 7; }
 int cusolverDnSetStream(void *h, void *s) { return s == (void *)0xabc ? 0 : 7; }
@@ -212,6 +216,18 @@ func TestCalls(t *testing.T) {
 			if math.Abs(c[i]-want[i]) > 1e-15 {
 				t.Fatalf("c = %v, want %v", c, want)
 			}
+		}
+	})
+
+	t.Run("dcopy strided", func(t *testing.T) {
+		a := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9} // 3 x 3: the diagonal is 1, 5, 9
+		d := make([]float64, 3)
+		if err := b.Dcopy(3, addr(a), 4, addr(d), 1); err != nil {
+			t.Fatal(err)
+		}
+		runtime.KeepAlive(a)
+		if d[0] != 1 || d[1] != 5 || d[2] != 9 {
+			t.Fatalf("diagonal %v, want [1 5 9]", d)
 		}
 	})
 

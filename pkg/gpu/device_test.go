@@ -2,6 +2,7 @@ package gpu_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -191,6 +192,49 @@ func TestOpenErrors(t *testing.T) {
 	}{{0, 1 << 20}, {8, 255}} {
 		if _, err := gpu.Open(gpu.NewEmulator(0), c.nb, c.bytes); err == nil || !strings.Contains(err.Error(), "must be positive") {
 			t.Errorf("Open(nb %d, %d bytes): %v", c.nb, c.bytes, err)
+		}
+	}
+}
+
+// cusolverInfo is the emulated driver with cuSOLVER's info as an H100 gave
+// it: 0 for a matrix whose last leading minor is not positive (here: 0
+// whatever the matrix), the pivot left as it was.
+type cusolverInfo struct{ *gpu.Emulator }
+
+func (c cusolverInfo) Dpotrf(n int, a uintptr, lda int, work uintptr, lwork int, info uintptr) error {
+	if err := c.Emulator.Dpotrf(n, a, lda, work, lwork, info); err != nil {
+		return err
+	}
+	return c.Emulator.CopyIn(info, []float64{0})
+}
+
+// TestDpotrfInfoFromDiagonal: the device kernel set reports LAPACK's info
+// from the factor's diagonal when the driver's info says 0 (cuSOLVER's on
+// an H100 at n = 64 with the minor of order 64 not positive), checked on
+// 64 x 64 identities with one diagonal entry set to -1, 0 and NaN at
+// order 64, 1 and 30; a positive definite matrix still gives 0.
+func TestDpotrfInfoFromDiagonal(t *testing.T) {
+	const n = 64
+	d, err := gpu.Open(cusolverInfo{gpu.NewEmulator(0)}, n, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	s := gpu.NewStaged(d, kernels.Default())
+	defer s.Close()
+	for _, c := range []struct {
+		order int // 0: positive definite
+		value float64
+	}{{0, 0}, {64, -1}, {64, 0}, {1, -1}, {30, math.NaN()}} {
+		a := make([]float64, n*n)
+		for i := range n {
+			a[i+i*n] = 4
+		}
+		if c.order > 0 {
+			a[(c.order-1)*(n+1)] = c.value
+		}
+		if got := s.Dpotrf(n, a, n); got != c.order {
+			t.Errorf("pivot %g at order %d: info %d, want %d", c.value, c.order, got, c.order)
 		}
 	}
 }

@@ -49,6 +49,7 @@ type BLAS interface {
 		alpha float64, a uintptr, lda int, b uintptr, ldb int) error
 	Dgemv(tA blas.Transpose, m, n int, alpha float64, a uintptr, lda int, x uintptr, incX int,
 		beta float64, y uintptr, incY int) error
+	Dcopy(n int, x uintptr, incX int, y uintptr, incY int) error
 }
 
 // Solver is the Cholesky factorisation on device addresses (cuSOLVER's

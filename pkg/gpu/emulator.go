@@ -116,12 +116,14 @@ func (e *Emulator) mem(p uintptr, n int) []float64 {
 
 // CopyIn implements Driver.
 func (e *Emulator) CopyIn(dst uintptr, src []float64) error {
+	cgoPointerCheck(src)
 	copy(e.mem(dst, len(src)), src)
 	return nil
 }
 
 // CopyOut implements Driver.
 func (e *Emulator) CopyOut(dst []float64, src uintptr) error {
+	cgoPointerCheck(dst)
 	copy(dst, e.mem(src, len(dst)))
 	return nil
 }
@@ -179,6 +181,22 @@ func (e *Emulator) Dgemv(tA blas.Transpose, m, n int, alpha float64, a uintptr, 
 	e.calls.Add(1)
 	la, lx, ly := linalg.CheckGemv(tA, m, n, lda, incX, incY)
 	e.cpu.Dgemv(tA, m, n, alpha, e.mem(a, la), lda, e.mem(x, lx), incX, beta, e.mem(y, ly), incY)
+	return nil
+}
+
+// Dcopy implements BLAS (positive strides, as the kernels use it).
+func (e *Emulator) Dcopy(n int, x uintptr, incX int, y uintptr, incY int) error {
+	e.calls.Add(1)
+	if n <= 0 {
+		return nil
+	}
+	if incX < 1 || incY < 1 {
+		panic(fmt.Sprintf("%s: dcopy strides %d, %d: want positive", e.name, incX, incY))
+	}
+	xs, ys := e.mem(x, (n-1)*incX+1), e.mem(y, (n-1)*incY+1)
+	for i := range n {
+		ys[i*incY] = xs[i*incX]
+	}
 	return nil
 }
 

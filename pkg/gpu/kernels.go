@@ -19,17 +19,20 @@ import (
 // safe for concurrent use: one worker per device.
 type Kernels struct {
 	drv   Driver
-	work  uintptr    // the potrf workspace
-	lwork int        // its doubles
-	info  uintptr    // one device word for potrf's info
-	word  [1]float64 // its host copy
+	work  uintptr   // the potrf workspace
+	lwork int       // its doubles
+	info  uintptr   // one device word for potrf's info
+	word  []float64 // its host copy: an allocation of its own, which holds no Go pointer (cgo's check)
+	diag  uintptr   // the factor's diagonal, copied out of it on the device
+	ndiag int       // diag's doubles
+	dhost []float64 // its host copy (an allocation of its own too)
 }
 
 // newKernels makes the kernel set of drv (called inside Do): the info
 // word, and the potrf workspace for order nb when scratch, an n x n
 // matrix on the device (nb x nb at least, or 0), lets the driver size it.
 func newKernels(drv Driver, nb int, scratch uintptr) (*Kernels, error) {
-	k := &Kernels{drv: drv}
+	k := &Kernels{drv: drv, word: make([]float64, 1)}
 	var err error
 	if k.info, err = drv.Alloc(8); err != nil {
 		return nil, fmt.Errorf("allocating the potrf info word: %v", err)
@@ -64,9 +67,28 @@ func (k *Kernels) reserve(n int, a uintptr, lda int) error {
 	return nil
 }
 
-// close frees the workspace and the info word (inside Do).
+// reserveDiag makes the diagonal buffers hold n doubles (inside Do).
+func (k *Kernels) reserveDiag(n int) error {
+	if n <= k.ndiag {
+		return nil
+	}
+	if k.diag != 0 {
+		if err := k.drv.Free(k.diag); err != nil {
+			return err
+		}
+		k.diag, k.ndiag = 0, 0
+	}
+	p, err := k.drv.Alloc(int64(n) * 8)
+	if err != nil {
+		return fmt.Errorf("allocating the potrf diagonal (%d doubles): %v", n, err)
+	}
+	k.diag, k.ndiag, k.dhost = p, n, make([]float64, n)
+	return nil
+}
+
+// close frees the workspace, the info word and the diagonal (inside Do).
 func (k *Kernels) close() {
-	for _, p := range []*uintptr{&k.work, &k.info} {
+	for _, p := range []*uintptr{&k.work, &k.info, &k.diag} {
 		if *p != 0 {
 			_ = k.drv.Free(*p)
 			*p = 0
@@ -89,7 +111,13 @@ func (k *Kernels) Name() string { return k.drv.Arch() }
 
 // Dpotrf factors the lower triangle of the n x n matrix at a = L L^T in
 // place and returns LAPACK's info (0, or the order of the first leading
-// minor that is not positive).
+// minor that is not positive). cuSOLVER's own info is not LAPACK's: on an
+// H100 (CUDA 13) a matrix whose minor of order 64 is not positive read
+// info 0 at n = 64 (the square root of a negative pivot left as NaN) and
+// 65 at n = 65, and one failing at order 320 of 960 read 321. So the
+// factor's diagonal is also read back (one cublasDcopy and a copy of n
+// doubles): the first L_jj that is not > 0 (a NaN, 0 or a negative pivot
+// left in place) gives info = j + 1, as LAPACK's, whichever comes first.
 func (k *Kernels) Dpotrf(n int, a uintptr, lda int) (int, error) {
 	linalg.CheckPotrf(n, lda)
 	if n == 0 {
@@ -107,10 +135,30 @@ func (k *Kernels) Dpotrf(n int, a uintptr, lda int) (int, error) {
 			return err
 		}
 		// The driver wrote a 32-bit integer: the low half of the word.
-		if err := k.drv.CopyOut(k.word[:], k.info); err != nil {
+		if err := k.drv.CopyOut(k.word, k.info); err != nil {
 			return err
 		}
 		info = int(int32(uint32(math.Float64bits(k.word[0]))))
+		if err := k.reserveDiag(n); err != nil {
+			return err
+		}
+		if err := k.drv.Dcopy(n, a, lda+1, k.diag, 1); err != nil {
+			return err
+		}
+		if err := k.drv.Sync(); err != nil {
+			return err
+		}
+		if err := k.drv.CopyOut(k.dhost[:n], k.diag); err != nil {
+			return err
+		}
+		for j, d := range k.dhost[:n] {
+			if !(d > 0) {
+				if info <= 0 || j+1 < info {
+					info = j + 1
+				}
+				break
+			}
+		}
 		return nil
 	})
 	return info, err

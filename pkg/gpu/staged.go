@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 
@@ -25,7 +26,14 @@ type Staged struct {
 	d            *Device
 	buf          [3]runtime.DevBuf
 	host         []float64 // scratch for padded and strided operands
+	kernelTime   time.Duration
 }
+
+// DeviceSeconds returns the seconds the device kernels of s's calls have
+// taken so far, each from its launch to its completion (the copies before
+// and after it excluded): what the same calls cost a worker whose tiles
+// stay on the device (bench.DeviceClock).
+func (s *Staged) DeviceSeconds() float64 { return s.kernelTime.Seconds() }
 
 // NewStaged returns the staging of d's kernels, with host for the rest.
 func NewStaged(d *Device, host kernels.Impl) *Staged { return &Staged{Impl: host, d: d} }
@@ -73,7 +81,10 @@ func (s *Staged) call(kernel func(p [3]uintptr) error, ops ...operand) {
 				return err
 			}
 		}
-		if err := kernel(p); err != nil {
+		t0 := time.Now()
+		err := kernel(p)
+		s.kernelTime += time.Since(t0)
+		if err != nil {
 			return err
 		}
 		for i, o := range ops {
