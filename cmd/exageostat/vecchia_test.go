@@ -193,6 +193,29 @@ func TestMPIFitVecchiaBitwise(t *testing.T) {
 	}
 }
 
+// TestMPIVecchiaRootFailure: over several ranks rank 0 alone prepares
+// the Vecchia plan; when it cannot (sets read from a file of another
+// size), every rank stops with exit 2 and the problem is named once.
+func TestMPIVecchiaRootFailure(t *testing.T) {
+	bin, mbin := binary(t), mpiBinary(t)
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	for _, n := range []string{"200", "300"} {
+		if _, stderr, code := run(t, bin, "simulate", "--n", n, "--theta", "1,0.1,0.8", "--nugget", "0.1", "--seed", "6", "--out", at("d"+n+".csv")); code != 0 {
+			t.Fatalf("simulate: exit %d: %s", code, stderr)
+		}
+	}
+	vf := []string{"fit", "-q", "--computation", "vecchia", "--vecchia-m", "10", "--workers", "1"}
+	if _, stderr, code := run(t, bin, append(vf, "--data", at("d300.csv"), "--vecchia-sets-out", at("s300.txt"))...); code != 0 {
+		t.Fatalf("fit --vecchia-sets-out: exit %d: %s", code, stderr)
+	}
+	_, stderr, code, _ := mpirun(t, 2, nil, mbin, append(vf, "--data", at("d200.csv"), "--vecchia-sets", at("s300.txt"))...)
+	const want = "sets of 300 locations (an ordering of 300) for 200 locations"
+	if code != 2 || strings.Count(stderr, want) != 1 {
+		t.Errorf("2 ranks, sets of 300 for 200 locations: exit %d (want 2), stderr %q (want %q once)", code, stderr, want)
+	}
+}
+
 // TestResumeVecchiaCLI: a Vecchia fit stopped by --max-evals and resumed
 // from its checkpoint ends bitwise where the uninterrupted fit ends (the
 // checkpointed evaluations replayed, the best one recomputed), and a

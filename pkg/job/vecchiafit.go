@@ -3,6 +3,7 @@ package job
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
+	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/kernels"
@@ -85,7 +87,9 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	pr := likelihood.Problem{Points: pts, Metric: v.metric, Obs: obs, Model: v.model, Nugget: cfg.Nugget, REML: cfg.REML, Covariates: meanCols}
 	opt := v.opt
 	start := v.vecchiaStart(d, &opt)
-	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.vecchiaFree())
+	// Over several ranks rank 0 prepares the plans and sends each rank its
+	// blocks' part (the hold-out's kriging reads the whole plan: not then).
+	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.vecchiaFree(), w, w.Size() > 1 && test == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +99,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
-		d.Len(), v.model, v.metric.String(), st.final.Sets.M, cfg.Vecchia.Order, st.final.Plan.Blocks.Len(), workersNote(v.workers),
+		d.Len(), v.model, v.metric.String(), st.final.Plan.M, cfg.Vecchia.Order, st.final.Plan.NumBlocks(), workersNote(v.workers),
 		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
 		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
 	prep := since(t0)
@@ -355,15 +359,68 @@ func vecchiaStdErr(info [][]float64, free []bool) ([]float64, string) {
 
 // simulateVecchia draws the simulated default problem of a fit (no
 // --data) through the Vecchia conditionals at cfg.Theta (vecchiaDraw).
+// Over several ranks rank 0 draws it on a runtime of its own and sends
+// the values (every rank makes the locations): the other ranks never
+// order or condition the whole data (the same field as on one rank).
 func simulateVecchia(v *fitJob, rt *runtime.Runtime, kern kernels.Impl, s vecchia.Setup) (*dataset.Data, error) {
-	cfg := v.cfg
+	cfg, w := v.cfg, v.w
 	t0 := time.Now()
-	d, m, err := vecchiaDraw("fit", cfg.N, cfg.Times, cfg.Seed, v.model, cfg.Theta, cfg.Nugget, s, rt, kern)
+	var d *dataset.Data
+	var m int
+	var err error
+	switch {
+	case w.Size() == 1:
+		d, m, err = vecchiaDraw("fit", cfg.N, cfg.Times, cfg.Seed, v.model, cfg.Theta, cfg.Nugget, s, rt, kern)
+	case w.Rank() == 0:
+		local := runtime.New(runtime.Options{Workers: v.workers})
+		d, m, err = vecchiaDraw("fit", cfg.N, cfg.Times, cfg.Seed, v.model, cfg.Theta, cfg.Nugget, s, local, kern)
+		local.Close()
+	}
+	if w.Size() > 1 {
+		if err = rootError(w, err); err == nil {
+			d, err = bcastObs(w, d, cfg.N, cfg.Times, cfg.Seed, variables(v.model))
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	v.env.logf("simulated N=%d with theta=%s seed=%d through the Vecchia conditionals (m=%d) in %.2fs (no --data given: the embedded default problem)\n",
 		cfg.N, config.FormatFloats(cfg.Theta), cfg.Seed, m, time.Since(t0).Seconds())
+	return d, nil
+}
+
+// bcastObs returns rank 0's simulated data d on every rank of w: the
+// locations of dataset.GridTimes(n, times, seed), made on each rank, with
+// rank 0's values (per of them per location).
+func bcastObs(w comm.Comm, d *dataset.Data, n, times int, seed uint64, per int) (*dataset.Data, error) {
+	var b []byte
+	if w.Rank() == 0 {
+		b = make([]byte, 0, 8*per*d.Len())
+		for _, col := range [][]float64{d.Obs, d.Obs2}[:per] {
+			for _, x := range col {
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+			}
+		}
+	}
+	b, err := w.Bcast(0, b)
+	if err != nil || w.Rank() == 0 {
+		return d, err
+	}
+	d = dataset.GridTimes(n, times, seed)
+	if len(b) != 8*per*d.Len() {
+		return nil, fmt.Errorf("fit: %d bytes of simulated values from rank 0 for %d locations", len(b), d.Len())
+	}
+	cols := make([][]float64, per)
+	for k := range cols {
+		cols[k] = make([]float64, d.Len())
+		for i := range cols[k] {
+			cols[k][i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*(k*d.Len()+i):]))
+		}
+	}
+	d.Obs = cols[0]
+	if per == 2 {
+		d.Obs2 = cols[1]
+	}
 	return d, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -40,25 +41,82 @@ type vecchiaStages struct {
 
 // newVecchiaStages orders problem pr and finds its conditioning sets in
 // the frame of the model at start (or takes s's), and builds the plans and
-// evaluators of both stages on rt.
-func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl, np int, free []bool) (*vecchiaStages, error) {
-	final, err := vecchia.Prepare(pr, start, s)
-	if err != nil {
-		return nil, badInput("fit: --computation vecchia: %v", err)
-	}
-	st := &vecchiaStages{final: final, evs: map[*vecchia.Prepared]*vecchia.Evaluator{}, free: free}
-	if final.Sets.M > vecchiaCoarseM {
-		cs := vecchia.Setup{Perm: final.Perm, Sets: truncateSets(final.Sets, vecchiaCoarseM), Grouping: s.Grouping}
-		if st.coarse, err = vecchia.Prepare(pr, start, cs); err != nil {
+// evaluators of both stages on rt. With scatter (a run of several ranks),
+// rank 0 alone orders, finds the sets and groups, and sends each rank the
+// data of its blocks only (vecchia.Scatter), one stage after the other:
+// the other ranks' memory falls with their number, their Prepared hold
+// only the plan, and rank 0 never holds both stages' whole plans.
+func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl, np int, free []bool,
+	w comm.Comm, scatter bool) (*vecchiaStages, error) {
+	root := !scatter || w.Rank() == 0
+	// stage prepares one stage; a failure of the final one is the input's.
+	stage := func(s vecchia.Setup, input bool) (*vecchia.Prepared, error) {
+		var p *vecchia.Prepared
+		var err error
+		if root {
+			p, err = vecchia.Prepare(pr, start, s)
+		}
+		if err != nil && input {
+			err = badInput("fit: --computation vecchia: %v", err)
+		}
+		if !scatter {
+			return p, err
+		}
+		if err = rootError(w, err); err != nil {
 			return nil, err
 		}
-		st.evs[st.coarse] = vecchia.NewEvaluator(st.coarse.Plan, np, rt, kern)
+		var plan *vecchia.Plan
+		if p == nil {
+			p = &vecchia.Prepared{}
+		} else {
+			plan = p.Plan
+		}
+		p.Plan, err = vecchia.Scatter(w, plan)
+		return p, err
 	}
-	st.evs[final] = vecchia.NewEvaluator(final.Plan, np, rt, kern)
-	for _, e := range st.evs {
+	final, err := stage(s, true)
+	if err != nil {
+		return nil, err
+	}
+	st := &vecchiaStages{final: final, evs: map[*vecchia.Prepared]*vecchia.Evaluator{}, free: free}
+	if final.Plan.M > vecchiaCoarseM {
+		var cs vecchia.Setup
+		if root {
+			cs = vecchia.Setup{Perm: final.Perm, Sets: truncateSets(final.Sets, vecchiaCoarseM), Grouping: s.Grouping}
+		}
+		if st.coarse, err = stage(cs, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range st.stages() {
+		e := vecchia.NewEvaluator(p.Plan, np, rt, kern)
 		e.Timing = true
+		st.evs[p] = e
 	}
 	return st, nil
+}
+
+// rootError returns rank 0's err on every rank of w: the other ranks get
+// its message, as an input error (exit 2) when it was one.
+func rootError(w comm.Comm, err error) error {
+	var msg []byte
+	if w.Rank() == 0 && err != nil {
+		var ie *InputError
+		msg = append([]byte{'e'}, err.Error()...)
+		if errors.As(err, &ie) {
+			msg[0] = 'i'
+		}
+	}
+	msg, cerr := w.Bcast(0, msg)
+	switch {
+	case cerr != nil:
+		return cerr
+	case w.Rank() == 0 || len(msg) == 0:
+		return sameOnEveryRank(err, w)
+	case msg[0] == 'i':
+		return &InputError{Err: errors.New(string(msg[1:])), Agreed: true}
+	}
+	return &agreedErr{msg: string(msg[1:]), err: errors.New(string(msg[1:]))}
 }
 
 // truncateSets returns the sets cut to their m nearest.
@@ -86,13 +144,13 @@ func (st *vecchiaStages) stages() []*vecchia.Prepared {
 
 // summary describes the stages.
 func (st *vecchiaStages) summary(cfg config.Fit, prep float64) *VecchiaSummary {
-	s := &VecchiaSummary{M: st.final.Sets.M, Order: cfg.Vecchia.Order, Sets: cfg.Vecchia.Sets, Blocks: st.final.Plan.Blocks.Len(),
+	s := &VecchiaSummary{M: st.final.Plan.M, Order: cfg.Vecchia.Order, Sets: cfg.Vecchia.Sets, Blocks: st.final.Plan.NumBlocks(),
 		Search: vecchiaSearch(cfg), Prep: prep}
 	if cfg.Vecchia.Sets != "" {
 		s.Order = "file"
 	}
 	for _, p := range st.stages() {
-		s.Stages = append(s.Stages, p.Sets.M)
+		s.Stages = append(s.Stages, p.Plan.M)
 		s.OrderSeconds += p.OrderSeconds
 		s.SetsSeconds += p.SetsSeconds
 		s.PlanSeconds += p.PlanSeconds

@@ -251,7 +251,9 @@ func (b *gradBuilder) coeffs(k int) [chebN]float64 {
 // Row sets c[i] = C(r[i]), db[i] = dC/dbeta at r[i] and, when the
 // evaluator has the derivative in nu, dn[i] = dC/dnu (dn is not touched
 // otherwise and may be nil), for i < len(r). c, db and dn must be at least
-// as long as r; c may be r itself.
+// as long as r; c may be r itself. It locates the pieces of rowChunk
+// entries, then evaluates their polynomials in one call (polyRow: vector
+// code where the CPU has it, the same values bitwise without).
 func (m *Grad) Row(r, c, db, dn []float64) {
 	if m.form != 0 {
 		m.closedRow(r, c, db)
@@ -261,50 +263,58 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 	if m.withNu {
 		dn = dn[:len(r)]
 	}
+	var off [rowChunk]int32
+	var t, xs [rowChunk]float64
+	var slow [rowChunk]uint8
+	for k := 0; k < len(r); k += rowChunk {
+		n := min(rowChunk, len(r)-k)
+		ns := m.locate(r[k:k+n], off[:n], t[:n], &slow, &xs)
+		var dk []float64
+		if m.withNu {
+			dk = dn[k : k+n]
+		}
+		if ns < n {
+			polyRow(m.coef, off[:n], t[:n], c[k:k+n], db[k:k+n], dk)
+		}
+		for _, i := range slow[:ns] {
+			cv, gv, dv := m.sigma2, 0.0, 0.0 // x = 0: C(0) = sigma2, no derivatives
+			if x := xs[i]; x != 0 {
+				cv, gv, dv = m.slow(x)
+			}
+			c[k+int(i)], db[k+int(i)] = cv, gv
+			if m.withNu {
+				dk[i] = dv
+			}
+		}
+	}
+}
+
+// locate sets, for each r[i] (at most rowChunk of them) whose x = r/beta
+// is in the pieces' range, off[i] to the offset of its piece's
+// coefficients and t[i] to x's place in the piece, (x - mid) / half-width;
+// it lists the others in slow, with their x in xs (off and t set to the
+// first piece at 0, valid for polyRow), and returns how many there are.
+func (m *Grad) locate(r []float64, off []int32, t []float64, slow *[rowChunk]uint8, xs *[rowChunk]float64) int {
 	ib, lo, hi, eb := m.invBeta, m.xlo, m.xend, m.ebase
-	octs, nf := m.octs, m.nf
+	octs, mid, ihw := m.octs, m.mid, m.ihw
+	stride := m.nf * chebN
+	off, t = off[:len(r)], t[:len(r)]
+	ns := 0
 	for i, ri := range r {
 		x := ri * ib
 		if !(x >= lo && x < hi) {
-			cv, gv, dv := m.sigma2, 0.0, 0.0 // x = 0: C(0) = sigma2, no derivatives
-			if x != 0 {
-				cv, gv, dv = m.slow(x)
-			}
-			c[i], db[i] = cv, gv
-			if m.withNu {
-				dn[i] = dv
-			}
+			off[i], t[i] = 0, 0
+			slow[ns&(rowChunk-1)], xs[i&(rowChunk-1)] = uint8(i), x
+			ns++
 			continue
 		}
 		bits := math.Float64bits(x)
 		o := octs[int(bits>>52)-eb]
 		p := int(o.first) + int((bits&(1<<52-1))>>(o.shift&63))
-		t := (x - m.mid[p]) * m.ihw[p]
-		t2 := t * t
-		t4 := t2 * t2
-		t8 := t4 * t4
-		// Estrin's scheme, written out (the compiler does not inline a
-		// function this size).
-		a := m.coef[p*nf*chebN : p*nf*chebN+2*chebN]
-		q0 := (a[0] + a[1]*t) + (a[2]+a[3]*t)*t2
-		q1 := (a[4] + a[5]*t) + (a[6]+a[7]*t)*t2
-		q2 := (a[8] + a[9]*t) + (a[10]+a[11]*t)*t2
-		q3 := (a[12] + a[13]*t) + (a[14]+a[15]*t)*t2
-		b0 := (a[16] + a[17]*t) + (a[18]+a[19]*t)*t2
-		b1 := (a[20] + a[21]*t) + (a[22]+a[23]*t)*t2
-		b2 := (a[24] + a[25]*t) + (a[26]+a[27]*t)*t2
-		b3 := (a[28] + a[29]*t) + (a[30]+a[31]*t)*t2
-		c[i] = (q0 + q1*t4) + (q2+q3*t4)*t8
-		db[i] = (b0 + b1*t4) + (b2+b3*t4)*t8
-		if nf == 3 {
-			a := m.coef[p*nf*chebN+2*chebN : (p+1)*nf*chebN]
-			n0 := (a[0] + a[1]*t) + (a[2]+a[3]*t)*t2
-			n1 := (a[4] + a[5]*t) + (a[6]+a[7]*t)*t2
-			n2 := (a[8] + a[9]*t) + (a[10]+a[11]*t)*t2
-			n3 := (a[12] + a[13]*t) + (a[14]+a[15]*t)*t2
-			dn[i] = (n0 + n1*t4) + (n2+n3*t4)*t8
-		}
+		off[i] = int32(p * stride)
+		t[i] = (x - mid[p]) * ihw[p]
 	}
+	return ns
 }
 
 // slow evaluates the three functions directly at x outside the pieces.

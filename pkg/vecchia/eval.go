@@ -36,6 +36,7 @@ type Evaluator struct {
 	data    *block.Data
 	first   int // the first block of data (this rank's)
 	evals   int
+	err     error // a scattered plan that does not fit the runtime
 	// Timing makes Result.Times report where the time went (worker
 	// seconds summed over tasks, per phase).
 	Timing bool
@@ -45,14 +46,19 @@ type Evaluator struct {
 // parameters on runtime rt with the BLAS/LAPACK kernels k: it assigns the
 // groups of tasks to the ranks in contiguous runs of about equal modelled
 // work, and copies this rank's blocks' points (only those) into local
-// arrays on a distributed runtime.
+// arrays on a distributed runtime (a scattered plan holds only those).
+// A scattered plan cut for another number of ranks makes every Eval fail.
 func NewEvaluator(p *Plan, nparams int, rt *runtime.Runtime, k kernels.Impl) *Evaluator {
 	// A task's kernels run on its worker: BLAS must not start threads of
 	// its own (as the tiled likelihood's evaluator).
 	kernels.DefaultThreads().SetThreads(1)
 	e := &Evaluator{p: p, rt: rt, kern: k, np: nparams}
+	if p.part != nil && p.partSize != rt.Size() {
+		e.err = fmt.Errorf("vecchia: a plan scattered over %d ranks evaluated on %d", p.partSize, rt.Size())
+		return e
+	}
 	nt := len(p.Tasks) - 1
-	ng := (nt + GroupTasks - 1) / GroupTasks
+	ng := numGroups(p.Tasks)
 	e.owner = groupOwners(p, ng, rt.Size())
 	words := block.Layout{P: nparams, NCov: p.NCov, Grad: true, Timing: true}.Len()
 	e.parts = make([]*runtime.Handle, nt)
@@ -64,7 +70,15 @@ func NewEvaluator(p *Plan, nparams int, rt *runtime.Runtime, k kernels.Impl) *Ev
 		e.sums[g] = rt.Register(fmt.Sprintf("vecchia sum %d", g), e.owner[g], runtime.Vector{N: words})
 	}
 	e.scratch = rt.Register("vecchia scratch", 0, runtime.Vector{N: block.WorkBound(p.UMax, p.RespMax, p.NCov, nparams)})
-	e.data, e.first = p.localData(e.myBlocks())
+	b0, b1 := blocksOf(p.Tasks, e.owner, rt.Rank())
+	if p.part != nil {
+		if p.part.First != b0 || len(p.part.Start)-1 != b1-b0 {
+			e.err = fmt.Errorf("vecchia: rank %d's part of the plan holds blocks %d..%d, its tasks run %d..%d", rt.Rank(), p.part.First, p.part.First+len(p.part.Start)-1, b0, b1)
+		}
+		e.data, e.first = p.part, b0
+		return e
+	}
+	e.data, e.first = p.localData(b0, b1)
 	return e
 }
 
@@ -75,16 +89,11 @@ func groupOwners(p *Plan, ng, size int) []int {
 	if size <= 1 || ng == 0 {
 		return own
 	}
-	g := Grouping{}.withDefaults()
 	work := make([]float64, ng)
 	total := 0.0
-	for t := 0; t+1 < len(p.Tasks); t++ {
-		for b := p.Tasks[t]; b < p.Tasks[t+1]; b++ {
-			u, r := p.Blocks.Size(b)
-			c := g.cost(u, r)
-			work[t/GroupTasks] += c
-			total += c
-		}
+	for t, c := range p.TaskWork {
+		work[t/GroupTasks] += c
+		total += c
 	}
 	acc := 0.0
 	for i, w := range work {
@@ -92,24 +101,6 @@ func groupOwners(p *Plan, ng, size int) []int {
 		acc += w
 	}
 	return own
-}
-
-// myBlocks returns the range of blocks of this rank's tasks.
-func (e *Evaluator) myBlocks() (b0, b1 int) {
-	b0, b1 = -1, -1
-	for t := 0; t+1 < len(e.p.Tasks); t++ {
-		if e.owner[t/GroupTasks] != e.rt.Rank() {
-			continue
-		}
-		if b0 < 0 {
-			b0 = e.p.Tasks[t]
-		}
-		b1 = e.p.Tasks[t+1]
-	}
-	if b0 < 0 {
-		return 0, 0
-	}
-	return b0, b1
 }
 
 // Want says what an evaluation computes besides l.
@@ -142,6 +133,9 @@ var ErrNotPosDef = likelihood.ErrNotPosDef
 // same arguments and gets the same result.
 func (e *Evaluator) Eval(theta []float64, w Want) (*Result, error) {
 	t0 := time.Now()
+	if e.err != nil {
+		return nil, e.err
+	}
 	if len(theta) != e.np {
 		return nil, fmt.Errorf("vecchia: theta has %d values, the evaluator %d", len(theta), e.np)
 	}
@@ -160,15 +154,9 @@ func (e *Evaluator) Eval(theta []float64, w Want) (*Result, error) {
 	e.evals++
 	e.rt.SetIteration(e.evals)
 	ts := insert.New(e.rt, e.kern)
-	g := Grouping{}.withDefaults()
 	for t := 0; t+1 < len(e.p.Tasks); t++ {
 		b0, b1 := e.p.Tasks[t], e.p.Tasks[t+1]
-		flops := 0.0
-		for b := b0; b < b1; b++ {
-			u, r := e.p.Blocks.Size(b)
-			flops += g.cost(u, r)
-		}
-		blocksCL.Insert(ts, insert.At(t, -1, -1, 0), blocksArgs{spec: spec, data: e.data, b0: b0 - e.first, b1: b1 - e.first, work: flops}, e.parts[t], e.scratch)
+		blocksCL.Insert(ts, insert.At(t, -1, -1, 0), blocksArgs{spec: spec, data: e.data, b0: b0 - e.first, b1: b1 - e.first, work: e.p.TaskWork[t]}, e.parts[t], e.scratch)
 	}
 	for g, s := range e.sums {
 		lo, hi := g*GroupTasks, min((g+1)*GroupTasks, len(e.parts))

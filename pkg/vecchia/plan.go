@@ -6,6 +6,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/vecchia/block"
 )
 
 // Plan is one data set prepared for the Vecchia likelihood: its locations
@@ -32,8 +33,10 @@ type Plan struct {
 
 	Blocks *Blocks // over points
 	// Tasks cuts the blocks into tasks: task t runs blocks
-	// Tasks[t] .. Tasks[t+1]-1.
-	Tasks []int
+	// Tasks[t] .. Tasks[t+1]-1, of modelled work TaskWork[t] (flops,
+	// Grouping's cost model).
+	Tasks    []int
+	TaskWork []float64
 	// RMin and RMax bound the distances between two points of a block:
 	// RMin is the smallest nonzero distance from a location to its
 	// nearest conditioning point (the closest pair of distinct
@@ -41,6 +44,13 @@ type Plan struct {
 	RMin, RMax float64
 	// UMax and RMaxResp are the largest block's members and responses.
 	UMax, RespMax int
+
+	// On a rank of a scattered plan (Scatter), Blocks, Pts, Obs, X and
+	// Perm are nil: part holds the data of the rank's blocks, cut for
+	// partSize ranks, and nblocks is the whole plan's number of blocks.
+	part     *block.Data
+	partSize int
+	nblocks  int
 }
 
 // problem returns the likelihood problem of the plan's model (for the
@@ -99,6 +109,13 @@ func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Groupin
 	}
 	g = g.withDefaults()
 	p.Tasks = cutTasks(p.Blocks, g, g.TaskWork)
+	p.TaskWork = make([]float64, len(p.Tasks)-1)
+	for t := range p.TaskWork {
+		for b := p.Tasks[t]; b < p.Tasks[t+1]; b++ {
+			u, r := p.Blocks.Size(b)
+			p.TaskWork[t] += g.cost(u, r)
+		}
+	}
 	return p, nil
 }
 

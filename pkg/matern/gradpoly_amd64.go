@@ -1,0 +1,30 @@
+//go:build amd64 && !purego
+
+package matern
+
+import "golang.org/x/sys/cpu"
+
+// hasAVX2FMA reports whether polyRow can use the AVX2 and FMA code.
+var hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// polyRow is polyRowGo, with AVX2 and FMA instructions where the CPU has
+// them (the same values, bitwise).
+func polyRow(coef []float64, off []int32, t []float64, c, db, dn []float64) {
+	if !hasAVX2FMA {
+		polyRowGo(coef, off, t, c, db, dn)
+		return
+	}
+	n := len(off)
+	_, _, _ = t[:n], c[:n], db[:n]
+	if len(dn) > 0 {
+		_ = dn[:n]
+	}
+	polyRowAVX2(coef, off, t, c, db, dn)
+}
+
+// polyRowAVX2 is polyRowGo for len(off) entries (t, c and db at least as
+// long; dn empty or as long), every off[i] + 48 (32 without dn) within
+// coef: one 4-wide vector per group of four coefficients.
+//
+//go:noescape
+func polyRowAVX2(coef []float64, off []int32, t []float64, c, db, dn []float64)

@@ -1,0 +1,64 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+DATA polyOne<>+0(SB)/8, $1.0
+GLOBL polyOne<>(SB), RODATA|NOPTR, $8
+
+// One function's polynomial, its coefficients at DI+o0 .. DI+o3+31: Y3 holds s = t^4 in
+// every lane, Y4 (1, t, t^2, t^3); the four lanes' t^k P_k(s) into acc.
+#define POLY(o0, o1, o2, o3, acc) \
+	VMOVUPD o3(DI), acc \
+	VFMADD213PD o2(DI), Y3, acc \
+	VFMADD213PD o1(DI), Y3, acc \
+	VFMADD213PD o0(DI), Y3, acc \
+	VMULPD Y4, acc, acc
+
+// func polyRowAVX2(coef []float64, off []int32, t []float64, c, db, dn []float64)
+TEXT ·polyRowAVX2(SB), NOSPLIT, $0-144
+	MOVQ coef_base+0(FP), SI
+	MOVQ off_base+24(FP), R8
+	MOVQ off_len+32(FP), CX
+	MOVQ t_base+48(FP), R9
+	MOVQ c_base+72(FP), R11
+	MOVQ db_base+96(FP), R12
+	MOVQ dn_base+120(FP), R13
+	MOVQ dn_len+128(FP), R10
+	VMOVSD polyOne<>(SB), X14
+	XORQ AX, AX
+
+loop:
+	CMPQ AX, CX
+	JGE  done
+	MOVLQSX (R8)(AX*4), DX
+	LEAQ    (SI)(DX*8), DI
+	VMOVSD  (R9)(AX*8), X0
+	VMULSD  X0, X0, X1          // t^2
+	VMULSD  X0, X1, X2          // t^3 = t^2 t
+	VMULSD  X1, X1, X3          // s = t^2 t^2
+	VBROADCASTSD X3, Y3
+	VUNPCKLPD X0, X14, X4       // (1, t)
+	VUNPCKLPD X2, X1, X5        // (t^2, t^3)
+	VINSERTF128 $1, X5, Y4, Y4
+	POLY(0, 32, 64, 96, Y6)
+	POLY(128, 160, 192, 224, Y7)
+	VHADDPD Y7, Y6, Y8          // (c0+c1, b0+b1, c2+c3, b2+b3)
+	VEXTRACTF128 $1, Y8, X9
+	VADDPD  X9, X8, X8
+	VMOVSD  X8, (R11)(AX*8)
+	VMOVHPD X8, (R12)(AX*8)
+	TESTQ   R10, R10
+	JZ      next
+	POLY(256, 288, 320, 352, Y10)
+	VHADDPD Y10, Y10, Y11       // (n0+n1, ., n2+n3, .)
+	VEXTRACTF128 $1, Y11, X12
+	VADDPD  X12, X11, X11
+	VMOVSD  X11, (R13)(AX*8)
+
+next:
+	INCQ AX
+	JMP  loop
+
+done:
+	VZEROUPPER
+	RET

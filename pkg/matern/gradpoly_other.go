@@ -1,0 +1,8 @@
+//go:build !amd64 || purego
+
+package matern
+
+// polyRow is polyRowGo (no vector code on this platform or build).
+func polyRow(coef []float64, off []int32, t []float64, c, db, dn []float64) {
+	polyRowGo(coef, off, t, c, db, dn)
+}

@@ -1,0 +1,116 @@
+package matern
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPolyRowBitwise checks that polyRow (the vector code where the CPU
+// has AVX2 and FMA) gives bitwise polyRowGo's values, and that both are
+// the polynomials sum_k a_k t^k summed term by term in extended
+// precision (float64 pairs) to 8 ulps of the sum of |a_k t^k|, for two
+// and three functions per piece and every t in [-1, 1].
+func TestPolyRowBitwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 1))
+	const pieces, n = 7, 301
+	for _, nf := range []int{2, 3} {
+		coef := make([]float64, pieces*nf*chebN)
+		for i := range coef {
+			coef[i] = rng.NormFloat64() * math.Exp2(float64(-i%chebN))
+		}
+		off, tt := make([]int32, n), make([]float64, n)
+		for i := range off {
+			off[i] = int32(rng.IntN(pieces) * nf * chebN)
+			tt[i] = 2*rng.Float64() - 1
+		}
+		tt[0], tt[1], tt[2] = -1, 0, 1
+		var got, want [3][]float64
+		for f := range 3 {
+			got[f], want[f] = make([]float64, n), make([]float64, n)
+		}
+		dn, dw := got[2], want[2]
+		if nf == 2 {
+			dn, dw = nil, nil
+		}
+		polyRow(coef, off, tt, got[0], got[1], dn)
+		polyRowGo(coef, off, tt, want[0], want[1], dw)
+		for f := 0; f < nf; f++ {
+			for i := range n {
+				if math.Float64bits(got[f][i]) != math.Float64bits(want[f][i]) {
+					t.Fatalf("nf %d function %d entry %d (t %v): polyRow %v, polyRowGo %v", nf, f, i, tt[i], got[f][i], want[f][i])
+				}
+				a := coef[int(off[i])+f*chebN : int(off[i])+(f+1)*chebN]
+				ref, abs := sumPowers(a, tt[i])
+				if d := math.Abs(got[f][i] - ref); d > 8*0x1p-52*abs {
+					t.Errorf("nf %d function %d t %v: %v, exact %v (error %.2g of sum |a_k t^k| %.3g)", nf, f, tt[i], got[f][i], ref, d/abs, abs)
+				}
+			}
+		}
+	}
+}
+
+// sumPowers returns sum_k a_k t^k, each term and the running sum carried
+// as an unevaluated pair of float64 (error-free transformations), and
+// the sum of |a_k t^k|.
+func sumPowers(a []float64, t float64) (sum, abs float64) {
+	var hi, lo float64
+	pw, pwLo := 1.0, 0.0 // t^k as a pair
+	for _, ak := range a {
+		p := ak * pw
+		pe := math.FMA(ak, pw, -p) + ak*pwLo
+		s := hi + p
+		bb := s - hi
+		e := (hi - (s - bb)) + (p - bb)
+		hi, lo = s, lo+e+pe
+		abs += math.Abs(p)
+		q := pw * t
+		pwLo = math.FMA(pw, t, -q) + pwLo*t
+		pw = q
+	}
+	return hi + lo, abs
+}
+
+// TestGradRowDirect checks Row against the direct evaluation (Bessel
+// functions and the difference in nu, gradFuncs.at) at distances that
+// cross the chunks of Row (lengths 1 to 200, zeros and distances beyond
+// the interpolated range among them): C to 1e-13, dC/dbeta and dC/dnu to
+// 1e-11 of C's scale.
+func TestGradRowDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 2))
+	for _, nu := range []float64{0.37, 0.8, 1.3, 2.7} {
+		th := Theta{Sigma2: 1.7, Beta: 0.08, Nu: nu}
+		g, err := NewGrad(th, 1e-4, 1.5, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newGradFuncs(nu, true)
+		for _, n := range []int{1, 63, 64, 65, 200} {
+			r := make([]float64, n)
+			for i := range r {
+				r[i] = 1e-4 + 1.5*rng.Float64()*rng.Float64()
+			}
+			r[0] = 0
+			if n > 64 {
+				r[64], r[n-1] = 3, 1e-9 // beyond rmax, below rmin: the direct path
+			}
+			c, db, dn := make([]float64, n), make([]float64, n), make([]float64, n)
+			g.Row(r, c, db, dn)
+			for i, ri := range r {
+				rho, gx, dv := 1.0, 0.0, 0.0
+				if ri != 0 {
+					rho, gx, dv = f.at(ri / th.Beta)
+				}
+				scale := th.Sigma2 * math.Max(rho, 1e-200)
+				errs := [3]float64{
+					math.Abs(c[i]-th.Sigma2*rho) / scale,
+					math.Abs(db[i]-th.Sigma2*gx/th.Beta) / (scale / th.Beta * math.Max(1, ri/th.Beta)),
+					math.Abs(dn[i]-th.Sigma2*dv) / (scale * math.Max(1, math.Abs(math.Log(ri/th.Beta)))),
+				}
+				if errs[0] > 1e-13 || errs[1] > 1e-11 || errs[2] > 1e-11 {
+					t.Errorf("nu %g n %d r %g: relative errors C %.2g, dC/dbeta %.2g, dC/dnu %.2g", nu, n, ri, errs[0], errs[1], errs[2])
+				}
+			}
+		}
+	}
+}
