@@ -52,17 +52,8 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
   exageostat bench cholesky --n 4096 --nb 384 --json --trace chol.json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if o.N < 1 {
-				return badInput("bench cholesky: --n must be >= 1 (got %d)", o.N)
-			}
-			if o.NB < 0 {
-				return badInput("bench cholesky: --nb must be >= 1, or 0 for the automatic tile size (got %d)", o.NB)
-			}
-			if o.Workers < 1 || o.Workers > config.MaxWorkers {
-				return badInput("bench cholesky: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
-			}
-			if o.Reps < 1 {
-				return badInput("bench cholesky: --reps must be >= 1 (got %d)", o.Reps)
+			if err := checkInts("bench cholesky", atLeast("n", o.N, 1), autoNBFlag(o.NB), workersFlag(o.Workers), atLeast("reps", o.Reps, 1)); err != nil {
+				return err
 			}
 			o.Trace, o.NoReference = tracePath != "", !reference
 			if o.NB == 0 {
@@ -73,8 +64,8 @@ N/6, a multiple of 16 within [160, 960]); the nb printed is the one used.`,
 				return err
 			}
 			o.Place = place
+			o.Progress = benchProgress(asJSON)
 			if !asJSON {
-				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
 				coretypeNotes(os.Stderr)
 			}
 			r, err := bench.CholeskyBench(o)
@@ -142,11 +133,8 @@ func newBenchRuntimeCmd() *cobra.Command {
 		Example: `  exageostat bench runtime --tasks 100000 --workers 2`,
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			switch {
-			case tasks < 1:
-				return badInput("bench runtime: --tasks must be >= 1 (got %d)", tasks)
-			case workers < 1 || workers > config.MaxWorkers:
-				return badInput("bench runtime: --workers must be in [1, %d] (got %d)", config.MaxWorkers, workers)
+			if err := checkInts("bench runtime", atLeast("tasks", tasks, 1), workersFlag(workers)); err != nil {
+				return err
 			}
 			r := bench.RuntimeOverhead(tasks, workers, 5)
 			return emitBench(asJSON, r, 1, workers, func() error {
@@ -182,7 +170,8 @@ its floor, the time under which it cannot run: the Cholesky's flops at the
 rate of one dgemm (n = 2048) on as many threads as workers, measured in the
 same run, plus the generation's busy time spread over the workers; and
 seed 000's utilisation (time in tasks / (workers x wall)). --overlap switches
-the phase-overlap optimisations as fit's flag does.
+the phase-overlap optimisations as fit's flag does. The default --theta's
+nu = 0.73 exercises the general-nu path of the Matérn generation.
 
 --computation C (or --computations C1,C2,...: tlr, mp, dst) also times the
 approximate computations after the exact one, each on its own evaluator of
@@ -218,12 +207,8 @@ func newBenchLikelihoodCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error { return runBenchLikelihood(&o, &bf) },
 	}
 	f := c.Flags()
-	f.IntVar(&o.N, "n", 1600, "number of locations")
-	f.IntVar(&o.NB, "nb", 320, "tile size")
-	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers (and reference threads)")
-	f.IntVar(&o.Reps, "reps", 10, "evaluations timed; the median is reported")
-	f.StringVar(&bf.thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu (nu = 0.73 exercises the general-nu path)")
-	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
+	problemFlags(f, &o.Problem, &bf.thetaS, problemDefaults{n: 1600, nb: 320, reps: 10, theta: "1,0.1,0.73",
+		nbHelp: "tile size", workersHelp: "runtime workers (and reference threads)", repsHelp: "evaluations timed; the median is reported"})
 	f.BoolVar(&bf.ref, "reference", true, "also time the dense reference")
 	f.IntVar(&o.Predict, "predict", 0, "also time kriging at this many new locations")
 	f.StringVar(&bf.overlapS, "overlap", "", config.OverlapHelp)
@@ -278,7 +263,7 @@ func runBenchLikelihood(o *bench.LikelihoodOptions, bf *benchLikFlags) error {
 // benchLikelihoodOptions parses and checks bench likelihood's flags into
 // o (a mean model turns the dense reference off: bf.ref).
 func benchLikelihoodOptions(o *bench.LikelihoodOptions, bf *benchLikFlags) error {
-	th, err := parseFloats("bench likelihood", "theta", bf.thetaS)
+	th, err := parseMaternTheta("bench likelihood", bf.thetaS)
 	if err != nil {
 		return err
 	}
@@ -295,17 +280,8 @@ func benchLikelihoodOptions(o *bench.LikelihoodOptions, bf *benchLikFlags) error
 	}
 	ov := job.OverlapOf(co)
 	o.Overlap = &ov
-	switch {
-	case o.N < 3:
-		return badInput("bench likelihood: --n must be >= 3 (got %d)", o.N)
-	case o.NB < 1:
-		return badInput("bench likelihood: --nb must be >= 1 (got %d)", o.NB)
-	case o.Workers < 1 || o.Workers > config.MaxWorkers:
-		return badInput("bench likelihood: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
-	case o.Reps < 1:
-		return badInput("bench likelihood: --reps must be >= 1 (got %d)", o.Reps)
-	case len(th) != 3:
-		return badInput("bench likelihood: --theta needs 3 values (sigma2,beta,nu), got %d", len(th))
+	if err := checkInts("bench likelihood", atLeast("n", o.N, 3), atLeast("nb", o.NB, 1), workersFlag(o.Workers), atLeast("reps", o.Reps, 1)); err != nil {
+		return err
 	}
 	compFlag := "computations"
 	if bf.comp != "" {

@@ -82,15 +82,8 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
 			if c.Flags().Changed("dist") {
 				return badInput("bench overlap: --dist goes with --cluster")
 			}
-			switch {
-			case o.N < 3:
-				return badInput("bench overlap: --n must be >= 3 (got %d)", o.N)
-			case o.NB < 0:
-				return badInput("bench overlap: --nb must be >= 1, or 0 for the automatic tile size (got %d)", o.NB)
-			case o.Workers < 1 || o.Workers > config.MaxWorkers:
-				return badInput("bench overlap: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
-			case o.Reps < 1 || o.Reps > maxOverlapReps:
-				return badInput("bench overlap: --reps must be in [1, %d] (got %d)", maxOverlapReps, o.Reps)
+			if err := checkInts("bench overlap", atLeast("n", o.N, 3), autoNBFlag(o.NB), workersFlag(o.Workers), within("reps", o.Reps, 1, maxOverlapReps)); err != nil {
+				return err
 			}
 			if plotPath != "" {
 				switch strings.ToLower(filepath.Ext(plotPath)) {
@@ -107,8 +100,8 @@ utilisations of 83.76 %, 94.92 % and 95.28 % (first 90 %: 93.03 %, 99.09 %,
 			}
 			kernels.DefaultThreads().SetThreads(1)
 			o.Comm = w
-			if !asJSON && w.Rank() == 0 {
-				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
+			if w.Rank() == 0 {
+				o.Progress = benchProgress(asJSON)
 			}
 			r, err := bench.OverlapBench(o)
 			if err != nil {

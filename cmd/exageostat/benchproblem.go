@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/spf13/pflag"
 
 	"github.com/exageostat/exageostat/pkg/bench"
@@ -40,4 +43,13 @@ func parseMaternTheta(cmd, s string) ([]float64, error) {
 		return nil, badInput("%s: --theta needs sigma2, beta > 0 and nu in (0, 30]", cmd)
 	}
 	return th, nil
+}
+
+// benchProgress is a bench command's Progress: each line on stderr,
+// indented, or nil (none) when the output is JSON.
+func benchProgress(asJSON bool) func(string) {
+	if asJSON {
+		return nil
+	}
+	return func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
 }

@@ -62,15 +62,11 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 			if o.Theta, err = parseMaternTheta("bench simulator", thetaS); err != nil {
 				return err
 			}
+			if err := checkInts("bench simulator", within("nb", o.NB, 1, maxCalibrateNB), workersFlag(o.Workers),
+				within("reps", o.Reps, 1, maxSimCheckReps), within("cal-reps", o.CalReps, 1, maxCalibrateReps)); err != nil {
+				return err
+			}
 			switch {
-			case o.NB < 1 || o.NB > maxCalibrateNB:
-				return badInput("bench simulator: --nb must be in [1, %d] (got %d)", maxCalibrateNB, o.NB)
-			case o.Workers < 1 || o.Workers > config.MaxWorkers:
-				return badInput("bench simulator: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
-			case o.Reps < 1 || o.Reps > maxSimCheckReps:
-				return badInput("bench simulator: --reps must be in [1, %d] (got %d)", maxSimCheckReps, o.Reps)
-			case o.CalReps < 1 || o.CalReps > maxCalibrateReps:
-				return badInput("bench simulator: --cal-reps must be in [1, %d] (got %d)", maxCalibrateReps, o.CalReps)
 			case !(o.Network.Bandwidth > 0):
 				return badInput("bench simulator: --bandwidth must be > 0 (got %g)", o.Network.Bandwidth)
 			case !(o.Network.Latency >= 0):
@@ -85,9 +81,7 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 				}
 				o.Network, o.NetworkMeasured = net, true
 			}
-			if !asJSON {
-				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
-			}
+			o.Progress = benchProgress(asJSON)
 			r, err := bench.SimCheck(o)
 			if err != nil {
 				return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -40,20 +39,14 @@ goal).`,
 			if o.Theta, err = parseMaternTheta("bench tlr", thetaS); err != nil {
 				return err
 			}
-			switch {
-			case o.N < 64 || o.N > 1000000:
-				return badInput("bench tlr: --n must be in [64, 1000000] (got %d)", o.N)
-			case o.Workers < 1 || o.Workers > config.MaxWorkers:
-				return badInput("bench tlr: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
-			case o.Reps < 1 || o.Reps > 100:
-				return badInput("bench tlr: --reps must be in [1, 100] (got %d)", o.Reps)
-			case !(o.Accuracy > 0 && o.Accuracy < 1):
+			if err := checkInts("bench tlr", within("n", o.N, 64, 1000000), workersFlag(o.Workers), within("reps", o.Reps, 1, 100)); err != nil {
+				return err
+			}
+			if !(o.Accuracy > 0 && o.Accuracy < 1) {
 				return badInput("bench tlr: --accuracy must be in (0, 1) (got %g)", o.Accuracy)
 			}
 			kernels.DefaultThreads().SetThreads(1)
-			if !asJSON {
-				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
-			}
+			o.Progress = benchProgress(asJSON)
 			r, err := bench.TLRSweep(o)
 			if err != nil {
 				return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/config"
-	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 )
@@ -64,13 +62,9 @@ func newBenchTLROptCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error { return runBenchTLROpt(&o, &tf) },
 	}
 	f := c.Flags()
-	f.IntVar(&o.N, "n", 16000, "number of locations")
-	f.IntVar(&o.NB, "nb", 800, "tile size")
-	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers")
-	f.IntVar(&o.Reps, "reps", 2, "timed rounds over the variants, after a warm-up (the median is kept)")
+	problemFlags(f, &o.Problem, &tf.thetaS, problemDefaults{n: 16000, nb: 800, reps: 2, theta: "1,0.1,0.5",
+		nbHelp: "tile size", workersHelp: "runtime workers", repsHelp: "timed rounds over the variants, after a warm-up (the median is kept)"})
 	f.Float64Var(&o.Accuracy, "accuracy", 1e-9, "TLR's absolute Frobenius accuracy per tile")
-	f.StringVar(&tf.thetaS, "theta", "1,0.1,0.5", "Matérn sigma2,beta,nu")
-	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and the observations")
 	f.StringVar(&tf.compS, "computation", "tlr", "the approximation: tlr, mp or dst (dst with --mp-band >= NT-1: the exact Cholesky on the approximate path)")
 	f.IntVar(&o.Band, "mp-band", -1, "mp, dst: tile sub-diagonals kept in float64 (-1: 10 % of the tiles)")
 	f.StringVar(&tf.laS, "lookahead", "1,2", "lookahead depths to time, comma-separated (none: skip)")
@@ -92,9 +86,7 @@ func runBenchTLROpt(o *bench.TLROptOptions, tf *tlrOptFlags) error {
 		return err
 	}
 	kernels.DefaultThreads().SetThreads(1)
-	if !tf.asJSON {
-		o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
-	}
+	o.Progress = benchProgress(tf.asJSON)
 	r, err := bench.TLROpt(*o)
 	if err != nil {
 		return err
@@ -104,7 +96,7 @@ func runBenchTLROpt(o *bench.TLROptOptions, tf *tlrOptFlags) error {
 
 // tlrOptOptions parses and checks bench tlr-opt's flags into o.
 func tlrOptOptions(o *bench.TLROptOptions, tf *tlrOptFlags) error {
-	th, err := parseFloats("bench tlr-opt", "theta", tf.thetaS)
+	th, err := parseMaternTheta("bench tlr-opt", tf.thetaS)
 	if err != nil {
 		return err
 	}
@@ -129,21 +121,13 @@ func tlrOptOptions(o *bench.TLROptOptions, tf *tlrOptFlags) error {
 	if o.DistBands, err = parseCounts("dist-bands", tf.dbS, 0, 1000); err != nil {
 		return err
 	}
+	if err := checkInts("bench tlr-opt", within("n", o.N, 64, 1000000), within("nb", o.NB, 16, 8192), workersFlag(o.Workers),
+		within("reps", o.Reps, 1, 100), atLeast("sim-cores", o.SimCores, 1)); err != nil {
+		return err
+	}
 	switch {
-	case len(th) != 3 || !(th[0] > 0 && th[1] > 0 && th[2] > 0 && th[2] <= 30):
-		return badInput("bench tlr-opt: --theta needs sigma2, beta > 0 and nu in (0, 30]")
-	case o.N < 64 || o.N > 1000000:
-		return badInput("bench tlr-opt: --n must be in [64, 1000000] (got %d)", o.N)
-	case o.NB < 16 || o.NB > 8192:
-		return badInput("bench tlr-opt: --nb must be in [16, 8192] (got %d)", o.NB)
-	case o.Workers < 1 || o.Workers > config.MaxWorkers:
-		return badInput("bench tlr-opt: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
-	case o.Reps < 1 || o.Reps > 100:
-		return badInput("bench tlr-opt: --reps must be in [1, 100] (got %d)", o.Reps)
 	case !(o.Accuracy > 0 && o.Accuracy < 1):
 		return badInput("bench tlr-opt: --accuracy must be in (0, 1) (got %g)", o.Accuracy)
-	case o.SimCores < 1:
-		return badInput("bench tlr-opt: --sim-cores must be >= 1 (got %d)", o.SimCores)
 	case !(o.Bandwidth > 0) || !(o.Latency >= 0):
 		return badInput("bench tlr-opt: --bandwidth must be > 0 and --latency >= 0")
 	}
@@ -153,7 +137,7 @@ func tlrOptOptions(o *bench.TLROptOptions, tf *tlrOptFlags) error {
 // printTLROpt prints bench tlr-opt's table of r (o: the options it ran).
 func printTLROpt(r *bench.TLROptResult, o *bench.TLROptOptions) {
 	fmt.Printf("%s optimisations (seed 002), N=%d nb=%d (NT=%d), accuracy %g, theta=%s, %d workers, median of %d; rank mean %.1f max %d\n",
-		r.Computation, r.N, r.NB, r.NT, r.Accuracy, config.FormatFloats(r.Theta), r.Workers, o.Reps, r.MeanRank, r.MaxRank)
+		r.Computation, r.N, r.NB, r.NT, r.Accuracy, config.FormatFloats(r.Theta), r.Workers, r.Reps, r.MeanRank, r.MaxRank)
 	fmt.Printf("  %-26s %9s %21s %8s %20s %10s %6s %9s %9s %9s %9s", "variant", "seconds", "(min - max)", "speedup", "l", "rel diff", "util", "chol busy", "potrf s", "work s", "crit path")
 	for _, w := range o.SimWorkers {
 		fmt.Printf("  sim %2dw (x)", w)

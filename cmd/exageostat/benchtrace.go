@@ -35,15 +35,8 @@ kernels traced by name).`,
 			if err != nil {
 				return err
 			}
-			switch {
-			case o.N < 3 || o.N > 200000:
-				return badInput("bench tracing: --n must be in [3, 200000] (got %d)", o.N)
-			case o.NB < 1 || o.NB > o.N:
-				return badInput("bench tracing: --nb must be in [1, n] (got %d)", o.NB)
-			case o.Workers < 1 || o.Workers > config.MaxWorkers:
-				return badInput("bench tracing: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
-			case o.Reps < 1:
-				return badInput("bench tracing: --reps must be >= 1 (got %d)", o.Reps)
+			if err := checkInts("bench tracing", within("n", o.N, 3, 200000), within("nb", o.NB, 1, o.N), workersFlag(o.Workers), atLeast("reps", o.Reps, 1)); err != nil {
+				return err
 			}
 			if err := ap.Check(func(key, format string, a ...any) error {
 				return badInput("bench tracing: "+format, a...)

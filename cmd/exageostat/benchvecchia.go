@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -43,16 +42,10 @@ ratio of the evaluation to it (docs/vecchia.md).`,
   exageostat bench vecchia --n 1000000 --m 30 --json`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			switch {
-			case o.N < 2:
-				return badInput("bench vecchia: --n must be >= 2 (got %d)", o.N)
-			case o.M < 1:
-				return badInput("bench vecchia: --m must be >= 1 (got %d)", o.M)
-			case o.Workers < 1 || o.Workers > config.MaxWorkers:
-				return badInput("bench vecchia: --workers must be in [1, %d] (got %d)", config.MaxWorkers, o.Workers)
-			case o.Reps < 1:
-				return badInput("bench vecchia: --reps must be >= 1 (got %d)", o.Reps)
-			case !slices.Contains(config.VecchiaOrders, ord):
+			if err := checkInts("bench vecchia", atLeast("n", o.N, 2), atLeast("m", o.M, 1), workersFlag(o.Workers), atLeast("reps", o.Reps, 1)); err != nil {
+				return err
+			}
+			if !slices.Contains(config.VecchiaOrders, ord) {
 				return badInput("bench vecchia: --order must be maxmin, random, coord or middleout (got %q)", ord)
 			}
 			theta, err := parseFloats("bench vecchia", "theta", thetaS)
@@ -63,9 +56,7 @@ ratio of the evaluation to it (docs/vecchia.md).`,
 				return badInput("bench vecchia: --theta must be sigma2,beta,nu,tau2 with sigma2, beta, nu > 0 and tau2 >= 0 (got %s)", thetaS)
 			}
 			o.Theta, o.Order = theta, order.Method(ord)
-			if !asJSON {
-				o.Progress = func(s string) { fmt.Fprintln(os.Stderr, " ", s) }
-			}
+			o.Progress = benchProgress(asJSON)
 			r, err := bench.VecchiaBench(o)
 			if err != nil {
 				return err

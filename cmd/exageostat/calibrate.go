@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/exageostat/exageostat/pkg/atomicfile"
 	"github.com/exageostat/exageostat/pkg/bench"
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/job"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/perfmodel"
@@ -132,7 +131,7 @@ func runCalibrate(c *cobra.Command, cf *calibrateFlags, w comm.Comm) error {
 	}
 	coretypeNotes(stderr)
 	fmt.Fprintf(stderr, "calibrate: nb=%s, rounds of %d samples per kind until the median moves by <= %g, CPU time per task, kernels %s (%s), %d workers busy on each of %d ranks\n",
-		intList(cf.nbs), cf.reps, cf.stable, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cf.workers, w.Size())
+		config.FormatInts(cf.nbs, ","), cf.reps, cf.stable, kernels.Default().Name(), kernels.DefaultThreads().CoreName(), cf.workers, w.Size())
 	net, measured, err := bench.Link(w)
 	if err != nil {
 		return err
@@ -178,9 +177,9 @@ func checkCalibrateFlags(cf *calibrateFlags, w comm.Comm) error {
 	case len(cf.nbs) == 0:
 		return badInput("calibrate: --nb needs a tile size")
 	case len(cf.nbs) > 1 && cf.perfmodel == "":
-		return badInput("calibrate: --nb %s: several tile sizes need --perfmodel FILE (a cluster file holds one nb)", intList(cf.nbs))
+		return badInput("calibrate: --nb %s: several tile sizes need --perfmodel FILE (a cluster file holds one nb)", config.FormatInts(cf.nbs, ","))
 	case len(cf.nbs) > 1 && (cf.out != "" || cf.asJSON):
-		return badInput("calibrate: --nb %s: --out and --json write one tile size's cluster file; give one --nb", intList(cf.nbs))
+		return badInput("calibrate: --nb %s: --out and --json write one tile size's cluster file; give one --nb", config.FormatInts(cf.nbs, ","))
 	}
 	switch {
 	case cf.gpus < 0:
@@ -268,15 +267,6 @@ func saveCalibration(cf *calibrateFlags, model *perfmodel.Model, cal *bench.Cali
 	if cf.gpus > 0 {
 		arch = "cpu and cuda"
 	}
-	fmt.Fprintf(stderr, "calibrate: wrote %s (arch %s, nb %s)\n", cf.perfmodel, arch, intList(cf.nbs))
+	fmt.Fprintf(stderr, "calibrate: wrote %s (arch %s, nb %s)\n", cf.perfmodel, arch, config.FormatInts(cf.nbs, ","))
 	return nil
-}
-
-// intList formats v as a flag's comma-separated list.
-func intList(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }

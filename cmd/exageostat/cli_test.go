@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -30,6 +31,9 @@ type cliCase struct {
 	// writes lists the files the command may write (code 0); any other
 	// change to the directory fails the case.
 	writes []string
+	// holds names written files and the substrings each must contain (a
+	// JSON result's fields, say).
+	holds map[string][]string
 }
 
 // cliFixtures are the files every case's directory starts with.
@@ -165,7 +169,7 @@ func badInputCases() []cliCase {
 		{name: "data out of range", args: []string{"fit", "--data", "@big.csv"}, files: map[string]string{"big.csv": "x,y,z\n1e999,0,0\n"}, want: `big.csv:2: x value "1e999" is out of range`},
 		{name: "data too few", args: []string{"fit", "--data", "@two.csv"}, files: map[string]string{"two.csv": "x,y,z\n0.1,0.2,1\n0.5,0.1,2\n"}, want: "two.csv: need at least 3 locations, got 2"},
 		{name: "data duplicates", defect: 5, args: []string{"fit", "--data", "@dup.csv"}, files: map[string]string{"dup.csv": dup},
-			want: "duplicate locations at rows 1 and 3"},
+			want: "duplicate locations at rows 1 and 3: the covariance matrix is singular without a nugget (estimate one: fit with a 4th value in --lb and --ub"},
 		{name: "data header", args: []string{"fit", "--data", "@h.csv"}, files: map[string]string{"h.csv": "a,b,c\n1,2,3\n"}, want: `h.csv:1: header "a,b,c": no coordinate columns`},
 		{name: "data empty", args: []string{"fit", "--data", "@e.csv"}, files: map[string]string{"e.csv": ""}, want: "e.csv: empty file"},
 		{name: "data field count", args: []string{"fit", "--data", "@f.csv"}, files: map[string]string{"f.csv": "x,y,z\n1,2,3\n4,5\n"}, want: "f.csv:3: expected 3 fields, got 2"},
@@ -319,6 +323,11 @@ func badInputCases() []cliCase {
 		{name: "bench cholesky n", args: []string{"bench", "cholesky", "--n", "0"}, want: "bench cholesky: --n must be >= 1"},
 		{name: "bench likelihood nb", defect: 9, args: []string{"bench", "likelihood", "--nb", "0"}, want: "bench likelihood: --nb must be >= 1 (got 0)"},
 		{name: "bench runtime workers", defect: 9, args: []string{"bench", "runtime", "--workers", "0"}, want: "bench runtime: --workers must be in [1, 4096] (got 0)"},
+		{name: "bench cholesky nb", args: []string{"bench", "cholesky", "--nb", "-1"}, want: "bench cholesky: --nb must be >= 1, or 0 for the automatic tile size (got -1)"},
+		{name: "bench tlr reps", args: []string{"bench", "tlr", "--reps", "101"}, want: "bench tlr: --reps must be in [1, 100] (got 101)"},
+		{name: "bench tracing nb over n", args: []string{"bench", "tracing", "--n", "100", "--nb", "101"}, want: "bench tracing: --nb must be in [1, 100] (got 101)"},
+		{name: "bench vecchia m", args: []string{"bench", "vecchia", "--m", "0"}, want: "bench vecchia: --m must be >= 1 (got 0)"},
+		{name: "bench likelihood theta", args: []string{"bench", "likelihood", "--theta", "1,0.1"}, want: "bench likelihood: --theta needs sigma2, beta > 0 and nu in (0, 30]"},
 		{name: "plan nb", args: []string{"plan", "--n", "100", "--nb", "0"}, want: "plan: --nb must be >= 1"},
 		{name: "plan tiles and n", args: []string{"plan", "--tiles", "5", "--n", "10"}, want: "plan: give either --tiles or --n and --nb, not both"},
 		{name: "plan config key", args: []string{"plan", "--n", "100", "--config", "@k.toml"}, files: map[string]string{"k.toml": "nodes = 4\nrank = 1\n"}, want: `k.toml:2: key "rank": unknown key`},
@@ -477,9 +486,78 @@ func badInputCases() []cliCase {
 			want: "drew 4 conditional simulations of new observations (nugget included) at 2 locations given 60 observations", writes: []string{"s.csv"}},
 		{name: "cv k-fold", ok: true, args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5,0.1", "--folds", "6", "--seed", "2", "--nb", "30", "--out", "@cv.csv", "--json", "@cv.json"},
 			want: "6-fold cross-validation (seed 2) over 60 observations", writes: []string{"cv.csv", "cv.json"}},
+		// Issue 26's smaller defects (build item 8).
+		{name: "fit help relates the anisotropy to gstat's", ok: true, args: []string{"fit", "--help"},
+			want: "p = (90 - angle 180/pi) mod 180, s = 1/ratio; back, angle = (90 - p) pi/180"},
+		{name: "aniso fit prints gstat's vgm", ok: true, args: []string{"fit", "--data", "@d.csv", "--kernel", "aniso-matern", "--lb", anisoFixed, "--ub", anisoFixed,
+			"--nb", "30", "--json", "@f.json", "--checkpoint", "none"}, writes: []string{"f.json"},
+			want:  `gstat: vgm(psill = 1, model = "Mat", range = 0.1, nugget = 0, kappa = 0.5, anis = c(60, 0.5))`,
+			holds: map[string][]string{"f.json": {`"gstat_anis": [`, `anis = c(60, 0.5))"`}}},
+		{name: "negligible nugget flagged", ok: true, args: []string{"fit", "--data", "@s.csv", "--lb", "0.01,0.01,0.5,1e-8", "--ub", "5,5,0.5,1", "--nb", "30", "--json", "@f.json", "--checkpoint", "none"},
+			files: map[string]string{"s.csv": smoothCSV()}, writes: []string{"f.json"},
+			want: "warning: tau2 = ", holds: map[string][]string{"f.json": {`"warnings": [`, "is negligible against sigma2 = "}}},
+		{name: "cv help columns", ok: true, args: []string{"cv", "--help"}, want: "  " + cvColumns + "\n"},
+		{name: "cv help k-fold columns", ok: true, args: []string{"cv", "--help"}, want: "  " + cvFoldColumns + "\n"},
+		{name: "cv help transformed columns", ok: true, args: []string{"cv", "--help"}, want: "  " + cvLogColumns + "\n"},
+		{name: "cv columns", ok: true, args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5,0.1", "--nb", "30", "--out", "-"}, want: "\n" + cvColumns + "\n"},
+		{name: "cv k-fold columns", ok: true, args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5,0.1", "--folds", "5", "--nb", "30", "--out", "-"}, want: "\n" + cvFoldColumns + "\n"},
+		{name: "cv transformed columns", ok: true, args: []string{"cv", "--data", "@pos.csv", "--transform", "log", "--theta", "1,0.1,0.5,0.1", "--nb", "30", "--out", "-"},
+			files: map[string]string{"pos.csv": "x,y,z\n0.1,0.2,1\n0.5,0.1,2\n0.9,0.4,1.5\n0.7,0.7,3\n0.2,0.9,2.5\n"}, want: "\n" + cvLogColumns + "\n"},
+		{name: "cv json lists its pictures", ok: true, args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5,0.1", "--nb", "30", "--plot", "@cvp", "--out", "@l.csv", "--json", "@cv.json"},
+			want: "leave-one-out over 60 observations", writes: []string{"l.csv", "cv.json", "cvp", "cvp/cv_residuals.png", "cvp/cv_residuals.svg", "cvp/cv_qq.png", "cvp/cv_qq.svg"},
+			holds: map[string][]string{"cv.json": {`"plots": [`, `"cvp/cv_residuals.png"`, `"cvp/cv_qq.png"`}}},
+		{name: "fit json lists the cv pictures", ok: true, args: []string{"fit", "--data", "@d.csv", "--max-evals", "2", "--nb", "30", "--cv", "loo", "--cv-out", "@c.csv",
+			"--plot", "@fp", "--json", "@f.json", "--checkpoint", "none"},
+			want: "leave-one-out at the estimate over 60 observations", writes: append([]string{"c.csv", "f.json", "fp"}, fitPictures("fp", "cv_residuals", "cv_qq")...),
+			holds: map[string][]string{"f.json": {`"fp/cv_residuals.png"`, `"fp/cv_qq.png"`, `"fp/observations.png"`}}},
+		{name: "fit draws in the memory need", args: []string{"fit", "--data", "@d.csv", "--plot", "@fp", "--grid", "70x70", "--draws", "2", "--memory-limit", "300MB"},
+			want: "with 2 conditional draws on a 4900-point grid"},
+		{name: "simulate help mean", ok: true, args: []string{"simulate", "--help"}, want: "The mean: with --theta-from, the fit's mean model"},
+		{name: "predict summary with the nugget", ok: true, args: []string{"predict", "--data", "@d.csv", "--at", "@at.csv", "--out", "@p.csv", "--theta", "1,0.1,0.5", "--nugget", "0.1", "--nb", "30"},
+			want: "(matern theta=1,0.1,0.5,0.1) in ", writes: []string{"p.csv"}},
+		{name: "cv summary with the nugget", ok: true, args: []string{"cv", "--data", "@d.csv", "--theta", "1,0.1,0.5", "--nugget", "0.1", "--nb", "30", "--out", "@l.csv"},
+			want: "(matern theta=1,0.1,0.5,0.1): MSPE ", writes: []string{"l.csv"}},
+		{name: "simulate summary with the nugget", ok: true, args: []string{"simulate", "--n", "20", "--nb", "10", "--theta", "1,0.1,0.5", "--nugget", "0.1", "--out", "@s.csv"},
+			want: "wrote 20 locations with matern theta=1,0.1,0.5,0.1 to ", writes: []string{"s.csv"}},
 		{name: "output through a link", defect: 7, ok: true, args: []string{"simulate", "--n", "20", "--nb", "10", "--out", "@link.csv"},
 			links: map[string]string{"link.csv": "adir/target.csv"}, files: map[string]string{"adir/target.csv": "old\n"}, want: "wrote 20 locations", writes: []string{"adir/target.csv"}},
 	}
+}
+
+// The columns cv writes, as its --help gives them: leave one out, K-fold
+// and with --transform log.
+const (
+	cvColumns     = "x,y,z,z_loo,variance,residual,standardized"
+	cvFoldColumns = "x,y,z,z_cv,variance,residual,standardized,fold"
+	cvLogColumns  = "x,y,log_z,log_z_loo,variance,residual,standardized"
+)
+
+// anisoFixed fixes every parameter of aniso-matern: sigma2 1, beta 0.1,
+// nu 0.5, the major axis at pi/6 from the x axis (gstat's azimuth 60
+// degrees), ratio 2 (gstat's s = 0.5).
+const anisoFixed = "1,0.1,0.5,0.5235987755982988,2"
+
+// smoothCSV returns 60 noiseless values of a smooth surface, z = sin(3x) +
+// cos(2y) on the fixtures' jittered grid: a fit with an estimated nugget
+// ends with tau2 next to 0.
+func smoothCSV() string {
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for i := range 60 {
+		x, y := float64(i%8)/8+float64(i%5)/97, float64(i/8)/8+float64(i%3)/89
+		fmt.Fprintf(&b, "%g,%g,%g\n", x, y, math.Sin(3*x)+math.Cos(2*y))
+	}
+	return b.String()
+}
+
+// fitPictures returns the files fit --plot DIR writes into DIR for data
+// without a mean (each picture as PNG and SVG), and the pictures named.
+func fitPictures(dir string, more ...string) []string {
+	var out []string
+	for _, p := range append([]string{"observations", "semivariogram"}, more...) {
+		out = append(out, dir+"/"+p+".png", dir+"/"+p+".svg")
+	}
+	return out
 }
 
 // bigCSV returns a data file of n rows (x, y on a jittered grid, z in
@@ -600,6 +678,13 @@ func runCLICases(t *testing.T, bin string, cases []cliCase) {
 				t.Fatalf("exageostat %s: output lacks %q\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), c.want, stdout, stderr)
 			}
 			after := snapshot(t, dir)
+			for name, subs := range c.holds {
+				for _, sub := range subs {
+					if !strings.Contains(after[name], sub) {
+						t.Errorf("exageostat %s: %s lacks %q:\n%s", strings.Join(args, " "), name, sub, after[name])
+					}
+				}
+			}
 			for _, w := range c.writes {
 				delete(before, w)
 				delete(after, w)

@@ -46,7 +46,12 @@ bounds within [-pi, 2 pi] accepted, the estimate reported in [0, pi)); ratio
 is fixed (--nugget), or estimated with 6 bounds: theta = (sigma2, beta, nu,
 angle, ratio, tau2). --plot draws the semivariogram by direction (pairs
 within 22.5 degrees of the major and of the minor axis, with the fitted
-model in each). Example:
+model in each). gstat's vgm(sigma2, "Mat", beta, tau2, kappa = nu, anis =
+c(p, s)) is the same model with p the major axis's azimuth in degrees
+clockwise from north (the +y axis) and s the minor over the major range:
+p = (90 - angle 180/pi) mod 180, s = 1/ratio; back, angle = (90 - p) pi/180
+(mod pi), ratio = 1/s (gstat's anis = c(30, 0.5) is angle = pi/3, ratio =
+2). fit prints that vgm (gstat_vgm and gstat_anis in the JSON). Example:
   exageostat fit --data aniso.csv --kernel aniso-matern --stderr --plot figs`
 
 // simulateColumnsHelp is the part of simulate's --help about space-time

@@ -47,7 +47,12 @@ const (
 (sigma2, beta, delta) of the powered exponential) by maximising the exact
 Gaussian log-likelihood with NLopt BOBYQA within [lb, ub]; a parameter with
 lb = ub is fixed. Each evaluation is one task graph (generation, Cholesky,
-log-determinant, solve, dot product) on the runtime.
+log-determinant, solve, dot product) on the runtime. Beside the estimates
+it prints, for matern and aniso-matern, gstat's vgm(...) of the same model
+(gstat_vgm in the JSON), and warnings (also in the JSON) for an estimate
+at a bound, an estimated nugget next to its lower bound or negligible
+(tau2 <= 1e-4 sigma2), a search stopped by a limit, constant data, or a
+start the optimiser moved.
 
 Data: --data file.csv with a header x,y,z (or lon,lat,z for great-circle
 distances), or ExaGeoStat's --locations/--observations pair. Without data,
@@ -80,7 +85,8 @@ rank sent per phase, and --trace holds the tasks of every rank (one
 process lane per rank). See configs/fit-mpi.toml and configs/slurm.sbatch.
 
 Memory: before allocating the matrix, each rank's need (its tiles, the
-replicas it receives, the assessment's matrices) is compared with what it
+replicas it receives, the assessment's matrices, --draws' conditional
+covariance and its factor on rank 0) is compared with what it
 has: --memory-limit, or else the node's available memory (cgroup limit
 included) shared by the ranks on the node. A run that does not fit stops
 with exit status 2 and one line naming the rank. After the fit, a table
@@ -266,7 +272,7 @@ func fitAssessFlags(c *cobra.Command, cfg *config.Fit, ff *fitFlags) {
 	f.StringVar(&cfg.Grid, "grid", "", "with --plot: predict on an NxM grid over the data's bounding box for the maps")
 	f.IntVar(&cfg.Draws, "draws", 0, "with --grid: also map this many conditional simulations of the latent field given the data (on the grid, at most 4900 points: a coarser one of the same box beyond)")
 	f.StringVar(&cfg.CV, "cv", "", "cross-validate the data at the estimate after the fit: loo (leave one out) or K (K-fold, split by --seed); needs --cv-out")
-	f.StringVar(&cfg.CVOut, "cv-out", "", "with --cv: the per-point CSV (x,y,z,z_loo,variance,residual,standardized[,fold]), or a GeoPackage (.gpkg: GDAL) point layer of those fields in --crs")
+	f.StringVar(&cfg.CVOut, "cv-out", "", "with --cv: the per-point CSV as cv writes it (x,y,z,z_loo,variance,residual,standardized; K-fold: x,y,z,z_cv,variance,residual,standardized,fold), or a GeoPackage (.gpkg: GDAL) point layer of those fields in --crs")
 	f.Float64Var(&cfg.DPI, "dpi", 0, "with --plot: resolution of the PNG pictures in dots per inch (0: 300)")
 	f.StringVar(&cfg.ZName, "z-name", "", "with --plot: the observed variable's name on the colour bars (default z)")
 	f.StringVar(&cfg.Units, "units", "", "with --plot: the observed variable's units on the colour bars (e.g. mm)")
@@ -571,6 +577,9 @@ func printFit(w io.Writer, r *job.FitResult) {
 	}
 	if r.EffectiveRange != nil {
 		fmt.Fprintf(w, "effective range (correlation %g): %.6g\n", matern.EffectiveRangeLevel, *r.EffectiveRange)
+	}
+	if r.GstatVgm != "" {
+		fmt.Fprintf(w, "gstat: %s\n", r.GstatVgm)
 	}
 	pe := r.PerEval
 	replayed := ""

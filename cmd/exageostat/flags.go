@@ -43,6 +43,51 @@ func parseInts(cmd, flag, s, what string, lo, hi int) ([]int, error) {
 	return out, nil
 }
 
+// intFlag is an integer flag's value and the values it may take, for
+// checkInts: [lo, hi] (hi = math.MaxInt: no upper bound) and, if auto
+// is not "", 0 too, meaning auto (e.g. "the automatic tile size").
+type intFlag struct {
+	name      string
+	v, lo, hi int
+	auto      string
+}
+
+// atLeast is --name = v, which must be >= lo.
+func atLeast(name string, v, lo int) intFlag {
+	return intFlag{name: name, v: v, lo: lo, hi: math.MaxInt}
+}
+
+// within is --name = v, which must be in [lo, hi].
+func within(name string, v, lo, hi int) intFlag { return intFlag{name: name, v: v, lo: lo, hi: hi} }
+
+// workersFlag is --workers = w, in [1, config.MaxWorkers].
+func workersFlag(w int) intFlag { return within("workers", w, 1, config.MaxWorkers) }
+
+// autoNBFlag is --nb = nb: a tile size >= 1, or 0 for the automatic one.
+func autoNBFlag(nb int) intFlag {
+	return intFlag{name: "nb", v: nb, lo: 1, hi: math.MaxInt, auto: "the automatic tile size"}
+}
+
+// checkInts returns bad input naming cmd and the first flag of fs out of
+// its bounds ("bench tlr: --reps must be in [1, 100] (got 0)", "bench
+// likelihood: --n must be >= 3 (got 2)"), or nil.
+func checkInts(cmd string, fs ...intFlag) error {
+	for _, f := range fs {
+		bounds := fmt.Sprintf("in [%d, %d]", f.lo, f.hi)
+		if f.hi == math.MaxInt {
+			bounds = fmt.Sprintf(">= %d", f.lo)
+		}
+		switch {
+		case f.v >= f.lo && f.v <= f.hi, f.auto != "" && f.v == 0:
+		case f.auto != "":
+			return badInput("%s: --%s must be %s, or 0 for %s (got %d)", cmd, f.name, bounds, f.auto, f.v)
+		default:
+			return badInput("%s: --%s must be %s (got %d)", cmd, f.name, bounds, f.v)
+		}
+	}
+	return nil
+}
+
 // approxHelp is the --help paragraph of the approximate computations
 // (predict, simulate; fit has its own).
 const approxHelp = `

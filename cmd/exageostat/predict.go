@@ -89,17 +89,28 @@ random (--seed) into K folds of nearly equal size, each fold kriged at theta
 from the other folds (its own Cholesky factorisation; with a mean model the
 coefficients estimated from the other folds), adding a column fold (1..K).
 
-Writes x,y,z,z_loo (z_cv),variance,residual,standardized
-(residual/sqrt(variance)) in the order of --data (--out res.gpkg: as a
-GeoPackage point layer with those fields, in --crs; a binary built with
-GDAL), and prints the MSPE, the
-mean logarithmic score and the share of the observations inside their 95 %
-intervals (also written to --json).
+Writes, in the order of --data, the columns
+  x,y,z,z_loo,variance,residual,standardized
+(lon,lat for lon,lat data): the observation z, its prediction z_loo from
+the others, the prediction's variance (a new observation's), residual =
+z - z_loo and standardized = residual/sqrt(variance). 3D and space-time
+data too: their third coordinate and time are not repeated, row i is the
+i-th row of --data read (after the rows dropped for a missing value, which
+the run reports). With --folds
+  x,y,z,z_cv,variance,residual,standardized,fold
+and with --transform the observation and its prediction on the
+transformed scale, prefixed with the transform's name (log, log1p, sqrt,
+boxcox), the variance and residuals on that scale too; --transform log:
+  x,y,log_z,log_z_loo,variance,residual,standardized
+--out res.gpkg writes them as a GeoPackage point layer, in --crs: the
+coordinates as the points, the other columns as fields (a binary built
+with GDAL). Prints the MSPE, the mean logarithmic score and the share of
+the observations inside their 95 % intervals (also written to --json).
 
 --plot DIR draws, in DIR, cv_residuals (the standardised residuals at the
 data locations on a diverging colour scale, blue below 0 and red above,
 symmetric about 0) and cv_qq (their normal QQ plot with the line y = x),
-each as SVG and PNG (--dpi, 300 by default).`
+each as SVG and PNG (--dpi, 300 by default), listed in --json's plots.`
 )
 
 // newKrigeCmd returns predict, or cv when cv is set (no --at: every

@@ -71,13 +71,9 @@ type ApproxResult struct {
 // function on Workers goroutines, LAPACK dpotrf with Workers threads, dtrsv
 // and a dot product.
 type LikelihoodResult struct {
-	N       int       `json:"n"`
-	NB      int       `json:"nb"`
-	Workers int       `json:"workers"`
-	Reps    int       `json:"reps"`
-	Theta   []float64 `json:"theta"`
-	LogLik  float64   `json:"loglik"`
-	Seconds float64   `json:"seconds"` // median wall per evaluation
+	Problem
+	LogLik  float64 `json:"loglik"`
+	Seconds float64 `json:"seconds"` // median wall per evaluation
 	// Wall is the spread of the evaluations' wall times (Seconds is its
 	// median).
 	Wall    Spread  `json:"seconds_spread"`
@@ -231,7 +227,7 @@ func (b *likelihoodRun) evaluators(d *dataset.Data, ov likelihood.Overlap) error
 	if err != nil {
 		return err
 	}
-	b.res = &LikelihoodResult{N: o.N, NB: o.NB, Workers: o.Workers, Reps: o.Reps, Theta: o.Theta, Overlap: ov.String(), Dgemm: b.dgemm}
+	b.res = &LikelihoodResult{Problem: o.Problem, Overlap: ov.String(), Dgemm: b.dgemm}
 	if len(x) > 0 {
 		b.res.Mean = o.Mean
 		if b.ev0, err = likelihood.NewWith(likelihood.Problem{Points: b.pts, Obs: b.obs, Model: likelihood.Matern}, b.rt, likelihood.Options{NB: o.NB, Overlap: &ov}); err != nil {

@@ -99,18 +99,15 @@ type TLRDistSim struct {
 // TLROptResult is TLROpt's measurement.
 type TLROptResult struct {
 	Computation likelihood.Computation `json:"computation"`
-	N           int                    `json:"n"`
-	NB          int                    `json:"nb"`
-	NT          int                    `json:"nt"`
-	Workers     int                    `json:"workers"`
-	Accuracy    float64                `json:"accuracy"`
-	Theta       []float64              `json:"theta"`
-	MeanRank    float64                `json:"mean_rank"`
-	MaxRank     int                    `json:"max_rank"`
-	Variants    []TLROptVariant        `json:"variants"`
-	Bandwidth   float64                `json:"sim_bandwidth"`
-	Latency     float64                `json:"sim_latency"`
-	Dist        []TLRDistSim           `json:"distributed,omitempty"`
+	Problem
+	NT        int             `json:"nt"`
+	Accuracy  float64         `json:"accuracy"`
+	MeanRank  float64         `json:"mean_rank"`
+	MaxRank   int             `json:"max_rank"`
+	Variants  []TLROptVariant `json:"variants"`
+	Bandwidth float64         `json:"sim_bandwidth"`
+	Latency   float64         `json:"sim_latency"`
+	Dist      []TLRDistSim    `json:"distributed,omitempty"`
 }
 
 type taskKey struct {
@@ -150,8 +147,8 @@ func TLROpt(o TLROptOptions) (*TLROptResult, error) {
 	d := dataset.Grid(o.N, o.Seed)
 	pts := matern.Points{X: d.X, Y: d.Y}
 	b := &tlrOptRun{o: o, prob: likelihood.Problem{Points: pts, Obs: dataset.StandardNormal(o.N, o.Seed), Model: likelihood.Matern}}
-	b.res = &TLROptResult{Computation: o.Computation, N: o.N, NB: o.NB, NT: tile.NewLayout(o.N, o.NB).NT, Workers: o.Workers, Accuracy: o.Accuracy,
-		Theta: o.Theta, Bandwidth: o.Bandwidth, Latency: o.Latency}
+	b.res = &TLROptResult{Computation: o.Computation, Problem: o.Problem, NT: tile.NewLayout(o.N, o.NB).NT, Accuracy: o.Accuracy,
+		Bandwidth: o.Bandwidth, Latency: o.Latency}
 	if o.Computation == "" || o.Computation == likelihood.Exact {
 		b.o.Computation = likelihood.TLR
 	}

@@ -22,11 +22,7 @@ type TraceCostOptions struct {
 // trace (one event per task and message, memory samples, submission and
 // ready times).
 type TraceCostResult struct {
-	N       int       `json:"n"`
-	NB      int       `json:"nb"`
-	Workers int       `json:"workers"`
-	Reps    int       `json:"reps"`
-	Theta   []float64 `json:"theta"`
+	Problem
 	// Computation is the evaluations' (exact, tlr, mp, dst).
 	Computation likelihood.Computation `json:"computation"`
 	// On and Off are the spreads of the wall time of one evaluation with
@@ -64,7 +60,7 @@ func TraceCost(o TraceCostOptions) (*TraceCostResult, error) {
 			return nil, err
 		}
 	}
-	res := &TraceCostResult{N: o.N, NB: o.NB, Workers: o.Workers, Reps: o.Reps, Theta: o.Theta, Same: true, Computation: evs[0].Computation()}
+	res := &TraceCostResult{Problem: o.Problem, Same: true, Computation: evs[0].Computation()}
 	var on, off, ratio []float64
 	var ls [2]float64
 	for r := range o.Reps {

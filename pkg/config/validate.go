@@ -170,11 +170,20 @@ func (f *Fit) StartValues() ([]float64, error) {
 // FormatFloats writes x as ParseFloats reads it: comma-separated, each
 // value in the shortest form that reads back exactly ("1,0.1,0.5").
 func FormatFloats(x []float64) string {
-	s := make([]string, len(x))
-	for i, v := range x {
-		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	return formatList(x, ",", func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
+}
+
+// FormatInts writes v in decimal, joined by sep: "320,640" with sep ","
+// (an integer-list flag's value), "1, 3, 4" with ", " (for a message).
+func FormatInts(v []int, sep string) string { return formatList(v, sep, strconv.Itoa) }
+
+// formatList writes each element of v with format, joined by sep.
+func formatList[T any](v []T, sep string, format func(T) string) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = format(x)
 	}
-	return strings.Join(s, ",")
+	return strings.Join(s, sep)
 }
 
 // ParseFloats parses a comma-separated list such as "1,0.1,0.5".

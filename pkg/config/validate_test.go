@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -185,5 +186,49 @@ func TestFitLocate(t *testing.T) {
 	f.NB, f.Workers = 0, -1
 	if err := f.Validate(); err == nil || err.Error() != `c.toml:4: key "workers": must be in [0, 4096] (0: one per core), got -1` {
 		t.Fatal(err)
+	}
+}
+
+// TestFormatLists checks FormatFloats (shortest form, read back exactly
+// by ParseFloats) and FormatInts against hand-written strings.
+func TestFormatLists(t *testing.T) {
+	floats := []struct {
+		x    []float64
+		want string
+	}{
+		{nil, ""},
+		{[]float64{1, 0.1, 0.5}, "1,0.1,0.5"},
+		{[]float64{1e-9, math.Nextafter(0.3, 1)}, "1e-09,0.30000000000000004"},
+	}
+	for _, c := range floats {
+		got := FormatFloats(c.x)
+		if got != c.want {
+			t.Errorf("FormatFloats(%v) = %q, want %q", c.x, got, c.want)
+		}
+		if len(c.x) == 0 {
+			continue
+		}
+		back, err := ParseFloats(got)
+		if err != nil || len(back) != len(c.x) {
+			t.Fatalf("ParseFloats(%q) = %v, %v", got, back, err)
+		}
+		for i := range back {
+			if back[i] != c.x[i] {
+				t.Errorf("ParseFloats(%q)[%d] = %v, want %v exactly", got, i, back[i], c.x[i])
+			}
+		}
+	}
+	ints := []struct {
+		v         []int
+		sep, want string
+	}{
+		{nil, ",", ""},
+		{[]int{320, 640}, ",", "320,640"},
+		{[]int{1, 3, -4}, ", ", "1, 3, -4"},
+	}
+	for _, c := range ints {
+		if got := FormatInts(c.v, c.sep); got != c.want {
+			t.Errorf("FormatInts(%v, %q) = %q, want %q", c.v, c.sep, got, c.want)
+		}
 	}
 }

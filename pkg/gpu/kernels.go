@@ -50,39 +50,37 @@ func newKernels(drv Driver, nb int, scratch uintptr) (*Kernels, error) {
 // n x n matrix at a (inside Do).
 func (k *Kernels) reserve(n int, a uintptr, lda int) error {
 	lw, err := k.drv.DpotrfBufferSize(n, a, lda)
-	if err != nil || lw <= k.lwork {
+	if err != nil {
 		return err
 	}
-	if k.work != 0 {
-		if err := k.drv.Free(k.work); err != nil {
-			return err
-		}
-		k.work, k.lwork = 0, 0
-	}
-	p, err := k.drv.Alloc(int64(lw) * 8)
-	if err != nil {
-		return fmt.Errorf("allocating the potrf workspace (%d doubles): %v", lw, err)
-	}
-	k.work, k.lwork = p, lw
-	return nil
+	return k.grow(&k.work, &k.lwork, lw, "the potrf workspace")
 }
 
 // reserveDiag makes the diagonal buffers hold n doubles (inside Do).
 func (k *Kernels) reserveDiag(n int) error {
-	if n <= k.ndiag {
+	if n > k.ndiag {
+		k.dhost = make([]float64, n)
+	}
+	return k.grow(&k.diag, &k.ndiag, n, "the potrf diagonal")
+}
+
+// grow makes the device buffer *p of *have doubles hold at least words,
+// freeing it and allocating anew when it is smaller (inside Do).
+func (k *Kernels) grow(p *uintptr, have *int, words int, what string) error {
+	if words <= *have {
 		return nil
 	}
-	if k.diag != 0 {
-		if err := k.drv.Free(k.diag); err != nil {
+	if *p != 0 {
+		if err := k.drv.Free(*p); err != nil {
 			return err
 		}
-		k.diag, k.ndiag = 0, 0
+		*p, *have = 0, 0
 	}
-	p, err := k.drv.Alloc(int64(n) * 8)
+	q, err := k.drv.Alloc(int64(words) * 8)
 	if err != nil {
-		return fmt.Errorf("allocating the potrf diagonal (%d doubles): %v", n, err)
+		return fmt.Errorf("allocating %s (%d doubles): %v", what, words, err)
 	}
-	k.diag, k.ndiag, k.dhost = p, n, make([]float64, n)
+	*p, *have = q, words
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"strings"
+
+	"github.com/exageostat/exageostat/pkg/config"
 )
 
 // SlurmCPUsEnv is the variable Slurm sets to the CPUs a task was given
@@ -128,13 +130,7 @@ func oversubscribed(c Cores, workers int, ranks []int, launched bool) string {
 }
 
 // rankList formats ranks as "1, 3, 4".
-func rankList(ranks []int) string {
-	s := make([]string, len(ranks))
-	for i, r := range ranks {
-		s[i] = strconv.Itoa(r)
-	}
-	return strings.Join(s, ", ")
-}
+func rankList(ranks []int) string { return config.FormatInts(ranks, ", ") }
 
 // workersNote describes workers for the log: "2", or "2 (on 1 core: CPU
 // affinity mask 0)" when they share cores.

@@ -143,13 +143,15 @@ type CVResult struct {
 	Seconds float64         `json:"seconds"`
 	Memory  []RankMemory    `json:"memory,omitempty"` // every rank's (PredictResult.Memory)
 	Run     *provenance.Run `json:"run,omitempty"`
+	// Plots are the pictures --plot drew (PNG; each with its SVG beside).
+	Plots []string `json:"plots,omitempty"`
 }
 
 // writeCVJSON writes cfg.JSON (rank 0).
 func writeCVJSON(env Env, cfg config.Predict, res *PredictResult, workers int) error {
 	run := provenance.New(env.Command, res.Ranks, workers)
 	env.inputs().Record(run) // the data, and the fit result of --theta-from
-	out := CVResult{Kernel: cfg.Kernel, Theta: cfg.Theta, Nugget: cfg.Nugget, Mean: cfg.Mean, Summary: res.CV, Seconds: res.Seconds, Memory: res.Memory, Run: run}
+	out := CVResult{Kernel: cfg.Kernel, Theta: cfg.Theta, Nugget: cfg.Nugget, Mean: cfg.Mean, Summary: res.CV, Seconds: res.Seconds, Memory: res.Memory, Run: run, Plots: res.Plots}
 	if cfg.Folds > 0 {
 		out.Seed = cfg.Seed
 	}
@@ -190,8 +192,8 @@ func cvPlots(cfg config.Predict, res *PredictResult, coords dataset.Coords) ([]s
 // one out, or K-fold, as `exageostat cv` with the fit's theta, kernel,
 // mean, nugget and distance (FitResult.ApplyTo), its tile size, workers,
 // distribution and pictures' settings; it writes cfg.CVOut (and, with
-// --plot, the pictures cv_residuals and cv_qq), sets r.CV and, on rank 0,
-// writes cfg.JSON again with it. Every rank calls it after Fit.
+// --plot, the pictures cv_residuals and cv_qq), sets r.CV, adds the
+// pictures to r.Plots and, on rank 0, writes cfg.JSON again with them. Every rank calls it after Fit.
 func FitCV(r *FitResult, cfg config.Fit, env Env) (*PredictResult, error) {
 	folds, err := config.ParseCV(cfg.CV)
 	if err != nil {
@@ -219,6 +221,7 @@ func FitCV(r *FitResult, cfg config.Fit, env Env) (*PredictResult, error) {
 		return nil, err
 	}
 	r.CV = pr.CV
+	r.Plots = append(r.Plots, pr.Plots...) // the JSON's plots list the pictures of the cross-validation too
 	if cfg.JSON != "" && env.comm().Rank() == 0 {
 		if err := WriteJSON(cfg.JSON, r); err != nil {
 			return nil, err

@@ -115,6 +115,14 @@ type FitResult struct {
 	// to 0.05 (matern.EffectiveRange; Matérn and powered exponential), in
 	// the distance's units (km for great-circle distances).
 	EffectiveRange *float64 `json:"effective_range,omitempty"`
+	// GstatVgm is gstat's variogram model of the fitted covariance,
+	// vgm(psill = sigma2, model = "Mat", range = beta, nugget = tau2,
+	// kappa = nu[, anis = c(p, s)]) (matern and aniso-matern; gstatVgm);
+	// GstatAnis is gstat's anis = c(p, s) of aniso-matern's angle and
+	// ratio: p the major axis's azimuth in degrees clockwise from north,
+	// s = 1/ratio (GstatAnis).
+	GstatVgm  string    `json:"gstat_vgm,omitempty"`
+	GstatAnis []float64 `json:"gstat_anis,omitempty"`
 	// CV is the cross-validation at the estimate (--cv; FitCV).
 	CV *CVSummary `json:"cross_validation,omitempty"`
 	// Run says what the run was: version, command line, inputs and their
@@ -441,8 +449,12 @@ func (f *fitJob) planMemory() error {
 		}
 	}
 	f.stderr = cfg.StdErr || cfg.Holdout > 0 || cfg.CI == "profile" // Wald intervals beside the profile ones
-	need, what := fitNeed(n, f.lo, w.Size(), fitExtras{stderr: f.stderr && nfree > 0, free: nfree, holdout: len(f.held),
-		mloe: cfg.TrueTheta != nil, grid: f.gridX * f.gridY, workers: f.workers + 1, tlr: f.tlr}) // +1: the helper worker
+	x := fitExtras{stderr: f.stderr && nfree > 0, free: nfree, holdout: len(f.held),
+		mloe: cfg.TrueTheta != nil, grid: f.gridX * f.gridY, workers: f.workers + 1, tlr: f.tlr} // +1: the helper worker
+	if dx, dy := drawGrid(f.gridX, f.gridY); cfg.Draws > 0 && dx*dy > 0 {
+		x.draws, x.drawPts = cfg.Draws, dx*dy
+	}
+	need, what := fitNeed(n, f.lo, w.Size(), x)
 	addTo(need, graphNeed(f.scales[0].g, n, nb, f.lo.Owner, w.Size()))
 	what += graphNote(f.scales[0].g, most(need)*int64(w.Size()))
 	if f.simulated {
@@ -895,6 +907,8 @@ type fitExtras struct {
 	holdout int // held-out locations (kriging)
 	mloe    bool
 	grid    int // grid points of the prediction map
+	draws   int // conditional simulations mapped (--draws)
+	drawPts int // the points of their grid (drawGrid)
 	workers int // runtime workers (the approximations' scratch tiles)
 	tlr     *tlrPlan
 }
@@ -938,6 +952,11 @@ func fitNeed(n int, o likelihood.Options, ranks int, x fitExtras) ([]int64, stri
 	}
 	if x.grid > 0 {
 		take(fmt.Sprintf("kriging a %d-point grid", x.grid), predict.KrigeNeed(n, x.grid, o, ranks))
+	}
+	if x.draws > 0 {
+		b := predict.KrigeNeed(n, x.drawPts, o, ranks)
+		b[0] += drawsNeed(n, x.drawPts, x.draws)
+		take(fmt.Sprintf("%d conditional draws on a %d-point grid", x.draws, x.drawPts), b)
 	}
 	what := problem(n, o.NB, ranks)
 	what += memoryNote(o.Approx.Computation, x.tlr)
@@ -1123,6 +1142,7 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 		er := matern.PowExpEffectiveRange(r.Theta[1], r.Theta[2], matern.EffectiveRangeLevel)
 		o.EffectiveRange = &er
 	}
+	o.GstatVgm, o.GstatAnis = gstatVgm(model, r.Theta, o.Nugget)
 	for _, s := range r.Steps {
 		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Approx: s.Stats.Approx, SentBytes: s.Stats.SentBytes, Replayed: s.Replayed}
 		if !s.Replayed {

@@ -88,6 +88,18 @@ func TestFitNeed(t *testing.T) {
 	if need[0] != base[0]+f[0] || !strings.HasSuffix(what, "with the Fisher information") {
 		t.Errorf("with standard errors: %d (%q), want %d", need[0], what, base[0]+f[0])
 	}
+	// fit --plot --grid 100x100 --draws 5 at N = 155 (meuse): the draws on
+	// the 4900-point grid (drawGrid) need V (155 x 4900 words), half of
+	// V^T V, the conditional covariance and its factor (4900^2 words each)
+	// and the draws (5 x 4900 words): 486 MB beyond kriging them, more
+	// than kriging the 10^4-point grid.
+	base = likelihood.MemoryNeed(155, o, 1)
+	k := predict.KrigeNeed(155, 4900, o, 1)
+	need, what = fitNeed(155, o, 1, fitExtras{grid: 10000, draws: 5, drawPts: 4900})
+	draws := int64(8*155*4900 + 4900*4900*(4+8+8) + 8*4900*5)
+	if need[0] != base[0]+k[0]+draws || !strings.HasSuffix(what, "with 5 conditional draws on a 4900-point grid") {
+		t.Errorf("with draws: %d (%q), want %d", need[0], what, base[0]+k[0]+draws)
+	}
 }
 
 // TestJobsOverRanks: simulate and predict on two in-process ranks write

@@ -348,3 +348,13 @@ func most(need []int64) int64 {
 	}
 	return m
 }
+
+// drawsNeed returns the bytes rank 0 needs, beyond kriging's
+// (predict.KrigeNeed), for k conditional simulations at n2 new locations
+// given n1 observations (predict.ConditionalDrawsUniversal): V = L^-1
+// Sigma12 whole (n1 n2 words), the lower tiles of V^T V (about n2^2/2
+// words), the n2 x n2 conditional covariance and its Cholesky factor (n2^2
+// words each) and the draws (k n2 words).
+func drawsNeed(n1, n2, k int) int64 {
+	return 8*int64(n1)*int64(n2) + 20*int64(n2)*int64(n2) + 8*int64(n2)*int64(k)
+}

@@ -194,8 +194,8 @@ func (p *predictRun) plan(cl config.Cluster, userLimit int64) error {
 		return err
 	}
 	need := likelihood.MemoryNeed(n1, p.o, w.Size())
-	if cfg.Draws > 0 { // V whole, and on rank 0 the conditional covariance, its factor and the draws
-		need[0] += int64(8*n1*n2) + int64(16*n2*n2) + int64(8*n2*cfg.Draws)
+	if cfg.Draws > 0 {
+		need[0] += drawsNeed(n1, n2, cfg.Draws)
 	}
 	addTo(need, predict.KrigeNeed(n1, n2, p.o, w.Size()))
 	addTo(need, graphNeed(g, n1, nb, p.o.Owner, w.Size()))

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/mle"
 )
 
@@ -48,8 +49,12 @@ func flagFit(r *FitResult, obs []float64, maxEvals int) {
 		q.Warnings = append(q.Warnings, fmt.Sprintf("%s = %.6g is at its %s bound %g: the likelihood may be highest beyond it (widen the bounds, or fix %s with lb = ub)",
 			r.Params[i], r.Theta[i], b, bound, r.Params[i]))
 	}
+	if w := nuggetNote(r, q.AtBound); w != "" {
+		bounded = append(bounded, r.Params[len(r.Params)-1])
+		q.Warnings = append(q.Warnings, w)
+	}
 	if len(bounded) > 0 && r.StdErr != nil {
-		r.StdErrNote = joinNote(r.StdErrNote, fmt.Sprintf("not meaningful for %s (at a bound, where the likelihood has no maximum of which they describe the curvature)",
+		r.StdErrNote = joinNote(r.StdErrNote, fmt.Sprintf("not meaningful for %s (at or next to a bound, where the likelihood has no maximum of which they describe the curvature)",
 			strings.Join(bounded, ", ")))
 	}
 	if !q.Converged {
@@ -73,6 +78,44 @@ func flagFit(r *FitResult, obs []float64, maxEvals int) {
 				r.Params[i], r.Start[i], r.Steps[0].Theta[i], r.Lower[i], r.Upper[i]))
 		}
 	}
+}
+
+// NuggetNegligible and NuggetNearBound are the thresholds of the
+// estimated nugget's warning (nuggetNote): tau2 at most NuggetNegligible
+// times sigma2, or within NuggetNearBound of its bounds' width of its
+// lower bound.
+const (
+	NuggetNegligible = 1e-4
+	NuggetNearBound  = 1e-4
+)
+
+// nuggetNote returns the warning of an estimated nugget tau2 (theta's last
+// value, named likelihood.Tau2Name, free) that ends negligible or next to
+// its lower bound without being at it (mle.AtBound: within a relative 1e-6
+// of lb, which for lb = 0 is only tau2 = 0 exactly): tau2 <=
+// NuggetNegligible sigma2, or tau2 - lb <= NuggetNearBound (ub - lb). A
+// search on [0, ub] that wants no nugget stops a step short of 0 (4.9e-7
+// on meuse); the estimate is then 0 for every purpose, the likelihood is
+// highest at (or beyond) the bound, and its standard error is no curvature
+// of a maximum. "" when neither holds.
+func nuggetNote(r *FitResult, atBound []string) string {
+	i := len(r.Params) - 1
+	if i < 1 || r.Params[i] != likelihood.Tau2Name || len(r.Theta) != len(r.Params) || i >= len(r.Lower) || i >= len(r.Upper) || atBound[i] != "" {
+		return ""
+	}
+	tau2, lb, ub, sigma2 := r.Theta[i], r.Lower[i], r.Upper[i], r.Theta[0]
+	var why []string
+	if sigma2 > 0 && tau2 <= NuggetNegligible*sigma2 {
+		why = append(why, fmt.Sprintf("negligible against %s = %.6g (tau2/%s = %.3g, below %g)", r.Params[0], sigma2, r.Params[0], tau2/sigma2, NuggetNegligible))
+	}
+	if tau2-lb <= NuggetNearBound*(ub-lb) {
+		why = append(why, fmt.Sprintf("next to its lower bound %g (within %g of the bounds' width %g)", lb, NuggetNearBound, ub-lb))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s = %.6g is %s: the data show no nugget, the likelihood is highest at or next to tau2 = %g, and the standard error of tau2 means nothing (fit without the nugget: %d values in --lb and --ub)",
+		likelihood.Tau2Name, tau2, strings.Join(why, " and "), lb, i)
 }
 
 // variance returns the variance of z about its mean and its mean square.

@@ -18,6 +18,19 @@ func TestFlagFit(t *testing.T) {
 		}
 	}
 	obs := []float64{1, -0.5, 0.25, 2}
+	// nugget adds an estimated tau2 (estimate, bounds; with standard
+	// errors when se) to base's, beta free.
+	nugget := func(tau2, lb, ub float64, se bool) func(*FitResult) {
+		return func(r *FitResult) {
+			r.Upper[1] = 5
+			r.Params, r.Theta = append(r.Params, "tau2"), append(r.Theta, tau2)
+			r.Lower, r.Upper, r.Start = append(r.Lower, lb), append(r.Upper, ub), append(r.Start, tau2)
+			r.Steps[0].Theta = append(r.Steps[0].Theta, tau2)
+			if se {
+				r.StdErr = []float64{0.1, 0.02, 0, 0.003}
+			}
+		}
+	}
 	cases := []struct {
 		name      string
 		edit      func(*FitResult)
@@ -40,6 +53,17 @@ func TestFlagFit(t *testing.T) {
 		{"moved start", func(r *FitResult) { r.Upper[1] = 5; r.Steps[0].Theta = []float64{1, 2.5, 0.5} }, obs, true, []string{"", "", "fixed"},
 			[]string{"moved the start of beta from 0.1 to 2.5"}, ""},
 		{"clean", func(r *FitResult) { r.Upper[1] = 5 }, obs, true, []string{"", "", "fixed"}, nil, ""},
+		// An estimated nugget that ends a step short of 0 (meuse: 4.9e-7).
+		{"negligible nugget", nugget(4.9e-7, 0, 5, true), obs, true, []string{"", "", "fixed", ""},
+			[]string{"tau2 = 4.9e-07 is negligible against sigma2 = 1.2 (tau2/sigma2 = 4.08e-07, below 0.0001) and next to its lower bound 0 (within 0.0001 of the bounds' width 5)"},
+			"not meaningful for tau2"},
+		{"nugget next to its bound", nugget(0.01005, 0.01, 1, false), obs, true, []string{"", "", "fixed", ""},
+			[]string{"tau2 = 0.01005 is next to its lower bound 0.01 (within 0.0001 of the bounds' width 0.99)"}, ""},
+		{"nugget at its bound", nugget(0, 0, 5, false), obs, true, []string{"", "", "fixed", "lower"},
+			[]string{"tau2 = 0 is at its lower bound 0"}, ""},
+		{"nugget estimated", nugget(0.1, 0, 5, false), obs, true, []string{"", "", "fixed", ""}, nil, ""},
+		{"nugget small but a bound apart", nugget(1e-5, 1e-6, 1e-5*1.5, false), obs, true, []string{"", "", "fixed", ""},
+			[]string{"tau2 = 1e-05 is negligible against sigma2 = 1.2 (tau2/sigma2 = 8.33e-06, below 0.0001): "}, ""},
 	}
 	for _, c := range cases {
 		r := base()

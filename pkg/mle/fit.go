@@ -146,98 +146,26 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	sd := dataset.Permute(d, perm)
 	rt := o.Runtime
 	if rt == nil {
-		ro := runtime.Options{Workers: o.Workers, Trace: true}
-		if o.Overlap != nil {
-			ro = o.Overlap.RuntimeOptions(ro)
-		}
-		rt = runtime.New(ro)
+		rt = o.newRuntime()
 		defer rt.Close()
 	}
-	pts, obs := ProblemData(sd, o.Model)
-	p := likelihood.Problem{Points: pts, Metric: o.Metric, Obs: obs, Model: o.Model, Nugget: o.Nugget, REML: o.REML}
-	for _, c := range o.Covariates {
-		if len(c) != len(perm) {
-			return nil, errors.New("mle: a covariate's length is not the data's")
-		}
-		pc := make([]float64, len(c))
-		for k, i := range perm {
-			pc[k] = c[i]
-		}
-		p.Covariates = append(p.Covariates, pc)
+	p, err := o.problem(sd, perm)
+	if err != nil {
+		return nil, err
 	}
 	ev, err := likelihood.NewWith(p, rt, likelihood.Options{NB: o.NB, KeepTrace: o.Trace, Owner: o.Owner, GenOwner: o.GenOwner, Solve: o.Solve, Overlap: o.Overlap, Approx: o.Approx})
 	if err != nil {
 		return nil, err
 	}
+	opt, prof, err := o.searchOptions(sd)
+	if err != nil {
+		return nil, err
+	}
+	obj := &fitObjective{ev: ev, prof: prof, bestL: math.Inf(-1)}
+	clock := newStepClock(opt)
 	out := &FitResult{N: d.Len()}
-	var last likelihood.Stats
-	opt := o.Opt
-	if opt.Guess == nil {
-		opt.Guess = GuessFor(sd, o.Metric, o.Model, len(opt.Lower))
-		if o.Model == likelihood.AnisoMatern && len(opt.Lower) >= 5 && len(opt.Upper) >= 5 {
-			opt.Guess[AnisoAngle] = 0.5 * (opt.Lower[AnisoAngle] + opt.Upper[AnisoAngle])
-		}
-	}
-	var prof *profile
-	if o.Profile {
-		if err := Profilable(o.Model, opt.Lower, opt.Upper, o.Nugget); err != nil {
-			return nil, err
-		}
-		prof = &profile{lower: opt.Lower, upper: opt.Upper, start: opt.Guess[0], tau2: -1}
-		if o.Model.HasTau2(len(opt.Lower)) {
-			prof.tau2 = len(opt.Lower) - 1
-		}
-		if opt.Start == StartLower {
-			prof.start = opt.Lower[0]
-		}
-		opt = prof.search(opt)
-		opt.Expand = prof.expand
-	}
-	bestL, bestStats := math.Inf(-1), likelihood.Stats{}
-	f := func(theta []float64) (float64, error) {
-		l, st, err := ev.LogLik(theta)
-		last = st
-		if errors.Is(err, runtime.ErrCanceled) {
-			return l, fmt.Errorf("%w: %w", ErrAbandoned, err)
-		}
-		if err != nil && (errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta)) {
-			if prof != nil {
-				prof.last = nil
-			}
-			return l, &Recoverable{Err: err} // a property of theta: step away
-		}
-		if err == nil && prof != nil {
-			l, err = prof.value(theta, ev.Problem(), st)
-		}
-		if err == nil && l > bestL {
-			bestL, bestStats = l, st
-		}
-		return l, err
-	}
-	var bests []float64
-	var spent float64
-	var timed int
-	free := 0
-	for i := range opt.Lower {
-		if opt.Lower[i] < opt.Upper[i] {
-			free++
-		}
-	}
-	res, err := Maximize(f, opt, func(e Eval) {
-		s := Step{Eval: e, Stats: last}
-		if e.Replayed {
-			s.Stats = likelihood.Stats{}
-		} else {
-			spent, timed = spent+last.Wall, timed+1
-		}
-		bests = append(bests, e.Best)
-		if timed > 0 {
-			ftol := opt.FtolAbs
-			if ftol <= 0 {
-				ftol = 1e-5
-			}
-			s.ETA, s.Bound, s.Known = ETA(bests, spent/float64(timed), ftol, 2*free+1, opt.MaxEvals)
-		}
+	res, err := Maximize(obj.logLik, opt, func(e Eval) {
+		s := clock.step(e, obj.last)
 		out.Steps = append(out.Steps, s)
 		if report != nil {
 			report(s)
@@ -252,42 +180,12 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	}
 	out.Result = res
 	if len(p.Covariates) > 0 && res.Status != StatusInterrupted {
-		scale := 1.0
-		if bestL != res.LogLik { // the best was replayed from a checkpoint
-			_, st, err := ev.LogLik(res.Theta)
-			if err != nil {
-				return nil, err
-			}
-			bestStats = st
-		} else if prof != nil {
-			scale = res.Theta[0] // evaluated at sigma2 = 1
-		}
-		out.Beta = bestStats.Beta
-		for _, row := range bestStats.BetaCov {
-			r := make([]float64, len(row))
-			for j, v := range row {
-				r[j] = scale * v
-			}
-			out.BetaCov = append(out.BetaCov, r)
+		if out.Beta, out.BetaCov, err = obj.mean(res); err != nil {
+			return nil, err
 		}
 	}
 	if prof != nil {
-		// The profiled sigma2 has no start of its own: the start reported
-		// is the first evaluation's full theta where the search's start
-		// had sigma2 = 1 (and the ratio r for tau2).
-		res.Start = slices.Clone(res.Start)
-		if len(out.Steps) > 0 && out.Steps[0].Failed == nil {
-			first := out.Steps[0].Theta
-			res.Start[0] = first[0]
-			if t := prof.tau2; t >= 0 {
-				res.Start[t] *= first[0]
-			}
-		} else {
-			res.Start[0] = prof.start
-			if t := prof.tau2; t >= 0 {
-				res.Start[t] *= res.Start[0]
-			}
-		}
+		res.Start = prof.reportedStart(res.Start, out.Steps)
 	}
 	if o.After != nil && res.Status != StatusInterrupted {
 		if err := o.After(ev, res.Theta); err != nil {
@@ -296,4 +194,184 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 	}
 	out.Events = ev.Events()
 	return out, nil
+}
+
+// newRuntime returns the runtime of a fit that brings none: o.Workers
+// workers, traced, with o.Overlap's runtime options.
+func (o FitOptions) newRuntime() *runtime.Runtime {
+	ro := runtime.Options{Workers: o.Workers, Trace: true}
+	if o.Overlap != nil {
+		ro = o.Overlap.RuntimeOptions(ro)
+	}
+	return runtime.New(ro)
+}
+
+// problem returns the likelihood problem of sd, the data put in the
+// order perm, with o.Covariates put in the same order.
+func (o FitOptions) problem(sd *dataset.Data, perm []int) (likelihood.Problem, error) {
+	pts, obs := ProblemData(sd, o.Model)
+	p := likelihood.Problem{Points: pts, Metric: o.Metric, Obs: obs, Model: o.Model, Nugget: o.Nugget, REML: o.REML}
+	for _, c := range o.Covariates {
+		if len(c) != len(perm) {
+			return p, errors.New("mle: a covariate's length is not the data's")
+		}
+		pc := make([]float64, len(c))
+		for k, i := range perm {
+			pc[k] = c[i]
+		}
+		p.Covariates = append(p.Covariates, pc)
+	}
+	return p, nil
+}
+
+// searchOptions returns the options of the search: o.Opt with, where it
+// has no guess, the data-driven one of sd (GuessFor; the anisotropic
+// angle in the middle of its bounds); with o.Profile, the profiled
+// search's options and its profile.
+func (o FitOptions) searchOptions(sd *dataset.Data) (Options, *profile, error) {
+	opt := o.Opt
+	if opt.Guess == nil {
+		opt.Guess = GuessFor(sd, o.Metric, o.Model, len(opt.Lower))
+		if o.Model == likelihood.AnisoMatern && len(opt.Lower) >= 5 && len(opt.Upper) >= 5 {
+			opt.Guess[AnisoAngle] = 0.5 * (opt.Lower[AnisoAngle] + opt.Upper[AnisoAngle])
+		}
+	}
+	if !o.Profile {
+		return opt, nil, nil
+	}
+	if err := Profilable(o.Model, opt.Lower, opt.Upper, o.Nugget); err != nil {
+		return opt, nil, err
+	}
+	prof := &profile{lower: opt.Lower, upper: opt.Upper, start: opt.Guess[0], tau2: -1}
+	if o.Model.HasTau2(len(opt.Lower)) {
+		prof.tau2 = len(opt.Lower) - 1
+	}
+	if opt.Start == StartLower {
+		prof.start = opt.Lower[0]
+	}
+	opt = prof.search(opt)
+	opt.Expand = prof.expand
+	return opt, prof, nil
+}
+
+// fitObjective is Fit's objective: l(theta) on the evaluator (profiled
+// with prof, if not nil), with the statistics of the last evaluation and
+// of the best one so far.
+type fitObjective struct {
+	ev        *likelihood.Evaluator
+	prof      *profile
+	last      likelihood.Stats
+	bestL     float64
+	bestStats likelihood.Stats
+}
+
+// logLik is the Objective: a matrix that is not positive definite or a
+// theta the model refuses is a Recoverable failure, a canceled
+// evaluation an abandoned one (ErrAbandoned).
+func (f *fitObjective) logLik(theta []float64) (float64, error) {
+	l, st, err := f.ev.LogLik(theta)
+	f.last = st
+	if errors.Is(err, runtime.ErrCanceled) {
+		return l, fmt.Errorf("%w: %w", ErrAbandoned, err)
+	}
+	if err != nil && (errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta)) {
+		if f.prof != nil {
+			f.prof.last = nil
+		}
+		return l, &Recoverable{Err: err} // a property of theta: step away
+	}
+	if err == nil && f.prof != nil {
+		l, err = f.prof.value(theta, f.ev.Problem(), st)
+	}
+	if err == nil && l > f.bestL {
+		f.bestL, f.bestStats = l, st
+	}
+	return l, err
+}
+
+// mean returns the GLS estimate of the mean's coefficients at the
+// estimate res.Theta and its covariance: the best evaluation's (the
+// covariance times sigma2 for a profiled search, evaluated at sigma2 =
+// 1), or, when the best was replayed from a checkpoint, a new
+// evaluation's at res.Theta.
+func (f *fitObjective) mean(res *Result) ([]float64, [][]float64, error) {
+	scale := 1.0
+	st := f.bestStats
+	if f.bestL != res.LogLik { // the best was replayed from a checkpoint
+		var err error
+		if _, st, err = f.ev.LogLik(res.Theta); err != nil {
+			return nil, nil, err
+		}
+	} else if f.prof != nil {
+		scale = res.Theta[0] // evaluated at sigma2 = 1
+	}
+	var cov [][]float64
+	for _, row := range st.BetaCov {
+		r := make([]float64, len(row))
+		for j, v := range row {
+			r[j] = scale * v
+		}
+		cov = append(cov, r)
+	}
+	return st.Beta, cov, nil
+}
+
+// stepClock makes Fit's steps of Maximize's evaluations: each with the
+// timing of its evaluation (none for a replayed one) and the ETA from the
+// best l so far and the mean time of the evaluations paid for.
+type stepClock struct {
+	ftol     float64 // the search's FtolAbs
+	points   int     // BOBYQA's interpolation points: 2 free + 1
+	maxEvals int
+	bests    []float64 // the best l after each evaluation
+	spent    float64   // seconds of the evaluations paid for
+	timed    int       // how many were paid for
+}
+
+func newStepClock(opt Options) *stepClock {
+	c := &stepClock{ftol: opt.FtolAbs, maxEvals: opt.MaxEvals}
+	if c.ftol <= 0 {
+		c.ftol = 1e-5
+	}
+	free := 0
+	for i := range opt.Lower {
+		if opt.Lower[i] < opt.Upper[i] {
+			free++
+		}
+	}
+	c.points = 2*free + 1
+	return c
+}
+
+// step returns the step of the evaluation e, whose statistics are last.
+func (c *stepClock) step(e Eval, last likelihood.Stats) Step {
+	s := Step{Eval: e, Stats: last}
+	if e.Replayed {
+		s.Stats = likelihood.Stats{}
+	} else {
+		c.spent, c.timed = c.spent+last.Wall, c.timed+1
+	}
+	c.bests = append(c.bests, e.Best)
+	if c.timed > 0 {
+		s.ETA, s.Bound, s.Known = ETA(c.bests, c.spent/float64(c.timed), c.ftol, c.points, c.maxEvals)
+	}
+	return s
+}
+
+// reportedStart returns the start a profiled search reports, from its
+// search's start: the profiled sigma2 has no start of its own, so it is
+// the first evaluation's (the search's start had sigma2 = 1, and the
+// ratio r for tau2, which is scaled alike), or p.start when that
+// evaluation failed.
+func (p *profile) reportedStart(start []float64, steps []Step) []float64 {
+	start = slices.Clone(start)
+	sigma2 := p.start
+	if len(steps) > 0 && steps[0].Failed == nil {
+		sigma2 = steps[0].Theta[0]
+	}
+	start[0] = sigma2
+	if t := p.tau2; t >= 0 {
+		start[t] *= sigma2
+	}
+	return start
 }

@@ -188,172 +188,237 @@ func (o Options) checked() (Options, []float64, error) {
 // Maximize searches the maximum of f within the bounds with BOBYQA, calling
 // report after every evaluation (report may be nil).
 func Maximize(f Objective, o Options, report func(Eval)) (*Result, error) {
-	o, start, err := o.checked()
+	s, err := newSearch(f, o, report)
 	if err != nil {
 		return nil, err
 	}
-	d := len(start)
-	var free []int
-	for i := 0; i < d; i++ {
-		if o.Lower[i] != o.Upper[i] {
-			free = append(free, i)
-		}
+	if len(s.free) == 0 {
+		return s.fixed()
 	}
-	res := &Result{Start: append([]float64(nil), start...), LogLik: math.Inf(-1)}
-	t0 := time.Now()
-	// to maps the search vector u to theta.
-	to := func(u []float64) []float64 {
-		th := append([]float64(nil), start...)
-		for j, i := range free {
-			v := u[j]
-			if o.LogScale && o.Lower[i] > 0 {
-				v = math.Exp(v)
-			}
-			th[i] = math.Min(math.Max(v, o.Lower[i]), o.Upper[i])
-		}
-		return th
-	}
-	from := func(i int, v float64) float64 {
-		if o.LogScale && o.Lower[i] > 0 {
-			return math.Log(v)
-		}
-		return v
-	}
-	var stopErr, lastFail error
-	interrupted := false
-	worst := math.Inf(1)
-	var best []float64 // the search's best point (res.Theta is its full theta)
-	evaluate := func(th []float64) float64 {
-		res.Evaluations++
-		l, err, replayed, full := o.Replay.eval(f, th)
-		if errors.Is(err, ErrAbandoned) {
-			res.Evaluations--
-			interrupted = true
-			return math.NaN()
-		}
-		if replayed {
-			res.Replayed++
-		}
-		ev := Eval{N: res.Evaluations, Theta: th, LogLik: l, Replayed: replayed, Restart: res.Restarts}
-		if o.Expand != nil {
-			ev.Search = th
-			switch {
-			case full != nil:
-				ev.Theta = full
-			case !replayed:
-				ev.Theta = o.Expand(th)
-			}
-		}
-		var rec *Recoverable
-		switch {
-		case err == nil && !math.IsNaN(l) && !math.IsInf(l, 0):
-			worst = math.Min(worst, l)
-			if l > res.LogLik {
-				res.LogLik = l
-				res.Theta = ev.Theta
-				best = th
-			}
-		case err == nil || errors.As(err, &rec):
-			res.Failed++
-			ev.LogLik = math.Inf(-1)
-			if err == nil {
-				err = fmt.Errorf("log-likelihood is %g", l)
-			}
-			ev.Failed, lastFail = err, err
-		default:
-			stopErr = err
-		}
-		ev.Best = res.LogLik
-		ev.Time = time.Since(t0).Seconds()
-		if report != nil && stopErr == nil {
-			report(ev)
-		}
-		if stopErr == nil && o.Stop != nil && o.Stop() {
-			interrupted = true
-		}
-		if ev.Failed != nil {
-			// A failed point gets a value well below everything seen, so the
-			// quadratic model steps away from it without being swamped.
-			if math.IsInf(worst, 1) {
-				return -1e30
-			}
-			return worst - 10*(1+math.Abs(worst))
-		}
-		return l
-	}
-	// finish closes the search with its status and time, or returns why it
-	// has no result: the error that stopped it, an interruption before any
-	// point was evaluated, or no evaluation that succeeded.
-	finish := func(status string) error {
-		res.Status = status
-		res.Seconds = time.Since(t0).Seconds()
-		switch {
-		case stopErr != nil:
-			return stopErr
-		case res.Theta == nil && interrupted:
-			return ErrInterrupted
-		case res.Theta == nil:
-			return &NoSuccess{Failed: res.Failed, Last: lastFail}
-		}
-		return nil
-	}
-	if len(free) == 0 {
-		evaluate(start)
-		status := "all parameters fixed"
-		if interrupted {
-			status = StatusInterrupted
-		}
-		if err := finish(status); err != nil {
-			return nil, err
-		}
-		return res, nil
-	}
-	// BOBYQA stops once a step improves l by less than FtolAbs, which on
-	// flat likelihoods happens short of the maximum. Restart it from the best
-	// point with a smaller trust region and a tolerance of FtolAbs/100 until
-	// a restart gains less than FtolAbs (at most maxRestarts times).
-	const maxRestarts = 4
-	u0 := make([]float64, len(free))
-	for j, i := range free {
-		u0[j] = from(i, start[i])
-	}
-	var status string
-	for round := 0; ; round++ {
-		before := res.LogLik
-		oo := o
-		if o.MaxEvals > 0 {
-			oo.MaxEvals = o.MaxEvals - res.Evaluations
-		}
-		status, err = runBOBYQA(free, oo, from, u0, round > 0, func(u []float64) float64 {
-			if stopErr != nil || interrupted {
-				return math.NaN()
-			}
-			return evaluate(to(u))
-		}, func() bool { return stopErr != nil || interrupted })
-		if interrupted {
-			status, err = StatusInterrupted, nil
-			break
-		}
-		if err != nil || stopErr != nil || res.Theta == nil || round == maxRestarts ||
-			status == "MAXEVAL_REACHED" || res.LogLik-before < o.FtolAbs {
-			break
-		}
-		if o.MaxEvals > 0 && res.Evaluations >= o.MaxEvals {
-			break
-		}
-		for j, i := range free {
-			u0[j] = from(i, best[i])
-		}
-		res.Restarts++
-	}
-	if ferr := finish(status); ferr != nil {
+	status, err := s.rounds()
+	if ferr := s.finish(status); ferr != nil {
 		return nil, ferr
 	}
 	if err != nil && status != "MAXEVAL_REACHED" {
 		// Round-off stops still leave the best point found.
-		res.Status = fmt.Sprintf("%s (%v)", res.Status, err)
+		s.res.Status = fmt.Sprintf("%s (%v)", s.res.Status, err)
 	}
-	return res, nil
+	return s.res, nil
+}
+
+// search is the state of Maximize: the objective, the free parameters
+// (lb < ub) searched as u (log(theta_i) with LogScale), the result so far
+// and what ends the search.
+type search struct {
+	f      Objective
+	o      Options
+	report func(Eval)
+	start  []float64 // the full theta of the start (fixed parameters' values)
+	free   []int
+	res    *Result
+	t0     time.Time
+	// stopErr is the objective's hard error; lastFail is why the last
+	// failed evaluation failed; interrupted is set when Options.Stop (or
+	// an abandoned evaluation) ended the search.
+	stopErr, lastFail error
+	interrupted       bool
+	worst             float64   // the lowest l that succeeded (+Inf: none yet)
+	best              []float64 // the search's best point (res.Theta is its full theta)
+}
+
+// newSearch checks o and returns the search from its start.
+func newSearch(f Objective, o Options, report func(Eval)) (*search, error) {
+	o, start, err := o.checked()
+	if err != nil {
+		return nil, err
+	}
+	s := &search{f: f, o: o, report: report, start: start, worst: math.Inf(1),
+		res: &Result{Start: append([]float64(nil), start...), LogLik: math.Inf(-1)}, t0: time.Now()}
+	for i := range start {
+		if o.Lower[i] != o.Upper[i] {
+			s.free = append(s.free, i)
+		}
+	}
+	return s, nil
+}
+
+// logScaled reports whether parameter i is searched as log(theta_i).
+func (s *search) logScaled(i int) bool { return s.o.LogScale && s.o.Lower[i] > 0 }
+
+// toU returns the value v of parameter i in the search's scale.
+func (s *search) toU(i int, v float64) float64 {
+	if s.logScaled(i) {
+		return math.Log(v)
+	}
+	return v
+}
+
+// thetaOf returns the full theta of the search point u, within the bounds.
+func (s *search) thetaOf(u []float64) []float64 {
+	th := append([]float64(nil), s.start...)
+	for j, i := range s.free {
+		v := u[j]
+		if s.logScaled(i) {
+			v = math.Exp(v)
+		}
+		th[i] = math.Min(math.Max(v, s.o.Lower[i]), s.o.Upper[i])
+	}
+	return th
+}
+
+// halted reports whether the search must end: the objective's hard
+// error or an interruption.
+func (s *search) halted() bool { return s.stopErr != nil || s.interrupted }
+
+// evaluate evaluates f at th (or replays it from Options.Replay), records
+// and reports the evaluation, and returns the value BOBYQA sees: l, a
+// penalty for a failed evaluation, NaN for an abandoned one.
+func (s *search) evaluate(th []float64) float64 {
+	s.res.Evaluations++
+	l, err, replayed, full := s.o.Replay.eval(s.f, th)
+	if errors.Is(err, ErrAbandoned) {
+		s.res.Evaluations--
+		s.interrupted = true
+		return math.NaN()
+	}
+	if replayed {
+		s.res.Replayed++
+	}
+	ev := Eval{N: s.res.Evaluations, Theta: th, LogLik: l, Replayed: replayed, Restart: s.res.Restarts}
+	if s.o.Expand != nil {
+		ev.Search = th
+		switch {
+		case full != nil:
+			ev.Theta = full
+		case !replayed:
+			ev.Theta = s.o.Expand(th)
+		}
+	}
+	s.record(&ev, th, err)
+	ev.Best = s.res.LogLik
+	ev.Time = time.Since(s.t0).Seconds()
+	if s.report != nil && s.stopErr == nil {
+		s.report(ev)
+	}
+	if s.stopErr == nil && s.o.Stop != nil && s.o.Stop() {
+		s.interrupted = true
+	}
+	if ev.Failed != nil {
+		return s.penalty()
+	}
+	return l
+}
+
+// record files the evaluation ev of the search point th, which returned
+// err: a success (finite l, the best so far or not), a failure (a
+// Recoverable error or an l that is not finite: ev.LogLik becomes -Inf and
+// ev.Failed says why) or the objective's hard error, which stops the
+// search.
+func (s *search) record(ev *Eval, th []float64, err error) {
+	l := ev.LogLik
+	var rec *Recoverable
+	switch {
+	case err == nil && !math.IsNaN(l) && !math.IsInf(l, 0):
+		s.worst = math.Min(s.worst, l)
+		if l > s.res.LogLik {
+			s.res.LogLik = l
+			s.res.Theta = ev.Theta
+			s.best = th
+		}
+	case err == nil || errors.As(err, &rec):
+		s.res.Failed++
+		ev.LogLik = math.Inf(-1)
+		if err == nil {
+			err = fmt.Errorf("log-likelihood is %g", l)
+		}
+		ev.Failed, s.lastFail = err, err
+	default:
+		s.stopErr = err
+	}
+}
+
+// penalty is the value BOBYQA sees at a failed point: well below every l
+// seen (worst - 10 (1 + |worst|), or -1e30 before any success), so that
+// the quadratic model steps away from it without being swamped.
+func (s *search) penalty() float64 {
+	if math.IsInf(s.worst, 1) {
+		return -1e30
+	}
+	return s.worst - 10*(1+math.Abs(s.worst))
+}
+
+// finish closes the search with its status and time, or returns why it
+// has no result: the error that stopped it, an interruption before any
+// point was evaluated, or no evaluation that succeeded.
+func (s *search) finish(status string) error {
+	s.res.Status = status
+	s.res.Seconds = time.Since(s.t0).Seconds()
+	switch {
+	case s.stopErr != nil:
+		return s.stopErr
+	case s.res.Theta == nil && s.interrupted:
+		return ErrInterrupted
+	case s.res.Theta == nil:
+		return &NoSuccess{Failed: s.res.Failed, Last: s.lastFail}
+	}
+	return nil
+}
+
+// fixed is the search with every parameter fixed: one evaluation, at the
+// start.
+func (s *search) fixed() (*Result, error) {
+	s.evaluate(s.start)
+	status := "all parameters fixed"
+	if s.interrupted {
+		status = StatusInterrupted
+	}
+	if err := s.finish(status); err != nil {
+		return nil, err
+	}
+	return s.res, nil
+}
+
+// maxRestarts is the most BOBYQA restarts of one search (search.rounds).
+const maxRestarts = 4
+
+// rounds runs BOBYQA from the start and returns its last status and
+// error. BOBYQA stops once a step improves l by less than FtolAbs, which
+// on flat likelihoods happens short of the maximum: rounds restarts it
+// from the best point with a smaller trust region and a tolerance of
+// FtolAbs/100 until a restart gains less than FtolAbs (at most
+// maxRestarts times), MaxEvals is spent, or the search is halted.
+func (s *search) rounds() (status string, err error) {
+	u0 := make([]float64, len(s.free))
+	for j, i := range s.free {
+		u0[j] = s.toU(i, s.start[i])
+	}
+	for round := 0; ; round++ {
+		before := s.res.LogLik
+		oo := s.o
+		if s.o.MaxEvals > 0 {
+			oo.MaxEvals = s.o.MaxEvals - s.res.Evaluations
+		}
+		status, err = runBOBYQA(s.free, oo, s.toU, u0, round > 0, func(u []float64) float64 {
+			if s.halted() {
+				return math.NaN()
+			}
+			return s.evaluate(s.thetaOf(u))
+		}, s.halted)
+		if s.interrupted {
+			return StatusInterrupted, nil
+		}
+		if err != nil || s.stopErr != nil || s.res.Theta == nil || round == maxRestarts ||
+			status == "MAXEVAL_REACHED" || s.res.LogLik-before < s.o.FtolAbs {
+			return status, err
+		}
+		if s.o.MaxEvals > 0 && s.res.Evaluations >= s.o.MaxEvals {
+			return status, err
+		}
+		for j, i := range s.free {
+			u0[j] = s.toU(i, s.best[i])
+		}
+		s.res.Restarts++
+	}
 }
 
 // runBOBYQA runs one BOBYQA search from u0 over the free parameters: the

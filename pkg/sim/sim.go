@@ -37,7 +37,6 @@
 package sim
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"slices"
@@ -45,6 +44,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/config"
 	"github.com/exageostat/exageostat/pkg/kind"
+	"github.com/exageostat/exageostat/pkg/pqueue"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/trace"
 )
@@ -152,22 +152,12 @@ type event struct {
 	n   int32
 }
 
-type eventHeap []event
-
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
-	if h[i].t != h[j].t {
-		return h[i].t < h[j].t
+// eventBefore orders the event queue: by time, then in push order.
+func eventBefore(a, b event) bool {
+	if a.t != b.t {
+		return a.t < b.t
 	}
-	return h[i].seq < h[j].seq
-}
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
+	return a.seq < b.seq
 }
 
 // simulator holds the state of one Run.
@@ -178,9 +168,9 @@ type simulator struct {
 	scale    []float64
 	pending  []int32 // per node: dependencies not yet ended
 	succ     [][]int32
-	xready   [][]int32 // per sending rank: ready transfers, same order as rankModel.ready
-	cands    candHeap  // scratch of startTransfers
-	events   eventHeap
+	xready   [][]int32           // per sending rank: ready transfers, same order as rankModel.ready
+	cands    *pqueue.Queue[cand] // scratch of startTransfers
+	events   *pqueue.Queue[event]
 	seq      int64
 	start    []float64
 	end      []float64
@@ -222,7 +212,10 @@ func newSimulator(g *runtime.Graph, c config.Cluster) (*simulator, error) {
 		g: g, kindID: make([]int32, n), scale: make([]float64, n), pending: make([]int32, n),
 		succ: make([][]int32, n), start: make([]float64, n), end: make([]float64, n),
 		worker: make([]int32, n), touched: make([]bool, g.Ranks), xready: make([][]int32, g.Ranks),
+		events: pqueue.New(eventBefore),
 	}
+	// Transfer candidates: highest priority first, then in submission order.
+	s.cands = pqueue.New(func(a, b cand) bool { return s.before(a.n, b.n) })
 	// Kind ids, in order of first appearance, and the largest flop count of
 	// each kind.
 	ids := map[string]int32{}
@@ -356,7 +349,7 @@ func (s *simulator) makeReady(n int32) {
 
 func (s *simulator) push(t float64, n int32) {
 	s.seq++
-	heap.Push(&s.events, event{t: t, seq: s.seq, n: n})
+	s.events.Push(event{t: t, seq: s.seq, n: n})
 }
 
 func (s *simulator) run() {
@@ -368,13 +361,13 @@ func (s *simulator) run() {
 	now := 0.0
 	for {
 		s.schedule(now)
-		if len(s.events) == 0 {
+		if s.events.Len() == 0 {
 			return
 		}
-		now = s.events[0].t
+		now = s.events.Peek().t
 		s.now = now
-		for len(s.events) > 0 && s.events[0].t == now {
-			e := heap.Pop(&s.events).(event)
+		for s.events.Len() > 0 && s.events.Peek().t == now {
+			e := s.events.Pop()
 			nd := &s.g.Nodes[e.n]
 			if id := s.kindID[e.n]; id == barrierID {
 				// no resource frees
@@ -414,15 +407,15 @@ func (s *simulator) schedule(now float64) {
 // candidates, until none is left: the same choice as a scan of all ready
 // transfers in order, without scanning the queues of busy senders.
 func (s *simulator) startTransfers(now float64) {
-	h := &s.cands
-	h.s, h.c = s, h.c[:0]
+	h := s.cands
+	h.Reset()
 	// next pushes the first transfer of src's queue from position from on
 	// whose receiver's link is free.
 	next := func(src, from int) {
 		q := s.xready[src]
 		for i := from; i < len(q); i++ {
 			if n := q[i]; n >= 0 && s.ranks[s.g.Nodes[n].Rank].inFree <= now {
-				heap.Push(h, cand{n: n, src: src, pos: i})
+				h.Push(cand{n: n, src: src, pos: i})
 				return
 			}
 		}
@@ -434,7 +427,7 @@ func (s *simulator) startTransfers(now float64) {
 	}
 	started := false
 	for h.Len() > 0 {
-		c := heap.Pop(h).(cand)
+		c := h.Pop()
 		nd := &s.g.Nodes[c.n]
 		src, dst := &s.ranks[c.src], &s.ranks[nd.Rank]
 		if dst.inFree > now { // taken by a better candidate in this round
@@ -463,23 +456,6 @@ func (s *simulator) startTransfers(now float64) {
 type cand struct {
 	n        int32
 	src, pos int
-}
-
-// candHeap orders candidates highest priority first, then in submission
-// order.
-type candHeap struct {
-	s *simulator
-	c []cand
-}
-
-func (h *candHeap) Len() int           { return len(h.c) }
-func (h *candHeap) Less(i, j int) bool { return h.s.before(h.c[i].n, h.c[j].n) }
-func (h *candHeap) Swap(i, j int)      { h.c[i], h.c[j] = h.c[j], h.c[i] }
-func (h *candHeap) Push(x any)         { h.c = append(h.c, x.(cand)) }
-func (h *candHeap) Pop() any {
-	c := h.c[len(h.c)-1]
-	h.c = h.c[:len(h.c)-1]
-	return c
 }
 
 // startTasks runs a scheduling round of rank r at time now (see the package

@@ -1,12 +1,13 @@
 package trace
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/exageostat/exageostat/pkg/pqueue"
 )
 
 // Sink receives a runtime's trace events as they happen (runtime.Options
@@ -32,7 +33,7 @@ type Sink interface {
 // their time. Transfers are marked when they complete.
 type Stream struct {
 	mu      sync.Mutex // pend, holds, seq
-	pend    pointHeap
+	pend    *pqueue.Queue[point]
 	holds   map[int]int64
 	seq     uint64
 	flushMu sync.Mutex // the encoder and the file
@@ -66,7 +67,7 @@ func createStream(path string, rank, limit int, every time.Duration) (*Stream, e
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
-	s := &Stream{holds: map[int]int64{}, enc: newPajeEncoder(), f: f, kick: make(chan struct{}, 1),
+	s := &Stream{pend: pqueue.New(pointBefore), holds: map[int]int64{}, enc: newPajeEncoder(), f: f, kick: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{}), limit: limit, every: every}
 	s.enc.b.WriteString(pajeHeader)
 	s.enc.rank(rank, sec(0))
@@ -112,7 +113,7 @@ func (s *Stream) Add(e Event) {
 	}
 	var ps [3]point
 	for _, p := range points(ps[:0], e, &s.seq) {
-		heap.Push(&s.pend, p)
+		s.pend.Push(p)
 	}
 	full := s.pend.Len() > s.limit
 	s.mu.Unlock()
@@ -137,12 +138,12 @@ func (s *Stream) flush(final bool) {
 		}
 	}
 	var out []point
-	for s.pend.Len() > 0 && s.pend[0].t <= mark {
-		out = append(out, heap.Pop(&s.pend).(point))
+	for s.pend.Len() > 0 && s.pend.Peek().t <= mark {
+		out = append(out, s.pend.Pop())
 	}
 	if s.pend.Len() > s.limit {
 		for s.pend.Len() > s.limit/2 {
-			out = append(out, heap.Pop(&s.pend).(point))
+			out = append(out, s.pend.Pop())
 		}
 	}
 	s.mu.Unlock()
@@ -173,21 +174,10 @@ func (s *Stream) Close() error {
 	return s.err
 }
 
-// pointHeap is a min-heap of points by time, then sequence.
-type pointHeap []point
-
-func (h pointHeap) Len() int { return len(h) }
-func (h pointHeap) Less(i, j int) bool {
-	if h[i].t != h[j].t {
-		return h[i].t < h[j].t
+// pointBefore orders the pending points: by time, then sequence.
+func pointBefore(a, b point) bool {
+	if a.t != b.t {
+		return a.t < b.t
 	}
-	return h[i].seq < h[j].seq
-}
-func (h pointHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *pointHeap) Push(x any)   { *h = append(*h, x.(point)) }
-func (h *pointHeap) Pop() any {
-	old := *h
-	p := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return p
+	return a.seq < b.seq
 }
