@@ -48,7 +48,7 @@ func PinBench(o LikelihoodOptions, pin func(*runtime.Options), note string) (*Pi
 	kernels.DefaultThreads().SetThreads(1)
 	var evs [2]*likelihood.Evaluator // 0: pinned, 1: not
 	for i := range evs {
-		ro := runtime.Options{Workers: o.Workers, Trace: true}
+		ro := runtime.Options{Workers: o.Workers, Trace: true, TaskCPU: true} // busy CPU time
 		if o.Place != nil {
 			o.Place(&ro)
 		}

@@ -179,7 +179,8 @@ func newRuntime(w comm.Comm, workers int, trace bool) (*runtime.Runtime, error) 
 // phase-overlap switches ov (nil: all on) and options pl (placement,
 // trace).
 func newRuntimeWith(w comm.Comm, workers int, trace bool, ov *likelihood.Overlap, pl ...runtimeOption) (*runtime.Runtime, error) {
-	ro := runtime.Options{Workers: workers, Trace: trace, Comm: w}
+	// A traced job reports its busy times in CPU time too (TaskCPU).
+	ro := runtime.Options{Workers: workers, Trace: trace, TaskCPU: trace, Comm: w}
 	for _, p := range pl {
 		p.apply(&ro)
 	}

@@ -14,7 +14,7 @@ import (
 func TestStatsBusy(t *testing.T) {
 	p := problem(400, 9)
 	for _, a := range []Approx{{}, {Computation: TLR, Accuracy: 1e-9}, {Computation: MP, Band: 1}} {
-		rt := runtime.New(runtime.Options{Workers: 2, Trace: true})
+		rt := runtime.New(runtime.Options{Workers: 2, Trace: true, TaskCPU: true})
 		ev, err := NewWith(p, rt, Options{NB: 50, Approx: a})
 		if err != nil {
 			t.Fatal(err)

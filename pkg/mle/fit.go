@@ -199,7 +199,7 @@ func Fit(d *dataset.Data, o FitOptions, report func(Step)) (*FitResult, error) {
 // newRuntime returns the runtime of a fit that brings none: o.Workers
 // workers, traced, with o.Overlap's runtime options.
 func (o FitOptions) newRuntime() *runtime.Runtime {
-	ro := runtime.Options{Workers: o.Workers, Trace: true}
+	ro := runtime.Options{Workers: o.Workers, Trace: true, TaskCPU: true}
 	if o.Overlap != nil {
 		ro = o.Overlap.RuntimeOptions(ro)
 	}
