@@ -12,12 +12,12 @@ import (
 
 // vecchiaResult is the part of fit's JSON the Vecchia tests read.
 type vecchiaResult struct {
-	Theta   []float64 `json:"theta"`
-	LogLik  float64   `json:"loglik"`
-	Status  string    `json:"status"`
-	StdErr  []float64 `json:"stderr"`
-	MSPE    float64   `json:"mspe"`
-	Steps   []struct {
+	Theta  []float64 `json:"theta"`
+	LogLik float64   `json:"loglik"`
+	Status string    `json:"status"`
+	StdErr []float64 `json:"stderr"`
+	MSPE   float64   `json:"mspe"`
+	Steps  []struct {
 		Wall        float64         `json:"wall"`
 		Gen         float64         `json:"gen"`
 		Chol        float64         `json:"chol"`
