@@ -18,13 +18,16 @@ import (
 
 // VecchiaSummary describes a Vecchia fit in its result.
 type VecchiaSummary struct {
-	M      int     `json:"m"`     // conditioning set size of the final stage
-	Order  string  `json:"order"` // the ordering (or "file")
-	Sets   string  `json:"sets,omitempty"`
-	Blocks int     `json:"blocks"`          // blocks of the final stage's grouping
-	Stages []int   `json:"stages"`          // m of each stage of the search
-	Search string  `json:"search"`          // fisher, bobyqa-log, bobyqa-linear
-	Prep   float64 `json:"prepare_seconds"` // data, ordering, neighbours and grouping
+	M      int    `json:"m"`     // conditioning set size of the final stage
+	Order  string `json:"order"` // the ordering (or "file")
+	Sets   string `json:"sets,omitempty"`
+	Blocks int    `json:"blocks"` // blocks of the final stage's grouping
+	// Grouping: blocks (Guinness's grouped likelihood) or none (one
+	// conditional per location: GpGp's vecchia_meanzero_loglik).
+	Grouping string  `json:"grouping"`
+	Stages   []int   `json:"stages"`          // m of each stage of the search
+	Search   string  `json:"search"`          // fisher, bobyqa-log, bobyqa-linear
+	Prep     float64 `json:"prepare_seconds"` // data, ordering, neighbours and grouping
 	// The parts of Prep: the ordering, the sets, the plans (grouping).
 	OrderSeconds float64 `json:"order_seconds"`
 	SetsSeconds  float64 `json:"sets_seconds"`
@@ -163,7 +166,10 @@ func (st *vecchiaStages) stages() []*vecchia.Prepared {
 // summary describes the stages.
 func (st *vecchiaStages) summary(cfg config.Fit, prep float64) *VecchiaSummary {
 	s := &VecchiaSummary{M: st.final.Plan.M, Order: cfg.Vecchia.Order, Sets: cfg.Vecchia.Sets, Blocks: st.final.Plan.NumBlocks(),
-		Search: vecchiaSearch(cfg), Prep: prep}
+		Search: vecchiaSearch(cfg), Prep: prep, Grouping: "blocks"}
+	if cfg.Vecchia.Ungrouped() {
+		s.Grouping = "none"
+	}
 	if cfg.Vecchia.Sets != "" {
 		s.Order = "file"
 	}
