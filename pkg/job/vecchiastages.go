@@ -3,6 +3,7 @@ package job
 import (
 	"errors"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/comm"
@@ -40,6 +41,13 @@ type vecchiaStages struct {
 	coarse, final *vecchia.Prepared
 	evs           map[*vecchia.Prepared]*vecchia.Evaluator
 	free          []bool
+	// The last evaluation: its stage, theta, whether it has the gradient,
+	// and its result (the estimate's evaluation after the search is
+	// usually the search's last).
+	lastP     *vecchia.Prepared
+	lastTheta []float64
+	lastGrad  bool
+	last      *vecchia.Result
 }
 
 // newVecchiaStages orders problem pr and finds its conditioning sets in
@@ -132,9 +140,19 @@ func truncateSets(s *neighbors.Sets, m int) *neighbors.Sets {
 }
 
 // eval evaluates the Vecchia likelihood of stage p at theta (with the
-// gradient and information when grad is set).
+// gradient and information when grad is set). The same stage at the
+// same theta as the last evaluation returns its result (every rank
+// makes the same calls: they all skip it).
 func (st *vecchiaStages) eval(p *vecchia.Prepared, theta []float64, grad bool) (*vecchia.Result, error) {
-	return st.evs[p].Eval(theta, vecchia.Want{Grad: grad, Free: st.free})
+	if st.last != nil && p == st.lastP && (st.lastGrad || !grad) && slices.Equal(theta, st.lastTheta) {
+		return st.last, nil
+	}
+	r, err := st.evs[p].Eval(theta, vecchia.Want{Grad: grad, Free: st.free})
+	st.last, st.lastP, st.lastTheta, st.lastGrad = nil, p, slices.Clone(theta), grad
+	if err == nil {
+		st.last = r
+	}
+	return r, err
 }
 
 // stages returns the plans the search runs, coarse first.

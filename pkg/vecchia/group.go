@@ -50,6 +50,13 @@ type Grouping struct {
 	// TaskWork is the modelled work of one task, in the cost model's
 	// flops (0: DefaultTaskWork, a few milliseconds on one core).
 	TaskWork float64
+	// Region is the number of locations per region of the merge (0:
+	// DefaultRegion; see Group): a location joins blocks of its own
+	// region only, and the regions are merged in parallel.
+	Region int
+	// Workers is how many threads merge the regions (0: one). The blocks
+	// do not depend on it.
+	Workers int
 }
 
 // Defaults of Grouping.
@@ -59,6 +66,7 @@ const (
 	DefaultGrad     = 8
 	DefaultTries    = 3
 	DefaultTaskWork = 4e7
+	DefaultRegion   = 8192
 )
 
 func (g Grouping) withDefaults() Grouping {
@@ -77,6 +85,9 @@ func (g Grouping) withDefaults() Grouping {
 	if g.TaskWork <= 0 {
 		g.TaskWork = DefaultTaskWork
 	}
+	if g.Region <= 0 {
+		g.Region = DefaultRegion
+	}
 	return g
 }
 
@@ -90,32 +101,100 @@ func (g Grouping) cost(u, r int) float64 {
 // conditioning sets: row i of the flat sets (stride m, entries < i,
 // nearest first, -1 after the last) is location i's set.
 //
-// The merge is greedy, in the ordering: location i joins the block of one
-// of its Tries nearest conditioning points when that lowers the modelled
+// The locations are first split into regions (regions): the first K =
+// max(1, n/Region) locations are the roots, and every later location
+// belongs to the region of its nearest conditioning point; K depends on
+// n and Region only. Within a region the merge is greedy, in the
+// ordering: location i joins the block of one of its Tries nearest
+// conditioning points of the same region when that lowers the modelled
 // cost (cost(U + U_i) <= cost(U) + cost(U_i), U_i = {i} and its set, the
 // block with the largest saving wins, ties to the nearest point) and the
-// block stays within MaxSize members; otherwise it starts a block. Blocks
-// are numbered in the order of their first location. The result depends
-// only on the sets: deterministic.
+// block stays within MaxSize members; otherwise it starts a block. The
+// regions are grouped by g.Workers threads at once, each region by one;
+// blocks are numbered in the order of their first location. The result
+// depends only on the sets and Region, not on the workers: deterministic.
 func Group(n, m int, sets []int32, g Grouping) (*Blocks, error) {
 	if len(sets) != n*m {
 		return nil, fmt.Errorf("vecchia: %d set entries for %d locations of %d neighbours", len(sets), n, m)
 	}
 	g = g.withDefaults()
-	own := make([]int32, n) // block of each location
-	var members [][]int32   // sorted members of each block (responses not marked)
-	var resp []int32        // responses per block
-	ui := make([]int32, 0, m+1)
-	var best []int32
+	rg, err := regions(n, m, sets, g.Region)
+	if err != nil {
+		return nil, err
+	}
+	own := make([]int32, n) // block of each location, within its region
+	groups := make([][]group, rg.count())
+	parallel(rg.count(), g.Workers, func(r int) { groups[r] = g.region(rg, int32(r), m, sets, own) })
+	return pack(n, rg.root, groups), nil
+}
+
+// group is one block while Group merges: its sorted members and its
+// responses, in increasing order.
+type group struct {
+	members, resp []int32
+}
+
+// regionSet is the split of the locations into regions: root[i] is
+// location i's region, and loc[start[r]:start[r+1]] are region r's
+// locations in increasing order.
+type regionSet struct {
+	root  []int32
+	loc   []int32
+	start []int32
+}
+
+func (rg *regionSet) count() int { return len(rg.start) - 1 }
+
+// regions splits the n locations into max(1, n/size) regions: the first
+// K locations are the roots of their own region, and location i >= K
+// belongs to the region of the first member of its set (its nearest
+// conditioning point; region 0 for an empty set). It checks that every
+// set holds earlier locations only.
+func regions(n, m int, sets []int32, size int) (*regionSet, error) {
+	k := max(1, n/size)
+	rg := &regionSet{root: make([]int32, n), loc: make([]int32, n), start: make([]int32, k+1)}
 	for i := 0; i < n; i++ {
 		row := sets[i*m : (i+1)*m]
-		ui = append(ui[:0], int32(i))
 		for _, j := range row {
 			if j < 0 {
 				break
 			}
 			if j >= int32(i) {
 				return nil, fmt.Errorf("vecchia: the set of location %d holds %d, not an earlier location", i, j)
+			}
+		}
+		switch {
+		case i < k:
+			rg.root[i] = int32(i)
+		case m > 0 && row[0] >= 0:
+			rg.root[i] = rg.root[row[0]]
+		}
+		rg.start[rg.root[i]+1]++
+	}
+	for r := 0; r < k; r++ {
+		rg.start[r+1] += rg.start[r]
+	}
+	fill := slices.Clone(rg.start[:k])
+	for i, r := range rg.root {
+		rg.loc[fill[r]] = int32(i)
+		fill[r]++
+	}
+	return rg, nil
+}
+
+// region merges region r's locations into blocks (Group), in the order
+// of their first location, and sets own of each of them to its block's
+// index among them.
+func (g Grouping) region(rg *regionSet, r int32, m int, sets []int32, own []int32) []group {
+	var blocks []group
+	ui := make([]int32, 0, m+1)
+	var best []int32
+	for _, i := range rg.loc[rg.start[r]:rg.start[r+1]] {
+		row := sets[int(i)*m : int(i+1)*m]
+		ui = append(ui[:0], i)
+		for _, j := range row {
+			if j < 0 {
+				break
 			}
 			ui = append(ui, j)
 		}
@@ -124,31 +203,36 @@ func Group(n, m int, sets []int32, g Grouping) (*Blocks, error) {
 		if !g.Off {
 			ci := g.cost(len(ui), 1)
 			for t := 0; t < g.Tries && t < m && row[t] >= 0; t++ {
+				if rg.root[row[t]] != r {
+					continue
+				}
 				b := own[row[t]]
 				if b == target {
 					continue
 				}
-				u := unionSize(members[b], ui)
+				bk := &blocks[b]
+				u := unionSize(bk.members, ui)
 				if u > g.MaxSize {
 					continue
 				}
-				if s := g.cost(len(members[b]), int(resp[b])) + ci - g.cost(u, int(resp[b])+1); s >= 0 && (target < 0 || s > gain) {
+				nr := len(bk.resp)
+				if s := g.cost(len(bk.members), nr) + ci - g.cost(u, nr+1); s >= 0 && (target < 0 || s > gain) {
 					target, gain = b, s
 				}
 			}
 		}
 		if target < 0 {
-			own[i] = int32(len(members))
-			members = append(members, slices.Clone(ui))
-			resp = append(resp, 1)
+			own[i] = int32(len(blocks))
+			blocks = append(blocks, group{members: slices.Clone(ui), resp: []int32{i}})
 			continue
 		}
 		own[i] = target
-		best = mergeSorted(best[:0], members[target], ui)
-		members[target] = append(members[target][:0], best...)
-		resp[target]++
+		bk := &blocks[target]
+		best = mergeSorted(best[:0], bk.members, ui)
+		bk.members = append(bk.members[:0], best...)
+		bk.resp = append(bk.resp, i)
 	}
-	return pack(n, own, members), nil
+	return blocks
 }
 
 // unionSize returns |a ∪ b| for sorted a and b (a merge of the two).
@@ -186,23 +270,35 @@ func mergeSorted(dst, a, b []int32) []int32 {
 	return dst
 }
 
-// pack flattens the blocks, marking each location as the response of
-// its own block.
-func pack(n int, own []int32, members [][]int32) *Blocks {
-	total := 0
-	for _, mb := range members {
-		total += len(mb)
+// pack flattens the regions' blocks in the order of their first
+// location, marking each location as the response of its own block.
+func pack(n int, root []int32, groups [][]group) *Blocks {
+	total, nb := 0, 0
+	for _, gr := range groups {
+		nb += len(gr)
+		for _, b := range gr {
+			total += len(b.members)
+		}
 	}
-	bl := &Blocks{Idx: make([]int32, 0, total), Start: make([]int64, 1, len(members)+1)}
-	for b, mb := range members {
-		for _, v := range mb {
-			if own[v] == int32(b) {
+	bl := &Blocks{Idx: make([]int32, 0, total), Start: make([]int64, 1, nb+1)}
+	cur := make([]int, len(groups))
+	for i := 0; i < n; i++ {
+		r := root[i]
+		if cur[r] == len(groups[r]) || groups[r][cur[r]].resp[0] != int32(i) {
+			continue
+		}
+		b := &groups[r][cur[r]]
+		cur[r]++
+		k := 0
+		for _, v := range b.members {
+			if k < len(b.resp) && b.resp[k] == v {
 				v = ^v
+				k++
 			}
 			bl.Idx = append(bl.Idx, v)
 		}
 		bl.Start = append(bl.Start, int64(len(bl.Idx)))
+		*b = group{}
 	}
-	_ = n
 	return bl
 }

@@ -3,6 +3,8 @@ package vecchia
 import (
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
@@ -101,7 +103,7 @@ func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Groupin
 		return nil, err
 	}
 	p.Blocks = expand(lb, per)
-	p.RMin = closest(p.Metric, p.Pts, per, m, sets)
+	p.RMin = closest(p.Metric, p.Pts, per, m, sets, g.Workers)
 	p.RMax = matern.MaxDistance(p.Metric, p.Pts)
 	for b := 0; b < p.Blocks.Len(); b++ {
 		u, r := p.Blocks.Size(b)
@@ -178,24 +180,52 @@ func expand(b *Blocks, per int) *Blocks {
 // a member of its conditioning set: the closest pair of distinct
 // locations when the sets hold the nearest earlier locations (the
 // closest pair's later point has the other as its nearest earlier one).
-// It returns 0 when every distance is 0.
-func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32) float64 {
-	best := math.Inf(1)
+// It returns 0 when every distance is 0. workers threads share the
+// locations (a minimum: the same value for any number).
+func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32, workers int) float64 {
 	n := len(sets) / max(m, 1)
-	for i := 0; i < n; i++ {
-		for _, j := range sets[i*m : (i+1)*m] {
-			if j < 0 {
-				break
-			}
-			if d := matern.Distance(metric, pts, per*i, pts, per*int(j)); d > 0 && d < best {
-				best = d
+	const chunk = 1 << 14
+	chunks := (n + chunk - 1) / chunk
+	least := make([]float64, chunks)
+	parallel(chunks, workers, func(c int) {
+		best := math.Inf(1)
+		for i := c * chunk; i < min(n, (c+1)*chunk); i++ {
+			for _, j := range sets[i*m : (i+1)*m] {
+				if j < 0 {
+					break
+				}
+				if d := matern.Distance(metric, pts, per*i, pts, per*int(j)); d > 0 && d < best {
+					best = d
+				}
 			}
 		}
+		least[c] = best
+	})
+	best := math.Inf(1)
+	for _, d := range least {
+		best = min(best, d)
 	}
 	if math.IsInf(best, 1) {
 		return 0
 	}
 	return best
+}
+
+// parallel runs fn(0) .. fn(count-1) on workers threads (at least one),
+// each taking the next index.
+func parallel(count, workers int, fn func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(workers, 1), count) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := int(next.Add(1)) - 1; k < count; k = int(next.Add(1)) - 1 {
+				fn(k)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // cutTasks cuts the blocks into consecutive runs of about target flops
