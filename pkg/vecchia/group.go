@@ -125,7 +125,7 @@ func Group(n, m int, sets []int32, g Grouping) (*Blocks, error) {
 	own := make([]int32, n) // block of each location, within its region
 	groups := make([][]group, rg.count())
 	parallel(rg.count(), g.Workers, func(r int) { groups[r] = g.region(rg, int32(r), m, sets, own) })
-	return pack(n, rg.root, groups), nil
+	return pack(n, rg.root, groups, g.Workers), nil
 }
 
 // group is one block while Group merges: its sorted members and its
@@ -271,34 +271,44 @@ func mergeSorted(dst, a, b []int32) []int32 {
 }
 
 // pack flattens the regions' blocks in the order of their first
-// location, marking each location as the response of its own block.
-func pack(n int, root []int32, groups [][]group) *Blocks {
-	total, nb := 0, 0
+// location, marking each location as the response of its own block:
+// the order and the offsets first, then the copies by workers threads in
+// chunks of blocks (the same result for any number).
+func pack(n int, root []int32, groups [][]group, workers int) *Blocks {
+	type ref struct{ r, k int32 }
+	nb := 0
 	for _, gr := range groups {
 		nb += len(gr)
-		for _, b := range gr {
-			total += len(b.members)
-		}
 	}
-	bl := &Blocks{Idx: make([]int32, 0, total), Start: make([]int64, 1, nb+1)}
-	cur := make([]int, len(groups))
+	order := make([]ref, 0, nb)
+	start := make([]int64, 1, nb+1)
+	cur := make([]int32, len(groups))
 	for i := 0; i < n; i++ {
 		r := root[i]
-		if cur[r] == len(groups[r]) || groups[r][cur[r]].resp[0] != int32(i) {
+		gr := groups[r]
+		if int(cur[r]) == len(gr) || gr[cur[r]].resp[0] != int32(i) {
 			continue
 		}
-		b := &groups[r][cur[r]]
+		order = append(order, ref{r, cur[r]})
+		start = append(start, start[len(start)-1]+int64(len(gr[cur[r]].members)))
 		cur[r]++
-		k := 0
-		for _, v := range b.members {
-			if k < len(b.resp) && b.resp[k] == v {
-				v = ^v
-				k++
-			}
-			bl.Idx = append(bl.Idx, v)
-		}
-		bl.Start = append(bl.Start, int64(len(bl.Idx)))
-		*b = group{}
 	}
+	bl := &Blocks{Idx: make([]int32, start[nb]), Start: start}
+	const chunk = 4096
+	parallel((nb+chunk-1)/chunk, workers, func(c int) {
+		for b := c * chunk; b < min(nb, (c+1)*chunk); b++ {
+			g := &groups[order[b].r][order[b].k]
+			dst := bl.Idx[start[b]:start[b+1]]
+			k := 0
+			for q, v := range g.members {
+				if k < len(g.resp) && g.resp[k] == v {
+					v = ^v
+					k++
+				}
+				dst[q] = v
+			}
+			*g = group{}
+		}
+	})
 	return bl
 }

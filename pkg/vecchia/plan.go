@@ -188,8 +188,13 @@ func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32, 
 	chunks := (n + chunk - 1) / chunk
 	least := make([]float64, chunks)
 	parallel(chunks, workers, func(c int) {
+		lo, hi := c*chunk, min(n, (c+1)*chunk)
+		if metric == matern.Euclidean && pts.Z == nil {
+			least[c] = closestPlanar(pts, per, m, sets, lo, hi)
+			return
+		}
 		best := math.Inf(1)
-		for i := c * chunk; i < min(n, (c+1)*chunk); i++ {
+		for i := lo; i < hi; i++ {
 			for _, j := range sets[i*m : (i+1)*m] {
 				if j < 0 {
 					break
@@ -209,6 +214,28 @@ func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32, 
 		return 0
 	}
 	return best
+}
+
+// closestPlanar is closest's minimum over locations lo..hi-1 for planar
+// Euclidean points: the smallest nonzero squared distance, then its root
+// (the same value as the smallest nonzero distance: the square root is
+// correctly rounded and monotone).
+func closestPlanar(pts matern.Points, per, m int, sets []int32, lo, hi int) float64 {
+	best := math.Inf(1)
+	x, y := pts.X, pts.Y
+	for i := lo; i < hi; i++ {
+		xi, yi := x[per*i], y[per*i]
+		for _, j := range sets[i*m : (i+1)*m] {
+			if j < 0 {
+				break
+			}
+			dx, dy := xi-x[per*int(j)], yi-y[per*int(j)]
+			if d2 := dx*dx + dy*dy; d2 > 0 && d2 < best {
+				best = d2
+			}
+		}
+	}
+	return math.Sqrt(best)
 }
 
 // parallel runs fn(0) .. fn(count-1) on workers threads (at least one),
