@@ -13,6 +13,10 @@ import (
 type Blocks struct {
 	Idx   []int32
 	Start []int64
+	// Chunks are the first block of each chunk of Grouping.Chunk
+	// locations (and the number of blocks last): a block never spans two
+	// chunks.
+	Chunks []int
 }
 
 // Len returns the number of blocks.
@@ -50,6 +54,13 @@ type Grouping struct {
 	// TaskWork is the modelled work of one task, in the cost model's
 	// flops (0: DefaultTaskWork, a few milliseconds on one core).
 	TaskWork float64
+	// Chunk is the number of consecutive ordered locations grouped
+	// apart (0: n/64 for n locations, within MinChunk .. MaxChunk): a
+	// location joins only blocks begun in its own chunk, tasks and groups
+	// of tasks never span two chunks, and a rank of a distributed run
+	// prepares and evaluates whole chunks (Distribute). The plan does not
+	// depend on the number of ranks or workers.
+	Chunk int
 }
 
 // Defaults of Grouping.
@@ -59,6 +70,8 @@ const (
 	DefaultGrad     = 8
 	DefaultTries    = 3
 	DefaultTaskWork = 4e7
+	MinChunk        = 1024
+	MaxChunk        = 4096
 )
 
 func (g Grouping) withDefaults() Grouping {
@@ -80,6 +93,14 @@ func (g Grouping) withDefaults() Grouping {
 	return g
 }
 
+// chunk returns the chunk size of the grouping of n locations.
+func (g Grouping) chunk(n int) int {
+	if g.Chunk > 0 {
+		return g.Chunk
+	}
+	return min(MaxChunk, max(MinChunk, (n+63)/64))
+}
+
 // cost is the cost model of a block of u members and r responses.
 func (g Grouping) cost(u, r int) float64 {
 	fu, fr := float64(u), float64(r)
@@ -90,32 +111,53 @@ func (g Grouping) cost(u, r int) float64 {
 // conditioning sets: row i of the flat sets (stride m, entries < i,
 // nearest first, -1 after the last) is location i's set.
 //
-// The merge is greedy, in the ordering: location i joins the block of one
-// of its Tries nearest conditioning points when that lowers the modelled
-// cost (cost(U + U_i) <= cost(U) + cost(U_i), U_i = {i} and its set, the
-// block with the largest saving wins, ties to the nearest point) and the
-// block stays within MaxSize members; otherwise it starts a block. Blocks
-// are numbered in the order of their first location. The result depends
-// only on the sets: deterministic.
+// The merge is greedy, in the ordering, chunk by chunk (Grouping.Chunk
+// locations): location i joins the block of one of its Tries nearest
+// conditioning points, when that block was begun in i's chunk, if that
+// lowers the modelled cost (cost(U + U_i) <= cost(U) + cost(U_i), U_i =
+// {i} and its set, the block with the largest saving wins, ties to the
+// nearest point) and the block stays within MaxSize members; otherwise it
+// starts a block. Blocks are numbered in the order of their first
+// location. The result depends only on the sets: deterministic.
 func Group(n, m int, sets []int32, g Grouping) (*Blocks, error) {
 	if len(sets) != n*m {
 		return nil, fmt.Errorf("vecchia: %d set entries for %d locations of %d neighbours", len(sets), n, m)
 	}
+	return groupChunks(0, n, m, sets, g.chunk(n), g)
+}
+
+// groupChunks groups the locations lo..hi-1 (lo at a chunk's start),
+// rows their sets (stride m), chunk by chunk of size chunk.
+func groupChunks(lo, hi, m int, rows []int32, chunk int, g Grouping) (*Blocks, error) {
 	g = g.withDefaults()
-	own := make([]int32, n) // block of each location
-	var members [][]int32   // sorted members of each block (responses not marked)
-	var resp []int32        // responses per block
+	out := &Blocks{Start: []int64{0}, Chunks: []int{0}}
+	for c0 := lo; c0 < hi; c0 += chunk {
+		c1 := min(hi, c0+chunk)
+		if err := groupChunk(out, c0, c1, m, rows[(c0-lo)*m:(c1-lo)*m], g); err != nil {
+			return nil, err
+		}
+		out.Chunks = append(out.Chunks, out.Len())
+	}
+	return out, nil
+}
+
+// groupChunk appends to out the blocks of the locations lo..hi-1, rows
+// their sets (stride m).
+func groupChunk(out *Blocks, lo, hi, m int, rows []int32, g Grouping) error {
+	own := make([]int32, hi-lo) // block of each location (in the chunk)
+	var members [][]int32       // sorted members of each block (responses not marked)
+	var resp []int32            // responses per block
 	ui := make([]int32, 0, m+1)
 	var best []int32
-	for i := 0; i < n; i++ {
-		row := sets[i*m : (i+1)*m]
+	for i := lo; i < hi; i++ {
+		row := rows[(i-lo)*m : (i-lo+1)*m]
 		ui = append(ui[:0], int32(i))
 		for _, j := range row {
 			if j < 0 {
 				break
 			}
 			if j >= int32(i) {
-				return nil, fmt.Errorf("vecchia: the set of location %d holds %d, not an earlier location", i, j)
+				return fmt.Errorf("vecchia: the set of location %d holds %d, not an earlier location", i, j)
 			}
 			ui = append(ui, j)
 		}
@@ -124,7 +166,10 @@ func Group(n, m int, sets []int32, g Grouping) (*Blocks, error) {
 		if !g.Off {
 			ci := g.cost(len(ui), 1)
 			for t := 0; t < g.Tries && t < m && row[t] >= 0; t++ {
-				b := own[row[t]]
+				if row[t] < int32(lo) {
+					continue // a block of an earlier chunk
+				}
+				b := own[row[t]-int32(lo)]
 				if b == target {
 					continue
 				}
@@ -138,17 +183,18 @@ func Group(n, m int, sets []int32, g Grouping) (*Blocks, error) {
 			}
 		}
 		if target < 0 {
-			own[i] = int32(len(members))
+			own[i-lo] = int32(len(members))
 			members = append(members, slices.Clone(ui))
 			resp = append(resp, 1)
 			continue
 		}
-		own[i] = target
+		own[i-lo] = target
 		best = mergeSorted(best[:0], members[target], ui)
 		members[target] = append(members[target][:0], best...)
 		resp[target]++
 	}
-	return pack(n, own, members), nil
+	pack(out, lo, own, members)
+	return nil
 }
 
 // unionSize returns |a ∪ b| for sorted a and b (a merge of the two).
@@ -186,23 +232,21 @@ func mergeSorted(dst, a, b []int32) []int32 {
 	return dst
 }
 
-// pack flattens the blocks, marking each location as the response of
-// its own block.
-func pack(n int, own []int32, members [][]int32) *Blocks {
+// pack appends the blocks of a chunk beginning at location lo to out,
+// marking each location as the response of its own block.
+func pack(out *Blocks, lo int, own []int32, members [][]int32) {
 	total := 0
 	for _, mb := range members {
 		total += len(mb)
 	}
-	bl := &Blocks{Idx: make([]int32, 0, total), Start: make([]int64, 1, len(members)+1)}
+	out.Idx = slices.Grow(out.Idx, total)
 	for b, mb := range members {
 		for _, v := range mb {
-			if own[v] == int32(b) {
+			if v >= int32(lo) && own[v-int32(lo)] == int32(b) {
 				v = ^v
 			}
-			bl.Idx = append(bl.Idx, v)
+			out.Idx = append(out.Idx, v)
 		}
-		bl.Start = append(bl.Start, int64(len(bl.Idx)))
+		out.Start = append(out.Start, int64(len(out.Idx)))
 	}
-	_ = n
-	return bl
 }

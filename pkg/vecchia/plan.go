@@ -37,6 +37,13 @@ type Plan struct {
 	// Grouping's cost model).
 	Tasks    []int
 	TaskWork []float64
+	// Groups cuts the tasks into groups, whose partial sums one task
+	// adds up before the ranks exchange them: group g is tasks
+	// Groups[g] .. Groups[g+1]-1 (GroupTasks or fewer, within a chunk);
+	// chunk c of the grouping (Grouping.Chunk) is groups
+	// ChunkGroups[c] .. ChunkGroups[c+1]-1. A rank owns whole chunks.
+	Groups      []int
+	ChunkGroups []int
 	// RMin and RMax bound the distances between two points of a block:
 	// RMin is the smallest nonzero distance from a location to its
 	// nearest conditioning point (the closest pair of distinct
@@ -101,22 +108,24 @@ func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Groupin
 		return nil, err
 	}
 	p.Blocks = expand(lb, per)
-	p.RMin = closest(p.Metric, p.Pts, per, m, sets)
+	p.RMin = finite(closest(0, m, sets, func(i, j int) float64 { return matern.Distance(p.Metric, p.Pts, per*i, p.Pts, per*j) }))
 	p.RMax = matern.MaxDistance(p.Metric, p.Pts)
 	for b := 0; b < p.Blocks.Len(); b++ {
 		u, r := p.Blocks.Size(b)
 		p.UMax, p.RespMax = max(p.UMax, u), max(p.RespMax, r)
 	}
-	g = g.withDefaults()
-	p.Tasks = cutTasks(p.Blocks, g, g.TaskWork)
-	p.TaskWork = make([]float64, len(p.Tasks)-1)
-	for t := range p.TaskWork {
-		for b := p.Tasks[t]; b < p.Tasks[t+1]; b++ {
-			u, r := p.Blocks.Size(b)
-			p.TaskWork[t] += g.cost(u, r)
-		}
-	}
+	p.setCuts(cutChunks(p.Blocks, g))
 	return p, nil
+}
+
+// cuts returns the plan's task, group and chunk boundaries.
+func (p *Plan) cuts() cuts {
+	return cuts{Tasks: p.Tasks, TaskWork: p.TaskWork, Groups: p.Groups, ChunkGroups: p.ChunkGroups}
+}
+
+// setCuts sets the plan's task, group and chunk boundaries.
+func (p *Plan) setCuts(c cuts) {
+	p.Tasks, p.TaskWork, p.Groups, p.ChunkGroups = c.Tasks, c.TaskWork, c.Groups, c.ChunkGroups
 }
 
 // permute copies pr's points, observations and covariates in the
@@ -154,7 +163,7 @@ func expand(b *Blocks, per int) *Blocks {
 	if per == 1 {
 		return b
 	}
-	out := &Blocks{Idx: make([]int32, 0, per*len(b.Idx)), Start: make([]int64, 1, len(b.Start))}
+	out := &Blocks{Idx: make([]int32, 0, per*len(b.Idx)), Start: make([]int64, 1, len(b.Start)), Chunks: b.Chunks}
 	for k := 0; k < b.Len(); k++ {
 		for _, v := range b.Idx[b.Start[k]:b.Start[k+1]] {
 			i, resp := v, false
@@ -175,11 +184,13 @@ func expand(b *Blocks, per int) *Blocks {
 }
 
 // closest returns the smallest nonzero distance between a location and
-// a member of its conditioning set: the closest pair of distinct
-// locations when the sets hold the nearest earlier locations (the
-// closest pair's later point has the other as its nearest earlier one).
-// It returns 0 when every distance is 0.
-func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32) float64 {
+// a member of its conditioning set, over the rows of sets (stride m) of
+// locations first, first+1, ..., dist(i, j) the distance between ordered
+// locations i and j: the closest pair of distinct locations when the sets
+// hold the nearest earlier locations (the closest pair's later point has
+// the other as its nearest earlier one). It returns +Inf when every
+// distance is 0.
+func closest(first, m int, sets []int32, dist func(i, j int) float64) float64 {
 	best := math.Inf(1)
 	n := len(sets) / max(m, 1)
 	for i := 0; i < n; i++ {
@@ -187,32 +198,55 @@ func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32) 
 			if j < 0 {
 				break
 			}
-			if d := matern.Distance(metric, pts, per*i, pts, per*int(j)); d > 0 && d < best {
+			if d := dist(first+i, int(j)); d > 0 && d < best {
 				best = d
 			}
 		}
 	}
-	if math.IsInf(best, 1) {
-		return 0
-	}
 	return best
 }
 
-// cutTasks cuts the blocks into consecutive runs of about target flops
-// of modelled work (Grouping's cost model), at least one block each.
-func cutTasks(b *Blocks, g Grouping, target float64) []int {
-	tasks := []int{0}
-	work := 0.0
-	for k := 0; k < b.Len(); k++ {
-		u, r := b.Size(k)
-		work += g.cost(u, r)
-		if work >= target {
-			tasks = append(tasks, k+1)
-			work = 0
+// finite returns x, or 0 when it is infinite (closest found no pair).
+func finite(x float64) float64 {
+	if math.IsInf(x, 0) {
+		return 0
+	}
+	return x
+}
+
+// cuts are the task, group and chunk boundaries of a plan (Plan's
+// Tasks, TaskWork, Groups and ChunkGroups).
+type cuts struct {
+	Tasks       []int
+	TaskWork    []float64
+	Groups      []int
+	ChunkGroups []int
+}
+
+// cutChunks cuts the blocks b, chunk by chunk (b.Chunks), into tasks of
+// about g.TaskWork flops of modelled work (Grouping's cost model, at
+// least one block each) and the tasks of each chunk into groups of
+// GroupTasks; the indices are relative to b's first block.
+func cutChunks(b *Blocks, g Grouping) cuts {
+	g = g.withDefaults()
+	c := cuts{Tasks: []int{0}, Groups: []int{0}, ChunkGroups: []int{0}}
+	for ch := 0; ch+1 < len(b.Chunks); ch++ {
+		first := len(c.Tasks) - 1
+		work := 0.0
+		for blk := b.Chunks[ch]; blk < b.Chunks[ch+1]; blk++ {
+			u, r := b.Size(blk)
+			work += g.cost(u, r)
+			if work >= g.TaskWork || blk+1 == b.Chunks[ch+1] {
+				c.Tasks = append(c.Tasks, blk+1)
+				c.TaskWork = append(c.TaskWork, work)
+				work = 0
+			}
 		}
+		for t := first + GroupTasks; t < len(c.Tasks)-1; t += GroupTasks {
+			c.Groups = append(c.Groups, t)
+		}
+		c.Groups = append(c.Groups, len(c.Tasks)-1)
+		c.ChunkGroups = append(c.ChunkGroups, len(c.Groups)-1)
 	}
-	if tasks[len(tasks)-1] != b.Len() {
-		tasks = append(tasks, b.Len())
-	}
-	return tasks
+	return c
 }

@@ -101,16 +101,27 @@ func checkArgs(n, m int) error {
 // position. workers goroutines share the rows (0: one per core); the
 // result does not depend on their number.
 func Conditioning(c embed.Coords, m, workers int) (*Sets, error) {
+	return ConditioningFrom(c, 0, m, workers)
+}
+
+// ConditioningFrom returns the rows a .. c.Len()-1 of Conditioning(c, m,
+// workers), bitwise: row k of the result is position a+k's set (a rank
+// of a distributed run finds the sets of its own range of the ordering;
+// it needs the points before it, not after).
+func ConditioningFrom(c embed.Coords, a, m, workers int) (*Sets, error) {
 	n := c.Len()
 	if err := checkArgs(n, m); err != nil {
 		return nil, err
 	}
+	if a < 0 || a > n {
+		return nil, fmt.Errorf("neighbors: rows from %d of %d points", a, n)
+	}
 	// Every row i >= m gets m entries: only the first m rows need padding.
-	s := &Sets{N: n, M: m, Idx: make([]int32, n*m)}
-	for k := range s.Idx[:min(n, m)*m] {
+	s := &Sets{N: n - a, M: m, Idx: make([]int32, (n-a)*m)}
+	for k := range s.Idx[:max(0, min(n, m)-a)*m] {
 		s.Idx[k] = -1
 	}
-	if n == 0 || m == 0 {
+	if n == a || m == 0 {
 		return s, nil
 	}
 	// The rows of positions [lo, hi) search a tree over the prefix
@@ -120,15 +131,20 @@ func Conditioning(c embed.Coords, m, workers int) (*Sets, error) {
 	// over all points; time: about twice one tree's).
 	for lo := 0; lo < n; {
 		hi := min(n, max(2*lo, firstPrefix))
+		if hi <= a {
+			lo = hi
+			continue
+		}
+		from := max(lo, a)
 		t := kdtree.New(embed.Coords{Dim: c.Dim, V: c.V[:hi*c.Dim]})
 		// In tree order: consecutive queries are neighbours in space and
 		// walk the same nodes (far fewer cache misses than in the
 		// ordering, which jumps across the domain).
 		forEach(t, hi, m, workers, func(q *query, p int) {
 			i := t.Perm[p]
-			if int(i) >= lo {
+			if int(i) >= from {
 				q.run(t.At(p), i, -1, min(int(i), m))
-				fill(s, int(i), q.best)
+				fill(s, int(i)-a, q.best)
 			}
 		})
 		lo = hi

@@ -1,0 +1,297 @@
+package vecchia
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/vecchia/embed"
+	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
+	"github.com/exageostat/exageostat/pkg/vecchia/order"
+)
+
+// Distribute prepares problem pr over the ranks of c, every rank calling
+// it with the same arguments, without any rank holding the sets or the
+// blocks of the whole problem: rank 0 orders the locations (s.Order, in
+// the frame of the model at theta, as Prepare) and broadcasts the
+// ordering (N integers); each rank then finds the conditioning sets of
+// its own chunks of the ordering (Grouping's chunks of locations, chunk c
+// on rank c*P/chunks: contiguous runs, as the evaluator assigns them),
+// which needs the coordinates of the earlier locations only, groups them
+// chunk by chunk and keeps the data of its blocks; the ranks exchange
+// the task cuts (a few numbers a task). The chunks do not depend on the
+// number of ranks, so the plans of 1, 2, 4, ... ranks are evaluated
+// bitwise as NewPlan's plan of the same ordering and sets on one rank.
+//
+// It returns this rank's part of the final plan (sets of s.M) and, when
+// 0 < coarse < s.M, of the coarse one (each set cut to its coarse
+// nearest, GpGp's warm start); their Prepared hold no Perm and no Sets.
+// A failure is the same on every rank. s.Sets must be nil.
+func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, coarse int) (final, crs *Prepared, err error) {
+	if s.Sets != nil {
+		return nil, nil, errors.New("vecchia: Distribute finds the sets itself")
+	}
+	if s.M < 1 {
+		return nil, nil, fmt.Errorf("vecchia: conditioning set size %d, want >= 1", s.M)
+	}
+	per, err := checkProblem(pr)
+	if err != nil {
+		return nil, nil, err
+	}
+	locs := everyOther(pr.Points, per)
+	nl := locs.Len()
+	frame := FrameOf(pr.Model, theta)
+	t0 := time.Now()
+	perm, err := rootOrder(c, locs, pr.Metric, frame, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	t1 := time.Now()
+	g := s.Grouping.withDefaults()
+	chunk := g.chunk(nl)
+	c0, c1 := chunksOf((nl+chunk-1)/chunk, c.Size(), c.Rank())
+	a, b := min(c0*chunk, nl), min(c1*chunk, nl)
+	m := min(s.M, max(nl-1, 1))
+	sets, err := rangeSets(locs, pr.Metric, frame, perm[:b], a, m, s.Workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	t2 := time.Now()
+	at := func(q int32) int { return per*int(perm[int(q)/per]) + int(q)%per }
+	r := &ranked{c: c, pr: pr, per: per, at: at, a: a, b: b, chunk: chunk, g: g}
+	fp, err := r.plan(m, sets.Idx)
+	if err != nil {
+		return nil, nil, err
+	}
+	final = &Prepared{Plan: fp, OrderSeconds: t1.Sub(t0).Seconds(), SetsSeconds: t2.Sub(t1).Seconds(), PlanSeconds: time.Since(t2).Seconds()}
+	if coarse <= 0 || m <= coarse {
+		return final, nil, nil
+	}
+	t3 := time.Now()
+	for i := range b - a { // the coarse sets in place: the first coarse of each row
+		copy(sets.Idx[i*coarse:(i+1)*coarse], sets.Idx[i*m:i*m+coarse])
+	}
+	cp, err := r.plan(coarse, sets.Idx[:(b-a)*coarse])
+	if err != nil {
+		return nil, nil, err
+	}
+	return final, &Prepared{Plan: cp, PlanSeconds: time.Since(t3).Seconds()}, nil
+}
+
+// checkProblem checks pr's model and sizes and returns its number of
+// points per location.
+func checkProblem(pr likelihood.Problem) (per int, err error) {
+	if err := pr.Model.Validate(); err != nil {
+		return 0, err
+	}
+	n := len(pr.Obs)
+	if pr.Points.Len() != n {
+		return 0, fmt.Errorf("vecchia: %d locations for %d observations", pr.Points.Len(), n)
+	}
+	per = 1
+	if pr.Model == likelihood.BivariateMatern {
+		per = 2
+	}
+	if n%per != 0 {
+		return 0, fmt.Errorf("vecchia: kernel %s needs %d values per location, got %d values", pr.Model, per, n)
+	}
+	return per, nil
+}
+
+// rootOrder returns, on every rank of c, rank 0's ordering of locs (or
+// its error).
+func rootOrder(c comm.Comm, locs matern.Points, metric matern.Metric, frame embed.Frame, s Setup) ([]int32, error) {
+	var msg []byte
+	if c.Rank() == 0 {
+		perm, err := func() ([]int, error) {
+			e, err := embed.Embed(locs, metric, frame)
+			if err != nil {
+				return nil, err
+			}
+			return order.Order(e, s.Order, s.Seed)
+		}()
+		if err != nil {
+			msg = append([]byte{1}, "vecchia: "+err.Error()...)
+		} else {
+			msg = make([]byte, 1+4*len(perm))
+			for k, i := range perm {
+				binary.LittleEndian.PutUint32(msg[1+4*k:], uint32(i))
+			}
+		}
+	}
+	msg, err := c.Bcast(0, msg)
+	if err != nil {
+		return nil, err
+	}
+	if len(msg) == 0 || msg[0] != 0 {
+		return nil, errors.New(string(msg[min(1, len(msg)):]))
+	}
+	perm := make([]int32, (len(msg)-1)/4)
+	for k := range perm {
+		perm[k] = int32(binary.LittleEndian.Uint32(msg[1+4*k:]))
+	}
+	return perm, nil
+}
+
+// rangeSets returns the conditioning sets of size m of the ordered
+// locations a .. len(prefix)-1, prefix the ordering's first locations.
+func rangeSets(locs matern.Points, metric matern.Metric, frame embed.Frame, prefix []int32, a, m, workers int) (*neighbors.Sets, error) {
+	e, err := embed.Embed(locs, metric, frame)
+	if err != nil {
+		return nil, fmt.Errorf("vecchia: %v", err)
+	}
+	c := embed.Coords{Dim: e.Dim, V: make([]float64, len(prefix)*e.Dim)}
+	for k, i := range prefix {
+		copy(c.At(k), e.At(int(i)))
+	}
+	e = embed.Coords{} // only the prefix from here on
+	sets, err := neighbors.ConditioningFrom(c, a, m, max(workers, 1))
+	if err != nil {
+		return nil, fmt.Errorf("vecchia: %v", err)
+	}
+	return sets, nil
+}
+
+// ranked is one rank's share of a distributed preparation: the ordered
+// locations a .. b-1 (whole chunks of chunk locations), the problem's
+// point of ordered point q being at(q).
+type ranked struct {
+	c           comm.Comm
+	pr          likelihood.Problem
+	per         int
+	at          func(q int32) int
+	a, b, chunk int
+	g           Grouping
+}
+
+// rankMeta is what the ranks exchange about their shares of a plan.
+type rankMeta struct {
+	Err           string
+	NBlocks       int
+	Cuts          cuts
+	RMin          float64
+	UMax, RespMax int
+}
+
+// plan groups the rank's locations by their sets (stride m), keeps the
+// data of its blocks and exchanges the cuts, making its part of the plan.
+func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
+	pr := r.pr
+	var meta rankMeta
+	lb, err := groupChunks(r.a, r.b, m, sets, r.chunk, r.g)
+	var bl *Blocks
+	if err != nil {
+		meta.Err = err.Error()
+	} else {
+		bl = expand(lb, r.per)
+		meta.NBlocks, meta.Cuts = bl.Len(), cutChunks(bl, r.g)
+		dist := func(i, j int) float64 {
+			return matern.Distance(pr.Metric, pr.Points, r.at(int32(r.per*i)), pr.Points, r.at(int32(r.per*j)))
+		}
+		meta.RMin = closest(r.a, m, sets, dist)
+		for k := 0; k < bl.Len(); k++ {
+			u, rr := bl.Size(k)
+			meta.UMax, meta.RespMax = max(meta.UMax, u), max(meta.RespMax, rr)
+		}
+	}
+	all, first, err := exchange(r.c, meta)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Model: pr.Model, Metric: pr.Metric, Nugget: pr.Nugget, REML: pr.REML, N: len(pr.Obs), NCov: len(pr.Covariates), M: m,
+		RMin: finite(all.RMin), RMax: matern.MaxDistance(pr.Metric, pr.Points), UMax: all.UMax, RespMax: all.RespMax,
+		nblocks: all.NBlocks, partSize: r.c.Size()}
+	p.setCuts(all.Cuts)
+	src := source{pts: pr.Points, obs: pr.Obs, ncov: p.NCov, at: r.at, x: func(q int32, dst []float64) {
+		for k, col := range pr.Covariates {
+			dst[k] = col[r.at(q)]
+		}
+	}}
+	p.part = src.data(bl, 0, bl.Len())
+	if bl.Len() > 0 {
+		p.part.First = first
+	}
+	return p, nil
+}
+
+// exchange gathers the ranks' shares of a plan on rank 0, joins them (in
+// rank order: the cuts renumbered after the earlier ranks') and returns
+// the whole plan's on every rank, with the first block of the caller's
+// share; the first rank's error, if any, as every rank's.
+func exchange(c comm.Comm, mine rankMeta) (all rankMeta, first int, err error) {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(mine); err != nil {
+		return all, 0, fmt.Errorf("vecchia: encoding a rank's cuts: %v", err)
+	}
+	parts, err := c.Gather(0, buf.Bytes())
+	if err != nil {
+		return all, 0, err
+	}
+	var msg []byte
+	if c.Rank() == 0 {
+		metas := make([]rankMeta, len(parts))
+		for k, b := range parts {
+			if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&metas[k]); err != nil {
+				metas[k].Err = fmt.Sprintf("vecchia: rank %d's cuts: %v", k, err)
+			}
+		}
+		buf.Reset()
+		if err := gob.NewEncoder(&buf).Encode(join(metas)); err != nil {
+			return all, 0, fmt.Errorf("vecchia: encoding the plan's cuts: %v", err)
+		}
+		msg = buf.Bytes()
+	}
+	if msg, err = c.Bcast(0, msg); err != nil {
+		return all, 0, err
+	}
+	var j joined
+	if err := gob.NewDecoder(bytes.NewReader(msg)).Decode(&j); err != nil {
+		return all, 0, fmt.Errorf("vecchia: the plan's cuts from rank 0: %v", err)
+	}
+	if j.All.Err != "" {
+		return all, 0, errors.New(j.All.Err)
+	}
+	return j.All, j.First[c.Rank()], nil
+}
+
+// joined is the ranks' shares of a plan joined, with the first block of
+// each rank's.
+type joined struct {
+	All   rankMeta
+	First []int
+}
+
+// join joins the ranks' shares (rankMeta) of a plan, with the first
+// block of each.
+func join(metas []rankMeta) joined {
+	out := joined{All: rankMeta{RMin: math.Inf(1), Cuts: cuts{Tasks: []int{0}, Groups: []int{0}, ChunkGroups: []int{0}}}}
+	a, o := &out.All, &out.All.Cuts
+	for _, m := range metas {
+		if m.Err != "" && a.Err == "" {
+			a.Err = m.Err
+		}
+		out.First = append(out.First, a.NBlocks)
+		nb, nt, ng := a.NBlocks, len(o.Tasks)-1, len(o.Groups)-1
+		for _, v := range m.Cuts.Tasks[min(1, len(m.Cuts.Tasks)):] {
+			o.Tasks = append(o.Tasks, nb+v)
+		}
+		o.TaskWork = append(o.TaskWork, m.Cuts.TaskWork...)
+		for _, v := range m.Cuts.Groups[min(1, len(m.Cuts.Groups)):] {
+			o.Groups = append(o.Groups, nt+v)
+		}
+		for _, v := range m.Cuts.ChunkGroups[min(1, len(m.Cuts.ChunkGroups)):] {
+			o.ChunkGroups = append(o.ChunkGroups, ng+v)
+		}
+		a.NBlocks += m.NBlocks
+		a.RMin = min(a.RMin, m.RMin)
+		a.UMax, a.RespMax = max(a.UMax, m.UMax), max(a.RespMax, m.RespMax)
+	}
+	return out
+}
