@@ -110,6 +110,21 @@ const (
 	prepDistribute                 // each rank its own chunks of the ordering (vecchia.Distribute)
 )
 
+// prepModeOf returns how a fit prepares its plans on w's ranks: over
+// several ranks each rank its own chunks of the ordering, but with a sets
+// file (read or written) rank 0 prepares the plans and sends each rank its
+// blocks' part, and a hold-out's kriging (holdout) reads the whole plan on
+// every rank.
+func prepModeOf(w comm.Comm, cfg config.Fit, s vecchia.Setup, holdout bool) prepMode {
+	switch {
+	case w.Size() == 1 || holdout:
+		return prepLocal
+	case s.Sets != nil || cfg.Vecchia.SetsOut != "":
+		return prepScatter
+	}
+	return prepDistribute
+}
+
 // distributedStages prepares the stages with vecchia.Distribute: no rank
 // holds the sets or the blocks of the whole problem.
 func distributedStages(pr likelihood.Problem, start []float64, s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl, np int, free []bool,
