@@ -22,13 +22,14 @@ import (
 // blocks of the whole problem: rank 0 orders the locations (s.Order, in
 // the frame of the model at theta, as Prepare) and broadcasts the
 // ordering (N integers); each rank then finds the conditioning sets of
-// its own chunks of the ordering (Grouping's chunks of locations, chunk c
-// on rank c*P/chunks: contiguous runs, as the evaluator assigns them),
-// which needs the coordinates of the earlier locations only, groups them
-// chunk by chunk and keeps the data of its blocks; the ranks exchange
-// the task cuts (a few numbers a task). The chunks do not depend on the
-// number of ranks, so the plans of 1, 2, 4, ... ranks are evaluated
-// bitwise as NewPlan's plan of the same ordering and sets on one rank.
+// the locations of its own cells (Grouping.Chunk: the nodes of a k-d
+// tree of the locations, cell c on rank c*P/cells: contiguous runs of
+// cells, as the evaluator assigns them; every rank computes the cells),
+// from the coordinates of every location (O(N)), groups them cell by
+// cell and keeps the data of its blocks; the ranks exchange the task
+// cuts (a few numbers a task). The cells do not depend on the number of
+// ranks, so the plans of 1, 2, 4, ... ranks are evaluated bitwise as
+// NewPlan's plan of the same ordering and sets on one rank.
 //
 // It returns this rank's part of the final plan (sets of s.M) and, when
 // 0 < coarse < s.M, of the coarse one (each set cut to its coarse
@@ -55,17 +56,25 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 	}
 	t1 := time.Now()
 	g := s.Grouping.withDefaults()
-	chunk := g.chunk(nl)
-	c0, c1 := chunksOf((nl+chunk-1)/chunk, c.Size(), c.Rank())
-	a, b := min(c0*chunk, nl), min(c1*chunk, nl)
+	cell, nc, err := cellsOf(permuted(locs, perm), pr.Metric, g.chunk(nl))
+	if err != nil {
+		return nil, nil, fmt.Errorf("vecchia: %v", err)
+	}
+	c0, c1 := chunksOf(nc, c.Size(), c.Rank())
+	rows := []int32{} // this rank's locations, those of its cells (not nil: nil is every row)
+	for i, ci := range cell {
+		if int(ci) >= c0 && int(ci) < c1 {
+			rows = append(rows, int32(i))
+		}
+	}
 	m := min(s.M, max(nl-1, 1))
-	sets, err := rangeSets(locs, pr.Metric, frame, perm[:b], a, m, s.Workers)
+	sets, err := rowSets(locs, pr.Metric, frame, perm, rows, m, s.Workers)
 	if err != nil {
 		return nil, nil, err
 	}
 	t2 := time.Now()
 	at := func(q int32) int { return per*int(perm[int(q)/per]) + int(q)%per }
-	r := &ranked{c: c, pr: pr, per: per, at: at, a: a, b: b, chunk: chunk, g: g}
+	r := &ranked{c: c, pr: pr, per: per, at: at, cell: cell, c0: c0, c1: c1, rows: rows, g: g}
 	fp, err := r.plan(m, sets.Idx)
 	if err != nil {
 		return nil, nil, err
@@ -75,14 +84,29 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 		return final, nil, nil
 	}
 	t3 := time.Now()
-	for i := range b - a { // the coarse sets in place: the first coarse of each row
-		copy(sets.Idx[i*coarse:(i+1)*coarse], sets.Idx[i*m:i*m+coarse])
+	for k := range rows { // the coarse sets in place: the first coarse of each row
+		copy(sets.Idx[k*coarse:(k+1)*coarse], sets.Idx[k*m:k*m+coarse])
 	}
-	cp, err := r.plan(coarse, sets.Idx[:(b-a)*coarse])
+	cp, err := r.plan(coarse, sets.Idx[:len(rows)*coarse])
 	if err != nil {
 		return nil, nil, err
 	}
 	return final, &Prepared{Plan: cp, PlanSeconds: time.Since(t3).Seconds()}, nil
+}
+
+// permuted returns the points of p in the ordering perm.
+func permuted(p matern.Points, perm []int32) matern.Points {
+	take := func(v []float64) []float64 {
+		if v == nil {
+			return nil
+		}
+		out := make([]float64, len(perm))
+		for k, i := range perm {
+			out[k] = v[i]
+		}
+		return out
+	}
+	return matern.Points{X: take(p.X), Y: take(p.Y), Z: take(p.Z), T: take(p.T)}
 }
 
 // checkProblem checks pr's model and sizes and returns its number of
@@ -140,19 +164,19 @@ func rootOrder(c comm.Comm, locs matern.Points, metric matern.Metric, frame embe
 	return perm, nil
 }
 
-// rangeSets returns the conditioning sets of size m of the ordered
-// locations a .. len(prefix)-1, prefix the ordering's first locations.
-func rangeSets(locs matern.Points, metric matern.Metric, frame embed.Frame, prefix []int32, a, m, workers int) (*neighbors.Sets, error) {
+// rowSets returns the conditioning sets of size m of the ordered
+// locations rows (increasing), locs in the ordering perm.
+func rowSets(locs matern.Points, metric matern.Metric, frame embed.Frame, perm, rows []int32, m, workers int) (*neighbors.Sets, error) {
 	e, err := embed.Embed(locs, metric, frame)
 	if err != nil {
 		return nil, fmt.Errorf("vecchia: %v", err)
 	}
-	c := embed.Coords{Dim: e.Dim, V: make([]float64, len(prefix)*e.Dim)}
-	for k, i := range prefix {
+	c := embed.Coords{Dim: e.Dim, V: make([]float64, len(perm)*e.Dim)}
+	for k, i := range perm {
 		copy(c.At(k), e.At(int(i)))
 	}
-	e = embed.Coords{} // only the prefix from here on
-	sets, err := neighbors.ConditioningFrom(c, a, m, max(workers, 1))
+	e = embed.Coords{} // only the ordered copy from here on
+	sets, err := neighbors.ConditioningOf(c, rows, m, max(workers, 1))
 	if err != nil {
 		return nil, fmt.Errorf("vecchia: %v", err)
 	}
@@ -160,15 +184,18 @@ func rangeSets(locs matern.Points, metric matern.Metric, frame embed.Frame, pref
 }
 
 // ranked is one rank's share of a distributed preparation: the ordered
-// locations a .. b-1 (whole chunks of chunk locations), the problem's
-// point of ordered point q being at(q).
+// locations rows (increasing), those of the cells c0 .. c1-1 (cell: the
+// cell of each location), the problem's point of ordered point q being
+// at(q).
 type ranked struct {
-	c           comm.Comm
-	pr          likelihood.Problem
-	per         int
-	at          func(q int32) int
-	a, b, chunk int
-	g           Grouping
+	c      comm.Comm
+	pr     likelihood.Problem
+	per    int
+	at     func(q int32) int
+	cell   []int32
+	c0, c1 int
+	rows   []int32
+	g      Grouping
 }
 
 // rankMeta is what the ranks exchange about their shares of a plan.
@@ -185,7 +212,12 @@ type rankMeta struct {
 func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 	pr := r.pr
 	var meta rankMeta
-	lb, err := groupChunks(r.a, r.b, m, sets, r.chunk, r.g)
+	rowOf := make([]int32, len(r.cell)) // the row of each of the rank's locations
+	for k, i := range r.rows {
+		rowOf[i] = int32(k)
+	}
+	set := func(i int) []int32 { k := int(rowOf[i]); return sets[k*m : (k+1)*m] }
+	lb, err := groupCells(r.cell, r.c0, r.c1, m, set, r.g)
 	var bl *Blocks
 	if err != nil {
 		meta.Err = err.Error()
@@ -195,7 +227,7 @@ func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 		dist := func(i, j int) float64 {
 			return matern.Distance(pr.Metric, pr.Points, r.at(int32(r.per*i)), pr.Points, r.at(int32(r.per*j)))
 		}
-		meta.RMin = closest(r.a, m, sets, dist)
+		meta.RMin = closest(len(r.rows), func(k int) (int, []int32) { return int(r.rows[k]), sets[k*m : (k+1)*m] }, dist)
 		for k := 0; k < bl.Len(); k++ {
 			u, rr := bl.Size(k)
 			meta.UMax, meta.RespMax = max(meta.UMax, u), max(meta.RespMax, rr)

@@ -13,9 +13,8 @@ import (
 type Blocks struct {
 	Idx   []int32
 	Start []int64
-	// Chunks are the first block of each chunk of Grouping.Chunk
-	// locations (and the number of blocks last): a block never spans two
-	// chunks.
+	// Chunks are the first block of each cell of the grouping (and the
+	// number of blocks last): a block never spans two cells.
 	Chunks []int
 }
 
@@ -54,12 +53,13 @@ type Grouping struct {
 	// TaskWork is the modelled work of one task, in the cost model's
 	// flops (0: DefaultTaskWork, a few milliseconds on one core).
 	TaskWork float64
-	// Chunk is the number of consecutive ordered locations grouped
-	// apart (0: n/64 for n locations, within MinChunk .. MaxChunk): a
-	// location joins only blocks begun in its own chunk, tasks and groups
-	// of tasks never span two chunks, and a rank of a distributed run
-	// prepares and evaluates whole chunks (Distribute). The plan does not
-	// depend on the number of ranks or workers.
+	// Chunk bounds the locations of a cell (0: n/64 for n locations,
+	// within MinChunk .. MaxChunk): the cells are the nodes of a k-d tree
+	// of the locations at the first depth where each holds at most Chunk
+	// (cellsOf); a location joins only blocks begun in its own cell, tasks
+	// and groups of tasks never span two cells, and a rank of a
+	// distributed run prepares and evaluates whole cells (Distribute). The
+	// plan does not depend on the number of ranks or workers.
 	Chunk int
 }
 
@@ -109,31 +109,50 @@ func (g Grouping) cost(u, r int) float64 {
 
 // Group merges the n ordered locations into blocks given their
 // conditioning sets: row i of the flat sets (stride m, entries < i,
-// nearest first, -1 after the last) is location i's set.
+// nearest first, -1 after the last) is location i's set; cell[i] is
+// location i's cell (cellsOf) and nc the number of cells.
 //
-// The merge is greedy, in the ordering, chunk by chunk (Grouping.Chunk
-// locations): location i joins the block of one of its Tries nearest
-// conditioning points, when that block was begun in i's chunk, if that
-// lowers the modelled cost (cost(U + U_i) <= cost(U) + cost(U_i), U_i =
-// {i} and its set, the block with the largest saving wins, ties to the
-// nearest point) and the block stays within MaxSize members; otherwise it
-// starts a block. Blocks are numbered in the order of their first
-// location. The result depends only on the sets: deterministic.
-func Group(n, m int, sets []int32, g Grouping) (*Blocks, error) {
+// The merge is greedy, in the ordering, cell by cell: location i joins
+// the block of one of its Tries nearest conditioning points, when that
+// block was begun in i's cell, if that lowers the modelled cost
+// (cost(U + U_i) <= cost(U) + cost(U_i), U_i = {i} and its set, the block
+// with the largest saving wins, ties to the nearest point) and the block
+// stays within MaxSize members; otherwise it starts a block. Blocks are
+// numbered by cell, then in the order of their first location. The result
+// depends only on the sets and the cells: deterministic.
+func Group(cell []int32, nc, m int, sets []int32, g Grouping) (*Blocks, error) {
+	n := len(cell)
 	if len(sets) != n*m {
 		return nil, fmt.Errorf("vecchia: %d set entries for %d locations of %d neighbours", len(sets), n, m)
 	}
-	return groupChunks(0, n, m, sets, g.chunk(n), g)
+	return groupCells(cell, 0, nc, m, func(i int) []int32 { return sets[i*m : (i+1)*m] }, g)
 }
 
-// groupChunks groups the locations lo..hi-1 (lo at a chunk's start),
-// rows their sets (stride m), chunk by chunk of size chunk.
-func groupChunks(lo, hi, m int, rows []int32, chunk int, g Grouping) (*Blocks, error) {
+// groupCells groups the locations of the cells c0 .. c1-1, row(i) the
+// set (m entries) of location i.
+func groupCells(cell []int32, c0, c1, m int, row func(i int) []int32, g Grouping) (*Blocks, error) {
 	g = g.withDefaults()
+	start := make([]int, c1-c0+1) // the locations of each cell, in the ordering
+	for _, c := range cell {
+		if int(c) >= c0 && int(c) < c1 {
+			start[int(c)-c0+1]++
+		}
+	}
+	for c := 1; c < len(start); c++ {
+		start[c] += start[c-1]
+	}
+	locs := make([]int32, start[len(start)-1])
+	next := slices.Clone(start)
+	for i, c := range cell {
+		if int(c) >= c0 && int(c) < c1 {
+			locs[next[int(c)-c0]] = int32(i)
+			next[int(c)-c0]++
+		}
+	}
+	own := make([]int32, len(cell)) // block of each location, in its cell
 	out := &Blocks{Start: []int64{0}, Chunks: []int{0}}
-	for c0 := lo; c0 < hi; c0 += chunk {
-		c1 := min(hi, c0+chunk)
-		if err := groupChunk(out, c0, c1, m, rows[(c0-lo)*m:(c1-lo)*m], g); err != nil {
+	for c := c0; c < c1; c++ {
+		if err := groupCell(out, locs[start[c-c0]:start[c-c0+1]], cell, own, m, row, g); err != nil {
 			return nil, err
 		}
 		out.Chunks = append(out.Chunks, out.Len())
@@ -141,22 +160,22 @@ func groupChunks(lo, hi, m int, rows []int32, chunk int, g Grouping) (*Blocks, e
 	return out, nil
 }
 
-// groupChunk appends to out the blocks of the locations lo..hi-1, rows
-// their sets (stride m).
-func groupChunk(out *Blocks, lo, hi, m int, rows []int32, g Grouping) error {
-	own := make([]int32, hi-lo) // block of each location (in the chunk)
-	var members [][]int32       // sorted members of each block (responses not marked)
-	var resp []int32            // responses per block
+// groupCell appends to out the blocks of the locations locs (one cell,
+// in the ordering), own the block (within the cell) of each location.
+func groupCell(out *Blocks, locs, cell, own []int32, m int, row func(i int) []int32, g Grouping) error {
+	var members [][]int32 // sorted members of each block (responses not marked)
+	var resp []int32      // responses per block
 	ui := make([]int32, 0, m+1)
 	var best []int32
-	for i := lo; i < hi; i++ {
-		row := rows[(i-lo)*m : (i-lo+1)*m]
-		ui = append(ui[:0], int32(i))
-		for _, j := range row {
+	for _, i32 := range locs {
+		i := int(i32)
+		set := row(i)
+		ui = append(ui[:0], i32)
+		for _, j := range set {
 			if j < 0 {
 				break
 			}
-			if j >= int32(i) {
+			if j >= i32 {
 				return fmt.Errorf("vecchia: the set of location %d holds %d, not an earlier location", i, j)
 			}
 			ui = append(ui, j)
@@ -165,11 +184,11 @@ func groupChunk(out *Blocks, lo, hi, m int, rows []int32, g Grouping) error {
 		target, gain := int32(-1), 0.0
 		if !g.Off {
 			ci := g.cost(len(ui), 1)
-			for t := 0; t < g.Tries && t < m && row[t] >= 0; t++ {
-				if row[t] < int32(lo) {
-					continue // a block of an earlier chunk
+			for t := 0; t < g.Tries && t < m && set[t] >= 0; t++ {
+				if cell[set[t]] != cell[i] {
+					continue // a block of another cell
 				}
-				b := own[row[t]-int32(lo)]
+				b := own[set[t]]
 				if b == target {
 					continue
 				}
@@ -183,17 +202,17 @@ func groupChunk(out *Blocks, lo, hi, m int, rows []int32, g Grouping) error {
 			}
 		}
 		if target < 0 {
-			own[i-lo] = int32(len(members))
+			own[i] = int32(len(members))
 			members = append(members, slices.Clone(ui))
 			resp = append(resp, 1)
 			continue
 		}
-		own[i-lo] = target
+		own[i] = target
 		best = mergeSorted(best[:0], members[target], ui)
 		members[target] = append(members[target][:0], best...)
 		resp[target]++
 	}
-	pack(out, lo, own, members)
+	pack(out, cell, own, members, locs)
 	return nil
 }
 
@@ -232,17 +251,21 @@ func mergeSorted(dst, a, b []int32) []int32 {
 	return dst
 }
 
-// pack appends the blocks of a chunk beginning at location lo to out,
+// pack appends the blocks of a cell, its locations locs, to out,
 // marking each location as the response of its own block.
-func pack(out *Blocks, lo int, own []int32, members [][]int32) {
+func pack(out *Blocks, cell, own []int32, members [][]int32, locs []int32) {
 	total := 0
 	for _, mb := range members {
 		total += len(mb)
 	}
 	out.Idx = slices.Grow(out.Idx, total)
+	var c int32 = -1
+	if len(locs) > 0 {
+		c = cell[locs[0]]
+	}
 	for b, mb := range members {
 		for _, v := range mb {
-			if v >= int32(lo) && own[v-int32(lo)] == int32(b) {
+			if cell[v] == c && own[v] == int32(b) {
 				v = ^v
 			}
 			out.Idx = append(out.Idx, v)

@@ -103,12 +103,17 @@ func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Groupin
 	}
 	p.Perm = perm
 	p.permute(pr)
-	lb, err := Group(nl, m, sets, g)
+	cell, nc, err := cellsOf(everyOther(p.Pts, per), p.Metric, g.chunk(nl))
+	if err != nil {
+		return nil, fmt.Errorf("vecchia: %v", err)
+	}
+	lb, err := Group(cell, nc, m, sets, g)
 	if err != nil {
 		return nil, err
 	}
 	p.Blocks = expand(lb, per)
-	p.RMin = finite(closest(0, m, sets, func(i, j int) float64 { return matern.Distance(p.Metric, p.Pts, per*i, p.Pts, per*j) }))
+	p.RMin = finite(closest(nl, func(k int) (int, []int32) { return k, sets[k*m : (k+1)*m] },
+		func(i, j int) float64 { return matern.Distance(p.Metric, p.Pts, per*i, p.Pts, per*j) }))
 	p.RMax = matern.MaxDistance(p.Metric, p.Pts)
 	for b := 0; b < p.Blocks.Len(); b++ {
 		u, r := p.Blocks.Size(b)
@@ -184,21 +189,21 @@ func expand(b *Blocks, per int) *Blocks {
 }
 
 // closest returns the smallest nonzero distance between a location and
-// a member of its conditioning set, over the rows of sets (stride m) of
-// locations first, first+1, ..., dist(i, j) the distance between ordered
-// locations i and j: the closest pair of distinct locations when the sets
-// hold the nearest earlier locations (the closest pair's later point has
-// the other as its nearest earlier one). It returns +Inf when every
-// distance is 0.
-func closest(first, m int, sets []int32, dist func(i, j int) float64) float64 {
+// a member of its conditioning set, over n rows, row(k) the location and
+// set (nearest first, -1 after the last) of row k, dist(i, j) the
+// distance between ordered locations i and j: the closest pair of
+// distinct locations when the rows are every location's nearest earlier
+// ones (the closest pair's later point has the other as its nearest
+// earlier one). It returns +Inf when every distance is 0.
+func closest(n int, row func(k int) (int, []int32), dist func(i, j int) float64) float64 {
 	best := math.Inf(1)
-	n := len(sets) / max(m, 1)
-	for i := 0; i < n; i++ {
-		for _, j := range sets[i*m : (i+1)*m] {
+	for k := 0; k < n; k++ {
+		i, set := row(k)
+		for _, j := range set {
 			if j < 0 {
 				break
 			}
-			if d := dist(first+i, int(j)); d > 0 && d < best {
+			if d := dist(i, int(j)); d > 0 && d < best {
 				best = d
 			}
 		}

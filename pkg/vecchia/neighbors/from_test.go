@@ -4,34 +4,42 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/exageostat/exageostat/pkg/vecchia/embed"
 	"github.com/exageostat/exageostat/pkg/vecchia/internal/cloud"
 )
 
-// TestConditioningFrom checks that the rows a..b-1 found from the points
-// 0..b-1 alone (a rank's range of the ordering) are the brute-force sets
-// of those rows, for ranges before, across and after the first tree's
-// prefix and the padded first rows.
-func TestConditioningFrom(t *testing.T) {
+// TestConditioningOf checks that the rows of some positions alone (a
+// rank's locations) are the brute-force sets of those positions: the
+// padded first rows, rows before, across and after the first tree's
+// prefix, spread over the ordering, none; and that rows not increasing
+// are refused.
+func TestConditioningOf(t *testing.T) {
 	c := cloud.Points("cluster", 1300, 2, 29)
 	m := 12
 	want := bruteSets(c, m)
-	for _, r := range [][2]int{{0, 5}, {3, 40}, {200, 300}, {256, 700}, {511, 513}, {900, 1300}, {1300, 1300}} {
-		a, b := r[0], r[1]
-		s, err := ConditioningFrom(embed.Coords{Dim: c.Dim, V: c.V[:b*c.Dim]}, a, m, 2)
+	every := func(from, to, step int) []int32 {
+		var r []int32
+		for i := from; i < to; i += step {
+			r = append(r, int32(i))
+		}
+		return r
+	}
+	for _, rows := range [][]int32{every(0, 5, 1), every(3, 40, 1), every(200, 300, 1), every(1, 1300, 7), {511, 512, 1299}, {}} {
+		s, err := ConditioningOf(c, rows, m, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.N != b-a || s.M != m {
-			t.Fatalf("rows %d..%d: %d rows of %d, want %d of %d", a, b, s.N, s.M, b-a, m)
+		if s.N != len(rows) || s.M != m {
+			t.Fatalf("rows %v: %d rows of %d, want %d of %d", rows, s.N, s.M, len(rows), m)
 		}
-		for k := range s.N {
-			if got := s.Row(k); !slices.Equal(got, want[a+k]) {
-				t.Fatalf("rows %d..%d: row %d = %v, want %v", a, b, a+k, got, want[a+k])
+		for k, i := range rows {
+			if got := s.Row(k); !slices.Equal(got, want[i]) {
+				t.Fatalf("row %d = %v, want %v", i, got, want[i])
 			}
 		}
 	}
-	if _, err := ConditioningFrom(c, 1301, m, 1); err == nil {
-		t.Error("rows from 1301 of 1300 points: no error")
+	for _, rows := range [][]int32{{5, 5}, {7, 3}, {1300}, {-1}} {
+		if _, err := ConditioningOf(c, rows, m, 1); err == nil {
+			t.Errorf("rows %v of 1300 points: no error", rows)
+		}
 	}
 }
