@@ -178,7 +178,9 @@ approximate factor). The table and the JSON ("approx_note") say so.
 Vecchia (--computation vecchia; docs/vecchia.md): each location, in an
 ordering (--vecchia-order, default maxmin), is conditioned on its --vecchia-m
 (default 30) nearest earlier locations; locations whose sets overlap are
-grouped into blocks. Memory and time are O(N m^3): no N x N matrix. The
+grouped into blocks (--vecchia-grouping none: one conditional per location,
+the plain Vecchia likelihood of GpGp's vecchia_meanzero_loglik on the same
+sets). Memory and time are O(N m^3): no N x N matrix. The
 search is Fisher scoring (--search fisher, the default; --search bobyqa, log
 or linear runs BOBYQA over the same likelihood) from m = 10, then at m;
 --stderr comes from the Vecchia Fisher information at the estimate;
@@ -297,6 +299,7 @@ func fitRunFlags(c *cobra.Command, cfg *config.Fit, ff *fitFlags) {
 	f.StringVar(&cfg.Vecchia.Order, "vecchia-order", cfg.Vecchia.Order, "vecchia: the ordering of the locations: maxmin, random, coord or middleout")
 	f.StringVar(&cfg.Vecchia.Sets, "vecchia-sets", "", "vecchia: read the ordering and conditioning sets from this file (as --vecchia-sets-out writes it)")
 	f.StringVar(&cfg.Vecchia.SetsOut, "vecchia-sets-out", "", "vecchia: write the ordering and conditioning sets to this file (1-based data rows)")
+	f.StringVar(&cfg.Vecchia.Grouping, "vecchia-grouping", cfg.Vecchia.Grouping, "vecchia: blocks (consecutive locations with overlapping sets share one block) or none (one conditional per location, as GpGp's vecchia_meanzero_loglik)")
 	f.Float64Var(&cfg.TLRAccuracy, "tlr-accuracy", cfg.TLRAccuracy, "tlr: absolute Frobenius accuracy of each compressed tile (as HiCMA)")
 	f.IntVar(&cfg.MaxRank, "max-rank", 0, "tlr: largest rank of a tile held as U V^T (0: nb/2); from nb/2 up a tile that needs more stays dense, below nb/2 it is an error naming the tile (exit status 2)")
 	f.IntVar(&cfg.MPBand, "mp-band", cfg.MPBand, "mp, dst: tile sub-diagonals kept in float64 (-1: the band holding 10 % of the tiles)")

@@ -215,25 +215,33 @@ func (a Approx) Check(bad func(key, format string, args ...any) error) error {
 }
 
 // Vecchia configures --computation vecchia (docs/vecchia.md): the
-// ordering of the locations, the size of their conditioning sets, and the
-// sets file to read them from or write them to.
+// ordering of the locations, the size of their conditioning sets, the
+// sets file to read them from or write them to, and the grouping of the
+// locations into blocks (fit's).
 type Vecchia struct {
-	M       int    `toml:"vecchia_m"`        // the m nearest earlier locations (default 30)
-	Order   string `toml:"vecchia_order"`    // maxmin | random | coord | middleout
-	Sets    string `toml:"vecchia_sets"`     // read the ordering and sets from this file
-	SetsOut string `toml:"vecchia_sets_out"` // write them to this file
+	M        int    `toml:"vecchia_m"`        // the m nearest earlier locations (default 30)
+	Order    string `toml:"vecchia_order"`    // maxmin | random | coord | middleout
+	Sets     string `toml:"vecchia_sets"`     // read the ordering and sets from this file
+	SetsOut  string `toml:"vecchia_sets_out"` // write them to this file
+	Grouping string `toml:"vecchia_grouping"` // blocks (Guinness's grouping; "" too) | none (one conditional per location)
 }
 
-// DefaultVecchia returns m = 30 and the maxmin ordering.
-func DefaultVecchia() Vecchia { return Vecchia{M: 30, Order: "maxmin"} }
+// DefaultVecchia returns m = 30, the maxmin ordering and the grouping
+// into blocks.
+func DefaultVecchia() Vecchia { return Vecchia{M: 30, Order: "maxmin", Grouping: "blocks"} }
 
 // VecchiaOrders are the orderings of vecchia_order, the default first.
 var VecchiaOrders = []string{"maxmin", "random", "coord", "middleout"}
 
+// Ungrouped reports vecchia_grouping none: the plain Vecchia likelihood,
+// one conditional per location on its set (GpGp's
+// vecchia_meanzero_loglik), instead of the grouped one.
+func (v Vecchia) Ungrouped() bool { return v.Grouping == "none" }
+
 // Check returns, through bad (key, message), the first bad setting of
-// computation c: vecchia_m < 1, an unknown ordering, vecchia_sets_out
-// the same file as vecchia_sets, and a setting other than its default
-// without computation vecchia.
+// computation c: vecchia_m < 1, an unknown ordering or grouping,
+// vecchia_sets_out the same file as vecchia_sets, and a setting other
+// than its default without computation vecchia.
 func (v Vecchia) Check(c string, bad func(key, format string, args ...any) error) error {
 	d := DefaultVecchia()
 	switch {
@@ -243,6 +251,8 @@ func (v Vecchia) Check(c string, bad func(key, format string, args ...any) error
 		return bad("vecchia_order", "--vecchia-order must be maxmin, random, coord or middleout, got %q", v.Order)
 	case v.Sets != "" && v.Sets == v.SetsOut:
 		return bad("vecchia_sets_out", "--vecchia-sets-out %s is the file --vecchia-sets reads", v.SetsOut)
+	case v.Grouping != "" && v.Grouping != "blocks" && v.Grouping != "none":
+		return bad("vecchia_grouping", "--vecchia-grouping must be blocks or none, got %q", v.Grouping)
 	case c == "vecchia":
 		return nil
 	case v.M != d.M:
@@ -253,6 +263,8 @@ func (v Vecchia) Check(c string, bad func(key, format string, args ...any) error
 		return bad("vecchia_sets", "--vecchia-sets is for --computation vecchia")
 	case v.SetsOut != "":
 		return bad("vecchia_sets_out", "--vecchia-sets-out is for --computation vecchia")
+	case v.Ungrouped():
+		return bad("vecchia_grouping", "--vecchia-grouping is for --computation vecchia")
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 // notPaths are the string keys of Fit that name no file.
 var notPaths = []string{"kernel", "distance", "start", "search", "profile", "mean", "devices", "scheduler",
 	"ci", "grid", "cv", "z_name", "units", "xy_units", "solve", "computation", "memory_limit", "deadline",
-	"distribution", "vecchia_order", "z", "coords", "time", "na", "dec", "transform", "pin", "crs"}
+	"distribution", "vecchia_order", "vecchia_grouping", "z", "coords", "time", "na", "dec", "transform", "pin", "crs"}
 
 // TestEveryPathKeyFromTheFile: each string key of a fit's configuration is
 // either a path (PathKeys) or listed here as none, so that a path key added

@@ -776,6 +776,9 @@ func (s *Simulate) Validate() error {
 	if s.Vecchia.Sets != "" || s.Vecchia.SetsOut != "" {
 		return bad("vecchia_sets", "--vecchia-sets and --vecchia-sets-out are for fit")
 	}
+	if s.Vecchia.Ungrouped() {
+		return bad("vecchia_grouping", "--vecchia-grouping is for fit")
+	}
 	if _, err := MemoryLimitBytes(s.MemoryLimit); err != nil {
 		return bad("memory_limit", "%v", err)
 	}

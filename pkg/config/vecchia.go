@@ -41,8 +41,8 @@ func (f *Fit) checkVecchia(bad func(key, format string, args ...any) error) erro
 func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
 
 // checkVecchia refuses, for computation vecchia, the prediction's
-// settings that its path does not have: tiles, block kriging, and the
-// sets files (fit's).
+// settings that its path does not have: tiles, block kriging, the sets
+// files and the grouping (fit's).
 func (p *Predict) checkVecchia(bad func(key, format string, args ...any) error) error {
 	if p.Computation != "vecchia" {
 		return nil
@@ -54,6 +54,8 @@ func (p *Predict) checkVecchia(bad func(key, format string, args ...any) error) 
 		return bad("blocks", "--blocks: --computation vecchia has no block kriging in this version")
 	case p.Vecchia.Sets != "" || p.Vecchia.SetsOut != "":
 		return bad("vecchia_sets", "--vecchia-sets and --vecchia-sets-out are for fit")
+	case p.Vecchia.Ungrouped():
+		return bad("vecchia_grouping", "--vecchia-grouping is for fit")
 	}
 	return nil
 }

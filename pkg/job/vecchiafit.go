@@ -57,7 +57,8 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	defer rt.Close()
 	v.fs.attach(rt)
 	kern := kernels.Default()
-	setup := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: v.workers}
+	setup := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: v.workers,
+		Grouping: vecchia.Grouping{Off: cfg.Vecchia.Ungrouped()}}
 	if cfg.Vecchia.Sets != "" {
 		if setup.Perm, setup.Sets, err = readSets(v.in, cfg.Vecchia.Sets); err != nil {
 			return nil, sameOnEveryRank(err, w) // rank 0's bytes on every rank
@@ -231,6 +232,9 @@ func (v *fitJob) vecchiaCheckpoint(s vecchia.Setup) error {
 		h := sha256.New()
 		fmt.Fprint(h, s.Perm, s.Sets.N, s.Sets.M, s.Sets.Idx)
 		set.Computation = fmt.Sprintf("vecchia sets sha256=%x", h.Sum(nil))
+	}
+	if s.Grouping.Off {
+		set.Computation += " grouping=none"
 	}
 	var err error
 	v.ckw, v.resume, err = prepareCheckpoint(v.w, v.in, cfg, set, dataSHA256(cfg, v.d), v.env)

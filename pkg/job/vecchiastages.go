@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/comm"
@@ -18,13 +19,16 @@ import (
 
 // VecchiaSummary describes a Vecchia fit in its result.
 type VecchiaSummary struct {
-	M      int     `json:"m"`     // conditioning set size of the final stage
-	Order  string  `json:"order"` // the ordering (or "file")
-	Sets   string  `json:"sets,omitempty"`
-	Blocks int     `json:"blocks"`          // blocks of the final stage's grouping
-	Stages []int   `json:"stages"`          // m of each stage of the search
-	Search string  `json:"search"`          // fisher, bobyqa-log, bobyqa-linear
-	Prep   float64 `json:"prepare_seconds"` // data, ordering, neighbours and grouping
+	M      int    `json:"m"`     // conditioning set size of the final stage
+	Order  string `json:"order"` // the ordering (or "file")
+	Sets   string `json:"sets,omitempty"`
+	Blocks int    `json:"blocks"` // blocks of the final stage's grouping
+	// Grouping: blocks (Guinness's grouped likelihood) or none (one
+	// conditional per location: GpGp's vecchia_meanzero_loglik).
+	Grouping string  `json:"grouping"`
+	Stages   []int   `json:"stages"`          // m of each stage of the search
+	Search   string  `json:"search"`          // fisher, bobyqa-log, bobyqa-linear
+	Prep     float64 `json:"prepare_seconds"` // data, ordering, neighbours and grouping
 	// The parts of Prep: the ordering, the sets, the plans (grouping).
 	OrderSeconds float64 `json:"order_seconds"`
 	SetsSeconds  float64 `json:"sets_seconds"`
@@ -38,6 +42,13 @@ type vecchiaStages struct {
 	coarse, final *vecchia.Prepared
 	evs           map[*vecchia.Prepared]*vecchia.Evaluator
 	free          []bool
+	// The last evaluation: its stage, theta, whether it has the gradient,
+	// and its result (the estimate's evaluation after the search is
+	// usually the search's last).
+	lastP     *vecchia.Prepared
+	lastTheta []float64
+	lastGrad  bool
+	last      *vecchia.Result
 }
 
 // newVecchiaStages orders problem pr and finds its conditioning sets in
@@ -175,9 +186,19 @@ func truncateSets(s *neighbors.Sets, m int) *neighbors.Sets {
 }
 
 // eval evaluates the Vecchia likelihood of stage p at theta (with the
-// gradient and information when grad is set).
+// gradient and information when grad is set). The same stage at the
+// same theta as the last evaluation returns its result (every rank
+// makes the same calls: they all skip it).
 func (st *vecchiaStages) eval(p *vecchia.Prepared, theta []float64, grad bool) (*vecchia.Result, error) {
-	return st.evs[p].Eval(theta, vecchia.Want{Grad: grad, Free: st.free})
+	if st.last != nil && p == st.lastP && (st.lastGrad || !grad) && slices.Equal(theta, st.lastTheta) {
+		return st.last, nil
+	}
+	r, err := st.evs[p].Eval(theta, vecchia.Want{Grad: grad, Free: st.free})
+	st.last, st.lastP, st.lastTheta, st.lastGrad = nil, p, slices.Clone(theta), grad
+	if err == nil {
+		st.last = r
+	}
+	return r, err
 }
 
 // stages returns the plans the search runs, coarse first.
@@ -191,7 +212,10 @@ func (st *vecchiaStages) stages() []*vecchia.Prepared {
 // summary describes the stages.
 func (st *vecchiaStages) summary(cfg config.Fit, prep float64) *VecchiaSummary {
 	s := &VecchiaSummary{M: st.final.Plan.M, Order: cfg.Vecchia.Order, Sets: cfg.Vecchia.Sets, Blocks: st.final.Plan.NumBlocks(),
-		Search: vecchiaSearch(cfg), Prep: prep}
+		Search: vecchiaSearch(cfg), Prep: prep, Grouping: "blocks"}
+	if cfg.Vecchia.Ungrouped() {
+		s.Grouping = "none"
+	}
 	if cfg.Vecchia.Sets != "" {
 		s.Order = "file"
 	}

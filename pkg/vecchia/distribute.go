@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/comm"
@@ -20,16 +21,17 @@ import (
 // Distribute prepares problem pr over the ranks of c, every rank calling
 // it with the same arguments, without any rank holding the sets or the
 // blocks of the whole problem: rank 0 orders the locations (s.Order, in
-// the frame of the model at theta, as Prepare) and broadcasts the
-// ordering (N integers); each rank then finds the conditioning sets of
-// the locations of its own cells (Grouping.Chunk: the nodes of a k-d
-// tree of the locations, cell c on rank c*P/cells: contiguous runs of
-// cells, as the evaluator assigns them; every rank computes the cells),
-// from the coordinates of every location (O(N)), groups them cell by
-// cell and keeps the data of its blocks; the ranks exchange the task
-// cuts (a few numbers a task). The cells do not depend on the number of
-// ranks, so the plans of 1, 2, 4, ... ranks are evaluated bitwise as
-// NewPlan's plan of the same ordering and sets on one rank.
+// the frame of the model at theta, as Prepare); each rank then finds the
+// conditioning sets of
+// the locations of its own regions of Group (region c on rank c*P/K:
+// contiguous runs of regions, as the evaluator assigns them; rank 0 finds
+// each location's nearest earlier one to split them, and broadcasts the
+// regions with the ordering), from the coordinates of every location
+// (O(N)), groups them region by region and keeps the data of its blocks;
+// the ranks exchange the task cuts (a few numbers a task). The regions do
+// not depend on the number of ranks, so the plans of 1, 2, 4, ... ranks
+// are evaluated bitwise as NewPlan's plan of the same ordering and sets
+// on one rank.
 //
 // It returns this rank's part of the final plan (sets of s.M) and, when
 // 0 < coarse < s.M, of the coarse one (each set cut to its coarse
@@ -49,24 +51,20 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 	locs := everyOther(pr.Points, per)
 	nl := locs.Len()
 	frame := FrameOf(pr.Model, theta)
+	g := s.Grouping.withDefaults()
+	if g.Workers <= 0 {
+		g.Workers = s.Workers
+	}
 	t0 := time.Now()
-	perm, err := rootOrder(c, locs, pr.Metric, frame, s)
+	perm, root, err := rootOrder(c, locs, pr.Metric, frame, s, g.Region)
 	if err != nil {
 		return nil, nil, err
 	}
 	t1 := time.Now()
-	g := s.Grouping.withDefaults()
-	cell, nc, err := cellsOf(permuted(locs, perm), pr.Metric, g.chunk(nl))
-	if err != nil {
-		return nil, nil, fmt.Errorf("vecchia: %v", err)
-	}
-	c0, c1 := chunksOf(nc, c.Size(), c.Rank())
-	rows := []int32{} // this rank's locations, those of its cells (not nil: nil is every row)
-	for i, ci := range cell {
-		if int(ci) >= c0 && int(ci) < c1 {
-			rows = append(rows, int32(i))
-		}
-	}
+	rg := regionsOf(root, max(1, nl/g.Region))
+	r0, r1 := rg.of(c.Size(), c.Rank())
+	rows := slices.Clone(rg.loc[rg.start[r0]:rg.start[r1]]) // this rank's locations, those of its regions
+	slices.Sort(rows)
 	m := min(s.M, max(nl-1, 1))
 	sets, err := rowSets(locs, pr.Metric, frame, perm, rows, m, s.Workers)
 	if err != nil {
@@ -74,7 +72,7 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 	}
 	t2 := time.Now()
 	at := func(q int32) int { return per*int(perm[int(q)/per]) + int(q)%per }
-	r := &ranked{c: c, pr: pr, per: per, at: at, cell: cell, c0: c0, c1: c1, rows: rows, g: g}
+	r := &ranked{c: c, pr: pr, per: per, at: at, rg: rg, r0: r0, r1: r1, rows: rows, g: g}
 	fp, err := r.plan(m, sets.Idx)
 	if err != nil {
 		return nil, nil, err
@@ -94,19 +92,23 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 	return final, &Prepared{Plan: cp, PlanSeconds: time.Since(t3).Seconds()}, nil
 }
 
-// permuted returns the points of p in the ordering perm.
-func permuted(p matern.Points, perm []int32) matern.Points {
-	take := func(v []float64) []float64 {
-		if v == nil {
-			return nil
-		}
-		out := make([]float64, len(perm))
-		for k, i := range perm {
-			out[k] = v[i]
-		}
-		return out
+// of returns the regions r0 .. r1-1 of rank of size (regionOwners).
+func (rg *regionSet) of(size, rank int) (r0, r1 int) {
+	locs := make([]int, rg.count())
+	for r := range locs {
+		locs[r] = int(rg.start[r+1] - rg.start[r])
 	}
-	return matern.Points{X: take(p.X), Y: take(p.Y), Z: take(p.Z), T: take(p.T)}
+	own := regionOwners(locs, size)
+	r0 = len(own)
+	for r, o := range own {
+		if o == rank {
+			r0, r1 = min(r0, r), r+1
+		}
+	}
+	if r1 == 0 {
+		return 0, 0
+	}
+	return r0, r1
 }
 
 // checkProblem checks pr's model and sizes and returns its number of
@@ -129,39 +131,63 @@ func checkProblem(pr likelihood.Problem) (per int, err error) {
 	return per, nil
 }
 
-// rootOrder returns, on every rank of c, rank 0's ordering of locs (or
-// its error).
-func rootOrder(c comm.Comm, locs matern.Points, metric matern.Metric, frame embed.Frame, s Setup) ([]int32, error) {
+// rootOrder returns, on every rank of c, rank 0's ordering of locs and
+// the region of each ordered location (Group's regions of size region,
+// from each location's nearest earlier one), or rank 0's error.
+func rootOrder(c comm.Comm, locs matern.Points, metric matern.Metric, frame embed.Frame, s Setup, region int) (perm, root []int32, err error) {
 	var msg []byte
 	if c.Rank() == 0 {
-		perm, err := func() ([]int, error) {
-			e, err := embed.Embed(locs, metric, frame)
-			if err != nil {
-				return nil, err
-			}
-			return order.Order(e, s.Order, s.Seed)
-		}()
+		perm, root, err := orderAndRegions(locs, metric, frame, s, region)
 		if err != nil {
 			msg = append([]byte{1}, "vecchia: "+err.Error()...)
 		} else {
-			msg = make([]byte, 1+4*len(perm))
+			msg = make([]byte, 1+8*len(perm))
 			for k, i := range perm {
 				binary.LittleEndian.PutUint32(msg[1+4*k:], uint32(i))
+				binary.LittleEndian.PutUint32(msg[1+4*(len(perm)+k):], uint32(root[k]))
 			}
 		}
 	}
-	msg, err := c.Bcast(0, msg)
-	if err != nil {
-		return nil, err
+	if msg, err = c.Bcast(0, msg); err != nil {
+		return nil, nil, err
 	}
 	if len(msg) == 0 || msg[0] != 0 {
-		return nil, errors.New(string(msg[min(1, len(msg)):]))
+		return nil, nil, errors.New(string(msg[min(1, len(msg)):]))
 	}
-	perm := make([]int32, (len(msg)-1)/4)
+	n := (len(msg) - 1) / 8
+	perm, root = make([]int32, n), make([]int32, n)
 	for k := range perm {
 		perm[k] = int32(binary.LittleEndian.Uint32(msg[1+4*k:]))
+		root[k] = int32(binary.LittleEndian.Uint32(msg[1+4*(n+k):]))
 	}
-	return perm, nil
+	return perm, root, nil
+}
+
+// orderAndRegions orders locs (s.Order in frame) and splits the ordered
+// locations into Group's regions of size region (from each location's
+// nearest earlier one: the first member of its set).
+func orderAndRegions(locs matern.Points, metric matern.Metric, frame embed.Frame, s Setup, region int) (perm, root []int32, err error) {
+	e, err := embed.Embed(locs, metric, frame)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := order.Order(e, s.Order, s.Seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	nearest, err := neighbors.Conditioning(e.Permute(p), 1, max(s.Workers, 1))
+	if err != nil {
+		return nil, nil, err
+	}
+	rg, err := regions(len(p), 1, nearest.Idx, region)
+	if err != nil {
+		return nil, nil, err
+	}
+	perm = make([]int32, len(p))
+	for k, i := range p {
+		perm[k] = int32(i)
+	}
+	return perm, rg.root, nil
 }
 
 // rowSets returns the conditioning sets of size m of the ordered
@@ -184,16 +210,15 @@ func rowSets(locs matern.Points, metric matern.Metric, frame embed.Frame, perm, 
 }
 
 // ranked is one rank's share of a distributed preparation: the ordered
-// locations rows (increasing), those of the cells c0 .. c1-1 (cell: the
-// cell of each location), the problem's point of ordered point q being
-// at(q).
+// locations rows (increasing), those of the regions r0 .. r1-1 of rg, the
+// problem's point of ordered point q being at(q).
 type ranked struct {
 	c      comm.Comm
 	pr     likelihood.Problem
 	per    int
 	at     func(q int32) int
-	cell   []int32
-	c0, c1 int
+	rg     *regionSet
+	r0, r1 int
 	rows   []int32
 	g      Grouping
 }
@@ -211,27 +236,19 @@ type rankMeta struct {
 // data of its blocks and exchanges the cuts, making its part of the plan.
 func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 	pr := r.pr
-	var meta rankMeta
-	rowOf := make([]int32, len(r.cell)) // the row of each of the rank's locations
+	rowOf := make([]int32, len(r.rg.root)) // the row of each of the rank's locations
 	for k, i := range r.rows {
 		rowOf[i] = int32(k)
 	}
-	set := func(i int) []int32 { k := int(rowOf[i]); return sets[k*m : (k+1)*m] }
-	lb, err := groupCells(r.cell, r.c0, r.c1, m, set, r.g)
-	var bl *Blocks
-	if err != nil {
-		meta.Err = err.Error()
-	} else {
-		bl = expand(lb, r.per)
-		meta.NBlocks, meta.Cuts = bl.Len(), cutChunks(bl, r.g)
-		dist := func(i, j int) float64 {
-			return matern.Distance(pr.Metric, pr.Points, r.at(int32(r.per*i)), pr.Points, r.at(int32(r.per*j)))
-		}
-		meta.RMin = closest(len(r.rows), func(k int) (int, []int32) { return int(r.rows[k]), sets[k*m : (k+1)*m] }, dist)
-		for k := 0; k < bl.Len(); k++ {
-			u, rr := bl.Size(k)
-			meta.UMax, meta.RespMax = max(meta.UMax, u), max(meta.RespMax, rr)
-		}
+	bl := expand(r.g.groupRegions(r.rg, r.r0, r.r1, m, func(i int32) []int32 { k := int(rowOf[i]); return sets[k*m : (k+1)*m] }), r.per)
+	meta := rankMeta{NBlocks: bl.Len(), Cuts: cutChunks(bl, r.g)}
+	dist := func(i, j int) float64 {
+		return matern.Distance(pr.Metric, pr.Points, r.at(int32(r.per*i)), pr.Points, r.at(int32(r.per*j)))
+	}
+	meta.RMin = closest(len(r.rows), func(k int) (int, []int32) { return int(r.rows[k]), sets[k*m : (k+1)*m] }, dist, r.g.Workers)
+	for k := 0; k < bl.Len(); k++ {
+		u, rr := bl.Size(k)
+		meta.UMax, meta.RespMax = max(meta.UMax, u), max(meta.RespMax, rr)
 	}
 	all, first, err := exchange(r.c, meta)
 	if err != nil {
@@ -315,6 +332,7 @@ func join(metas []rankMeta) joined {
 			o.Tasks = append(o.Tasks, nb+v)
 		}
 		o.TaskWork = append(o.TaskWork, m.Cuts.TaskWork...)
+		o.ChunkLocs = append(o.ChunkLocs, m.Cuts.ChunkLocs...)
 		for _, v := range m.Cuts.Groups[min(1, len(m.Cuts.Groups)):] {
 			o.Groups = append(o.Groups, nt+v)
 		}

@@ -11,9 +11,9 @@ import (
 // bitwise the l, gradient, information and mean of the whole plan that
 // Prepare makes on one process, for both stages (the coarse one from each
 // set's 6 nearest), and that the ranks' parts hold the plan's block
-// members once, each rank its chunks' share.
+// members once, each rank about its share of the points'.
 func TestDistribute(t *testing.T) {
-	g := Grouping{Chunk: 128, TaskWork: 2e5}
+	g := Grouping{Region: 128, TaskWork: 2e5}
 	pick := map[string]bool{"matern+tau2+mean": true, "bivariate+mean": true, "aniso+tau2+mean": true}
 	for _, tc := range cases(1000, 29) {
 		if !pick[tc.name] {
@@ -51,9 +51,15 @@ func TestDistribute(t *testing.T) {
 					}
 					d := parts[r].part
 					members += len(d.Idx)
-					// At most twice the members of a rank's share of the chunks.
-					nc := len(plan.ChunkGroups) - 1
-					if lim := 2 * len(plan.Blocks.Idx) * ((nc + size - 1) / size) / nc; size > 1 && len(d.Idx) > lim {
+					// At most twice the members of the rank's share of the points.
+					mine, all := 0, 0
+					for c, o := range regionOwners(plan.ChunkLocs, size) {
+						all += plan.ChunkLocs[c]
+						if o == r {
+							mine += plan.ChunkLocs[c]
+						}
+					}
+					if lim := 2 * len(plan.Blocks.Idx) * mine / all; size > 1 && len(d.Idx) > lim {
 						t.Errorf("%s, %d ranks, rank %d, stage %d: %d block members of the plan's %d", tc.name, size, r, stage, len(d.Idx), len(plan.Blocks.Idx))
 					}
 				}

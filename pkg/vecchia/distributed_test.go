@@ -189,7 +189,7 @@ func spreadPlan(t *testing.T, rng *rand.Rand, n, m int, edit func(matern.Points)
 		obs[i], one[i] = rng.NormFloat64(), 1
 	}
 	p := likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern, Covariates: [][]float64{one}}
-	plan, err := NewPlan(p, nil, m, gridSets(pts.X, pts.Y, m), Grouping{TaskWork: 2e5, Chunk: 512})
+	plan, err := NewPlan(p, nil, m, gridSets(pts.X, pts.Y, m), Grouping{TaskWork: 2e5, Region: 512})
 	if err != nil {
 		t.Fatal(err)
 	}

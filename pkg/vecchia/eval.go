@@ -85,25 +85,34 @@ func NewEvaluator(p *Plan, nparams int, rt *runtime.Runtime, k kernels.Impl) *Ev
 }
 
 // groupOwners returns the rank of each group of tasks on size ranks:
-// the rank of its chunk (chunkRank).
+// the rank of its region (regionOwners).
 func (p *Plan) groupOwners(size int) []int {
 	own := make([]int, len(p.Groups)-1)
-	nc := len(p.ChunkGroups) - 1
-	for c := range nc {
+	for c, r := range regionOwners(p.ChunkLocs, size) {
 		for g := p.ChunkGroups[c]; g < p.ChunkGroups[c+1]; g++ {
-			own[g] = chunkRank(c, nc, size)
+			own[g] = r
 		}
 	}
 	return own
 }
 
-// chunkRank returns the rank of chunk c of nc on size ranks: contiguous
-// runs of nc/size chunks (chunksOf).
-func chunkRank(c, nc, size int) int { return c * size / nc }
-
-// chunksOf returns the chunks c0 .. c1-1 of rank of size (chunkRank).
-func chunksOf(nc, size, rank int) (c0, c1 int) {
-	return (rank*nc + size - 1) / size, ((rank+1)*nc + size - 1) / size
+// regionOwners assigns the regions of locs locations (or points) each to
+// size ranks: contiguous runs of about equal numbers of locations (the
+// same for locations and their points, twice as many).
+func regionOwners(locs []int, size int) []int {
+	own := make([]int, len(locs))
+	total := int64(0)
+	for _, l := range locs {
+		total += int64(l)
+	}
+	acc := int64(0)
+	for c, l := range locs {
+		if total > 0 {
+			own[c] = min(size-1, int(int64(size)*(2*acc+int64(l))/(2*total)))
+		}
+		acc += int64(l)
+	}
+	return own
 }
 
 // Want says what an evaluation computes besides l.

@@ -13,8 +13,8 @@ import (
 type Blocks struct {
 	Idx   []int32
 	Start []int64
-	// Chunks are the first block of each cell of the grouping (and the
-	// number of blocks last): a block never spans two cells.
+	// Chunks are the first block of each region of the grouping (and the
+	// number of blocks last): a block never spans two regions.
 	Chunks []int
 }
 
@@ -53,14 +53,13 @@ type Grouping struct {
 	// TaskWork is the modelled work of one task, in the cost model's
 	// flops (0: DefaultTaskWork, a few milliseconds on one core).
 	TaskWork float64
-	// Chunk bounds the locations of a cell (0: n/64 for n locations,
-	// within MinChunk .. MaxChunk): the cells are the nodes of a k-d tree
-	// of the locations at the first depth where each holds at most Chunk
-	// (cellsOf); a location joins only blocks begun in its own cell, tasks
-	// and groups of tasks never span two cells, and a rank of a
-	// distributed run prepares and evaluates whole cells (Distribute). The
-	// plan does not depend on the number of ranks or workers.
-	Chunk int
+	// Region is the number of locations per region of the merge (0:
+	// DefaultRegion; see Group): a location joins blocks of its own
+	// region only, and the regions are merged in parallel.
+	Region int
+	// Workers is how many threads merge the regions (0: one). The blocks
+	// do not depend on it.
+	Workers int
 }
 
 // Defaults of Grouping.
@@ -70,8 +69,7 @@ const (
 	DefaultGrad     = 8
 	DefaultTries    = 3
 	DefaultTaskWork = 4e7
-	MinChunk        = 1024
-	MaxChunk        = 4096
+	DefaultRegion   = 8192
 )
 
 func (g Grouping) withDefaults() Grouping {
@@ -90,15 +88,10 @@ func (g Grouping) withDefaults() Grouping {
 	if g.TaskWork <= 0 {
 		g.TaskWork = DefaultTaskWork
 	}
-	return g
-}
-
-// chunk returns the chunk size of the grouping of n locations.
-func (g Grouping) chunk(n int) int {
-	if g.Chunk > 0 {
-		return g.Chunk
+	if g.Region <= 0 {
+		g.Region = DefaultRegion
 	}
-	return min(MaxChunk, max(MinChunk, (n+63)/64))
+	return g
 }
 
 // cost is the cost model of a block of u members and r responses.
@@ -109,74 +102,119 @@ func (g Grouping) cost(u, r int) float64 {
 
 // Group merges the n ordered locations into blocks given their
 // conditioning sets: row i of the flat sets (stride m, entries < i,
-// nearest first, -1 after the last) is location i's set; cell[i] is
-// location i's cell (cellsOf) and nc the number of cells.
+// nearest first, -1 after the last) is location i's set.
 //
-// The merge is greedy, in the ordering, cell by cell: location i joins
-// the block of one of its Tries nearest conditioning points, when that
-// block was begun in i's cell, if that lowers the modelled cost
-// (cost(U + U_i) <= cost(U) + cost(U_i), U_i = {i} and its set, the block
-// with the largest saving wins, ties to the nearest point) and the block
-// stays within MaxSize members; otherwise it starts a block. Blocks are
-// numbered by cell, then in the order of their first location. The result
-// depends only on the sets and the cells: deterministic.
-func Group(cell []int32, nc, m int, sets []int32, g Grouping) (*Blocks, error) {
-	n := len(cell)
+// The locations are first split into regions (regions): the first K =
+// max(1, n/Region) locations are the roots, and every later location
+// belongs to the region of its nearest conditioning point; K depends on
+// n and Region only. Within a region the merge is greedy, in the
+// ordering: location i joins the block of one of its Tries nearest
+// conditioning points of the same region when that lowers the modelled
+// cost (cost(U + U_i) <= cost(U) + cost(U_i), U_i = {i} and its set, the
+// block with the largest saving wins, ties to the nearest point) and the
+// block stays within MaxSize members; otherwise it starts a block. The
+// regions are grouped by g.Workers threads at once, each region by one;
+// blocks are numbered region by region (Blocks.Chunks), in the order of
+// their first location within a region. The result depends only on the
+// sets and Region, not on the workers or the ranks (a rank of a
+// distributed run groups whole regions, Distribute): deterministic.
+func Group(n, m int, sets []int32, g Grouping) (*Blocks, error) {
 	if len(sets) != n*m {
 		return nil, fmt.Errorf("vecchia: %d set entries for %d locations of %d neighbours", len(sets), n, m)
 	}
-	return groupCells(cell, 0, nc, m, func(i int) []int32 { return sets[i*m : (i+1)*m] }, g)
-}
-
-// groupCells groups the locations of the cells c0 .. c1-1, row(i) the
-// set (m entries) of location i.
-func groupCells(cell []int32, c0, c1, m int, row func(i int) []int32, g Grouping) (*Blocks, error) {
 	g = g.withDefaults()
-	start := make([]int, c1-c0+1) // the locations of each cell, in the ordering
-	for _, c := range cell {
-		if int(c) >= c0 && int(c) < c1 {
-			start[int(c)-c0+1]++
-		}
+	rg, err := regions(n, m, sets, g.Region)
+	if err != nil {
+		return nil, err
 	}
-	for c := 1; c < len(start); c++ {
-		start[c] += start[c-1]
-	}
-	locs := make([]int32, start[len(start)-1])
-	next := slices.Clone(start)
-	for i, c := range cell {
-		if int(c) >= c0 && int(c) < c1 {
-			locs[next[int(c)-c0]] = int32(i)
-			next[int(c)-c0]++
-		}
-	}
-	own := make([]int32, len(cell)) // block of each location, in its cell
-	out := &Blocks{Start: []int64{0}, Chunks: []int{0}}
-	for c := c0; c < c1; c++ {
-		if err := groupCell(out, locs[start[c-c0]:start[c-c0+1]], cell, own, m, row, g); err != nil {
-			return nil, err
-		}
-		out.Chunks = append(out.Chunks, out.Len())
-	}
-	return out, nil
+	return g.groupRegions(rg, 0, rg.count(), m, func(i int32) []int32 { return sets[int(i)*m : int(i+1)*m] }), nil
 }
 
-// groupCell appends to out the blocks of the locations locs (one cell,
-// in the ordering), own the block (within the cell) of each location.
-func groupCell(out *Blocks, locs, cell, own []int32, m int, row func(i int) []int32, g Grouping) error {
-	var members [][]int32 // sorted members of each block (responses not marked)
-	var resp []int32      // responses per block
-	ui := make([]int32, 0, m+1)
-	var best []int32
-	for _, i32 := range locs {
-		i := int(i32)
-		set := row(i)
-		ui = append(ui[:0], i32)
-		for _, j := range set {
+// groupRegions groups the regions r0 .. r1-1 of rg, row(i) the set of
+// location i, on g.Workers threads.
+func (g Grouping) groupRegions(rg *regionSet, r0, r1, m int, row func(i int32) []int32) *Blocks {
+	own := make([]int32, len(rg.root)) // block of each location, within its region
+	groups := make([][]group, r1-r0)
+	parallel(r1-r0, g.Workers, func(r int) { groups[r] = g.region(rg, int32(r0+r), m, row, own) })
+	return pack(groups)
+}
+
+// group is one block while Group merges: its sorted members and its
+// responses, in increasing order.
+type group struct {
+	members, resp []int32
+}
+
+// regionSet is the split of the locations into regions: root[i] is
+// location i's region, and loc[start[r]:start[r+1]] are region r's
+// locations in increasing order.
+type regionSet struct {
+	root  []int32
+	loc   []int32
+	start []int32
+}
+
+func (rg *regionSet) count() int { return len(rg.start) - 1 }
+
+// regions splits the n locations into max(1, n/size) regions: the first
+// K locations are the roots of their own region, and location i >= K
+// belongs to the region of the first member of its set (its nearest
+// conditioning point; region 0 for an empty set). It checks that every
+// set holds earlier locations only.
+func regions(n, m int, sets []int32, size int) (*regionSet, error) {
+	k := max(1, n/size)
+	root := make([]int32, n)
+	for i := 0; i < n; i++ {
+		row := sets[i*m : (i+1)*m]
+		for _, j := range row {
 			if j < 0 {
 				break
 			}
-			if j >= i32 {
-				return fmt.Errorf("vecchia: the set of location %d holds %d, not an earlier location", i, j)
+			if j >= int32(i) {
+				return nil, fmt.Errorf("vecchia: the set of location %d holds %d, not an earlier location", i, j)
+			}
+		}
+		switch {
+		case i < k:
+			root[i] = int32(i)
+		case m > 0 && row[0] >= 0:
+			root[i] = root[row[0]]
+		}
+	}
+	return regionsOf(root, k), nil
+}
+
+// regionsOf returns the k regions of the locations, root[i] location
+// i's region.
+func regionsOf(root []int32, k int) *regionSet {
+	rg := &regionSet{root: root, loc: make([]int32, len(root)), start: make([]int32, k+1)}
+	for _, r := range root {
+		rg.start[r+1]++
+	}
+	for r := 0; r < k; r++ {
+		rg.start[r+1] += rg.start[r]
+	}
+	fill := slices.Clone(rg.start[:k])
+	for i, r := range rg.root {
+		rg.loc[fill[r]] = int32(i)
+		fill[r]++
+	}
+	return rg
+}
+
+// region merges region r's locations into blocks (Group), in the order
+// of their first location, and sets own of each of them to its block's
+// index among them.
+func (g Grouping) region(rg *regionSet, r int32, m int, set func(i int32) []int32, own []int32) []group {
+	var blocks []group
+	ui := make([]int32, 0, m+1)
+	var best []int32
+	for _, i := range rg.loc[rg.start[r]:rg.start[r+1]] {
+		row := set(i)
+		ui = append(ui[:0], i)
+		for _, j := range row {
+			if j < 0 {
+				break
 			}
 			ui = append(ui, j)
 		}
@@ -184,36 +222,37 @@ func groupCell(out *Blocks, locs, cell, own []int32, m int, row func(i int) []in
 		target, gain := int32(-1), 0.0
 		if !g.Off {
 			ci := g.cost(len(ui), 1)
-			for t := 0; t < g.Tries && t < m && set[t] >= 0; t++ {
-				if cell[set[t]] != cell[i] {
-					continue // a block of another cell
+			for t := 0; t < g.Tries && t < m && row[t] >= 0; t++ {
+				if rg.root[row[t]] != r {
+					continue
 				}
-				b := own[set[t]]
+				b := own[row[t]]
 				if b == target {
 					continue
 				}
-				u := unionSize(members[b], ui)
+				bk := &blocks[b]
+				u := unionSize(bk.members, ui)
 				if u > g.MaxSize {
 					continue
 				}
-				if s := g.cost(len(members[b]), int(resp[b])) + ci - g.cost(u, int(resp[b])+1); s >= 0 && (target < 0 || s > gain) {
+				nr := len(bk.resp)
+				if s := g.cost(len(bk.members), nr) + ci - g.cost(u, nr+1); s >= 0 && (target < 0 || s > gain) {
 					target, gain = b, s
 				}
 			}
 		}
 		if target < 0 {
-			own[i] = int32(len(members))
-			members = append(members, slices.Clone(ui))
-			resp = append(resp, 1)
+			own[i] = int32(len(blocks))
+			blocks = append(blocks, group{members: slices.Clone(ui), resp: []int32{i}})
 			continue
 		}
 		own[i] = target
-		best = mergeSorted(best[:0], members[target], ui)
-		members[target] = append(members[target][:0], best...)
-		resp[target]++
+		bk := &blocks[target]
+		best = mergeSorted(best[:0], bk.members, ui)
+		bk.members = append(bk.members[:0], best...)
+		bk.resp = append(bk.resp, i)
 	}
-	pack(out, cell, own, members, locs)
-	return nil
+	return blocks
 }
 
 // unionSize returns |a ∪ b| for sorted a and b (a merge of the two).
@@ -251,25 +290,32 @@ func mergeSorted(dst, a, b []int32) []int32 {
 	return dst
 }
 
-// pack appends the blocks of a cell, its locations locs, to out,
-// marking each location as the response of its own block.
-func pack(out *Blocks, cell, own []int32, members [][]int32, locs []int32) {
-	total := 0
-	for _, mb := range members {
-		total += len(mb)
-	}
-	out.Idx = slices.Grow(out.Idx, total)
-	var c int32 = -1
-	if len(locs) > 0 {
-		c = cell[locs[0]]
-	}
-	for b, mb := range members {
-		for _, v := range mb {
-			if cell[v] == c && own[v] == int32(b) {
-				v = ^v
-			}
-			out.Idx = append(out.Idx, v)
+// pack flattens the regions' blocks, region by region, marking each
+// location as the response of its own block.
+func pack(groups [][]group) *Blocks {
+	total, nb := 0, 0
+	for _, gr := range groups {
+		nb += len(gr)
+		for _, b := range gr {
+			total += len(b.members)
 		}
-		out.Start = append(out.Start, int64(len(out.Idx)))
 	}
+	bl := &Blocks{Idx: make([]int32, 0, total), Start: make([]int64, 1, nb+1), Chunks: make([]int, 1, len(groups)+1)}
+	for _, gr := range groups {
+		for i := range gr {
+			b := &gr[i]
+			k := 0
+			for _, v := range b.members {
+				if k < len(b.resp) && b.resp[k] == v {
+					v = ^v
+					k++
+				}
+				bl.Idx = append(bl.Idx, v)
+			}
+			bl.Start = append(bl.Start, int64(len(bl.Idx)))
+			*b = group{}
+		}
+		bl.Chunks = append(bl.Chunks, bl.Len())
+	}
+	return bl
 }

@@ -3,6 +3,8 @@ package vecchia
 import (
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/matern"
@@ -39,11 +41,12 @@ type Plan struct {
 	TaskWork []float64
 	// Groups cuts the tasks into groups, whose partial sums one task
 	// adds up before the ranks exchange them: group g is tasks
-	// Groups[g] .. Groups[g+1]-1 (GroupTasks or fewer, within a chunk);
-	// chunk c of the grouping (Grouping.Chunk) is groups
-	// ChunkGroups[c] .. ChunkGroups[c+1]-1. A rank owns whole chunks.
+	// Groups[g] .. Groups[g+1]-1 (GroupTasks or fewer, within a region);
+	// region c of the grouping (Group) is groups ChunkGroups[c] ..
+	// ChunkGroups[c+1]-1. A rank owns whole regions.
 	Groups      []int
 	ChunkGroups []int
+	ChunkLocs   []int // points of each region (for the ranks' shares)
 	// RMin and RMax bound the distances between two points of a block:
 	// RMin is the smallest nonzero distance from a location to its
 	// nearest conditioning point (the closest pair of distinct
@@ -103,17 +106,13 @@ func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Groupin
 	}
 	p.Perm = perm
 	p.permute(pr)
-	cell, nc, err := cellsOf(everyOther(p.Pts, per), p.Metric, g.chunk(nl))
-	if err != nil {
-		return nil, fmt.Errorf("vecchia: %v", err)
-	}
-	lb, err := Group(cell, nc, m, sets, g)
+	lb, err := Group(nl, m, sets, g)
 	if err != nil {
 		return nil, err
 	}
 	p.Blocks = expand(lb, per)
 	p.RMin = finite(closest(nl, func(k int) (int, []int32) { return k, sets[k*m : (k+1)*m] },
-		func(i, j int) float64 { return matern.Distance(p.Metric, p.Pts, per*i, p.Pts, per*j) }))
+		func(i, j int) float64 { return matern.Distance(p.Metric, p.Pts, per*i, p.Pts, per*j) }, g.Workers))
 	p.RMax = matern.MaxDistance(p.Metric, p.Pts)
 	for b := 0; b < p.Blocks.Len(); b++ {
 		u, r := p.Blocks.Size(b)
@@ -123,14 +122,14 @@ func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Groupin
 	return p, nil
 }
 
-// cuts returns the plan's task, group and chunk boundaries.
+// cuts returns the plan's task, group and region boundaries.
 func (p *Plan) cuts() cuts {
-	return cuts{Tasks: p.Tasks, TaskWork: p.TaskWork, Groups: p.Groups, ChunkGroups: p.ChunkGroups}
+	return cuts{Tasks: p.Tasks, TaskWork: p.TaskWork, Groups: p.Groups, ChunkGroups: p.ChunkGroups, ChunkLocs: p.ChunkLocs}
 }
 
-// setCuts sets the plan's task, group and chunk boundaries.
+// setCuts sets the plan's task, group and region boundaries.
 func (p *Plan) setCuts(c cuts) {
-	p.Tasks, p.TaskWork, p.Groups, p.ChunkGroups = c.Tasks, c.TaskWork, c.Groups, c.ChunkGroups
+	p.Tasks, p.TaskWork, p.Groups, p.ChunkGroups, p.ChunkLocs = c.Tasks, c.TaskWork, c.Groups, c.ChunkGroups, c.ChunkLocs
 }
 
 // permute copies pr's points, observations and covariates in the
@@ -194,19 +193,30 @@ func expand(b *Blocks, per int) *Blocks {
 // distance between ordered locations i and j: the closest pair of
 // distinct locations when the rows are every location's nearest earlier
 // ones (the closest pair's later point has the other as its nearest
-// earlier one). It returns +Inf when every distance is 0.
-func closest(n int, row func(k int) (int, []int32), dist func(i, j int) float64) float64 {
-	best := math.Inf(1)
-	for k := 0; k < n; k++ {
-		i, set := row(k)
-		for _, j := range set {
-			if j < 0 {
-				break
-			}
-			if d := dist(i, int(j)); d > 0 && d < best {
-				best = d
+// earlier one). It returns +Inf when every distance is 0. workers threads
+// share the rows (a minimum: the same value for any number).
+func closest(n int, row func(k int) (int, []int32), dist func(i, j int) float64, workers int) float64 {
+	const chunk = 1 << 14
+	chunks := (n + chunk - 1) / chunk
+	least := make([]float64, chunks)
+	parallel(chunks, workers, func(c int) {
+		best := math.Inf(1)
+		for k := c * chunk; k < min(n, (c+1)*chunk); k++ {
+			i, set := row(k)
+			for _, j := range set {
+				if j < 0 {
+					break
+				}
+				if d := dist(i, int(j)); d > 0 && d < best {
+					best = d
+				}
 			}
 		}
+		least[c] = best
+	})
+	best := math.Inf(1)
+	for _, d := range least {
+		best = min(best, d)
 	}
 	return best
 }
@@ -219,28 +229,47 @@ func finite(x float64) float64 {
 	return x
 }
 
-// cuts are the task, group and chunk boundaries of a plan (Plan's
+// parallel runs fn(0) .. fn(count-1) on workers threads (at least one),
+// each taking the next index.
+func parallel(count, workers int, fn func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(workers, 1), count) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := int(next.Add(1)) - 1; k < count; k = int(next.Add(1)) - 1 {
+				fn(k)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// cuts are the task, group and region boundaries of a plan (Plan's
 // Tasks, TaskWork, Groups and ChunkGroups).
 type cuts struct {
 	Tasks       []int
 	TaskWork    []float64
 	Groups      []int
 	ChunkGroups []int
+	ChunkLocs   []int // responses (points) of each region
 }
 
-// cutChunks cuts the blocks b, chunk by chunk (b.Chunks), into tasks of
-// about g.TaskWork flops of modelled work (Grouping's cost model, at
-// least one block each) and the tasks of each chunk into groups of
+// cutChunks cuts the blocks b, region by region (b.Chunks), into tasks
+// of about g.TaskWork flops of modelled work (Grouping's cost model, at
+// least one block each) and the tasks of each region into groups of
 // GroupTasks; the indices are relative to b's first block.
 func cutChunks(b *Blocks, g Grouping) cuts {
 	g = g.withDefaults()
 	c := cuts{Tasks: []int{0}, Groups: []int{0}, ChunkGroups: []int{0}}
 	for ch := 0; ch+1 < len(b.Chunks); ch++ {
 		first := len(c.Tasks) - 1
-		work := 0.0
+		work, locs := 0.0, 0
 		for blk := b.Chunks[ch]; blk < b.Chunks[ch+1]; blk++ {
 			u, r := b.Size(blk)
 			work += g.cost(u, r)
+			locs += r
 			if work >= g.TaskWork || blk+1 == b.Chunks[ch+1] {
 				c.Tasks = append(c.Tasks, blk+1)
 				c.TaskWork = append(c.TaskWork, work)
@@ -252,6 +281,7 @@ func cutChunks(b *Blocks, g Grouping) cuts {
 		}
 		c.Groups = append(c.Groups, len(c.Tasks)-1)
 		c.ChunkGroups = append(c.ChunkGroups, len(c.Groups)-1)
+		c.ChunkLocs = append(c.ChunkLocs, locs)
 	}
 	return c
 }

@@ -93,7 +93,11 @@ func Prepare(pr likelihood.Problem, theta []float64, s Setup) (*Prepared, error)
 		p32[k] = int32(i)
 	}
 	t0 := time.Now()
-	plan, err := NewPlan(pr, p32, sets.M, sets.Idx, s.Grouping)
+	g := s.Grouping
+	if g.Workers <= 0 {
+		g.Workers = s.Workers
+	}
+	plan, err := NewPlan(pr, p32, sets.M, sets.Idx, g)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,126 @@
+package vecchia
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/vecchia/block"
+)
+
+// TestGroupRegions checks Group against the definition of its blocks on
+// random points with their brute-force nearest earlier sets: bitwise the
+// same blocks on 1, 2 and 5 workers; every location the response of
+// exactly one block; each block's members the union of its responses and
+// their sets; the blocks region by region, in the order of their first
+// response within one; the
+// responses of a block all in one region (location i < K its own, a later
+// one its nearest conditioning point's, K = n/Region); merges that happen
+// and lower the modelled cost below the ungrouped plan's.
+func TestGroupRegions(t *testing.T) {
+	const n, m = 1000, 10
+	rng := rand.New(rand.NewPCG(4, 29))
+	pts := randomPoints(rng, n, false)
+	sets := bruteSets(matern.Euclidean, pts, n, 1, m)
+	off, err := Group(n, m, sets, Grouping{Off: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, region := range []int{1 << 30, 150} {
+		k := max(1, n/region)
+		root := make([]int, n)
+		for i := range root {
+			if root[i] = i; i >= k {
+				root[i] = root[sets[i*m]]
+			}
+		}
+		var want *Blocks
+		for _, w := range []int{1, 2, 5} {
+			bl, err := Group(n, m, sets, Grouping{Region: region, Workers: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want == nil {
+				want = bl
+				checkBlocks(t, region, bl, sets, m, root)
+				if c, c0 := modelledCost(bl), modelledCost(off); !(c < c0) || bl.Len() >= n {
+					t.Errorf("region %d: %d blocks of modelled cost %.4g, ungrouped %.4g", region, bl.Len(), c, c0)
+				}
+			} else if !slices.Equal(bl.Idx, want.Idx) || !slices.Equal(bl.Start, want.Start) {
+				t.Errorf("region %d, %d workers: blocks differ from 1 worker's", region, w)
+			}
+		}
+	}
+}
+
+// checkBlocks checks blocks bl of the sets against their definition
+// (TestGroupRegions).
+func checkBlocks(t *testing.T, region int, bl *Blocks, sets []int32, m int, root []int) {
+	t.Helper()
+	seen := make([]int, len(root))
+	first := -1
+	for b := 0; b < bl.Len(); b++ {
+		var members, union []int32
+		var resp []int
+		for _, v := range bl.Idx[bl.Start[b]:bl.Start[b+1]] {
+			i, r := block.Response(v)
+			members = append(members, i)
+			if r {
+				resp = append(resp, int(i))
+				seen[i]++
+				union = append(union, i)
+				for _, j := range sets[int(i)*m : int(i+1)*m] {
+					if j >= 0 {
+						union = append(union, j)
+					}
+				}
+			}
+		}
+		slices.Sort(union)
+		if union = slices.Compact(union); !slices.Equal(members, union) {
+			t.Fatalf("region %d, block %d: members %v, its responses and their sets %v", region, b, members, union)
+		}
+		// Region by region, then in the order of the first response.
+		if len(resp) == 0 || first >= 0 && (root[resp[0]] < root[first] || root[resp[0]] == root[first] && resp[0] <= first) {
+			t.Fatalf("region %d, block %d: responses %v after a block starting at %d", region, b, resp, first)
+		}
+		first = resp[0]
+		for _, i := range resp {
+			if root[i] != root[resp[0]] {
+				t.Errorf("region %d, block %d: responses %d and %d in regions %d and %d", region, b, resp[0], i, root[resp[0]], root[i])
+			}
+		}
+	}
+	for i, c := range seen {
+		if c != 1 {
+			t.Fatalf("region %d: location %d the response of %d blocks", region, i, c)
+		}
+	}
+}
+
+// modelledCost returns the blocks' cost in Grouping's default model.
+func modelledCost(bl *Blocks) float64 {
+	g := Grouping{}.withDefaults()
+	c := 0.0
+	for b := 0; b < bl.Len(); b++ {
+		u, r := bl.Size(b)
+		c += g.cost(u, r)
+	}
+	return c
+}
+
+// TestGroupRegionsDense checks l of a plan grouped in several regions
+// against the grouped approximation written out from its definition
+// (vecchiaDense), for every kernel.
+func TestGroupRegionsDense(t *testing.T) {
+	const n, m = 120, 6
+	for _, c := range cases(n, 8) {
+		plan := newPlan(t, c.p, m, Grouping{Region: 25, Workers: 3})
+		ref := vecchiaDense{t: t, plan: plan, c: conditioning(plan)}
+		got := eval(t, plan, c.theta, Want{}, 2).L
+		if want := ref.loglik(c.theta); !(relDiff(got, want) <= 1e-11) {
+			t.Errorf("%s: l = %.15g, reference %.15g", c.name, got, want)
+		}
+	}
+}
