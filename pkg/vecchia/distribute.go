@@ -258,7 +258,7 @@ func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 		RMin: finite(all.RMin), RMax: matern.MaxDistance(pr.Metric, pr.Points), UMax: all.UMax, RespMax: all.RespMax,
 		nblocks: all.NBlocks, partSize: r.c.Size()}
 	p.setCuts(all.Cuts)
-	src := source{pts: pr.Points, obs: pr.Obs, ncov: p.NCov, at: r.at, x: func(q int32, dst []float64) {
+	src := source{n: p.N, pts: pr.Points, obs: pr.Obs, ncov: p.NCov, at: r.at, x: func(q int32, dst []float64) {
 		for k, col := range pr.Covariates {
 			dst[k] = col[r.at(q)]
 		}

@@ -106,7 +106,7 @@ func (p *Plan) localData(b0, b1 int) (*block.Data, int) {
 	if b0 == 0 && b1 == bl.Len() {
 		return &block.Data{Pts: p.Pts, Obs: p.Obs, X: p.X, Idx: bl.Idx, Start: bl.Start}, 0
 	}
-	src := source{pts: p.Pts, obs: p.Obs, ncov: p.NCov, at: func(q int32) int { return int(q) },
+	src := source{n: p.N, pts: p.Pts, obs: p.Obs, ncov: p.NCov, at: func(q int32) int { return int(q) },
 		x: func(q int32, dst []float64) { copy(dst, p.X[int(q)*p.NCov:(int(q)+1)*p.NCov]) }}
 	return src.data(bl, b0, b1), b0
 }
@@ -115,6 +115,7 @@ func (p *Plan) localData(b0, b1 int) (*block.Data, int) {
 // coordinates and observation are pts's and obs's at(q), its covariates
 // x(q, dst).
 type source struct {
+	n    int // points of the problem
 	pts  matern.Points
 	obs  []float64
 	ncov int
@@ -127,15 +128,17 @@ type source struct {
 // use, with the blocks' indices renumbered.
 func (s source) data(bl *Blocks, b0, b1 int) *block.Data {
 	idx := bl.Idx[bl.Start[b0]:bl.Start[b1]]
-	local := make(map[int32]int32, len(idx))
+	// local[g]-1 is point g's local index (0: none yet): 4 bytes a point
+	// of the problem, a fraction of a map's over the blocks' members.
+	local := make([]int32, s.n)
 	var order []int32
 	d := &block.Data{Idx: make([]int32, len(idx)), Start: make([]int64, b1-b0+1), First: b0}
 	for i, v := range idx {
 		g, resp := block.Response(v)
-		l, ok := local[g]
-		if !ok {
+		l := local[g] - 1
+		if l < 0 {
 			l = int32(len(order))
-			local[g] = l
+			local[g] = l + 1
 			order = append(order, g)
 		}
 		if resp {
