@@ -38,10 +38,17 @@ by the same submission code - on a model of this machine: one node per rank,
 --workers CPU workers each, links of --bandwidth and --latency between ranks
 (under mpirun, unless given: measured by ping-pong between ranks 0 and 1).
 
-Two simulations per size: with the calibrated durations (the prediction a
-user gets from 'exageostat calibrate'), and with the mean duration of each
-task kind in the real runs (StarPU's history-based models; what is left is
-the simulator's model of scheduling and messages). The errors are
+Three simulations per size: with the calibrated durations and a runtime
+that costs the cores nothing (the prediction 'exageostat calibrate' gave
+before the runtime's CPU was modelled); the same with the CPU time the
+runtime takes from the workers (with as many workers as cores, the
+submission, the progress goroutine's calls and MPI's copies run on the
+workers' cores: the process's CPU outside its workers' threads over one
+untimed evaluation, per task run and message sent or received, as the
+cluster file's task_cpu and cpu_per_message); and with that and the mean
+duration of each task kind in the real runs (StarPU's history-based
+models; what is left is the simulator's model of scheduling and
+messages). The errors are
 simulated / real - 1; real is the median wall time of the slowest rank around
 one evaluation. The durations are CPU times (the calibration's samples and
 the real tasks' kernels, each on its OS thread), which a loaded machine
@@ -122,15 +129,20 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 		}
 		fmt.Fprintf(w, "modelled links between ranks (%s): %.3g B/s, %.3g s per message\n", how, r.Network.Bandwidth, r.Network.Latency)
 	}
-	fmt.Fprintf(w, "%7s %6s %22s %9s %18s %18s %14s %30s\n", "N", "tiles", "real s (min-max)", "busy", "sim calibrated", "sim trace-durs", "sim busy",
+	fmt.Fprintf(w, "%7s %6s %22s %9s %18s %18s %18s %14s %30s\n", "N", "tiles", "real s (min-max)", "busy", "sim cal, rt free", "sim calibrated", "sim trace-durs", "sim busy",
 		"real unloaded, errors against")
 	for _, row := range r.Rows {
-		fmt.Fprintf(w, "%7d %6d %8.3f (%.3f-%.3f) %8.0f%% %9.3f %+6.1f%% %9.3f %+6.1f%% %13.0f%% %9.3f %+6.1f%% %+6.1f%%\n",
+		fmt.Fprintf(w, "%7d %6d %8.3f (%.3f-%.3f) %8.0f%% %9.3f %+6.1f%% %9.3f %+6.1f%% %9.3f %+6.1f%% %13.0f%% %9.3f %+6.1f%% %+6.1f%%\n",
 			row.N, row.Tiles, row.Real, row.RealMin, row.RealMax, 100*row.RealBusy,
+			row.SimCalibratedFree, 100*row.ErrCalibratedFree,
 			row.SimCalibrated, 100*row.ErrCalibrated, row.SimTrace, 100*row.ErrTrace, 100*row.SimBusy,
 			row.RealLoaded, 100*row.ErrCalibratedLoaded, 100*row.ErrTraceLoaded)
 	}
 	fmt.Fprintln(w, "(durations: CPU time per task; real unloaded: the wall time less the workers' mean wait for a core, their run delay)")
+	fmt.Fprintln(w, "the runtime's CPU outside the workers, per evaluation and rank (timed runs), and per task or message in the model (an untimed run):")
+	for _, row := range r.Rows {
+		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us\n", row.N, row.OtherCPU, 1e6*row.RuntimeCPU)
+	}
 	fmt.Fprintln(w, "task durations, ms (calibrated / mean of the real tasks):")
 	for _, row := range r.Rows {
 		fmt.Fprintf(w, "%7d", row.N)

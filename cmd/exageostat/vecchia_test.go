@@ -12,11 +12,21 @@ import (
 
 // vecchiaResult is the part of fit's JSON the Vecchia tests read.
 type vecchiaResult struct {
-	Theta   []float64 `json:"theta"`
-	LogLik  float64   `json:"loglik"`
-	Status  string    `json:"status"`
-	StdErr  []float64 `json:"stderr"`
-	MSPE    float64   `json:"mspe"`
+	Theta  []float64 `json:"theta"`
+	LogLik float64   `json:"loglik"`
+	Status string    `json:"status"`
+	StdErr []float64 `json:"stderr"`
+	MSPE   float64   `json:"mspe"`
+	Steps  []struct {
+		Wall        float64         `json:"wall"`
+		Gen         float64         `json:"gen"`
+		Chol        float64         `json:"chol"`
+		Solve       float64         `json:"solve"`
+		Deriv       float64         `json:"deriv"`
+		Busy        float64         `json:"busy"`
+		Utilization json.RawMessage `json:"utilization"`
+	} `json:"steps"`
+	PerEval map[string]float64 `json:"seconds_per_evaluation"`
 	Vecchia *struct {
 		M      int    `json:"m"`
 		Stages []int  `json:"stages"`
@@ -88,6 +98,20 @@ func TestFitVecchiaCLI(t *testing.T) {
 		if r := v.StdErr[i] / exact.StdErr[i]; !(r > 0.8 && r < 1.25) {
 			t.Errorf("parameter %d: vecchia stderr %v, exact %v", i, v.StdErr[i], exact.StdErr[i])
 		}
+	}
+	// Not traced: the busy seconds, the gradient's among them, give the
+	// busy share over the 2 workers and the overlap policy's helper
+	// thread (when it has one), never above 1; no trace-based utilisation
+	// and no CPU times are claimed.
+	for i, s := range v.Steps {
+		sum := s.Gen + s.Chol + s.Solve + s.Deriv
+		lo, hi := sum/(3*s.Wall)*(1-1e-9), sum/(2*s.Wall)*(1+1e-9)
+		if !(s.Deriv > 0) || !(s.Busy >= lo && s.Busy <= hi && s.Busy <= 1+1e-9) || string(s.Utilization) != "null" {
+			t.Errorf("vecchia step %d: deriv %v busy %v (busy seconds over 3 and 2 x wall: %v, %v) utilization %s", i+1, s.Deriv, s.Busy, lo, hi, s.Utilization)
+		}
+	}
+	if _, ok := v.PerEval["gen_cpu"]; ok || !(v.PerEval["deriv"] > 0) {
+		t.Errorf("vecchia seconds_per_evaluation %v: want deriv and no CPU times", v.PerEval)
 	}
 	again := fit("vecchia-sets", append(bounds, "--computation", "vecchia", "--vecchia-sets", sets)...)
 	if again.LogLik != v.LogLik || !equalFloats(again.Theta, v.Theta) {

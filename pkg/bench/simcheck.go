@@ -64,15 +64,34 @@ type SimCheckRow struct {
 	RealLoaded          float64 `json:"real_unloaded_seconds"`
 	ErrCalibratedLoaded float64 `json:"err_calibrated_unloaded"`
 	ErrTraceLoaded      float64 `json:"err_trace_unloaded"`
+	// OtherCPU is the CPU time of the process outside its workers'
+	// threads during one evaluation (the submission, the progress
+	// goroutine and MPI's copies, the Go runtime): the median over the
+	// timed evaluations, averaged over the ranks. On a machine whose cores
+	// all run workers it is taken from them.
+	OtherCPU float64 `json:"other_cpu_seconds"`
+	// RuntimeCPU is the simulations' runtime CPU per graph node, the
+	// group's task_cpu and the network's cpu_per_message (config.Group,
+	// config.Network): over an evaluation before the timed ones (the
+	// second: the first allocates the replicas), each rank's CPU outside
+	// its workers over the tasks it ran and the messages it sent and
+	// received, averaged over the ranks.
+	RuntimeCPU float64 `json:"runtime_cpu_per_node_seconds"`
+	// SimCalibratedFree is the simulated makespan with the calibrated
+	// durations and a runtime that costs the workers nothing (the model
+	// before RuntimeCPU), and ErrCalibratedFree its error.
+	SimCalibratedFree float64 `json:"sim_calibrated_free_runtime_seconds"`
+	ErrCalibratedFree float64 `json:"err_calibrated_free_runtime"`
 	// SimCalibrated is the simulated makespan with the calibrated task
-	// durations, and ErrCalibrated = SimCalibrated / Real - 1.
+	// durations and RuntimeCPU, and ErrCalibrated = SimCalibrated / Real
+	// - 1.
 	SimCalibrated float64 `json:"sim_calibrated_seconds"`
 	ErrCalibrated float64 `json:"err_calibrated"`
 	// SimTrace is the simulated makespan with the mean duration of each
 	// task kind in the real runs (full tiles only; CPU time, as the
 	// calibration), as StarPU's history-based performance models give
-	// it, and ErrTrace its error: what remains is the simulator's model
-	// of scheduling and messages.
+	// it, with RuntimeCPU, and ErrTrace its error: what remains is
+	// the simulator's model of scheduling and messages.
 	SimTrace float64 `json:"sim_trace_seconds"`
 	ErrTrace float64 `json:"err_trace"`
 	// SimBusy is the fraction of the workers' time in tasks in the
@@ -194,10 +213,15 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 	if err != nil {
 		return nil, err
 	}
-	progress(fmt.Sprintf("N=%d (%d x %d tiles): %d evaluations, each after a calibration", n, nt, nt, o.Reps+1))
-	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up
+	progress(fmt.Sprintf("N=%d (%d x %d tiles): %d evaluations, each timed one after a calibration", n, nt, nt, o.Reps+2))
+	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up: first allocations and page faults
 		return nil, err
 	}
+	warm := startCPU(rt.WorkerThreads())
+	if _, _, err := ev.LogLik(o.Theta); err != nil { // the messages' CPU time
+		return nil, err
+	}
+	warmOther := warm.other(rt.WorkerThreads())
 	rr, err := simCheckReal(o, rt, ev)
 	if err != nil {
 		return nil, err
@@ -217,7 +241,12 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 	if row.TraceDurations, err = rr.traced(o, cal, row); err != nil {
 		return nil, err
 	}
-	if err := simCheckSimulate(o, plan, n, cl, row); err != nil {
+	other, err := rankMean(w, []string{"other"}, []float64{median(rr.other)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	row.OtherCPU = other["other"]
+	if err := simCheckSimulate(o, plan, n, cl, warmOther, row); err != nil {
 		return nil, err
 	}
 	return row, nil
@@ -231,6 +260,7 @@ type simCheckRuns struct {
 	unloaded []float64
 	events   []trace.Event
 	cals     [][]float64
+	other    []float64 // the process's CPU outside the workers' threads, s
 	msgs     int
 	bytes    int64
 }
@@ -253,10 +283,12 @@ func simCheckReal(o SimCheckOptions, rt *runtime.Runtime, ev *likelihood.Evaluat
 		skip := len(ev.Events())
 		tids := rt.WorkerThreads()
 		d0 := runDelay(tids)
+		c0 := startCPU(tids)
 		t0 := time.Now()
 		_, st, err := ev.LogLik(o.Theta)
 		wall := time.Since(t0).Seconds()
 		delay := (runDelay(tids) - d0) / float64(max(len(tids), 1))
+		rr.other = append(rr.other, c0.other(tids))
 		if err != nil {
 			return nil, err
 		}
@@ -332,14 +364,33 @@ func (rr *simCheckRuns) traced(o SimCheckOptions, cal config.Durations, row *Sim
 }
 
 // simCheckSimulate simulates the evaluation of plan at size n on cl with
-// row's calibrated durations, then with its trace durations, and sets
-// row's simulated makespans, errors, busy fraction and messages.
-func simCheckSimulate(o SimCheckOptions, plan *strategy.Plan, n int, cl config.Cluster, row *SimCheckRow) error {
+// row's calibrated durations and a free runtime, then with the runtime's
+// CPU time measured over an untimed evaluation (warmOther: this rank's
+// CPU outside its workers), with the calibrated durations and with the
+// trace durations, and sets row's simulated makespans, errors, busy
+// fraction and messages.
+func simCheckSimulate(o SimCheckOptions, plan *strategy.Plan, n int, cl config.Cluster, warmOther float64, row *SimCheckRow) error {
 	g, err := strategy.Record(plan, n, o.NB)
 	if err != nil {
 		return err
 	}
 	cl.Groups[0].CPU = row.Calibrated
+	simFree, err := sim.Run(g, cl, sim.Options{})
+	if err != nil {
+		return err
+	}
+	row.SimCalibratedFree, row.ErrCalibratedFree = simFree.Makespan, simFree.Makespan/row.Real-1
+	rs := simFree.Ranks[o.Comm.Rank()]
+	var local float64
+	if nodes := rs.CPU.Tasks + rs.MessagesSent + rs.MessagesReceived; nodes > 0 {
+		local = warmOther / float64(nodes)
+	}
+	per, err := rankMean(o.Comm, []string{"runtime_cpu"}, []float64{local}, nil)
+	if err != nil {
+		return err
+	}
+	row.RuntimeCPU = per["runtime_cpu"]
+	cl.Groups[0].TaskCPU, cl.Network.CPUPerMessage = row.RuntimeCPU, row.RuntimeCPU
 	simCal, err := sim.Run(g, cl, sim.Options{})
 	if err != nil {
 		return err
@@ -368,6 +419,40 @@ func taskSeconds(e trace.Event) float64 {
 		return float64(e.CPU) * 1e-9
 	}
 	return e.Duration()
+}
+
+// cpuMark is the process's CPU time and its workers' (per thread id) at
+// some point, in nanoseconds.
+type cpuMark struct {
+	proc    int64
+	workers map[int]int64
+}
+
+// startCPU reads the process's and the threads tids' CPU times.
+func startCPU(tids []int) cpuMark {
+	m := cpuMark{workers: map[int]int64{}}
+	m.proc, _ = cputime.Process()
+	for _, t := range tids {
+		if c, ok := cputime.OfThread(t); ok {
+			m.workers[t] = c
+		}
+	}
+	return m
+}
+
+// other returns the seconds of CPU the process has spent since m outside
+// the threads tids (a thread absent from m started since: all its CPU
+// counts), 0 where the system cannot tell.
+func (m cpuMark) other(tids []int) float64 {
+	now := startCPU(tids)
+	if now.proc == 0 || m.proc == 0 {
+		return 0
+	}
+	d := now.proc - m.proc
+	for t, c := range now.workers {
+		d -= c - m.workers[t]
+	}
+	return max(float64(d)*1e-9, 0)
 }
 
 // runDelay returns the seconds the threads tids have waited for a core so

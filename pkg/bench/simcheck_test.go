@@ -8,6 +8,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/cputime"
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/kind"
 )
@@ -66,6 +67,13 @@ func TestSimCheckRanks(t *testing.T) {
 				if !(c.sim > 0) || math.Abs(c.err-(c.sim/row.Real-1)) > 1e-12 {
 					t.Errorf("N=%d: simulated %g s, error %g, real %g s", row.N, c.sim, c.err, row.Real)
 				}
+			}
+			// The runtime's CPU outside the workers is charged (the
+			// process has some: at least the submission), where the
+			// system tells the process's CPU time.
+			if _, ok := cputime.Process(); ok && !(row.RuntimeCPU > 0 && row.OtherCPU > 0 && math.Abs(row.ErrCalibratedFree-(row.SimCalibratedFree/row.Real-1)) <= 1e-12) {
+				t.Errorf("%d ranks, N=%d: runtime CPU %g s per node, other CPU %g s, simulated free %g s, error %g",
+					ranks, row.N, row.RuntimeCPU, row.OtherCPU, row.SimCalibratedFree, row.ErrCalibratedFree)
 			}
 			for _, k := range []string{kind.Dcmg, kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm} {
 				if !(row.TraceDurations[k] > 0) || !(row.Calibrated[k] > 0) {

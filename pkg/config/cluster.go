@@ -97,6 +97,14 @@ type Cluster struct {
 type Network struct {
 	Bandwidth float64 `toml:"bandwidth"` // bytes per second, each way
 	Latency   float64 `toml:"latency"`   // seconds per message
+	// CPUPerMessage and CPUPerByte model the CPU time a message of b
+	// bytes takes on each of its two ranks, CPUPerMessage + CPUPerByte b
+	// seconds (packing and copying it, the runtime's progress calls): the
+	// runtime's progress goroutine runs on the cores of the rank's
+	// workers, so pkg/sim takes it from them (0: messages cost the
+	// workers nothing). bench simulator measures it.
+	CPUPerMessage float64 `toml:"cpu_per_message,omitzero"`
+	CPUPerByte    float64 `toml:"cpu_per_byte,omitzero"`
 }
 
 // Group is a set of identical nodes of a heterogeneous cluster.
@@ -115,6 +123,12 @@ type Group struct {
 	// the two.
 	Bandwidth float64 `toml:"bandwidth,omitzero"`
 	Latency   float64 `toml:"latency,omitzero"`
+	// TaskCPU is the CPU time, in seconds, the runtime spends per task of
+	// a node outside its workers (submission, the progress goroutine, the
+	// Go runtime): with as many workers as cores, pkg/sim takes it from
+	// the CPU workers, adding it to each task they run (0: nothing).
+	// bench simulator measures it.
+	TaskCPU float64 `toml:"task_cpu,omitzero"`
 	// CPU and GPU give, per task kind, the seconds one task of that kind
 	// takes on one worker of the type at the cluster's tile size nb. A
 	// kind absent from a table cannot run on that type of worker.
@@ -316,6 +330,12 @@ func (c Cluster) validateGroups(file string) error {
 	if v := c.Network.Latency; v < 0 || !finite(v) {
 		return bad("network.latency", "must be a non-negative number of seconds, got %g", v)
 	}
+	if v := c.Network.CPUPerMessage; v < 0 || !finite(v) {
+		return bad("network.cpu_per_message", "must be a non-negative number of seconds, got %g", v)
+	}
+	if v := c.Network.CPUPerByte; v < 0 || !finite(v) {
+		return bad("network.cpu_per_byte", "must be a non-negative number of seconds per byte, got %g", v)
+	}
 	if len(c.Groups) == 0 {
 		return nil
 	}
@@ -372,6 +392,9 @@ func (c Cluster) validateGroups(file string) error {
 		}
 		if v := g.Latency; v < 0 || !finite(v) {
 			return bad(key("latency"), "must be a non-negative number of seconds, got %g", v)
+		}
+		if v := g.TaskCPU; v < 0 || !finite(v) {
+			return bad(key("task_cpu"), "must be a non-negative number of seconds, got %g", v)
 		}
 		if bw, _ := g.Link(c.Network); bw == 0 && c.Nodes > 1 {
 			return bad("network.bandwidth", "missing: group %q needs a link bandwidth (bytes/s) to talk to the other nodes", g.Name)

@@ -19,3 +19,13 @@ func Gettid() int { return gettid() }
 // since it started; false where the system cannot tell. Linux reads the
 // second field of /proc/self/task/TID/schedstat.
 func RunDelay(tid int) (ns int64, ok bool) { return runDelay(tid) }
+
+// Process returns the CPU time of the whole process (all its threads) in
+// nanoseconds, and false where the system cannot tell: Linux reads
+// clock_gettime(CLOCK_PROCESS_CPUTIME_ID).
+func Process() (ns int64, ok bool) { return process() }
+
+// OfThread returns the CPU time of thread tid of this process in
+// nanoseconds, and false where the system cannot tell: Linux reads the
+// first field of /proc/self/task/TID/schedstat.
+func OfThread(tid int) (ns int64, ok bool) { return schedstat(tid, 0) }

@@ -62,3 +62,41 @@ func TestRunDelay(t *testing.T) {
 		t.Error("a thread that does not exist has a run delay")
 	}
 }
+
+// TestOfThreadProcess: a busy loop of 20 ms of CPU on a locked thread (by
+// Thread, the thread's own clock) adds the same to OfThread of its id,
+// within 2 ms, and at least as much to Process (every thread of the
+// process); a thread that does not exist has no CPU time.
+func TestOfThreadProcess(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := Gettid()
+	o0, ok1 := OfThread(tid)
+	p0, ok2 := Process()
+	c0, ok3 := Thread()
+	if !ok1 || !ok2 || !ok3 {
+		t.Fatalf("no CPU clock: thread %v, process %v, own thread %v", ok1, ok2, ok3)
+	}
+	x := 0.0
+	for {
+		if c, _ := Thread(); c-c0 >= int64(20*time.Millisecond) {
+			break
+		}
+		for range 10000 {
+			x++
+		}
+	}
+	c1, _ := Thread()
+	o1, _ := OfThread(tid)
+	p1, _ := Process()
+	dc, do, dp := time.Duration(c1-c0), time.Duration(o1-o0), time.Duration(p1-p0)
+	if do < dc-2*time.Millisecond || do > dc+2*time.Millisecond {
+		t.Errorf("busy loop: %v of CPU by Thread, %v by OfThread (x=%g)", dc, do, x)
+	}
+	if dp < dc-time.Millisecond {
+		t.Errorf("busy loop: %v of CPU by Thread, only %v by Process", dc, dp)
+	}
+	if _, ok := OfThread(1 << 30); ok {
+		t.Error("a thread that does not exist has a CPU time")
+	}
+}

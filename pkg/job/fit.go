@@ -139,9 +139,15 @@ type Step struct {
 	Gen    float64   `json:"gen"`
 	Chol   float64   `json:"chol"`
 	Solve  float64   `json:"solve"`
+	// Deriv is the busy seconds of the gradient and information (vecchia).
+	Deriv float64 `json:"deriv,omitempty"`
 	// Utilization is seed 000's resource-utilisation metric of the
-	// evaluation (rank 0's workers; null when replayed).
+	// evaluation (rank 0's workers; null when replayed, and for vecchia,
+	// whose evaluations are not traced: see Busy).
 	Utilization *trace.Utilization `json:"utilization"`
+	// Busy is the workers' busy share of a vecchia evaluation, from its
+	// busy seconds: (gen + chol + solve + deriv) / (workers x wall).
+	Busy float64 `json:"busy,omitempty"`
 	// Approx gives the tiles of an approximate computation (tlr: mean and
 	// maximum rank, compressed bytes); absent for exact.
 	Approx *likelihood.ApproxStats `json:"approx,omitempty"`
@@ -1144,8 +1150,8 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 	}
 	o.GstatVgm, o.GstatAnis = gstatVgm(model, r.Theta, o.Nugget)
 	for _, s := range r.Steps {
-		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Approx: s.Stats.Approx, SentBytes: s.Stats.SentBytes, Replayed: s.Replayed}
-		if !s.Replayed {
+		so := Step{N: s.N, Theta: s.Theta, Wall: s.Stats.Wall, Gen: s.Stats.Gen, Chol: s.Stats.Chol, Solve: s.Stats.Solve, Deriv: s.Stats.Deriv, Busy: s.Stats.Busy, Approx: s.Stats.Approx, SentBytes: s.Stats.SentBytes, Replayed: s.Replayed}
+		if !s.Replayed && s.Stats.Busy == 0 {
 			u := s.Stats.Utilization
 			so.Utilization = &u
 		}
@@ -1161,9 +1167,17 @@ func fitResult(names []string, r *mle.FitResult, cfg config.Fit, model likelihoo
 		o.PerEval["gen"] += s.Stats.Gen
 		o.PerEval["chol"] += s.Stats.Chol
 		o.PerEval["solve"] += s.Stats.Solve
+		if s.Stats.Deriv > 0 {
+			o.PerEval["deriv"] += s.Stats.Deriv
+		}
 		o.PerEval["gen_cpu"] += s.Stats.GenCPU
 		o.PerEval["chol_cpu"] += s.Stats.CholCPU
 		o.PerEval["solve_cpu"] += s.Stats.SolveCPU
+	}
+	if _, ok := o.PerEval["deriv"]; ok { // vecchia: no CPU times measured
+		delete(o.PerEval, "gen_cpu")
+		delete(o.PerEval, "chol_cpu")
+		delete(o.PerEval, "solve_cpu")
 	}
 	for k := range o.PerEval {
 		o.PerEval[k] /= float64(max(len(r.Steps)-r.Replayed, 1))

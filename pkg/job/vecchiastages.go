@@ -242,7 +242,7 @@ func recoverable(err error) error {
 func stepOf(e mle.Eval, r *vecchia.Result) mle.Step {
 	s := mle.Step{Eval: e}
 	if r != nil {
-		s.Stats = likelihood.Stats{Wall: r.Wall, Gen: r.Times[0], Chol: r.Times[1], Solve: r.Times[2], LogDet: r.LogDet, Quad: r.Quad, Beta: r.Beta}
+		s.Stats = likelihood.Stats{Wall: r.Wall, Gen: r.Times[0], Chol: r.Times[1], Solve: r.Times[2], Deriv: r.Times[3], Busy: r.Busy, LogDet: r.LogDet, Quad: r.Quad, Beta: r.Beta}
 	}
 	return s
 }

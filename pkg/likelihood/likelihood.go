@@ -162,6 +162,13 @@ type Stats struct {
 	Gen   float64 // busy seconds in dcmg tasks
 	Chol  float64 // busy seconds in potrf/trtri/trmm/syrk/gemm tasks
 	Solve float64 // busy seconds in trsv/gemv/geadd/det/dot tasks
+	// Deriv is the busy seconds of the gradient and information work
+	// (Vecchia's blocks; 0 for the tiled computations).
+	Deriv float64
+	// Busy is, for an evaluation that is not traced (Vecchia), the
+	// workers' busy share from the busy seconds: (Gen + Chol + Solve +
+	// Deriv) / (workers x wall); Utilization is then left zero.
+	Busy float64
 	// GenCPU, CholCPU and SolveCPU are the same in the CPU time of the
 	// workers' threads: below the busy wall times by what the OS took
 	// from the workers (other processes on the cores), and never more

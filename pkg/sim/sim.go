@@ -31,6 +31,18 @@
 //     seconds (each node one full-duplex link, config.Group.Link). Ready
 //     transfers are started highest priority first, then in submission
 //     order.
+//   - The runtime's own CPU time runs on the cores of the workers (as
+//     many workers as cores), so it is taken from the CPU workers: a task
+//     on a CPU worker takes the group's task_cpu seconds more (submission,
+//     scheduling, the Go runtime), and a message costs each of its two
+//     ranks c = cpu_per_message + cpu_per_byte b seconds ([network]; all
+//     0 by default): the sender when the transfer starts, the receiver
+//     when it ends (the progress goroutine posts, polls, copies and
+//     completes it). A message's c lengthens the next task a CPU worker
+//     of the rank starts (the sum of the costs since the previous start):
+//     a task that waits for the message starts after its copy (the
+//     critical path), and one that runs meanwhile ends later by the time
+//     the OS gave the progress goroutine.
 //
 // The simulation is deterministic: the same graph and cluster give the same
 // Result, bit for bit.
@@ -77,6 +89,11 @@ type RankStats struct {
 	BytesSent        int64  `json:"bytes_sent"`
 	MessagesReceived int    `json:"messages_received"`
 	BytesReceived    int64  `json:"bytes_received"`
+	// RuntimeCPU is the CPU time the runtime took from the rank's CPU
+	// workers, seconds (task_cpu per task and the messages' CPU): what
+	// lengthened its tasks, included in CPU.Busy (the messages after the
+	// rank's last task start cost nothing).
+	RuntimeCPU float64 `json:"runtime_cpu_s"`
 }
 
 // GroupStats is what the nodes of one group did, summed over them.
@@ -143,6 +160,9 @@ type rankModel struct {
 	tent     []float64         // per worker, within a round: avail plus the tasks waiting for it
 	outFree  float64           // outgoing link free at
 	inFree   float64           // incoming link free at
+	taskCPU  float64           // the runtime's CPU time per task on a CPU worker (config.Group.TaskCPU)
+	debt     float64           // CPU time of messages not yet charged to a task
+	rtCPU    float64           // the runtime's CPU time charged to tasks
 	runnable []bool            // per kind id: some worker type with workers runs it
 }
 
@@ -178,6 +198,9 @@ type simulator struct {
 	touched  []bool  // per rank: needs a scheduling round
 	xtouched bool
 	now      float64 // the time of the events being processed
+	// msgCPU, byteCPU: the CPU time of a message on each of its ranks
+	// (config.Network.CPUPerMessage, CPUPerByte).
+	msgCPU, byteCPU float64
 }
 
 // Kind ids of the nodes that are not tasks.
@@ -212,7 +235,7 @@ func newSimulator(g *runtime.Graph, c config.Cluster) (*simulator, error) {
 		g: g, kindID: make([]int32, n), scale: make([]float64, n), pending: make([]int32, n),
 		succ: make([][]int32, n), start: make([]float64, n), end: make([]float64, n),
 		worker: make([]int32, n), touched: make([]bool, g.Ranks), xready: make([][]int32, g.Ranks),
-		events: pqueue.New(eventBefore),
+		events: pqueue.New(eventBefore), msgCPU: c.Network.CPUPerMessage, byteCPU: c.Network.CPUPerByte,
 	}
 	// Transfer candidates: highest priority first, then in submission order.
 	s.cands = pqueue.New(func(a, b cand) bool { return s.before(a.n, b.n) })
@@ -252,6 +275,7 @@ func newSimulator(g *runtime.Graph, c config.Cluster) (*simulator, error) {
 			m.workers[k] = max(n, 0)
 		}
 		m.bw, m.lat = gr.Link(c.Network)
+		m.taskCPU = gr.TaskCPU
 		m.runnable = make([]bool, len(kinds))
 		for k, table := range gr.Tables() {
 			m.dur[k] = make([]float64, len(kinds))
@@ -373,6 +397,7 @@ func (s *simulator) run() {
 				// no resource frees
 			} else if id < 0 {
 				s.xtouched = true // links free
+				s.charge(nd.Rank, nd.Bytes)
 			} else {
 				s.touched[nd.Rank] = true // a worker frees
 			}
@@ -438,6 +463,7 @@ func (s *simulator) startTransfers(now float64) {
 		s.start[c.n], s.end[c.n] = now, now+d
 		src.outFree, dst.inFree = now+d, now+d
 		s.push(now+d, c.n)
+		s.charge(c.src, nd.Bytes)
 		s.xready[c.src][c.pos] = -1
 		started = true
 		if d == 0 { // an empty message leaves the links free
@@ -449,6 +475,12 @@ func (s *simulator) startTransfers(now float64) {
 			s.xready[src] = slices.DeleteFunc(q, func(n int32) bool { return n < 0 })
 		}
 	}
+}
+
+// charge adds the CPU time of a message of b bytes to rank r's debt.
+func (s *simulator) charge(r, b int) {
+	c := s.msgCPU + s.byteCPU*float64(b)
+	s.ranks[r].debt += c
 }
 
 // cand is a transfer that startTransfers may start: node n, at position pos
@@ -511,6 +543,9 @@ func (s *simulator) startTasks(r int, now float64) {
 				continue
 			}
 			d *= s.scale[n]
+			if k == config.CPU {
+				d += m.taskCPU
+			}
 			start := now
 			if idleK[k] == 0 {
 				start = m.tent[minW[k]]
@@ -524,6 +559,11 @@ func (s *simulator) startTasks(r int, now float64) {
 			w := lo[k]
 			for m.avail[w] > now {
 				w++
+			}
+			if k == config.CPU { // the messages' CPU time since the last start
+				bestEnd += m.debt
+				m.rtCPU += m.taskCPU + m.debt
+				m.debt = 0
 			}
 			m.avail[w], m.tent[w] = bestEnd, bestEnd
 			idleK[k]--
@@ -551,7 +591,7 @@ func (s *simulator) result(c config.Cluster, opt Options) *Result {
 	}
 	for r := range res.Ranks {
 		m := &s.ranks[r]
-		res.Ranks[r] = RankStats{Rank: r, Group: c.Groups[m.group].Name}
+		res.Ranks[r] = RankStats{Rank: r, Group: c.Groups[m.group].Name, RuntimeCPU: m.rtCPU}
 		for k := range config.NumResources {
 			res.Ranks[r].use(k).Workers = m.workers[k]
 			res.Groups[m.group].use(k).Workers += m.workers[k]

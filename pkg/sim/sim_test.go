@@ -524,3 +524,68 @@ func TestBarrier(t *testing.T) {
 		t.Errorf("without: gemm %g-%g s, makespan %g", s, e, r.Makespan)
 	}
 }
+
+// TestRuntimeCPU: the runtime's CPU time taken from the workers. With
+// [network] cpu_per_message 0.1 s and cpu_per_byte 1e-7 s, a message of
+// 1e6 bytes takes 0.2 s of CPU on each of its ranks, which lengthens the
+// next task a CPU worker of the rank starts; a group's task_cpu lengthens
+// each of its tasks (makespans by hand; potrf 1 s, trmm 2 s, gemm 3 s, the
+// transfer 0.002 s).
+func TestRuntimeCPU(t *testing.T) {
+	durs := config.Durations{"potrf": 1, "trmm": 2, "gemm": 3}
+	cases := []struct {
+		name       string
+		nodes      []runtime.Node
+		cpus       int
+		taskCPU    float64
+		msgs       bool // charge the messages
+		want       float64
+		runtimeCPU []float64 // per rank
+	}{
+		// The receiver waits for the message: trmm starts after it,
+		// 1 + 0.002, and takes 2 + 0.2; the sender starts no task after
+		// the send, so its cost lengthens nothing.
+		{"receiver waits", []runtime.Node{tiled(task("potrf", 0), 0), xfer(0, 1, 1e6, 0), on(tiled(task("trmm", 0, 1), 1), 1)},
+			1, 0, true, 3.202, []float64{0, 0.2}},
+		// The sender starts gemm as the transfer starts: 1 + 3 + 0.2.
+		{"sender pays", []runtime.Node{tiled(task("potrf", 0), 0), xfer(0, 1, 1e6, 0), on(tiled(task("trmm", 0, 1), 1), 1),
+			tiled(task("gemm", 0, 0), 2)}, 1, 0, true, 4.2, []float64{0.2, 0.2}},
+		// The receiver's worker is busy with gemm (0 to 3) when the
+		// message arrives at 0.002: the next task, trmm, pays: 3 + 2 + 0.2.
+		{"busy receiver", []runtime.Node{xfer(0, 1, 1e6), on(tiled(task("gemm", 0), 0), 1), on(tiled(task("trmm", 0, 0), 1), 1)},
+			1, 0, true, 5.2, []float64{0, 0.2}},
+		// task_cpu 0.5 on a chain: 1 + 2 + 3 + 3 x 0.5.
+		{"task chain", []runtime.Node{tiled(task("potrf", 0), 0), tiled(task("trmm", 0, 0), 1), tiled(task("gemm", 0, 1), 2)},
+			1, 0.5, false, 7.5, []float64{1.5, 0}},
+		// 4 independent gemms on 2 workers, task_cpu 0.25: 2 x 3.25.
+		{"task rounds", repeat(task("gemm", 0), 4), 2, 0.25, false, 6.5, []float64{1, 0}},
+		// Both: potrf 1.1, the transfer to 1.102, trmm 2 + 0.1 + 0.2.
+		{"tasks and messages", []runtime.Node{tiled(task("potrf", 0), 0), xfer(0, 1, 1e6, 0), on(tiled(task("trmm", 0, 1), 1), 1)},
+			1, 0.1, true, 3.402, []float64{0.1, 0.3}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cl := cluster(2, c.cpus, 0, durs, nil)
+			cl.Groups[0].TaskCPU = c.taskCPU
+			if c.msgs {
+				cl.Network.CPUPerMessage, cl.Network.CPUPerByte = 0.1, 1e-7
+			}
+			g := &runtime.Graph{Ranks: 2, Nodes: c.nodes}
+			r := mustRun(t, g, cl)
+			if !near(r.Makespan, c.want) {
+				t.Errorf("makespan %.15g, want %.15g", r.Makespan, c.want)
+			}
+			for i, want := range c.runtimeCPU {
+				if got := r.Ranks[i].RuntimeCPU; !near(got, want) {
+					t.Errorf("rank %d: runtime CPU %.15g, want %.15g", i, got, want)
+				}
+			}
+			checkSchedule(t, g, cl)
+			// Without the runtime's CPU: the tasks' durations alone.
+			cl.Network.CPUPerMessage, cl.Network.CPUPerByte, cl.Groups[0].TaskCPU = 0, 0, 0
+			if r0 := mustRun(t, g, cl); r0.Makespan >= r.Makespan {
+				t.Errorf("makespan %g without the runtime's CPU, %g with it", r0.Makespan, r.Makespan)
+			}
+		})
+	}
+}

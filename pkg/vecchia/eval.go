@@ -134,6 +134,11 @@ type Result struct {
 	// Times are the worker seconds per phase (Evaluator.Timing):
 	// generation, Cholesky, solves, gradient and information.
 	Times [block.NumTimes]float64
+	// Busy is the share of the workers' time spent in the blocks' tasks,
+	// sum(Times) / (workers x ranks x Wall), counting every rank with this
+	// rank's workers (the runs' --workers is common to the ranks); 0
+	// without Timing.
+	Busy float64
 }
 
 // ErrNotPosDef is likelihood.ErrNotPosDef: a block's covariance matrix is
@@ -196,5 +201,12 @@ func (e *Evaluator) Eval(theta []float64, w Want) (*Result, error) {
 		copy(res.Times[:], acc[lay.Times():])
 	}
 	res.Wall = time.Since(t0).Seconds()
+	if lay.Timing && res.Wall > 0 {
+		busy := 0.0
+		for _, t := range res.Times {
+			busy += t
+		}
+		res.Busy = busy / (float64(e.rt.Workers()*e.rt.Size()) * res.Wall)
+	}
 	return res, nil
 }
