@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"time"
 
@@ -55,6 +56,10 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 	if g.Workers <= 0 {
 		g.Workers = s.Workers
 	}
+	// Collections at the phases' ends (the inputs' parsing, the search's
+	// trees, the plans' temporaries) keep the heap's peak near what is
+	// live: a few milliseconds each at N = 10^6.
+	runtime.GC()
 	t0 := time.Now()
 	perm, root, err := rootOrder(c, locs, pr.Metric, frame, s, g.Region)
 	if err != nil {
@@ -70,6 +75,7 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 	if err != nil {
 		return nil, nil, err
 	}
+	runtime.GC()
 	t2 := time.Now()
 	at := func(q int32) int { return per*int(perm[int(q)/per]) + int(q)%per }
 	r := &ranked{c: c, pr: pr, per: per, at: at, rg: rg, r0: r0, r1: r1, rows: rows, g: g}
@@ -81,6 +87,7 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 	if coarse <= 0 || m <= coarse {
 		return final, nil, nil
 	}
+	runtime.GC()
 	t3 := time.Now()
 	for k := range rows { // the coarse sets in place: the first coarse of each row
 		copy(sets.Idx[k*coarse:(k+1)*coarse], sets.Idx[k*m:k*m+coarse])
