@@ -35,10 +35,12 @@
 # exact l at the Vecchia estimate), the MSPE and its ratio to exact
 # kriging's at the exact MLE (goal at M = 30: within 2 %). The exit
 # status is 0 when every command ran, whether or not a goal was met.
-# EXAGEOSTAT names the binary (default bin/exageostat). Not run by make
-# test: at N = 10000 the two exact fits take tens of minutes.
+# TABLE=1 runs nothing and prints the table of the results already in
+# OUTDIR (a row for each one there). EXAGEOSTAT names the binary
+# (default bin/exageostat). Not run by make test: at N = 10000 the two
+# exact fits take tens of minutes.
 set -euo pipefail
-[ $# -ge 1 ] || { sed -n '2,41p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,43p' "$0"; exit 2; }
 n=$1
 out=${2:-vecchia-accuracy-$n}
 bin=${EXAGEOSTAT:-bin/exageostat}
@@ -46,14 +48,14 @@ nus=${NUS:-0.5 1.5} ms=${MS:-10 30 60}
 beta=${BETA:-0.1} seed=${SEED:-29} hseed=${HSEED:-5} workers=${W:-2}
 lb=${LB:-0.01,0.001,0.1,0.001} ub=${UB:-10,5,3,2}
 hold=500
-[ -x "$bin" ] || { echo "vecchia-accuracy: $bin: not built (make build)" >&2; exit 2; }
+[ "${TABLE:-0}" = 1 ] || [ -x "$bin" ] || { echo "vecchia-accuracy: $bin: not built (make build)" >&2; exit 2; }
 case $n in '' | *[!0-9]*) echo "vecchia-accuracy: N: want a positive integer, got $n" >&2; exit 2 ;; esac
 unset OPENBLAS_CORETYPE
 mkdir -p "$out"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 timed() { # name command...: run unless $out/name.json exists; time, RSS, load
   local name=$1; shift
-  [ -f "$out/$name.json" ] && return 0
+  [ -f "$out/$name.json" ] || [ "${TABLE:-0}" = 1 ] && return 0
   echo "vecchia-accuracy: $name ($(date -u +%H:%M:%S), load $(load))" >&2
   echo "load $(load)" >"$out/$name.load"
   /usr/bin/time -f '%e %M %U %S' -o "$out/$name.time" "$@" >"$out/$name.log" 2>&1 ||
@@ -66,6 +68,7 @@ theta() { # the estimate of a result JSON, comma separated, every digit
 common=(--mean constant --holdout "$hold" --seed "$hseed" --workers "$workers" --quiet)
 
 for nu in $nus; do
+  [ "${TABLE:-0}" = 1 ] && break
   data=$out/data-nu$nu.csv
   if [ ! -f "$data" ]; then
     timed sim-nu$nu "$bin" simulate --n $((n + hold)) --theta "1,$beta,$nu,0.1" --seed "$seed" \
@@ -91,7 +94,8 @@ import json, os, sys
 out, n, nus, ms = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
 names = ["sigma2", "beta", "nu", "tau2"]
 def load(name):
-    return json.load(open(os.path.join(out, name + ".json")))
+    p = os.path.join(out, name + ".json")
+    return json.load(open(p)) if os.path.exists(p) else None
 def timed(name):
     wall, rss, user, system = open(os.path.join(out, name + ".time")).read().split()[-4:]
     loads = [l.split()[1:] for l in open(os.path.join(out, name + ".load"))]
@@ -103,6 +107,9 @@ cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.start
 rows, summary, loads = [], {"n": n, "cpu": cpu, "nu": {}}, []
 for nu in nus:
     ex = load(f"exact-nu{nu}")
+    if ex is None:
+        rows.append(f"| {nu} | exact | not run | | | | | | |")
+        continue
     te = timed(f"exact-nu{nu}")
     loads += te["load_before"][:1] + te["load_after"][:1]
     se = ex.get("stderr")
@@ -112,9 +119,12 @@ for nu in nus:
                        evaluations=ex["evaluations"], status=ex["status"], at_bound=ex.get("at_bound")),
          "vecchia": {}}
     rows.append(f"| {nu} | exact | {', '.join(fmt(v) for v in ex['theta'])} | SE {', '.join(fmt(v) for v in se)} "
-                f"| 0 | {ex['mspe']:.5f} | 1 | {ex['evaluations']} (BOBYQA) | {te['wall_s']:.0f} s |")
+                f"| 0 | {ex['mspe']:.5f} | 1 | {ex['evaluations']} (BOBYQA) | {te['wall_s']:.0f} s, {te['cpu_s']:.0f} s |")
     for m in ms:
         v, at = load(f"vecchia-nu{nu}-m{m}"), load(f"atvecchia-nu{nu}-m{m}")
+        if v is None or at is None:
+            rows.append(f"| {nu} | {m} | not run | | | | | | |")
+            continue
         tv = timed(f"vecchia-nu{nu}-m{m}")
         loads += tv["load_before"][:1] + tv["load_after"][:1]
         d = [abs(a - b) / e for a, b, e in zip(v["theta"], ex["theta"], se)]
@@ -125,10 +135,10 @@ for nu in nus:
                                mspe_ratio=ratio, exact_kriging_mspe_at_estimate=at["mspe"],
                                evaluations=v["evaluations"], status=v["status"])
         rows.append(f"| {nu} | {m} | {', '.join(fmt(x) for x in v['theta'])} | {', '.join(f'{x:.2f}' for x in d)} "
-                    f"| {gap:.4f} | {v['mspe']:.5f} | {ratio:.4f} | {v['evaluations']} | {tv['wall_s']:.1f} s |")
+                    f"| {gap:.4f} | {v['mspe']:.5f} | {ratio:.4f} | {v['evaluations']} | {tv['wall_s']:.1f} s, {tv['cpu_s']:.1f} s |")
     summary["nu"][nu] = s
 head = ["| true nu | m | estimate (sigma2, beta, nu, tau2) | \\|d\\|/SE (sigma2, beta, nu, tau2) "
-        "| l gap | MSPE | / exact | evaluations | wall |", "|---|---|---|---|---|---|---|---|---|"]
+        "| l gap | MSPE | / exact | evaluations | wall, CPU |", "|---|---|---|---|---|---|---|---|---|"]
 goals = []
 for nu, s in summary["nu"].items():
     v = s["vecchia"].get("30")

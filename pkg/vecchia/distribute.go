@@ -249,10 +249,10 @@ func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 	}
 	bl := expand(r.g.groupRegions(r.rg, r.r0, r.r1, m, func(i int32) []int32 { k := int(rowOf[i]); return sets[k*m : (k+1)*m] }), r.per)
 	meta := rankMeta{NBlocks: bl.Len(), Cuts: cutChunks(bl, r.g)}
-	dist := func(i, j int) float64 {
-		return matern.Distance(pr.Metric, pr.Points, r.at(int32(r.per*i)), pr.Points, r.at(int32(r.per*j)))
-	}
-	meta.RMin = closest(len(r.rows), func(k int) (int, []int32) { return int(r.rows[k]), sets[k*m : (k+1)*m] }, dist, r.g.Workers)
+	// RMin as closest's, raw over the rank's rows (the squared distance
+	// for planar points): fin of the ranks' minimum is the plan's.
+	dist, fin := pairDist(pr.Metric, pr.Points, r.per, func(q int) int { return r.at(int32(q)) })
+	meta.RMin = closestRows(len(r.rows), func(k int) (int, []int32) { return int(r.rows[k]), sets[k*m : (k+1)*m] }, dist, r.g.Workers)
 	for k := 0; k < bl.Len(); k++ {
 		u, rr := bl.Size(k)
 		meta.UMax, meta.RespMax = max(meta.UMax, u), max(meta.RespMax, rr)
@@ -262,7 +262,7 @@ func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Model: pr.Model, Metric: pr.Metric, Nugget: pr.Nugget, REML: pr.REML, N: len(pr.Obs), NCov: len(pr.Covariates), M: m,
-		RMin: finite(all.RMin), RMax: matern.MaxDistance(pr.Metric, pr.Points), UMax: all.UMax, RespMax: all.RespMax,
+		RMin: finite(fin(all.RMin)), RMax: matern.MaxDistance(pr.Metric, pr.Points), UMax: all.UMax, RespMax: all.RespMax,
 		nblocks: all.NBlocks, partSize: r.c.Size()}
 	p.setCuts(all.Cuts)
 	src := source{n: p.N, pts: pr.Points, obs: pr.Obs, ncov: p.NCov, at: r.at, x: func(q int32, dst []float64) {

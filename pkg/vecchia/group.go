@@ -136,7 +136,7 @@ func (g Grouping) groupRegions(rg *regionSet, r0, r1, m int, row func(i int32) [
 	own := make([]int32, len(rg.root)) // block of each location, within its region
 	groups := make([][]group, r1-r0)
 	parallel(r1-r0, g.Workers, func(r int) { groups[r] = g.region(rg, int32(r0+r), m, row, own) })
-	return pack(groups)
+	return pack(groups, g.Workers)
 }
 
 // group is one block while Group merges: its sorted members and its
@@ -290,32 +290,42 @@ func mergeSorted(dst, a, b []int32) []int32 {
 	return dst
 }
 
-// pack flattens the regions' blocks, region by region, marking each
-// location as the response of its own block.
-func pack(groups [][]group) *Blocks {
-	total, nb := 0, 0
+// pack flattens the regions' blocks, region by region (Blocks.Chunks),
+// marking each location as the response of its own block: the offsets
+// first, then the copies by workers threads in chunks of blocks (the same
+// result for any number).
+func pack(groups [][]group, workers int) *Blocks {
+	type ref struct{ r, k int32 }
+	nb := 0
 	for _, gr := range groups {
 		nb += len(gr)
-		for _, b := range gr {
-			total += len(b.members)
-		}
 	}
-	bl := &Blocks{Idx: make([]int32, 0, total), Start: make([]int64, 1, nb+1), Chunks: make([]int, 1, len(groups)+1)}
-	for _, gr := range groups {
-		for i := range gr {
-			b := &gr[i]
+	order := make([]ref, 0, nb)
+	start := make([]int64, 1, nb+1)
+	chunks := make([]int, 1, len(groups)+1)
+	for r, gr := range groups {
+		for k := range gr {
+			order = append(order, ref{int32(r), int32(k)})
+			start = append(start, start[len(start)-1]+int64(len(gr[k].members)))
+		}
+		chunks = append(chunks, len(order))
+	}
+	bl := &Blocks{Idx: make([]int32, start[nb]), Start: start, Chunks: chunks}
+	const chunk = 4096
+	parallel((nb+chunk-1)/chunk, workers, func(c int) {
+		for b := c * chunk; b < min(nb, (c+1)*chunk); b++ {
+			g := &groups[order[b].r][order[b].k]
+			dst := bl.Idx[start[b]:start[b+1]]
 			k := 0
-			for _, v := range b.members {
-				if k < len(b.resp) && b.resp[k] == v {
+			for q, v := range g.members {
+				if k < len(g.resp) && g.resp[k] == v {
 					v = ^v
 					k++
 				}
-				bl.Idx = append(bl.Idx, v)
+				dst[q] = v
 			}
-			bl.Start = append(bl.Start, int64(len(bl.Idx)))
-			*b = group{}
+			*g = group{}
 		}
-		bl.Chunks = append(bl.Chunks, bl.Len())
-	}
+	})
 	return bl
 }

@@ -1,6 +1,7 @@
 package vecchia
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -121,6 +122,39 @@ func TestGroupRegionsDense(t *testing.T) {
 		got := eval(t, plan, c.theta, Want{}, 2).L
 		if want := ref.loglik(c.theta); !(relDiff(got, want) <= 1e-11) {
 			t.Errorf("%s: l = %.15g, reference %.15g", c.name, got, want)
+		}
+	}
+}
+
+// TestClosest checks closest against the smallest nonzero distance
+// between a location and a member of its set, computed by
+// matern.Distance (bitwise), with a duplicated location, on 1 and 3
+// workers, for planar and 3D points.
+func TestClosest(t *testing.T) {
+	const n, m = 800, 5
+	rng := rand.New(rand.NewPCG(7, 29))
+	for _, threeD := range []bool{false, true} {
+		pts := randomPoints(rng, n, threeD)
+		pts.X[700], pts.Y[700] = pts.X[10], pts.Y[10]
+		if threeD {
+			pts.Z[700] = pts.Z[10]
+		}
+		sets := bruteSets(matern.Euclidean, pts, n, 1, m)
+		want := math.Inf(1)
+		for i := 0; i < n; i++ {
+			for _, j := range sets[i*m : (i+1)*m] {
+				if j < 0 {
+					break
+				}
+				if d := matern.Distance(matern.Euclidean, pts, i, pts, int(j)); d > 0 {
+					want = min(want, d)
+				}
+			}
+		}
+		for _, w := range []int{1, 3} {
+			if got := closest(matern.Euclidean, pts, 1, m, sets, w); got != want {
+				t.Errorf("3D %v, %d workers: closest %.17g, want %.17g", threeD, w, got, want)
+			}
 		}
 	}
 }

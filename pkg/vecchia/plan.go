@@ -111,8 +111,7 @@ func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Groupin
 		return nil, err
 	}
 	p.Blocks = expand(lb, per)
-	p.RMin = finite(closest(nl, func(k int) (int, []int32) { return k, sets[k*m : (k+1)*m] },
-		func(i, j int) float64 { return matern.Distance(p.Metric, p.Pts, per*i, p.Pts, per*j) }, g.Workers))
+	p.RMin = closest(p.Metric, p.Pts, per, m, sets, g.Workers)
 	p.RMax = matern.MaxDistance(p.Metric, p.Pts)
 	for b := 0; b < p.Blocks.Len(); b++ {
 		u, r := p.Blocks.Size(b)
@@ -188,14 +187,24 @@ func expand(b *Blocks, per int) *Blocks {
 }
 
 // closest returns the smallest nonzero distance between a location and
-// a member of its conditioning set, over n rows, row(k) the location and
-// set (nearest first, -1 after the last) of row k, dist(i, j) the
-// distance between ordered locations i and j: the closest pair of
-// distinct locations when the rows are every location's nearest earlier
-// ones (the closest pair's later point has the other as its nearest
-// earlier one). It returns +Inf when every distance is 0. workers threads
-// share the rows (a minimum: the same value for any number).
-func closest(n int, row func(k int) (int, []int32), dist func(i, j int) float64, workers int) float64 {
+// a member of its conditioning set (flat sets, stride m, over the ordered
+// points pts, per a location): the closest pair of distinct locations
+// when the sets hold the nearest earlier locations (the closest pair's
+// later point has the other as its nearest earlier one). It returns 0
+// when every distance is 0. workers threads share the locations (a
+// minimum: the same value for any number).
+func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32, workers int) float64 {
+	d, fin := pairDist(metric, pts, per, func(q int) int { return q })
+	row := func(k int) (int, []int32) { return k, sets[k*m : (k+1)*m] }
+	return finite(fin(closestRows(len(sets)/max(m, 1), row, d, workers)))
+}
+
+// closestRows returns the smallest nonzero d(i, j) between a location i
+// and a member j of its set, over n rows, row(k) the location and set
+// (nearest first, -1 after the last) of row k; +Inf when there is none.
+// workers threads share the rows (a minimum: the same value for any
+// number).
+func closestRows(n int, row func(k int) (int, []int32), dist func(i, j int) float64, workers int) float64 {
 	const chunk = 1 << 14
 	chunks := (n + chunk - 1) / chunk
 	least := make([]float64, chunks)
@@ -227,6 +236,24 @@ func finite(x float64) float64 {
 		return 0
 	}
 	return x
+}
+
+// pairDist returns d(i, j) over ordered locations i and j (of per
+// points each, ordered point q being pts's at(q)) and fin: fin of the
+// smallest nonzero d over pairs is their smallest nonzero distance. For
+// planar Euclidean points d is the squared distance and fin the square
+// root (the same value: the root is correctly rounded and monotone, and
+// matern.Distance is the root of the same sum), cheaper per pair.
+func pairDist(metric matern.Metric, pts matern.Points, per int, at func(q int) int) (d func(i, j int) float64, fin func(float64) float64) {
+	if metric == matern.Euclidean && pts.Z == nil {
+		x, y := pts.X, pts.Y
+		return func(i, j int) float64 {
+			a, b := at(per*i), at(per*j)
+			dx, dy := x[a]-x[b], y[a]-y[b]
+			return dx*dx + dy*dy
+		}, math.Sqrt
+	}
+	return func(i, j int) float64 { return matern.Distance(metric, pts, at(per*i), pts, at(per*j)) }, func(v float64) float64 { return v }
 }
 
 // parallel runs fn(0) .. fn(count-1) on workers threads (at least one),

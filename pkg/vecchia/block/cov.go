@@ -161,11 +161,24 @@ func distances(metric matern.Metric, p matern.Points, j int, col []float64) {
 }
 
 // mirror copies the lower triangle of the n x n matrix a into its upper
-// triangle.
+// triangle, in tiles of 4 x 4 (the rows read four at a time, each
+// column written in runs of four).
 func mirror(n int, a []float64) {
-	for j := 1; j < n; j++ {
-		for i := 0; i < j; i++ {
-			a[i+j*n] = a[j+i*n]
+	const t = 4
+	for j0 := 0; j0 < n; j0 += t {
+		j1 := min(j0+t, n)
+		// Columns j0..j1-1 above the diagonal tile, from rows j0..j1-1.
+		i := 0
+		for ; i+t <= j0; i += t {
+			for j := j0; j < j1; j++ {
+				dst := a[i+j*n : i+j*n+t]
+				dst[0], dst[1], dst[2], dst[3] = a[j+i*n], a[j+(i+1)*n], a[j+(i+2)*n], a[j+(i+3)*n]
+			}
+		}
+		for j := j0 + 1; j < j1; j++ { // the diagonal tile
+			for k := j0; k < j; k++ {
+				a[k+j*n] = a[j+k*n]
+			}
 		}
 	}
 }
