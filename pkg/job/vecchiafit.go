@@ -88,9 +88,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	pr := likelihood.Problem{Points: pts, Metric: v.metric, Obs: obs, Model: v.model, Nugget: cfg.Nugget, REML: cfg.REML, Covariates: meanCols}
 	opt := v.opt
 	start := v.vecchiaStart(d, &opt)
-	// Over several ranks rank 0 prepares the plans and sends each rank its
-	// blocks' part (the hold-out's kriging reads the whole plan: not then).
-	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.vecchiaFree(), w, w.Size() > 1 && test == nil)
+	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.vecchiaFree(), w, prepModeOf(w, cfg, setup, test != nil))
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package job
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -58,7 +59,11 @@ type vecchiaStages struct {
 // the other ranks' memory falls with their number, their Prepared hold
 // only the plan, and rank 0 never holds both stages' whole plans.
 func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl, np int, free []bool,
-	w comm.Comm, scatter bool) (*vecchiaStages, error) {
+	w comm.Comm, mode prepMode) (*vecchiaStages, error) {
+	if mode == prepDistribute {
+		return distributedStages(pr, start, s, rt, kern, np, free, w)
+	}
+	scatter := mode == prepScatter
 	root := !scatter || w.Rank() == 0
 	// stage prepares one stage; a failure of the final one is the input's.
 	stage := func(s vecchia.Setup, input bool) (*vecchia.Prepared, error) {
@@ -99,6 +104,47 @@ func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, r
 			return nil, err
 		}
 	}
+	for _, p := range st.stages() {
+		e := vecchia.NewEvaluator(p.Plan, np, rt, kern)
+		e.Timing = true
+		st.evs[p] = e
+	}
+	return st, nil
+}
+
+// prepMode is how a Vecchia fit prepares its plans.
+type prepMode int
+
+const (
+	prepLocal      prepMode = iota // every rank the whole plans (one rank, or a hold-out's kriging)
+	prepScatter                    // rank 0 the whole plans, each rank then its blocks (vecchia.Scatter)
+	prepDistribute                 // each rank its own chunks of the ordering (vecchia.Distribute)
+)
+
+// prepModeOf returns how a fit prepares its plans on w's ranks: over
+// several ranks each rank its own chunks of the ordering, but with a sets
+// file (read or written) rank 0 prepares the plans and sends each rank its
+// blocks' part, and a hold-out's kriging (holdout) reads the whole plan on
+// every rank.
+func prepModeOf(w comm.Comm, cfg config.Fit, s vecchia.Setup, holdout bool) prepMode {
+	switch {
+	case w.Size() == 1 || holdout:
+		return prepLocal
+	case s.Sets != nil || cfg.Vecchia.SetsOut != "":
+		return prepScatter
+	}
+	return prepDistribute
+}
+
+// distributedStages prepares the stages with vecchia.Distribute: no rank
+// holds the sets or the blocks of the whole problem.
+func distributedStages(pr likelihood.Problem, start []float64, s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl, np int, free []bool,
+	w comm.Comm) (*vecchiaStages, error) {
+	final, coarse, err := vecchia.Distribute(w, pr, start, s, vecchiaCoarseM)
+	if err != nil { // the same on every rank (Distribute)
+		return nil, &InputError{Err: fmt.Errorf("fit: --computation vecchia: %v", err), Agreed: true}
+	}
+	st := &vecchiaStages{final: final, coarse: coarse, evs: map[*vecchia.Prepared]*vecchia.Evaluator{}, free: free}
 	for _, p := range st.stages() {
 		e := vecchia.NewEvaluator(p.Plan, np, rt, kern)
 		e.Timing = true

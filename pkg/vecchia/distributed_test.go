@@ -177,7 +177,7 @@ func TestScatter(t *testing.T) {
 // spreadPlan returns the plan of n random points in the unit square
 // (edited by edit, when not nil) with standard normal values, a constant
 // mean and the Matérn kernel, conditioned on m grid-ordered neighbours,
-// cut into tasks small enough to spread over ranks.
+// cut into tasks and chunks small enough to spread over ranks.
 func spreadPlan(t *testing.T, rng *rand.Rand, n, m int, edit func(matern.Points)) *Plan {
 	t.Helper()
 	pts := randomPoints(rng, n, false)
@@ -189,7 +189,7 @@ func spreadPlan(t *testing.T, rng *rand.Rand, n, m int, edit func(matern.Points)
 		obs[i], one[i] = rng.NormFloat64(), 1
 	}
 	p := likelihood.Problem{Points: pts, Obs: obs, Model: likelihood.Matern, Covariates: [][]float64{one}}
-	plan, err := NewPlan(p, nil, m, gridSets(pts.X, pts.Y, m), Grouping{TaskWork: 2e5})
+	plan, err := NewPlan(p, nil, m, gridSets(pts.X, pts.Y, m), Grouping{TaskWork: 2e5, Region: 512})
 	if err != nil {
 		t.Fatal(err)
 	}

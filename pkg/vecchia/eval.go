@@ -12,11 +12,11 @@ import (
 	"github.com/exageostat/exageostat/pkg/vecchia/block"
 )
 
-// GroupTasks is the number of consecutive tasks whose partial sums one
-// task adds up before the ranks exchange them: the reduction tree is
-// fixed by the plan (tasks, then groups of GroupTasks, then the groups in
-// order), and every group lies on one rank, so the sums are bitwise the
-// same for any number of workers and ranks.
+// GroupTasks is the largest number of consecutive tasks whose partial
+// sums one task adds up before the ranks exchange them: the reduction
+// tree is fixed by the plan (tasks, then the groups of Plan.Groups, then
+// the groups in order), and every group lies on one rank, so the sums are
+// bitwise the same for any number of workers and ranks.
 const GroupTasks = 16
 
 // Evaluator evaluates the Vecchia log-likelihood of a Plan, with its
@@ -58,19 +58,21 @@ func NewEvaluator(p *Plan, nparams int, rt *runtime.Runtime, k kernels.Impl) *Ev
 		return e
 	}
 	nt := len(p.Tasks) - 1
-	ng := numGroups(p.Tasks)
-	e.owner = groupOwners(p, ng, rt.Size())
+	ng := len(p.Groups) - 1
+	e.owner = p.groupOwners(rt.Size())
 	words := block.Layout{P: nparams, NCov: p.NCov, Grad: true, Timing: true}.Len()
 	e.parts = make([]*runtime.Handle, nt)
-	for t := range e.parts {
-		e.parts[t] = rt.Register(fmt.Sprintf("vecchia part %d", t), e.owner[t/GroupTasks], runtime.Vector{N: words})
+	for g := range ng {
+		for t := p.Groups[g]; t < p.Groups[g+1]; t++ {
+			e.parts[t] = rt.Register(fmt.Sprintf("vecchia part %d", t), e.owner[g], runtime.Vector{N: words})
+		}
 	}
 	e.sums = make([]*runtime.Handle, ng)
 	for g := range e.sums {
 		e.sums[g] = rt.Register(fmt.Sprintf("vecchia sum %d", g), e.owner[g], runtime.Vector{N: words})
 	}
 	e.scratch = rt.Register("vecchia scratch", 0, runtime.Vector{N: block.WorkBound(p.UMax, p.RespMax, p.NCov, nparams)})
-	b0, b1 := blocksOf(p.Tasks, e.owner, rt.Rank())
+	b0, b1 := p.blocksOf(e.owner, rt.Rank())
 	if p.part != nil {
 		if p.part.First != b0 || len(p.part.Start)-1 != b1-b0 {
 			e.err = fmt.Errorf("vecchia: rank %d's part of the plan holds blocks %d..%d, its tasks run %d..%d", rt.Rank(), p.part.First, p.part.First+len(p.part.Start)-1, b0, b1)
@@ -82,23 +84,33 @@ func NewEvaluator(p *Plan, nparams int, rt *runtime.Runtime, k kernels.Impl) *Ev
 	return e
 }
 
-// groupOwners assigns ng groups of tasks to size ranks: contiguous runs of
-// about equal modelled work.
-func groupOwners(p *Plan, ng, size int) []int {
-	own := make([]int, ng)
-	if size <= 1 || ng == 0 {
-		return own
+// groupOwners returns the rank of each group of tasks on size ranks:
+// the rank of its region (regionOwners).
+func (p *Plan) groupOwners(size int) []int {
+	own := make([]int, len(p.Groups)-1)
+	for c, r := range regionOwners(p.ChunkLocs, size) {
+		for g := p.ChunkGroups[c]; g < p.ChunkGroups[c+1]; g++ {
+			own[g] = r
+		}
 	}
-	work := make([]float64, ng)
-	total := 0.0
-	for t, c := range p.TaskWork {
-		work[t/GroupTasks] += c
-		total += c
+	return own
+}
+
+// regionOwners assigns the regions of locs locations (or points) each to
+// size ranks: contiguous runs of about equal numbers of locations (the
+// same for locations and their points, twice as many).
+func regionOwners(locs []int, size int) []int {
+	own := make([]int, len(locs))
+	total := int64(0)
+	for _, l := range locs {
+		total += int64(l)
 	}
-	acc := 0.0
-	for i, w := range work {
-		own[i] = min(size-1, int(float64(size)*(acc+w/2)/total))
-		acc += w
+	acc := int64(0)
+	for c, l := range locs {
+		if total > 0 {
+			own[c] = min(size-1, int(int64(size)*(2*acc+int64(l))/(2*total)))
+		}
+		acc += int64(l)
 	}
 	return own
 }
@@ -164,7 +176,7 @@ func (e *Evaluator) Eval(theta []float64, w Want) (*Result, error) {
 		blocksCL.Insert(ts, insert.At(t, -1, -1, 0), blocksArgs{spec: spec, data: e.data, b0: b0 - e.first, b1: b1 - e.first, work: e.p.TaskWork[t]}, e.parts[t], e.scratch)
 	}
 	for g, s := range e.sums {
-		lo, hi := g*GroupTasks, min((g+1)*GroupTasks, len(e.parts))
+		lo, hi := e.p.Groups[g], e.p.Groups[g+1]
 		sumParts(ts, insert.At(g, -1, -1, 0), e.parts[lo:hi], s)
 		e.rt.Fetch(s)
 	}

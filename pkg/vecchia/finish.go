@@ -106,16 +106,39 @@ func (p *Plan) localData(b0, b1 int) (*block.Data, int) {
 	if b0 == 0 && b1 == bl.Len() {
 		return &block.Data{Pts: p.Pts, Obs: p.Obs, X: p.X, Idx: bl.Idx, Start: bl.Start}, 0
 	}
+	src := source{n: p.N, pts: p.Pts, obs: p.Obs, ncov: p.NCov, at: func(q int32) int { return int(q) },
+		x: func(q int32, dst []float64) { copy(dst, p.X[int(q)*p.NCov:(int(q)+1)*p.NCov]) }}
+	return src.data(bl, b0, b1), b0
+}
+
+// source says where the values of an ordered point are: point q's
+// coordinates and observation are pts's and obs's at(q), its covariates
+// x(q, dst).
+type source struct {
+	n    int // points of the problem
+	pts  matern.Points
+	obs  []float64
+	ncov int
+	at   func(q int32) int
+	x    func(q int32, dst []float64)
+}
+
+// data returns the points, observations and covariates the blocks
+// b0 .. b1-1 of bl read, in local arrays in the order of their first
+// use, with the blocks' indices renumbered.
+func (s source) data(bl *Blocks, b0, b1 int) *block.Data {
 	idx := bl.Idx[bl.Start[b0]:bl.Start[b1]]
-	local := make(map[int32]int32, len(idx))
+	// local[g]-1 is point g's local index (0: none yet): 4 bytes a point
+	// of the problem, a fraction of a map's over the blocks' members.
+	local := make([]int32, s.n)
 	var order []int32
 	d := &block.Data{Idx: make([]int32, len(idx)), Start: make([]int64, b1-b0+1), First: b0}
 	for i, v := range idx {
 		g, resp := block.Response(v)
-		l, ok := local[g]
-		if !ok {
+		l := local[g] - 1
+		if l < 0 {
 			l = int32(len(order))
-			local[g] = l
+			local[g] = l + 1
 			order = append(order, g)
 		}
 		if resp {
@@ -132,18 +155,18 @@ func (p *Plan) localData(b0, b1 int) (*block.Data, int) {
 		}
 		out := make([]float64, len(order))
 		for i, g := range order {
-			out[i] = v[g]
+			out[i] = v[s.at(g)]
 		}
 		return out
 	}
 	d.Global = order
-	d.Pts = matern.Points{X: pick(p.Pts.X), Y: pick(p.Pts.Y), Z: pick(p.Pts.Z), T: pick(p.Pts.T)}
-	d.Obs = pick(p.Obs)
-	if p.NCov > 0 {
-		d.X = make([]float64, len(order)*p.NCov)
+	d.Pts = matern.Points{X: pick(s.pts.X), Y: pick(s.pts.Y), Z: pick(s.pts.Z), T: pick(s.pts.T)}
+	d.Obs = pick(s.obs)
+	if s.ncov > 0 {
+		d.X = make([]float64, len(order)*s.ncov)
 		for i, g := range order {
-			copy(d.X[i*p.NCov:(i+1)*p.NCov], p.X[int(g)*p.NCov:(int(g)+1)*p.NCov])
+			s.x(g, d.X[i*s.ncov:(i+1)*s.ncov])
 		}
 	}
-	return d, b0
+	return d
 }

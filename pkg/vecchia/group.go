@@ -13,6 +13,9 @@ import (
 type Blocks struct {
 	Idx   []int32
 	Start []int64
+	// Chunks are the first block of each region of the grouping (and the
+	// number of blocks last): a block never spans two regions.
+	Chunks []int
 }
 
 // Len returns the number of blocks.
@@ -111,8 +114,10 @@ func (g Grouping) cost(u, r int) float64 {
 // block with the largest saving wins, ties to the nearest point) and the
 // block stays within MaxSize members; otherwise it starts a block. The
 // regions are grouped by g.Workers threads at once, each region by one;
-// blocks are numbered in the order of their first location. The result
-// depends only on the sets and Region, not on the workers: deterministic.
+// blocks are numbered region by region (Blocks.Chunks), in the order of
+// their first location within a region. The result depends only on the
+// sets and Region, not on the workers or the ranks (a rank of a
+// distributed run groups whole regions, Distribute): deterministic.
 func Group(n, m int, sets []int32, g Grouping) (*Blocks, error) {
 	if len(sets) != n*m {
 		return nil, fmt.Errorf("vecchia: %d set entries for %d locations of %d neighbours", len(sets), n, m)
@@ -122,10 +127,16 @@ func Group(n, m int, sets []int32, g Grouping) (*Blocks, error) {
 	if err != nil {
 		return nil, err
 	}
-	own := make([]int32, n) // block of each location, within its region
-	groups := make([][]group, rg.count())
-	parallel(rg.count(), g.Workers, func(r int) { groups[r] = g.region(rg, int32(r), m, sets, own) })
-	return pack(n, rg.root, groups, g.Workers), nil
+	return g.groupRegions(rg, 0, rg.count(), m, func(i int32) []int32 { return sets[int(i)*m : int(i+1)*m] }), nil
+}
+
+// groupRegions groups the regions r0 .. r1-1 of rg, row(i) the set of
+// location i, on g.Workers threads.
+func (g Grouping) groupRegions(rg *regionSet, r0, r1, m int, row func(i int32) []int32) *Blocks {
+	own := make([]int32, len(rg.root)) // block of each location, within its region
+	groups := make([][]group, r1-r0)
+	parallel(r1-r0, g.Workers, func(r int) { groups[r] = g.region(rg, int32(r0+r), m, row, own) })
+	return pack(groups, g.Workers)
 }
 
 // group is one block while Group merges: its sorted members and its
@@ -152,7 +163,7 @@ func (rg *regionSet) count() int { return len(rg.start) - 1 }
 // set holds earlier locations only.
 func regions(n, m int, sets []int32, size int) (*regionSet, error) {
 	k := max(1, n/size)
-	rg := &regionSet{root: make([]int32, n), loc: make([]int32, n), start: make([]int32, k+1)}
+	root := make([]int32, n)
 	for i := 0; i < n; i++ {
 		row := sets[i*m : (i+1)*m]
 		for _, j := range row {
@@ -165,11 +176,20 @@ func regions(n, m int, sets []int32, size int) (*regionSet, error) {
 		}
 		switch {
 		case i < k:
-			rg.root[i] = int32(i)
+			root[i] = int32(i)
 		case m > 0 && row[0] >= 0:
-			rg.root[i] = rg.root[row[0]]
+			root[i] = root[row[0]]
 		}
-		rg.start[rg.root[i]+1]++
+	}
+	return regionsOf(root, k), nil
+}
+
+// regionsOf returns the k regions of the locations, root[i] location
+// i's region.
+func regionsOf(root []int32, k int) *regionSet {
+	rg := &regionSet{root: root, loc: make([]int32, len(root)), start: make([]int32, k+1)}
+	for _, r := range root {
+		rg.start[r+1]++
 	}
 	for r := 0; r < k; r++ {
 		rg.start[r+1] += rg.start[r]
@@ -179,18 +199,18 @@ func regions(n, m int, sets []int32, size int) (*regionSet, error) {
 		rg.loc[fill[r]] = int32(i)
 		fill[r]++
 	}
-	return rg, nil
+	return rg
 }
 
 // region merges region r's locations into blocks (Group), in the order
 // of their first location, and sets own of each of them to its block's
 // index among them.
-func (g Grouping) region(rg *regionSet, r int32, m int, sets []int32, own []int32) []group {
+func (g Grouping) region(rg *regionSet, r int32, m int, set func(i int32) []int32, own []int32) []group {
 	var blocks []group
 	ui := make([]int32, 0, m+1)
 	var best []int32
 	for _, i := range rg.loc[rg.start[r]:rg.start[r+1]] {
-		row := sets[int(i)*m : int(i+1)*m]
+		row := set(i)
 		ui = append(ui[:0], i)
 		for _, j := range row {
 			if j < 0 {
@@ -270,11 +290,11 @@ func mergeSorted(dst, a, b []int32) []int32 {
 	return dst
 }
 
-// pack flattens the regions' blocks in the order of their first
-// location, marking each location as the response of its own block:
-// the order and the offsets first, then the copies by workers threads in
-// chunks of blocks (the same result for any number).
-func pack(n int, root []int32, groups [][]group, workers int) *Blocks {
+// pack flattens the regions' blocks, region by region (Blocks.Chunks),
+// marking each location as the response of its own block: the offsets
+// first, then the copies by workers threads in chunks of blocks (the same
+// result for any number).
+func pack(groups [][]group, workers int) *Blocks {
 	type ref struct{ r, k int32 }
 	nb := 0
 	for _, gr := range groups {
@@ -282,18 +302,15 @@ func pack(n int, root []int32, groups [][]group, workers int) *Blocks {
 	}
 	order := make([]ref, 0, nb)
 	start := make([]int64, 1, nb+1)
-	cur := make([]int32, len(groups))
-	for i := 0; i < n; i++ {
-		r := root[i]
-		gr := groups[r]
-		if int(cur[r]) == len(gr) || gr[cur[r]].resp[0] != int32(i) {
-			continue
+	chunks := make([]int, 1, len(groups)+1)
+	for r, gr := range groups {
+		for k := range gr {
+			order = append(order, ref{int32(r), int32(k)})
+			start = append(start, start[len(start)-1]+int64(len(gr[k].members)))
 		}
-		order = append(order, ref{r, cur[r]})
-		start = append(start, start[len(start)-1]+int64(len(gr[cur[r]].members)))
-		cur[r]++
+		chunks = append(chunks, len(order))
 	}
-	bl := &Blocks{Idx: make([]int32, start[nb]), Start: start}
+	bl := &Blocks{Idx: make([]int32, start[nb]), Start: start, Chunks: chunks}
 	const chunk = 4096
 	parallel((nb+chunk-1)/chunk, workers, func(c int) {
 		for b := c * chunk; b < min(nb, (c+1)*chunk); b++ {

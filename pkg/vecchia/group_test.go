@@ -14,7 +14,8 @@ import (
 // random points with their brute-force nearest earlier sets: bitwise the
 // same blocks on 1, 2 and 5 workers; every location the response of
 // exactly one block; each block's members the union of its responses and
-// their sets; the blocks in the order of their first response; the
+// their sets; the blocks region by region, in the order of their first
+// response within one; the
 // responses of a block all in one region (location i < K its own, a later
 // one its nearest conditioning point's, K = n/Region); merges that happen
 // and lower the modelled cost below the ungrouped plan's.
@@ -81,7 +82,8 @@ func checkBlocks(t *testing.T, region int, bl *Blocks, sets []int32, m int, root
 		if union = slices.Compact(union); !slices.Equal(members, union) {
 			t.Fatalf("region %d, block %d: members %v, its responses and their sets %v", region, b, members, union)
 		}
-		if len(resp) == 0 || resp[0] <= first {
+		// Region by region, then in the order of the first response.
+		if len(resp) == 0 || first >= 0 && (root[resp[0]] < root[first] || root[resp[0]] == root[first] && resp[0] <= first) {
 			t.Fatalf("region %d, block %d: responses %v after a block starting at %d", region, b, resp, first)
 		}
 		first = resp[0]

@@ -39,6 +39,14 @@ type Plan struct {
 	// Grouping's cost model).
 	Tasks    []int
 	TaskWork []float64
+	// Groups cuts the tasks into groups, whose partial sums one task
+	// adds up before the ranks exchange them: group g is tasks
+	// Groups[g] .. Groups[g+1]-1 (GroupTasks or fewer, within a region);
+	// region c of the grouping (Group) is groups ChunkGroups[c] ..
+	// ChunkGroups[c+1]-1. A rank owns whole regions.
+	Groups      []int
+	ChunkGroups []int
+	ChunkLocs   []int // points of each region (for the ranks' shares)
 	// RMin and RMax bound the distances between two points of a block:
 	// RMin is the smallest nonzero distance from a location to its
 	// nearest conditioning point (the closest pair of distinct
@@ -109,16 +117,18 @@ func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Groupin
 		u, r := p.Blocks.Size(b)
 		p.UMax, p.RespMax = max(p.UMax, u), max(p.RespMax, r)
 	}
-	g = g.withDefaults()
-	p.Tasks = cutTasks(p.Blocks, g, g.TaskWork)
-	p.TaskWork = make([]float64, len(p.Tasks)-1)
-	for t := range p.TaskWork {
-		for b := p.Tasks[t]; b < p.Tasks[t+1]; b++ {
-			u, r := p.Blocks.Size(b)
-			p.TaskWork[t] += g.cost(u, r)
-		}
-	}
+	p.setCuts(cutChunks(p.Blocks, g))
 	return p, nil
+}
+
+// cuts returns the plan's task, group and region boundaries.
+func (p *Plan) cuts() cuts {
+	return cuts{Tasks: p.Tasks, TaskWork: p.TaskWork, Groups: p.Groups, ChunkGroups: p.ChunkGroups, ChunkLocs: p.ChunkLocs}
+}
+
+// setCuts sets the plan's task, group and region boundaries.
+func (p *Plan) setCuts(c cuts) {
+	p.Tasks, p.TaskWork, p.Groups, p.ChunkGroups, p.ChunkLocs = c.Tasks, c.TaskWork, c.Groups, c.ChunkGroups, c.ChunkLocs
 }
 
 // permute copies pr's points, observations and covariates in the
@@ -156,7 +166,7 @@ func expand(b *Blocks, per int) *Blocks {
 	if per == 1 {
 		return b
 	}
-	out := &Blocks{Idx: make([]int32, 0, per*len(b.Idx)), Start: make([]int64, 1, len(b.Start))}
+	out := &Blocks{Idx: make([]int32, 0, per*len(b.Idx)), Start: make([]int64, 1, len(b.Start)), Chunks: b.Chunks}
 	for k := 0; k < b.Len(); k++ {
 		for _, v := range b.Idx[b.Start[k]:b.Start[k+1]] {
 			i, resp := v, false
@@ -177,29 +187,36 @@ func expand(b *Blocks, per int) *Blocks {
 }
 
 // closest returns the smallest nonzero distance between a location and
-// a member of its conditioning set: the closest pair of distinct
-// locations when the sets hold the nearest earlier locations (the
-// closest pair's later point has the other as its nearest earlier one).
-// It returns 0 when every distance is 0. workers threads share the
-// locations (a minimum: the same value for any number).
+// a member of its conditioning set (flat sets, stride m, over the ordered
+// points pts, per a location): the closest pair of distinct locations
+// when the sets hold the nearest earlier locations (the closest pair's
+// later point has the other as its nearest earlier one). It returns 0
+// when every distance is 0. workers threads share the locations (a
+// minimum: the same value for any number).
 func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32, workers int) float64 {
-	n := len(sets) / max(m, 1)
+	d, fin := pairDist(metric, pts, per, func(q int) int { return q })
+	row := func(k int) (int, []int32) { return k, sets[k*m : (k+1)*m] }
+	return finite(fin(closestRows(len(sets)/max(m, 1), row, d, workers)))
+}
+
+// closestRows returns the smallest nonzero d(i, j) between a location i
+// and a member j of its set, over n rows, row(k) the location and set
+// (nearest first, -1 after the last) of row k; +Inf when there is none.
+// workers threads share the rows (a minimum: the same value for any
+// number).
+func closestRows(n int, row func(k int) (int, []int32), dist func(i, j int) float64, workers int) float64 {
 	const chunk = 1 << 14
 	chunks := (n + chunk - 1) / chunk
 	least := make([]float64, chunks)
 	parallel(chunks, workers, func(c int) {
-		lo, hi := c*chunk, min(n, (c+1)*chunk)
-		if metric == matern.Euclidean && pts.Z == nil {
-			least[c] = closestPlanar(pts, per, m, sets, lo, hi)
-			return
-		}
 		best := math.Inf(1)
-		for i := lo; i < hi; i++ {
-			for _, j := range sets[i*m : (i+1)*m] {
+		for k := c * chunk; k < min(n, (c+1)*chunk); k++ {
+			i, set := row(k)
+			for _, j := range set {
 				if j < 0 {
 					break
 				}
-				if d := matern.Distance(metric, pts, per*i, pts, per*int(j)); d > 0 && d < best {
+				if d := dist(i, int(j)); d > 0 && d < best {
 					best = d
 				}
 			}
@@ -210,32 +227,33 @@ func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32, 
 	for _, d := range least {
 		best = min(best, d)
 	}
-	if math.IsInf(best, 1) {
-		return 0
-	}
 	return best
 }
 
-// closestPlanar is closest's minimum over locations lo..hi-1 for planar
-// Euclidean points: the smallest nonzero squared distance, then its root
-// (the same value as the smallest nonzero distance: the square root is
-// correctly rounded and monotone).
-func closestPlanar(pts matern.Points, per, m int, sets []int32, lo, hi int) float64 {
-	best := math.Inf(1)
-	x, y := pts.X, pts.Y
-	for i := lo; i < hi; i++ {
-		xi, yi := x[per*i], y[per*i]
-		for _, j := range sets[i*m : (i+1)*m] {
-			if j < 0 {
-				break
-			}
-			dx, dy := xi-x[per*int(j)], yi-y[per*int(j)]
-			if d2 := dx*dx + dy*dy; d2 > 0 && d2 < best {
-				best = d2
-			}
-		}
+// finite returns x, or 0 when it is infinite (closest found no pair).
+func finite(x float64) float64 {
+	if math.IsInf(x, 0) {
+		return 0
 	}
-	return math.Sqrt(best)
+	return x
+}
+
+// pairDist returns d(i, j) over ordered locations i and j (of per
+// points each, ordered point q being pts's at(q)) and fin: fin of the
+// smallest nonzero d over pairs is their smallest nonzero distance. For
+// planar Euclidean points d is the squared distance and fin the square
+// root (the same value: the root is correctly rounded and monotone, and
+// matern.Distance is the root of the same sum), cheaper per pair.
+func pairDist(metric matern.Metric, pts matern.Points, per int, at func(q int) int) (d func(i, j int) float64, fin func(float64) float64) {
+	if metric == matern.Euclidean && pts.Z == nil {
+		x, y := pts.X, pts.Y
+		return func(i, j int) float64 {
+			a, b := at(per*i), at(per*j)
+			dx, dy := x[a]-x[b], y[a]-y[b]
+			return dx*dx + dy*dy
+		}, math.Sqrt
+	}
+	return func(i, j int) float64 { return matern.Distance(metric, pts, at(per*i), pts, at(per*j)) }, func(v float64) float64 { return v }
 }
 
 // parallel runs fn(0) .. fn(count-1) on workers threads (at least one),
@@ -255,21 +273,42 @@ func parallel(count, workers int, fn func(int)) {
 	wg.Wait()
 }
 
-// cutTasks cuts the blocks into consecutive runs of about target flops
-// of modelled work (Grouping's cost model), at least one block each.
-func cutTasks(b *Blocks, g Grouping, target float64) []int {
-	tasks := []int{0}
-	work := 0.0
-	for k := 0; k < b.Len(); k++ {
-		u, r := b.Size(k)
-		work += g.cost(u, r)
-		if work >= target {
-			tasks = append(tasks, k+1)
-			work = 0
+// cuts are the task, group and region boundaries of a plan (Plan's
+// Tasks, TaskWork, Groups and ChunkGroups).
+type cuts struct {
+	Tasks       []int
+	TaskWork    []float64
+	Groups      []int
+	ChunkGroups []int
+	ChunkLocs   []int // responses (points) of each region
+}
+
+// cutChunks cuts the blocks b, region by region (b.Chunks), into tasks
+// of about g.TaskWork flops of modelled work (Grouping's cost model, at
+// least one block each) and the tasks of each region into groups of
+// GroupTasks; the indices are relative to b's first block.
+func cutChunks(b *Blocks, g Grouping) cuts {
+	g = g.withDefaults()
+	c := cuts{Tasks: []int{0}, Groups: []int{0}, ChunkGroups: []int{0}}
+	for ch := 0; ch+1 < len(b.Chunks); ch++ {
+		first := len(c.Tasks) - 1
+		work, locs := 0.0, 0
+		for blk := b.Chunks[ch]; blk < b.Chunks[ch+1]; blk++ {
+			u, r := b.Size(blk)
+			work += g.cost(u, r)
+			locs += r
+			if work >= g.TaskWork || blk+1 == b.Chunks[ch+1] {
+				c.Tasks = append(c.Tasks, blk+1)
+				c.TaskWork = append(c.TaskWork, work)
+				work = 0
+			}
 		}
+		for t := first + GroupTasks; t < len(c.Tasks)-1; t += GroupTasks {
+			c.Groups = append(c.Groups, t)
+		}
+		c.Groups = append(c.Groups, len(c.Tasks)-1)
+		c.ChunkGroups = append(c.ChunkGroups, len(c.Groups)-1)
+		c.ChunkLocs = append(c.ChunkLocs, locs)
 	}
-	if tasks[len(tasks)-1] != b.Len() {
-		tasks = append(tasks, b.Len())
-	}
-	return tasks
+	return c
 }

@@ -22,8 +22,7 @@ type part struct {
 	REML          bool
 	N, NCov, M    int
 	NBlocks       int
-	Tasks         []int
-	TaskWork      []float64
+	Cuts          cuts
 	RMin, RMax    float64
 	UMax, RespMax int
 	Size          int // the number of ranks the part was cut for
@@ -47,7 +46,7 @@ func Scatter(c comm.Comm, p *Plan) (*Plan, error) {
 	var owner []int
 	var mine *Plan
 	if rank == 0 {
-		owner = groupOwners(p, numGroups(p.Tasks), size)
+		owner = p.groupOwners(size)
 		pt := p.partOf(owner, 0, size)
 		mine = pt.plan()
 	}
@@ -73,20 +72,21 @@ func Scatter(c comm.Comm, p *Plan) (*Plan, error) {
 // partOf returns the part of rank r of size ranks, owner the ranks of the
 // groups of tasks.
 func (p *Plan) partOf(owner []int, r, size int) *part {
-	b0, b1 := blocksOf(p.Tasks, owner, r)
+	b0, b1 := p.blocksOf(owner, r)
 	d, _ := p.localData(b0, b1)
 	d.First = b0
 	return &part{Model: p.Model, Metric: p.Metric, Nugget: p.Nugget, REML: p.REML, N: p.N, NCov: p.NCov, M: p.M,
-		NBlocks: p.NumBlocks(), Tasks: p.Tasks, TaskWork: p.TaskWork, RMin: p.RMin, RMax: p.RMax,
+		NBlocks: p.NumBlocks(), Cuts: p.cuts(), RMin: p.RMin, RMax: p.RMax,
 		UMax: p.UMax, RespMax: p.RespMax, Size: size, Data: *d}
 }
 
 // plan makes the plan of a part.
 func (pt *part) plan() *Plan {
 	d := pt.Data
-	return &Plan{Model: pt.Model, Metric: pt.Metric, Nugget: pt.Nugget, REML: pt.REML, N: pt.N, NCov: pt.NCov, M: pt.M,
-		Tasks: pt.Tasks, TaskWork: pt.TaskWork, RMin: pt.RMin, RMax: pt.RMax, UMax: pt.UMax, RespMax: pt.RespMax,
-		nblocks: pt.NBlocks, part: &d, partSize: pt.Size}
+	p := &Plan{Model: pt.Model, Metric: pt.Metric, Nugget: pt.Nugget, REML: pt.REML, N: pt.N, NCov: pt.NCov, M: pt.M,
+		RMin: pt.RMin, RMax: pt.RMax, UMax: pt.UMax, RespMax: pt.RespMax, nblocks: pt.NBlocks, part: &d, partSize: pt.Size}
+	p.setCuts(pt.Cuts)
+	return p
 }
 
 // encodePart encodes a part for the other ranks.
@@ -95,7 +95,8 @@ func encodePart(pt *part) []byte {
 	d := &pt.Data
 	// gob writes at most 9 bytes a number (5 an int32) and a little
 	// framing: one allocation, its untouched end never resident.
-	buf.Grow(1024 + 9*(len(pt.Tasks)+len(pt.TaskWork)+len(d.Start)+len(d.Obs)+len(d.X)+len(d.Pts.X)+len(d.Pts.Y)+len(d.Pts.Z)+len(d.Pts.T)) +
+	c := &pt.Cuts
+	buf.Grow(1024 + 9*(len(c.Tasks)+len(c.TaskWork)+len(c.Groups)+len(c.ChunkGroups)+len(d.Start)+len(d.Obs)+len(d.X)+len(d.Pts.X)+len(d.Pts.Y)+len(d.Pts.Z)+len(d.Pts.T)) +
 		5*(len(d.Idx)+len(d.Global)))
 	if err := gob.NewEncoder(&buf).Encode(pt); err != nil {
 		panic(fmt.Sprintf("vecchia: encoding a plan's part: %v", err)) // plain slices and numbers: cannot fail
@@ -121,27 +122,21 @@ func (p *Plan) NumBlocks() int {
 	return p.Blocks.Len()
 }
 
-// numGroups returns the number of groups of GroupTasks tasks.
-func numGroups(tasks []int) int {
-	nt := len(tasks) - 1
-	return (nt + GroupTasks - 1) / GroupTasks
-}
-
 // blocksOf returns the range of blocks of rank's tasks, owner the ranks
 // of the groups of tasks (contiguous runs).
-func blocksOf(tasks []int, owner []int, rank int) (b0, b1 int) {
-	b0, b1 = -1, -1
-	for t := 0; t+1 < len(tasks); t++ {
-		if owner[t/GroupTasks] != rank {
+func (p *Plan) blocksOf(owner []int, rank int) (b0, b1 int) {
+	g0, g1 := -1, -1
+	for g, r := range owner {
+		if r != rank {
 			continue
 		}
-		if b0 < 0 {
-			b0 = tasks[t]
+		if g0 < 0 {
+			g0 = g
 		}
-		b1 = tasks[t+1]
+		g1 = g + 1
 	}
-	if b0 < 0 {
+	if g0 < 0 {
 		return 0, 0
 	}
-	return b0, b1
+	return p.Tasks[p.Groups[g0]], p.Tasks[p.Groups[g1]]
 }

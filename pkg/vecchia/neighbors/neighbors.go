@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -101,16 +102,43 @@ func checkArgs(n, m int) error {
 // position. workers goroutines share the rows (0: one per core); the
 // result does not depend on their number.
 func Conditioning(c embed.Coords, m, workers int) (*Sets, error) {
+	return ConditioningOf(c, nil, m, workers)
+}
+
+// ConditioningOf returns the rows of the positions rows (increasing; nil:
+// every position) of Conditioning(c, m, workers), bitwise: row k of the
+// result is position rows[k]'s set. A rank of a distributed run finds
+// the sets of its own locations so, from the coordinates of every point.
+func ConditioningOf(c embed.Coords, rows []int32, m, workers int) (*Sets, error) {
 	n := c.Len()
 	if err := checkArgs(n, m); err != nil {
 		return nil, err
 	}
-	// Every row i >= m gets m entries: only the first m rows need padding.
-	s := &Sets{N: n, M: m, Idx: make([]int32, n*m)}
-	for k := range s.Idx[:min(n, m)*m] {
-		s.Idx[k] = -1
+	at := func(i int32) int { return int(i) } // the result's row of position i (-1: none)
+	nr := n
+	if rows != nil {
+		nr = len(rows)
+		idx := make([]int32, n)
+		for k := range idx {
+			idx[k] = -1
+		}
+		for k, i := range rows {
+			if i < 0 || int(i) >= n || (k > 0 && i <= rows[k-1]) {
+				return nil, fmt.Errorf("neighbors: rows %d after %d of %d points: want increasing positions", i, rows[max(k-1, 0)], n)
+			}
+			idx[i] = int32(k)
+		}
+		at = func(i int32) int { return int(idx[i]) }
 	}
-	if n == 0 || m == 0 {
+	s := &Sets{N: nr, M: m, Idx: make([]int32, nr*m)}
+	for i := range min(n, m) { // only the first m positions' rows are short
+		if k := at(int32(i)); k >= 0 {
+			for j := range m {
+				s.Idx[k*m+j] = -1
+			}
+		}
+	}
+	if nr == 0 || m == 0 {
 		return s, nil
 	}
 	// The rows of positions [lo, hi) search a tree over the prefix
@@ -120,20 +148,30 @@ func Conditioning(c embed.Coords, m, workers int) (*Sets, error) {
 	// over all points; time: about twice one tree's).
 	for lo := 0; lo < n; {
 		hi := min(n, max(2*lo, firstPrefix))
+		if rows != nil && !anyIn(rows, lo, hi) {
+			lo = hi
+			continue
+		}
 		t := kdtree.New(embed.Coords{Dim: c.Dim, V: c.V[:hi*c.Dim]})
 		// In tree order: consecutive queries are neighbours in space and
 		// walk the same nodes (far fewer cache misses than in the
 		// ordering, which jumps across the domain).
 		forEach(t, hi, m, workers, func(q *query, p int) {
 			i := t.Perm[p]
-			if int(i) >= lo {
+			if k := at(i); int(i) >= lo && k >= 0 {
 				q.run(t.At(p), i, -1, min(int(i), m))
-				fill(s, int(i), q.best)
+				fill(s, k, q.best)
 			}
 		})
 		lo = hi
 	}
 	return s, nil
+}
+
+// anyIn reports whether increasing rows hold a position in [lo, hi).
+func anyIn(rows []int32, lo, hi int) bool {
+	k, _ := slices.BinarySearch(rows, int32(lo))
+	return k < len(rows) && int(rows[k]) < hi
 }
 
 // firstPrefix is the number of points of Conditioning's first tree.

@@ -1,0 +1,354 @@
+package vecchia
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
+	"github.com/exageostat/exageostat/pkg/vecchia/embed"
+	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
+	"github.com/exageostat/exageostat/pkg/vecchia/order"
+)
+
+// Distribute prepares problem pr over the ranks of c, every rank calling
+// it with the same arguments, without any rank holding the sets or the
+// blocks of the whole problem: rank 0 orders the locations (s.Order, in
+// the frame of the model at theta, as Prepare); each rank then finds the
+// conditioning sets of
+// the locations of its own regions of Group (region c on rank c*P/K:
+// contiguous runs of regions, as the evaluator assigns them; rank 0 finds
+// each location's nearest earlier one to split them, and broadcasts the
+// regions with the ordering), from the coordinates of every location
+// (O(N)), groups them region by region and keeps the data of its blocks;
+// the ranks exchange the task cuts (a few numbers a task). The regions do
+// not depend on the number of ranks, so the plans of 1, 2, 4, ... ranks
+// are evaluated bitwise as NewPlan's plan of the same ordering and sets
+// on one rank.
+//
+// It returns this rank's part of the final plan (sets of s.M) and, when
+// 0 < coarse < s.M, of the coarse one (each set cut to its coarse
+// nearest, GpGp's warm start); their Prepared hold no Perm and no Sets.
+// A failure is the same on every rank. s.Sets must be nil.
+func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, coarse int) (final, crs *Prepared, err error) {
+	if s.Sets != nil {
+		return nil, nil, errors.New("vecchia: Distribute finds the sets itself")
+	}
+	if s.M < 1 {
+		return nil, nil, fmt.Errorf("vecchia: conditioning set size %d, want >= 1", s.M)
+	}
+	per, err := checkProblem(pr)
+	if err != nil {
+		return nil, nil, err
+	}
+	locs := everyOther(pr.Points, per)
+	nl := locs.Len()
+	frame := FrameOf(pr.Model, theta)
+	g := s.Grouping.withDefaults()
+	if g.Workers <= 0 {
+		g.Workers = s.Workers
+	}
+	// Collections at the phases' ends (the inputs' parsing, the search's
+	// trees, the plans' temporaries) keep the heap's peak near what is
+	// live: a few milliseconds each at N = 10^6.
+	runtime.GC()
+	t0 := time.Now()
+	perm, root, err := rootOrder(c, locs, pr.Metric, frame, s, g.Region)
+	if err != nil {
+		return nil, nil, err
+	}
+	t1 := time.Now()
+	rg := regionsOf(root, max(1, nl/g.Region))
+	r0, r1 := rg.of(c.Size(), c.Rank())
+	rows := slices.Clone(rg.loc[rg.start[r0]:rg.start[r1]]) // this rank's locations, those of its regions
+	slices.Sort(rows)
+	m := min(s.M, max(nl-1, 1))
+	sets, err := rowSets(locs, pr.Metric, frame, perm, rows, m, s.Workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	runtime.GC()
+	t2 := time.Now()
+	at := func(q int32) int { return per*int(perm[int(q)/per]) + int(q)%per }
+	r := &ranked{c: c, pr: pr, per: per, at: at, rg: rg, r0: r0, r1: r1, rows: rows, g: g}
+	fp, err := r.plan(m, sets.Idx)
+	if err != nil {
+		return nil, nil, err
+	}
+	final = &Prepared{Plan: fp, OrderSeconds: t1.Sub(t0).Seconds(), SetsSeconds: t2.Sub(t1).Seconds(), PlanSeconds: time.Since(t2).Seconds()}
+	if coarse <= 0 || m <= coarse {
+		return final, nil, nil
+	}
+	runtime.GC()
+	t3 := time.Now()
+	for k := range rows { // the coarse sets in place: the first coarse of each row
+		copy(sets.Idx[k*coarse:(k+1)*coarse], sets.Idx[k*m:k*m+coarse])
+	}
+	cp, err := r.plan(coarse, sets.Idx[:len(rows)*coarse])
+	if err != nil {
+		return nil, nil, err
+	}
+	return final, &Prepared{Plan: cp, PlanSeconds: time.Since(t3).Seconds()}, nil
+}
+
+// of returns the regions r0 .. r1-1 of rank of size (regionOwners).
+func (rg *regionSet) of(size, rank int) (r0, r1 int) {
+	locs := make([]int, rg.count())
+	for r := range locs {
+		locs[r] = int(rg.start[r+1] - rg.start[r])
+	}
+	own := regionOwners(locs, size)
+	r0 = len(own)
+	for r, o := range own {
+		if o == rank {
+			r0, r1 = min(r0, r), r+1
+		}
+	}
+	if r1 == 0 {
+		return 0, 0
+	}
+	return r0, r1
+}
+
+// checkProblem checks pr's model and sizes and returns its number of
+// points per location.
+func checkProblem(pr likelihood.Problem) (per int, err error) {
+	if err := pr.Model.Validate(); err != nil {
+		return 0, err
+	}
+	n := len(pr.Obs)
+	if pr.Points.Len() != n {
+		return 0, fmt.Errorf("vecchia: %d locations for %d observations", pr.Points.Len(), n)
+	}
+	per = 1
+	if pr.Model == likelihood.BivariateMatern {
+		per = 2
+	}
+	if n%per != 0 {
+		return 0, fmt.Errorf("vecchia: kernel %s needs %d values per location, got %d values", pr.Model, per, n)
+	}
+	return per, nil
+}
+
+// rootOrder returns, on every rank of c, rank 0's ordering of locs and
+// the region of each ordered location (Group's regions of size region,
+// from each location's nearest earlier one), or rank 0's error.
+func rootOrder(c comm.Comm, locs matern.Points, metric matern.Metric, frame embed.Frame, s Setup, region int) (perm, root []int32, err error) {
+	var msg []byte
+	if c.Rank() == 0 {
+		perm, root, err := orderAndRegions(locs, metric, frame, s, region)
+		if err != nil {
+			msg = append([]byte{1}, "vecchia: "+err.Error()...)
+		} else {
+			msg = make([]byte, 1+8*len(perm))
+			for k, i := range perm {
+				binary.LittleEndian.PutUint32(msg[1+4*k:], uint32(i))
+				binary.LittleEndian.PutUint32(msg[1+4*(len(perm)+k):], uint32(root[k]))
+			}
+		}
+	}
+	if msg, err = c.Bcast(0, msg); err != nil {
+		return nil, nil, err
+	}
+	if len(msg) == 0 || msg[0] != 0 {
+		return nil, nil, errors.New(string(msg[min(1, len(msg)):]))
+	}
+	n := (len(msg) - 1) / 8
+	perm, root = make([]int32, n), make([]int32, n)
+	for k := range perm {
+		perm[k] = int32(binary.LittleEndian.Uint32(msg[1+4*k:]))
+		root[k] = int32(binary.LittleEndian.Uint32(msg[1+4*(n+k):]))
+	}
+	return perm, root, nil
+}
+
+// orderAndRegions orders locs (s.Order in frame) and splits the ordered
+// locations into Group's regions of size region (from each location's
+// nearest earlier one: the first member of its set).
+func orderAndRegions(locs matern.Points, metric matern.Metric, frame embed.Frame, s Setup, region int) (perm, root []int32, err error) {
+	e, err := embed.Embed(locs, metric, frame)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := order.Order(e, s.Order, s.Seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	nearest, err := neighbors.Conditioning(e.Permute(p), 1, max(s.Workers, 1))
+	if err != nil {
+		return nil, nil, err
+	}
+	rg, err := regions(len(p), 1, nearest.Idx, region)
+	if err != nil {
+		return nil, nil, err
+	}
+	perm = make([]int32, len(p))
+	for k, i := range p {
+		perm[k] = int32(i)
+	}
+	return perm, rg.root, nil
+}
+
+// rowSets returns the conditioning sets of size m of the ordered
+// locations rows (increasing), locs in the ordering perm.
+func rowSets(locs matern.Points, metric matern.Metric, frame embed.Frame, perm, rows []int32, m, workers int) (*neighbors.Sets, error) {
+	e, err := embed.Embed(locs, metric, frame)
+	if err != nil {
+		return nil, fmt.Errorf("vecchia: %v", err)
+	}
+	c := embed.Coords{Dim: e.Dim, V: make([]float64, len(perm)*e.Dim)}
+	for k, i := range perm {
+		copy(c.At(k), e.At(int(i)))
+	}
+	e = embed.Coords{} // only the ordered copy from here on
+	sets, err := neighbors.ConditioningOf(c, rows, m, max(workers, 1))
+	if err != nil {
+		return nil, fmt.Errorf("vecchia: %v", err)
+	}
+	return sets, nil
+}
+
+// ranked is one rank's share of a distributed preparation: the ordered
+// locations rows (increasing), those of the regions r0 .. r1-1 of rg, the
+// problem's point of ordered point q being at(q).
+type ranked struct {
+	c      comm.Comm
+	pr     likelihood.Problem
+	per    int
+	at     func(q int32) int
+	rg     *regionSet
+	r0, r1 int
+	rows   []int32
+	g      Grouping
+}
+
+// rankMeta is what the ranks exchange about their shares of a plan.
+type rankMeta struct {
+	Err           string
+	NBlocks       int
+	Cuts          cuts
+	RMin          float64
+	UMax, RespMax int
+}
+
+// plan groups the rank's locations by their sets (stride m), keeps the
+// data of its blocks and exchanges the cuts, making its part of the plan.
+func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
+	pr := r.pr
+	rowOf := make([]int32, len(r.rg.root)) // the row of each of the rank's locations
+	for k, i := range r.rows {
+		rowOf[i] = int32(k)
+	}
+	bl := expand(r.g.groupRegions(r.rg, r.r0, r.r1, m, func(i int32) []int32 { k := int(rowOf[i]); return sets[k*m : (k+1)*m] }), r.per)
+	meta := rankMeta{NBlocks: bl.Len(), Cuts: cutChunks(bl, r.g)}
+	// RMin as closest's, raw over the rank's rows (the squared distance
+	// for planar points): fin of the ranks' minimum is the plan's.
+	dist, fin := pairDist(pr.Metric, pr.Points, r.per, func(q int) int { return r.at(int32(q)) })
+	meta.RMin = closestRows(len(r.rows), func(k int) (int, []int32) { return int(r.rows[k]), sets[k*m : (k+1)*m] }, dist, r.g.Workers)
+	for k := 0; k < bl.Len(); k++ {
+		u, rr := bl.Size(k)
+		meta.UMax, meta.RespMax = max(meta.UMax, u), max(meta.RespMax, rr)
+	}
+	all, first, err := exchange(r.c, meta)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Model: pr.Model, Metric: pr.Metric, Nugget: pr.Nugget, REML: pr.REML, N: len(pr.Obs), NCov: len(pr.Covariates), M: m,
+		RMin: finite(fin(all.RMin)), RMax: matern.MaxDistance(pr.Metric, pr.Points), UMax: all.UMax, RespMax: all.RespMax,
+		nblocks: all.NBlocks, partSize: r.c.Size()}
+	p.setCuts(all.Cuts)
+	src := source{n: p.N, pts: pr.Points, obs: pr.Obs, ncov: p.NCov, at: r.at, x: func(q int32, dst []float64) {
+		for k, col := range pr.Covariates {
+			dst[k] = col[r.at(q)]
+		}
+	}}
+	p.part = src.data(bl, 0, bl.Len())
+	if bl.Len() > 0 {
+		p.part.First = first
+	}
+	return p, nil
+}
+
+// exchange gathers the ranks' shares of a plan on rank 0, joins them (in
+// rank order: the cuts renumbered after the earlier ranks') and returns
+// the whole plan's on every rank, with the first block of the caller's
+// share; the first rank's error, if any, as every rank's.
+func exchange(c comm.Comm, mine rankMeta) (all rankMeta, first int, err error) {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(mine); err != nil {
+		return all, 0, fmt.Errorf("vecchia: encoding a rank's cuts: %v", err)
+	}
+	parts, err := c.Gather(0, buf.Bytes())
+	if err != nil {
+		return all, 0, err
+	}
+	var msg []byte
+	if c.Rank() == 0 {
+		metas := make([]rankMeta, len(parts))
+		for k, b := range parts {
+			if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&metas[k]); err != nil {
+				metas[k].Err = fmt.Sprintf("vecchia: rank %d's cuts: %v", k, err)
+			}
+		}
+		buf.Reset()
+		if err := gob.NewEncoder(&buf).Encode(join(metas)); err != nil {
+			return all, 0, fmt.Errorf("vecchia: encoding the plan's cuts: %v", err)
+		}
+		msg = buf.Bytes()
+	}
+	if msg, err = c.Bcast(0, msg); err != nil {
+		return all, 0, err
+	}
+	var j joined
+	if err := gob.NewDecoder(bytes.NewReader(msg)).Decode(&j); err != nil {
+		return all, 0, fmt.Errorf("vecchia: the plan's cuts from rank 0: %v", err)
+	}
+	if j.All.Err != "" {
+		return all, 0, errors.New(j.All.Err)
+	}
+	return j.All, j.First[c.Rank()], nil
+}
+
+// joined is the ranks' shares of a plan joined, with the first block of
+// each rank's.
+type joined struct {
+	All   rankMeta
+	First []int
+}
+
+// join joins the ranks' shares (rankMeta) of a plan, with the first
+// block of each.
+func join(metas []rankMeta) joined {
+	out := joined{All: rankMeta{RMin: math.Inf(1), Cuts: cuts{Tasks: []int{0}, Groups: []int{0}, ChunkGroups: []int{0}}}}
+	a, o := &out.All, &out.All.Cuts
+	for _, m := range metas {
+		if m.Err != "" && a.Err == "" {
+			a.Err = m.Err
+		}
+		out.First = append(out.First, a.NBlocks)
+		nb, nt, ng := a.NBlocks, len(o.Tasks)-1, len(o.Groups)-1
+		for _, v := range m.Cuts.Tasks[min(1, len(m.Cuts.Tasks)):] {
+			o.Tasks = append(o.Tasks, nb+v)
+		}
+		o.TaskWork = append(o.TaskWork, m.Cuts.TaskWork...)
+		o.ChunkLocs = append(o.ChunkLocs, m.Cuts.ChunkLocs...)
+		for _, v := range m.Cuts.Groups[min(1, len(m.Cuts.Groups)):] {
+			o.Groups = append(o.Groups, nt+v)
+		}
+		for _, v := range m.Cuts.ChunkGroups[min(1, len(m.Cuts.ChunkGroups)):] {
+			o.ChunkGroups = append(o.ChunkGroups, ng+v)
+		}
+		a.NBlocks += m.NBlocks
+		a.RMin = min(a.RMin, m.RMin)
+		a.UMax, a.RespMax = max(a.UMax, m.UMax), max(a.RespMax, m.RespMax)
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package vecchia
+
+import (
+	"testing"
+
+	"github.com/exageostat/exageostat/pkg/comm"
+)
+
+// TestDistribute checks that the plans Distribute prepares on 1, 3 and
+// 8 in-process ranks (each rank its own chunks of the ordering) give
+// bitwise the l, gradient, information and mean of the whole plan that
+// Prepare makes on one process, for both stages (the coarse one from each
+// set's 6 nearest), and that the ranks' parts hold the plan's block
+// members once, each rank about its share of the points'.
+func TestDistribute(t *testing.T) {
+	g := Grouping{Region: 128, TaskWork: 2e5}
+	pick := map[string]bool{"matern+tau2+mean": true, "bivariate+mean": true, "aniso+tau2+mean": true}
+	for _, tc := range cases(1000, 29) {
+		if !pick[tc.name] {
+			continue
+		}
+		whole, err := Prepare(tc.p, tc.theta, Setup{M: 15, Workers: 1, Grouping: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		coarse, err := NewPlan(tc.p, int32s(whole.Perm), 6, cut(whole.Sets.Idx, 15, 6), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []*Result{eval(t, whole.Plan, tc.theta, Want{Grad: true}, 1), eval(t, coarse, tc.theta, Want{Grad: true}, 1)}
+		for _, size := range []int{1, 3, 8} {
+			for stage, plan := range []*Plan{whole.Plan, coarse} {
+				parts := make([]*Plan, size)
+				res, errs := onRanksWith(t, nil, size, 1, [][]float64{tc.theta}, func(c comm.Comm) *Plan {
+					f, cs, err := Distribute(c, tc.p, tc.theta, Setup{M: 15, Workers: 1, Grouping: g}, 6)
+					if err != nil {
+						t.Errorf("%s, %d ranks, rank %d: %v", tc.name, size, c.Rank(), err)
+						return nil
+					}
+					parts[c.Rank()] = []*Plan{f.Plan, cs.Plan}[stage]
+					return parts[c.Rank()]
+				})
+				members := 0
+				for r := range size {
+					if errs[r][0] != nil {
+						t.Fatalf("%s, %d ranks, rank %d, stage %d: %v", tc.name, size, r, stage, errs[r][0])
+					}
+					if !sameBits(res[r][0], want[stage]) {
+						t.Errorf("%s, %d ranks, rank %d, stage %d: l %.17g, the whole plan on 1 rank %.17g (or the gradient, information, mean differ)",
+							tc.name, size, r, stage, res[r][0].L, want[stage].L)
+					}
+					d := parts[r].part
+					members += len(d.Idx)
+					// At most twice the members of the rank's share of the points.
+					mine, all := 0, 0
+					for c, o := range regionOwners(plan.ChunkLocs, size) {
+						all += plan.ChunkLocs[c]
+						if o == r {
+							mine += plan.ChunkLocs[c]
+						}
+					}
+					if lim := 2 * len(plan.Blocks.Idx) * mine / all; size > 1 && len(d.Idx) > lim {
+						t.Errorf("%s, %d ranks, rank %d, stage %d: %d block members of the plan's %d", tc.name, size, r, stage, len(d.Idx), len(plan.Blocks.Idx))
+					}
+				}
+				if members != len(plan.Blocks.Idx) || parts[0].NumBlocks() != plan.NumBlocks() {
+					t.Errorf("%s, %d ranks, stage %d: the parts hold %d block members and %d blocks, the plan %d and %d",
+						tc.name, size, stage, members, parts[0].NumBlocks(), len(plan.Blocks.Idx), plan.NumBlocks())
+				}
+			}
+		}
+	}
+}
+
+// int32s converts an ordering.
+func int32s(perm []int) []int32 {
+	out := make([]int32, len(perm))
+	for k, i := range perm {
+		out[k] = int32(i)
+	}
+	return out
+}
+
+// cut returns flat sets of stride m cut to their k nearest.
+func cut(sets []int32, m, k int) []int32 {
+	out := make([]int32, 0, len(sets)/m*k)
+	for i := 0; i < len(sets); i += m {
+		out = append(out, sets[i:i+k]...)
+	}
+	return out
+}
