@@ -52,6 +52,11 @@ hold=500
 case $n in '' | *[!0-9]*) echo "vecchia-accuracy: N: want a positive integer, got $n" >&2; exit 2 ;; esac
 unset OPENBLAS_CORETYPE
 mkdir -p "$out"
+# One run per OUTDIR: two would write the same time, load and log files.
+if [ "${TABLE:-0}" != 1 ]; then
+  exec 9>"$out/.lock"
+  flock -n 9 || { echo "vecchia-accuracy: another run is using $out" >&2; exit 2; }
+fi
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 timed() { # name command...: run unless $out/name.json exists; time, RSS, load
   local name=$1; shift
