@@ -118,11 +118,11 @@ type prepMode int
 const (
 	prepLocal      prepMode = iota // every rank the whole plans (one rank, or a hold-out's kriging)
 	prepScatter                    // rank 0 the whole plans, each rank then its blocks (vecchia.Scatter)
-	prepDistribute                 // each rank its own chunks of the ordering (vecchia.Distribute)
+	prepDistribute                 // each rank its own regions of the ordering (vecchia.Distribute)
 )
 
 // prepModeOf returns how a fit prepares its plans on w's ranks: over
-// several ranks each rank its own chunks of the ordering, but with a sets
+// several ranks each rank its own regions (vecchia.Distribute), but with a sets
 // file (read or written) rank 0 prepares the plans and sends each rank its
 // blocks' part, and a hold-out's kriging (holdout) reads the whole plan on
 // every rank.

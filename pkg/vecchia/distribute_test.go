@@ -7,7 +7,7 @@ import (
 )
 
 // TestDistribute checks that the plans Distribute prepares on 1, 3 and
-// 8 in-process ranks (each rank its own chunks of the ordering) give
+// 8 in-process ranks (each rank its own regions) give
 // bitwise the l, gradient, information and mean of the whole plan that
 // Prepare makes on one process, for both stages (the coarse one from each
 // set's 6 nearest), and that the ranks' parts hold the plan's block
