@@ -235,8 +235,8 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 	if w.Size() > 1 {
 		lo.Owner = plan.Fact.Owner
 	}
-	progress(fmt.Sprintf("N=%d (%d x %d tiles): %d evaluations recorded in a history, then %d, each timed one after a calibration",
-		n, nt, nt, o.HistoryReps+1, o.Reps+2))
+	progress(fmt.Sprintf("N=%d (%d x %d tiles): %d untimed evaluations, the last %d recorded in a history; then %d, each timed one after a calibration",
+		n, nt, nt, o.HistoryReps+1, o.HistoryReps, o.Reps+2))
 	hist, err := simCheckHistory(o, prob, lo)
 	if err != nil {
 		return nil, err
