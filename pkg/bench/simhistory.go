@@ -30,7 +30,7 @@ func (h *gatedHistory) Record(arch, kind string, size int, seconds float64) {
 // simCheckHistory runs o.HistoryReps + 1 untimed evaluations of prob on a
 // runtime of its own (the same ranks, workers and distribution lo as the
 // timed runs; closed before they start, so they find the machine as this
-// left it) with the runtime's History recording every task but in the
+// left it, its tiles' memory released) with the runtime's History recording every task but in the
 // first evaluation, and returns the history: StarPU's history-based model,
 // calibrated by running the application. The timed runs' runtime records
 // no history, so they are timed as before.
@@ -43,6 +43,7 @@ func simCheckHistory(o SimCheckOptions, prob likelihood.Problem, lo likelihood.O
 	if err != nil {
 		return nil, err
 	}
+	defer ev.Release() // before Close: the tiles' memory goes back to the system for the timed runs
 	for i := range o.HistoryReps + 1 {
 		h.on.Store(i > 0)
 		if _, _, err := ev.LogLik(o.Theta); err != nil {
