@@ -59,9 +59,11 @@ other cores or MPI wrote), but not fitted to the timed runs. From the
 second size on, 'hist of N' predicts that size from the first size's
 history (same tile size, so the same task footprints). The errors are
 simulated / real - 1; real is the median wall time of the slowest rank around
-one evaluation. The durations are CPU times (the calibration's samples and
-the real tasks' kernels, each on its OS thread), which a loaded machine
-does not lengthen; the last columns compare with the real wall time less
+one evaluation. The calibration's and the history's durations are CPU
+times (each task on its OS thread), which a loaded machine does not
+lengthen; trace-durs takes the timed tasks' wall times (the timed runs do
+not read the CPU clock around each task, as a fit without --trace does
+not); the last columns compare with the real wall time less
 the time the workers waited for a core (their threads' run delay, from
 /proc, averaged over the workers): the run on a machine of its own, which
 the simulator models.
@@ -153,12 +155,12 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 			row.SimCalibrated, 100*row.ErrCalibrated, row.SimTrace, 100*row.ErrTrace, row.SimHistory, 100*row.ErrHistory, from, 100*row.SimBusy,
 			row.RealLoaded, 100*row.ErrCalibratedLoaded, 100*row.ErrTraceLoaded, 100*row.ErrHistoryLoaded)
 	}
-	fmt.Fprintln(w, "(durations: CPU time per task; sim history: recorded in untimed real evaluations before the timed ones; real unloaded: the wall time less the workers' mean wait for a core, their run delay)")
+	fmt.Fprintln(w, "(durations: CPU time per task, trace-durs' wall time; sim history: recorded in untimed real evaluations before the timed ones; real unloaded: the wall time less the workers' mean wait for a core, their run delay)")
 	fmt.Fprintln(w, "the runtime's CPU outside the workers, per evaluation and rank (timed runs), and per task or message in the model (an untimed run):")
 	for _, row := range r.Rows {
 		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us\n", row.N, row.OtherCPU, 1e6*row.RuntimeCPU)
 	}
-	fmt.Fprintln(w, "task durations, ms (calibrated / history / mean of the timed real tasks):")
+	fmt.Fprintln(w, "task durations, ms (calibrated, CPU / history, CPU / mean of the timed real tasks, wall):")
 	for _, row := range r.Rows {
 		fmt.Fprintf(w, "%7d", row.N)
 		for _, k := range []string{kind.Dcmg, kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm} {

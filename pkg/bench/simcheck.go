@@ -93,9 +93,10 @@ type SimCheckRow struct {
 	SimCalibrated float64 `json:"sim_calibrated_seconds"`
 	ErrCalibrated float64 `json:"err_calibrated"`
 	// SimTrace is the simulated makespan with the mean duration of each
-	// task kind in the real runs (full tiles only; CPU time, as the
-	// calibration), as StarPU's history-based performance models give
-	// it, with RuntimeCPU, and ErrTrace its error: what remains is
+	// task kind in the timed real runs (full tiles only; their wall time:
+	// the timed runtime does not read the CPU clock around each task,
+	// runtime.Options.TaskCPU, as a fit without --trace does not), with
+	// RuntimeCPU, and ErrTrace its error: what remains is
 	// the simulator's model of scheduling and messages.
 	SimTrace float64 `json:"sim_trace_seconds"`
 	ErrTrace float64 `json:"err_trace"`
