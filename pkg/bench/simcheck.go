@@ -157,9 +157,11 @@ type SimCheckResult struct {
 // block-cyclic over the ranks, Workers workers each), each after a
 // calibration of the task durations, and simulates the same evaluation -
 // the task graph recorded by the same submission code, on a cluster of
-// Comm.Size() nodes with Workers CPU workers each and o.Network - twice:
-// with the calibrated durations, and with the per-kind means of the real
-// tasks.
+// Comm.Size() nodes with Workers CPU workers each and o.Network - with
+// the calibrated durations, with the per-kind means of the timed real
+// tasks, and with those of a history recorded over HistoryReps untimed
+// real evaluations before the timed ones (the first size's history also
+// predicts the later sizes).
 // Every rank returns the same result.
 func SimCheck(o SimCheckOptions) (*SimCheckResult, error) {
 	if len(o.N) == 0 || o.NB < 1 || o.Workers < 1 || o.Reps < 1 || o.CalReps < 1 || o.HistoryReps < 1 || len(o.Theta) != 3 || o.Comm == nil {
