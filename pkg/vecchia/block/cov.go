@@ -40,7 +40,8 @@ func (c KernelCov) Fill(p matern.Points, n int, s []float64, d [][]float64, _ []
 // MaternCov is the Matérn covariance sigma2 rho_nu(r/beta) + Nugget on the
 // diagonal with its derivatives in beta (Beta) and nu (Nu), in that order,
 // from one matern.Grad (which must have been built with the derivative in
-// nu when Nu is set).
+// nu when Nu is set). Without either, Fill evaluates the covariance
+// alone (Grad.CovRow: one polynomial an entry).
 type MaternCov struct {
 	G        *matern.Grad
 	Nugget   float64
@@ -53,6 +54,10 @@ type MaternCov struct {
 func (c MaternCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work []float64) {
 	db, dn := work[:n], work[n:2*n]
 	fillLower(c.Metric, p, n, s, d, c.Nugget, func(j int, col []float64) {
+		if !c.Beta && !c.Nu {
+			c.G.CovRow(col, col)
+			return
+		}
 		m := len(col)
 		bcol, ncol := db[:m], dn[:m]
 		g := 0
