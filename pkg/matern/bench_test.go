@@ -76,7 +76,8 @@ func BenchmarkNewMatern(b *testing.B) {
 	}
 }
 
-// BenchmarkGradRow evaluates C, dC/dbeta and (nu=...-dnu) dC/dnu at the
+// BenchmarkGradRow evaluates C, dC/dbeta and (nu=...-dnu) dC/dnu, or C
+// alone (nu=...-CovRow: Grad.CovRow; nu=...-interp: NewMatern's), at the
 // distances of a 960 x 960 tile of random points in the unit square
 // (beta = 0.1) on one goroutine, row by row as the Vecchia blocks do,
 // and reports the thread's CPU nanoseconds per entry (what a busy
@@ -93,6 +94,30 @@ func BenchmarkGradRow(b *testing.B) {
 	}
 	c, db, dn := make([]float64, nb), make([]float64, nb), make([]float64, nb)
 	for _, nu := range []float64{0.5, 0.73, 1.5} {
+		g, err := NewGrad(Theta{1, 0.1, nu}, 1e-6, rmax, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		k, err := NewMatern(Theta{1, 0.1, nu}, rmax)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range []struct {
+			name string
+			row  func(r, c []float64)
+		}{{"CovRow", g.CovRow}, {"interp", k.(RowKernel).CovRow}} {
+			b.Run(fmt.Sprintf("nu=%v-%s", nu, f.name), func(b *testing.B) {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				c0 := threadCPU()
+				for b.Loop() {
+					for j := range nb {
+						f.row(r[j*nb:(j+1)*nb], c)
+					}
+				}
+				b.ReportMetric((threadCPU()-c0)*1e9/(float64(b.N)*nb*nb), "cpu-ns/entry")
+			})
+		}
 		for _, withNu := range []bool{false, true} {
 			g, err := NewGrad(Theta{1, 0.1, nu}, 1e-6, rmax, withNu)
 			if err != nil {

@@ -289,6 +289,38 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 	}
 }
 
+// CovRow sets c[i] = C(r[i]) for i < len(r), the covariance alone: the
+// same values, bitwise, as Row's c, at about a third of its cost (one
+// polynomial an entry). c must be at least as long as r and may be r.
+func (m *Grad) CovRow(r, c []float64) {
+	c = c[:len(r)]
+	if m.form != 0 {
+		var db [rowChunk]float64
+		for k := 0; k < len(r); k += rowChunk {
+			n := min(rowChunk, len(r)-k)
+			m.closedRow(r[k:k+n], c[k:k+n], db[:n])
+		}
+		return
+	}
+	var off [rowChunk]int32
+	var t, xs [rowChunk]float64
+	var slow [rowChunk]uint8
+	for k := 0; k < len(r); k += rowChunk {
+		n := min(rowChunk, len(r)-k)
+		ns := m.locate(r[k:k+n], off[:n], t[:n], &slow, &xs)
+		if ns < n {
+			polyRowC(m.coef, off[:n], t[:n], c[k:k+n])
+		}
+		for _, i := range slow[:ns] {
+			cv := m.sigma2
+			if x := xs[i]; x != 0 {
+				cv, _, _ = m.slow(x)
+			}
+			c[k+int(i)] = cv
+		}
+	}
+}
+
 // locate sets, for each r[i] (at most rowChunk of them) whose x = r/beta
 // is in the pieces' range, off[i] to the offset of its piece's
 // coefficients and t[i] to x's place in the piece, (x - mid) / half-width;

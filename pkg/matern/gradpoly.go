@@ -46,3 +46,13 @@ func poly4(a []float64, s float64, pw *[4]float64) float64 {
 	}
 	return (q[0] + q[1]) + (q[2] + q[3])
 }
+
+// polyRowCGo is polyRowGo for C alone: c[i] as polyRowGo sets it.
+func polyRowCGo(coef []float64, off []int32, t []float64, c []float64) {
+	for i, o := range off {
+		x := t[i]
+		t2 := x * x
+		pw := [4]float64{1, x, t2, t2 * x}
+		c[i] = poly4(coef[o:int(o)+chebN], t2*t2, &pw)
+	}
+}

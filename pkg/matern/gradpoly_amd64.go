@@ -28,3 +28,20 @@ func polyRow(coef []float64, off []int32, t []float64, c, db, dn []float64) {
 //
 //go:noescape
 func polyRowAVX2(coef []float64, off []int32, t []float64, c, db, dn []float64)
+
+// polyRowC is polyRowCGo, with AVX2 and FMA instructions where the CPU
+// has them (the same values, bitwise).
+func polyRowC(coef []float64, off []int32, t []float64, c []float64) {
+	if !hasAVX2FMA {
+		polyRowCGo(coef, off, t, c)
+		return
+	}
+	_, _ = t[:len(off)], c[:len(off)]
+	polyRowCAVX2(coef, off, t, c)
+}
+
+// polyRowCAVX2 is polyRowCGo for len(off) entries (t and c at least as
+// long), every off[i] + 16 within coef.
+//
+//go:noescape
+func polyRowCAVX2(coef []float64, off []int32, t []float64, c []float64)

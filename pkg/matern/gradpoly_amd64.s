@@ -62,3 +62,38 @@ next:
 done:
 	VZEROUPPER
 	RET
+
+// func polyRowCAVX2(coef []float64, off []int32, t []float64, c []float64)
+TEXT ·polyRowCAVX2(SB), NOSPLIT, $0-96
+	MOVQ coef_base+0(FP), SI
+	MOVQ off_base+24(FP), R8
+	MOVQ off_len+32(FP), CX
+	MOVQ t_base+48(FP), R9
+	MOVQ c_base+72(FP), R11
+	VMOVSD polyOne<>(SB), X14
+	XORQ AX, AX
+
+cloop:
+	CMPQ AX, CX
+	JGE  cdone
+	MOVLQSX (R8)(AX*4), DX
+	LEAQ    (SI)(DX*8), DI
+	VMOVSD  (R9)(AX*8), X0
+	VMULSD  X0, X0, X1          // t^2
+	VMULSD  X0, X1, X2          // t^3 = t^2 t
+	VMULSD  X1, X1, X3          // s = t^2 t^2
+	VBROADCASTSD X3, Y3
+	VUNPCKLPD X0, X14, X4       // (1, t)
+	VUNPCKLPD X2, X1, X5        // (t^2, t^3)
+	VINSERTF128 $1, X5, Y4, Y4
+	POLY(0, 32, 64, 96, Y6)
+	VHADDPD Y6, Y6, Y8          // (c0+c1, ., c2+c3, .)
+	VEXTRACTF128 $1, Y8, X9
+	VADDSD  X9, X8, X8
+	VMOVSD  X8, (R11)(AX*8)
+	INCQ AX
+	JMP  cloop
+
+cdone:
+	VZEROUPPER
+	RET

@@ -6,3 +6,8 @@ package matern
 func polyRow(coef []float64, off []int32, t []float64, c, db, dn []float64) {
 	polyRowGo(coef, off, t, c, db, dn)
 }
+
+// polyRowC is polyRowCGo (no vector code on this platform or build).
+func polyRowC(coef []float64, off []int32, t []float64, c []float64) {
+	polyRowCGo(coef, off, t, c)
+}

@@ -7,7 +7,8 @@ import (
 )
 
 // TestPolyRowBitwise checks that polyRow (the vector code where the CPU
-// has AVX2 and FMA) gives bitwise polyRowGo's values, and that both are
+// has AVX2 and FMA) gives bitwise polyRowGo's values, polyRowC bitwise
+// their C, and that both are
 // the polynomials sum_k a_k t^k summed term by term in extended
 // precision (float64 pairs) to 8 ulps of the sum of |a_k t^k|, for two
 // and three functions per piece and every t in [-1, 1].
@@ -35,6 +36,13 @@ func TestPolyRowBitwise(t *testing.T) {
 		}
 		polyRow(coef, off, tt, got[0], got[1], dn)
 		polyRowGo(coef, off, tt, want[0], want[1], dw)
+		onlyC := make([]float64, n)
+		polyRowC(coef, off, tt, onlyC)
+		for i := range n {
+			if math.Float64bits(onlyC[i]) != math.Float64bits(want[0][i]) {
+				t.Fatalf("nf %d entry %d (t %v): polyRowC %v, polyRowGo %v", nf, i, tt[i], onlyC[i], want[0][i])
+			}
+		}
 		for f := 0; f < nf; f++ {
 			for i := range n {
 				if math.Float64bits(got[f][i]) != math.Float64bits(want[f][i]) {
@@ -96,6 +104,7 @@ func TestGradRowDirect(t *testing.T) {
 			}
 			c, db, dn := make([]float64, n), make([]float64, n), make([]float64, n)
 			g.Row(r, c, db, dn)
+			checkCovRow(t, g, r, c)
 			for i, ri := range r {
 				rho, gx, dv := 1.0, 0.0, 0.0
 				if ri != 0 {
@@ -112,5 +121,37 @@ func TestGradRowDirect(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkCovRow checks that g.CovRow, in place, gives bitwise Row's C.
+func checkCovRow(t *testing.T, g *Grad, r, want []float64) {
+	t.Helper()
+	got := append([]float64(nil), r...)
+	g.CovRow(got, got)
+	for i := range r {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("r %v: CovRow %v, Row's C %v", r[i], got[i], want[i])
+		}
+	}
+}
+
+// TestCovRowClosed checks CovRow against Row's C for the evaluators
+// without the derivative in nu, closed forms (nu = 0.5, 1.5, 2.5) and
+// interpolated, over lengths across Row's chunks, 0 and distances beyond
+// the interpolated range among them.
+func TestCovRowClosed(t *testing.T) {
+	for _, nu := range []float64{0.5, 0.8, 1.5, 2.5} {
+		g, err := NewGrad(Theta{Sigma2: 1.3, Beta: 0.1, Nu: nu}, 1e-4, 1.5, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := make([]float64, 150)
+		for i := range r {
+			r[i] = 1.5 * float64(i) / 140 // the last ones beyond rmax
+		}
+		c, db := make([]float64, len(r)), make([]float64, len(r))
+		g.Row(r, c, db, nil)
+		checkCovRow(t, g, r, c)
 	}
 }

@@ -31,6 +31,13 @@ func (p *Plan) spec(theta []float64, free []bool, grad bool) (*block.Spec, error
 	base := block.KernelCov{K: k, Nugget: tau2, Metric: p.Metric}
 	s.Cov = base
 	if !grad {
+		if m == likelihood.Matern { // the covariance alone, one polynomial an entry
+			g, err := matern.NewGrad(matern.Theta{Sigma2: theta[0], Beta: theta[1], Nu: theta[2]}, p.RMin, p.RMax, false)
+			if err != nil {
+				return nil, fmt.Errorf("%w (theta %v): %v", likelihood.ErrBadTheta, theta, err)
+			}
+			s.Cov = block.MaternCov{G: g, Nugget: tau2, Metric: p.Metric}
+		}
 		return s, nil
 	}
 	if len(free) != len(theta) {

@@ -59,8 +59,8 @@ func benchRun(b *testing.B, k kernels.Impl, u, r int) {
 		s := &Spec{Cov: MaternCov{G: g, Nugget: 0.1, Metric: matern.Euclidean, Beta: true, Nu: true},
 			Kinds: []Kind{Scale, Generated, Generated, Nugget}, Sigma2: 1, Tau2: 0.1, NCov: 1, Grad: grad, Timing: true}
 		if !grad {
-			k, _ := matern.NewMatern(matern.Theta{Sigma2: 1, Beta: 0.05, Nu: 0.8}, 1.5)
-			s.Cov = KernelCov{K: k, Nugget: 0.1, Metric: matern.Euclidean}
+			g0, _ := matern.NewGrad(matern.Theta{Sigma2: 1, Beta: 0.05, Nu: 0.8}, 1e-5, 1.5, false)
+			s.Cov = MaternCov{G: g0, Nugget: 0.1, Metric: matern.Euclidean} // the covariance alone, as the evaluator
 		}
 		work := make([]float64, s.WorkWords(u, r))
 		acc := make([]float64, s.Layout().Len())

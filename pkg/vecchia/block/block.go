@@ -191,7 +191,9 @@ func (s *Spec) WorkWords(umax, rmax int) int {
 func WorkBound(umax, rmax, ncov, p int) int { return workWords(umax, rmax, ncov, p, p, true) }
 
 func workWords(u, r, ncov, gen, p int, grad bool) int {
-	w := u*4 + u*(1+ncov) + 2*u*u + 2*u // points (x, y, z, t), [y X], Sigma, the Cov's scratch
+	// Points (x, y, z, t), [y X], Sigma (and what chol may read past it),
+	// the Cov's scratch, chol's.
+	w := u*4 + u*(1+ncov) + 2*u*u + 2*u + cholPad + 2*(u+4)
 	// With the gradient: dSigma, C, L^-1 C and the B_j, the B_j^T [y X].
 	if grad {
 		w += gen*u*u + u*r*(2+p) + p*r*(1+ncov)
@@ -256,6 +258,8 @@ type scratch struct {
 	sig  []float64
 	y    []float64 // [y X], u x (1+p)
 	cov  []float64 // the Cov's scratch
+	cx   []float64 // chol's scratch
+	ct   []float64
 	dsig [][]float64
 	c    []float64   // L^-T E_R, u x r
 	w    []float64   // [L^-1 C | B_slot0 | B_slot1 ...], u x (nlc + F r)
@@ -306,8 +310,9 @@ func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
 	if d.Pts.T != nil {
 		sc.pts.T = take(u)
 	}
-	sc.sig = take(u * u)
+	sc.sig = take(u*u + cholPad)[: u*u : u*u+cholPad]
 	sc.cov = take(u*u + 2*u)
+	sc.cx, sc.ct = take(u+4), take(u+4)
 	sc.y = take(u * (1 + s.NCov))
 	if !s.Grad {
 		return
@@ -365,7 +370,7 @@ func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int,
 	clock.start(s.Timing)
 	s.Cov.Fill(sc.pts, u, sc.sig, sc.dsig, sc.cov)
 	clock.lap(acc, lay, TimeGen)
-	info := k.Dpotrf(u, sc.sig, u)
+	info := chol(u, sc.sig, u, sc.cx, sc.ct)
 	clock.lap(acc, lay, TimeChol)
 	if info != 0 {
 		g, _ := Response(idx[info-1])

@@ -15,15 +15,33 @@ type KernelCov struct {
 	Metric matern.Metric
 }
 
-// Fill writes the covariance matrix; d must be empty.
+// Fill writes the covariance matrix (its lower triangle only for planar
+// points and a kernel that evaluates rows: the distances four at a time,
+// the covariances by one CovRow per column, no mirror: the same values
+// as matern.FillTile's, bitwise); d must be empty.
 func (c KernelCov) Fill(p matern.Points, n int, s []float64, d [][]float64, _ []float64) {
-	matern.FillTile(c.K, c.Nugget, c.Metric, p, 0, n, p, 0, n, true, s, n)
+	rk, ok := c.K.(matern.RowKernel)
+	if !ok || c.Metric != matern.Euclidean || p.Z != nil {
+		matern.FillTile(c.K, c.Nugget, c.Metric, p, 0, n, p, 0, n, true, s, n)
+		return
+	}
+	if _, pair := c.K.(matern.PairKernel); pair {
+		matern.FillTile(c.K, c.Nugget, c.Metric, p, 0, n, p, 0, n, true, s, n)
+		return
+	}
+	for j := 0; j < n; j++ {
+		col := s[j*n+j : (j+1)*n]
+		dist2(p.X[j:n], p.Y[j:n], p.X[j], p.Y[j], col)
+		rk.CovRow(col, col)
+		col[0] += c.Nugget
+	}
 }
 
 // MaternCov is the Matérn covariance sigma2 rho_nu(r/beta) + Nugget on the
 // diagonal with its derivatives in beta (Beta) and nu (Nu), in that order,
 // from one matern.Grad (which must have been built with the derivative in
-// nu when Nu is set).
+// nu when Nu is set). Without either, Fill evaluates the covariance
+// alone (Grad.CovRow: one polynomial an entry).
 type MaternCov struct {
 	G        *matern.Grad
 	Nugget   float64
@@ -36,6 +54,10 @@ type MaternCov struct {
 func (c MaternCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work []float64) {
 	db, dn := work[:n], work[n:2*n]
 	fillLower(c.Metric, p, n, s, d, c.Nugget, func(j int, col []float64) {
+		if !c.Beta && !c.Nu {
+			c.G.CovRow(col, col)
+			return
+		}
 		m := len(col)
 		bcol, ncol := db[:m], dn[:m]
 		g := 0

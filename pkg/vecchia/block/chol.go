@@ -1,0 +1,63 @@
+package block
+
+import "math"
+
+// cholPad is how many values past the n x n matrix (leading dimension ld)
+// the vector code of chol may read: its capacity must hold
+// (n-1)*ld + n + cholPad values, or chol runs the scalar code.
+const cholPad = 3
+
+// chol overwrites the lower triangle of the n x n column-major matrix a
+// (leading dimension ld) with its Cholesky factor L (a = L L^T), reading
+// the lower triangle only, and returns 0, or j+1 when the leading
+// (j+1) x (j+1) minor is not numerically positive definite (its pivot not
+// positive, or NaN): dpotrf's info, for the blocks' matrices, whose
+// sizes (tens of points) leave OpenBLAS's per-call costs and small-matrix
+// paths slower than this left-looking loop. x and t are scratch of n + 4
+// values each.
+//
+// Column j: t = a[j:n, j] - L[j:n, 0:j] L[j, 0:j]^T, each entry's sum
+// accumulated over k = 0..j-1 in order with fused multiply-adds (the
+// vector code and the scalar code give the same values bitwise), then
+// L[j,j] = sqrt(t_0) and L[j+1:n, j] = t[1:] * (1/L[j,j]).
+func chol(n int, a []float64, ld int, x, t []float64) int {
+	vec := useVec && n > 0 && cap(a) >= (n-1)*ld+n+cholPad
+	if vec {
+		a = a[:cap(a)]
+	}
+	for j := 0; j < n; j++ {
+		m := n - j
+		col := a[j+j*ld:]
+		for k := 0; k < j; k++ {
+			x[k] = a[j+k*ld]
+		}
+		if vec {
+			colUpdate(m, j, col, a[j:], ld, x, t)
+		} else {
+			colUpdateGo(m, j, col, a[j:], ld, x, t)
+		}
+		d := t[0]
+		if !(d > 0) {
+			return j + 1
+		}
+		d = math.Sqrt(d)
+		col[0] = d
+		inv := 1 / d
+		for i := 1; i < m; i++ {
+			col[i] = t[i] * inv
+		}
+	}
+	return 0
+}
+
+// colUpdateGo sets t[i] = a[i] - sum_{k<kn} l[i+k*ld] x[k] for i < m, the
+// sum accumulated in order of k with fused multiply-adds.
+func colUpdateGo(m, kn int, a, l []float64, ld int, x, t []float64) {
+	for i := 0; i < m; i++ {
+		s := a[i]
+		for k := 0; k < kn; k++ {
+			s = math.FMA(-x[k], l[i+k*ld], s)
+		}
+		t[i] = s
+	}
+}

@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package block
+
+// useVec: no vector code on this platform or build.
+const useVec = false
+
+// colUpdate is colUpdateGo (no vector code on this platform or build).
+func colUpdate(m, kn int, a, l []float64, ld int, x, t []float64) {
+	colUpdateGo(m, kn, a, l, ld, x, t)
+}
