@@ -379,7 +379,7 @@ func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int,
 		}
 		return &NotPosDefError{Block: d.First + b, Size: u, Point: int(g)}
 	}
-	sc.likBlock(k, s, lay, u, acc)
+	sc.likBlock(s, lay, u, acc)
 	clock.lap(acc, lay, TimeSolve)
 	if !s.Grad {
 		return nil
@@ -391,10 +391,10 @@ func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int,
 
 // likBlock solves [y X] with the factor L in sc.sig and adds the
 // block's log-determinant and quadratic forms.
-func (sc *scratch) likBlock(k kernels.Impl, s *Spec, lay Layout, u int, acc []float64) {
+func (sc *scratch) likBlock(s *Spec, lay Layout, u int, acc []float64) {
 	p := s.NCov
 	l, y := sc.sig, sc.y
-	k.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, u, 1+p, 1, l, u, y, u)
+	solveLower(u, 1+p, l, u, y, u)
 	for _, i := range sc.resp {
 		w := y[i]
 		acc[lay.LogDet()] += 2 * math.Log(l[i+i*u])
@@ -447,7 +447,8 @@ func (sc *scratch) gradBlock(k kernels.Impl, s *Spec, lay Layout, u, r int, acc 
 	for kk, i := range sc.resp {
 		c[i+kk*u] = 1
 	}
-	k.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, u, r, 1, l, u, c, u)
+	mirror(u, l) // L^T in the upper triangle: solveUpperT reads its columns
+	solveUpperT(u, r, l, u, c, u)
 	copy(sc.lc, c)
 	for j, kd := range s.Kinds {
 		if kd == Generated {
@@ -456,7 +457,7 @@ func (sc *scratch) gradBlock(k kernels.Impl, s *Spec, lay Layout, u, r int, acc 
 		}
 	}
 	if n := len(sc.lc)/u + sc.gen*r; n > 0 {
-		k.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, u, n, 1, l, u, sc.w, u)
+		solveLower(u, n, l, u, sc.w, u)
 	}
 	for j, kd := range s.Kinds {
 		bj := sc.b[j]
