@@ -61,3 +61,15 @@ func colUpdateGo(m, kn int, a, l []float64, ld int, x, t []float64) {
 		t[i] = s
 	}
 }
+
+// gemv sets t[i] = a[i] - sum_{k<kn} l[i+k*ld] x[k] for i < m
+// (colUpdateGo's sums), with the vector code where the capacities of a,
+// l and t allow its reads up to 3 rows past m (t then needs as many).
+func gemv(m, kn int, a, l []float64, ld int, x, t []float64) {
+	m4 := (m + 3) &^ 3
+	if useVec && m > 0 && kn > 0 && len(a) >= m4 && len(t) >= m4 && len(l) >= (kn-1)*ld+m4 {
+		colUpdate(m, kn, a, l, ld, x, t)
+		return
+	}
+	colUpdateGo(m, kn, a, l, ld, x, t)
+}
