@@ -50,6 +50,15 @@ func chol(n int, a []float64, ld int, x, t []float64) int {
 	return 0
 }
 
+// Chol is the Cholesky factor the blocks use (chol), for measuring it:
+// it overwrites the lower triangle of the n x n matrix a (leading
+// dimension ld) with L, a = L L^T, and returns 0 or dpotrf's info. work
+// holds at least 2n + 8 values; a's capacity (n-1) ld + n + 3 lets it run
+// the vector code.
+func Chol(n int, a []float64, ld int, work []float64) int {
+	return chol(n, a, ld, work[:n+4], work[n+4:2*n+8])
+}
+
 // colUpdateGo sets t[i] = a[i] - sum_{k<kn} l[i+k*ld] x[k] for i < m, the
 // sum accumulated in order of k with fused multiply-adds.
 func colUpdateGo(m, kn int, a, l []float64, ld int, x, t []float64) {
