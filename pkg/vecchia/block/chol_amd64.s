@@ -6,11 +6,11 @@
 
 #include "textflag.h"
 
-// func colUpdateAVX(nv, kn int, a, l *float64, ld int, x, t *float64)
-// t[i] = a[i] - sum_{k<kn} l[i+k*ld] x[k] for i < 4 nv, each sum in order
+// func colUpdateAVX(nv, kn int, a, l *float64, ld int, x *float64, xs int, t *float64)
+// t[i] = a[i] - sum_{k<kn} l[i+k*ld] x[k*xs] for i < 4 nv, each sum in order
 // of k with fused multiply-adds: chunks of 12 vectors (48 rows), then one
 // of the rest, each row's accumulator in a register over the k loop.
-TEXT ·colUpdateAVX(SB), NOSPLIT, $0-56
+TEXT ·colUpdateAVX(SB), NOSPLIT, $0-64
 	MOVQ nv+0(FP), AX
 	MOVQ kn+8(FP), CX
 	MOVQ a+16(FP), SI
@@ -18,7 +18,9 @@ TEXT ·colUpdateAVX(SB), NOSPLIT, $0-56
 	MOVQ ld+32(FP), R8
 	SHLQ $3, R8
 	MOVQ x+40(FP), R9
-	MOVQ t+48(FP), R10
+	MOVQ xs+48(FP), R14
+	SHLQ $3, R14
+	MOVQ t+56(FP), R10
 
 next:
 	CMPQ AX, $0
@@ -81,7 +83,7 @@ v12k:
 	VFNMADD231PD 320(R12), Y15, Y10
 	VFNMADD231PD 352(R12), Y15, Y11
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v12k
 v12store:
@@ -134,7 +136,7 @@ v11k:
 	VFNMADD231PD 288(R12), Y15, Y9
 	VFNMADD231PD 320(R12), Y15, Y10
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v11k
 v11store:
@@ -184,7 +186,7 @@ v10k:
 	VFNMADD231PD 256(R12), Y15, Y8
 	VFNMADD231PD 288(R12), Y15, Y9
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v10k
 v10store:
@@ -231,7 +233,7 @@ v9k:
 	VFNMADD231PD 224(R12), Y15, Y7
 	VFNMADD231PD 256(R12), Y15, Y8
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v9k
 v9store:
@@ -275,7 +277,7 @@ v8k:
 	VFNMADD231PD 192(R12), Y15, Y6
 	VFNMADD231PD 224(R12), Y15, Y7
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v8k
 v8store:
@@ -316,7 +318,7 @@ v7k:
 	VFNMADD231PD 160(R12), Y15, Y5
 	VFNMADD231PD 192(R12), Y15, Y6
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v7k
 v7store:
@@ -354,7 +356,7 @@ v6k:
 	VFNMADD231PD 128(R12), Y15, Y4
 	VFNMADD231PD 160(R12), Y15, Y5
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v6k
 v6store:
@@ -389,7 +391,7 @@ v5k:
 	VFNMADD231PD 96(R12), Y15, Y3
 	VFNMADD231PD 128(R12), Y15, Y4
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v5k
 v5store:
@@ -421,7 +423,7 @@ v4k:
 	VFNMADD231PD 64(R12), Y15, Y2
 	VFNMADD231PD 96(R12), Y15, Y3
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v4k
 v4store:
@@ -450,7 +452,7 @@ v3k:
 	VFNMADD231PD 32(R12), Y15, Y1
 	VFNMADD231PD 64(R12), Y15, Y2
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v3k
 v3store:
@@ -476,7 +478,7 @@ v2k:
 	VFNMADD231PD 0(R12), Y15, Y0
 	VFNMADD231PD 32(R12), Y15, Y1
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v2k
 v2store:
@@ -499,7 +501,7 @@ v1k:
 	VBROADCASTSD (R13), Y15
 	VFNMADD231PD 0(R12), Y15, Y0
 	ADDQ R8, R12
-	ADDQ $8, R13
+	ADDQ R14, R13
 	DECQ R11
 	JNZ  v1k
 v1store:
