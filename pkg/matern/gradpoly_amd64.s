@@ -14,6 +14,20 @@ GLOBL polyOne<>(SB), RODATA|NOPTR, $8
 	VFMADD213PD o0(DI), Y3, acc \
 	VMULPD Y4, acc, acc
 
+// The powers of entry AX's t (t at R9, X14 = 1): Y3 = s = t^4 in every
+// lane, Y4 = (1, t, t^2, t^3); the piece's coefficients at DI = SI + 8 off.
+#define POWERS \
+	MOVLQSX (R8)(AX*4), DX \
+	LEAQ    (SI)(DX*8), DI \
+	VMOVSD  (R9)(AX*8), X0 \
+	VMULSD  X0, X0, X1 \
+	VMULSD  X0, X1, X2 \
+	VMULSD  X1, X1, X3 \
+	VBROADCASTSD X3, Y3 \
+	VUNPCKLPD X0, X14, X4 \
+	VUNPCKLPD X2, X1, X5 \
+	VINSERTF128 $1, X5, Y4, Y4
+
 // func polyRowAVX2(coef []float64, off []int32, t []float64, c, db, dn []float64)
 TEXT ·polyRowAVX2(SB), NOSPLIT, $0-144
 	MOVQ coef_base+0(FP), SI
@@ -30,16 +44,7 @@ TEXT ·polyRowAVX2(SB), NOSPLIT, $0-144
 loop:
 	CMPQ AX, CX
 	JGE  done
-	MOVLQSX (R8)(AX*4), DX
-	LEAQ    (SI)(DX*8), DI
-	VMOVSD  (R9)(AX*8), X0
-	VMULSD  X0, X0, X1          // t^2
-	VMULSD  X0, X1, X2          // t^3 = t^2 t
-	VMULSD  X1, X1, X3          // s = t^2 t^2
-	VBROADCASTSD X3, Y3
-	VUNPCKLPD X0, X14, X4       // (1, t)
-	VUNPCKLPD X2, X1, X5        // (t^2, t^3)
-	VINSERTF128 $1, X5, Y4, Y4
+	POWERS
 	POLY(0, 32, 64, 96, Y6)
 	POLY(128, 160, 192, 224, Y7)
 	VHADDPD Y7, Y6, Y8          // (c0+c1, b0+b1, c2+c3, b2+b3)
@@ -76,16 +81,7 @@ TEXT ·polyRowCAVX2(SB), NOSPLIT, $0-96
 cloop:
 	CMPQ AX, CX
 	JGE  cdone
-	MOVLQSX (R8)(AX*4), DX
-	LEAQ    (SI)(DX*8), DI
-	VMOVSD  (R9)(AX*8), X0
-	VMULSD  X0, X0, X1          // t^2
-	VMULSD  X0, X1, X2          // t^3 = t^2 t
-	VMULSD  X1, X1, X3          // s = t^2 t^2
-	VBROADCASTSD X3, Y3
-	VUNPCKLPD X0, X14, X4       // (1, t)
-	VUNPCKLPD X2, X1, X5        // (t^2, t^3)
-	VINSERTF128 $1, X5, Y4, Y4
+	POWERS
 	POLY(0, 32, 64, 96, Y6)
 	VHADDPD Y6, Y6, Y8          // (c0+c1, ., c2+c3, .)
 	VEXTRACTF128 $1, Y8, X9

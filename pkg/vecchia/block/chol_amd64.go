@@ -2,6 +2,8 @@
 
 package block
 
+//go:generate go run ./internal/asmgen -o chol_amd64.s
+
 import "golang.org/x/sys/cpu"
 
 // useVec reports whether chol can use the AVX2 code (with fused
