@@ -282,13 +282,19 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 	var slow [rowChunk]uint8
 	for k := 0; k < len(r); k += rowChunk {
 		n := min(rowChunk, len(r)-k)
-		ns := m.locate(r[k:k+n], off[:n], t[:n], &slow, &xs)
 		var dk []float64
 		if withNu {
 			dk = dn[k : k+n]
 		}
+		ns, fused := 0, false
+		if onlyC { // locate and the polynomials in one pass where it can
+			ns, fused = m.covRowChunk(r[k:k+n], c[k:k+n], &slow, &xs)
+		}
+		if !fused {
+			ns = m.locate(r[k:k+n], off[:n], t[:n], &slow, &xs)
+		}
 		switch {
-		case ns == n:
+		case ns == n || fused:
 		case onlyC:
 			polyRowC(m.coef, off[:n], t[:n], c[k:k+n])
 		default:

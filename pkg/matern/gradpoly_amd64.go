@@ -45,3 +45,23 @@ func polyRowC(coef []float64, off []int32, t []float64, c []float64) {
 //
 //go:noescape
 func polyRowCAVX2(coef []float64, off []int32, t []float64, c []float64)
+
+// covRowChunk is locate and polyRowC in one pass (vector code) over at
+// most rowChunk entries: C into c for the entries in the pieces' range,
+// the others listed in slow and xs; it returns how many, and false
+// without the vector code (the caller then runs locate and polyRowC).
+func (m *Grad) covRowChunk(r, c []float64, slow *[rowChunk]uint8, xs *[rowChunk]float64) (int, bool) {
+	if !hasAVX2FMA || len(m.octs) == 0 {
+		return 0, false
+	}
+	if len(r) > rowChunk {
+		return 0, false
+	}
+	_ = c[:len(r)]
+	return covRowAVX2(r, c, m.invBeta, m.xlo, m.xend, m.ebase, &m.octs[0], &m.mid[0], &m.ihw[0], &m.coef[0], 8*m.nf*chebN, &slow[0], &xs[0]), true
+}
+
+// covRowAVX2 is covRowChunk's vector code.
+//
+//go:noescape
+func covRowAVX2(r, c []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, xs *float64) int

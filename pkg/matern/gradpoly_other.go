@@ -11,3 +11,9 @@ func polyRow(coef []float64, off []int32, t []float64, c, db, dn []float64) {
 func polyRowC(coef []float64, off []int32, t []float64, c []float64) {
 	polyRowCGo(coef, off, t, c)
 }
+
+// covRowChunk: no vector code on this platform or build (Row runs locate
+// and polyRowC).
+func (m *Grad) covRowChunk(r, c []float64, slow *[rowChunk]uint8, xs *[rowChunk]float64) (int, bool) {
+	return 0, false
+}

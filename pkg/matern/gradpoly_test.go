@@ -138,8 +138,8 @@ func checkCovRow(t *testing.T, g *Grad, r, want []float64) {
 
 // TestCovRowClosed checks CovRow against Row's C for the evaluators
 // without the derivative in nu, closed forms (nu = 0.5, 1.5, 2.5) and
-// interpolated, over lengths across Row's chunks, 0 and distances beyond
-// the interpolated range among them.
+// interpolated, over lengths across Row's chunks, 0, NaN and distances
+// beyond the interpolated range among them.
 func TestCovRowClosed(t *testing.T) {
 	for _, nu := range []float64{0.5, 0.8, 1.5, 2.5} {
 		g, err := NewGrad(Theta{Sigma2: 1.3, Beta: 0.1, Nu: nu}, 1e-4, 1.5, false)
@@ -150,6 +150,7 @@ func TestCovRowClosed(t *testing.T) {
 		for i := range r {
 			r[i] = 1.5 * float64(i) / 140 // the last ones beyond rmax
 		}
+		r[5] = math.NaN()
 		c, db := make([]float64, len(r)), make([]float64, len(r))
 		g.Row(r, c, db, nil)
 		checkCovRow(t, g, r, c)
