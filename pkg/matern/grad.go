@@ -286,10 +286,12 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 		if withNu {
 			dk = dn[k : k+n]
 		}
-		ns, fused := 0, false
-		if onlyC { // locate and the polynomials in one pass where it can
-			ns, fused = m.covRowChunk(r[k:k+n], c[k:k+n], &slow, &xs)
+		var dbk []float64
+		if !onlyC {
+			dbk = db[k : k+n]
 		}
+		// Locate and the polynomials in one pass where it can.
+		ns, fused := m.rowChunk(r[k:k+n], c[k:k+n], dbk, dk, &slow, &xs)
 		if !fused {
 			ns = m.locate(r[k:k+n], off[:n], t[:n], &slow, &xs)
 		}
@@ -298,7 +300,7 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 		case onlyC:
 			polyRowC(m.coef, off[:n], t[:n], c[k:k+n])
 		default:
-			polyRow(m.coef, off[:n], t[:n], c[k:k+n], db[k:k+n], dk)
+			polyRow(m.coef, off[:n], t[:n], c[k:k+n], dbk, dk)
 		}
 		for _, i := range slow[:ns] {
 			cv, gv, dv := m.sigma2, 0.0, 0.0 // x = 0: C(0) = sigma2, no derivatives

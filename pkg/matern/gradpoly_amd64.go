@@ -46,22 +46,27 @@ func polyRowC(coef []float64, off []int32, t []float64, c []float64) {
 //go:noescape
 func polyRowCAVX2(coef []float64, off []int32, t []float64, c []float64)
 
-// covRowChunk is locate and polyRowC in one pass (vector code) over at
-// most rowChunk entries: C into c for the entries in the pieces' range,
-// the others listed in slow and xs; it returns how many, and false
-// without the vector code (the caller then runs locate and polyRowC).
-func (m *Grad) covRowChunk(r, c []float64, slow *[rowChunk]uint8, xs *[rowChunk]float64) (int, bool) {
-	if !hasAVX2FMA || len(m.octs) == 0 {
-		return 0, false
-	}
-	if len(r) > rowChunk {
+// rowChunk is locate and the polynomials (polyRowC when db is nil, else
+// polyRow) in one pass (vector code) over at most rowChunk entries: the
+// functions into c, db and dn (dn empty: no dC/dnu) for the entries in
+// the pieces' range, the others listed in slow and xs; it returns how
+// many, and false without the vector code (the caller then runs locate
+// and the polynomials).
+func (m *Grad) rowChunk(r, c, db, dn []float64, slow *[rowChunk]uint8, xs *[rowChunk]float64) (int, bool) {
+	if !hasAVX2FMA || len(m.octs) == 0 || len(r) > rowChunk {
 		return 0, false
 	}
 	_ = c[:len(r)]
-	return covRowAVX2(r, c, m.invBeta, m.xlo, m.xend, m.ebase, &m.octs[0], &m.mid[0], &m.ihw[0], &m.coef[0], 8*m.nf*chebN, &slow[0], &xs[0]), true
+	if db != nil {
+		_ = db[:len(r)]
+	}
+	if len(dn) > 0 {
+		_ = dn[:len(r)]
+	}
+	return rowAVX2(r, c, db, dn, m.invBeta, m.xlo, m.xend, m.ebase, &m.octs[0], &m.mid[0], &m.ihw[0], &m.coef[0], 8*m.nf*chebN, &slow[0], &xs[0]), true
 }
 
-// covRowAVX2 is covRowChunk's vector code.
+// rowAVX2 is rowChunk's vector code.
 //
 //go:noescape
-func covRowAVX2(r, c []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, xs *float64) int
+func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, xs *float64) int

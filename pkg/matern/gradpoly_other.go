@@ -12,8 +12,8 @@ func polyRowC(coef []float64, off []int32, t []float64, c []float64) {
 	polyRowCGo(coef, off, t, c)
 }
 
-// covRowChunk: no vector code on this platform or build (Row runs locate
-// and polyRowC).
-func (m *Grad) covRowChunk(r, c []float64, slow *[rowChunk]uint8, xs *[rowChunk]float64) (int, bool) {
+// rowChunk: no vector code on this platform or build (Row runs locate
+// and the polynomials).
+func (m *Grad) rowChunk(r, c, db, dn []float64, slow *[rowChunk]uint8, xs *[rowChunk]float64) (int, bool) {
 	return 0, false
 }

@@ -156,3 +156,49 @@ func TestCovRowClosed(t *testing.T) {
 		checkCovRow(t, g, r, c)
 	}
 }
+
+// TestRowFused checks Row and CovRow (locate and the polynomials in one
+// vector pass where the CPU has it) bitwise against locate then
+// polyRowGo, for one chunk of distances inside the pieces' range, with
+// and without dC/dnu.
+func TestRowFused(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 5))
+	for _, withNu := range []bool{false, true} {
+		g, err := NewGrad(Theta{Sigma2: 1.3, Beta: 0.1, Nu: 0.8}, 1e-4, 1.5, withNu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := make([]float64, rowChunk)
+		for i := range r {
+			r[i] = 1e-3 + 1.4*rng.Float64()
+		}
+		var off [rowChunk]int32
+		var tt, xs [rowChunk]float64
+		var slow [rowChunk]uint8
+		if ns := g.locate(r, off[:], tt[:], &slow, &xs); ns != 0 {
+			t.Fatalf("%d distances outside the pieces", ns)
+		}
+		var want, got [3][]float64
+		for f := range 3 {
+			want[f], got[f] = make([]float64, rowChunk), make([]float64, rowChunk)
+		}
+		dw, dg := want[2], got[2]
+		if !withNu {
+			dw, dg = nil, nil
+		}
+		polyRowGo(g.coef, off[:], tt[:], want[0], want[1], dw)
+		g.Row(r, got[0], got[1], dg)
+		onlyC := make([]float64, rowChunk)
+		g.CovRow(r, onlyC)
+		for i := range r {
+			for f := range 3 {
+				if math.Float64bits(got[f][i]) != math.Float64bits(want[f][i]) {
+					t.Fatalf("nu %v function %d r %v: Row %v, locate and polyRowGo %v", withNu, f, r[i], got[f][i], want[f][i])
+				}
+			}
+			if math.Float64bits(onlyC[i]) != math.Float64bits(want[0][i]) {
+				t.Fatalf("r %v: CovRow %v, want %v", r[i], onlyC[i], want[0][i])
+			}
+		}
+	}
+}
