@@ -4,50 +4,12 @@ package matern
 
 import "golang.org/x/sys/cpu"
 
-// hasAVX2FMA reports whether polyRow can use the AVX2 and FMA code.
+// hasAVX2FMA reports whether Row can use the AVX2 and FMA code.
 var hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// polyRow is polyRowGo, with AVX2 and FMA instructions where the CPU has
-// them (the same values, bitwise).
-func polyRow(coef []float64, off []int32, t []float64, c, db, dn []float64) {
-	if !hasAVX2FMA {
-		polyRowGo(coef, off, t, c, db, dn)
-		return
-	}
-	n := len(off)
-	_, _, _ = t[:n], c[:n], db[:n]
-	if len(dn) > 0 {
-		_ = dn[:n]
-	}
-	polyRowAVX2(coef, off, t, c, db, dn)
-}
-
-// polyRowAVX2 is polyRowGo for len(off) entries (t, c and db at least as
-// long; dn empty or as long), every off[i] + 48 (32 without dn) within
-// coef: one 4-wide vector per group of four coefficients.
-//
-//go:noescape
-func polyRowAVX2(coef []float64, off []int32, t []float64, c, db, dn []float64)
-
-// polyRowC is polyRowCGo, with AVX2 and FMA instructions where the CPU
-// has them (the same values, bitwise).
-func polyRowC(coef []float64, off []int32, t []float64, c []float64) {
-	if !hasAVX2FMA {
-		polyRowCGo(coef, off, t, c)
-		return
-	}
-	_, _ = t[:len(off)], c[:len(off)]
-	polyRowCAVX2(coef, off, t, c)
-}
-
-// polyRowCAVX2 is polyRowCGo for len(off) entries (t and c at least as
-// long), every off[i] + 16 within coef.
-//
-//go:noescape
-func polyRowCAVX2(coef []float64, off []int32, t []float64, c []float64)
-
-// rowChunk is locate and the polynomials (polyRowC when db is nil, else
-// polyRow) in one pass (vector code) over at most rowChunk entries: the
+// rowChunk is locate and the polynomials (polyRowCGo when db is nil, else
+// polyRowGo: the same values, bitwise) in one pass of vector code over at
+// most rowChunk entries: the
 // functions into c, db and dn (dn empty: no dC/dnu) for the entries in
 // the pieces' range, the others listed in slow and xs; it returns how
 // many, and false without the vector code (the caller then runs locate

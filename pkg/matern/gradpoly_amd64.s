@@ -25,82 +25,8 @@ GLOBL polyOne<>(SB), RODATA|NOPTR, $8
 	VUNPCKLPD X2, X1, X5 \
 	VINSERTF128 $1, X5, Y4, Y4
 
-// Entry AX's t (at R9) into X0 and its powers (TPOWERS); the piece's
-// coefficients at DI = SI + 8 off[AX] (off at R8).
-#define POWERS \
-	MOVLQSX (R8)(AX*4), DX \
-	LEAQ    (SI)(DX*8), DI \
-	VMOVSD  (R9)(AX*8), X0 \
-	TPOWERS
-
-// func polyRowAVX2(coef []float64, off []int32, t []float64, c, db, dn []float64)
-TEXT ·polyRowAVX2(SB), NOSPLIT, $0-144
-	MOVQ coef_base+0(FP), SI
-	MOVQ off_base+24(FP), R8
-	MOVQ off_len+32(FP), CX
-	MOVQ t_base+48(FP), R9
-	MOVQ c_base+72(FP), R11
-	MOVQ db_base+96(FP), R12
-	MOVQ dn_base+120(FP), R13
-	MOVQ dn_len+128(FP), R10
-	VMOVSD polyOne<>(SB), X14
-	XORQ AX, AX
-
-loop:
-	CMPQ AX, CX
-	JGE  done
-	POWERS
-	POLY(0, 32, 64, 96, Y6)
-	POLY(128, 160, 192, 224, Y7)
-	VHADDPD Y7, Y6, Y8          // (c0+c1, b0+b1, c2+c3, b2+b3)
-	VEXTRACTF128 $1, Y8, X9
-	VADDPD  X9, X8, X8
-	VMOVSD  X8, (R11)(AX*8)
-	VMOVHPD X8, (R12)(AX*8)
-	TESTQ   R10, R10
-	JZ      next
-	POLY(256, 288, 320, 352, Y10)
-	VHADDPD Y10, Y10, Y11       // (n0+n1, ., n2+n3, .)
-	VEXTRACTF128 $1, Y11, X12
-	VADDPD  X12, X11, X11
-	VMOVSD  X11, (R13)(AX*8)
-
-next:
-	INCQ AX
-	JMP  loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func polyRowCAVX2(coef []float64, off []int32, t []float64, c []float64)
-TEXT ·polyRowCAVX2(SB), NOSPLIT, $0-96
-	MOVQ coef_base+0(FP), SI
-	MOVQ off_base+24(FP), R8
-	MOVQ off_len+32(FP), CX
-	MOVQ t_base+48(FP), R9
-	MOVQ c_base+72(FP), R11
-	VMOVSD polyOne<>(SB), X14
-	XORQ AX, AX
-
-cloop:
-	CMPQ AX, CX
-	JGE  cdone
-	POWERS
-	POLY(0, 32, 64, 96, Y6)
-	VHADDPD Y6, Y6, Y8          // (c0+c1, ., c2+c3, .)
-	VEXTRACTF128 $1, Y8, X9
-	VADDSD  X9, X8, X8
-	VMOVSD  X8, (R11)(AX*8)
-	INCQ AX
-	JMP  cloop
-
-cdone:
-	VZEROUPPER
-	RET
-
 // func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, xs *float64) int
-// locate and polyRowCAVX2 or polyRowAVX2 in one pass over at most
+// locate and polyRowCGo or polyRowGo (bitwise) in one pass over at most
 // rowChunk entries: for each r[i] with x = r[i] ib in [lo, hi), its piece
 // p (octave bits>>52 - eb, then first + mantissa >> shift), t = (x -
 // mid[p]) ihw[p] and the polynomials at coef + p stride bytes: C into

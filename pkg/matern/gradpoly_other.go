@@ -2,16 +2,6 @@
 
 package matern
 
-// polyRow is polyRowGo (no vector code on this platform or build).
-func polyRow(coef []float64, off []int32, t []float64, c, db, dn []float64) {
-	polyRowGo(coef, off, t, c, db, dn)
-}
-
-// polyRowC is polyRowCGo (no vector code on this platform or build).
-func polyRowC(coef []float64, off []int32, t []float64, c []float64) {
-	polyRowCGo(coef, off, t, c)
-}
-
 // rowChunk: no vector code on this platform or build (Row runs locate
 // and the polynomials).
 func (m *Grad) rowChunk(r, c, db, dn []float64, slow *[rowChunk]uint8, xs *[rowChunk]float64) (int, bool) {
