@@ -253,8 +253,8 @@ func (b *gradBuilder) coeffs(k int) [chebN]float64 {
 // otherwise and may be nil), for i < len(r). c, db and dn must be at least
 // as long as r; c may be r itself. A nil db asks for C alone (CovRow).
 // It locates the pieces of rowChunk entries, then evaluates their
-// polynomials (rowChunk: one pass of vector code where the CPU has it,
-// the same values bitwise as locate then polyRowGo without).
+// polynomials in one call (polyRow: vector code where the CPU has it, the
+// same values bitwise without).
 func (m *Grad) Row(r, c, db, dn []float64) {
 	c = c[:len(r)]
 	onlyC := db == nil // CovRow
@@ -286,12 +286,10 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 		if withNu {
 			dk = dn[k : k+n]
 		}
-		var dbk []float64
-		if !onlyC {
-			dbk = db[k : k+n]
+		ns, fused := 0, false
+		if onlyC { // locate and the polynomials in one pass where it can
+			ns, fused = m.covRowChunk(r[k:k+n], c[k:k+n], &slow, &xs)
 		}
-		// Locate and the polynomials in one pass where it can.
-		ns, fused := m.rowChunk(r[k:k+n], c[k:k+n], dbk, dk, &slow, &xs)
 		if !fused {
 			ns = m.locate(r[k:k+n], off[:n], t[:n], &slow, &xs)
 		}
@@ -300,7 +298,7 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 		case onlyC:
 			polyRowCGo(m.coef, off[:n], t[:n], c[k:k+n])
 		default:
-			polyRowGo(m.coef, off[:n], t[:n], c[k:k+n], dbk, dk)
+			polyRow(m.coef, off[:n], t[:n], c[k:k+n], db[k:k+n], dk)
 		}
 		for _, i := range slow[:ns] {
 			cv, gv, dv := m.sigma2, 0.0, 0.0 // x = 0: C(0) = sigma2, no derivatives
@@ -327,7 +325,7 @@ func (m *Grad) CovRow(r, c []float64) { m.Row(r, c, nil, nil) }
 // is in the pieces' range, off[i] to the offset of its piece's
 // coefficients and t[i] to x's place in the piece, (x - mid) / half-width;
 // it lists the others in slow, with their x in xs (off and t set to the
-// first piece at 0, valid for polyRowGo), and returns how many there are.
+// first piece at 0, valid for polyRow), and returns how many there are.
 func (m *Grad) locate(r []float64, off []int32, t []float64, slow *[rowChunk]uint8, xs *[rowChunk]float64) int {
 	ib, lo, hi, eb := m.invBeta, m.xlo, m.xend, m.ebase
 	octs, mid, ihw := m.octs, m.mid, m.ihw

@@ -6,8 +6,10 @@ import (
 	"testing"
 )
 
-// TestPolyRowBitwise checks that polyRowCGo gives bitwise polyRowGo's C
-// and that polyRowGo's values are the polynomials sum_k a_k t^k summed term by term in extended
+// TestPolyRowBitwise checks that polyRow (the vector code where the CPU
+// has AVX2 and FMA) gives bitwise polyRowGo's values, polyRowCGo bitwise
+// their C, and that both are
+// the polynomials sum_k a_k t^k summed term by term in extended
 // precision (float64 pairs) to 8 ulps of the sum of |a_k t^k|, for two
 // and three functions per piece and every t in [-1, 1].
 func TestPolyRowBitwise(t *testing.T) {
@@ -24,14 +26,15 @@ func TestPolyRowBitwise(t *testing.T) {
 			tt[i] = 2*rng.Float64() - 1
 		}
 		tt[0], tt[1], tt[2] = -1, 0, 1
-		var want [3][]float64
+		var got, want [3][]float64
 		for f := range 3 {
-			want[f] = make([]float64, n)
+			got[f], want[f] = make([]float64, n), make([]float64, n)
 		}
-		dw := want[2]
+		dn, dw := got[2], want[2]
 		if nf == 2 {
-			dw = nil
+			dn, dw = nil, nil
 		}
+		polyRow(coef, off, tt, got[0], got[1], dn)
 		polyRowGo(coef, off, tt, want[0], want[1], dw)
 		onlyC := make([]float64, n)
 		polyRowCGo(coef, off, tt, onlyC)
@@ -42,10 +45,13 @@ func TestPolyRowBitwise(t *testing.T) {
 		}
 		for f := 0; f < nf; f++ {
 			for i := range n {
+				if math.Float64bits(got[f][i]) != math.Float64bits(want[f][i]) {
+					t.Fatalf("nf %d function %d entry %d (t %v): polyRow %v, polyRowGo %v", nf, f, i, tt[i], got[f][i], want[f][i])
+				}
 				a := coef[int(off[i])+f*chebN : int(off[i])+(f+1)*chebN]
 				ref, abs := sumPowers(a, tt[i])
-				if d := math.Abs(want[f][i] - ref); d > 8*0x1p-52*abs {
-					t.Errorf("nf %d function %d t %v: %v, exact %v (error %.2g of sum |a_k t^k| %.3g)", nf, f, tt[i], want[f][i], ref, d/abs, abs)
+				if d := math.Abs(got[f][i] - ref); d > 8*0x1p-52*abs {
+					t.Errorf("nf %d function %d t %v: %v, exact %v (error %.2g of sum |a_k t^k| %.3g)", nf, f, tt[i], got[f][i], ref, d/abs, abs)
 				}
 			}
 		}
@@ -151,10 +157,10 @@ func TestCovRowClosed(t *testing.T) {
 	}
 }
 
-// TestRowFused checks Row and CovRow (locate and the polynomials in one
-// vector pass where the CPU has it) bitwise against locate then
-// polyRowGo, for one chunk of distances inside the pieces' range, with
-// and without dC/dnu.
+// TestRowFused checks Row and CovRow (for C alone, locate and the
+// polynomial in one vector pass where the CPU has it) bitwise against
+// locate then polyRowGo, for one chunk of distances inside the pieces'
+// range, with and without dC/dnu.
 func TestRowFused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 5))
 	for _, withNu := range []bool{false, true} {
