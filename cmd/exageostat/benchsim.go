@@ -38,7 +38,7 @@ by the same submission code - on a model of this machine: one node per rank,
 --workers CPU workers each, links of --bandwidth and --latency between ranks
 (under mpirun, unless given: measured by ping-pong between ranks 0 and 1).
 
-Three simulations per size: with the calibrated durations and a runtime
+Four simulations per size: with the calibrated durations and a runtime
 that costs the cores nothing (the prediction 'exageostat calibrate' gave
 before the runtime's CPU was modelled); the same with the CPU time the
 runtime takes from the workers (with as many workers as cores, the
@@ -47,12 +47,23 @@ workers' cores: the process's CPU outside its workers' threads over one
 untimed evaluation, per task run and message sent or received, as the
 cluster file's task_cpu and cpu_per_message); and with that and the mean
 duration of each task kind in the real runs (StarPU's history-based
-models; what is left is the simulator's model of scheduling and
-messages). The errors are
+models fed the timed runs themselves; what is left is the simulator's
+model of scheduling and messages). The fourth, 'sim history', is the
+prediction StarPU makes: before the timed runs, --history-reps untimed
+real evaluations (after one that allocates) record each task's CPU time
+in a history-based performance model, as 'fit --perfmodel' does, and the
+simulation takes the mean of each kind on full tiles from it (with the
+runtime's CPU time): calibrated by running the application, under the
+run's own conditions (its messages, its progress goroutine, tiles that
+other cores or MPI wrote), but not fitted to the timed runs. From the
+second size on, 'hist of N' predicts that size from the first size's
+history (same tile size, so the same task footprints). The errors are
 simulated / real - 1; real is the median wall time of the slowest rank around
-one evaluation. The durations are CPU times (the calibration's samples and
-the real tasks' kernels, each on its OS thread), which a loaded machine
-does not lengthen; the last columns compare with the real wall time less
+one evaluation. The calibration's and the history's durations are CPU
+times (each task on its OS thread), which a loaded machine does not
+lengthen; trace-durs takes the timed tasks' wall times (the timed runs do
+not read the CPU clock around each task, as a fit without --trace does
+not); the last columns compare with the real wall time less
 the time the workers waited for a core (their threads' run delay, from
 /proc, averaged over the workers): the run on a machine of its own, which
 the simulator models.
@@ -70,7 +81,8 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 				return err
 			}
 			if err := checkInts("bench simulator", within("nb", o.NB, 1, maxCalibrateNB), workersFlag(o.Workers),
-				within("reps", o.Reps, 1, maxSimCheckReps), within("cal-reps", o.CalReps, 1, maxCalibrateReps)); err != nil {
+				within("reps", o.Reps, 1, maxSimCheckReps), within("cal-reps", o.CalReps, 1, maxCalibrateReps),
+				within("history-reps", o.HistoryReps, 1, maxSimCheckReps)); err != nil {
 				return err
 			}
 			switch {
@@ -105,6 +117,7 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers per rank")
 	f.IntVar(&o.Reps, "reps", 5, "timed evaluations per size (the median is reported)")
 	f.IntVar(&o.CalReps, "cal-reps", 3, "calibration samples per task kind, before each timed evaluation")
+	f.IntVar(&o.HistoryReps, "history-reps", 1, "untimed evaluations per size recorded in the history ('sim history'), before the timed ones")
 	f.BoolVar(&o.Cold, "cold", true, "calibrate with the caches evicted before each task, as in a run (--cold=false: hot caches)")
 	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu of the evaluations and of the calibrated dcmg")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
@@ -129,25 +142,29 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 		}
 		fmt.Fprintf(w, "modelled links between ranks (%s): %.3g B/s, %.3g s per message\n", how, r.Network.Bandwidth, r.Network.Latency)
 	}
-	fmt.Fprintf(w, "%7s %6s %22s %9s %18s %18s %18s %14s %30s\n", "N", "tiles", "real s (min-max)", "busy", "sim cal, rt free", "sim calibrated", "sim trace-durs", "sim busy",
-		"real unloaded, errors against")
+	fmt.Fprintf(w, "%7s %6s %22s %9s %18s %18s %18s %18s %24s %14s %38s\n", "N", "tiles", "real s (min-max)", "busy", "sim cal, rt free", "sim calibrated", "sim trace-durs",
+		"sim history", "sim hist of N", "sim busy", "real unloaded, errors cal/trace/hist")
 	for _, row := range r.Rows {
-		fmt.Fprintf(w, "%7d %6d %8.3f (%.3f-%.3f) %8.0f%% %9.3f %+6.1f%% %9.3f %+6.1f%% %9.3f %+6.1f%% %13.0f%% %9.3f %+6.1f%% %+6.1f%%\n",
+		from := fmt.Sprintf("%24s", "-")
+		if row.HistoryFrom > 0 {
+			from = fmt.Sprintf("%6d: %9.3f %+6.1f%%", row.HistoryFrom, row.SimHistoryFrom, 100*row.ErrHistoryFrom)
+		}
+		fmt.Fprintf(w, "%7d %6d %8.3f (%.3f-%.3f) %8.0f%% %9.3f %+6.1f%% %9.3f %+6.1f%% %9.3f %+6.1f%% %9.3f %+6.1f%% %s %13.0f%% %9.3f %+6.1f%% %+6.1f%% %+6.1f%%\n",
 			row.N, row.Tiles, row.Real, row.RealMin, row.RealMax, 100*row.RealBusy,
 			row.SimCalibratedFree, 100*row.ErrCalibratedFree,
-			row.SimCalibrated, 100*row.ErrCalibrated, row.SimTrace, 100*row.ErrTrace, 100*row.SimBusy,
-			row.RealLoaded, 100*row.ErrCalibratedLoaded, 100*row.ErrTraceLoaded)
+			row.SimCalibrated, 100*row.ErrCalibrated, row.SimTrace, 100*row.ErrTrace, row.SimHistory, 100*row.ErrHistory, from, 100*row.SimBusy,
+			row.RealLoaded, 100*row.ErrCalibratedLoaded, 100*row.ErrTraceLoaded, 100*row.ErrHistoryLoaded)
 	}
-	fmt.Fprintln(w, "(durations: CPU time per task; real unloaded: the wall time less the workers' mean wait for a core, their run delay)")
+	fmt.Fprintln(w, "(durations: CPU time per task, trace-durs' wall time; sim history: recorded in untimed real evaluations before the timed ones; real unloaded: the wall time less the workers' mean wait for a core, their run delay)")
 	fmt.Fprintln(w, "the runtime's CPU outside the workers, per evaluation and rank (timed runs), and per task or message in the model (an untimed run):")
 	for _, row := range r.Rows {
 		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us\n", row.N, row.OtherCPU, 1e6*row.RuntimeCPU)
 	}
-	fmt.Fprintln(w, "task durations, ms (calibrated / mean of the real tasks):")
+	fmt.Fprintln(w, "task durations, ms (calibrated, CPU / history, CPU / mean of the timed real tasks, wall):")
 	for _, row := range r.Rows {
 		fmt.Fprintf(w, "%7d", row.N)
 		for _, k := range []string{kind.Dcmg, kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm} {
-			fmt.Fprintf(w, "  %s %.2f/%.2f", k, 1e3*row.Calibrated[k], 1e3*row.TraceDurations[k])
+			fmt.Fprintf(w, "  %s %.2f/%.2f/%.2f", k, 1e3*row.Calibrated[k], 1e3*row.History[k], 1e3*row.TraceDurations[k])
 		}
 		fmt.Fprintln(w)
 	}

@@ -188,6 +188,7 @@ func TestBenchSimulatorBadInput(t *testing.T) {
 		{[]string{"--nb", "0"}, "--nb must be in [1, 4096] (got 0)"},
 		{[]string{"--workers", "0"}, "--workers must be in [1, 4096] (got 0)"},
 		{[]string{"--reps", "0"}, "--reps must be in [1, 100]"},
+		{[]string{"--history-reps", "101"}, "--history-reps must be in [1, 100]"},
 		{[]string{"--theta", "1,0.1"}, "--theta needs sigma2, beta > 0 and nu in (0, 30]"},
 		{[]string{"--bandwidth", "0"}, "--bandwidth must be > 0"},
 	} {

@@ -291,8 +291,10 @@ func TestMPILinearProgram(t *testing.T) {
 	}
 }
 
-// TestMPIBenchSimulator: the simulator check runs over 2 MPI ranks, and the
-// simulated evaluation sends exactly the messages the real one sent.
+// TestMPIBenchSimulator: the simulator check runs over 2 MPI ranks, the
+// simulated evaluation sends exactly the messages the real one sent, and
+// the history-fed simulations ran (the second size also from the first
+// size's history).
 func TestMPIBenchSimulator(t *testing.T) {
 	bin := mpiBinary(t)
 	o, e, code, _ := mpirun(t, 2, nil, bin, "bench", "simulator", "--n", "256,320", "--nb", "64", "--workers", "1",
@@ -312,6 +314,12 @@ func TestMPIBenchSimulator(t *testing.T) {
 			Bytes        int64 `json:"sim_bytes"`
 			RealMessages int   `json:"real_messages"`
 			RealBytes    int64 `json:"real_bytes"`
+			// The history recorded over MPI before the timed runs, and
+			// the second size predicted from the first's.
+			History        map[string]float64 `json:"history"`
+			SimHistory     float64            `json:"sim_history_seconds"`
+			HistoryFrom    int                `json:"history_from_n"`
+			SimHistoryFrom float64            `json:"sim_history_from_seconds"`
 		} `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(o), &r); err != nil {
@@ -320,9 +328,12 @@ func TestMPIBenchSimulator(t *testing.T) {
 	if r.Ranks != 2 || len(r.Rows) != 2 || !r.Measured || !(r.Network.Bandwidth > 0) || !(r.Network.Latency > 0) {
 		t.Fatalf("result %+v", r)
 	}
-	for _, row := range r.Rows {
+	for i, row := range r.Rows {
 		if row.Bytes == 0 || row.Messages != row.RealMessages || row.Bytes != row.RealBytes {
 			t.Errorf("N=%d: simulated %d messages %d bytes, real %d messages %d bytes", row.N, row.Messages, row.Bytes, row.RealMessages, row.RealBytes)
+		}
+		if wantFrom := []int{0, 256}[i]; !(row.History["gemm"] > 0) || !(row.SimHistory > 0) || row.HistoryFrom != wantFrom || (wantFrom > 0) != (row.SimHistoryFrom > 0) {
+			t.Errorf("N=%d: history gemm %g s, simulated %g s, from N=%d %g s", row.N, row.History["gemm"], row.SimHistory, row.HistoryFrom, row.SimHistoryFrom)
 		}
 	}
 }

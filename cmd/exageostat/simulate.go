@@ -109,10 +109,11 @@ traces the run as fit --trace does (docs/traces.md).`,
 	f.StringVar(&cfg.Vecchia.Order, "vecchia-order", cfg.Vecchia.Order, "vecchia: the ordering: maxmin, random, coord or middleout")
 	c.Long += approxHelp + `Unconditional: z = L~ e with L~ that factor, a
 draw of N(0, L~ L~^T) (the approximation of Sigma). --conditional: the
-kriging and the draws' solves use it too. --computation vecchia draws z
-through the Vecchia conditionals instead (z_i = B_i z_c(i) + L_i e_i in the
---vecchia-order ordering, c(i) the --vecchia-m nearest earlier locations:
-docs/vecchia.md), in O(N m^3) time and O(N m) memory (N = 10^6 and more);
+kriging and the draws' solves use it too. --computation vecchia draws the
+field through the Vecchia conditionals instead (x_i = B_i x_c(i) + L_i e_i in
+the --vecchia-order ordering, c(i) the --vecchia-m nearest earlier locations,
+then z = x plus the nugget's independent noise: docs/vecchia.md), in
+O(N m^3) time and O(N m) memory (N = 10^6 and more);
 with --conditional each new location is drawn given its --vecchia-m nearest
 among the observations and the earlier new locations.`
 	return c

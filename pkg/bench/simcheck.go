@@ -21,14 +21,19 @@ import (
 
 // SimCheckOptions configure SimCheck.
 type SimCheckOptions struct {
-	N       []int     // problem sizes (multiples of NB keep every tile full)
-	NB      int       // tile size
-	Workers int       // runtime workers per rank
-	Reps    int       // timed evaluations per size, after one untimed (the median is kept)
-	CalReps int       // calibration samples per task kind
-	Cold    bool      // calibrate with the caches evicted before each task (CalibrateOptions.Cold)
-	Theta   []float64 // Matérn (sigma2, beta, nu)
-	Seed    uint64    // locations and observations (dataset.Grid, StandardNormal)
+	N       []int // problem sizes (multiples of NB keep every tile full)
+	NB      int   // tile size
+	Workers int   // runtime workers per rank
+	Reps    int   // timed evaluations per size, after one untimed (the median is kept)
+	CalReps int   // calibration samples per task kind
+	// HistoryReps untimed real evaluations per size, before the timed
+	// ones, are recorded in a history-based performance model (the
+	// runtime's History, perfmodel.Model: StarPU's history models,
+	// calibrated by running the application).
+	HistoryReps int
+	Cold        bool      // calibrate with the caches evicted before each task (CalibrateOptions.Cold)
+	Theta       []float64 // Matérn (sigma2, beta, nu)
+	Seed        uint64    // locations and observations (dataset.Grid, StandardNormal)
 	// Comm is the set of ranks the real runs use (comm.Self: one rank).
 	// Every rank calls SimCheck with the same options.
 	Comm comm.Comm
@@ -88,12 +93,25 @@ type SimCheckRow struct {
 	SimCalibrated float64 `json:"sim_calibrated_seconds"`
 	ErrCalibrated float64 `json:"err_calibrated"`
 	// SimTrace is the simulated makespan with the mean duration of each
-	// task kind in the real runs (full tiles only; CPU time, as the
-	// calibration), as StarPU's history-based performance models give
-	// it, with RuntimeCPU, and ErrTrace its error: what remains is
+	// task kind in the timed real runs (full tiles only; their wall time:
+	// the timed runtime does not read the CPU clock around each task,
+	// runtime.Options.TaskCPU, as a fit without --trace does not), with
+	// RuntimeCPU, and ErrTrace its error: what remains is
 	// the simulator's model of scheduling and messages.
 	SimTrace float64 `json:"sim_trace_seconds"`
 	ErrTrace float64 `json:"err_trace"`
+	// SimHistory is the simulated makespan with the durations of History
+	// and RuntimeCPU, and ErrHistory = SimHistory / Real - 1: a prediction
+	// from real runs made before the timed ones (not fitted to them).
+	SimHistory float64 `json:"sim_history_seconds"`
+	ErrHistory float64 `json:"err_history"`
+	// HistoryFrom is the size whose history SimHistoryFrom used: the
+	// first size's (the history of one N predicting another; same tile
+	// size, so the same task footprints). 0 on the first size's row.
+	HistoryFrom      int     `json:"history_from_n,omitempty"`
+	SimHistoryFrom   float64 `json:"sim_history_from_seconds,omitempty"`
+	ErrHistoryFrom   float64 `json:"err_history_from,omitempty"`
+	ErrHistoryLoaded float64 `json:"err_history_unloaded"`
 	// SimBusy is the fraction of the workers' time in tasks in the
 	// simulation with the trace durations.
 	SimBusy float64 `json:"sim_busy"`
@@ -103,6 +121,12 @@ type SimCheckRow struct {
 	// the evaluations, averaged over the ranks.
 	Calibrated     config.Durations `json:"calibrated"`
 	TraceDurations config.Durations `json:"trace_durations"`
+	// History holds the mean duration of each task kind on full tiles in
+	// HistoryReps untimed real evaluations before the timed ones, as the
+	// runtime's History records them (the CPU time of the worker's thread
+	// around the kernel, outliers left out: perfmodel.Model), averaged
+	// over the ranks; a kind without a sample: its calibrated duration.
+	History config.Durations `json:"history"`
 	// Messages and bytes between the ranks in one evaluation, simulated
 	// and real.
 	Messages     int   `json:"sim_messages"`
@@ -133,13 +157,15 @@ type SimCheckResult struct {
 // block-cyclic over the ranks, Workers workers each), each after a
 // calibration of the task durations, and simulates the same evaluation -
 // the task graph recorded by the same submission code, on a cluster of
-// Comm.Size() nodes with Workers CPU workers each and o.Network - twice:
-// with the calibrated durations, and with the per-kind means of the real
-// tasks.
+// Comm.Size() nodes with Workers CPU workers each and o.Network - with
+// the calibrated durations, with the per-kind means of the timed real
+// tasks, and with those of a history recorded over HistoryReps untimed
+// real evaluations before the timed ones (the first size's history also
+// predicts the later sizes).
 // Every rank returns the same result.
 func SimCheck(o SimCheckOptions) (*SimCheckResult, error) {
-	if len(o.N) == 0 || o.NB < 1 || o.Workers < 1 || o.Reps < 1 || o.CalReps < 1 || len(o.Theta) != 3 || o.Comm == nil {
-		return nil, fmt.Errorf("bench: simulator check needs sizes, nb, workers, reps, calibration reps >= 1, 3 parameters and a communicator")
+	if len(o.N) == 0 || o.NB < 1 || o.Workers < 1 || o.Reps < 1 || o.CalReps < 1 || o.HistoryReps < 1 || len(o.Theta) != 3 || o.Comm == nil {
+		return nil, fmt.Errorf("bench: simulator check needs sizes, nb, workers, reps, calibration and history reps >= 1, 3 parameters and a communicator")
 	}
 	progress := o.Progress
 	if progress == nil {
@@ -149,12 +175,16 @@ func SimCheck(o SimCheckOptions) (*SimCheckResult, error) {
 	res := &SimCheckResult{Ranks: w.Size(), Workers: o.Workers, NB: o.NB, Reps: o.Reps, Theta: o.Theta,
 		Network: o.Network, NetworkMeasured: o.NetworkMeasured, Cold: o.Cold, Kernels: kernels.Default().Name(), Core: kernels.DefaultThreads().CoreName()}
 
+	var first *SimCheckRow
 	for _, n := range o.N {
-		row, err := simCheckSize(o, n, progress)
+		row, err := simCheckSize(o, n, first, progress)
 		if err != nil {
 			return nil, err
 		}
 		res.Rows = append(res.Rows, *row)
+		if first == nil {
+			first = row
+		}
 	}
 	return res, nil
 }
@@ -190,8 +220,9 @@ func rankMean(w comm.Comm, kinds []string, v []float64, has []bool) (config.Dura
 	return d, nil
 }
 
-// simCheckSize measures and simulates one problem size.
-func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow, error) {
+// simCheckSize measures and simulates one problem size; first, if not
+// nil, is the first size's row (its history predicts this size too).
+func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(string)) (*SimCheckRow, error) {
 	w := o.Comm
 	nt := (n + o.NB - 1) / o.NB
 	cl := config.Cluster{Nodes: w.Size(), NB: o.NB, Network: o.Network, Groups: []config.Group{{
@@ -203,17 +234,22 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 	}
 	d := dataset.Grid(n, o.Seed)
 	prob := likelihood.Problem{Points: matern.Points{X: d.X, Y: d.Y}, Obs: dataset.StandardNormal(n, o.Seed), Model: likelihood.Matern}
-	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: true, Comm: w})
-	defer rt.Close()
 	lo := likelihood.Options{NB: o.NB, KeepTrace: true}
 	if w.Size() > 1 {
 		lo.Owner = plan.Fact.Owner
 	}
+	progress(fmt.Sprintf("N=%d (%d x %d tiles): %d untimed evaluations, the last %d recorded in a history; then %d, each timed one after a calibration",
+		n, nt, nt, o.HistoryReps+1, o.HistoryReps, o.Reps+2))
+	hist, err := simCheckHistory(o, prob, lo)
+	if err != nil {
+		return nil, err
+	}
+	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: true, Comm: w})
+	defer rt.Close()
 	ev, err := likelihood.NewWith(prob, rt, lo)
 	if err != nil {
 		return nil, err
 	}
-	progress(fmt.Sprintf("N=%d (%d x %d tiles): %d evaluations, each timed one after a calibration", n, nt, nt, o.Reps+2))
 	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up: first allocations and page faults
 		return nil, err
 	}
@@ -241,12 +277,15 @@ func simCheckSize(o SimCheckOptions, n int, progress func(string)) (*SimCheckRow
 	if row.TraceDurations, err = rr.traced(o, cal, row); err != nil {
 		return nil, err
 	}
+	if row.History, err = historyDurations(w, o.NB, hist, cal); err != nil {
+		return nil, err
+	}
 	other, err := rankMean(w, []string{"other"}, []float64{median(rr.other)}, nil)
 	if err != nil {
 		return nil, err
 	}
 	row.OtherCPU = other["other"]
-	if err := simCheckSimulate(o, plan, n, cl, warmOther, row); err != nil {
+	if err := simCheckSimulate(o, plan, n, cl, warmOther, first, row); err != nil {
 		return nil, err
 	}
 	return row, nil
@@ -369,7 +408,7 @@ func (rr *simCheckRuns) traced(o SimCheckOptions, cal config.Durations, row *Sim
 // CPU outside its workers), with the calibrated durations and with the
 // trace durations, and sets row's simulated makespans, errors, busy
 // fraction and messages.
-func simCheckSimulate(o SimCheckOptions, plan *strategy.Plan, n int, cl config.Cluster, warmOther float64, row *SimCheckRow) error {
+func simCheckSimulate(o SimCheckOptions, plan *strategy.Plan, n int, cl config.Cluster, warmOther float64, first, row *SimCheckRow) error {
 	g, err := strategy.Record(plan, n, o.NB)
 	if err != nil {
 		return err
@@ -398,6 +437,9 @@ func simCheckSimulate(o SimCheckOptions, plan *strategy.Plan, n int, cl config.C
 	cl.Groups[0].CPU = row.TraceDurations
 	simTr, err := sim.Run(g, cl, sim.Options{})
 	if err != nil {
+		return err
+	}
+	if err := simCheckHistorySims(g, cl, first, row); err != nil {
 		return err
 	}
 	row.SimCalibrated, row.ErrCalibrated = simCal.Makespan, simCal.Makespan/row.Real-1

@@ -29,7 +29,7 @@ func TestSimCheckRanks(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res[r], errs[r] = SimCheck(SimCheckOptions{N: []int{192, 250}, NB: 64, Workers: 1, Reps: 2, CalReps: 1,
+				res[r], errs[r] = SimCheck(SimCheckOptions{N: []int{192, 250}, NB: 64, Workers: 1, Reps: 2, CalReps: 1, HistoryReps: 1,
 					Theta: []float64{1, 0.1, 0.73}, Seed: 3, Comm: g.Endpoint(r),
 					Network: config.Network{Bandwidth: 4e9, Latency: 1.5e-6}})
 			}()
@@ -76,13 +76,18 @@ func TestSimCheckRanks(t *testing.T) {
 					ranks, row.N, row.RuntimeCPU, row.OtherCPU, row.SimCalibratedFree, row.ErrCalibratedFree)
 			}
 			for _, k := range []string{kind.Dcmg, kind.Potrf, kind.Trmm, kind.Syrk, kind.Gemm} {
-				if !(row.TraceDurations[k] > 0) || !(row.Calibrated[k] > 0) {
-					t.Errorf("N=%d: %s durations traced %g, calibrated %g", row.N, k, row.TraceDurations[k], row.Calibrated[k])
+				if !(row.TraceDurations[k] > 0) || !(row.Calibrated[k] > 0) || !(row.History[k] > 0) {
+					t.Errorf("N=%d: %s durations traced %g, calibrated %g, history %g", row.N, k, row.TraceDurations[k], row.Calibrated[k], row.History[k])
 				}
+			}
+			// The second size is also predicted from the first's history.
+			if wantFrom := map[int]int{192: 0, 250: 192}[row.N]; row.HistoryFrom != wantFrom || (wantFrom > 0) != (row.SimHistoryFrom > 0) ||
+				!(row.SimHistory > 0) || math.Abs(row.ErrHistory-(row.SimHistory/row.Real-1)) > 1e-12 {
+				t.Errorf("N=%d: history %g s (error %g), from N=%d %g s", row.N, row.SimHistory, row.ErrHistory, row.HistoryFrom, row.SimHistoryFrom)
 			}
 		}
 	}
-	if _, err := SimCheck(SimCheckOptions{N: []int{100}, NB: 0, Workers: 1, Reps: 1, CalReps: 1, Theta: []float64{1, 0.1, 0.5}, Comm: comm.Self{}}); err == nil {
+	if _, err := SimCheck(SimCheckOptions{N: []int{100}, NB: 0, Workers: 1, Reps: 1, CalReps: 1, HistoryReps: 1, Theta: []float64{1, 0.1, 0.5}, Comm: comm.Self{}}); err == nil {
 		t.Error("nb = 0 accepted")
 	}
 }

@@ -372,10 +372,10 @@ func simulateVecchia(v *fitJob, rt *runtime.Runtime, kern kernels.Impl, s vecchi
 	var err error
 	switch {
 	case w.Size() == 1:
-		d, m, err = vecchiaDraw("fit", cfg.N, cfg.Times, cfg.Seed, v.model, cfg.Theta, cfg.Nugget, s, rt, kern)
+		d, m, err = vecchiaDraw(v.env, "fit", cfg.N, cfg.Times, cfg.Seed, v.model, cfg.Theta, cfg.Nugget, s, rt, kern)
 	case w.Rank() == 0:
 		local := runtime.New(runtime.Options{Workers: v.workers})
-		d, m, err = vecchiaDraw("fit", cfg.N, cfg.Times, cfg.Seed, v.model, cfg.Theta, cfg.Nugget, s, local, kern)
+		d, m, err = vecchiaDraw(v.env, "fit", cfg.N, cfg.Times, cfg.Seed, v.model, cfg.Theta, cfg.Nugget, s, local, kern)
 		local.Close()
 	}
 	if w.Size() > 1 {
@@ -428,12 +428,14 @@ func bcastObs(w comm.Comm, d *dataset.Data, n, times int, seed uint64, per int) 
 
 // vecchiaDraw draws n locations of dataset.GridTimes (seed) and the field
 // there under the Vecchia approximation of the model at theta: the
-// locations ordered and conditioned by s (vecchia.Prepare), then
-// z_i = B_i z_c(i) + L_i e_i in the ordering (vecchia.Simulate), in
-// O(N m^3) time and O(N m) memory. It returns the data (in the grid's
-// order) and the sets' m. A theta the kernel refuses, or whose blocks are
-// not positive definite, is the user's (key "theta" of cmd).
-func vecchiaDraw(cmd string, n, times int, seed uint64, model likelihood.Model, theta []float64, nugget float64,
+// locations ordered and conditioned by s (vecchia.Prepare), then the
+// latent field x_i = B_i x_c(i) + L_i e_i in the ordering plus the
+// nugget's noise (vecchia.Simulate), in O(N m^3) time and O(N m) memory;
+// a warning on env's log when the latent conditionals are not positive
+// definite and the responses were drawn instead. It returns the data (in
+// the grid's order) and the sets' m. A theta the kernel refuses, or whose
+// blocks are not positive definite, is the user's (key "theta" of cmd).
+func vecchiaDraw(env Env, cmd string, n, times int, seed uint64, model likelihood.Model, theta []float64, nugget float64,
 	s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl) (*dataset.Data, int, error) {
 	d := dataset.GridTimes(n, times, seed)
 	pts := points(d)
@@ -445,7 +447,11 @@ func vecchiaDraw(cmd string, n, times int, seed uint64, model likelihood.Model, 
 	if err != nil {
 		return nil, 0, err
 	}
-	z, err := vecchia.Simulate(rt, kern, model, matern.Euclidean, nugget, theta, prep.Plan.Pts, prep.Sets.Idx, prep.Sets.M, seed)
+	z, responses, err := vecchia.Simulate(rt, kern, model, matern.Euclidean, nugget, theta, prep.Plan.Pts, prep.Sets.Idx, prep.Sets.M, seed)
+	if responses && err == nil {
+		env.warnf("warning: %s: the field's Vecchia conditionals at theta=%s are not positive definite without the nugget: drawn with the nugget inside them (the responses' approximation, whose law is far from the model's for data dense against the range: docs/vecchia.md, \"Dense data with a nugget\")\n",
+			cmd, config.FormatFloats(theta))
+	}
 	if errors.Is(err, likelihood.ErrNotPosDef) || errors.Is(err, likelihood.ErrBadTheta) {
 		return nil, 0, badInput("%s: key \"theta\": the field cannot be simulated: %v", cmd, err)
 	}
@@ -483,7 +489,7 @@ func simulateVecchiaCmd(cfg config.Simulate, env Env, workers int, limit int64, 
 	defer rt.Close()
 	t0 := time.Now()
 	s := vecchia.Setup{M: cfg.Vecchia.M, Order: order.Method(cfg.Vecchia.Order), Seed: cfg.Seed, Workers: workers}
-	d, _, err := vecchiaDraw("simulate", cfg.N, cfg.Times, cfg.Seed, model, cfg.Theta, cfg.Nugget, s, rt, kernels.Default())
+	d, _, err := vecchiaDraw(env, "simulate", cfg.N, cfg.Times, cfg.Seed, model, cfg.Theta, cfg.Nugget, s, rt, kernels.Default())
 	res.Seconds = time.Since(t0).Seconds()
 	return d, err
 }

@@ -1,6 +1,7 @@
 package vecchia
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -308,27 +309,48 @@ func (e *Evaluator) draw(theta []float64, t *Targets, fit *Result, ndraws int, n
 // Simulate draws Gaussian data at the ordered points pts (Q per location)
 // under the Vecchia approximation of the model at theta with the
 // conditioning sets of its locations (flat, stride m, earlier locations):
-// y_i = B_i y_c(i) + L_i e_i in the ordering, e standard normal from a PCG
-// seeded by seed, the conditionals as tasks on rt (the sparse inverse
-// Cholesky factor, a batch at a time). Every rank gets the data.
+// the field without the nugget, x_i = B_i x_c(i) + L_i e_i in the
+// ordering (the sparse inverse Cholesky factor of the latent field's
+// approximation), then y = x + tau e' with independent noise of the
+// nugget's variance tau^2; e, then e', standard normal from a PCG seeded
+// by seed, the conditionals as tasks on rt, a batch at a time. Every rank
+// gets the data. Conditioning the noisy responses instead (the nugget
+// inside the conditionals) draws, for data dense against the range, a
+// law far from the model's (docs/vecchia.md, "Dense data with a
+// nugget"); the latent field's conditionals are accurate there. Where
+// they are not positive definite and there is a nugget (a very smooth
+// field, dense), Simulate draws the responses so from the same seed and
+// says so: responses is true.
 func Simulate(rt *runtime.Runtime, kern kernels.Impl, model likelihood.Model, metric matern.Metric, nugget float64,
-	theta []float64, pts matern.Points, sets []int32, m int, seed uint64) ([]float64, error) {
-	rng := rand.New(rand.NewPCG(seed, 0x73696d))
-	return simulate(rt, kern, model, metric, nugget, theta, pts, sets, m, rng.NormFloat64)
+	theta []float64, pts matern.Points, sets []int32, m int, seed uint64) (y []float64, responses bool, err error) {
+	normal := func() func() float64 { return rand.New(rand.NewPCG(seed, 0x73696d)).NormFloat64 }
+	y, err = simulate(rt, kern, model, metric, nugget, theta, pts, sets, m, true, normal())
+	if errors.Is(err, likelihood.ErrNotPosDef) && (&Plan{Model: model, Nugget: nugget}).problem().Tau2(theta) > 0 {
+		y, err = simulate(rt, kern, model, metric, nugget, theta, pts, sets, m, false, normal())
+		return y, true, err
+	}
+	return y, false, err
 }
 
-// simulate is Simulate with the standard normals from normal.
+// simulate is Simulate with the standard normals from normal: the latent
+// field then the noise (latent), or the responses (the nugget inside the
+// conditionals).
 func simulate(rt *runtime.Runtime, kern kernels.Impl, model likelihood.Model, metric matern.Metric, nugget float64,
-	theta []float64, pts matern.Points, sets []int32, m int, normal func() float64) ([]float64, error) {
+	theta []float64, pts matern.Points, sets []int32, m int, latent bool, normal func() float64) ([]float64, error) {
 	p := &Plan{Model: model, Metric: metric, Nugget: nugget}
 	q := p.per()
 	n := pts.Len()
 	if n%q != 0 || len(sets) != n/q*m {
 		return nil, fmt.Errorf("vecchia: %d points and %d set entries for sets of %d", n, len(sets), m)
 	}
-	cov, err := p.kernelCov(theta, matern.MaxDistance(metric, pts))
+	k, err := p.kernelCov(theta, matern.MaxDistance(metric, pts))
 	if err != nil {
 		return nil, err
+	}
+	cov := k.(block.KernelCov)
+	tau2 := 0.0
+	if latent { // the nugget is added after the draw
+		tau2, cov.Nugget = cov.Nugget, 0
 	}
 	c := &block.Conditionals{Pts: pts, Q: q, Sets: sets, M: m, Target: make([]int32, n/q)}
 	for k := range c.Target {
@@ -355,8 +377,17 @@ func simulate(rt *runtime.Runtime, kern kernels.Impl, model likelihood.Model, me
 		}
 		return nil
 	})
+	if block.IsNotPosDef(err) {
+		return nil, fmt.Errorf("%w (theta %v): %v", ErrNotPosDef, theta, err)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if tau2 > 0 {
+		tau := math.Sqrt(tau2)
+		for i := range y {
+			y[i] += tau * normal()
+		}
 	}
 	for _, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

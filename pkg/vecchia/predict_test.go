@@ -1,6 +1,7 @@
 package vecchia
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -233,8 +234,11 @@ func TestDrawExactLimit(t *testing.T) {
 }
 
 // TestSimulateExactLimit checks the simulation through the sparse
-// inverse Cholesky factor with complete sets: y = chol(Sigma) e exactly
-// for given standard normals e (Sigma dense, in the test).
+// inverse Cholesky factor with complete sets, for given standard normals
+// e: the latent field then the noise, y = chol(K) e_1 + tau e_2 (K the
+// covariance without the nugget) exactly (dense, in the test). The draw
+// of the responses (the nugget inside the conditionals) is
+// TestSimulateResponses'.
 func TestSimulateExactLimit(t *testing.T) {
 	const n = 80 // O(n^4) flops: one (n-1)-point conditional per location
 	rng := rand.New(rand.NewPCG(8, 8))
@@ -248,22 +252,67 @@ func TestSimulateExactLimit(t *testing.T) {
 			nl = n
 		}
 		sets := bruteSets(c.p.Metric, c.p.Points, nl, q, nl-1)
-		e := make([]float64, c.p.Points.Len())
+		e := make([]float64, 2*c.p.Points.Len())
 		for i := range e {
 			e[i] = rng.NormFloat64()
 		}
 		rt := runtime.New(runtime.Options{Workers: 2})
-		y, err := simulate(rt, kernels.Default(), c.p.Model, c.p.Metric, c.p.Nugget, c.theta, c.p.Points, sets, nl-1, seq(e))
+		y, err := simulate(rt, kernels.Default(), c.p.Model, c.p.Metric, c.p.Nugget, c.theta, c.p.Points, sets, nl-1, true, seq(e))
 		rt.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		le := cholTimes(t, denseCov(t, c.p, c.theta), e)
+		tau := math.Sqrt(c.p.Tau2(c.theta))
+		lp, lth := latentOf(c.p, c.theta)
+		le := cholTimes(t, denseCov(t, lp, lth), e[:len(y)])
 		for i := range y {
-			if math.Abs(y[i]-le.AtVec(i)) > 1e-9*(1+math.Abs(le.AtVec(i))) {
-				t.Errorf("%s point %d: %.12g, dense %.12g", c.name, i, y[i], le.AtVec(i))
+			want := le.AtVec(i) + tau*e[len(y)+i]
+			if math.Abs(y[i]-want) > 1e-9*(1+math.Abs(want)) {
+				t.Errorf("%s point %d: %.12g, dense %.12g", c.name, i, y[i], want)
 				break
 			}
+		}
+	}
+}
+
+// latentOf returns problem p and theta without the nugget.
+func latentOf(p likelihood.Problem, theta []float64) (likelihood.Problem, []float64) {
+	th := append([]float64(nil), theta...)
+	if p.Model.HasTau2(len(th)) {
+		th[len(th)-1] = 0
+	}
+	p.Nugget = 0
+	return p, th
+}
+
+// TestSimulateResponses: where the latent field's conditionals are not
+// positive definite (a Gaussian covariance, powexp with delta = 2, on
+// close points) and there is a nugget, Simulate draws the responses
+// instead and says so: y = chol(K + tau^2 I) e for the seed's normals.
+func TestSimulateResponses(t *testing.T) {
+	const n, seed = 60, 5
+	rng := rand.New(rand.NewPCG(4, 4))
+	p := likelihood.Problem{Points: randomPoints(rng, n, false), Model: likelihood.PowExp}
+	theta := []float64{1, 2, 2, 0.1}
+	sets := bruteSets(p.Metric, p.Points, n, 1, n-1)
+	rt := runtime.New(runtime.Options{Workers: 2})
+	defer rt.Close()
+	if _, err := simulate(rt, kernels.Default(), p.Model, p.Metric, 0, theta, p.Points, sets, n-1, true, rand.New(rand.NewPCG(1, 1)).NormFloat64); !errors.Is(err, likelihood.ErrNotPosDef) {
+		t.Fatalf("the latent draw: %v, want not positive definite (the test's premise)", err)
+	}
+	y, responses, err := Simulate(rt, kernels.Default(), p.Model, p.Metric, 0, theta, p.Points, sets, n-1, seed)
+	if err != nil || !responses {
+		t.Fatalf("Simulate: responses %v, %v; want the responses drawn", responses, err)
+	}
+	e := make([]float64, n)
+	normal := rand.New(rand.NewPCG(seed, 0x73696d)).NormFloat64
+	for i := range e {
+		e[i] = normal()
+	}
+	le := cholTimes(t, denseCov(t, p, theta), e)
+	for i := range y {
+		if math.Abs(y[i]-le.AtVec(i)) > 1e-9*(1+math.Abs(le.AtVec(i))) {
+			t.Fatalf("point %d: %.12g, dense %.12g", i, y[i], le.AtVec(i))
 		}
 	}
 }

@@ -1,0 +1,100 @@
+package bench
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
+	"github.com/exageostat/exageostat/pkg/runtime"
+	"github.com/exageostat/exageostat/pkg/sim"
+)
+
+// gatedHistory passes the runtime's measurements to a performance model
+// while on: the evaluation that allocates the replicas and touches the
+// pages first is left out of the history.
+type gatedHistory struct {
+	m  *perfmodel.Model
+	on atomic.Bool
+}
+
+// Record implements runtime.History.
+func (h *gatedHistory) Record(arch, kind string, size int, seconds float64) {
+	if h.on.Load() {
+		h.m.Record(arch, kind, size, seconds)
+	}
+}
+
+// simCheckHistory runs o.HistoryReps + 1 untimed evaluations of prob on a
+// runtime of its own (the same ranks, workers and distribution lo as the
+// timed runs; closed before they start, so they find the machine as this
+// left it, its tiles' memory released) with the runtime's History recording every task but in the
+// first evaluation, and returns the history: StarPU's history-based model,
+// calibrated by running the application. The timed runs' runtime records
+// no history, so they are timed as before.
+func simCheckHistory(o SimCheckOptions, prob likelihood.Problem, lo likelihood.Options) (*perfmodel.Model, error) {
+	h := &gatedHistory{m: perfmodel.New()}
+	rt := runtime.New(runtime.Options{Workers: o.Workers, Comm: o.Comm, History: h})
+	defer rt.Close()
+	lo.KeepTrace = false
+	ev, err := likelihood.NewWith(prob, rt, lo)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Release() // before Close: the tiles' memory goes back to the system for the timed runs
+	for i := range o.HistoryReps + 1 {
+		h.on.Store(i > 0)
+		if _, _, err := ev.LogLik(o.Theta); err != nil {
+			return nil, err
+		}
+	}
+	return h.m, nil
+}
+
+// historyDurations returns, per duration kind (config.TaskKinds), the mean
+// over the ranks of each rank's history at full tiles of nb (m.Durations);
+// a kind no rank ran on a full tile takes its calibrated duration in cal.
+func historyDurations(w comm.Comm, nb int, m *perfmodel.Model, cal config.Durations) (config.Durations, error) {
+	kinds := config.TaskKinds()
+	local := m.Durations(perfmodel.CPU, nb)
+	v := make([]float64, len(kinds))
+	has := make([]bool, len(kinds))
+	for k, kind := range kinds {
+		v[k], has[k] = local[kind]
+	}
+	d, err := rankMean(w, kinds, v, has)
+	if err != nil {
+		return nil, err
+	}
+	for kind, c := range cal {
+		if _, ok := d[kind]; !ok {
+			d[kind] = c
+		}
+	}
+	return d, nil
+}
+
+// simCheckHistorySims simulates g on cl (its runtime CPU already set) with
+// row.History, and with first.History where first is another size's row,
+// and sets row's history makespans and errors against row.Real and
+// row.RealLoaded.
+func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimCheckRow) error {
+	cl.Groups = slices.Clone(cl.Groups)
+	cl.Groups[0].CPU = row.History
+	s, err := sim.Run(g, cl, sim.Options{})
+	if err != nil {
+		return err
+	}
+	row.SimHistory, row.ErrHistory, row.ErrHistoryLoaded = s.Makespan, s.Makespan/row.Real-1, s.Makespan/row.RealLoaded-1
+	if first == nil || first.N == row.N {
+		return nil
+	}
+	cl.Groups[0].CPU = first.History
+	if s, err = sim.Run(g, cl, sim.Options{}); err != nil {
+		return err
+	}
+	row.HistoryFrom, row.SimHistoryFrom, row.ErrHistoryFrom = first.N, s.Makespan, s.Makespan/row.Real-1
+	return nil
+}

@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"math"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/kind"
+	"github.com/exageostat/exageostat/pkg/perfmodel"
+	"github.com/exageostat/exageostat/pkg/runtime"
+)
+
+// TestSimCheckHistorySims: the history simulations run on the row's
+// history durations (and on the first size's for SimHistoryFrom), with
+// the runtime's CPU per task: makespans by hand on a graph dcmg -> potrf
+// -> two gemms, the caller's cluster left as it was.
+func TestSimCheckHistorySims(t *testing.T) {
+	node := func(k string, deps ...int) runtime.Node {
+		return runtime.Node{Kind: k, Src: -1, Deps: deps, Tile: [3]int{-1, -1, -1}}
+	}
+	g := &runtime.Graph{Ranks: 1, Nodes: []runtime.Node{node(kind.Dcmg), node(kind.Potrf, 0), node(kind.Gemm, 1), node(kind.Gemm, 1)}}
+	hist := config.Durations{kind.Dcmg: 1, kind.Potrf: 2, kind.Gemm: 4}
+	firstHist := config.Durations{kind.Dcmg: 0.5, kind.Potrf: 0.25, kind.Gemm: 0.125}
+	cases := []struct {
+		name           string
+		cpus           int
+		taskCPU        float64
+		first          *SimCheckRow
+		sim, simFrom   float64
+		wantFrom       int
+		real, unloaded float64
+	}{
+		// One worker: 1 + 2 + 4 + 4; no other size.
+		{"one size", 1, 0, nil, 11, 0, 0, 10, 5.5},
+		// The first size's own row predicts nothing more.
+		{"first row", 1, 0, &SimCheckRow{N: 64, History: firstHist}, 11, 0, 0, 10, 5.5},
+		// task_cpu 1/16 on each of the 4 tasks; the first size's history
+		// gives 0.5 + 0.25 + 2 x 0.125 + 4/16.
+		{"from the first size", 1, 0.0625, &SimCheckRow{N: 32, History: firstHist}, 11.25, 1.25, 32, 9, 4.5},
+		// Two workers run the gemms side by side: 1 + 2 + 4, and
+		// 0.5 + 0.25 + 0.125.
+		{"two workers", 2, 0, &SimCheckRow{N: 32, History: firstHist}, 7, 0.875, 32, 8, 3.5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cl := config.DefaultCluster()
+			cl.NB = 1
+			cl.Groups = []config.Group{{Name: "g", Nodes: 1, CPUs: c.cpus, CPU: config.Durations{kind.Gemm: 100}, TaskCPU: c.taskCPU}}
+			row := &SimCheckRow{N: 64, History: hist, Real: c.real, RealLoaded: c.unloaded}
+			if err := simCheckHistorySims(g, cl, c.first, row); err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(row.SimHistory-c.sim) > 1e-12 || math.Abs(row.ErrHistory-(c.sim/c.real-1)) > 1e-12 ||
+				math.Abs(row.ErrHistoryLoaded-(c.sim/c.unloaded-1)) > 1e-12 {
+				t.Errorf("history: %.15g s, error %g, unloaded %g; want %g s against %g and %g", row.SimHistory, row.ErrHistory, row.ErrHistoryLoaded, c.sim, c.real, c.unloaded)
+			}
+			if row.HistoryFrom != c.wantFrom || math.Abs(row.SimHistoryFrom-c.simFrom) > 1e-12 ||
+				(c.wantFrom > 0 && math.Abs(row.ErrHistoryFrom-(c.simFrom/c.real-1)) > 1e-12) {
+				t.Errorf("from N=%d: %.15g s, error %g; want N=%d, %g s", row.HistoryFrom, row.SimHistoryFrom, row.ErrHistoryFrom, c.wantFrom, c.simFrom)
+			}
+			if !reflect.DeepEqual(cl.Groups[0].CPU, config.Durations{kind.Gemm: 100}) {
+				t.Errorf("the caller's durations changed: %v", cl.Groups[0].CPU)
+			}
+		})
+	}
+}
+
+// TestHistoryDurations: each kind's mean at full tiles (footprint nb*nb,
+// nb for the vector kinds) over its samples, averaged over the ranks that
+// have it; a partial tile's samples are not a full tile's; a kind without
+// samples takes its calibrated duration.
+func TestHistoryDurations(t *testing.T) {
+	const nb = 4
+	samples := [][]struct {
+		kind    string
+		size    int
+		seconds float64
+	}{
+		{{kind.Gemm, 16, 0.001}, {kind.Gemm, 16, 0.003}, {kind.Gemm, 9, 0.5}, {kind.Zcpy, 4, 0.0005}},
+		{{kind.Gemm, 16, 0.004}, {kind.Potrf, 16, 0.005}},
+	}
+	cal := config.Durations{kind.Gemm: 1, kind.Potrf: 1, kind.Dcmg: 0.007}
+	want := config.Durations{kind.Gemm: 0.003, kind.Potrf: 0.005, kind.Zcpy: 0.0005, kind.Dcmg: 0.007}
+	g := comm.NewGroup(2)
+	got := make([]config.Durations, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := perfmodel.New()
+			for _, s := range samples[r] {
+				m.Record(perfmodel.CPU, s.kind, s.size, s.seconds)
+			}
+			got[r], errs[r] = historyDurations(g.Endpoint(r), nb, m, cal)
+		}()
+	}
+	wg.Wait()
+	for r := range 2 {
+		if errs[r] != nil {
+			t.Fatalf("rank %d: %v", r, errs[r])
+		}
+		if len(got[r]) != len(want) {
+			t.Errorf("rank %d: %v, want %v", r, got[r], want)
+		}
+		for k, w := range want {
+			if math.Abs(got[r][k]-w) > 1e-12 {
+				t.Errorf("rank %d: %s %.15g s, want %g", r, k, got[r][k], w)
+			}
+		}
+	}
+}
