@@ -64,13 +64,15 @@ type VecchiaResult struct {
 	GradFlops  float64 `json:"grad_flops"`
 	Entries    float64 `json:"entries"`
 	// The rates measured in this run on Workers goroutines at once, at
-	// the mean block's size: dpotrf and dgemm (flop/s), and the Matérn
-	// generation (entries/s, plain covariance, nu of Theta).
+	// the mean block's size: the blocks' Cholesky factor (block.Chol, in
+	// place of dpotrf) and dgemm (flop/s), and the Matérn
+	// generation (entries/s, the covariance alone by Grad.CovRow at given
+	// distances, nu of Theta).
 	PotrfRate float64 `json:"potrf_flops_per_s"`
 	GemmRate  float64 `json:"gemm_flops_per_s"`
 	GenRate   float64 `json:"matern_entries_per_s"`
 	// Floor is the seconds of the counts at those rates (the Cholesky
-	// flops at the dpotrf rate, the rest at the dgemm rate, the entries
+	// flops at the Cholesky rate, the rest at the dgemm rate, the entries
 	// at the Matérn rate); LFloor the likelihood's alone (no gradient
 	// flops); Ratio = Seconds / Floor, LRatio = LSeconds / LFloor.
 	Floor  float64 `json:"floor_seconds"`
@@ -176,9 +178,12 @@ func (res *VecchiaResult) count(plan *vecchia.Plan, nd int) {
 	res.MeanU, res.MeanR = su/nb, sr/nb
 }
 
-// rates measures the dpotrf and dgemm rates at the mean block's size
-// (u x u; u x r times u x u) and the Matérn generation rate, each on
-// o.Workers goroutines at once for about a quarter of a second.
+// rates measures the rates of the blocks' Cholesky factor (block.Chol,
+// which they use in place of dpotrf) and of dgemm at the mean block's
+// size (u x u; u x r times u x u) and the Matérn generation rate (the
+// covariance alone as l alone evaluates it, matern.Grad.CovRow, at the
+// distances of a 256 x 256 tile), each on o.Workers goroutines at once
+// for about a quarter of a second.
 func (res *VecchiaResult) rates(o VecchiaOptions, plan *vecchia.Plan) error {
 	k := kernels.Default()
 	if t, ok := k.(kernels.Threads); ok {
@@ -196,12 +201,12 @@ func (res *VecchiaResult) rates(o VecchiaOptions, plan *vecchia.Plan) error {
 	var bad error
 	var mu sync.Mutex
 	res.PotrfRate = rate(o.Workers, float64(u)*float64(u)*float64(u)/3, func() func() {
-		a := make([]float64, u*u)
+		a, w := make([]float64, u*u+3), make([]float64, 2*u+8)
 		return func() {
 			copy(a, spd)
-			if info := k.Dpotrf(u, a, u); info != 0 {
+			if info := block.Chol(u, a, u, w); info != 0 {
 				mu.Lock()
-				bad = fmt.Errorf("bench vecchia: dpotrf: the test matrix is not positive definite (%d)", info)
+				bad = fmt.Errorf("bench vecchia: Cholesky: the test matrix is not positive definite (%d)", info)
 				mu.Unlock()
 			}
 		}
@@ -217,18 +222,27 @@ func (res *VecchiaResult) rates(o VecchiaOptions, plan *vecchia.Plan) error {
 		return func() { k.Dgemm(blas.NoTrans, blas.NoTrans, u, r, u, 1, a, u, b, u, 0, c, u) }
 	})
 	const side = 256
-	kern, err := likelihood.Matern.Kernel(o.Theta[:3], math.Sqrt2)
+	if _, err := likelihood.Matern.Kernel(o.Theta[:3], math.Sqrt2); err != nil {
+		return err
+	}
+	g, err := matern.NewGrad(matern.Theta{Sigma2: o.Theta[0], Beta: o.Theta[1], Nu: o.Theta[2]}, 0, math.Sqrt2, false)
 	if err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 7))
-	p := matern.Points{X: make([]float64, side), Y: make([]float64, side)}
+	p := matern.Points{X: make([]float64, 2*side), Y: make([]float64, 2*side)}
 	for i := range p.X {
 		p.X[i], p.Y[i] = rng.Float64(), rng.Float64()
 	}
+	dist := make([]float64, side*side)
+	for j := range side {
+		for i := range side {
+			dist[i+j*side] = matern.Distance(matern.Euclidean, p, i, p, side+j)
+		}
+	}
 	res.GenRate = rate(o.Workers, side*side, func() func() {
 		dst := make([]float64, side*side)
-		return func() { matern.FillTile(kern, 0, matern.Euclidean, p, 0, side, p, 0, side, false, dst, side) }
+		return func() { g.CovRow(dist, dst) }
 	})
 	return nil
 }

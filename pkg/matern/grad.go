@@ -251,16 +251,30 @@ func (b *gradBuilder) coeffs(k int) [chebN]float64 {
 // Row sets c[i] = C(r[i]), db[i] = dC/dbeta at r[i] and, when the
 // evaluator has the derivative in nu, dn[i] = dC/dnu (dn is not touched
 // otherwise and may be nil), for i < len(r). c, db and dn must be at least
-// as long as r; c may be r itself. It locates the pieces of rowChunk
-// entries, then evaluates their polynomials in one call (polyRow: vector
-// code where the CPU has it, the same values bitwise without).
+// as long as r; c may be r itself. A nil db asks for C alone (CovRow).
+// It locates the pieces of rowChunk entries, then evaluates their
+// polynomials in one call (polyRow: vector code where the CPU has it, the
+// same values bitwise without).
 func (m *Grad) Row(r, c, db, dn []float64) {
+	c = c[:len(r)]
+	onlyC := db == nil // CovRow
 	if m.form != 0 {
-		m.closedRow(r, c, db)
+		if !onlyC {
+			m.closedRow(r, c, db)
+			return
+		}
+		var buf [rowChunk]float64
+		for k := 0; k < len(r); k += rowChunk {
+			n := min(rowChunk, len(r)-k)
+			m.closedRow(r[k:k+n], c[k:k+n], buf[:n])
+		}
 		return
 	}
-	c, db = c[:len(r)], db[:len(r)]
-	if m.withNu {
+	withNu := m.withNu && !onlyC
+	if !onlyC {
+		db = db[:len(r)]
+	}
+	if withNu {
 		dn = dn[:len(r)]
 	}
 	var off [rowChunk]int32
@@ -268,12 +282,22 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 	var slow [rowChunk]uint8
 	for k := 0; k < len(r); k += rowChunk {
 		n := min(rowChunk, len(r)-k)
-		ns := m.locate(r[k:k+n], off[:n], t[:n], &slow, &xs)
 		var dk []float64
-		if m.withNu {
+		if withNu {
 			dk = dn[k : k+n]
 		}
-		if ns < n {
+		ns, fused := 0, false
+		if onlyC { // locate and the polynomials in one pass where it can
+			ns, fused = m.covRowChunk(r[k:k+n], c[k:k+n], &slow, &xs)
+		}
+		if !fused {
+			ns = m.locate(r[k:k+n], off[:n], t[:n], &slow, &xs)
+		}
+		switch {
+		case ns == n || fused:
+		case onlyC:
+			polyRowCGo(m.coef, off[:n], t[:n], c[k:k+n])
+		default:
 			polyRow(m.coef, off[:n], t[:n], c[k:k+n], db[k:k+n], dk)
 		}
 		for _, i := range slow[:ns] {
@@ -281,8 +305,11 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 			if x := xs[i]; x != 0 {
 				cv, gv, dv = m.slow(x)
 			}
-			c[k+int(i)], db[k+int(i)] = cv, gv
-			if m.withNu {
+			c[k+int(i)] = cv
+			if !onlyC {
+				db[k+int(i)] = gv
+			}
+			if withNu {
 				dk[i] = dv
 			}
 		}
@@ -292,34 +319,7 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 // CovRow sets c[i] = C(r[i]) for i < len(r), the covariance alone: the
 // same values, bitwise, as Row's c, at about a third of its cost (one
 // polynomial an entry). c must be at least as long as r and may be r.
-func (m *Grad) CovRow(r, c []float64) {
-	c = c[:len(r)]
-	if m.form != 0 {
-		var db [rowChunk]float64
-		for k := 0; k < len(r); k += rowChunk {
-			n := min(rowChunk, len(r)-k)
-			m.closedRow(r[k:k+n], c[k:k+n], db[:n])
-		}
-		return
-	}
-	var off [rowChunk]int32
-	var t, xs [rowChunk]float64
-	var slow [rowChunk]uint8
-	for k := 0; k < len(r); k += rowChunk {
-		n := min(rowChunk, len(r)-k)
-		ns := m.locate(r[k:k+n], off[:n], t[:n], &slow, &xs)
-		if ns < n {
-			polyRowC(m.coef, off[:n], t[:n], c[k:k+n])
-		}
-		for _, i := range slow[:ns] {
-			cv := m.sigma2
-			if x := xs[i]; x != 0 {
-				cv, _, _ = m.slow(x)
-			}
-			c[k+int(i)] = cv
-		}
-	}
-}
+func (m *Grad) CovRow(r, c []float64) { m.Row(r, c, nil, nil) }
 
 // locate sets, for each r[i] (at most rowChunk of them) whose x = r/beta
 // is in the pieces' range, off[i] to the offset of its piece's

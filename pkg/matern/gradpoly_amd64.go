@@ -29,19 +29,22 @@ func polyRow(coef []float64, off []int32, t []float64, c, db, dn []float64) {
 //go:noescape
 func polyRowAVX2(coef []float64, off []int32, t []float64, c, db, dn []float64)
 
-// polyRowC is polyRowCGo, with AVX2 and FMA instructions where the CPU
-// has them (the same values, bitwise).
-func polyRowC(coef []float64, off []int32, t []float64, c []float64) {
-	if !hasAVX2FMA {
-		polyRowCGo(coef, off, t, c)
-		return
+// covRowChunk is locate and polyRowCGo (bitwise) in one pass (vector code) over at
+// most rowChunk entries: C into c for the entries in the pieces' range,
+// the others listed in slow and xs; it returns how many, and false
+// without the vector code (the caller then runs locate and polyRowCGo).
+func (m *Grad) covRowChunk(r, c []float64, slow *[rowChunk]uint8, xs *[rowChunk]float64) (int, bool) {
+	if !hasAVX2FMA || len(m.octs) == 0 {
+		return 0, false
 	}
-	_, _ = t[:len(off)], c[:len(off)]
-	polyRowCAVX2(coef, off, t, c)
+	if len(r) > rowChunk {
+		return 0, false
+	}
+	_ = c[:len(r)]
+	return covRowAVX2(r, c, m.invBeta, m.xlo, m.xend, m.ebase, &m.octs[0], &m.mid[0], &m.ihw[0], &m.coef[0], 8*m.nf*chebN, &slow[0], &xs[0]), true
 }
 
-// polyRowCAVX2 is polyRowCGo for len(off) entries (t and c at least as
-// long), every off[i] + 16 within coef.
+// covRowAVX2 is covRowChunk's vector code.
 //
 //go:noescape
-func polyRowCAVX2(coef []float64, off []int32, t []float64, c []float64)
+func covRowAVX2(r, c []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, xs *float64) int

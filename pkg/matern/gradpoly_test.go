@@ -7,7 +7,7 @@ import (
 )
 
 // TestPolyRowBitwise checks that polyRow (the vector code where the CPU
-// has AVX2 and FMA) gives bitwise polyRowGo's values, polyRowC bitwise
+// has AVX2 and FMA) gives bitwise polyRowGo's values, polyRowCGo bitwise
 // their C, and that both are
 // the polynomials sum_k a_k t^k summed term by term in extended
 // precision (float64 pairs) to 8 ulps of the sum of |a_k t^k|, for two
@@ -37,10 +37,10 @@ func TestPolyRowBitwise(t *testing.T) {
 		polyRow(coef, off, tt, got[0], got[1], dn)
 		polyRowGo(coef, off, tt, want[0], want[1], dw)
 		onlyC := make([]float64, n)
-		polyRowC(coef, off, tt, onlyC)
+		polyRowCGo(coef, off, tt, onlyC)
 		for i := range n {
 			if math.Float64bits(onlyC[i]) != math.Float64bits(want[0][i]) {
-				t.Fatalf("nf %d entry %d (t %v): polyRowC %v, polyRowGo %v", nf, i, tt[i], onlyC[i], want[0][i])
+				t.Fatalf("nf %d entry %d (t %v): polyRowCGo %v, polyRowGo %v", nf, i, tt[i], onlyC[i], want[0][i])
 			}
 		}
 		for f := 0; f < nf; f++ {
@@ -138,8 +138,8 @@ func checkCovRow(t *testing.T, g *Grad, r, want []float64) {
 
 // TestCovRowClosed checks CovRow against Row's C for the evaluators
 // without the derivative in nu, closed forms (nu = 0.5, 1.5, 2.5) and
-// interpolated, over lengths across Row's chunks, 0 and distances beyond
-// the interpolated range among them.
+// interpolated, over lengths across Row's chunks, 0, NaN and distances
+// beyond the interpolated range among them.
 func TestCovRowClosed(t *testing.T) {
 	for _, nu := range []float64{0.5, 0.8, 1.5, 2.5} {
 		g, err := NewGrad(Theta{Sigma2: 1.3, Beta: 0.1, Nu: nu}, 1e-4, 1.5, false)
@@ -150,8 +150,55 @@ func TestCovRowClosed(t *testing.T) {
 		for i := range r {
 			r[i] = 1.5 * float64(i) / 140 // the last ones beyond rmax
 		}
+		r[5] = math.NaN()
 		c, db := make([]float64, len(r)), make([]float64, len(r))
 		g.Row(r, c, db, nil)
 		checkCovRow(t, g, r, c)
+	}
+}
+
+// TestRowFused checks Row and CovRow (for C alone, locate and the
+// polynomial in one vector pass where the CPU has it) bitwise against
+// locate then polyRowGo, for one chunk of distances inside the pieces'
+// range, with and without dC/dnu.
+func TestRowFused(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 5))
+	for _, withNu := range []bool{false, true} {
+		g, err := NewGrad(Theta{Sigma2: 1.3, Beta: 0.1, Nu: 0.8}, 1e-4, 1.5, withNu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := make([]float64, rowChunk)
+		for i := range r {
+			r[i] = 1e-3 + 1.4*rng.Float64()
+		}
+		var off [rowChunk]int32
+		var tt, xs [rowChunk]float64
+		var slow [rowChunk]uint8
+		if ns := g.locate(r, off[:], tt[:], &slow, &xs); ns != 0 {
+			t.Fatalf("%d distances outside the pieces", ns)
+		}
+		var want, got [3][]float64
+		for f := range 3 {
+			want[f], got[f] = make([]float64, rowChunk), make([]float64, rowChunk)
+		}
+		dw, dg := want[2], got[2]
+		if !withNu {
+			dw, dg = nil, nil
+		}
+		polyRowGo(g.coef, off[:], tt[:], want[0], want[1], dw)
+		g.Row(r, got[0], got[1], dg)
+		onlyC := make([]float64, rowChunk)
+		g.CovRow(r, onlyC)
+		for i := range r {
+			for f := range 3 {
+				if math.Float64bits(got[f][i]) != math.Float64bits(want[f][i]) {
+					t.Fatalf("nu %v function %d r %v: Row %v, locate and polyRowGo %v", withNu, f, r[i], got[f][i], want[f][i])
+				}
+			}
+			if math.Float64bits(onlyC[i]) != math.Float64bits(want[0][i]) {
+				t.Fatalf("r %v: CovRow %v, want %v", r[i], onlyC[i], want[0][i])
+			}
+		}
 	}
 }

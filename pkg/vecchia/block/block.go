@@ -42,8 +42,6 @@ import (
 	"math"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
-
 	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/matern"
 )
@@ -196,7 +194,7 @@ func workWords(u, r, ncov, gen, p int, grad bool) int {
 	w := u*4 + u*(1+ncov) + 2*u*u + 2*u + cholPad + 2*(u+4)
 	// With the gradient: dSigma, C, L^-1 C and the B_j, the B_j^T [y X].
 	if grad {
-		w += gen*u*u + u*r*(2+p) + p*r*(1+ncov)
+		w += gen*(u*u+cholPad) + u*r*(2+p) + p*r*(1+ncov) + u + 4
 	}
 	return w
 }
@@ -262,6 +260,7 @@ type scratch struct {
 	ct   []float64
 	dsig [][]float64
 	c    []float64   // L^-T E_R, u x r
+	zero []float64   // u+4 zeros (dsigC)
 	w    []float64   // [L^-1 C | B_slot0 | B_slot1 ...], u x (nlc + F r)
 	lc   []float64   // L^-1 C, u x r (nil when not needed)
 	b    [][]float64 // B_j, u x r, per parameter (nil for Fixed)
@@ -318,9 +317,10 @@ func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
 		return
 	}
 	for g := range sc.dsig {
-		sc.dsig[g] = take(u * u)
+		sc.dsig[g] = take(u*u + cholPad)[: u*u : u*u+cholPad]
 	}
 	sc.c = take(u * r)
+	sc.zero = take(u + 4)
 	nlc := 0
 	if sc.needLC {
 		nlc = r
@@ -379,7 +379,7 @@ func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int,
 		}
 		return &NotPosDefError{Block: d.First + b, Size: u, Point: int(g)}
 	}
-	sc.likBlock(k, s, lay, u, acc)
+	sc.likBlock(s, lay, u, acc)
 	clock.lap(acc, lay, TimeSolve)
 	if !s.Grad {
 		return nil
@@ -391,10 +391,10 @@ func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int,
 
 // likBlock solves [y X] with the factor L in sc.sig and adds the
 // block's log-determinant and quadratic forms.
-func (sc *scratch) likBlock(k kernels.Impl, s *Spec, lay Layout, u int, acc []float64) {
+func (sc *scratch) likBlock(s *Spec, lay Layout, u int, acc []float64) {
 	p := s.NCov
 	l, y := sc.sig, sc.y
-	k.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, u, 1+p, 1, l, u, y, u)
+	solveLower(u, 1+p, l, u, y, u)
 	for _, i := range sc.resp {
 		w := y[i]
 		acc[lay.LogDet()] += 2 * math.Log(l[i+i*u])
@@ -447,16 +447,12 @@ func (sc *scratch) gradBlock(k kernels.Impl, s *Spec, lay Layout, u, r int, acc 
 	for kk, i := range sc.resp {
 		c[i+kk*u] = 1
 	}
-	k.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, u, r, 1, l, u, c, u)
+	mirror(u, l) // L^T in the upper triangle: solveUpperT reads its columns
+	solveUpperT(u, r, l, u, c, u)
 	copy(sc.lc, c)
-	for j, kd := range s.Kinds {
-		if kd == Generated {
-			g := sc.slot[j]
-			k.Dgemm(blas.NoTrans, blas.NoTrans, u, r, u, 1, sc.dsig[g], u, c, u, 0, sc.b[j], u)
-		}
-	}
+	sc.dsigC(s, u)
 	if n := len(sc.lc)/u + sc.gen*r; n > 0 {
-		k.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, u, n, 1, l, u, sc.w, u)
+		solveLower(u, n, l, u, sc.w, u)
 	}
 	for j, kd := range s.Kinds {
 		bj := sc.b[j]
@@ -475,7 +471,7 @@ func (sc *scratch) gradBlock(k kernels.Impl, s *Spec, lay Layout, u, r int, acc 
 	p := s.NCov
 	ny := 1 + p
 	fr := sc.free * r
-	k.Dgemm(blas.Trans, blas.NoTrans, fr, ny, u, 1, sc.ball, u, sc.y, u, 0, sc.sy, fr)
+	sc.ballY(u, r, fr, ny)
 	for j, sl := range sc.slot {
 		if sl >= 0 {
 			sc.gradTerms(lay, p, u, fr, j, sc.sy[sl*r:], acc)
@@ -489,6 +485,45 @@ func (sc *scratch) gradBlock(k kernels.Impl, s *Spec, lay Layout, u, r int, acc 
 			if sc.slot[m] >= 0 {
 				acc[lay.Info()+j*lay.P+m] += sc.frobenius(sc.b[j], sc.b[m], u)
 			}
+		}
+	}
+}
+
+// dsigC writes dSigma_j C into B_j for the Generated parameters, column
+// by column: column k of C is zero below its response r_k, so only
+// dSigma_j's first r_k+1 columns enter (gemv: sums in order of the
+// column, fused multiply-adds).
+func (sc *scratch) dsigC(s *Spec, u int) {
+	zero, neg, t := sc.zero, sc.cx, sc.ct
+	clear(zero)
+	for kk, i := range sc.resp {
+		for q, v := range sc.c[kk*u : kk*u+i+1] {
+			neg[q] = -v // gemv subtracts: t = 0 - dSigma (-c)
+		}
+		for j, kd := range s.Kinds {
+			if kd != Generated {
+				continue
+			}
+			ds := sc.dsig[sc.slot[j]]
+			gemv(u, i+1, zero, ds[:cap(ds)], u, neg, t)
+			copy(sc.b[j][kk*u:(kk+1)*u], t[:u])
+		}
+	}
+}
+
+// ballY writes every B_j^T [y X] into sy ((F r) x (1+p), leading
+// dimension fr): column k of a B_j is zero below its response r_k.
+func (sc *scratch) ballY(u, r, fr, ny int) {
+	for b := 0; b < ny; b++ {
+		yb := sc.y[b*u : (b+1)*u]
+		for a := 0; a < fr; a++ {
+			n := sc.resp[a%r] + 1
+			ba := sc.ball[a*u : a*u+n]
+			v := 0.0
+			for i, x := range ba {
+				v = math.FMA(x, yb[i], v)
+			}
+			sc.sy[a+b*fr] = v
 		}
 	}
 }

@@ -13,8 +13,8 @@ const cholPad = 3
 // (j+1) x (j+1) minor is not numerically positive definite (its pivot not
 // positive, or NaN): dpotrf's info, for the blocks' matrices, whose
 // sizes (tens of points) leave OpenBLAS's per-call costs and small-matrix
-// paths slower than this left-looking loop. x and t are scratch of n + 4
-// values each.
+// paths slower than this left-looking loop. t is scratch of n + 4
+// values (x is not used).
 //
 // Column j: t = a[j:n, j] - L[j:n, 0:j] L[j, 0:j]^T, each entry's sum
 // accumulated over k = 0..j-1 in order with fused multiply-adds (the
@@ -28,13 +28,11 @@ func chol(n int, a []float64, ld int, x, t []float64) int {
 	for j := 0; j < n; j++ {
 		m := n - j
 		col := a[j+j*ld:]
-		for k := 0; k < j; k++ {
-			x[k] = a[j+k*ld]
-		}
+		// L[j, 0:j] is row j of a: the x of the update, stride ld.
 		if vec {
-			colUpdate(m, j, col, a[j:], ld, x, t)
+			colUpdate(m, j, col, a[j:], ld, a[j:], ld, t)
 		} else {
-			colUpdateGo(m, j, col, a[j:], ld, x, t)
+			colUpdateGo(m, j, col, a[j:], ld, a[j:], ld, t)
 		}
 		d := t[0]
 		if !(d > 0) {
@@ -43,21 +41,43 @@ func chol(n int, a []float64, ld int, x, t []float64) int {
 		d = math.Sqrt(d)
 		col[0] = d
 		inv := 1 / d
-		for i := 1; i < m; i++ {
-			col[i] = t[i] * inv
+		dst, src := col[1:m], t[1:m]
+		for i := range dst {
+			dst[i] = src[i] * inv
 		}
 	}
 	return 0
 }
 
-// colUpdateGo sets t[i] = a[i] - sum_{k<kn} l[i+k*ld] x[k] for i < m, the
-// sum accumulated in order of k with fused multiply-adds.
-func colUpdateGo(m, kn int, a, l []float64, ld int, x, t []float64) {
+// Chol is the Cholesky factor the blocks use (chol), for measuring it:
+// it overwrites the lower triangle of the n x n matrix a (leading
+// dimension ld) with L, a = L L^T, and returns 0 or dpotrf's info. work
+// holds at least 2n + 8 values; a's capacity (n-1) ld + n + 3 lets it run
+// the vector code.
+func Chol(n int, a []float64, ld int, work []float64) int {
+	return chol(n, a, ld, work[:n+4], work[n+4:2*n+8])
+}
+
+// colUpdateGo sets t[i] = a[i] - sum_{k<kn} l[i+k*ld] x[k*xs] for i < m,
+// the sum accumulated in order of k with fused multiply-adds.
+func colUpdateGo(m, kn int, a, l []float64, ld int, x []float64, xs int, t []float64) {
 	for i := 0; i < m; i++ {
 		s := a[i]
 		for k := 0; k < kn; k++ {
-			s = math.FMA(-x[k], l[i+k*ld], s)
+			s = math.FMA(-x[k*xs], l[i+k*ld], s)
 		}
 		t[i] = s
 	}
+}
+
+// gemv sets t[i] = a[i] - sum_{k<kn} l[i+k*ld] x[k] for i < m
+// (colUpdateGo's sums), with the vector code where the capacities of a,
+// l and t allow its reads up to 3 rows past m (t then needs as many).
+func gemv(m, kn int, a, l []float64, ld int, x, t []float64) {
+	m4 := (m + 3) &^ 3
+	if useVec && m > 0 && kn > 0 && len(a) >= m4 && len(t) >= m4 && len(l) >= (kn-1)*ld+m4 {
+		colUpdate(m, kn, a, l, ld, x, 1, t)
+		return
+	}
+	colUpdateGo(m, kn, a, l, ld, x, 1, t)
 }

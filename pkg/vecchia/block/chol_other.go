@@ -6,6 +6,6 @@ package block
 const useVec = false
 
 // colUpdate is colUpdateGo (no vector code on this platform or build).
-func colUpdate(m, kn int, a, l []float64, ld int, x, t []float64) {
-	colUpdateGo(m, kn, a, l, ld, x, t)
+func colUpdate(m, kn int, a, l []float64, ld int, x []float64, xs int, t []float64) {
+	colUpdateGo(m, kn, a, l, ld, x, xs, t)
 }
