@@ -201,7 +201,7 @@ func (res *VecchiaResult) rates(o VecchiaOptions, plan *vecchia.Plan) error {
 	var bad error
 	var mu sync.Mutex
 	res.PotrfRate = rate(o.Workers, float64(u)*float64(u)*float64(u)/3, func() func() {
-		a, w := make([]float64, u*u+3), make([]float64, 2*u+8)
+		a, w := make([]float64, u*u+3), make([]float64, u+4)
 		return func() {
 			copy(a, spd)
 			if info := block.Chol(u, a, u, w); info != 0 {

@@ -24,10 +24,10 @@ type blocksArgs struct {
 
 // cpu overwrites the partial result (buffer 0) with the blocks' sums
 // (block.Run), on the worker's scratch (buffer 1).
-func (a blocksArgs) cpu(k kernels.Impl, c runtime.Context) error {
+func (a blocksArgs) cpu(_ kernels.Impl, c runtime.Context) error {
 	out := c.Vector(0)
 	clear(out)
-	return block.Run(k, a.spec, a.data, a.b0, a.b1, c.Buffer(1), out)
+	return block.Run(a.spec, a.data, a.b0, a.b1, c.Buffer(1), out)
 }
 
 var blocksCL = &insert.Codelet[blocksArgs]{Kind: kind.VecchiaBlocks,

@@ -42,7 +42,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/exageostat/exageostat/pkg/kernels"
 	"github.com/exageostat/exageostat/pkg/matern"
 )
 
@@ -230,14 +229,14 @@ func IsNotPosDef(err error) bool {
 // Run adds to acc (s.Layout().Len() values) the
 // contributions of blocks b0 .. b1-1 of d, using work (at least
 // s.WorkWords of the largest block) as scratch.
-func Run(k kernels.Impl, s *Spec, d *Data, b0, b1 int, work []float64, acc []float64) error {
+func Run(s *Spec, d *Data, b0, b1 int, work []float64, acc []float64) error {
 	lay := s.Layout()
 	sc := &scratch{}
 	if s.Grad {
 		sc.plan(s)
 	}
 	for b := b0; b < b1; b++ {
-		if err := sc.runBlock(k, s, d, lay, b, work, acc); err != nil {
+		if err := sc.runBlock(s, d, lay, b, work, acc); err != nil {
 			return err
 		}
 	}
@@ -337,7 +336,7 @@ func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
 }
 
 // runBlock adds block b's contributions to acc.
-func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int, work []float64, acc []float64) error {
+func (sc *scratch) runBlock(s *Spec, d *Data, lay Layout, b int, work []float64, acc []float64) error {
 	idx := d.Idx[d.Start[b]:d.Start[b+1]]
 	u := len(idx)
 	r := 0
@@ -370,7 +369,7 @@ func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int,
 	clock.start(s.Timing)
 	s.Cov.Fill(sc.pts, u, sc.sig, sc.dsig, sc.cov)
 	clock.lap(acc, lay, TimeGen)
-	info := chol(u, sc.sig, u, sc.cx, sc.ct)
+	info := chol(u, sc.sig, u, sc.ct)
 	clock.lap(acc, lay, TimeChol)
 	if info != 0 {
 		g, _ := Response(idx[info-1])
@@ -384,7 +383,7 @@ func (sc *scratch) runBlock(k kernels.Impl, s *Spec, d *Data, lay Layout, b int,
 	if !s.Grad {
 		return nil
 	}
-	sc.gradBlock(k, s, lay, u, r, acc)
+	sc.gradBlock(s, lay, u, r, acc)
 	clock.lap(acc, lay, TimeGrad)
 	return nil
 }
@@ -438,7 +437,7 @@ func (c *phaseClock) lap(acc []float64, lay Layout, phase int) {
 // to those and to C at once (one dtrsm), the Scale and Nugget B_j from
 // L^-1 C, every B_j^T [y X] at once (one dgemm), and the information's
 // Frobenius products over the rows that the truncation keeps.
-func (sc *scratch) gradBlock(k kernels.Impl, s *Spec, lay Layout, u, r int, acc []float64) {
+func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 	if sc.free == 0 { // every parameter fixed: no derivative
 		return
 	}

@@ -14,13 +14,13 @@ const cholPad = 3
 // positive, or NaN): dpotrf's info, for the blocks' matrices, whose
 // sizes (tens of points) leave OpenBLAS's per-call costs and small-matrix
 // paths slower than this left-looking loop. t is scratch of n + 4
-// values (x is not used).
+// values.
 //
 // Column j: t = a[j:n, j] - L[j:n, 0:j] L[j, 0:j]^T, each entry's sum
 // accumulated over k = 0..j-1 in order with fused multiply-adds (the
 // vector code and the scalar code give the same values bitwise), then
 // L[j,j] = sqrt(t_0) and L[j+1:n, j] = t[1:] * (1/L[j,j]).
-func chol(n int, a []float64, ld int, x, t []float64) int {
+func chol(n int, a []float64, ld int, t []float64) int {
 	vec := useVec && n > 0 && cap(a) >= (n-1)*ld+n+cholPad
 	if vec {
 		a = a[:cap(a)]
@@ -52,10 +52,10 @@ func chol(n int, a []float64, ld int, x, t []float64) int {
 // Chol is the Cholesky factor the blocks use (chol), for measuring it:
 // it overwrites the lower triangle of the n x n matrix a (leading
 // dimension ld) with L, a = L L^T, and returns 0 or dpotrf's info. work
-// holds at least 2n + 8 values; a's capacity (n-1) ld + n + 3 lets it run
+// holds at least n + 4 values; a's capacity (n-1) ld + n + 3 lets it run
 // the vector code.
 func Chol(n int, a []float64, ld int, work []float64) int {
-	return chol(n, a, ld, work[:n+4], work[n+4:2*n+8])
+	return chol(n, a, ld, work[:n+4])
 }
 
 // colUpdateGo sets t[i] = a[i] - sum_{k<kn} l[i+k*ld] x[k*xs] for i < m,

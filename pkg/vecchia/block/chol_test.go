@@ -44,11 +44,11 @@ func TestChol(t *testing.T) {
 		want := refChol(n, a, ld)
 		vec := append([]float64(nil), a...)
 		sca := append([]float64(nil), a[:(n-1)*ld+n]...) // no padding: the scalar code
-		x, tt := make([]float64, n+4), make([]float64, n+4)
-		if info := chol(n, vec, ld, x, tt); info != 0 {
+		tt := make([]float64, n+4)
+		if info := chol(n, vec, ld, tt); info != 0 {
 			t.Fatalf("n %d: info %d", n, info)
 		}
-		if info := chol(n, sca, ld, x, tt); info != 0 {
+		if info := chol(n, sca, ld, tt); info != 0 {
 			t.Fatalf("n %d: scalar info %d", n, info)
 		}
 		big := 0.0
@@ -74,7 +74,7 @@ func TestChol(t *testing.T) {
 		}
 		q := n / 2 // pivot q not positive: make a[q][q] too small
 		a[q+q*ld] -= 2 * want[q+q*n] * want[q+q*n]
-		if info := chol(n, a, ld, x, tt); info != q+1 {
+		if info := chol(n, a, ld, tt); info != q+1 {
 			t.Errorf("n %d: info %d for a minor not positive definite at %d, want %d", n, info, q, q+1)
 		}
 	}
@@ -115,7 +115,7 @@ func BenchmarkChol(b *testing.B) {
 			a[j+j*n] += 0.1
 		}
 		w := make([]float64, len(a))
-		x, tt := make([]float64, n+4), make([]float64, n+4)
+		tt := make([]float64, n+4)
 		flops := float64(n) * float64(n) * float64(n) / 3
 		run := func(name string, f func() int) {
 			b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) {
@@ -131,7 +131,7 @@ func BenchmarkChol(b *testing.B) {
 				b.ReportMetric(flops*float64(b.N)/(threadCPU()-c0)*1e-9, "cpu-GFLOP/s")
 			})
 		}
-		run("chol", func() int { return chol(n, w, n, x, tt) })
+		run("chol", func() int { return chol(n, w, n, tt) })
 		for _, k := range kernels.All() {
 			run(k.Name(), func() int { return k.Dpotrf(n, w, n) })
 		}
