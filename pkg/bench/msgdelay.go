@@ -16,15 +16,17 @@ type MessageDelay struct {
 	// Messages counts the messages measured: those whose receiving rank
 	// had an idle worker when their data became ready at the sender.
 	Messages int `json:"messages"`
-	// Observed is their mean delay from the data being ready at the
-	// sender (the send's dependency, the task that wrote the tile,
+	// Median and Mean are their delays' from the data being ready at
+	// the sender (the send's dependency, the task that wrote the tile,
 	// ended) to the receive completing at the receiver, seconds.
-	Observed float64 `json:"observed_seconds"`
+	Median float64 `json:"median_seconds"`
+	Mean   float64 `json:"mean_seconds"`
 	// Link is their mean link time in the model, latency + bytes /
 	// bandwidth, seconds.
 	Link float64 `json:"link_seconds"`
-	// Delay is max(Observed - Link, 0): what the runtime adds to the
-	// wire, the simulator's message delay (sim.Options.MessageDelay).
+	// Delay is the median over the messages of their delay less their
+	// link time, at least 0: what the runtime adds to the wire, the
+	// simulator's message delay (sim.Options.MessageDelay).
 	Delay float64 `json:"delay_seconds"`
 }
 
@@ -38,8 +40,12 @@ type MessageDelay struct {
 // workers were busy with other tasks. The choice depends on the
 // receiver's state, not on the delay, so long delays are not favoured
 // (taking the messages a worker waited for would: a message that came
-// early is never waited for). The result's Delay is the mean delay less
-// the mean link time net.Latency + bytes / net.Bandwidth, at least 0.
+// early is never waited for). The result's Delay is the median of each
+// message's delay less its link time net.Latency + bytes /
+// net.Bandwidth, at least 0: the median, not the mean, because the delays
+// have a long tail that a burst of another process's load on the shared
+// machine lengthens (one history run at load 4 had a mean of 14.7 ms
+// where the median stays at 2-3 ms, with quiet timed runs after it).
 func messageDelays(ev []trace.Event, net config.Network) MessageDelay {
 	type lane struct{ rank, worker int }
 	busy := map[lane][][2]int64{} // per worker: its tasks' [start, end), by start
@@ -68,18 +74,20 @@ func messageDelays(ev []trace.Event, net config.Network) MessageDelay {
 		return false
 	}
 	var d MessageDelay
+	var obs, extra []float64
 	for _, t := range trace.Transfers(ev) {
 		if t.Send == nil || t.Recv == nil || !idleAt(t.Dst, t.Send.Ready) {
 			continue
 		}
-		d.Messages++
-		d.Observed += float64(t.Recv.End-t.Send.Ready) * 1e-9
-		d.Link += net.Latency + float64(t.Recv.Bytes)/net.Bandwidth
+		o, l := float64(t.Recv.End-t.Send.Ready)*1e-9, net.Latency+float64(t.Recv.Bytes)/net.Bandwidth
+		obs, extra = append(obs, o), append(extra, o-l)
+		d.Mean += o
+		d.Link += l
 	}
-	if d.Messages > 0 {
-		d.Observed /= float64(d.Messages)
+	if d.Messages = len(obs); d.Messages > 0 {
+		d.Mean /= float64(d.Messages)
 		d.Link /= float64(d.Messages)
-		d.Delay = max(d.Observed-d.Link, 0)
+		d.Median, d.Delay = median(obs), max(median(extra), 0)
 	}
 	return d
 }

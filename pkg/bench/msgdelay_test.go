@@ -47,20 +47,20 @@ func TestMessageDelays(t *testing.T) {
 		// Rank 1's worker is idle at 1000 (tag 1: 2000 us) and at 5600
 		// (tag 3: 1400 us), busy at 4000 (tag 2: left out); rank 0's is
 		// idle at 5000 (tag 5: 400 us), busy at 5500 (tag 6: left out).
-		// Mean 1266.67 us, less the link's 18 us.
+		// Median 1400 us (mean 1266.67), less the link's 18 us.
 		{"mixed", cat(
 			[]trace.Event{task(0, 0, 0, 1000), task(0, 0, 5410, 6000)},
 			[]trace.Event{task(1, 0, 0, 500), task(1, 0, 3020, 5000), task(1, 0, 5000, 5500)},
 			msg(0, 1, 1, 1000, 3000), msg(0, 1, 2, 4000, 4500), msg(0, 1, 3, 5600, 7000),
 			msg(1, 0, 5, 5000, 5400), msg(1, 0, 6, 5500, 5600),
-		), 5000, MessageDelay{Messages: 3, Observed: 3800e-6 / 3, Link: 18e-6, Delay: 3800e-6/3 - 18e-6}},
+		), 5000, MessageDelay{Messages: 3, Median: 1400e-6, Mean: 3800e-6 / 3, Link: 18e-6, Delay: 1382e-6}},
 		// One idle worker of two is enough; both busy: left out.
 		{"two workers", cat(
 			[]trace.Event{task(1, 0, 0, 1000), task(1, 1, 0, 200)},
 			msg(0, 1, 1, 500, 800), msg(0, 1, 2, 100, 900),
-		), 0, MessageDelay{Messages: 1, Observed: 300e-6, Link: 18e-6, Delay: 282e-6}},
+		), 0, MessageDelay{Messages: 1, Median: 300e-6, Mean: 300e-6, Link: 18e-6, Delay: 282e-6}},
 		// Faster than the link model: no delay.
-		{"within the link", cat([]trace.Event{task(1, 0, 0, 50)}, msg(0, 1, 1, 100, 110)), 0, MessageDelay{Messages: 1, Observed: 10e-6, Link: 18e-6}},
+		{"within the link", cat([]trace.Event{task(1, 0, 0, 50)}, msg(0, 1, 1, 100, 110)), 0, MessageDelay{Messages: 1, Median: 10e-6, Mean: 10e-6, Link: 18e-6}},
 		{"none", []trace.Event{task(0, 0, 0, 10)}, 0, MessageDelay{}},
 	}
 	for _, c := range cases {
@@ -75,7 +75,7 @@ func TestMessageDelays(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := messageDelays(ev, net)
-			if got.Messages != c.want.Messages || math.Abs(got.Observed-c.want.Observed) > 1e-12 ||
+			if got.Messages != c.want.Messages || math.Abs(got.Median-c.want.Median) > 1e-12 || math.Abs(got.Mean-c.want.Mean) > 1e-12 ||
 				math.Abs(got.Link-c.want.Link) > 1e-12 || math.Abs(got.Delay-c.want.Delay) > 1e-12 {
 				t.Errorf("got %+v, want %+v", got, c.want)
 			}

@@ -92,14 +92,18 @@ func historyRuns(o SimCheckOptions, rt *runtime.Runtime, h *gatedHistory, prob l
 
 // shareDelay returns rank 0's d on every rank (to the nanosecond).
 func shareDelay(w comm.Comm, d MessageDelay) (MessageDelay, error) {
-	buf := make([]int64, 4)
+	buf := make([]int64, 5)
 	if w.Rank() == 0 {
-		buf = []int64{int64(d.Messages), int64(math.Round(d.Observed * 1e9)), int64(math.Round(d.Link * 1e9)), int64(math.Round(d.Delay * 1e9))}
+		buf[0] = int64(d.Messages)
+		for i, x := range []float64{d.Median, d.Mean, d.Link, d.Delay} {
+			buf[i+1] = int64(math.Round(x * 1e9))
+		}
 	}
 	if err := w.AllreduceSum(buf); err != nil {
 		return MessageDelay{}, err
 	}
-	return MessageDelay{Messages: int(buf[0]), Observed: float64(buf[1]) * 1e-9, Link: float64(buf[2]) * 1e-9, Delay: float64(buf[3]) * 1e-9}, nil
+	return MessageDelay{Messages: int(buf[0]), Median: float64(buf[1]) * 1e-9, Mean: float64(buf[2]) * 1e-9,
+		Link: float64(buf[3]) * 1e-9, Delay: float64(buf[4]) * 1e-9}, nil
 }
 
 // historyDurations returns, per duration kind (config.TaskKinds), the mean
