@@ -25,71 +25,26 @@ GLOBL polyOne<>(SB), RODATA|NOPTR, $8
 	VUNPCKLPD X2, X1, X5 \
 	VINSERTF128 $1, X5, Y4, Y4
 
-// Entry AX's t (at R9) into X0 and its powers (TPOWERS); the piece's
-// coefficients at DI = SI + 8 off[AX] (off at R8).
-#define POWERS \
-	MOVLQSX (R8)(AX*4), DX \
-	LEAQ    (SI)(DX*8), DI \
-	VMOVSD  (R9)(AX*8), X0 \
-	TPOWERS
-
-// func polyRowAVX2(coef []float64, off []int32, t []float64, c, db, dn []float64)
-TEXT ·polyRowAVX2(SB), NOSPLIT, $0-144
-	MOVQ coef_base+0(FP), SI
-	MOVQ off_base+24(FP), R8
-	MOVQ off_len+32(FP), CX
-	MOVQ t_base+48(FP), R9
-	MOVQ c_base+72(FP), R11
-	MOVQ db_base+96(FP), R12
-	MOVQ dn_base+120(FP), R13
-	MOVQ dn_len+128(FP), R10
-	VMOVSD polyOne<>(SB), X14
-	XORQ AX, AX
-
-loop:
-	CMPQ AX, CX
-	JGE  done
-	POWERS
-	POLY(0, 32, 64, 96, Y6)
-	POLY(128, 160, 192, 224, Y7)
-	VHADDPD Y7, Y6, Y8          // (c0+c1, b0+b1, c2+c3, b2+b3)
-	VEXTRACTF128 $1, Y8, X9
-	VADDPD  X9, X8, X8
-	VMOVSD  X8, (R11)(AX*8)
-	VMOVHPD X8, (R12)(AX*8)
-	TESTQ   R10, R10
-	JZ      next
-	POLY(256, 288, 320, 352, Y10)
-	VHADDPD Y10, Y10, Y11       // (n0+n1, ., n2+n3, .)
-	VEXTRACTF128 $1, Y11, X12
-	VADDPD  X12, X11, X11
-	VMOVSD  X11, (R13)(AX*8)
-
-next:
-	INCQ AX
-	JMP  loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func covRowAVX2(r, c []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, xs *float64) int
-// locate and polyRowCGo (bitwise) in one pass over at most rowChunk entries: for
-// each r[i] with x = r[i] ib in [lo, hi), its piece p (octave bits>>52 -
-// eb, then first + mantissa >> shift), t = (x - mid[p]) ihw[p] and C's
-// polynomial at coef + p stride bytes into c[i]; the others listed in
-// slow (their index) and xs (their x), as locate does. Returns how many.
-TEXT ·covRowAVX2(SB), NOSPLIT, $0-144
+// func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8) int
+// locate and the polynomials (rowGo, bitwise) in one pass over at most
+// rowChunk entries: for each r[i] with x = r[i] ib in [lo, hi), its piece
+// p (octave bits>>52 - eb, then first + mantissa >> shift), t = (x -
+// mid[p]) ihw[p] and the polynomials at coef + p stride bytes: C's into
+// c[i], dC/dbeta's into db[i] unless db is empty, dC/dnu's into dn[i]
+// unless dn is empty; the others listed in slow (their index) with their
+// x in c[i]. Returns how many.
+TEXT ·rowAVX2(SB), NOSPLIT, $0-184
 	MOVQ r_base+0(FP), SI
 	MOVQ c_base+24(FP), R11
-	VMOVSD ib+48(FP), X10
-	VMOVSD lo+56(FP), X11
-	VMOVSD hi+64(FP), X12
-	MOVQ eb+72(FP), R8
-	MOVQ octs+80(FP), R9
-	MOVQ mid+88(FP), R12
-	MOVQ ihw+96(FP), R13
-	MOVQ stride+112(FP), R10
+	MOVQ db_base+48(FP), R15
+	VMOVSD ib+96(FP), X10
+	VMOVSD lo+104(FP), X11
+	VMOVSD hi+112(FP), X12
+	MOVQ eb+120(FP), R8
+	MOVQ octs+128(FP), R9
+	MOVQ mid+136(FP), R12
+	MOVQ ihw+144(FP), R13
+	MOVQ stride+160(FP), R10
 	VMOVSD polyOne<>(SB), X14
 	XORQ AX, AX
 	XORQ R14, R14
@@ -117,10 +72,12 @@ rloop:
 	VSUBSD (R12)(BX*8), X0, X0
 	VMULSD (R13)(BX*8), X0, X0  // t = (x - mid) ihw
 	IMULQ R10, BX
-	MOVQ coef+104(FP), DI
+	MOVQ coef+152(FP), DI
 	ADDQ BX, DI
 	TPOWERS
 	POLY(0, 32, 64, 96, Y6)
+	CMPQ db_len+56(FP), $0
+	JNE  rdb
 	VHADDPD Y6, Y6, Y8
 	VEXTRACTF128 $1, Y8, X9
 	VADDSD  X9, X8, X8
@@ -128,16 +85,35 @@ rloop:
 	INCQ AX
 	JMP  rloop
 
+rdb:
+	POLY(128, 160, 192, 224, Y7)
+	VHADDPD Y7, Y6, Y8          // (c0+c1, b0+b1, c2+c3, b2+b3)
+	VEXTRACTF128 $1, Y8, X9
+	VADDPD  X9, X8, X8
+	VMOVSD  X8, (R11)(AX*8)
+	VMOVHPD X8, (R15)(AX*8)
+	CMPQ dn_len+80(FP), $0
+	JEQ  rnext
+	POLY(256, 288, 320, 352, Y6)
+	VHADDPD Y6, Y6, Y8          // (n0+n1, ., n2+n3, .)
+	VEXTRACTF128 $1, Y8, X9
+	VADDSD  X9, X8, X8
+	MOVQ dn_base+72(FP), DX
+	VMOVSD  X8, (DX)(AX*8)
+
+rnext:
+	INCQ AX
+	JMP  rloop
+
 rslow:
-	MOVQ slow+120(FP), DX
+	MOVQ slow+168(FP), DX
 	MOVB AX, (DX)(R14*1)
-	MOVQ xs+128(FP), DX
-	VMOVSD X0, (DX)(AX*8)
+	VMOVSD X0, (R11)(AX*8)      // x into c
 	INCQ R14
 	INCQ AX
 	JMP  rloop
 
 rdone:
-	MOVQ R14, ret+136(FP)
+	MOVQ R14, ret+176(FP)
 	VZEROUPPER
 	RET
