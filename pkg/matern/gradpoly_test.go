@@ -174,6 +174,9 @@ func TestRowFused(t *testing.T) {
 			r := make([]float64, n)
 			for i := range r {
 				r[i] = 1e-3 + 1.4*rng.Float64()
+				if i%2 == 1 { // log-uniform: every octave of the pieces
+					r[i] = 1e-4 * math.Pow(1.4e4, rng.Float64())
+				}
 			}
 			for _, odd := range []float64{0, math.NaN(), 2, 1e-7} {
 				r[rng.IntN(n)] = odd
