@@ -200,6 +200,15 @@ func TestRowFused(t *testing.T) {
 				if ng != nw || string(sg[:ng]) != string(sw[:nw]) {
 					t.Fatalf("n %d nf %d: rowVec lists %v, rowGo %v", n, nf, sg[:ng], sw[:nw])
 				}
+				if nf == 1 { // in place, as CovRow(col, col)
+					in := append([]float64(nil), r...)
+					g.rowVec(in, in, nil, nil, &sg)
+					for i := range n {
+						if math.Float64bits(in[i]) != math.Float64bits(want[0][i]) {
+							t.Fatalf("n %d r %v: rowVec in place %v, rowGo %v", n, r[i], in[i], want[0][i])
+						}
+					}
+				}
 				isSlow := make([]bool, n)
 				for _, i := range sw[:nw] {
 					isSlow[i] = true
