@@ -248,7 +248,7 @@ func Run(s *Spec, d *Data, b0, b1 int, work []float64, acc []float64) error {
 // With the gradient, the columns that L^-1 applies to are contiguous in
 // w: L^-1 C (when a Scale or Nugget parameter needs it), then the B_j of
 // the Generated parameters, then those of the Scale and Nugget ones, so
-// that one dtrsm solves them all and one dgemm forms every B_j^T [y X].
+// that one substitution (solveLower) solves them all.
 type scratch struct {
 	pts  matern.Points
 	resp []int // local rows of the responses
@@ -265,6 +265,9 @@ type scratch struct {
 	b    [][]float64 // B_j, u x r, per parameter (nil for Fixed)
 	ball []float64   // every B_j, slot by slot (u x F r)
 	sy   []float64   // ball^T [y X], (F r) x (1+p)
+	frob []float64   // the Frobenius products, F x F (grams)
+	gram []float64   // one response's inner products, F x (F+1+p)
+	vs   []int       // grams' vectors
 	// Per parameter, its slot among the B_j (-1 for Fixed); the numbers
 	// of Generated and of non-Fixed parameters; whether L^-1 C is needed.
 	slot      []int
@@ -293,6 +296,10 @@ func (sc *scratch) plan(s *Spec) {
 			sc.free++
 		}
 	}
+	nv := sc.free + 1 + s.NCov
+	sc.frob = make([]float64, sc.free*sc.free)
+	sc.gram = make([]float64, sc.free*nv)
+	sc.vs = make([]int, 0, nv)
 }
 
 func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
@@ -432,11 +439,12 @@ func (c *phaseClock) lap(acc []float64, lay Layout, phase int) {
 }
 
 // gradBlock adds the block's gradient and information terms, the factor
-// L in sc.sig and the solved [y X] in sc.y: C = L^-T E_R (one dtrsm),
-// dSigma_j C for the Generated parameters (one dgemm each), L^-1 applied
-// to those and to C at once (one dtrsm), the Scale and Nugget B_j from
-// L^-1 C, every B_j^T [y X] at once (one dgemm), and the information's
-// Frobenius products over the rows that the truncation keeps.
+// L in sc.sig and the solved [y X] in sc.y: C = L^-T E_R (solveUpperT),
+// dSigma_j C for the Generated parameters (dsigC), L^-1 applied to those
+// and to C at once (solveLower), the Scale and Nugget B_j from L^-1 C,
+// then, response by response, the inner products of the B_j's columns
+// with each other and with [y X] over the rows that the truncation keeps
+// (grams): the B_j^T [y X] and the information's Frobenius products.
 func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 	if sc.free == 0 { // every parameter fixed: no derivative
 		return
@@ -468,21 +476,21 @@ func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 		}
 	}
 	p := s.NCov
-	ny := 1 + p
 	fr := sc.free * r
-	sc.ballY(u, r, fr, ny)
+	sc.grams(u, r, 1+p)
 	for j, sl := range sc.slot {
 		if sl >= 0 {
 			sc.gradTerms(lay, p, u, fr, j, sc.sy[sl*r:], acc)
 		}
 	}
+	f := sc.free
 	for j, sj := range sc.slot {
 		if sj < 0 {
 			continue
 		}
 		for m := 0; m <= j; m++ {
-			if sc.slot[m] >= 0 {
-				acc[lay.Info()+j*lay.P+m] += sc.frobenius(sc.b[j], sc.b[m], u)
+			if sm := sc.slot[m]; sm >= 0 {
+				acc[lay.Info()+j*lay.P+m] += sc.frob[max(sj, sm)*f+min(sj, sm)]
 			}
 		}
 	}
@@ -510,19 +518,57 @@ func (sc *scratch) dsigC(s *Spec, u int) {
 	}
 }
 
-// ballY writes every B_j^T [y X] into sy ((F r) x (1+p), leading
-// dimension fr): column k of a B_j is zero below its response r_k.
-func (sc *scratch) ballY(u, r, fr, ny int) {
-	for b := 0; b < ny; b++ {
-		yb := sc.y[b*u : (b+1)*u]
-		for a := 0; a < fr; a++ {
-			n := sc.resp[a%r] + 1
-			ba := sc.ball[a*u : a*u+n]
-			v := 0.0
-			for i, x := range ba {
-				v = math.FMA(x, yb[i], v)
+// grams writes every B_j^T [y X] into sy ((F r) x ny, leading dimension
+// F r) and the information's Frobenius products, slot by slot, into frob
+// (F x F, lower triangle): for each response k, the inner products of
+// column k of the B_j (rows 0 .. r_k, the rest zero) with each other and
+// with [y X] (gram42, four B columns against two vectors a call), then
+// frob[a,b] += <B_a, B_b>_k - 1/2 B_a[r_k,k] B_b[r_k,k], k in order.
+func (sc *scratch) grams(u, r, ny int) {
+	f := sc.free
+	nv := f + ny
+	col := func(v, kk int) []float64 {
+		if v < f {
+			return sc.ball[(v*r+kk)*u : (v*r+kk+1)*u]
+		}
+		return sc.y[(v-f)*u : (v-f+1)*u]
+	}
+	frob, g := sc.frob[:f*f], sc.gram[:f*nv]
+	clear(frob)
+	var xs [4][]float64
+	var ys [2][]float64
+	var out [8]float64
+	for kk, ir := range sc.resp {
+		n := ir + 1
+		for i0 := 0; i0 < f; i0 += 4 {
+			for t := range xs {
+				xs[t] = col(min(i0+t, f-1), kk)
 			}
-			sc.sy[a+b*fr] = v
+			// The B columns up to the group's last (lower triangle), then [y X].
+			vs := sc.vs[:0]
+			for v := 0; v < nv; v++ {
+				if v < min(i0+4, f) || v >= f {
+					vs = append(vs, v)
+				}
+			}
+			for q := 0; q < len(vs); q += 2 {
+				q1 := min(q+1, len(vs)-1)
+				ys[0], ys[1] = col(vs[q], kk), col(vs[q1], kk)
+				gram42(n, &xs, &ys, &out)
+				for t := 0; t < 4 && i0+t < f; t++ {
+					g[(i0+t)*nv+vs[q]] = out[2*t]
+					g[(i0+t)*nv+vs[q1]] = out[2*t+1]
+				}
+			}
+		}
+		for a := 0; a < f; a++ {
+			da := sc.ball[(a*r+kk)*u+ir]
+			for b := 0; b <= a; b++ {
+				frob[a*f+b] += g[a*nv+b] - 0.5*da*sc.ball[(b*r+kk)*u+ir]
+			}
+			for c := 0; c < ny; c++ {
+				sc.sy[a*r+kk+c*f*r] = g[a*nv+f+c]
+			}
 		}
 	}
 }
@@ -565,24 +611,4 @@ func (sc *scratch) gradTerms(lay Layout, p, u, ld, j int, sy []float64, acc []fl
 			}
 		}
 	}
-}
-
-// frobenius returns <B_j, B_m>_F - 1/2 sum_k B_j[r_k,k] B_m[r_k,k], the
-// columns truncated below their responses (rows 0 .. r_k of column k).
-func (sc *scratch) frobenius(bj, bm []float64, u int) float64 {
-	v := 0.0
-	for kk, i := range sc.resp {
-		x, y := bj[kk*u:kk*u+i+1], bm[kk*u:kk*u+i+1]
-		var s0, s1 float64
-		n := len(x) &^ 1
-		for q := 0; q < n; q += 2 {
-			s0 += x[q] * y[q]
-			s1 += x[q+1] * y[q+1]
-		}
-		if n < len(x) {
-			s0 += x[n] * y[n]
-		}
-		v += (s0 + s1) - 0.5*x[i]*y[i]
-	}
-	return v
 }

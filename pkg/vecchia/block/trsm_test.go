@@ -34,12 +34,12 @@ func TestSolve(t *testing.T) {
 				if back {
 					solveUpperT(n, q, l, ld, got, ldb)
 					for j := n - 1; j >= 0; j-- {
-						solveStepGo(j, q, l[j+j*ld], sca, ldb, l[j*ld:j*ld+j], true)
+						solveStepGo(j, q, 1/l[j+j*ld], sca, ldb, l[j*ld:j*ld+j], true)
 					}
 				} else {
 					solveLower(n, q, l, ld, got, ldb)
 					for j := 0; j < n; j++ {
-						solveStepGo(n-j-1, q, l[j+j*ld], sca[j:], ldb, l[j+j*ld+1:j*ld+n], false)
+						solveStepGo(n-j-1, q, 1/l[j+j*ld], sca[j:], ldb, l[j+j*ld+1:j*ld+n], false)
 					}
 				}
 				big := 0.0
