@@ -2,6 +2,8 @@
 
 package block
 
+//go:generate go run ./internal/asmgen -kind trsm -o trsm_amd64.s
+
 // solveLower is solveLowerGo, with AVX2 where the CPU has it (the same
 // values, bitwise): the whole substitution in one call.
 func solveLower(n, q int, l []float64, ld int, b []float64, ldb int) {

@@ -1,8 +1,9 @@
 // Command asmgen writes chol_amd64.s, the vector code of the blocks'
 // Cholesky factor (colUpdateAVX): one loop per number of 4-row vectors
 // (1 to maxVec), so that every row of a chunk keeps its accumulator in a
-// register over the whole k loop, which runs once per chunk. Run by go
-// generate in package block.
+// register over the whole k loop, which runs once per chunk; with -kind
+// trsm, trsm_amd64.s, the triangular substitutions (trsmSource). Run by
+// go generate in package block.
 package main
 
 import (
@@ -19,8 +20,13 @@ const maxVec = 12
 
 func main() {
 	out := flag.String("o", "chol_amd64.s", "the file to write")
+	kind := flag.String("kind", "chol", "chol or trsm")
 	flag.Parse()
-	if err := os.WriteFile(*out, []byte(source()), 0o644); err != nil {
+	src := source()
+	if *kind == "trsm" {
+		src = trsmSource()
+	}
+	if err := os.WriteFile(*out, []byte(src), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
