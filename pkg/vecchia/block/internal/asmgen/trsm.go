@@ -18,38 +18,48 @@ func trsmSource() string {
 	b.WriteString(trsmHead)
 	b.WriteString("fstep:\n")
 	b.WriteString(fwdStep)
-	fmt.Fprintf(&b, "\tCMPQ AX, $%d\n\tJGT  fgeneric\n", maxVec)
+	chunks(&b, "f")
+	b.WriteString("fgeneric:\n\tMOVQ BX, CX\n")
+	b.WriteString(genericCols)
+	b.WriteString(fwdTail)
+	b.WriteString(upperHead)
+	chunks(&b, "b")
+	b.WriteString(upperTail)
+	return b.String()
+}
+
+// chunks writes a step's dispatch on AX = m/4 vectors and R10 = m mod 4
+// rows (to the generic loop p+"generic" beyond maxVec vectors) and the
+// loops it dispatches to, which continue at p+"next".
+func chunks(b *strings.Builder, p string) {
+	fmt.Fprintf(b, "\tMOVQ DX, AX\n\tSHRQ $2, AX\n\tMOVQ DX, R10\n\tANDQ $3, R10\n")
+	fmt.Fprintf(b, "\tCMPQ AX, $%d\n\tJGT  %sgeneric\n", maxVec, p)
 	for t := 0; t < 3; t++ {
-		fmt.Fprintf(&b, "\tCMPQ R10, $%d\n\tJEQ  ft%d\n", t, t)
+		fmt.Fprintf(b, "\tCMPQ R10, $%d\n\tJEQ  %st%d\n", t, p, t)
 	}
-	b.WriteString("\tJMP  ft3\n")
+	fmt.Fprintf(b, "\tJMP  %st3\n", p)
 	for t := 0; t < 4; t++ {
-		fmt.Fprintf(&b, "ft%d:\n", t)
+		fmt.Fprintf(b, "%st%d:\n", p, t)
 		for v := 0; v < maxVec; v++ {
-			fmt.Fprintf(&b, "\tCMPQ AX, $%d\n\tJEQ  fv%dt%d\n", v, v, t)
+			fmt.Fprintf(b, "\tCMPQ AX, $%d\n\tJEQ  %sv%dt%d\n", v, p, v, t)
 		}
-		fmt.Fprintf(&b, "\tJMP  fv%dt%d\n", maxVec, t)
+		fmt.Fprintf(b, "\tJMP  %sv%dt%d\n", p, maxVec, t)
 	}
 	b.WriteString("\n")
 	for nv := 0; nv <= maxVec; nv++ {
 		for t := 0; t < 4; t++ {
-			fwdChunk(&b, nv, t)
+			stepChunk(b, p, nv, t)
 		}
 	}
-	b.WriteString("fgeneric:\n\tMOVQ BX, CX\n")
-	b.WriteString(genericCols)
-	b.WriteString(fwdTail)
-	b.WriteString(upperT)
-	return b.String()
 }
 
-// fwdChunk writes the step's loop over the right-hand sides for a column
+// stepChunk writes the step's loop over the right-hand sides for a column
 // of nv vectors and t more rows (nv = t = 0: the pivots alone): the
 // vectors of L's column into Y0..Y(nv-1), then per right-hand side w =
 // pivot * inv, the pivot = w, rows -= w L, the last t rows one at a time
 // with L's entries read from memory.
-func fwdChunk(b *strings.Builder, nv, t int) {
-	name := fmt.Sprintf("fv%dt%d", nv, t)
+func stepChunk(b *strings.Builder, p string, nv, t int) {
+	name := fmt.Sprintf("%sv%dt%d", p, nv, t)
 	fmt.Fprintf(b, "%s:\n", name)
 	for v := 0; v < nv; v++ {
 		fmt.Fprintf(b, "\tVMOVUPD %d(R9), Y%d\n", 32*v, v)
@@ -66,7 +76,7 @@ func fwdChunk(b *strings.Builder, nv, t int) {
 		o := 32*nv + 8*k
 		fmt.Fprintf(b, "\tVMOVSD %d(DI), X12\n\tVFNMADD231SD %d(R9), X15, X12\n\tVMOVSD X12, %d(DI)\n", o, o, o)
 	}
-	fmt.Fprintf(b, "\tADDQ R8, SI\n\tADDQ R8, DI\n\tDECQ CX\n\tJNZ  %scols\n\tJMP  fnext\n\n", name)
+	fmt.Fprintf(b, "\tADDQ R8, SI\n\tADDQ R8, DI\n\tDECQ CX\n\tJNZ  %scols\n\tJMP  %snext\n\n", name, p)
 }
 
 const trsmHead = `//go:build amd64 && !purego
@@ -100,10 +110,6 @@ const fwdStep = `	MOVQ $0x3FF0000000000000, AX
 	MOVQ R14, SI
 	LEAQ 8(R14), DI
 	LEAQ 8(R12), R9
-	MOVQ DX, AX
-	SHRQ $2, AX
-	MOVQ DX, R10
-	ANDQ $3, R10
 `
 
 const genericCols = `gcols:
@@ -163,8 +169,8 @@ const fwdTail = `fnext:
 
 `
 
-const upperT = `// func solveUpperTAVX(n, q int, l *float64, ld int, b *float64, ldb int)
-// solveUpperTGo: for j = n-1..0, inv = 1/L[j,j], then COLS with the
+const upperHead = `// func solveUpperTAVX(n, q int, l *float64, ld int, b *float64, ldb int)
+// solveUpperTGo: for j = n-1..0, inv = 1/L[j,j], then the columns' loop with the
 // pivot b[j,.], the m = j rows above it and L[j, 0:j] (column j of the
 // mirrored upper triangle).
 TEXT ·solveUpperTAVX(SB), NOSPLIT, $0-48
@@ -195,6 +201,9 @@ bstep:
 	MOVQ R14, DI
 	SUBQ AX, DI
 	MOVQ R15, R9
+`
+
+const upperTail = `bgeneric:
 	MOVQ BX, CX
 bcols:
 	VMOVSD  (SI), X15
@@ -241,6 +250,7 @@ bnextcol:
 	ADDQ R8, DI
 	DECQ CX
 	JNZ  bcols
+bnext:
 	SUBQ R13, R12
 	SUBQ $8, R12
 	SUBQ R13, R15
