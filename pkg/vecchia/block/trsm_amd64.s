@@ -2302,7 +2302,7 @@ fv12t3cols:
 
 fgeneric:
 	MOVQ BX, CX
-gcols:
+fcols:
 	VMOVSD  (SI), X15
 	VMULSD  X14, X15, X15
 	VMOVSD  X15, (SI)
@@ -2310,9 +2310,9 @@ gcols:
 	MOVQ DI, R10
 	MOVQ R9, R11
 	MOVQ DX, AX
-gvec8:
+fvec8:
 	CMPQ AX, $8
-	JLT  gvec4
+	JLT  fvec4
 	VMOVUPD (R10), Y0
 	VMOVUPD 32(R10), Y1
 	VFNMADD231PD (R11), Y15, Y0
@@ -2322,31 +2322,32 @@ gvec8:
 	ADDQ $64, R10
 	ADDQ $64, R11
 	SUBQ $8, AX
-	JMP  gvec8
-gvec4:
+	JMP  fvec8
+fvec4:
 	CMPQ AX, $4
-	JLT  gtail
+	JLT  ftail
 	VMOVUPD (R10), Y0
 	VFNMADD231PD (R11), Y15, Y0
 	VMOVUPD Y0, (R10)
 	ADDQ $32, R10
 	ADDQ $32, R11
 	SUBQ $4, AX
-gtail:
+ftail:
 	TESTQ AX, AX
-	JZ    gnextcol
+	JZ    fnextcol
 	VMOVSD (R10), X0
 	VFNMADD231SD (R11), X15, X0
 	VMOVSD X0, (R10)
 	ADDQ $8, R10
 	ADDQ $8, R11
 	DECQ AX
-	JMP  gtail
-gnextcol:
+	JMP  ftail
+fnextcol:
 	ADDQ R8, SI
 	ADDQ R8, DI
 	DECQ CX
-	JNZ  gcols
+	JNZ  fcols
+
 fnext:
 	ADDQ R13, R12
 	ADDQ $8, R14
@@ -4706,6 +4707,7 @@ bnextcol:
 	ADDQ R8, DI
 	DECQ CX
 	JNZ  bcols
+
 bnext:
 	SUBQ R13, R12
 	SUBQ $8, R12

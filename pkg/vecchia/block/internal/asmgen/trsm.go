@@ -19,13 +19,23 @@ func trsmSource() string {
 	b.WriteString("fstep:\n")
 	b.WriteString(fwdStep)
 	chunks(&b, "f")
-	b.WriteString("fgeneric:\n\tMOVQ BX, CX\n")
-	b.WriteString(genericCols)
+	generic(&b, "f")
 	b.WriteString(fwdTail)
 	b.WriteString(upperHead)
 	chunks(&b, "b")
+	generic(&b, "b")
 	b.WriteString(upperTail)
 	return b.String()
+}
+
+// generic writes the step's loop p+"generic" for any number of rows m =
+// DX: per right-hand side, the pivot, then the rows eight, four, then one
+// at a time, L's entries read from memory (R9); it falls through to
+// p+"next".
+func generic(b *strings.Builder, p string) {
+	fmt.Fprintf(b, "%sgeneric:\n\tMOVQ BX, CX\n", p)
+	fmt.Fprintf(b, genericLoop, p)
+	fmt.Fprintf(b, "%snext:\n", p)
 }
 
 // chunks writes a step's dispatch on AX = m/4 vectors and R10 = m mod 4
@@ -112,55 +122,7 @@ const fwdStep = `	MOVQ $0x3FF0000000000000, AX
 	LEAQ 8(R12), R9
 `
 
-const genericCols = `gcols:
-	VMOVSD  (SI), X15
-	VMULSD  X14, X15, X15
-	VMOVSD  X15, (SI)
-	VBROADCASTSD X15, Y15
-	MOVQ DI, R10
-	MOVQ R9, R11
-	MOVQ DX, AX
-gvec8:
-	CMPQ AX, $8
-	JLT  gvec4
-	VMOVUPD (R10), Y0
-	VMOVUPD 32(R10), Y1
-	VFNMADD231PD (R11), Y15, Y0
-	VFNMADD231PD 32(R11), Y15, Y1
-	VMOVUPD Y0, (R10)
-	VMOVUPD Y1, 32(R10)
-	ADDQ $64, R10
-	ADDQ $64, R11
-	SUBQ $8, AX
-	JMP  gvec8
-gvec4:
-	CMPQ AX, $4
-	JLT  gtail
-	VMOVUPD (R10), Y0
-	VFNMADD231PD (R11), Y15, Y0
-	VMOVUPD Y0, (R10)
-	ADDQ $32, R10
-	ADDQ $32, R11
-	SUBQ $4, AX
-gtail:
-	TESTQ AX, AX
-	JZ    gnextcol
-	VMOVSD (R10), X0
-	VFNMADD231SD (R11), X15, X0
-	VMOVSD X0, (R10)
-	ADDQ $8, R10
-	ADDQ $8, R11
-	DECQ AX
-	JMP  gtail
-gnextcol:
-	ADDQ R8, SI
-	ADDQ R8, DI
-	DECQ CX
-	JNZ  gcols
-`
-
-const fwdTail = `fnext:
-	ADDQ R13, R12
+const fwdTail = `	ADDQ R13, R12
 	ADDQ $8, R14
 	DECQ DX
 	JGE  fstep
@@ -203,9 +165,17 @@ bstep:
 	MOVQ R15, R9
 `
 
-const upperTail = `bgeneric:
-	MOVQ BX, CX
-bcols:
+const upperTail = `	SUBQ R13, R12
+	SUBQ $8, R12
+	SUBQ R13, R15
+	SUBQ $8, R14
+	DECQ DX
+	JGE  bstep
+	VZEROUPPER
+	RET
+`
+
+const genericLoop = `%[1]scols:
 	VMOVSD  (SI), X15
 	VMULSD  X14, X15, X15
 	VMOVSD  X15, (SI)
@@ -213,9 +183,9 @@ bcols:
 	MOVQ DI, R10
 	MOVQ R9, R11
 	MOVQ DX, AX
-bvec8:
+%[1]svec8:
 	CMPQ AX, $8
-	JLT  bvec4
+	JLT  %[1]svec4
 	VMOVUPD (R10), Y0
 	VMOVUPD 32(R10), Y1
 	VFNMADD231PD (R11), Y15, Y0
@@ -225,38 +195,30 @@ bvec8:
 	ADDQ $64, R10
 	ADDQ $64, R11
 	SUBQ $8, AX
-	JMP  bvec8
-bvec4:
+	JMP  %[1]svec8
+%[1]svec4:
 	CMPQ AX, $4
-	JLT  btail
+	JLT  %[1]stail
 	VMOVUPD (R10), Y0
 	VFNMADD231PD (R11), Y15, Y0
 	VMOVUPD Y0, (R10)
 	ADDQ $32, R10
 	ADDQ $32, R11
 	SUBQ $4, AX
-btail:
+%[1]stail:
 	TESTQ AX, AX
-	JZ    bnextcol
+	JZ    %[1]snextcol
 	VMOVSD (R10), X0
 	VFNMADD231SD (R11), X15, X0
 	VMOVSD X0, (R10)
 	ADDQ $8, R10
 	ADDQ $8, R11
 	DECQ AX
-	JMP  btail
-bnextcol:
+	JMP  %[1]stail
+%[1]snextcol:
 	ADDQ R8, SI
 	ADDQ R8, DI
 	DECQ CX
-	JNZ  bcols
-bnext:
-	SUBQ R13, R12
-	SUBQ $8, R12
-	SUBQ R13, R15
-	SUBQ $8, R14
-	DECQ DX
-	JGE  bstep
-	VZEROUPPER
-	RET
+	JNZ  %[1]scols
+
 `
