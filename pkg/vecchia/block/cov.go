@@ -182,10 +182,10 @@ func distances(metric matern.Metric, p matern.Points, j int, col []float64) {
 	dist2(x, y, xj, yj, col)
 }
 
-// mirror copies the lower triangle of the n x n matrix a into its upper
+// mirrorGo copies the lower triangle of the n x n matrix a into its upper
 // triangle, in tiles of 4 x 4 (the rows read four at a time, each
 // column written in runs of four).
-func mirror(n int, a []float64) {
+func mirrorGo(n int, a []float64) {
 	const t = 4
 	for j0 := 0; j0 < n; j0 += t {
 		j1 := min(j0+t, n)
