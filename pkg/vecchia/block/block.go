@@ -191,9 +191,10 @@ func workWords(u, r, ncov, gen, p int, grad bool) int {
 	// Points (x, y, z, t), [y X], Sigma (and what chol may read past it),
 	// the Cov's scratch, chol's.
 	w := u*4 + u*(1+ncov) + 2*u*u + 2*u + cholPad + 2*(u+4)
-	// With the gradient: dSigma, C, L^-1 C and the B_j, the B_j^T [y X].
+	// With the gradient: dSigma, C and -C, L^-1 C and the B_j (and what
+	// dsigC writes past them), the B_j^T [y X].
 	if grad {
-		w += gen*(u*u+cholPad) + u*r*(2+p) + p*r*(1+ncov) + u + 4
+		w += gen*(u*u+cholPad) + u*r*(3+p) + p*r*(1+ncov) + u + 8
 	}
 	return w
 }
@@ -255,10 +256,10 @@ type scratch struct {
 	sig  []float64
 	y    []float64 // [y X], u x (1+p)
 	cov  []float64 // the Cov's scratch
-	cx   []float64 // chol's scratch
-	ct   []float64
+	ct   []float64 // chol's scratch
 	dsig [][]float64
 	c    []float64   // L^-T E_R, u x r
+	neg  []float64   // -C (dsigC)
 	zero []float64   // u+4 zeros (dsigC)
 	w    []float64   // [L^-1 C | B_slot0 | B_slot1 ...], u x (nlc + F r)
 	lc   []float64   // L^-1 C, u x r (nil when not needed)
@@ -317,7 +318,7 @@ func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
 	}
 	sc.sig = take(u*u + cholPad)[: u*u : u*u+cholPad]
 	sc.cov = take(u*u + 2*u)
-	sc.cx, sc.ct = take(u+4), take(u+4)
+	sc.ct = take(u + 4)
 	sc.y = take(u * (1 + s.NCov))
 	if !s.Grad {
 		return
@@ -325,13 +326,13 @@ func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
 	for g := range sc.dsig {
 		sc.dsig[g] = take(u*u + cholPad)[: u*u : u*u+cholPad]
 	}
-	sc.c = take(u * r)
+	sc.c, sc.neg = take(u*r), take(u*r)
 	sc.zero = take(u + 4)
 	nlc := 0
 	if sc.needLC {
 		nlc = r
 	}
-	sc.w = take(u * (nlc + sc.free*r))
+	sc.w = take(u*(nlc+sc.free*r) + 4)[:u*(nlc+sc.free*r)] // dsigC writes up to 3 rows past a column
 	sc.lc, sc.ball = sc.w[:u*nlc], sc.w[u*nlc:]
 	for j, sl := range sc.slot {
 		sc.b[j] = nil
@@ -499,21 +500,25 @@ func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 // dsigC writes dSigma_j C into B_j for the Generated parameters, column
 // by column: column k of C is zero below its response r_k, so only
 // dSigma_j's first r_k+1 columns enter (gemv: sums in order of the
-// column, fused multiply-adds).
+// column, fused multiply-adds, straight into B_j's column; the vector
+// code's up to 3 rows past it land in the next column, written after,
+// or past the B_j).
 func (sc *scratch) dsigC(s *Spec, u int) {
-	zero, neg, t := sc.zero, sc.cx, sc.ct
+	zero, neg := sc.zero, sc.neg
 	clear(zero)
 	for kk, i := range sc.resp {
 		for q, v := range sc.c[kk*u : kk*u+i+1] {
-			neg[q] = -v // gemv subtracts: t = 0 - dSigma (-c)
+			neg[kk*u+q] = -v // gemv subtracts: t = 0 - dSigma (-c)
 		}
-		for j, kd := range s.Kinds {
-			if kd != Generated {
-				continue
-			}
-			ds := sc.dsig[sc.slot[j]]
-			gemv(u, i+1, zero, ds[:cap(ds)], u, neg, t)
-			copy(sc.b[j][kk*u:(kk+1)*u], t[:u])
+	}
+	m4 := (u + 3) &^ 3
+	for j, kd := range s.Kinds {
+		if kd != Generated {
+			continue
+		}
+		ds, bj := sc.dsig[sc.slot[j]], sc.b[j]
+		for kk, i := range sc.resp {
+			gemv(u, i+1, zero, ds[:cap(ds)], u, neg[kk*u:], bj[kk*u:kk*u+m4])
 		}
 	}
 }
@@ -573,20 +578,23 @@ func (sc *scratch) grams(u, r, ny int) {
 	}
 }
 
-// scaleB writes the B of a variance parameter: (E_R - tau2 L^-1 C) / sigma2.
+// scaleB writes the B of a variance parameter, (E_R - tau2 L^-1 C) /
+// sigma2, over the rows that the truncation keeps (zeros below).
 func (sc *scratch) scaleB(s *Spec, u int, bj []float64) {
-	clear(bj)
-	if s.Tau2 != 0 {
-		for i, v := range sc.lc {
-			bj[i] = -s.Tau2 * v
-		}
-	}
-	for kk, i := range sc.resp {
-		bj[i+kk*u]++
-	}
 	inv := 1 / s.Sigma2
-	for i := range bj {
-		bj[i] *= inv
+	for kk, ir := range sc.resp {
+		col := bj[kk*u : (kk+1)*u]
+		for i := range col[:ir+1] {
+			v := 0.0
+			if s.Tau2 != 0 {
+				v = -s.Tau2 * sc.lc[kk*u+i]
+			}
+			if i == ir {
+				v++
+			}
+			col[i] = v * inv
+		}
+		clear(col[ir+1:])
 	}
 }
 
