@@ -75,10 +75,9 @@ func stepChunk(b *strings.Builder, p string, nv, t int) {
 		fmt.Fprintf(b, "\tVMOVUPD %d(R9), Y%d\n", 32*v, v)
 	}
 	fmt.Fprintf(b, "\tMOVQ BX, CX\n%scols:\n", name)
-	b.WriteString("\tVMOVSD (SI), X15\n\tVMULSD X14, X15, X15\n\tVMOVSD X15, (SI)\n")
-	if nv > 0 {
-		b.WriteString("\tVBROADCASTSD X15, Y15\n")
-	}
+	// The pivot broadcast as it is loaded: w = pivot * inv in every lane
+	// one multiply after the load (the steps' chain of latencies).
+	b.WriteString("\tVBROADCASTSD (SI), Y15\n\tVMULPD Y14, Y15, Y15\n\tVMOVSD X15, (SI)\n")
 	for v := 0; v < nv; v++ {
 		fmt.Fprintf(b, "\tVMOVUPD %d(DI), Y12\n\tVFNMADD231PD Y%d, Y15, Y12\n\tVMOVUPD Y12, %d(DI)\n", 32*v, v, 32*v)
 	}
@@ -117,6 +116,7 @@ const fwdStep = `	MOVQ $0x3FF0000000000000, AX
 	MOVQ AX, X12
 	VMOVSD (R12), X14
 	VDIVSD X14, X12, X14
+	VBROADCASTSD X14, Y14
 	MOVQ R14, SI
 	LEAQ 8(R14), DI
 	LEAQ 8(R12), R9
@@ -157,6 +157,7 @@ TEXT ·solveUpperTAVX(SB), NOSPLIT, $0-48
 bstep:
 	VMOVSD (R12), X14
 	VDIVSD X14, X13, X14
+	VBROADCASTSD X14, Y14
 	MOVQ R14, SI
 	MOVQ DX, AX
 	SHLQ $3, AX
