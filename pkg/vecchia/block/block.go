@@ -1,8 +1,11 @@
 // Package block is the kernel of the Vecchia likelihood: it computes the
 // contributions of groups of locations (blocks) to the log-likelihood, its
 // gradient and its Fisher information, one dense covariance matrix per
-// block, factored and solved with BLAS-3 (one task of the Vecchia graph
-// runs Run over a range of blocks).
+// block, factored and solved by the package's own small-matrix kernels
+// (chol, solveLower, solveUpperT, gemv, gram42: AVX2 with fused
+// multiply-adds where the CPU has it, the same values bitwise in Go; no
+// BLAS call), one task of the Vecchia graph running Run over a range of
+// blocks.
 //
 // A block is a set U of u locations, sorted in the Vecchia ordering, of
 // which some are its responses R (r of them) and the others the union of
@@ -10,7 +13,7 @@
 // conditions on every location of U before it in the ordering, so that the
 // product over all blocks of p(y_i | y_{U, < i}), i in R, is a Vecchia
 // approximation. With Sigma the u x u covariance of U, L L^T = Sigma
-// (dpotrf) and w = L^-1 y_U, V = L^-1 X_U (dtrsm), the block adds
+// (chol) and w = L^-1 y_U, V = L^-1 X_U (solveLower), the block adds
 //
 //	log|Sigma~| += 2 sum_{i in R} log L_ii
 //	y^T Sigma~^-1 y += sum_{i in R} w_i^2,  X^T Sigma~^-1 y += sum V_i^T w_i,  X^T Sigma~^-1 X += sum V_i^T V_i
