@@ -55,7 +55,16 @@ in a history-based performance model, as 'fit --perfmodel' does, and the
 simulation takes the mean of each kind on full tiles from it (with the
 runtime's CPU time): calibrated by running the application, under the
 run's own conditions (its messages, its progress goroutine, tiles that
-other cores or MPI wrote), but not fitted to the timed runs. From the
+other cores or MPI wrote), but not fitted to the timed runs. On several
+ranks the same evaluations measure the messages' delay as the run sees
+it: for each message whose receiving rank had an idle worker when its
+data became ready at the sender, the time from then to the receive
+completing (the ranks' clocks aligned by round trips after the runs);
+the median of these delays less the modelled link time is added to
+every message of sim history, without holding the links (the median:
+a burst of load from other processes lengthens the tail). The ping-pong measures idle
+ranks; in a run the progress goroutine posting and completing a message
+waits for a core its worker is computing on. From the
 second size on, 'hist of N' predicts that size from the first size's
 history (same tile size, so the same task footprints). The errors are
 simulated / real - 1; real is the median wall time of the slowest rank around
@@ -117,7 +126,7 @@ Run it on one rank, or over MPI for several ranks (each its own cores).`,
 	f.IntVar(&o.Workers, "workers", job.DefaultWorkers(), "runtime workers per rank")
 	f.IntVar(&o.Reps, "reps", 5, "timed evaluations per size (the median is reported)")
 	f.IntVar(&o.CalReps, "cal-reps", 3, "calibration samples per task kind, before each timed evaluation")
-	f.IntVar(&o.HistoryReps, "history-reps", 1, "untimed evaluations per size recorded in the history ('sim history'), before the timed ones")
+	f.IntVar(&o.HistoryReps, "history-reps", 3, "untimed evaluations per size recorded in the history ('sim history': task durations and message delays), before the timed ones")
 	f.BoolVar(&o.Cold, "cold", true, "calibrate with the caches evicted before each task, as in a run (--cold=false: hot caches)")
 	f.StringVar(&thetaS, "theta", "1,0.1,0.73", "Matérn sigma2,beta,nu of the evaluations and of the calibrated dcmg")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the locations and observations")
@@ -159,6 +168,14 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 	fmt.Fprintln(w, "the runtime's CPU outside the workers, per evaluation and rank (timed runs), and per task or message in the model (an untimed run):")
 	for _, row := range r.Rows {
 		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us\n", row.N, row.OtherCPU, 1e6*row.RuntimeCPU)
+	}
+	if r.Ranks > 1 {
+		fmt.Fprintln(w, "messages in the history's evaluations whose receiver had an idle worker when their data was ready at the sender, delay to received; the median less the modelled link is sim history's message delay:")
+		for _, row := range r.Rows {
+			d := row.MessageDelay
+			fmt.Fprintf(w, "%7d  %d messages  median %.3f ms (mean %.3f)  link model %.3f ms  delay %.3f ms  (sim history without it: %.3f s %+.1f%%)\n",
+				row.N, d.Messages, 1e3*d.Median, 1e3*d.Mean, 1e3*d.Link, 1e3*d.Delay, row.SimHistoryNoDelay, 100*(row.SimHistoryNoDelay/row.Real-1))
+		}
 	}
 	fmt.Fprintln(w, "task durations, ms (calibrated, CPU / history, CPU / mean of the timed real tasks, wall):")
 	for _, row := range r.Rows {

@@ -294,7 +294,8 @@ func TestMPILinearProgram(t *testing.T) {
 // TestMPIBenchSimulator: the simulator check runs over 2 MPI ranks, the
 // simulated evaluation sends exactly the messages the real one sent, and
 // the history-fed simulations ran (the second size also from the first
-// size's history).
+// size's history), and the history runs measured the messages' delay
+// (over MPI: the ranks' clocks aligned by round trips).
 func TestMPIBenchSimulator(t *testing.T) {
 	bin := mpiBinary(t)
 	o, e, code, _ := mpirun(t, 2, nil, bin, "bench", "simulator", "--n", "256,320", "--nb", "64", "--workers", "1",
@@ -320,6 +321,12 @@ func TestMPIBenchSimulator(t *testing.T) {
 			SimHistory     float64            `json:"sim_history_seconds"`
 			HistoryFrom    int                `json:"history_from_n"`
 			SimHistoryFrom float64            `json:"sim_history_from_seconds"`
+			MessageDelay   struct {
+				Messages int     `json:"messages"`
+				Median   float64 `json:"median_seconds"`
+				Link     float64 `json:"link_seconds"`
+				Delay    float64 `json:"delay_seconds"`
+			} `json:"message_delay"`
 		} `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(o), &r); err != nil {
@@ -334,6 +341,9 @@ func TestMPIBenchSimulator(t *testing.T) {
 		}
 		if wantFrom := []int{0, 256}[i]; !(row.History["gemm"] > 0) || !(row.SimHistory > 0) || row.HistoryFrom != wantFrom || (wantFrom > 0) != (row.SimHistoryFrom > 0) {
 			t.Errorf("N=%d: history gemm %g s, simulated %g s, from N=%d %g s", row.N, row.History["gemm"], row.SimHistory, row.HistoryFrom, row.SimHistoryFrom)
+		}
+		if d := row.MessageDelay; d.Messages < 1 || !(d.Median > 0) || !(d.Link > 0) || !(d.Delay >= 0 && d.Delay <= d.Median) {
+			t.Errorf("N=%d: message delay %+v", row.N, d)
 		}
 	}
 }

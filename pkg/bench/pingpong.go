@@ -93,17 +93,17 @@ func roundTrips(w comm.Comm, now func() time.Time, peer int, first bool, words, 
 	for i := range reps + 1 {
 		t0 := now()
 		if first {
-			if err := exchange(w, buf, peer, true); err != nil {
+			if err := exchange(w, buf, peer, true, pingPongTag); err != nil {
 				return 0, err
 			}
-			if err := exchange(w, buf, peer, false); err != nil {
+			if err := exchange(w, buf, peer, false, pingPongTag); err != nil {
 				return 0, err
 			}
 		} else {
-			if err := exchange(w, buf, peer, false); err != nil {
+			if err := exchange(w, buf, peer, false, pingPongTag); err != nil {
 				return 0, err
 			}
-			if err := exchange(w, buf, peer, true); err != nil {
+			if err := exchange(w, buf, peer, true, pingPongTag); err != nil {
 				return 0, err
 			}
 		}
@@ -114,15 +114,15 @@ func roundTrips(w comm.Comm, now func() time.Time, peer int, first bool, words, 
 	return median(times), nil
 }
 
-// exchange sends buf to peer (send) or receives it from peer, and polls
-// until the request completes.
-func exchange(w comm.Comm, buf []float64, peer int, send bool) error {
+// exchange sends buf to peer (send) or receives it from peer under tag,
+// and polls until the request completes.
+func exchange(w comm.Comm, buf []float64, peer int, send bool, tag int) error {
 	var req comm.Request
 	var err error
 	if send {
-		req, err = w.Isend(buf, peer, pingPongTag)
+		req, err = w.Isend(buf, peer, tag)
 	} else {
-		req, err = w.Irecv(buf, peer, pingPongTag)
+		req, err = w.Irecv(buf, peer, tag)
 	}
 	if err != nil {
 		return err

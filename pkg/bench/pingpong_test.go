@@ -2,7 +2,6 @@ package bench
 
 import (
 	"math"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,22 +34,12 @@ func TestPingPong(t *testing.T) {
 	const large = 1 << 16
 	var clock atomic.Int64
 	now := func() time.Time { return time.Unix(0, clock.Load()) }
-	g := comm.NewGroup(3)
 	nets := make([]config.Network, 3)
-	errs := make([]error, 3)
-	var wg sync.WaitGroup
+	onRanks(t, 3, func(r int, w comm.Comm) (err error) {
+		nets[r], err = PingPong(plantedLink{w, planted, &clock}, PingPongOptions{Reps: 9, Large: large, Now: now})
+		return err
+	})
 	for r := range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			nets[r], errs[r] = PingPong(plantedLink{g.Endpoint(r), planted, &clock}, PingPongOptions{Reps: 9, Large: large, Now: now})
-		}()
-	}
-	wg.Wait()
-	for r := range 3 {
-		if errs[r] != nil {
-			t.Fatalf("rank %d: %v", r, errs[r])
-		}
 		if nets[r] != nets[0] {
 			t.Errorf("rank %d measured %+v, rank 0 %+v: every rank returns rank 0's", r, nets[r], nets[0])
 		}

@@ -112,6 +112,17 @@ type SimCheckRow struct {
 	SimHistoryFrom   float64 `json:"sim_history_from_seconds,omitempty"`
 	ErrHistoryFrom   float64 `json:"err_history_from,omitempty"`
 	ErrHistoryLoaded float64 `json:"err_history_unloaded"`
+	// MessageDelay is what the messages the workers waited for took in
+	// the history's evaluations (on several ranks; messageDelays): its
+	// Delay, the time beyond the modelled link, is the message delay of
+	// the history simulations (sim.Options.MessageDelay), measured under
+	// the run's own conditions (the progress goroutines waiting for a
+	// core while the workers compute) where the ping-pong measures idle
+	// ranks.
+	MessageDelay MessageDelay `json:"message_delay"`
+	// SimHistoryNoDelay is SimHistory without the message delay (the
+	// links of Network alone); 0 without a delay.
+	SimHistoryNoDelay float64 `json:"sim_history_no_delay_seconds,omitempty"`
 	// SimBusy is the fraction of the workers' time in tasks in the
 	// simulation with the trace durations.
 	SimBusy float64 `json:"sim_busy"`
@@ -240,7 +251,7 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 	}
 	progress(fmt.Sprintf("N=%d (%d x %d tiles): %d untimed evaluations, the last %d recorded in a history; then %d, each timed one after a calibration",
 		n, nt, nt, o.HistoryReps+1, o.HistoryReps, o.Reps+2))
-	hist, err := simCheckHistory(o, prob, lo)
+	hist, delay, err := simCheckHistory(o, prob, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +274,7 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 		return nil, err
 	}
 	row := &SimCheckRow{N: n, Tiles: nt, Real: median(rr.walls), RealMin: slices.Min(rr.walls), RealMax: slices.Max(rr.walls),
-		RealLoaded: median(rr.unloaded), RealMessages: rr.msgs, RealBytes: rr.bytes}
+		RealLoaded: median(rr.unloaded), RealMessages: rr.msgs, RealBytes: rr.bytes, MessageDelay: delay}
 	kinds := config.TaskKinds()
 	calMed := make([]float64, len(kinds))
 	for k := range kinds {

@@ -16,12 +16,17 @@ import (
 // TestSimCheckHistorySims: the history simulations run on the row's
 // history durations (and on the first size's for SimHistoryFrom), with
 // the runtime's CPU per task: makespans by hand on a graph dcmg -> potrf
-// -> two gemms, the caller's cluster left as it was.
+// -> two gemms, the caller's cluster left as it was; with a message
+// delay measured in the history runs, on two ranks: dcmg on rank 0 ->
+// a message of 8e6 bytes -> potrf -> gemm on rank 1.
 func TestSimCheckHistorySims(t *testing.T) {
 	node := func(k string, deps ...int) runtime.Node {
 		return runtime.Node{Kind: k, Src: -1, Deps: deps, Tile: [3]int{-1, -1, -1}}
 	}
 	g := &runtime.Graph{Ranks: 1, Nodes: []runtime.Node{node(kind.Dcmg), node(kind.Potrf, 0), node(kind.Gemm, 1), node(kind.Gemm, 1)}}
+	on1 := func(n runtime.Node) runtime.Node { n.Rank = 1; return n }
+	g2 := &runtime.Graph{Ranks: 2, Nodes: []runtime.Node{node(kind.Dcmg),
+		{Kind: runtime.XferKind, Rank: 1, Src: 0, Bytes: 8e6, Deps: []int{0}, Handle: "A(0,0)"}, on1(node(kind.Potrf, 1)), on1(node(kind.Gemm, 2))}}
 	hist := config.Durations{kind.Dcmg: 1, kind.Potrf: 2, kind.Gemm: 4}
 	firstHist := config.Durations{kind.Dcmg: 0.5, kind.Potrf: 0.25, kind.Gemm: 0.125}
 	cases := []struct {
@@ -32,25 +37,37 @@ func TestSimCheckHistorySims(t *testing.T) {
 		sim, simFrom   float64
 		wantFrom       int
 		real, unloaded float64
+		delay          float64 // SimCheckRow.MessageDelay.Delay of the row, and 2 x that of first: g2
 	}{
 		// One worker: 1 + 2 + 4 + 4; no other size.
-		{"one size", 1, 0, nil, 11, 0, 0, 10, 5.5},
+		{"one size", 1, 0, nil, 11, 0, 0, 10, 5.5, 0},
 		// The first size's own row predicts nothing more.
-		{"first row", 1, 0, &SimCheckRow{N: 64, History: firstHist}, 11, 0, 0, 10, 5.5},
+		{"first row", 1, 0, &SimCheckRow{N: 64, History: firstHist}, 11, 0, 0, 10, 5.5, 0},
 		// task_cpu 1/16 on each of the 4 tasks; the first size's history
 		// gives 0.5 + 0.25 + 2 x 0.125 + 4/16.
-		{"from the first size", 1, 0.0625, &SimCheckRow{N: 32, History: firstHist}, 11.25, 1.25, 32, 9, 4.5},
+		{"from the first size", 1, 0.0625, &SimCheckRow{N: 32, History: firstHist}, 11.25, 1.25, 32, 9, 4.5, 0},
 		// Two workers run the gemms side by side: 1 + 2 + 4, and
 		// 0.5 + 0.25 + 0.125.
-		{"two workers", 2, 0, &SimCheckRow{N: 32, History: firstHist}, 7, 0.875, 32, 8, 3.5},
+		{"two workers", 2, 0, &SimCheckRow{N: 32, History: firstHist}, 7, 0.875, 32, 8, 3.5, 0},
+		// Links of 1 ms and 1e9 B/s: the message takes 0.001 + 0.008 s
+		// and the measured 0.25 s more: 1 + 0.259 + 2 + 4; from the
+		// first size (its delay 0.5 s): 0.5 + 0.509 + 0.25 + 0.125.
+		{"message delay", 1, 0, &SimCheckRow{N: 32, History: firstHist}, 7.259, 1.384, 32, 7, 3.5, 0.25},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cl := config.DefaultCluster()
 			cl.NB = 1
-			cl.Groups = []config.Group{{Name: "g", Nodes: 1, CPUs: c.cpus, CPU: config.Durations{kind.Gemm: 100}, TaskCPU: c.taskCPU}}
-			row := &SimCheckRow{N: 64, History: hist, Real: c.real, RealLoaded: c.unloaded}
-			if err := simCheckHistorySims(g, cl, c.first, row); err != nil {
+			gr := g
+			if c.delay > 0 {
+				gr = g2
+				c.first.MessageDelay.Delay = 2 * c.delay
+				cl.Network = config.Network{Bandwidth: 1e9, Latency: 1e-3}
+			}
+			cl.Nodes = gr.Ranks
+			cl.Groups = []config.Group{{Name: "g", Nodes: gr.Ranks, CPUs: c.cpus, CPU: config.Durations{kind.Gemm: 100}, TaskCPU: c.taskCPU}}
+			row := &SimCheckRow{N: 64, History: hist, Real: c.real, RealLoaded: c.unloaded, MessageDelay: MessageDelay{Delay: c.delay}}
+			if err := simCheckHistorySims(gr, cl, c.first, row); err != nil {
 				t.Fatal(err)
 			}
 			if math.Abs(row.SimHistory-c.sim) > 1e-12 || math.Abs(row.ErrHistory-(c.sim/c.real-1)) > 1e-12 ||
@@ -60,6 +77,10 @@ func TestSimCheckHistorySims(t *testing.T) {
 			if row.HistoryFrom != c.wantFrom || math.Abs(row.SimHistoryFrom-c.simFrom) > 1e-12 ||
 				(c.wantFrom > 0 && math.Abs(row.ErrHistoryFrom-(c.simFrom/c.real-1)) > 1e-12) {
 				t.Errorf("from N=%d: %.15g s, error %g; want N=%d, %g s", row.HistoryFrom, row.SimHistoryFrom, row.ErrHistoryFrom, c.wantFrom, c.simFrom)
+			}
+			// Without the delay, the links alone: 0.25 s less.
+			if want := map[bool]float64{true: c.sim - c.delay}[c.delay > 0]; math.Abs(row.SimHistoryNoDelay-want) > 1e-12 {
+				t.Errorf("without the delay: %.15g s, want %g", row.SimHistoryNoDelay, want)
 			}
 			if !reflect.DeepEqual(cl.Groups[0].CPU, config.Durations{kind.Gemm: 100}) {
 				t.Errorf("the caller's durations changed: %v", cl.Groups[0].CPU)

@@ -252,9 +252,10 @@ func (b *gradBuilder) coeffs(k int) [chebN]float64 {
 // evaluator has the derivative in nu, dn[i] = dC/dnu (dn is not touched
 // otherwise and may be nil), for i < len(r). c, db and dn must be at least
 // as long as r; c may be r itself. A nil db asks for C alone (CovRow).
-// It locates the pieces of rowChunk entries, then evaluates their
-// polynomials in one call (polyRow: vector code where the CPU has it, the
-// same values bitwise without).
+// Over chunks of rowChunk entries, it locates each entry's piece and
+// evaluates its polynomials in one pass (rowVec: vector code where the
+// CPU has it; rowGo: locate, then polyRowGo, the same values bitwise),
+// then evaluates the entries outside the pieces directly.
 func (m *Grad) Row(r, c, db, dn []float64) {
 	c = c[:len(r)]
 	onlyC := db == nil // CovRow
@@ -271,49 +272,56 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 		return
 	}
 	withNu := m.withNu && !onlyC
-	if !onlyC {
-		db = db[:len(r)]
-	}
-	if withNu {
-		dn = dn[:len(r)]
-	}
-	var off [rowChunk]int32
-	var t, xs [rowChunk]float64
-	var slow [rowChunk]uint8
 	for k := 0; k < len(r); k += rowChunk {
 		n := min(rowChunk, len(r)-k)
-		var dk []float64
+		var dbk, dnk []float64
+		if !onlyC {
+			dbk = db[k : k+n]
+		}
 		if withNu {
-			dk = dn[k : k+n]
+			dnk = dn[k : k+n]
 		}
-		ns, fused := 0, false
-		if onlyC { // locate and the polynomials in one pass where it can
-			ns, fused = m.covRowChunk(r[k:k+n], c[k:k+n], &slow, &xs)
-		}
-		if !fused {
-			ns = m.locate(r[k:k+n], off[:n], t[:n], &slow, &xs)
-		}
-		switch {
-		case ns == n || fused:
-		case onlyC:
-			polyRowCGo(m.coef, off[:n], t[:n], c[k:k+n])
-		default:
-			polyRow(m.coef, off[:n], t[:n], c[k:k+n], db[k:k+n], dk)
+		var slow [rowChunk]uint8
+		ns, ok := m.rowVec(r[k:k+n], c[k:k+n], dbk, dnk, &slow)
+		if !ok {
+			ns = m.rowGo(r[k:k+n], c[k:k+n], dbk, dnk, &slow)
 		}
 		for _, i := range slow[:ns] {
 			cv, gv, dv := m.sigma2, 0.0, 0.0 // x = 0: C(0) = sigma2, no derivatives
-			if x := xs[i]; x != 0 {
+			if x := c[k+int(i)]; x != 0 {
 				cv, gv, dv = m.slow(x)
 			}
 			c[k+int(i)] = cv
-			if !onlyC {
-				db[k+int(i)] = gv
+			if dbk != nil {
+				dbk[i] = gv
 			}
-			if withNu {
-				dk[i] = dv
+			if dnk != nil {
+				dnk[i] = dv
 			}
 		}
 	}
+}
+
+// rowGo is rowVec in Go for at most rowChunk entries (the same values,
+// bitwise): locate, then the polynomials (polyRowCGo for C alone,
+// polyRowGo with the derivatives), x of the entries listed in slow
+// into c. It returns how many slow lists.
+func (m *Grad) rowGo(r, c, db, dn []float64, slow *[rowChunk]uint8) int {
+	var off [rowChunk]int32
+	var t, xs [rowChunk]float64
+	n := len(r)
+	ns := m.locate(r, off[:n], t[:n], slow, &xs)
+	switch {
+	case ns == n: // no piece to evaluate (and perhaps no pieces at all)
+	case db == nil:
+		polyRowCGo(m.coef, off[:n], t[:n], c)
+	default:
+		polyRowGo(m.coef, off[:n], t[:n], c, db, dn)
+	}
+	for _, i := range slow[:ns] {
+		c[i] = xs[i]
+	}
+	return ns
 }
 
 // CovRow sets c[i] = C(r[i]) for i < len(r), the covariance alone: the
@@ -325,7 +333,7 @@ func (m *Grad) CovRow(r, c []float64) { m.Row(r, c, nil, nil) }
 // is in the pieces' range, off[i] to the offset of its piece's
 // coefficients and t[i] to x's place in the piece, (x - mid) / half-width;
 // it lists the others in slow, with their x in xs (off and t set to the
-// first piece at 0, valid for polyRow), and returns how many there are.
+// first piece at 0, valid for polyRowGo), and returns how many there are.
 func (m *Grad) locate(r []float64, off []int32, t []float64, slow *[rowChunk]uint8, xs *[rowChunk]float64) int {
 	ib, lo, hi, eb := m.invBeta, m.xlo, m.xend, m.ebase
 	octs, mid, ihw := m.octs, m.mid, m.ihw

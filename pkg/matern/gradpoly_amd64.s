@@ -5,6 +5,21 @@
 DATA polyOne<>+0(SB)/8, $1.0
 GLOBL polyOne<>(SB), RODATA|NOPTR, $8
 
+DATA mantMask<>+0(SB)/8, $0x000fffffffffffff
+DATA mantMask<>+8(SB)/8, $0x000fffffffffffff
+DATA mantMask<>+16(SB)/8, $0x000fffffffffffff
+DATA mantMask<>+24(SB)/8, $0x000fffffffffffff
+GLOBL mantMask<>(SB), RODATA|NOPTR, $32
+
+DATA low32<>+0(SB)/8, $0xffffffff
+DATA low32<>+8(SB)/8, $0xffffffff
+DATA low32<>+16(SB)/8, $0xffffffff
+DATA low32<>+24(SB)/8, $0xffffffff
+GLOBL low32<>(SB), RODATA|NOPTR, $32
+
+DATA ihwExp<>+0(SB)/8, $2099
+GLOBL ihwExp<>(SB), RODATA|NOPTR, $8
+
 // One function's polynomial, its coefficients at DI+o0 .. DI+o3+31: Y3 holds s = t^4 in
 // every lane, Y4 (1, t, t^2, t^3); the four lanes' t^k P_k(s) into acc.
 #define POLY(o0, o1, o2, o3, acc) \
@@ -13,6 +28,36 @@ GLOBL polyOne<>(SB), RODATA|NOPTR, $8
 	VFMADD213PD o1(DI), Y3, acc \
 	VFMADD213PD o0(DI), Y3, acc \
 	VMULPD Y4, acc, acc
+
+// One entry's polynomial in the vertical pass, its coefficients at
+// R+o0 .. R+o3+31: s (that entry's) in every lane of Y8, its powers
+// (1, t, t^2, t^3) in pw; the four lanes' t^k P_k(s) into acc (the
+// operations of POLY, in the same order).
+#define POLYE(R, o0, o1, o2, o3, pw, acc) \
+	VMOVUPD o3(R), acc \
+	VFMADD213PD o2(R), Y8, acc \
+	VFMADD213PD o1(R), Y8, acc \
+	VFMADD213PD o0(R), Y8, acc \
+	VMULPD pw, acc, acc
+
+// One function's polynomials for the four entries of the vertical pass
+// (coefficients at BX, CX, DX, DI plus o0 .. o3+31; s in Y3, their powers
+// in Y0, Y1, Y2, Y9), summed as POLY's caller sums one entry's, into
+// Y5: (q0+q1) + (q2+q3) each.
+#define POLY4(o0, o1, o2, o3) \
+	VPERMPD $0x00, Y3, Y8 \
+	POLYE(BX, o0, o1, o2, o3, Y0, Y4) \
+	VPERMPD $0x55, Y3, Y8 \
+	POLYE(CX, o0, o1, o2, o3, Y1, Y5) \
+	VPERMPD $0xaa, Y3, Y8 \
+	POLYE(DX, o0, o1, o2, o3, Y2, Y6) \
+	VPERMPD $0xff, Y3, Y8 \
+	POLYE(DI, o0, o1, o2, o3, Y9, Y7) \
+	VHADDPD Y5, Y4, Y4 \
+	VHADDPD Y7, Y6, Y6 \
+	VPERM2F128 $0x20, Y6, Y4, Y5 \
+	VPERM2F128 $0x31, Y6, Y4, Y7 \
+	VADDPD Y7, Y5, Y5
 
 // The powers of t in X0 (X14 = 1): Y3 = s = t^4 in every lane,
 // Y4 = (1, t, t^2, t^3).
@@ -25,78 +70,123 @@ GLOBL polyOne<>(SB), RODATA|NOPTR, $8
 	VUNPCKLPD X2, X1, X5 \
 	VINSERTF128 $1, X5, Y4, Y4
 
-// Entry AX's t (at R9) into X0 and its powers (TPOWERS); the piece's
-// coefficients at DI = SI + 8 off[AX] (off at R8).
-#define POWERS \
-	MOVLQSX (R8)(AX*4), DX \
-	LEAQ    (SI)(DX*8), DI \
-	VMOVSD  (R9)(AX*8), X0 \
-	TPOWERS
-
-// func polyRowAVX2(coef []float64, off []int32, t []float64, c, db, dn []float64)
-TEXT ·polyRowAVX2(SB), NOSPLIT, $0-144
-	MOVQ coef_base+0(FP), SI
-	MOVQ off_base+24(FP), R8
-	MOVQ off_len+32(FP), CX
-	MOVQ t_base+48(FP), R9
-	MOVQ c_base+72(FP), R11
-	MOVQ db_base+96(FP), R12
-	MOVQ dn_base+120(FP), R13
-	MOVQ dn_len+128(FP), R10
-	VMOVSD polyOne<>(SB), X14
-	XORQ AX, AX
-
-loop:
-	CMPQ AX, CX
-	JGE  done
-	POWERS
-	POLY(0, 32, 64, 96, Y6)
-	POLY(128, 160, 192, 224, Y7)
-	VHADDPD Y7, Y6, Y8          // (c0+c1, b0+b1, c2+c3, b2+b3)
-	VEXTRACTF128 $1, Y8, X9
-	VADDPD  X9, X8, X8
-	VMOVSD  X8, (R11)(AX*8)
-	VMOVHPD X8, (R12)(AX*8)
-	TESTQ   R10, R10
-	JZ      next
-	POLY(256, 288, 320, 352, Y10)
-	VHADDPD Y10, Y10, Y11       // (n0+n1, ., n2+n3, .)
-	VEXTRACTF128 $1, Y11, X12
-	VADDPD  X12, X11, X11
-	VMOVSD  X11, (R13)(AX*8)
-
-next:
-	INCQ AX
-	JMP  loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func covRowAVX2(r, c []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, xs *float64) int
-// locate and polyRowCGo (bitwise) in one pass over at most rowChunk entries: for
-// each r[i] with x = r[i] ib in [lo, hi), its piece p (octave bits>>52 -
-// eb, then first + mantissa >> shift), t = (x - mid[p]) ihw[p] and C's
-// polynomial at coef + p stride bytes into c[i]; the others listed in
-// slow (their index) and xs (their x), as locate does. Returns how many.
-TEXT ·covRowAVX2(SB), NOSPLIT, $0-144
+// func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8) int
+// locate and the polynomials (rowGo, bitwise) in one pass over at most
+// rowChunk entries: for each r[i] with x = r[i] ib in [lo, hi), its piece
+// p (octave bits>>52 - eb, then first + mantissa >> shift), t = (x -
+// mid[p]) ihw[p] and the polynomials at coef + p stride bytes: C's into
+// c[i], dC/dbeta's into db[i] unless db is empty, dC/dnu's into dn[i]
+// unless dn is empty; the others listed in slow (their index) with their
+// x in c[i]. Returns how many.
+//
+// Four entries at a time (vloop) where all four are in the range: x,
+// the pieces (their octaves' entries loaded one by one), t and its powers for the four in
+// vector lanes (t from x's bits: x - lo and w a power of 2 are exact,
+// so t = (x - lo) 2/w - 1 is exactly the one-entry code's (x - mid) ihw),
+// then each entry's polynomials as the one-entry code evaluates them
+// (POLY4), so that both give the same values bitwise; one entry at a
+// time (rone) where one of the four is outside the range, and for the
+// last len(r) mod 4.
+TEXT ·rowAVX2(SB), NOSPLIT, $0-184
 	MOVQ r_base+0(FP), SI
 	MOVQ c_base+24(FP), R11
-	VMOVSD ib+48(FP), X10
-	VMOVSD lo+56(FP), X11
-	VMOVSD hi+64(FP), X12
-	MOVQ eb+72(FP), R8
-	MOVQ octs+80(FP), R9
-	MOVQ mid+88(FP), R12
-	MOVQ ihw+96(FP), R13
-	MOVQ stride+112(FP), R10
-	VMOVSD polyOne<>(SB), X14
+	MOVQ db_base+48(FP), R15
+	VBROADCASTSD ib+96(FP), Y10
+	VBROADCASTSD lo+104(FP), Y11
+	VBROADCASTSD hi+112(FP), Y12
+	VPBROADCASTQ eb+120(FP), Y13
+	VPBROADCASTQ stride+160(FP), Y15
+	MOVQ eb+120(FP), R8
+	MOVQ octs+128(FP), R9
+	MOVQ mid+136(FP), R12
+	MOVQ ihw+144(FP), R13
+	MOVQ stride+160(FP), R10
+	VBROADCASTSD polyOne<>(SB), Y14
 	XORQ AX, AX
 	XORQ R14, R14
 
-rloop:
+vloop:
+	LEAQ 4(AX), BX
+	CMPQ BX, r_len+8(FP)
+	JGT  rtail
+	VMOVUPD (SI)(AX*8), Y0
+	VMULPD  Y10, Y0, Y0         // x = r ib
+	VCMPPD  $0x1d, Y11, Y0, Y1  // x >= lo (false for NaN)
+	VCMPPD  $0x11, Y12, Y0, Y2  // x < hi
+	VANDPD  Y2, Y1, Y1
+	VMOVMSKPD Y1, BX
+	CMPQ BX, $15
+	JNE  rone
+	VPSRLQ  $52, Y0, Y1         // the exponent fields (x > 0)
+	VPSUBQ  Y13, Y1, Y8         // the octaves
+	VMOVQ   X8, BX              // their first piece | shift << 32, four loads
+	VPEXTRQ $1, X8, CX          // (cheaper than one VPGATHERQQ here)
+	VEXTRACTI128 $1, Y8, X8
+	VMOVQ   X8, DX
+	VPEXTRQ $1, X8, DI
+	VMOVQ   (R9)(BX*8), X3
+	VPINSRQ $1, (R9)(CX*8), X3, X3
+	VMOVQ   (R9)(DX*8), X4
+	VPINSRQ $1, (R9)(DI*8), X4, X4
+	VINSERTI128 $1, X4, Y3, Y3
+	VPSRLQ  $32, Y3, Y4         // shift
+	VPAND   low32<>(SB), Y3, Y3
+	VPAND   mantMask<>(SB), Y0, Y5
+	VPSRLVQ Y4, Y5, Y5
+	VPADDQ  Y3, Y5, Y5          // p
+	VPCMPEQQ Y2, Y2, Y2
+	VPSLLVQ Y4, Y2, Y6
+	VPAND   Y6, Y0, Y6          // the piece's start lo: x's bits below shift cleared
+	VSUBPD  Y6, Y0, Y6          // x - lo, exactly
+	VPBROADCASTQ ihwExp<>(SB), Y7
+	VPSUBQ  Y1, Y7, Y7
+	VPSUBQ  Y4, Y7, Y7
+	VPSLLQ  $52, Y7, Y7         // ihw = 2/w = 2^(1076 - exponent - shift)
+	VMULPD  Y7, Y6, Y6          // (x - lo) ihw in [0, 2), exactly
+	VSUBPD  Y14, Y6, Y0         // t = (x - mid) ihw, exactly (the same bits)
+	VPMULUDQ Y15, Y5, Y5        // p stride
+	VMOVQ   X5, BX
+	VPEXTRQ $1, X5, CX
+	VEXTRACTI128 $1, Y5, X6
+	VMOVQ   X6, DX
+	VPEXTRQ $1, X6, DI
+	ADDQ    coef+152(FP), BX
+	ADDQ    coef+152(FP), CX
+	ADDQ    coef+152(FP), DX
+	ADDQ    coef+152(FP), DI
+	VMULPD  Y0, Y0, Y1          // t^2
+	VMULPD  Y1, Y0, Y2          // t^3
+	VMULPD  Y1, Y1, Y3          // s = t^4
+	VUNPCKLPD Y0, Y14, Y4       // (1, t0, 1, t2)
+	VUNPCKHPD Y0, Y14, Y5       // (1, t1, 1, t3)
+	VUNPCKLPD Y2, Y1, Y6        // (t0^2, t0^3, t2^2, t2^3)
+	VUNPCKHPD Y2, Y1, Y7        // (t1^2, t1^3, t3^2, t3^3)
+	VPERM2F128 $0x20, Y6, Y4, Y0 // entry 0's (1, t, t^2, t^3)
+	VPERM2F128 $0x31, Y6, Y4, Y2 // entry 2's
+	VPERM2F128 $0x20, Y7, Y5, Y1 // entry 1's
+	VPERM2F128 $0x31, Y7, Y5, Y9 // entry 3's
+	POLY4(0, 32, 64, 96)
+	VMOVUPD Y5, (R11)(AX*8)
+	CMPQ db_len+56(FP), $0
+	JEQ  vnext
+	POLY4(128, 160, 192, 224)
+	VMOVUPD Y5, (R15)(AX*8)
+	CMPQ dn_len+80(FP), $0
+	JEQ  vnext
+	POLY4(256, 288, 320, 352)
+	MOVQ dn_base+72(FP), R10
+	VMOVUPD Y5, (R10)(AX*8)
+	MOVQ stride+160(FP), R10
+
+vnext:
+	ADDQ $4, AX
+	JMP  vloop
+
+rtail:
 	CMPQ AX, r_len+8(FP)
 	JGE  rdone
+
+rone:
 	VMOVSD (SI)(AX*8), X0
 	VMULSD X10, X0, X0          // x = r ib
 	VUCOMISD X11, X0
@@ -117,27 +207,48 @@ rloop:
 	VSUBSD (R12)(BX*8), X0, X0
 	VMULSD (R13)(BX*8), X0, X0  // t = (x - mid) ihw
 	IMULQ R10, BX
-	MOVQ coef+104(FP), DI
+	MOVQ coef+152(FP), DI
 	ADDQ BX, DI
 	TPOWERS
 	POLY(0, 32, 64, 96, Y6)
+	CMPQ db_len+56(FP), $0
+	JNE  rdb
 	VHADDPD Y6, Y6, Y8
 	VEXTRACTF128 $1, Y8, X9
 	VADDSD  X9, X8, X8
 	VMOVSD  X8, (R11)(AX*8)
 	INCQ AX
-	JMP  rloop
+	JMP  vloop
+
+rdb:
+	POLY(128, 160, 192, 224, Y7)
+	VHADDPD Y7, Y6, Y8          // (c0+c1, b0+b1, c2+c3, b2+b3)
+	VEXTRACTF128 $1, Y8, X9
+	VADDPD  X9, X8, X8
+	VMOVSD  X8, (R11)(AX*8)
+	VMOVHPD X8, (R15)(AX*8)
+	CMPQ dn_len+80(FP), $0
+	JEQ  rnext
+	POLY(256, 288, 320, 352, Y6)
+	VHADDPD Y6, Y6, Y8          // (n0+n1, ., n2+n3, .)
+	VEXTRACTF128 $1, Y8, X9
+	VADDSD  X9, X8, X8
+	MOVQ dn_base+72(FP), DX
+	VMOVSD  X8, (DX)(AX*8)
+
+rnext:
+	INCQ AX
+	JMP  vloop
 
 rslow:
-	MOVQ slow+120(FP), DX
+	MOVQ slow+168(FP), DX
 	MOVB AX, (DX)(R14*1)
-	MOVQ xs+128(FP), DX
-	VMOVSD X0, (DX)(AX*8)
+	VMOVSD X0, (R11)(AX*8)      // x into c
 	INCQ R14
 	INCQ AX
-	JMP  rloop
+	JMP  vloop
 
 rdone:
-	MOVQ R14, ret+136(FP)
+	MOVQ R14, ret+176(FP)
 	VZEROUPPER
 	RET

@@ -6,9 +6,8 @@ import (
 	"testing"
 )
 
-// TestPolyRowBitwise checks that polyRow (the vector code where the CPU
-// has AVX2 and FMA) gives bitwise polyRowGo's values, polyRowCGo bitwise
-// their C, and that both are
+// TestPolyRowBitwise checks that polyRowCGo gives bitwise polyRowGo's C
+// and that polyRowGo's values are
 // the polynomials sum_k a_k t^k summed term by term in extended
 // precision (float64 pairs) to 8 ulps of the sum of |a_k t^k|, for two
 // and three functions per piece and every t in [-1, 1].
@@ -34,7 +33,7 @@ func TestPolyRowBitwise(t *testing.T) {
 		if nf == 2 {
 			dn, dw = nil, nil
 		}
-		polyRow(coef, off, tt, got[0], got[1], dn)
+		polyRowGo(coef, off, tt, got[0], got[1], dn)
 		polyRowGo(coef, off, tt, want[0], want[1], dw)
 		onlyC := make([]float64, n)
 		polyRowCGo(coef, off, tt, onlyC)
@@ -46,7 +45,7 @@ func TestPolyRowBitwise(t *testing.T) {
 		for f := 0; f < nf; f++ {
 			for i := range n {
 				if math.Float64bits(got[f][i]) != math.Float64bits(want[f][i]) {
-					t.Fatalf("nf %d function %d entry %d (t %v): polyRow %v, polyRowGo %v", nf, f, i, tt[i], got[f][i], want[f][i])
+					t.Fatalf("nf %d function %d entry %d (t %v): polyRowGo %v, again %v", nf, f, i, tt[i], got[f][i], want[f][i])
 				}
 				a := coef[int(off[i])+f*chebN : int(off[i])+(f+1)*chebN]
 				ref, abs := sumPowers(a, tt[i])
@@ -157,10 +156,13 @@ func TestCovRowClosed(t *testing.T) {
 	}
 }
 
-// TestRowFused checks Row and CovRow (for C alone, locate and the
-// polynomial in one vector pass where the CPU has it) bitwise against
-// locate then polyRowGo, for one chunk of distances inside the pieces'
-// range, with and without dC/dnu.
+// TestRowFused checks rowVec (locate and the polynomials in one vector
+// pass where the CPU has it) bitwise against rowGo (locate, then
+// polyRowGo) on chunks of every length up to rowChunk, C alone, with
+// dC/dbeta and with dC/dnu, distances inside the pieces' range and
+// outside (0, NaN, beyond rmax, below rmin) among them: the same values
+// and the same list of entries left to the direct evaluation, their x
+// in c.
 func TestRowFused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 5))
 	for _, withNu := range []bool{false, true} {
@@ -168,36 +170,59 @@ func TestRowFused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := make([]float64, rowChunk)
-		for i := range r {
-			r[i] = 1e-3 + 1.4*rng.Float64()
-		}
-		var off [rowChunk]int32
-		var tt, xs [rowChunk]float64
-		var slow [rowChunk]uint8
-		if ns := g.locate(r, off[:], tt[:], &slow, &xs); ns != 0 {
-			t.Fatalf("%d distances outside the pieces", ns)
-		}
-		var want, got [3][]float64
-		for f := range 3 {
-			want[f], got[f] = make([]float64, rowChunk), make([]float64, rowChunk)
-		}
-		dw, dg := want[2], got[2]
-		if !withNu {
-			dw, dg = nil, nil
-		}
-		polyRowGo(g.coef, off[:], tt[:], want[0], want[1], dw)
-		g.Row(r, got[0], got[1], dg)
-		onlyC := make([]float64, rowChunk)
-		g.CovRow(r, onlyC)
-		for i := range r {
-			for f := range 3 {
-				if math.Float64bits(got[f][i]) != math.Float64bits(want[f][i]) {
-					t.Fatalf("nu %v function %d r %v: Row %v, locate and polyRowGo %v", withNu, f, r[i], got[f][i], want[f][i])
+		for n := 1; n <= rowChunk; n++ {
+			r := make([]float64, n)
+			for i := range r {
+				r[i] = 1e-3 + 1.4*rng.Float64()
+				if i%2 == 1 { // log-uniform: every octave of the pieces
+					r[i] = 1e-4 * math.Pow(1.4e4, rng.Float64())
 				}
 			}
-			if math.Float64bits(onlyC[i]) != math.Float64bits(want[0][i]) {
-				t.Fatalf("r %v: CovRow %v, want %v", r[i], onlyC[i], want[0][i])
+			for _, odd := range []float64{0, math.NaN(), 2, 1e-7} {
+				r[rng.IntN(n)] = odd
+			}
+			for nf := 1; nf <= 3; nf++ {
+				if nf == 3 && !withNu {
+					continue
+				}
+				var want, got [3][]float64
+				for f := range 3 {
+					if f < nf {
+						want[f], got[f] = make([]float64, n), make([]float64, n)
+					}
+				}
+				var sw, sg [rowChunk]uint8
+				nw := g.rowGo(r, want[0], want[1], want[2], &sw)
+				ng, ok := g.rowVec(r, got[0], got[1], got[2], &sg)
+				if !ok {
+					continue // no vector code here: Row runs rowGo
+				}
+				if ng != nw || string(sg[:ng]) != string(sw[:nw]) {
+					t.Fatalf("n %d nf %d: rowVec lists %v, rowGo %v", n, nf, sg[:ng], sw[:nw])
+				}
+				if nf == 1 { // in place, as CovRow(col, col)
+					in := append([]float64(nil), r...)
+					g.rowVec(in, in, nil, nil, &sg)
+					for i := range n {
+						if math.Float64bits(in[i]) != math.Float64bits(want[0][i]) {
+							t.Fatalf("n %d r %v: rowVec in place %v, rowGo %v", n, r[i], in[i], want[0][i])
+						}
+					}
+				}
+				isSlow := make([]bool, n)
+				for _, i := range sw[:nw] {
+					isSlow[i] = true
+				}
+				for f := range nf {
+					for i := range n {
+						if f > 0 && isSlow[i] {
+							continue // Row sets these (the derivatives of the direct evaluation)
+						}
+						if math.Float64bits(got[f][i]) != math.Float64bits(want[f][i]) {
+							t.Fatalf("n %d nf %d function %d r %v: rowVec %v, rowGo %v", n, nf, f, r[i], got[f][i], want[f][i])
+						}
+					}
+				}
 			}
 		}
 	}

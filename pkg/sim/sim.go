@@ -30,7 +30,11 @@
 //     are free, and holds both for max(lat_s, lat_r) + b / min(bw_s, bw_r)
 //     seconds (each node one full-duplex link, config.Group.Link). Ready
 //     transfers are started highest priority first, then in submission
-//     order.
+//     order. With Options.MessageDelay D, a transfer ends D seconds after
+//     it leaves the links (they are free for the next message at once):
+//     the time the runtime takes to post and complete a message beyond
+//     the wire (the progress goroutines waiting for a core), which does
+//     not occupy the links.
 //   - The runtime's own CPU time runs on the cores of the workers (as
 //     many workers as cores), so it is taken from the CPU workers: a task
 //     on a CPU worker takes the group's task_cpu seconds more (submission,
@@ -67,6 +71,13 @@ type Options struct {
 	// message, on the receiving rank, with worker index cpus+gpus (a lane
 	// after the GPU workers).
 	TraceTransfers bool
+	// MessageDelay is the seconds every transfer takes after its link
+	// time max(lat) + b / min(bw), without holding the links (0: none):
+	// from the data being ready at the sender to the receiver seeing it,
+	// what the runtime's progress adds to the wire (bench simulator
+	// measures it from the messages the workers waited for in real runs).
+	// It must be >= 0 and finite.
+	MessageDelay float64
 }
 
 // Use is the activity of the workers of one type.
@@ -170,6 +181,9 @@ type event struct {
 	t   float64
 	seq int64
 	n   int32
+	// free: transfer n leaves the links at t (it ends later, after
+	// Options.MessageDelay).
+	free bool
 }
 
 // eventBefore orders the event queue: by time, then in push order.
@@ -201,6 +215,7 @@ type simulator struct {
 	// msgCPU, byteCPU: the CPU time of a message on each of its ranks
 	// (config.Network.CPUPerMessage, CPUPerByte).
 	msgCPU, byteCPU float64
+	delay           float64 // Options.MessageDelay
 }
 
 // Kind ids of the nodes that are not tasks.
@@ -215,7 +230,7 @@ const (
 // transfer to its own rank) and on a task whose rank's group cannot run its
 // kind.
 func Run(g *runtime.Graph, c config.Cluster, opt Options) (*Result, error) {
-	s, err := newSimulator(g, c)
+	s, err := newSimulator(g, c, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +238,10 @@ func Run(g *runtime.Graph, c config.Cluster, opt Options) (*Result, error) {
 	return s.result(c, opt), nil
 }
 
-func newSimulator(g *runtime.Graph, c config.Cluster) (*simulator, error) {
+func newSimulator(g *runtime.Graph, c config.Cluster, opt Options) (*simulator, error) {
+	if d := opt.MessageDelay; !(d >= 0) || math.IsInf(d, 0) {
+		return nil, fmt.Errorf("sim: message delay %g s (want >= 0 and finite)", d)
+	}
 	if len(c.Groups) == 0 {
 		return nil, fmt.Errorf("sim: the cluster has no [[group]] tables (no task durations)")
 	}
@@ -236,6 +254,7 @@ func newSimulator(g *runtime.Graph, c config.Cluster) (*simulator, error) {
 		succ: make([][]int32, n), start: make([]float64, n), end: make([]float64, n),
 		worker: make([]int32, n), touched: make([]bool, g.Ranks), xready: make([][]int32, g.Ranks),
 		events: pqueue.New(eventBefore), msgCPU: c.Network.CPUPerMessage, byteCPU: c.Network.CPUPerByte,
+		delay: opt.MessageDelay,
 	}
 	// Transfer candidates: highest priority first, then in submission order.
 	s.cands = pqueue.New(func(a, b cand) bool { return s.before(a.n, b.n) })
@@ -393,10 +412,16 @@ func (s *simulator) run() {
 		for s.events.Len() > 0 && s.events.Peek().t == now {
 			e := s.events.Pop()
 			nd := &s.g.Nodes[e.n]
+			if e.free { // links free; the transfer ends later
+				s.xtouched = true
+				continue
+			}
 			if id := s.kindID[e.n]; id == barrierID {
 				// no resource frees
 			} else if id < 0 {
-				s.xtouched = true // links free
+				if s.delay == 0 { // links free (with a delay: at their own event)
+					s.xtouched = true
+				}
 				s.charge(nd.Rank, nd.Bytes)
 			} else {
 				s.touched[nd.Rank] = true // a worker frees
@@ -460,9 +485,13 @@ func (s *simulator) startTransfers(now float64) {
 			continue
 		}
 		d := math.Max(src.lat, dst.lat) + float64(nd.Bytes)/math.Min(src.bw, dst.bw)
-		s.start[c.n], s.end[c.n] = now, now+d
+		s.start[c.n], s.end[c.n] = now, now+d+s.delay
 		src.outFree, dst.inFree = now+d, now+d
-		s.push(now+d, c.n)
+		s.push(now+d+s.delay, c.n)
+		if s.delay > 0 {
+			s.seq++
+			s.events.Push(event{t: now + d, seq: s.seq, n: c.n, free: true})
+		}
 		s.charge(c.src, nd.Bytes)
 		s.xready[c.src][c.pos] = -1
 		started = true

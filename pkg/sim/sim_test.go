@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -39,10 +40,17 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Ab
 
 func mustRun(t *testing.T, g *runtime.Graph, c config.Cluster) *Result {
 	t.Helper()
+	return mustRunWith(t, g, c, Options{})
+}
+
+// mustRunWith runs g on c with opt and the transfers traced.
+func mustRunWith(t *testing.T, g *runtime.Graph, c config.Cluster, opt Options) *Result {
+	t.Helper()
 	if err := c.Validate("test"); err != nil {
 		t.Fatalf("cluster: %v", err)
 	}
-	r, err := Run(g, c, Options{TraceTransfers: true})
+	opt.TraceTransfers = true
+	r, err := Run(g, c, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,62 +77,71 @@ func TestMakespan(t *testing.T) {
 		nodes []runtime.Node
 		c     config.Cluster
 		want  float64
+		delay float64 // Options.MessageDelay
 	}{
 		// 1 + 2 + 3, one after the other.
 		{"chain", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 1)},
-			cluster(1, 1, 0, durs, nil), 6},
+			cluster(1, 1, 0, durs, nil), 6, 0},
 		// The chain ignores extra workers.
 		{"chain on 4 workers", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 1)},
-			cluster(1, 4, 0, durs, nil), 6},
+			cluster(1, 4, 0, durs, nil), 6, 0},
 		// 7 independent gemms of 3 s on 3 workers: ceil(7/3) = 3 rounds.
-		{"independent 7 on 3", repeat(task("gemm", 0), 7), cluster(1, 3, 0, durs, nil), 9},
-		{"independent 6 on 3", repeat(task("gemm", 0), 6), cluster(1, 3, 0, durs, nil), 6},
-		{"independent 1 on 3", repeat(task("gemm", 0), 1), cluster(1, 3, 0, durs, nil), 3},
+		{"independent 7 on 3", repeat(task("gemm", 0), 7), cluster(1, 3, 0, durs, nil), 9, 0},
+		{"independent 6 on 3", repeat(task("gemm", 0), 6), cluster(1, 3, 0, durs, nil), 6, 0},
+		{"independent 1 on 3", repeat(task("gemm", 0), 1), cluster(1, 3, 0, durs, nil), 3, 0},
 		// A diamond: potrf, then trmm and gemm in parallel, then syrk:
 		// 1 + max(2, 3) + 0.5.
 		{"diamond", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 0), task("syrk", 0, 1, 2)},
-			cluster(1, 2, 0, durs, nil), 4.5},
+			cluster(1, 2, 0, durs, nil), 4.5, 0},
 		// The same on one worker: the sum.
 		{"diamond on 1", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 0), task("syrk", 0, 1, 2)},
-			cluster(1, 1, 0, durs, nil), 6.5},
+			cluster(1, 1, 0, durs, nil), 6.5, 0},
 		// Ragged tiles: a gemm of half the largest gemm's flops takes half
 		// its time (3 + 1.5); a task without flops takes the full time.
 		{"ragged", []runtime.Node{withFlops(task("gemm", 0), 2e9), withFlops(task("gemm", 0, 0), 1e9), task("trmm", 0, 1)},
-			cluster(1, 1, 0, durs, nil), 3 + 1.5 + 2},
+			cluster(1, 1, 0, durs, nil), 3 + 1.5 + 2, 0},
 		// A transfer of 1e6 bytes at 1e9 B/s with 1 ms latency between a
 		// potrf on rank 0 and a trmm on rank 1: 1 + (0.001 + 0.001) + 2.
 		{"transfer", []runtime.Node{task("potrf", 0), xfer(0, 1, 1e6, 0), on(task("trmm", 0, 1), 1)},
-			cluster(2, 1, 0, durs, nil), 3.002},
+			cluster(2, 1, 0, durs, nil), 3.002, 0},
+		// The same with a measured message delay of 10 ms: the trmm
+		// starts 1 + 0.002 + 0.010 s in.
+		{"transfer, delay", []runtime.Node{task("potrf", 0), xfer(0, 1, 1e6, 0), on(task("trmm", 0, 1), 1)},
+			cluster(2, 1, 0, durs, nil), 3.012, 0.010},
+		// The delay does not hold the links: the second message leaves
+		// them at 0.004 and ends at 0.004 + 0.010 (not 0.024).
+		{"same link, delay", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 1, 1e6)}, cluster(2, 1, 0, durs, nil), 0.014, 0.010},
 		// Two messages on the same pair of links go one after the other.
-		{"same link", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 1, 1e6)}, cluster(2, 1, 0, durs, nil), 0.004},
+		{"same link", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 1, 1e6)}, cluster(2, 1, 0, durs, nil), 0.004, 0},
 		// Same sender, two receivers: the sender's link is shared.
-		{"same sender", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 2, 1e6)}, cluster(3, 1, 0, durs, nil), 0.004},
+		{"same sender", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 2, 1e6)}, cluster(3, 1, 0, durs, nil), 0.004, 0},
 		// Two senders, one receiver: the receiver's link is shared.
-		{"same receiver", []runtime.Node{xfer(0, 2, 1e6), xfer(1, 2, 1e6)}, cluster(3, 1, 0, durs, nil), 0.004},
+		{"same receiver", []runtime.Node{xfer(0, 2, 1e6), xfer(1, 2, 1e6)}, cluster(3, 1, 0, durs, nil), 0.004, 0},
 		// Disjoint pairs, and both directions of one full-duplex pair, in
 		// parallel.
-		{"disjoint", []runtime.Node{xfer(0, 1, 1e6), xfer(2, 3, 1e6)}, cluster(4, 1, 0, durs, nil), 0.002},
-		{"duplex", []runtime.Node{xfer(0, 1, 1e6), xfer(1, 0, 1e6)}, cluster(2, 1, 0, durs, nil), 0.002},
+		{"disjoint", []runtime.Node{xfer(0, 1, 1e6), xfer(2, 3, 1e6)}, cluster(4, 1, 0, durs, nil), 0.002, 0},
+		{"duplex", []runtime.Node{xfer(0, 1, 1e6), xfer(1, 0, 1e6)}, cluster(2, 1, 0, durs, nil), 0.002, 0},
 		// 3 gemms of 10 s on the CPU or 1 s on the GPU: each would end
 		// first on the GPU (1, 2, 3 < 10), so all three queue there.
 		{"gpu queue", repeat(task("gemm", 0), 3),
-			cluster(1, 1, 1, config.Durations{"gemm": 10}, config.Durations{"gemm": 1}), 3},
+			cluster(1, 1, 1, config.Durations{"gemm": 10}, config.Durations{"gemm": 1}), 3, 0},
 		// 12 of them: the 11th would end at 11 on the GPU, 10 on the idle
 		// CPU, so it goes to the CPU; the GPU runs the other 11: 11 s.
 		{"gpu and cpu", repeat(task("gemm", 0), 12),
-			cluster(1, 1, 1, config.Durations{"gemm": 10}, config.Durations{"gemm": 1}), 11},
+			cluster(1, 1, 1, config.Durations{"gemm": 10}, config.Durations{"gemm": 1}), 11, 0},
 		// A kind only the CPU runs goes to the CPU even with an idle GPU.
 		{"cpu only kind", []runtime.Node{task("dcmg", 0), task("gemm", 0)},
-			cluster(1, 1, 1, config.Durations{"dcmg": 10, "gemm": 10}, config.Durations{"gemm": 1}), 10},
+			cluster(1, 1, 1, config.Durations{"dcmg": 10, "gemm": 10}, config.Durations{"gemm": 1}), 10, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := &runtime.Graph{Ranks: c.c.Nodes, Nodes: c.nodes}
-			r := mustRun(t, g, c.c)
+			opt := Options{MessageDelay: c.delay}
+			r := mustRunWith(t, g, c.c, opt)
 			if !near(r.Makespan, c.want) {
 				t.Fatalf("makespan %.15g, want %.15g", r.Makespan, c.want)
 			}
-			checkSchedule(t, g, c.c)
+			checkScheduleWith(t, g, c.c, opt)
 		})
 	}
 }
@@ -143,7 +160,14 @@ func repeat(n runtime.Node, k int) []runtime.Node {
 // run them.
 func checkSchedule(t *testing.T, g *runtime.Graph, c config.Cluster) {
 	t.Helper()
-	s, err := newSimulator(g, c)
+	checkScheduleWith(t, g, c, Options{})
+}
+
+// checkScheduleWith is checkSchedule with options (a transfer holds its
+// links until its end less Options.MessageDelay).
+func checkScheduleWith(t *testing.T, g *runtime.Graph, c config.Cluster, opt Options) {
+	t.Helper()
+	s, err := newSimulator(g, c, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,8 +181,9 @@ func checkSchedule(t *testing.T, g *runtime.Graph, c config.Cluster) {
 			}
 		}
 		if n.Kind == runtime.XferKind {
-			busy[lane{n.Src, -1}] = append(busy[lane{n.Src, -1}], [2]float64{s.start[i], s.end[i]})
-			busy[lane{n.Rank, -2}] = append(busy[lane{n.Rank, -2}], [2]float64{s.start[i], s.end[i]})
+			link := [2]float64{s.start[i], s.end[i] - opt.MessageDelay}
+			busy[lane{n.Src, -1}] = append(busy[lane{n.Src, -1}], link)
+			busy[lane{n.Rank, -2}] = append(busy[lane{n.Rank, -2}], link)
 			continue
 		}
 		m := &s.ranks[n.Rank]
@@ -292,6 +317,12 @@ func TestErrors(t *testing.T) {
 				t.Fatalf("error %v, want %q", err, c.want)
 			}
 		})
+	}
+	for _, d := range []float64{-1e-3, math.NaN(), math.Inf(1)} {
+		_, err := Run(&runtime.Graph{Ranks: 1}, cluster(1, 1, 0, durs, nil), Options{MessageDelay: d})
+		if want := fmt.Sprintf("message delay %g s", d); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("delay %g: error %v, want %q", d, err, want)
+		}
 	}
 }
 

@@ -182,15 +182,20 @@ func distances(metric matern.Metric, p matern.Points, j int, col []float64) {
 	dist2(x, y, xj, yj, col)
 }
 
-// mirrorGo copies the lower triangle of the n x n matrix a into its upper
+// mirror copies the lower triangle of the n x n matrix a into its upper
 // triangle, in tiles of 4 x 4 (the rows read four at a time, each
-// column written in runs of four).
-func mirrorGo(n int, a []float64) {
+// column written in runs of four; the full tiles off the diagonal
+// transposed in vector registers where the CPU has AVX, mirrorTiles).
+func mirror(n int, a []float64) {
 	const t = 4
+	vec := mirrorTiles(n, a)
 	for j0 := 0; j0 < n; j0 += t {
 		j1 := min(j0+t, n)
 		// Columns j0..j1-1 above the diagonal tile, from rows j0..j1-1.
 		i := 0
+		if vec && j1-j0 == t {
+			i = j0 // mirrorTiles copied them
+		}
 		for ; i+t <= j0; i += t {
 			for j := j0; j < j1; j++ {
 				dst := a[i+j*n : i+j*n+t]

@@ -22,3 +22,23 @@ func dist2(x, y []float64, x0, y0 float64, out []float64) {
 //
 //go:noescape
 func dist2AVX(x, y []float64, x0, y0 float64, out []float64)
+
+// mirrorTiles copies the full 4 x 4 tiles of a's lower triangle off its
+// diagonal into the upper triangle (those of the column blocks j0..j0+3
+// < n), four columns at a time with AVX where the CPU has it, and
+// reports whether it did (mirror does the rest, or all without).
+func mirrorTiles(n int, a []float64) bool {
+	if !hasAVX {
+		return false
+	}
+	if n >= 8 {
+		_ = a[n*n-1]
+		mirrorAVX(n, &a[0])
+	}
+	return true
+}
+
+// mirrorAVX is mirrorTiles's vector code (a holds n x n values).
+//
+//go:noescape
+func mirrorAVX(n int, a *float64)

@@ -46,3 +46,62 @@ tail:
 done:
 	VZEROUPPER
 	RET
+
+// func mirrorAVX(n int, a *float64)
+// The 4 x 4 tiles of the n x n matrix a above its diagonal, in the column
+// blocks j0..j0+3 < n and rows i0..i0+3 < j0, from the lower triangle:
+// columns i0..i0+3 at rows j0..j0+3 loaded, transposed in registers,
+// stored as columns j0..j0+3 at rows i0..i0+3.
+TEXT ·mirrorAVX(SB), NOSPLIT, $0-16
+	MOVQ n+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ CX, R8
+	SHLQ $3, R8                 // a column, in bytes
+	XORQ DX, DX                 // j0
+
+jloop:
+	LEAQ 4(DX), AX
+	CMPQ AX, CX
+	JGT  mdone
+	XORQ BX, BX                 // i0
+
+iloop:
+	LEAQ 4(BX), AX
+	CMPQ AX, DX
+	JGT  jnext
+	MOVQ BX, AX
+	IMULQ CX, AX
+	ADDQ DX, AX
+	LEAQ (SI)(AX*8), DI         // &a[j0 + i0 n]
+	LEAQ (DI)(R8*2), R9
+	VMOVUPD (DI), Y0            // column i0, rows j0..j0+3
+	VMOVUPD (DI)(R8*1), Y1
+	VMOVUPD (R9), Y2
+	VMOVUPD (R9)(R8*1), Y3
+	VUNPCKLPD Y1, Y0, Y4
+	VUNPCKHPD Y1, Y0, Y5
+	VUNPCKLPD Y3, Y2, Y6
+	VUNPCKHPD Y3, Y2, Y7
+	MOVQ DX, AX
+	IMULQ CX, AX
+	ADDQ BX, AX
+	LEAQ (SI)(AX*8), DI         // &a[i0 + j0 n]
+	LEAQ (DI)(R8*2), R9
+	VPERM2F128 $0x20, Y6, Y4, Y0
+	VPERM2F128 $0x20, Y7, Y5, Y1
+	VPERM2F128 $0x31, Y6, Y4, Y2
+	VPERM2F128 $0x31, Y7, Y5, Y3
+	VMOVUPD Y0, (DI)            // column j0, rows i0..i0+3
+	VMOVUPD Y1, (DI)(R8*1)
+	VMOVUPD Y2, (R9)
+	VMOVUPD Y3, (R9)(R8*1)
+	ADDQ $4, BX
+	JMP  iloop
+
+jnext:
+	ADDQ $4, DX
+	JMP  jloop
+
+mdone:
+	VZEROUPPER
+	RET

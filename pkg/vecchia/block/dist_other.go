@@ -4,3 +4,7 @@ package block
 
 // dist2 is dist2Go (no vector code on this platform or build).
 func dist2(x, y []float64, x0, y0 float64, out []float64) { dist2Go(x, y, x0, y0, out) }
+
+// mirrorTiles: no vector code on this platform or build (mirror copies
+// every tile).
+func mirrorTiles(n int, a []float64) bool { return false }

@@ -9,7 +9,7 @@ import (
 // triangle (the upper one first filled with NaN), the lower triangle
 // untouched, for sizes around and between its 4 x 4 tiles.
 func TestMirror(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 45} {
+	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 39, 45} {
 		a := make([]float64, n*n)
 		for j := 0; j < n; j++ {
 			for i := 0; i < n; i++ {
