@@ -1,8 +1,11 @@
 // Package block is the kernel of the Vecchia likelihood: it computes the
 // contributions of groups of locations (blocks) to the log-likelihood, its
 // gradient and its Fisher information, one dense covariance matrix per
-// block, factored and solved with BLAS-3 (one task of the Vecchia graph
-// runs Run over a range of blocks).
+// block, factored and solved by the package's own small-matrix kernels
+// (chol, solveLower, solveUpperT, gemv, gram42: AVX2 with fused
+// multiply-adds where the CPU has it, the same values bitwise in Go; no
+// BLAS call), one task of the Vecchia graph running Run over a range of
+// blocks.
 //
 // A block is a set U of u locations, sorted in the Vecchia ordering, of
 // which some are its responses R (r of them) and the others the union of
@@ -10,7 +13,7 @@
 // conditions on every location of U before it in the ordering, so that the
 // product over all blocks of p(y_i | y_{U, < i}), i in R, is a Vecchia
 // approximation. With Sigma the u x u covariance of U, L L^T = Sigma
-// (dpotrf) and w = L^-1 y_U, V = L^-1 X_U (dtrsm), the block adds
+// (chol) and w = L^-1 y_U, V = L^-1 X_U (solveLower), the block adds
 //
 //	log|Sigma~| += 2 sum_{i in R} log L_ii
 //	y^T Sigma~^-1 y += sum_{i in R} w_i^2,  X^T Sigma~^-1 y += sum V_i^T w_i,  X^T Sigma~^-1 X += sum V_i^T V_i
@@ -191,9 +194,10 @@ func workWords(u, r, ncov, gen, p int, grad bool) int {
 	// Points (x, y, z, t), [y X], Sigma (and what chol may read past it),
 	// the Cov's scratch, chol's.
 	w := u*4 + u*(1+ncov) + 2*u*u + 2*u + cholPad + 2*(u+4)
-	// With the gradient: dSigma, C, L^-1 C and the B_j, the B_j^T [y X].
+	// With the gradient: dSigma, C and -C, L^-1 C and the B_j (and what
+	// dsigC writes past them), the B_j^T [y X].
 	if grad {
-		w += gen*(u*u+cholPad) + u*r*(2+p) + p*r*(1+ncov) + u + 4
+		w += gen*(u*u+cholPad) + u*r*(3+p) + p*r*(1+ncov) + u + 8
 	}
 	return w
 }
@@ -248,23 +252,26 @@ func Run(s *Spec, d *Data, b0, b1 int, work []float64, acc []float64) error {
 // With the gradient, the columns that L^-1 applies to are contiguous in
 // w: L^-1 C (when a Scale or Nugget parameter needs it), then the B_j of
 // the Generated parameters, then those of the Scale and Nugget ones, so
-// that one dtrsm solves them all and one dgemm forms every B_j^T [y X].
+// that one substitution (solveLower) solves them all.
 type scratch struct {
 	pts  matern.Points
 	resp []int // local rows of the responses
 	sig  []float64
 	y    []float64 // [y X], u x (1+p)
 	cov  []float64 // the Cov's scratch
-	cx   []float64 // chol's scratch
-	ct   []float64
+	ct   []float64 // chol's scratch
 	dsig [][]float64
 	c    []float64   // L^-T E_R, u x r
+	neg  []float64   // -C (dsigC)
 	zero []float64   // u+4 zeros (dsigC)
 	w    []float64   // [L^-1 C | B_slot0 | B_slot1 ...], u x (nlc + F r)
 	lc   []float64   // L^-1 C, u x r (nil when not needed)
 	b    [][]float64 // B_j, u x r, per parameter (nil for Fixed)
 	ball []float64   // every B_j, slot by slot (u x F r)
 	sy   []float64   // ball^T [y X], (F r) x (1+p)
+	frob []float64   // the Frobenius products, F x F (grams)
+	gram []float64   // one response's inner products, F x (F+1+p)
+	vs   []int       // grams' vectors
 	// Per parameter, its slot among the B_j (-1 for Fixed); the numbers
 	// of Generated and of non-Fixed parameters; whether L^-1 C is needed.
 	slot      []int
@@ -293,6 +300,10 @@ func (sc *scratch) plan(s *Spec) {
 			sc.free++
 		}
 	}
+	nv := sc.free + 1 + s.NCov
+	sc.frob = make([]float64, sc.free*sc.free)
+	sc.gram = make([]float64, sc.free*nv)
+	sc.vs = make([]int, 0, nv)
 }
 
 func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
@@ -310,7 +321,7 @@ func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
 	}
 	sc.sig = take(u*u + cholPad)[: u*u : u*u+cholPad]
 	sc.cov = take(u*u + 2*u)
-	sc.cx, sc.ct = take(u+4), take(u+4)
+	sc.ct = take(u + 4)
 	sc.y = take(u * (1 + s.NCov))
 	if !s.Grad {
 		return
@@ -318,13 +329,13 @@ func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
 	for g := range sc.dsig {
 		sc.dsig[g] = take(u*u + cholPad)[: u*u : u*u+cholPad]
 	}
-	sc.c = take(u * r)
+	sc.c, sc.neg = take(u*r), take(u*r)
 	sc.zero = take(u + 4)
 	nlc := 0
 	if sc.needLC {
 		nlc = r
 	}
-	sc.w = take(u * (nlc + sc.free*r))
+	sc.w = take(u*(nlc+sc.free*r) + 4)[:u*(nlc+sc.free*r)] // dsigC writes up to 3 rows past a column
 	sc.lc, sc.ball = sc.w[:u*nlc], sc.w[u*nlc:]
 	for j, sl := range sc.slot {
 		sc.b[j] = nil
@@ -432,11 +443,12 @@ func (c *phaseClock) lap(acc []float64, lay Layout, phase int) {
 }
 
 // gradBlock adds the block's gradient and information terms, the factor
-// L in sc.sig and the solved [y X] in sc.y: C = L^-T E_R (one dtrsm),
-// dSigma_j C for the Generated parameters (one dgemm each), L^-1 applied
-// to those and to C at once (one dtrsm), the Scale and Nugget B_j from
-// L^-1 C, every B_j^T [y X] at once (one dgemm), and the information's
-// Frobenius products over the rows that the truncation keeps.
+// L in sc.sig and the solved [y X] in sc.y: C = L^-T E_R (solveUpperT),
+// dSigma_j C for the Generated parameters (dsigC), L^-1 applied to those
+// and to C at once (solveLower), the Scale and Nugget B_j from L^-1 C,
+// then, response by response, the inner products of the B_j's columns
+// with each other and with [y X] over the rows that the truncation keeps
+// (grams): the B_j^T [y X] and the information's Frobenius products.
 func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 	if sc.free == 0 { // every parameter fixed: no derivative
 		return
@@ -468,21 +480,21 @@ func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 		}
 	}
 	p := s.NCov
-	ny := 1 + p
 	fr := sc.free * r
-	sc.ballY(u, r, fr, ny)
+	sc.grams(u, r, 1+p)
 	for j, sl := range sc.slot {
 		if sl >= 0 {
 			sc.gradTerms(lay, p, u, fr, j, sc.sy[sl*r:], acc)
 		}
 	}
+	f := sc.free
 	for j, sj := range sc.slot {
 		if sj < 0 {
 			continue
 		}
 		for m := 0; m <= j; m++ {
-			if sc.slot[m] >= 0 {
-				acc[lay.Info()+j*lay.P+m] += sc.frobenius(sc.b[j], sc.b[m], u)
+			if sm := sc.slot[m]; sm >= 0 {
+				acc[lay.Info()+j*lay.P+m] += sc.frob[max(sj, sm)*f+min(sj, sm)]
 			}
 		}
 	}
@@ -491,56 +503,101 @@ func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 // dsigC writes dSigma_j C into B_j for the Generated parameters, column
 // by column: column k of C is zero below its response r_k, so only
 // dSigma_j's first r_k+1 columns enter (gemv: sums in order of the
-// column, fused multiply-adds).
+// column, fused multiply-adds, straight into B_j's column; the vector
+// code's up to 3 rows past it land in the next column, written after,
+// or past the B_j).
 func (sc *scratch) dsigC(s *Spec, u int) {
-	zero, neg, t := sc.zero, sc.cx, sc.ct
+	zero, neg := sc.zero, sc.neg
 	clear(zero)
 	for kk, i := range sc.resp {
 		for q, v := range sc.c[kk*u : kk*u+i+1] {
-			neg[q] = -v // gemv subtracts: t = 0 - dSigma (-c)
+			neg[kk*u+q] = -v // gemv subtracts: t = 0 - dSigma (-c)
 		}
-		for j, kd := range s.Kinds {
-			if kd != Generated {
-				continue
-			}
-			ds := sc.dsig[sc.slot[j]]
-			gemv(u, i+1, zero, ds[:cap(ds)], u, neg, t)
-			copy(sc.b[j][kk*u:(kk+1)*u], t[:u])
+	}
+	m4 := (u + 3) &^ 3
+	for j, kd := range s.Kinds {
+		if kd != Generated {
+			continue
+		}
+		ds, bj := sc.dsig[sc.slot[j]], sc.b[j]
+		for kk, i := range sc.resp {
+			gemv(u, i+1, zero, ds[:cap(ds)], u, neg[kk*u:], bj[kk*u:kk*u+m4])
 		}
 	}
 }
 
-// ballY writes every B_j^T [y X] into sy ((F r) x (1+p), leading
-// dimension fr): column k of a B_j is zero below its response r_k.
-func (sc *scratch) ballY(u, r, fr, ny int) {
-	for b := 0; b < ny; b++ {
-		yb := sc.y[b*u : (b+1)*u]
-		for a := 0; a < fr; a++ {
-			n := sc.resp[a%r] + 1
-			ba := sc.ball[a*u : a*u+n]
-			v := 0.0
-			for i, x := range ba {
-				v = math.FMA(x, yb[i], v)
+// grams writes every B_j^T [y X] into sy ((F r) x ny, leading dimension
+// F r) and the information's Frobenius products, slot by slot, into frob
+// (F x F, lower triangle): for each response k, the inner products of
+// column k of the B_j (rows 0 .. r_k, the rest zero) with each other and
+// with [y X] (gram42, four B columns against two vectors a call), then
+// frob[a,b] += <B_a, B_b>_k - 1/2 B_a[r_k,k] B_b[r_k,k], k in order.
+func (sc *scratch) grams(u, r, ny int) {
+	f := sc.free
+	nv := f + ny
+	col := func(v, kk int) []float64 {
+		if v < f {
+			return sc.ball[(v*r+kk)*u : (v*r+kk+1)*u]
+		}
+		return sc.y[(v-f)*u : (v-f+1)*u]
+	}
+	frob, g := sc.frob[:f*f], sc.gram[:f*nv]
+	clear(frob)
+	var xs [4][]float64
+	var ys [2][]float64
+	var out [8]float64
+	for kk, ir := range sc.resp {
+		n := ir + 1
+		for i0 := 0; i0 < f; i0 += 4 {
+			for t := range xs {
+				xs[t] = col(min(i0+t, f-1), kk)
 			}
-			sc.sy[a+b*fr] = v
+			// The B columns up to the group's last (lower triangle), then [y X].
+			vs := sc.vs[:0]
+			for v := 0; v < nv; v++ {
+				if v < min(i0+4, f) || v >= f {
+					vs = append(vs, v)
+				}
+			}
+			for q := 0; q < len(vs); q += 2 {
+				q1 := min(q+1, len(vs)-1)
+				ys[0], ys[1] = col(vs[q], kk), col(vs[q1], kk)
+				gram42(n, &xs, &ys, &out)
+				for t := 0; t < 4 && i0+t < f; t++ {
+					g[(i0+t)*nv+vs[q]] = out[2*t]
+					g[(i0+t)*nv+vs[q1]] = out[2*t+1]
+				}
+			}
+		}
+		for a := 0; a < f; a++ {
+			da := sc.ball[(a*r+kk)*u+ir]
+			for b := 0; b <= a; b++ {
+				frob[a*f+b] += g[a*nv+b] - 0.5*da*sc.ball[(b*r+kk)*u+ir]
+			}
+			for c := 0; c < ny; c++ {
+				sc.sy[a*r+kk+c*f*r] = g[a*nv+f+c]
+			}
 		}
 	}
 }
 
-// scaleB writes the B of a variance parameter: (E_R - tau2 L^-1 C) / sigma2.
+// scaleB writes the B of a variance parameter, (E_R - tau2 L^-1 C) /
+// sigma2, over the rows that the truncation keeps (zeros below).
 func (sc *scratch) scaleB(s *Spec, u int, bj []float64) {
-	clear(bj)
-	if s.Tau2 != 0 {
-		for i, v := range sc.lc {
-			bj[i] = -s.Tau2 * v
-		}
-	}
-	for kk, i := range sc.resp {
-		bj[i+kk*u]++
-	}
 	inv := 1 / s.Sigma2
-	for i := range bj {
-		bj[i] *= inv
+	for kk, ir := range sc.resp {
+		col := bj[kk*u : (kk+1)*u]
+		for i := range col[:ir+1] {
+			v := 0.0
+			if s.Tau2 != 0 {
+				v = -s.Tau2 * sc.lc[kk*u+i]
+			}
+			if i == ir {
+				v++
+			}
+			col[i] = v * inv
+		}
+		clear(col[ir+1:])
 	}
 }
 
@@ -565,24 +622,4 @@ func (sc *scratch) gradTerms(lay Layout, p, u, ld, j int, sy []float64, acc []fl
 			}
 		}
 	}
-}
-
-// frobenius returns <B_j, B_m>_F - 1/2 sum_k B_j[r_k,k] B_m[r_k,k], the
-// columns truncated below their responses (rows 0 .. r_k of column k).
-func (sc *scratch) frobenius(bj, bm []float64, u int) float64 {
-	v := 0.0
-	for kk, i := range sc.resp {
-		x, y := bj[kk*u:kk*u+i+1], bm[kk*u:kk*u+i+1]
-		var s0, s1 float64
-		n := len(x) &^ 1
-		for q := 0; q < n; q += 2 {
-			s0 += x[q] * y[q]
-			s1 += x[q+1] * y[q+1]
-		}
-		if n < len(x) {
-			s0 += x[n] * y[n]
-		}
-		v += (s0 + s1) - 0.5*x[i]*y[i]
-	}
-	return v
 }

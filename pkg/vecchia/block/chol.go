@@ -19,21 +19,18 @@ const cholPad = 3
 // Column j: t = a[j:n, j] - L[j:n, 0:j] L[j, 0:j]^T, each entry's sum
 // accumulated over k = 0..j-1 in order with fused multiply-adds (the
 // vector code and the scalar code give the same values bitwise), then
-// L[j,j] = sqrt(t_0) and L[j+1:n, j] = t[1:] * (1/L[j,j]).
+// L[j,j] = sqrt(t_0) and L[j+1:n, j] = t[1:] * (1/L[j,j]); the vector
+// code runs the whole loop in one call (cholAVX).
 func chol(n int, a []float64, ld int, t []float64) int {
-	vec := useVec && n > 0 && cap(a) >= (n-1)*ld+n+cholPad
-	if vec {
-		a = a[:cap(a)]
+	if useVec && n > 0 && cap(a) >= (n-1)*ld+n+cholPad {
+		_ = t[n+3]
+		return cholVec(n, a[:cap(a)], ld, t)
 	}
 	for j := 0; j < n; j++ {
 		m := n - j
 		col := a[j+j*ld:]
 		// L[j, 0:j] is row j of a: the x of the update, stride ld.
-		if vec {
-			colUpdate(m, j, col, a[j:], ld, a[j:], ld, t)
-		} else {
-			colUpdateGo(m, j, col, a[j:], ld, a[j:], ld, t)
-		}
+		colUpdateGo(m, j, col, a[j:], ld, a[j:], ld, t)
 		d := t[0]
 		if !(d > 0) {
 			return j + 1

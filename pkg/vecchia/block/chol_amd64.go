@@ -25,6 +25,15 @@ func colUpdate(m, kn int, a, l []float64, ld int, x []float64, xs int, t []float
 	colUpdateAVX(m4/4, kn, &a[0], &l[0], ld, &x[0], xs, &t[0])
 }
 
+// cholVec is chol's loop in one call (cholAVX), a's capacity and t's
+// length checked by chol.
+func cholVec(n int, a []float64, ld int, t []float64) int {
+	return cholAVX(n, &a[0], ld, &t[0])
+}
+
+//go:noescape
+func cholAVX(n int, a *float64, ld int, t *float64) int
+
 // colUpdateAVX is colUpdateGo on nv vectors of 4 rows.
 //
 //go:noescape

@@ -9,3 +9,6 @@ const useVec = false
 func colUpdate(m, kn int, a, l []float64, ld int, x []float64, xs int, t []float64) {
 	colUpdateGo(m, kn, a, l, ld, x, xs, t)
 }
+
+// cholVec is never called: useVec is false.
+func cholVec(n int, a []float64, ld int, t []float64) int { panic("block: no vector code") }

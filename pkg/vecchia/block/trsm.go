@@ -2,36 +2,36 @@ package block
 
 import "math"
 
-// solveLower overwrites the n x q column-major matrix b (leading
+// solveLowerGo overwrites the n x q column-major matrix b (leading
 // dimension ldb) with L^-1 b, L the lower triangle of the n x n matrix l
 // (leading dimension ld): dtrsm (left, lower, no transpose, non-unit)
 // for the blocks' sizes, where OpenBLAS's per-call costs dominate.
 // Forward substitution by columns of L: for j = 0..n-1, each column c:
-// w = b[j,c] / L[j,j], then b[j+1:n, c] -= w L[j+1:n, j] (fused
-// multiply-adds; the vector code and the scalar code give the same
-// values bitwise).
-func solveLower(n, q int, l []float64, ld int, b []float64, ldb int) {
+// w = b[j,c] * (1/L[j,j]) (one division a step, not one a column), then
+// b[j+1:n, c] -= w L[j+1:n, j] (fused multiply-adds; the vector code and
+// the scalar code give the same values bitwise).
+func solveLowerGo(n, q int, l []float64, ld int, b []float64, ldb int) {
 	for j := 0; j < n; j++ {
-		solveStep(n-j-1, q, l[j+j*ld], b[j:], ldb, l[j+j*ld+1:j*ld+n])
+		solveStepGo(n-j-1, q, 1/l[j+j*ld], b[j:], ldb, l[j+j*ld+1:j*ld+n], false)
 	}
 }
 
-// solveUpperT overwrites b (n x q, leading dimension ldb) with L^-T b,
-// L as solveLower's, its transpose held in l's upper triangle (mirror):
-// back substitution by columns of L^T, for j = n-1..0: w = b[j,c] /
-// L[j,j], then b[0:j, c] -= w L[j, 0:j]^T.
-func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int) {
+// solveUpperTGo overwrites b (n x q, leading dimension ldb) with L^-T b,
+// L as solveLowerGo's, its transpose held in l's upper triangle (mirror):
+// back substitution by columns of L^T, for j = n-1..0: w = b[j,c] *
+// (1/L[j,j]), then b[0:j, c] -= w L[j, 0:j]^T.
+func solveUpperTGo(n, q int, l []float64, ld int, b []float64, ldb int) {
 	for j := n - 1; j >= 0; j-- {
-		solveStepBack(j, q, l[j+j*ld], b, ldb, l[j*ld:j*ld+j])
+		solveStepGo(j, q, 1/l[j+j*ld], b, ldb, l[j*ld:j*ld+j], true)
 	}
 }
 
 // solveStepGo is one step of the substitutions, for each column c < q:
-// w = piv[c*ldb] / d, piv[c*ldb] = w, rows[c*ldb+i] -= w col[i] for
+// w = piv[c*ldb] * inv (inv = 1/L[j,j]), piv[c*ldb] = w, rows[c*ldb+i] -= w col[i] for
 // i < m (piv and rows are the same slice from the pivot's row on: rows
 // starts one past it when back is false, at row 0 when back is true and
 // then m is the pivot's row).
-func solveStepGo(m, q int, d float64, b []float64, ldb int, col []float64, back bool) {
+func solveStepGo(m, q int, inv float64, b []float64, ldb int, col []float64, back bool) {
 	col = col[:m]
 	for c := 0; c < q; c++ {
 		bc := b[c*ldb:]
@@ -40,7 +40,7 @@ func solveStepGo(m, q int, d float64, b []float64, ldb int, col []float64, back 
 		if back {
 			piv, rows = m, bc
 		}
-		w := bc[piv] / d
+		w := bc[piv] * inv
 		bc[piv] = w
 		rows = rows[:m]
 		for i, v := range col {

@@ -2,13 +2,12 @@
 
 package block
 
-// solveStep is solveStepGo forward (no vector code on this platform or
-// build): b from the pivot's row on.
-func solveStep(m, q int, d float64, b []float64, ldb int, col []float64) {
-	solveStepGo(m, q, d, b, ldb, col, false)
+// solveLower is solveLowerGo (no vector code on this platform or build).
+func solveLower(n, q int, l []float64, ld int, b []float64, ldb int) {
+	solveLowerGo(n, q, l, ld, b, ldb)
 }
 
-// solveStepBack is solveStepGo backward: b from row 0, m the pivot's row.
-func solveStepBack(m, q int, d float64, b []float64, ldb int, col []float64) {
-	solveStepGo(m, q, d, b, ldb, col, true)
+// solveUpperT is solveUpperTGo.
+func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int) {
+	solveUpperTGo(n, q, l, ld, b, ldb)
 }

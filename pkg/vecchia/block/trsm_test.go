@@ -13,7 +13,7 @@ import (
 // rows and several right-hand sides with a leading dimension above n.
 func TestSolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 31))
-	for _, n := range []int{1, 2, 3, 5, 8, 9, 13, 45} {
+	for _, n := range []int{1, 2, 3, 5, 8, 9, 13, 45, 48, 49, 50, 61} {
 		for _, q := range []int{1, 3} {
 			ld, ldb := n+1, n+2
 			l := make([]float64, n*ld)
@@ -34,12 +34,12 @@ func TestSolve(t *testing.T) {
 				if back {
 					solveUpperT(n, q, l, ld, got, ldb)
 					for j := n - 1; j >= 0; j-- {
-						solveStepGo(j, q, l[j+j*ld], sca, ldb, l[j*ld:j*ld+j], true)
+						solveStepGo(j, q, 1/l[j+j*ld], sca, ldb, l[j*ld:j*ld+j], true)
 					}
 				} else {
 					solveLower(n, q, l, ld, got, ldb)
 					for j := 0; j < n; j++ {
-						solveStepGo(n-j-1, q, l[j+j*ld], sca[j:], ldb, l[j+j*ld+1:j*ld+n], false)
+						solveStepGo(n-j-1, q, 1/l[j+j*ld], sca[j:], ldb, l[j+j*ld+1:j*ld+n], false)
 					}
 				}
 				big := 0.0

@@ -1,8 +1,10 @@
 // Command asmgen writes chol_amd64.s, the vector code of the blocks'
-// Cholesky factor (colUpdateAVX): one loop per number of 4-row vectors
+// Cholesky factor (cholAVX, the whole factor in one call, and its column
+// update colUpdateAVX, which gemv uses too): one loop per number of 4-row vectors
 // (1 to maxVec), so that every row of a chunk keeps its accumulator in a
-// register over the whole k loop, which runs once per chunk. Run by go
-// generate in package block.
+// register over the whole k loop, which runs once per chunk; with -kind
+// trsm, trsm_amd64.s, the triangular substitutions (trsmSource). Run by
+// go generate in package block.
 package main
 
 import (
@@ -19,8 +21,13 @@ const maxVec = 12
 
 func main() {
 	out := flag.String("o", "chol_amd64.s", "the file to write")
+	kind := flag.String("kind", "chol", "chol or trsm")
 	flag.Parse()
-	if err := os.WriteFile(*out, []byte(source()), 0o644); err != nil {
+	src := source()
+	if *kind == "trsm" {
+		src = trsmSource()
+	}
+	if err := os.WriteFile(*out, []byte(src), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -50,39 +57,140 @@ TEXT ·colUpdateAVX(SB), NOSPLIT, $0-64
 	SHLQ $3, R14
 	MOVQ t+56(FP), R10
 
-next:
-	CMPQ AX, $0
-	JLE  done
 `)
-	fmt.Fprintf(&b, "\tCMPQ AX, $%d\n\tJGE  v%d\n", maxVec, maxVec)
+	update(&b, "", "done")
+	b.WriteString("done:\n\tVZEROUPPER\n\tRET\n\n")
+	b.WriteString(cholHead)
+	update(&b, "c", "cscale")
+	b.WriteString(cholTail)
+	return b.String()
+}
+
+// update writes colUpdateAVX's loop (AX vectors, CX terms, a from SI, l
+// from DI, ld bytes R8, x from R9, xs bytes R14, t from R10): the
+// dispatch p+"next" on the vectors left, the chunks' loops (labels
+// prefixed with p), then a jump to exit.
+func update(b *strings.Builder, p, exit string) {
+	fmt.Fprintf(b, "%snext:\n\tCMPQ AX, $0\n\tJLE  %s\n", p, exit)
+	fmt.Fprintf(b, "\tCMPQ AX, $%d\n\tJGE  %sv%d\n", maxVec, p, maxVec)
 	for v := 1; v < maxVec; v++ {
-		fmt.Fprintf(&b, "\tCMPQ AX, $%d\n\tJEQ  v%d\n", v, v)
+		fmt.Fprintf(b, "\tCMPQ AX, $%d\n\tJEQ  %sv%d\n", v, p, v)
 	}
 	b.WriteString("\n")
 	for nv := maxVec; nv >= 1; nv-- {
-		chunk(&b, nv)
+		chunk(b, p, nv)
 		b.WriteString("\n")
 	}
-	b.WriteString("done:\n\tVZEROUPPER\n\tRET\n")
-	return b.String()
 }
 
 // chunk writes the loop of nv vectors: load the accumulators from a, the
 // k loop (broadcast x[k], one fused multiply-add a vector), store to t,
 // advance and go back to the dispatch.
-func chunk(b *strings.Builder, nv int) {
-	fmt.Fprintf(b, "v%d:\n", nv)
+func chunk(b *strings.Builder, p string, nv int) {
+	fmt.Fprintf(b, "%sv%d:\n", p, nv)
 	for v := range nv {
 		fmt.Fprintf(b, "\tVMOVUPD %d(SI), Y%d\n", 32*v, v)
 	}
-	fmt.Fprintf(b, "\tMOVQ DI, R12\n\tMOVQ R9, R13\n\tMOVQ CX, R11\n\tTESTQ R11, R11\n\tJZ   v%dstore\nv%dk:\n", nv, nv)
+	fmt.Fprintf(b, "\tMOVQ DI, R12\n\tMOVQ R9, R13\n\tMOVQ CX, R11\n\tTESTQ R11, R11\n\tJZ   %[1]sv%[2]dstore\n%[1]sv%[2]dk:\n", p, nv)
 	b.WriteString("\tVBROADCASTSD (R13), Y15\n")
 	for v := range nv {
 		fmt.Fprintf(b, "\tVFNMADD231PD %d(R12), Y15, Y%d\n", 32*v, v)
 	}
-	fmt.Fprintf(b, "\tADDQ R8, R12\n\tADDQ R14, R13\n\tDECQ R11\n\tJNZ  v%dk\nv%dstore:\n", nv, nv)
+	fmt.Fprintf(b, "\tADDQ R8, R12\n\tADDQ R14, R13\n\tDECQ R11\n\tJNZ  %[1]sv%[2]dk\n%[1]sv%[2]dstore:\n", p, nv)
 	for v := range nv {
 		fmt.Fprintf(b, "\tVMOVUPD Y%d, %d(R10)\n", v, 32*v)
 	}
-	fmt.Fprintf(b, "\tADDQ $%d, SI\n\tADDQ $%d, DI\n\tADDQ $%d, R10\n\tSUBQ $%d, AX\n\tJMP  next\n", 32*nv, 32*nv, 32*nv, nv)
+	fmt.Fprintf(b, "\tADDQ $%d, SI\n\tADDQ $%d, DI\n\tADDQ $%d, R10\n\tSUBQ $%d, AX\n\tJMP  %snext\n", 32*nv, 32*nv, 32*nv, nv, p)
 }
+
+// cholHead starts cholAVX: per column j (BX) of the n (DX) columns of a
+// (R15, ld bytes R8), the update of rows j..n-1 by colUpdateAVX's loop
+// into t, then cholTail.
+const cholHead = `// func cholAVX(n int, a *float64, ld int, t *float64) int
+// chol's column loop: for j < n, t = a[j:n, j] - L[j:n, 0:j] L[j, 0:j]^T
+// (colUpdateAVX's loop, row j of L the x, ld apart), then the pivot's
+// test, L[j,j] = sqrt(t_0) and L[j+1:n, j] = t[1:] * (1/L[j,j]); returns
+// 0, or j+1 at the first pivot that is not positive (or NaN).
+TEXT ·cholAVX(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), DX
+	MOVQ a+8(FP), R15
+	MOVQ ld+16(FP), R8
+	SHLQ $3, R8
+	MOVQ R8, R14
+	XORQ BX, BX
+
+ccol:
+	MOVQ BX, R11
+	IMULQ R8, R11
+	LEAQ (R15)(BX*8), R12
+	ADDQ R12, R11
+	MOVQ R11, SI
+	MOVQ R12, DI
+	MOVQ R12, R9
+	MOVQ t+24(FP), R10
+	MOVQ DX, AX
+	SUBQ BX, AX
+	ADDQ $3, AX
+	SHRQ $2, AX
+	MOVQ BX, CX
+
+`
+
+// cholTail ends cholAVX's column: the pivot, the scaled column below it
+// (four rows, then one at a time), the next column.
+const cholTail = `cscale:
+	MOVQ BX, R11
+	IMULQ R8, R11
+	LEAQ (R15)(BX*8), R12
+	ADDQ R12, R11
+	MOVQ t+24(FP), R10
+	VMOVSD (R10), X0
+	VXORPD X1, X1, X1
+	VUCOMISD X1, X0
+	JHI  cpos
+	INCQ BX
+	MOVQ BX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+cpos:
+	VSQRTSD X0, X0, X0
+	VMOVSD X0, (R11)
+	MOVQ $0x3FF0000000000000, AX
+	MOVQ AX, X2
+	VDIVSD X0, X2, X2
+	VBROADCASTSD X2, Y2
+	MOVQ DX, AX
+	SUBQ BX, AX
+	DECQ AX
+	ADDQ $8, R10
+	ADDQ $8, R11
+
+cvec:
+	CMPQ AX, $4
+	JLT  ctail
+	VMULPD (R10), Y2, Y3
+	VMOVUPD Y3, (R11)
+	ADDQ $32, R10
+	ADDQ $32, R11
+	SUBQ $4, AX
+	JMP  cvec
+
+ctail:
+	TESTQ AX, AX
+	JZ   cjnext
+	VMULSD (R10), X2, X3
+	VMOVSD X3, (R11)
+	ADDQ $8, R10
+	ADDQ $8, R11
+	DECQ AX
+	JMP  ctail
+
+cjnext:
+	INCQ BX
+	CMPQ BX, DX
+	JLT  ccol
+	MOVQ $0, ret+32(FP)
+	VZEROUPPER
+	RET
+`
