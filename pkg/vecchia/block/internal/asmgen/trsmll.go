@@ -6,7 +6,7 @@ import (
 )
 
 // leftSource returns solveLowerLeftAVX: the forward substitution of one
-// to eight right-hand sides at once, left-looking (by panels of rows,
+// to nine right-hand sides at once, left-looking (by panels of rows,
 // each panel's accumulators in registers over the columns of L before
 // it), so that a column step costs one load of L a vector, one broadcast
 // a right-hand side and no store, where the right-looking steps (fstep)
@@ -29,7 +29,7 @@ func leftSource() string {
 	for w := 1; w <= leftMaxQ; w++ {
 		p := fmt.Sprintf("w%d", w)
 		p8 := p + "p8"
-		if w > 4 { // eight accumulators at most: panels of 4 rows
+		if w > 4 { // nine accumulators at most: panels of 4 rows
 			p8 = p + "p4"
 		}
 		fmt.Fprintf(&b, leftDispatch, p, p8)
@@ -50,11 +50,14 @@ func leftSource() string {
 
 // rhsAddr is the address of right-hand side c's entry at base (a
 // register) plus off bytes: columns R8 bytes apart, R11 = 3 R8; from
-// c = 4 on, from base + 4 R8 (BX for DI, AX for SI).
+// c = 4 on, from base + 4 R8 (BX for DI, AX for SI), the ninth at 8 R8.
 func rhsAddr(off int, base string, c int) string {
 	if c >= 4 {
 		base = map[string]string{"DI": "BX", "SI": "AX"}[base]
 		c -= 4
+	}
+	if c == 4 { // the ninth
+		return fmt.Sprintf("%d(%s)(R8*4)", off, base)
 	}
 	idx := [4]string{"", "(R8*1)", "(R8*2)", "(R11*1)"}[c]
 	return fmt.Sprintf("%d(%s)%s", off, base, idx)
@@ -63,7 +66,7 @@ func rhsAddr(off int, base string, c int) string {
 // panel writes the panel at label name for nw right-hand sides: nv vectors of rows (masked: tr
 // rows, 1 to 3, one vector loaded and stored under the mask in Y15),
 // accumulator of vector v and right-hand side c in Y(nv c+v), L's vectors
-// in Y8 and Y9, w in Y10, the update's result in Y11, 1/L[i,i] in Y12.
+// in Y9 and Y10, w in Y11, the update's result in Y12, 1/L[i,i] in Y13.
 // DI = &b[i0, c0], R9 = &L[i0, 0], R10 = i0 on entry; it advances them.
 func panel(b *strings.Builder, name string, nw, nv, tr int) {
 	acc := func(v, c int) int { return nv*c + v }
@@ -93,12 +96,12 @@ func panel(b *strings.Builder, name string, nw, nv, tr int) {
 	// The columns k < i0: acc -= b[k, c] L[i0:, k].
 	fmt.Fprintf(b, "\tMOVQ R14, SI\n\tLEAQ (R14)(R8*4), AX\n\tMOVQ R10, CX\n\tTESTQ CX, CX\n\tJZ   %sdiag\n%sk:\n", name, name)
 	for v := 0; v < nv; v++ {
-		load(32*v, "(R9)", 8+v)
+		load(32*v, "(R9)", 9+v)
 	}
 	for c := 0; c < nw; c++ {
-		fmt.Fprintf(b, "\tVBROADCASTSD %s, Y10\n", rhsAddr(0, "SI", c))
+		fmt.Fprintf(b, "\tVBROADCASTSD %s, Y11\n", rhsAddr(0, "SI", c))
 		for v := 0; v < nv; v++ {
-			fmt.Fprintf(b, "\tVFNMADD231PD Y%d, Y10, Y%d\n", 8+v, acc(v, c))
+			fmt.Fprintf(b, "\tVFNMADD231PD Y%d, Y11, Y%d\n", 9+v, acc(v, c))
 		}
 	}
 	fmt.Fprintf(b, "\tADDQ $8, SI\n\tADDQ $8, AX\n\tADDQ R13, R9\n\tDECQ CX\n\tJNZ  %sk\n%sdiag:\n", name, name)
@@ -109,29 +112,29 @@ func panel(b *strings.Builder, name string, nw, nv, tr int) {
 	}
 	for t := 0; t < rows; t++ {
 		tv, tl := t/4, t%4
-		fmt.Fprintf(b, "\tVMOVSD %d(R9), X12\n\tVDIVSD X12, X13, X12\n\tVBROADCASTSD X12, Y12\n", 8*t)
+		fmt.Fprintf(b, "\tVMOVSD %d(R9), X13\n\tVDIVSD X13, X14, X13\n\tVBROADCASTSD X13, Y13\n", 8*t)
 		for v := tv; v < nv; v++ {
 			if v > tv || tl < 3 {
-				load(32*v, "(R9)", 8+v)
+				load(32*v, "(R9)", 9+v)
 			}
 		}
 		for c := 0; c < nw; c++ {
 			a := acc(tv, c)
 			if tl == 0 {
-				fmt.Fprintf(b, "\tVBROADCASTSD X%d, Y10\n", a)
+				fmt.Fprintf(b, "\tVBROADCASTSD X%d, Y11\n", a)
 			} else {
-				fmt.Fprintf(b, "\tVPERMPD $%d, Y%d, Y10\n", 0x55*tl, a)
+				fmt.Fprintf(b, "\tVPERMPD $%d, Y%d, Y11\n", 0x55*tl, a)
 			}
-			b.WriteString("\tVMULPD Y12, Y10, Y10\n")
+			b.WriteString("\tVMULPD Y13, Y11, Y11\n")
 			if tl < 3 {
 				// lanes > tl: acc - w L; lane tl: w; lanes < tl: acc.
-				fmt.Fprintf(b, "\tVMOVAPD Y%d, Y11\n\tVFNMADD231PD Y%d, Y10, Y11\n", a, 8+tv)
+				fmt.Fprintf(b, "\tVMOVAPD Y%d, Y12\n\tVFNMADD231PD Y%d, Y11, Y12\n", a, 9+tv)
 				hi := 0xF &^ (1<<(tl+1) - 1)
-				fmt.Fprintf(b, "\tVBLENDPD $%d, Y11, Y%d, Y%d\n", hi, a, a)
+				fmt.Fprintf(b, "\tVBLENDPD $%d, Y12, Y%d, Y%d\n", hi, a, a)
 			}
-			fmt.Fprintf(b, "\tVBLENDPD $%d, Y10, Y%d, Y%d\n", 1<<tl, a, a)
+			fmt.Fprintf(b, "\tVBLENDPD $%d, Y11, Y%d, Y%d\n", 1<<tl, a, a)
 			for v := tv + 1; v < nv; v++ {
-				fmt.Fprintf(b, "\tVFNMADD231PD Y%d, Y10, Y%d\n", 8+v, acc(v, c))
+				fmt.Fprintf(b, "\tVFNMADD231PD Y%d, Y11, Y%d\n", 9+v, acc(v, c))
 			}
 		}
 		b.WriteString("\tADDQ R13, R9\n")
@@ -151,7 +154,7 @@ func panel(b *strings.Builder, name string, nw, nv, tr int) {
 
 const leftHead = `
 // func solveLowerLeftAVX(n, q int, l *float64, ld int, b *float64, ldb int)
-// solveLowerGo for q = 1 to 8 right-hand sides (BX), left-looking by
+// solveLowerGo for q = 1 to 9 right-hand sides (BX), left-looking by
 // panels of rows (leftSource): R12 = l, R13 = ld bytes, R14 = b, R8 =
 // ldb bytes, R11 = 3 ldb bytes, DX = n, R10 = i0 the panel's first row.
 TEXT ·solveLowerLeftAVX(SB), NOSPLIT, $0-48
@@ -165,15 +168,16 @@ TEXT ·solveLowerLeftAVX(SB), NOSPLIT, $0-48
 	SHLQ $3, R8
 	LEAQ (R8)(R8*2), R11
 	MOVQ $0x3FF0000000000000, AX
-	MOVQ AX, X13
+	MOVQ AX, X14
 	XORQ R10, R10
 	MOVQ R12, R9
 	MOVQ R14, DI
 `
 
 // leftMaxQ is the most right-hand sides of one solveLowerLeftAVX call:
-// eight accumulators of one vector each, or four of two.
-const leftMaxQ = 8
+// nine accumulators of one vector each (or four of two), L's vector,
+// w, the update, 1/L[i,i], 1 and the mask in the other seven registers.
+const leftMaxQ = 9
 
 // leftDispatch picks the next panel of the right-hand sides' count %[1]s.
 const leftDispatch = `%[1]spanel:
