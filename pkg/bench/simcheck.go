@@ -112,13 +112,13 @@ type SimCheckRow struct {
 	SimHistoryFrom   float64 `json:"sim_history_from_seconds,omitempty"`
 	ErrHistoryFrom   float64 `json:"err_history_from,omitempty"`
 	ErrHistoryLoaded float64 `json:"err_history_unloaded"`
-	// MessageDelay is what the messages the workers waited for took in
-	// the history's evaluations (on several ranks; messageDelays): its
-	// Delay, the time beyond the modelled link, is the message delay of
-	// the history simulations (sim.Options.MessageDelay), measured under
-	// the run's own conditions (the progress goroutines waiting for a
-	// core while the workers compute) where the ping-pong measures idle
-	// ranks.
+	// MessageDelay is what the messages that reached an idle receiver
+	// took in the history's evaluations (on several ranks;
+	// messageDelays): its Delay, the time beyond the modelled link, is
+	// the message delay of the history simulations
+	// (sim.Options.MessageDelay), measured under the run's own
+	// conditions (the progress goroutines waiting for a core while the
+	// workers compute) where the ping-pong measures idle ranks.
 	MessageDelay MessageDelay `json:"message_delay"`
 	// SimHistoryNoDelay is SimHistory without the message delay (the
 	// links of Network alone); 0 without a delay.

@@ -130,9 +130,10 @@ func historyDurations(w comm.Comm, nb int, m *perfmodel.Model, cal config.Durati
 }
 
 // simCheckHistorySims simulates g on cl (its runtime CPU already set) with
-// row.History and row.MessageDelay's delay, and with first's history and delay
-// where first is another size's row, and sets row's history makespans and
-// errors against row.Real and row.RealLoaded.
+// row.History and row.MessageDelay.Delay (and without the delay, for
+// SimHistoryNoDelay), and with first's history and delay where first is
+// another size's row, and sets row's history makespans and errors against
+// row.Real and row.RealLoaded.
 func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimCheckRow) error {
 	cl.Groups = slices.Clone(cl.Groups)
 	cl.Groups[0].CPU = row.History

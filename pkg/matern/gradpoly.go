@@ -2,8 +2,8 @@ package matern
 
 import "math"
 
-// rowChunk is the number of entries Grad.Row locates before it evaluates
-// their polynomials in one call.
+// rowChunk is the number of entries Grad.Row hands to one call of rowVec
+// or rowGo (the vector code keeps their pieces and t in its stack frame).
 const rowChunk = 64
 
 // polyRowGo is polyRow in Go: for each entry i, the polynomials of the
@@ -15,7 +15,7 @@ const rowChunk = 64
 //	p(t) = sum_{k<4} t^k P_k(s),  P_k(s) = a_k + a_{4+k} s + a_{8+k} s^2 + a_{12+k} s^3,
 //
 // the four products t^k P_k(s) added as (k=0 + k=1) + (k=2 + k=3): the
-// order of the vector code (polyRowAVX2), which gives bitwise the same
+// order of the vector code (rowAVX2), which gives bitwise the same
 // values (math.FMA rounds once, as the vector instruction).
 func polyRowGo(coef []float64, off []int32, t []float64, c, db, dn []float64) {
 	for i, o := range off {

@@ -71,7 +71,7 @@ GLOBL ihwExp<>(SB), RODATA|NOPTR, $8
 	VINSERTF128 $1, X5, Y4, Y4
 
 // func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8) int
-// locate and the polynomials (rowGo, bitwise) in one pass over at most
+// locate and the polynomials (rowGo, bitwise) in one call over at most
 // rowChunk entries: for each r[i] with x = r[i] ib in [lo, hi), its piece
 // p (octave bits>>52 - eb, then first + mantissa >> shift), t = (x -
 // mid[p]) ihw[p] and the polynomials at coef + p stride bytes: C's into
@@ -79,15 +79,21 @@ GLOBL ihwExp<>(SB), RODATA|NOPTR, $8
 // unless dn is empty; the others listed in slow (their index) with their
 // x in c[i]. Returns how many.
 //
-// Four entries at a time (vloop) where all four are in the range: x,
-// the pieces (their octaves' entries loaded one by one), t and its powers for the four in
-// vector lanes (t from x's bits: x - lo and w a power of 2 are exact,
-// so t = (x - lo) 2/w - 1 is exactly the one-entry code's (x - mid) ihw),
-// then each entry's polynomials as the one-entry code evaluates them
-// (POLY4), so that both give the same values bitwise; one entry at a
-// time (rone) where one of the four is outside the range, and for the
-// last len(r) mod 4.
-TEXT ·rowAVX2(SB), NOSPLIT, $0-184
+// Four entries at a time over the first len(r) - len(r) mod 4, in two
+// passes (short chains of dependent instructions, so that the processor
+// overlaps many groups): the first (p1) locates: x, the pieces (their
+// octaves' entries loaded lane by lane: cheaper here than VPGATHERQQ) and
+// t (from x's bits: x - lo and w a power of 2 are exact, so t = (x - lo)
+// 2/w - 1 is exactly the one-entry code's (x - mid) ihw) in vector
+// lanes, the coefficients' addresses and t into the frame (an entry
+// outside the range located at lo, its x kept in t's place); the second
+// (p2) evaluates t's powers in vector lanes and each entry's polynomials
+// as the one-entry code does (POLY4), so that both give the same values
+// bitwise, then lists the entries outside the range (fix). The last
+// len(r) mod 4 one at a time (rone).
+//
+// Frame: 0-511 the addresses, 512-1023 t, 1024-1039 the groups' masks.
+TEXT ·rowAVX2(SB), $1040-184
 	MOVQ r_base+0(FP), SI
 	MOVQ c_base+24(FP), R11
 	MOVQ db_base+48(FP), R15
@@ -105,22 +111,25 @@ TEXT ·rowAVX2(SB), NOSPLIT, $0-184
 	XORQ AX, AX
 	XORQ R14, R14
 
-vloop:
-	LEAQ 4(AX), BX
-	CMPQ BX, r_len+8(FP)
-	JGT  rtail
+p1:
+	MOVQ r_len+8(FP), BX
+	ANDQ $-4, BX
+	CMPQ AX, BX
+	JGE  p2start
 	VMOVUPD (SI)(AX*8), Y0
 	VMULPD  Y10, Y0, Y0         // x = r ib
 	VCMPPD  $0x1d, Y11, Y0, Y1  // x >= lo (false for NaN)
 	VCMPPD  $0x11, Y12, Y0, Y2  // x < hi
 	VANDPD  Y2, Y1, Y1
 	VMOVMSKPD Y1, BX
-	CMPQ BX, $15
-	JNE  rone
-	VPSRLQ  $52, Y0, Y1         // the exponent fields (x > 0)
-	VPSUBQ  Y13, Y1, Y8         // the octaves
+	MOVQ AX, CX
+	SHRQ $2, CX
+	MOVB BX, 1024(SP)(CX*1)     // the group's mask
+	VBLENDVPD Y1, Y0, Y11, Y9   // x, or lo outside the range
+	VPSRLQ  $52, Y9, Y2         // the exponent fields (x > 0)
+	VPSUBQ  Y13, Y2, Y8         // the octaves
 	VMOVQ   X8, BX              // their first piece | shift << 32, four loads
-	VPEXTRQ $1, X8, CX          // (cheaper than one VPGATHERQQ here)
+	VPEXTRQ $1, X8, CX
 	VEXTRACTI128 $1, Y8, X8
 	VMOVQ   X8, DX
 	VPEXTRQ $1, X8, DI
@@ -131,29 +140,41 @@ vloop:
 	VINSERTI128 $1, X4, Y3, Y3
 	VPSRLQ  $32, Y3, Y4         // shift
 	VPAND   low32<>(SB), Y3, Y3
-	VPAND   mantMask<>(SB), Y0, Y5
+	VPAND   mantMask<>(SB), Y9, Y5
 	VPSRLVQ Y4, Y5, Y5
 	VPADDQ  Y3, Y5, Y5          // p
-	VPCMPEQQ Y2, Y2, Y2
-	VPSLLVQ Y4, Y2, Y6
-	VPAND   Y6, Y0, Y6          // the piece's start lo: x's bits below shift cleared
-	VSUBPD  Y6, Y0, Y6          // x - lo, exactly
+	VPMULUDQ Y15, Y5, Y5        // p stride
+	VPBROADCASTQ coef+152(FP), Y8
+	VPADDQ  Y8, Y5, Y5
+	VMOVDQU Y5, 0(SP)(AX*8)     // the coefficients' addresses
+	VPCMPEQQ Y3, Y3, Y3
+	VPSLLVQ Y4, Y3, Y6
+	VPAND   Y6, Y9, Y6          // the piece's start lo: x's bits below shift cleared
+	VSUBPD  Y6, Y9, Y6          // x - lo, exactly
 	VPBROADCASTQ ihwExp<>(SB), Y7
-	VPSUBQ  Y1, Y7, Y7
+	VPSUBQ  Y2, Y7, Y7
 	VPSUBQ  Y4, Y7, Y7
 	VPSLLQ  $52, Y7, Y7         // ihw = 2/w = 2^(1076 - exponent - shift)
 	VMULPD  Y7, Y6, Y6          // (x - lo) ihw in [0, 2), exactly
-	VSUBPD  Y14, Y6, Y0         // t = (x - mid) ihw, exactly (the same bits)
-	VPMULUDQ Y15, Y5, Y5        // p stride
-	VMOVQ   X5, BX
-	VPEXTRQ $1, X5, CX
-	VEXTRACTI128 $1, Y5, X6
-	VMOVQ   X6, DX
-	VPEXTRQ $1, X6, DI
-	ADDQ    coef+152(FP), BX
-	ADDQ    coef+152(FP), CX
-	ADDQ    coef+152(FP), DX
-	ADDQ    coef+152(FP), DI
+	VSUBPD  Y14, Y6, Y6         // t = (x - mid) ihw, exactly (the same bits)
+	VBLENDVPD Y1, Y6, Y0, Y6    // t, or x outside the range
+	VMOVUPD Y6, 512(SP)(AX*8)
+	ADDQ $4, AX
+	JMP  p1
+
+p2start:
+	XORQ AX, AX
+
+p2:
+	MOVQ r_len+8(FP), BX
+	ANDQ $-4, BX
+	CMPQ AX, BX
+	JGE  rtail
+	MOVQ 0(SP)(AX*8), BX
+	MOVQ 8(SP)(AX*8), CX
+	MOVQ 16(SP)(AX*8), DX
+	MOVQ 24(SP)(AX*8), DI
+	VMOVUPD 512(SP)(AX*8), Y0   // t
 	VMULPD  Y0, Y0, Y1          // t^2
 	VMULPD  Y1, Y0, Y2          // t^3
 	VMULPD  Y1, Y1, Y3          // s = t^4
@@ -168,19 +189,44 @@ vloop:
 	POLY4(0, 32, 64, 96)
 	VMOVUPD Y5, (R11)(AX*8)
 	CMPQ db_len+56(FP), $0
-	JEQ  vnext
+	JEQ  p2fix
 	POLY4(128, 160, 192, 224)
 	VMOVUPD Y5, (R15)(AX*8)
 	CMPQ dn_len+80(FP), $0
-	JEQ  vnext
+	JEQ  p2fix
 	POLY4(256, 288, 320, 352)
-	MOVQ dn_base+72(FP), R10
-	VMOVUPD Y5, (R10)(AX*8)
-	MOVQ stride+160(FP), R10
+	MOVQ dn_base+72(FP), DX
+	VMOVUPD Y5, (DX)(AX*8)
 
-vnext:
+p2fix:
+	MOVQ AX, BX
+	SHRQ $2, BX
+	MOVBQZX 1024(SP)(BX*1), BX
+	CMPQ BX, $15
+	JNE  fix
+
+p2next:
 	ADDQ $4, AX
-	JMP  vloop
+	JMP  p2
+
+fix: // the group's entries outside the range: x into c, listed in slow
+	XORQ CX, CX
+
+fixlane:
+	BTQ  CX, BX
+	JCS  fixnext
+	LEAQ (AX)(CX*1), DX
+	VMOVSD 512(SP)(DX*8), X0
+	VMOVSD X0, (R11)(DX*8)
+	MOVQ slow+168(FP), DI
+	MOVB DX, (DI)(R14*1)
+	INCQ R14
+
+fixnext:
+	INCQ CX
+	CMPQ CX, $4
+	JLT  fixlane
+	JMP  p2next
 
 rtail:
 	CMPQ AX, r_len+8(FP)
@@ -218,7 +264,7 @@ rone:
 	VADDSD  X9, X8, X8
 	VMOVSD  X8, (R11)(AX*8)
 	INCQ AX
-	JMP  vloop
+	JMP  rtail
 
 rdb:
 	POLY(128, 160, 192, 224, Y7)
@@ -238,7 +284,7 @@ rdb:
 
 rnext:
 	INCQ AX
-	JMP  vloop
+	JMP  rtail
 
 rslow:
 	MOVQ slow+168(FP), DX
@@ -246,7 +292,7 @@ rslow:
 	VMOVSD X0, (R11)(AX*8)      // x into c
 	INCQ R14
 	INCQ AX
-	JMP  vloop
+	JMP  rtail
 
 rdone:
 	MOVQ R14, ret+176(FP)

@@ -75,8 +75,8 @@ type Options struct {
 	// time max(lat) + b / min(bw), without holding the links (0: none):
 	// from the data being ready at the sender to the receiver seeing it,
 	// what the runtime's progress adds to the wire (bench simulator
-	// measures it from the messages the workers waited for in real runs).
-	// It must be >= 0 and finite.
+	// measures it in real runs). A transfer's trace event ends after the
+	// delay. It must be >= 0 and finite.
 	MessageDelay float64
 }
 
