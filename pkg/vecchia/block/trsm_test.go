@@ -10,11 +10,13 @@ import (
 // substitutions (plain sums, divisions) to 1e-12 relative to the
 // solution's largest entry, and the vector code bitwise against the
 // scalar code (solveStepGo), for sizes across the vector code's 4 and 8
-// rows and several right-hand sides with a leading dimension above n.
+// rows (the left-looking panels and their masked last 1-3 rows) and 1
+// to 12 right-hand sides (one left-looking call up to 9, two for 12)
+// with a leading dimension above n.
 func TestSolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 31))
-	for _, n := range []int{1, 2, 3, 5, 8, 9, 13, 45, 48, 49, 50, 61} {
-		for _, q := range []int{1, 3} {
+	for _, n := range []int{1, 2, 3, 5, 7, 8, 9, 11, 13, 45, 48, 49, 50, 61} {
+		for _, q := range []int{1, 3, 6, 9, 12} {
 			ld, ldb := n+1, n+2
 			l := make([]float64, n*ld)
 			for j := 0; j < n; j++ {

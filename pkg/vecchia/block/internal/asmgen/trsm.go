@@ -25,6 +25,7 @@ func trsmSource() string {
 	chunks(&b, "b")
 	generic(&b, "b")
 	b.WriteString(upperTail)
+	b.WriteString(leftSource())
 	return b.String()
 }
 
