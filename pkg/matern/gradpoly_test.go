@@ -185,10 +185,12 @@ func TestRowFused(t *testing.T) {
 				if nf == 3 && !withNu {
 					continue
 				}
-				var want, got [3][]float64
+				var want, got, pad [3][]float64
 				for f := range 3 {
-					if f < nf {
-						want[f], got[f] = make([]float64, n), make([]float64, n)
+					if f < nf { // got[f] a view of pad[f]: the 4 entries after it must stay -1
+						want[f], pad[f] = make([]float64, n), make([]float64, n+4)
+						got[f] = pad[f][:n]
+						copy(pad[f][n:], []float64{-1, -1, -1, -1})
 					}
 				}
 				var sw, sg [rowChunk]uint8
@@ -207,6 +209,11 @@ func TestRowFused(t *testing.T) {
 						if math.Float64bits(in[i]) != math.Float64bits(want[0][i]) {
 							t.Fatalf("n %d r %v: rowVec in place %v, rowGo %v", n, r[i], in[i], want[0][i])
 						}
+					}
+				}
+				for f := range nf {
+					if tail := pad[f][n:]; tail[0] != -1 || tail[1] != -1 || tail[2] != -1 || tail[3] != -1 {
+						t.Fatalf("n %d nf %d: rowVec wrote past function %d's entries: %v", n, nf, f, tail)
 					}
 				}
 				isSlow := make([]bool, n)
