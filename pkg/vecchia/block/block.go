@@ -443,7 +443,8 @@ func (c *phaseClock) lap(acc []float64, lay Layout, phase int) {
 }
 
 // gradBlock adds the block's gradient and information terms, the factor
-// L in sc.sig and the solved [y X] in sc.y: C = L^-T E_R (solveUpperT),
+// L in sc.sig (its lower triangle) and the solved [y X] in sc.y: C =
+// L^-T E_R (solveUpperT, L's rows read in place: no mirror),
 // dSigma_j C for the Generated parameters (dsigC), L^-1 applied to those
 // and to C at once (solveLower), the Scale and Nugget B_j from L^-1 C,
 // then, response by response, the inner products of the B_j's columns
@@ -458,8 +459,8 @@ func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 	for kk, i := range sc.resp {
 		c[i+kk*u] = 1
 	}
-	mirror(u, l) // L^T in the upper triangle: solveUpperT reads its columns
-	solveUpperT(u, r, l, u, c, u)
+	solveUpperT(u, r, l, u, c, u, sc.ct) // L's rows gathered into chol's scratch, now free
+
 	copy(sc.lc, c)
 	sc.dsigC(s, u)
 	if n := len(sc.lc)/u + sc.gen*r; n > 0 {

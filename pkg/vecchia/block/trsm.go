@@ -17,12 +17,22 @@ func solveLowerGo(n, q int, l []float64, ld int, b []float64, ldb int) {
 }
 
 // solveUpperTGo overwrites b (n x q, leading dimension ldb) with L^-T b,
-// L as solveLowerGo's, its transpose held in l's upper triangle (mirror):
-// back substitution by columns of L^T, for j = n-1..0: w = b[j,c] *
-// (1/L[j,j]), then b[0:j, c] -= w L[j, 0:j]^T.
-func solveUpperTGo(n, q int, l []float64, ld int, b []float64, ldb int) {
+// L as solveLowerGo's (its lower triangle only is read): back
+// substitution by columns of L^T, for j = n-1..0: L[j, 0:j] gathered
+// into row (at least n-1 values), then w = b[j,c] * (1/L[j,j]), b[0:j,
+// c] -= w L[j, 0:j]^T.
+func solveUpperTGo(n, q int, l []float64, ld int, b []float64, ldb int, row []float64) {
 	for j := n - 1; j >= 0; j-- {
-		solveStepGo(j, q, 1/l[j+j*ld], b, ldb, l[j*ld:j*ld+j], true)
+		gatherRow(j, l[j:], ld, row)
+		solveStepGo(j, q, 1/l[j+j*ld], b, ldb, row[:j], true)
+	}
+}
+
+// gatherRow copies the first m entries of a row of a column-major matrix
+// (l from the row's first entry, leading dimension ld) into row.
+func gatherRow(m int, l []float64, ld int, row []float64) {
+	for i := range row[:m] {
+		row[i] = l[i*ld]
 	}
 }
 

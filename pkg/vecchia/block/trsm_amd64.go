@@ -35,15 +35,17 @@ func solveLower(n, q int, l []float64, ld int, b []float64, ldb int) {
 // 234.
 const leftMin, leftQ = 8, 9
 
-// solveUpperT is solveUpperTGo, with AVX2 where the CPU has it.
-func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int) {
+// solveUpperT is solveUpperTGo, with AVX2 where the CPU has it (the
+// same values, bitwise; row: scratch of at least n values).
+func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int, row []float64) {
 	if !useVec || n == 0 || q == 0 {
-		solveUpperTGo(n, q, l, ld, b, ldb)
+		solveUpperTGo(n, q, l, ld, b, ldb, row)
 		return
 	}
 	_ = l[(n-1)*ld+n-1]
 	_ = b[(q-1)*ldb+n-1]
-	solveUpperTAVX(n, q, &l[0], ld, &b[0], ldb)
+	_ = row[n-1]
+	solveUpperTAVX(n, q, &l[0], ld, &b[0], ldb, &row[0])
 }
 
 //go:noescape
@@ -53,4 +55,4 @@ func solveLowerAVX(n, q int, l *float64, ld int, b *float64, ldb int)
 func solveLowerLeftAVX(n, q int, l *float64, ld int, b *float64, ldb int)
 
 //go:noescape
-func solveUpperTAVX(n, q int, l *float64, ld int, b *float64, ldb int)
+func solveUpperTAVX(n, q int, l *float64, ld int, b *float64, ldb int, row *float64)

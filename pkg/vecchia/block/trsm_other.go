@@ -8,6 +8,6 @@ func solveLower(n, q int, l []float64, ld int, b []float64, ldb int) {
 }
 
 // solveUpperT is solveUpperTGo.
-func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int) {
-	solveUpperTGo(n, q, l, ld, b, ldb)
+func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int, row []float64) {
+	solveUpperTGo(n, q, l, ld, b, ldb, row)
 }

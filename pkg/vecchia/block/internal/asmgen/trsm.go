@@ -34,7 +34,11 @@ func trsmSource() string {
 // at a time, L's entries read from memory (R9); it falls through to
 // p+"next".
 func generic(b *strings.Builder, p string) {
-	fmt.Fprintf(b, "%sgeneric:\n\tMOVQ BX, CX\n", p)
+	fmt.Fprintf(b, "%sgeneric:\n", p)
+	if p == "b" {
+		b.WriteString(backGather)
+	}
+	b.WriteString("\tMOVQ BX, CX\n")
 	fmt.Fprintf(b, genericLoop, p)
 	fmt.Fprintf(b, "%snext:\n", p)
 }
@@ -72,8 +76,12 @@ func chunks(b *strings.Builder, p string) {
 func stepChunk(b *strings.Builder, p string, nv, t int) {
 	name := fmt.Sprintf("%sv%dt%d", p, nv, t)
 	fmt.Fprintf(b, "%s:\n", name)
-	for v := 0; v < nv; v++ {
-		fmt.Fprintf(b, "\tVMOVUPD %d(R9), Y%d\n", 32*v, v)
+	if p == "b" {
+		backRegs(b, nv, t)
+	} else {
+		for v := 0; v < nv; v++ {
+			fmt.Fprintf(b, "\tVMOVUPD %d(R9), Y%d\n", 32*v, v)
+		}
 	}
 	fmt.Fprintf(b, "\tMOVQ BX, CX\n%scols:\n", name)
 	// The pivot broadcast as it is loaded: w = pivot * inv in every lane
@@ -87,6 +95,22 @@ func stepChunk(b *strings.Builder, p string, nv, t int) {
 		fmt.Fprintf(b, "\tVMOVSD %d(DI), X12\n\tVFNMADD231SD %d(R9), X15, X12\n\tVMOVSD X12, %d(DI)\n", o, o, o)
 	}
 	fmt.Fprintf(b, "\tADDQ R8, SI\n\tADDQ R8, DI\n\tDECQ CX\n\tJNZ  %scols\n\tJMP  %snext\n\n", name, p)
+}
+
+// backRegs writes the backward step's loads of L[j, 0:4nv+t] (row j of
+// L's lower triangle, R15, stride R13 bytes) for a chunk of nv vectors
+// and t more rows: each vector gathered into its register from four
+// loads, the last t entries into row (R9), where the step reads them.
+func backRegs(b *strings.Builder, nv, t int) {
+	b.WriteString("\tMOVQ R15, R10\n\tLEAQ (R13)(R13*2), R11\n")
+	for v := 0; v < nv; v++ {
+		fmt.Fprintf(b, "\tVMOVSD (R10), X%[1]d\n\tVMOVHPD (R10)(R13*1), X%[1]d, X%[1]d\n", v)
+		b.WriteString("\tVMOVSD (R10)(R13*2), X12\n\tVMOVHPD (R10)(R11*1), X12, X12\n\tLEAQ (R10)(R13*4), R10\n")
+		fmt.Fprintf(b, "\tVINSERTF128 $1, X12, Y%[1]d, Y%[1]d\n", v)
+	}
+	for k := 0; k < t; k++ {
+		fmt.Fprintf(b, "\tVMOVSD (R10), X12\n\tVMOVSD X12, %d(R9)\n\tADDQ R13, R10\n", 32*nv+8*k)
+	}
 }
 
 const trsmHead = `//go:build amd64 && !purego
@@ -132,11 +156,12 @@ const fwdTail = `	ADDQ R13, R12
 
 `
 
-const upperHead = `// func solveUpperTAVX(n, q int, l *float64, ld int, b *float64, ldb int)
-// solveUpperTGo: for j = n-1..0, inv = 1/L[j,j], then the columns' loop with the
-// pivot b[j,.], the m = j rows above it and L[j, 0:j] (column j of the
-// mirrored upper triangle).
-TEXT ·solveUpperTAVX(SB), NOSPLIT, $0-48
+const upperHead = `// func solveUpperTAVX(n, q int, l *float64, ld int, b *float64, ldb int, row *float64)
+// solveUpperTGo: for j = n-1..0, inv = 1/L[j,j], then the columns' loop
+// with the pivot b[j,.], the m = j rows above it and L[j, 0:j], read from
+// L's lower triangle (stride ld: no mirror) into registers, or through
+// row (backRegs, backGather).
+TEXT ·solveUpperTAVX(SB), NOSPLIT, $0-56
 	MOVQ n+0(FP), DX
 	MOVQ q+8(FP), BX
 	MOVQ l+16(FP), R15
@@ -148,11 +173,11 @@ TEXT ·solveUpperTAVX(SB), NOSPLIT, $0-48
 	MOVQ $0x3FF0000000000000, AX
 	MOVQ AX, X13
 	DECQ DX
-	// R15 = &L[0, n-1] (column n-1), R12 = &L[n-1, n-1], R14 = &b[n-1].
+	// R15 = &L[n-1, 0] (row n-1), R12 = &L[n-1, n-1], R14 = &b[n-1].
+	LEAQ (R15)(DX*8), R15
 	MOVQ DX, AX
 	IMULQ R13, AX
-	ADDQ AX, R15
-	LEAQ (R15)(DX*8), R12
+	LEAQ (R15)(AX*1), R12
 	LEAQ (R14)(DX*8), R14
 
 bstep:
@@ -164,12 +189,45 @@ bstep:
 	SHLQ $3, AX
 	MOVQ R14, DI
 	SUBQ AX, DI
-	MOVQ R15, R9
+	MOVQ row+48(FP), R9
+`
+
+// backGather is the backward step's generic path's gather of L[j, 0:j]
+// (row j, R15, stride R13 bytes) into row (R9): four entries a vector
+// store, the rest one at a time, so that the loop's loads, of the same
+// widths at the same places, are forwarded from the stores.
+const backGather = `	MOVQ R15, R10
+	MOVQ R9, R11
+	MOVQ DX, AX
+bgather4:
+	CMPQ AX, $4
+	JLT  bgather1
+	VMOVSD (R10), X0
+	VMOVHPD (R10)(R13*1), X0, X0
+	LEAQ (R10)(R13*2), R10
+	VMOVSD (R10), X1
+	VMOVHPD (R10)(R13*1), X1, X1
+	LEAQ (R10)(R13*2), R10
+	VINSERTF128 $1, X1, Y0, Y0
+	VMOVUPD Y0, (R11)
+	ADDQ $32, R11
+	SUBQ $4, AX
+	JMP  bgather4
+bgather1:
+	TESTQ AX, AX
+	JZ    bgathered
+	VMOVSD (R10), X0
+	VMOVSD X0, (R11)
+	ADDQ R13, R10
+	ADDQ $8, R11
+	DECQ AX
+	JMP  bgather1
+bgathered:
 `
 
 const upperTail = `	SUBQ R13, R12
 	SUBQ $8, R12
-	SUBQ R13, R15
+	SUBQ $8, R15
 	SUBQ $8, R14
 	DECQ DX
 	JGE  bstep
