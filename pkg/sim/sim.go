@@ -326,33 +326,9 @@ func newSimulator(g *runtime.Graph, c config.Cluster, opt Options) (*simulator, 
 	rg := c.RankGroups()
 	s.ranks = make([]rankModel, g.Ranks)
 	for r := range s.ranks {
-		gr := c.Groups[rg[r]]
-		m := &s.ranks[r]
-		m.group = rg[r]
-		for k, n := range gr.Workers() {
-			m.workers[k] = max(n, 0)
+		if err := s.ranks[r].build(c, rg[r], kinds); err != nil {
+			return nil, err
 		}
-		m.bw, m.lat = gr.Link(c.Network)
-		m.taskCPU = gr.TaskCPU
-		m.runnable = make([]bool, len(kinds))
-		for k, table := range gr.Tables() {
-			m.dur[k] = make([]float64, len(kinds))
-			for id, kind := range kinds {
-				d := table[kind]
-				if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
-					return nil, fmt.Errorf("sim: group %q: %s duration of %s is %g", gr.Name, config.Resource(k), kind, d)
-				}
-				m.dur[k][id] = d
-				if d > 0 && m.workers[k] > 0 {
-					m.runnable[id] = true
-				}
-			}
-			for range m.workers[k] {
-				m.kindOf = append(m.kindOf, config.Resource(k))
-			}
-		}
-		m.avail = make([]float64, len(m.kindOf))
-		m.tent = make([]float64, len(m.kindOf))
 	}
 	for i, nd := range g.Nodes {
 		if nd.Rank < 0 || nd.Rank >= g.Ranks {
@@ -394,6 +370,38 @@ func newSimulator(g *runtime.Graph, c config.Cluster, opt Options) (*simulator, 
 		}
 	}
 	return s, nil
+}
+
+// build sets up m as a node of group gi of c, with the durations of
+// kinds (kind id order).
+func (m *rankModel) build(c config.Cluster, gi int, kinds []string) error {
+	gr := c.Groups[gi]
+	m.group = gi
+	for k, n := range gr.Workers() {
+		m.workers[k] = max(n, 0)
+	}
+	m.bw, m.lat = gr.Link(c.Network)
+	m.taskCPU = gr.TaskCPU
+	m.runnable = make([]bool, len(kinds))
+	for k, table := range gr.Tables() {
+		m.dur[k] = make([]float64, len(kinds))
+		for id, kind := range kinds {
+			d := table[kind]
+			if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
+				return fmt.Errorf("sim: group %q: %s duration of %s is %g", gr.Name, config.Resource(k), kind, d)
+			}
+			m.dur[k][id] = d
+			if d > 0 && m.workers[k] > 0 {
+				m.runnable[id] = true
+			}
+		}
+		for range m.workers[k] {
+			m.kindOf = append(m.kindOf, config.Resource(k))
+		}
+	}
+	m.avail = make([]float64, len(m.kindOf))
+	m.tent = make([]float64, len(m.kindOf))
+	return nil
 }
 
 // before reports whether node a comes before node b in ready order:
