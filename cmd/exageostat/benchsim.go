@@ -69,8 +69,8 @@ measured on the timed runs, and sim history is also printed without the
 delay, with each message's delay drawn from the history's (at most their
 95th percentile; the mean of 16 seeded simulations), with the receives
 that reach a busy receiver also completed a drawn time after its worker
-frees, and with the timed runs' median delay (a fit, not a
-prediction). From the
+frees (or their median after it), and with the timed runs' median delay
+(a fit, not a prediction). From the
 second size on, 'hist of N' predicts that size from the first size's
 history (same tile size, so the same task footprints). The errors are
 simulated / real - 1; real is the median wall time of the slowest rank around
@@ -204,8 +204,8 @@ func printMessageDelays(w io.Writer, r *bench.SimCheckResult) {
 				row.N, x.name, d.Messages, 1e3*d.Median, 1e3*d.Mean, 1e3*d.Link, 1e3*d.Delay, 1e3*d.P90, 1e3*d.P99, 1e3*d.Max, d.Busy, 1e3*d.BusyMedian)
 		}
 		pct := func(x float64) float64 { return 100 * (x/row.Real - 1) }
-		fmt.Fprintf(w, "%7d  sim history without the delay %.3f s %+.1f%%, delays drawn %.3f s %+.1f%%, and busy receives %.3f s %+.1f%%, the timed runs' delay %.3f s %+.1f%%\n",
+		fmt.Fprintf(w, "%7d  sim history without the delay %.3f s %+.1f%%, delays drawn %.3f s %+.1f%% (and busy receives drawn %.3f s %+.1f%%), busy receives at their median %.3f s %+.1f%%, the timed runs' delay %.3f s %+.1f%%\n",
 			row.N, row.SimHistoryNoDelay, pct(row.SimHistoryNoDelay), row.SimHistoryDrawn, pct(row.SimHistoryDrawn),
-			row.SimHistoryBusy, pct(row.SimHistoryBusy), row.SimHistoryTimedDelay, pct(row.SimHistoryTimedDelay))
+			row.SimHistoryBusy, pct(row.SimHistoryBusy), row.SimHistoryBusyMedian, pct(row.SimHistoryBusyMedian), row.SimHistoryTimedDelay, pct(row.SimHistoryTimedDelay))
 	}
 }

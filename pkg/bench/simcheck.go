@@ -130,12 +130,15 @@ type SimCheckRow struct {
 	// SimHistoryBusy also with the receives reaching a busy receiver
 	// completed a time drawn from MessageDelay.After (at most its 90th
 	// percentile) after its first worker frees, each the mean over
-	// historySims simulations; SimHistoryTimedDelay with TimedDelay's
+	// historySims simulations; SimHistoryBusyMedian with the median
+	// delay, and those receives completed MessageDelay.BusyMedian after
+	// the worker frees; SimHistoryTimedDelay with TimedDelay's
 	// median delay instead of the history's (a fit to the timed runs,
 	// not a prediction). All 0 on one rank.
 	SimHistoryNoDelay    float64 `json:"sim_history_no_delay_seconds,omitempty"`
 	SimHistoryDrawn      float64 `json:"sim_history_drawn_seconds,omitempty"`
 	SimHistoryBusy       float64 `json:"sim_history_busy_receives_seconds,omitempty"`
+	SimHistoryBusyMedian float64 `json:"sim_history_busy_median_seconds,omitempty"`
 	SimHistoryTimedDelay float64 `json:"sim_history_timed_delay_seconds,omitempty"`
 	// SimBusy is the fraction of the workers' time in tasks in the
 	// simulation with the trace durations.

@@ -173,11 +173,13 @@ const historySims = 16
 // their links, from a MessageDelay: its median delay for every message
 // (Median), or delays drawn from its distribution trimmed at the Trim
 // quantile; with BusyTrim > 0, also the receives completing on a busy
-// receiver, drawn from After trimmed at that quantile.
+// receiver, drawn from After trimmed at that quantile; with BusyMedian,
+// those receives take After's median.
 type delayModel struct {
-	Median   bool
-	Trim     float64
-	BusyTrim float64
+	Median     bool
+	Trim       float64
+	BusyTrim   float64
+	BusyMedian bool
 }
 
 // The delay models of the history simulations. sim history keeps the
@@ -191,6 +193,7 @@ var (
 	medianDelay      = delayModel{Median: true}
 	drawnDelays      = delayModel{Trim: 0.95}
 	withBusyReceives = delayModel{Trim: 0.95, BusyTrim: 0.9}
+	busyMedian       = delayModel{Median: true, BusyMedian: true}
 )
 
 // simDelayed returns the mean makespan of g on cl over historySims
@@ -202,11 +205,14 @@ func simDelayed(g *runtime.Graph, cl config.Cluster, d MessageDelay, m delayMode
 	if !m.Median {
 		opt.MessageDelay, opt.MessageDelays = 0, trimmed(d.Extra, m.Trim)
 	}
-	if m.BusyTrim > 0 {
+	switch {
+	case m.BusyMedian && d.Busy > 0:
+		opt.BusyReceives = []float64{d.BusyMedian}
+	case m.BusyTrim > 0:
 		opt.BusyReceives = trimmed(d.After, m.BusyTrim)
 	}
 	runs := historySims
-	if len(opt.MessageDelays) == 0 && len(opt.BusyReceives) == 0 {
+	if len(opt.MessageDelays) == 0 && len(opt.BusyReceives) <= 1 {
 		runs = 1 // nothing drawn
 	}
 	var sum float64
@@ -224,7 +230,8 @@ func simDelayed(g *runtime.Graph, cl config.Cluster, d MessageDelay, m delayMode
 // simCheckHistorySims simulates g on cl (its runtime CPU already set) with
 // row.History and row.MessageDelay's median delay (medianDelay; also
 // without a delay, SimHistoryNoDelay; with the delays drawn, drawnDelays
-// and withBusyReceives; and with the timed runs' own median delay,
+// and withBusyReceives; with busy receives at their median, busyMedian;
+// and with the timed runs' own median delay,
 // row.TimedDelay), and with first's history and delay where first is
 // another size's row, and sets row's history makespans and errors against
 // row.Real and row.RealLoaded.
@@ -245,6 +252,7 @@ func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimChe
 			{&row.SimHistoryNoDelay, MessageDelay{}, medianDelay},
 			{&row.SimHistoryDrawn, row.MessageDelay, drawnDelays},
 			{&row.SimHistoryBusy, row.MessageDelay, withBusyReceives},
+			{&row.SimHistoryBusyMedian, row.MessageDelay, busyMedian},
 			{&row.SimHistoryTimedDelay, MessageDelay{Delay: row.TimedDelay.Delay}, medianDelay},
 		} {
 			if *v.to, err = simDelayed(g, cl, v.d, v.m); err != nil {

@@ -56,8 +56,8 @@ func TestSimCheckHistorySims(t *testing.T) {
 		// Drawn from the delays 0.1, 0.25, 0.4 trimmed at their 95th
 		// percentile (0.25 + 0.9 x 0.15 = 0.385: 0.1 and 0.25), the
 		// mean over seeds 1 ... 16 of their draws; the receiver is idle,
-		// so the busy receives add nothing; the timed runs' delay 0.5:
-		// 7.509.
+		// so the busy receives (drawn or their median) add nothing; the
+		// timed runs' delay 0.5: 7.509.
 		{"message delay", 1, 0, &SimCheckRow{N: 32, History: firstHist}, 7.259, 1.384, 32, 7, 3.5, 0.25},
 	}
 	for _, c := range cases {
@@ -74,7 +74,7 @@ func TestSimCheckHistorySims(t *testing.T) {
 			cl.Groups = []config.Group{{Name: "g", Nodes: gr.Ranks, CPUs: c.cpus, CPU: config.Durations{kind.Gemm: 100}, TaskCPU: c.taskCPU}}
 			row := &SimCheckRow{N: 64, History: hist, Real: c.real, RealLoaded: c.unloaded}
 			if c.delay > 0 {
-				row.MessageDelay = MessageDelay{Messages: 3, Delay: c.delay, Extra: []float64{0.1, 0.25, 0.4}, Busy: 2, After: []float64{3, 3}}
+				row.MessageDelay = MessageDelay{Messages: 3, Delay: c.delay, Extra: []float64{0.1, 0.25, 0.4}, Busy: 2, After: []float64{3, 3}, BusyMedian: 3}
 				row.TimedDelay = MessageDelay{Delay: 0.5}
 			}
 			if err := simCheckHistorySims(gr, cl, c.first, row); err != nil {
@@ -89,16 +89,16 @@ func TestSimCheckHistorySims(t *testing.T) {
 				t.Errorf("from N=%d: %.15g s, error %g; want N=%d, %g s", row.HistoryFrom, row.SimHistoryFrom, row.ErrHistoryFrom, c.wantFrom, c.simFrom)
 			}
 			// Without the delay, the links alone: 0.25 s less.
-			want := [4]float64{}
+			want := [5]float64{}
 			if c.delay > 0 {
 				var drawn float64
 				for seed := range uint64(16) {
 					drawn += []float64{0.1, 0.25}[rand.New(rand.NewPCG(seed+1, 0)).IntN(2)] / 16
 				}
-				want = [4]float64{c.sim - c.delay, c.sim - c.delay + drawn, c.sim - c.delay + drawn, c.sim - c.delay + 0.5}
+				want = [5]float64{c.sim - c.delay, c.sim - c.delay + drawn, c.sim - c.delay + drawn, c.sim, c.sim - c.delay + 0.5}
 			}
-			if got := [4]float64{row.SimHistoryNoDelay, row.SimHistoryDrawn, row.SimHistoryBusy, row.SimHistoryTimedDelay}; !nearAll(got[:], want[:]) {
-				t.Errorf("without the delay, drawn, with busy receives, the timed runs' delay: %.15g s, want %.15g", got, want)
+			if got := [5]float64{row.SimHistoryNoDelay, row.SimHistoryDrawn, row.SimHistoryBusy, row.SimHistoryBusyMedian, row.SimHistoryTimedDelay}; !nearAll(got[:], want[:]) {
+				t.Errorf("without the delay, drawn, with busy receives drawn and at their median, the timed runs' delay: %.15g s, want %.15g", got, want)
 			}
 			if !reflect.DeepEqual(cl.Groups[0].CPU, config.Durations{kind.Gemm: 100}) {
 				t.Errorf("the caller's durations changed: %v", cl.Groups[0].CPU)
