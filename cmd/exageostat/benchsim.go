@@ -171,9 +171,10 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 			row.RealLoaded, 100*row.ErrCalibratedLoaded, 100*row.ErrTraceLoaded, 100*row.ErrHistoryLoaded)
 	}
 	fmt.Fprintln(w, "(durations: CPU time per task, trace-durs' wall time; sim history: recorded in untimed real evaluations before the timed ones; real unloaded: the wall time less the workers' mean wait for a core, their run delay)")
-	fmt.Fprintln(w, "the runtime's CPU outside the workers, per evaluation and rank (timed runs), and per task or message in the model (an untimed run):")
+	fmt.Fprintln(w, "the runtime's CPU outside the workers, per evaluation and rank (timed runs), and per task or message in the model (an untimed run); the workers' CPU per evaluation and rank:")
 	for _, row := range r.Rows {
-		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us\n", row.N, row.OtherCPU, 1e6*row.RuntimeCPU)
+		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us  workers' CPU %.3f s (wall x workers %.3f s; sim history's tasks %.3f s)\n",
+			row.N, row.OtherCPU, 1e6*row.RuntimeCPU, row.WorkerCPU, row.Real*float64(r.Workers), row.SimHistoryTasks)
 	}
 	if r.Ranks > 1 {
 		printMessageDelays(w, r)

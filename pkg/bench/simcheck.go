@@ -75,6 +75,16 @@ type SimCheckRow struct {
 	// timed evaluations, averaged over the ranks. On a machine whose cores
 	// all run workers it is taken from them.
 	OtherCPU float64 `json:"other_cpu_seconds"`
+	// WorkerCPU is the CPU time of the workers' threads during one
+	// evaluation, summed over a rank's workers: the median over the timed
+	// evaluations, averaged over the ranks; SimHistoryTasks is what sim
+	// history gives a rank's tasks, the history's durations without the
+	// runtime's CPU (averaged over the ranks). Where the real workers
+	// spend more than that, their tasks cost more CPU than the history
+	// says; where the real wall time exceeds both, the workers waited
+	// for messages, for a core or for the machine.
+	WorkerCPU       float64 `json:"worker_cpu_seconds"`
+	SimHistoryTasks float64 `json:"sim_history_task_seconds"`
 	// RuntimeCPU is the simulations' runtime CPU per graph node, the
 	// group's task_cpu and the network's cpu_per_message (config.Group,
 	// config.Network): over an evaluation before the timed ones (the
@@ -301,11 +311,11 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 	if row.History, err = historyDurations(w, o.NB, hist, cal); err != nil {
 		return nil, err
 	}
-	other, err := rankMean(w, []string{"other"}, []float64{median(rr.other)}, nil)
+	other, err := rankMean(w, []string{"other", "workers"}, []float64{median(rr.other), median(rr.workers)}, nil)
 	if err != nil {
 		return nil, err
 	}
-	row.OtherCPU = other["other"]
+	row.OtherCPU, row.WorkerCPU = other["other"], other["workers"]
 	if err := simCheckSimulate(o, plan, n, cl, warmOther, first, row); err != nil {
 		return nil, err
 	}
@@ -341,6 +351,7 @@ type simCheckRuns struct {
 	events   []trace.Event
 	cals     [][]float64
 	other    []float64 // the process's CPU outside the workers' threads, s
+	workers  []float64 // the workers' threads' CPU, summed, s
 	msgs     int
 	bytes    int64
 }
@@ -369,6 +380,7 @@ func simCheckReal(o SimCheckOptions, rt *runtime.Runtime, ev *likelihood.Evaluat
 		wall := time.Since(t0).Seconds()
 		delay := (runDelay(tids) - d0) / float64(max(len(tids), 1))
 		rr.other = append(rr.other, c0.other(tids))
+		rr.workers = append(rr.workers, c0.workerCPU(tids))
 		if err != nil {
 			return nil, err
 		}
@@ -536,6 +548,18 @@ func (m cpuMark) other(tids []int) float64 {
 		d -= c - m.workers[t]
 	}
 	return max(float64(d)*1e-9, 0)
+}
+
+// workerCPU returns the seconds of CPU the threads tids have spent since
+// m, summed (a thread absent from m: none).
+func (m cpuMark) workerCPU(tids []int) float64 {
+	var d int64
+	for t, c := range startCPU(tids).workers {
+		if c0, ok := m.workers[t]; ok {
+			d += c - c0
+		}
+	}
+	return float64(d) * 1e-9
 }
 
 // runDelay returns the seconds the threads tids have waited for a core so

@@ -78,6 +78,9 @@ func TestSimCheckRanks(t *testing.T) {
 			// The runtime's CPU outside the workers is charged (the
 			// process has some: at least the submission), where the
 			// system tells the process's CPU time.
+			if _, ok := cputime.Process(); ok && !(row.WorkerCPU > 0 && row.SimHistoryTasks > 0) {
+				t.Errorf("%d ranks, N=%d: the workers' CPU %g s, sim history's tasks %g s", ranks, row.N, row.WorkerCPU, row.SimHistoryTasks)
+			}
 			if _, ok := cputime.Process(); ok && !(row.RuntimeCPU > 0 && row.OtherCPU > 0 && math.Abs(row.ErrCalibratedFree-(row.SimCalibratedFree/row.Real-1)) <= 1e-12) {
 				t.Errorf("%d ranks, N=%d: runtime CPU %g s per node, other CPU %g s, simulated free %g s, error %g",
 					ranks, row.N, row.RuntimeCPU, row.OtherCPU, row.SimCalibratedFree, row.ErrCalibratedFree)

@@ -243,6 +243,9 @@ func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimChe
 		return err
 	}
 	row.SimHistory, row.ErrHistory, row.ErrHistoryLoaded = m, m/row.Real-1, m/row.RealLoaded-1
+	if row.SimHistoryTasks, err = simTaskSeconds(g, cl); err != nil {
+		return err
+	}
 	if row.MessageDelay.Messages > 0 {
 		for _, v := range []struct {
 			to *float64
@@ -269,4 +272,22 @@ func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimChe
 	}
 	row.HistoryFrom, row.SimHistoryFrom, row.ErrHistoryFrom = first.N, m, m/row.Real-1
 	return nil
+}
+
+// simTaskSeconds returns the seconds the tasks of g take on cl (no
+// message delay) without the runtime's CPU, per rank: the simulated busy
+// time less the runtime's CPU charged to the tasks, over the ranks.
+func simTaskSeconds(g *runtime.Graph, cl config.Cluster) (float64, error) {
+	s, err := sim.Run(g, cl, sim.Options{})
+	if err != nil {
+		return 0, err
+	}
+	var busy float64
+	for _, k := range config.TaskKinds() { // a fixed order: the same sum on every rank
+		busy += s.Kinds[k].Busy
+	}
+	for _, r := range s.Ranks {
+		busy -= r.RuntimeCPU
+	}
+	return busy / float64(len(s.Ranks)), nil
 }

@@ -88,6 +88,11 @@ func TestSimCheckHistorySims(t *testing.T) {
 				(c.wantFrom > 0 && math.Abs(row.ErrHistoryFrom-(c.simFrom/c.real-1)) > 1e-12) {
 				t.Errorf("from N=%d: %.15g s, error %g; want N=%d, %g s", row.HistoryFrom, row.SimHistoryFrom, row.ErrHistoryFrom, c.wantFrom, c.simFrom)
 			}
+			// The tasks' seconds per rank without the runtime's CPU:
+			// 1 + 2 + 4 + 4 on one rank; 1, and 2 + 4, on two.
+			if want := map[bool]float64{false: 11, true: 3.5}[c.delay > 0]; math.Abs(row.SimHistoryTasks-want) > 1e-12 {
+				t.Errorf("the tasks: %.15g s per rank, want %g", row.SimHistoryTasks, want)
+			}
 			// Without the delay, the links alone: 0.25 s less.
 			want := [5]float64{}
 			if c.delay > 0 {
