@@ -78,17 +78,14 @@ func (c MaternCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work
 
 // fillPacked is Fill for planar points: the distances below the
 // diagonal, column after column, packed into the first n(n-1)/2 values
-// of s, then one CovRow or Row call over all of them (its groups of
-// four never cut short by a column's end: the columns are short), the
-// derivatives packed into d (or work when not asked for), then each
-// column moved to its place (unpack) and the diagonal's C(0), dC(0) =
-// 0, set. The same values, bitwise, as one call per column.
+// of s (distTri: one call), then one CovRow or Row call over all of them
+// (its groups of four never cut short by a column's end: the columns are
+// short), the derivatives packed into d (or work when not asked for),
+// then each column moved to its place and the diagonal's C(0), dC(0) =
+// 0, set (unpack). The same values, bitwise, as one call per column.
 func (c MaternCov) fillPacked(p matern.Points, n int, s []float64, d [][]float64, work []float64) {
-	np := 0
-	for j := 0; j < n-1; j++ {
-		dist2(p.X[j+1:n], p.Y[j+1:n], p.X[j], p.Y[j], s[np:np+n-1-j])
-		np += n - 1 - j
-	}
+	np := n * (n - 1) / 2
+	distTri(p.X[:n], p.Y[:n], s[:np])
 	var c0 [1]float64 // C(0): the diagonal (r = 0 evaluated as the columns' first entry was)
 	if !c.Beta && !c.Nu {
 		c.G.CovRow(c0[:], c0[:])
@@ -117,19 +114,6 @@ func (c MaternCov) fillPacked(p matern.Points, n int, s []float64, d [][]float64
 			mirror(n, d[g])
 			g++
 		}
-	}
-}
-
-// unpack moves the n(n-1)/2 values packed at the start of the n x n
-// matrix a (column 0's n-1 below the diagonal, then column 1's n-2, ...)
-// to a's lower triangle below the diagonal, column by column from the
-// last (no column's place overlaps a packed column before it), and sets
-// the diagonal to diag.
-func unpack(n int, a []float64, diag float64) {
-	for j := n - 1; j >= 0; j-- {
-		o := j*(n-1) - j*(j-1)/2 // column j's packed start
-		copy(a[j*n+j+1:(j+1)*n], a[o:o+n-1-j])
-		a[j*n+j] = diag
 	}
 }
 
