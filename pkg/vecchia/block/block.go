@@ -140,7 +140,7 @@ func NewData(pts matern.Points, obs, x []float64, ncov int, idx []int32, start [
 		w++
 	}
 	d.Width = w
-	d.Rows = make([]float64, len(obs)*w)
+	d.Rows = hugeFloats(len(obs) * w)
 	for g := range obs {
 		row := d.Rows[g*w : (g+1)*w]
 		row[0], row[1] = pts.X[g], pts.Y[g]
