@@ -21,14 +21,8 @@ const (
 	maxSimCheckReps = 100
 )
 
-func newBenchSimulatorCmd(w comm.Comm) *cobra.Command {
-	var o bench.SimCheckOptions
-	var sizes, thetaS string
-	var asJSON bool
-	c := &cobra.Command{
-		Use:   "simulator",
-		Short: "The cluster simulator against real runs on this machine, same run",
-		Long: `Validates the simulator of simulate-cluster on this machine. For each --n it
+// benchSimulatorLong is bench simulator's --help.
+const benchSimulatorLong = `Validates the simulator of simulate-cluster on this machine. For each --n it
 times --reps real log-likelihood evaluations, each right after a measurement
 of the task durations (calibrate, run on every worker of every rank at once
 so that the machine is as loaded as in the real runs: the shared host's speed
@@ -62,15 +56,19 @@ data became ready at the sender, the time from then to the receive
 completing (the ranks' clocks aligned by round trips after the runs);
 the median of these delays less the modelled link time is added to
 every message of sim history, without holding the links (the median:
-a burst of load from other processes lengthens the tail). The ping-pong measures idle
+a burst of load from other processes lengthens the tail), and a message
+that arrives while every worker of its receiver runs a task completes
+only once the first of them frees, plus the median of that wait in the
+history's evaluations (the progress goroutine completes it on the
+workers' cores). The ping-pong measures idle
 ranks; in a run the progress goroutine posting and completing a message
 waits for a core its worker is computing on. The same delays are
 measured on the timed runs, and sim history is also printed without the
 delay, with each message's delay drawn from the history's (at most their
 95th percentile; the mean of 16 seeded simulations), with the receives
 that reach a busy receiver also completed a drawn time after its worker
-frees (or their median after it), and with the timed runs' median delay
-(a fit, not a prediction). From the
+frees, with the median delay alone, and with the timed runs' median
+delay (a fit, not a prediction). From the
 second size on, 'hist of N' predicts that size from the first size's
 history (same tile size, so the same task footprints). The errors are
 simulated / real - 1; real is the median wall time of the slowest rank around
@@ -83,7 +81,16 @@ the time the workers waited for a core (their threads' run delay, from
 /proc, averaged over the workers): the run on a machine of its own, which
 the simulator models.
 
-Run it on one rank, or over MPI for several ranks (each its own cores).`,
+Run it on one rank, or over MPI for several ranks (each its own cores).`
+
+func newBenchSimulatorCmd(w comm.Comm) *cobra.Command {
+	var o bench.SimCheckOptions
+	var sizes, thetaS string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "simulator",
+		Short: "The cluster simulator against real runs on this machine, same run",
+		Long:  benchSimulatorLong,
 		Example: `  exageostat bench simulator --n 4096,8192 --nb 512 --workers 2
   mpirun -np 2 exageostat bench simulator --n 4096,8192 --nb 512 --workers 1 --json`,
 		Args: noArgs,
@@ -205,8 +212,8 @@ func printMessageDelays(w io.Writer, r *bench.SimCheckResult) {
 				row.N, x.name, d.Messages, 1e3*d.Median, 1e3*d.Mean, 1e3*d.Link, 1e3*d.Delay, 1e3*d.P90, 1e3*d.P99, 1e3*d.Max, d.Busy, 1e3*d.BusyMedian)
 		}
 		pct := func(x float64) float64 { return 100 * (x/row.Real - 1) }
-		fmt.Fprintf(w, "%7d  sim history without the delay %.3f s %+.1f%%, delays drawn %.3f s %+.1f%% (and busy receives drawn %.3f s %+.1f%%), busy receives at their median %.3f s %+.1f%%, the timed runs' delay %.3f s %+.1f%%\n",
+		fmt.Fprintf(w, "%7d  sim history without the delay %.3f s %+.1f%%, delays drawn %.3f s %+.1f%% (and busy receives drawn %.3f s %+.1f%%), the median delay alone %.3f s %+.1f%%, the timed runs' delay %.3f s %+.1f%%\n",
 			row.N, row.SimHistoryNoDelay, pct(row.SimHistoryNoDelay), row.SimHistoryDrawn, pct(row.SimHistoryDrawn),
-			row.SimHistoryBusy, pct(row.SimHistoryBusy), row.SimHistoryBusyMedian, pct(row.SimHistoryBusyMedian), row.SimHistoryTimedDelay, pct(row.SimHistoryTimedDelay))
+			row.SimHistoryBusy, pct(row.SimHistoryBusy), row.SimHistoryMedianDelay, pct(row.SimHistoryMedianDelay), row.SimHistoryTimedDelay, pct(row.SimHistoryTimedDelay))
 	}
 }

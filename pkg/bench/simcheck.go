@@ -111,8 +111,12 @@ type SimCheckRow struct {
 	SimTrace float64 `json:"sim_trace_seconds"`
 	ErrTrace float64 `json:"err_trace"`
 	// SimHistory is the simulated makespan with the durations of History
-	// and RuntimeCPU, and ErrHistory = SimHistory / Real - 1: a prediction
-	// from real runs made before the timed ones (not fitted to them).
+	// and RuntimeCPU, and on several ranks MessageDelay's medians (its
+	// Delay for every message, and BusyMedian after the first worker
+	// frees for a message reaching a busy receiver, sim.Options
+	// BusyReceives), and ErrHistory = SimHistory / Real - 1: a
+	// prediction from real runs made before the timed ones (not fitted
+	// to them).
 	SimHistory float64 `json:"sim_history_seconds"`
 	ErrHistory float64 `json:"err_history"`
 	// HistoryFrom is the size whose history SimHistoryFrom used: the
@@ -140,16 +144,17 @@ type SimCheckRow struct {
 	// SimHistoryBusy also with the receives reaching a busy receiver
 	// completed a time drawn from MessageDelay.After (at most its 90th
 	// percentile) after its first worker frees, each the mean over
-	// historySims simulations; SimHistoryBusyMedian with the median
-	// delay, and those receives completed MessageDelay.BusyMedian after
-	// the worker frees; SimHistoryTimedDelay with TimedDelay's
-	// median delay instead of the history's (a fit to the timed runs,
-	// not a prediction). All 0 on one rank.
-	SimHistoryNoDelay    float64 `json:"sim_history_no_delay_seconds,omitempty"`
-	SimHistoryDrawn      float64 `json:"sim_history_drawn_seconds,omitempty"`
-	SimHistoryBusy       float64 `json:"sim_history_busy_receives_seconds,omitempty"`
-	SimHistoryBusyMedian float64 `json:"sim_history_busy_median_seconds,omitempty"`
-	SimHistoryTimedDelay float64 `json:"sim_history_timed_delay_seconds,omitempty"`
+	// historySims simulations; SimHistoryMedianDelay with the median
+	// delay alone (the receives on a busy receiver completed when they
+	// arrive: sim history before it took their median too);
+	// SimHistoryTimedDelay with TimedDelay's median delay instead of the
+	// history's (a fit to the timed runs, not a prediction). All 0 on
+	// one rank.
+	SimHistoryNoDelay     float64 `json:"sim_history_no_delay_seconds,omitempty"`
+	SimHistoryDrawn       float64 `json:"sim_history_drawn_seconds,omitempty"`
+	SimHistoryBusy        float64 `json:"sim_history_busy_receives_seconds,omitempty"`
+	SimHistoryMedianDelay float64 `json:"sim_history_median_delay_seconds,omitempty"`
+	SimHistoryTimedDelay  float64 `json:"sim_history_timed_delay_seconds,omitempty"`
 	// SimBusy is the fraction of the workers' time in tasks in the
 	// simulation with the trace durations.
 	SimBusy float64 `json:"sim_busy"`

@@ -182,18 +182,20 @@ type delayModel struct {
 	BusyMedian bool
 }
 
-// The delay models of the history simulations. sim history keeps the
-// median (medianDelay): drawing the delays (drawnDelays) follows their
+// The delay models of the history simulations. sim history takes the
+// medians (historyModel: the median delay, and the receives on a busy
+// receiver completed their median after its worker frees; medianDelay
+// without the latter): drawing the delays (drawnDelays) follows their
 // tail, which the load of other processes makes long in some history
 // runs and not in the timed ones (trimmed at the 95th percentile, it
 // still moved sim history by up to 16 points under load 3-6, where the
-// median moved it by 1-4); withBusyReceives adds the receives on a busy
-// receiver, trimmed at the 90th percentile.
+// medians moved it by 0-4), and so do the busy receives drawn
+// (withBusyReceives, trimmed at the 90th percentile: +3 to +180 points).
 var (
+	historyModel     = delayModel{Median: true, BusyMedian: true}
 	medianDelay      = delayModel{Median: true}
 	drawnDelays      = delayModel{Trim: 0.95}
 	withBusyReceives = delayModel{Trim: 0.95, BusyTrim: 0.9}
-	busyMedian       = delayModel{Median: true, BusyMedian: true}
 )
 
 // simDelayed returns the mean makespan of g on cl over historySims
@@ -228,9 +230,9 @@ func simDelayed(g *runtime.Graph, cl config.Cluster, d MessageDelay, m delayMode
 }
 
 // simCheckHistorySims simulates g on cl (its runtime CPU already set) with
-// row.History and row.MessageDelay's median delay (medianDelay; also
+// row.History and row.MessageDelay's medians (historyModel; also
 // without a delay, SimHistoryNoDelay; with the delays drawn, drawnDelays
-// and withBusyReceives; with busy receives at their median, busyMedian;
+// and withBusyReceives; with the median delay alone, medianDelay;
 // and with the timed runs' own median delay,
 // row.TimedDelay), and with first's history and delay where first is
 // another size's row, and sets row's history makespans and errors against
@@ -238,7 +240,7 @@ func simDelayed(g *runtime.Graph, cl config.Cluster, d MessageDelay, m delayMode
 func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimCheckRow) error {
 	cl.Groups = slices.Clone(cl.Groups)
 	cl.Groups[0].CPU = row.History
-	m, err := simDelayed(g, cl, row.MessageDelay, medianDelay)
+	m, err := simDelayed(g, cl, row.MessageDelay, historyModel)
 	if err != nil {
 		return err
 	}
@@ -247,6 +249,8 @@ func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimChe
 		return err
 	}
 	if row.MessageDelay.Messages > 0 {
+		timed := row.MessageDelay
+		timed.Delay = row.TimedDelay.Delay
 		for _, v := range []struct {
 			to *float64
 			d  MessageDelay
@@ -255,8 +259,8 @@ func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimChe
 			{&row.SimHistoryNoDelay, MessageDelay{}, medianDelay},
 			{&row.SimHistoryDrawn, row.MessageDelay, drawnDelays},
 			{&row.SimHistoryBusy, row.MessageDelay, withBusyReceives},
-			{&row.SimHistoryBusyMedian, row.MessageDelay, busyMedian},
-			{&row.SimHistoryTimedDelay, MessageDelay{Delay: row.TimedDelay.Delay}, medianDelay},
+			{&row.SimHistoryMedianDelay, row.MessageDelay, medianDelay},
+			{&row.SimHistoryTimedDelay, timed, historyModel},
 		} {
 			if *v.to, err = simDelayed(g, cl, v.d, v.m); err != nil {
 				return err
@@ -267,7 +271,7 @@ func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimChe
 		return nil
 	}
 	cl.Groups[0].CPU = first.History
-	if m, err = simDelayed(g, cl, first.MessageDelay, medianDelay); err != nil {
+	if m, err = simDelayed(g, cl, first.MessageDelay, historyModel); err != nil {
 		return err
 	}
 	row.HistoryFrom, row.SimHistoryFrom, row.ErrHistoryFrom = first.N, m, m/row.Real-1

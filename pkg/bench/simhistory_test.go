@@ -19,7 +19,8 @@ import (
 // the runtime's CPU per task: makespans by hand on a graph dcmg -> potrf
 // -> two gemms, the caller's cluster left as it was; with a message
 // delay measured in the history runs, on two ranks: dcmg on rank 0 ->
-// a message of 8e6 bytes -> potrf -> gemm on rank 1.
+// a message of 8e6 bytes -> potrf -> gemm on rank 1; and a message that
+// reaches a busy receiver.
 func TestSimCheckHistorySims(t *testing.T) {
 	node := func(k string, deps ...int) runtime.Node {
 		return runtime.Node{Kind: k, Src: -1, Deps: deps, Tile: [3]int{-1, -1, -1}}
@@ -102,13 +103,32 @@ func TestSimCheckHistorySims(t *testing.T) {
 				}
 				want = [5]float64{c.sim - c.delay, c.sim - c.delay + drawn, c.sim - c.delay + drawn, c.sim, c.sim - c.delay + 0.5}
 			}
-			if got := [5]float64{row.SimHistoryNoDelay, row.SimHistoryDrawn, row.SimHistoryBusy, row.SimHistoryBusyMedian, row.SimHistoryTimedDelay}; !nearAll(got[:], want[:]) {
+			if got := [5]float64{row.SimHistoryNoDelay, row.SimHistoryDrawn, row.SimHistoryBusy, row.SimHistoryMedianDelay, row.SimHistoryTimedDelay}; !nearAll(got[:], want[:]) {
 				t.Errorf("without the delay, drawn, with busy receives drawn and at their median, the timed runs' delay: %.15g s, want %.15g", got, want)
 			}
 			if !reflect.DeepEqual(cl.Groups[0].CPU, config.Durations{kind.Gemm: 100}) {
 				t.Errorf("the caller's durations changed: %v", cl.Groups[0].CPU)
 			}
 		})
+	}
+	// A busy receiver: rank 1 runs a gemm (0-4) when the message, ready
+	// at 1, arrives (1.259); sim history completes it the busy receives'
+	// median (3 s) after the gemm ends, and runs the potrf then:
+	// 4 + 3 + 2; with the median delay alone, the potrf follows the
+	// gemm: 4 + 2.
+	g3 := &runtime.Graph{Ranks: 2, Nodes: []runtime.Node{node(kind.Dcmg),
+		{Kind: runtime.XferKind, Rank: 1, Src: 0, Bytes: 8e6, Deps: []int{0}, Handle: "A(0,0)"}, on1(node(kind.Potrf, 1)), on1(node(kind.Gemm))}}
+	cl := config.DefaultCluster()
+	cl.NB, cl.Nodes, cl.Network = 1, 2, config.Network{Bandwidth: 1e9, Latency: 1e-3}
+	cl.Groups = []config.Group{{Name: "g", Nodes: 2, CPUs: 1}}
+	row := &SimCheckRow{N: 64, History: hist, Real: 10, RealLoaded: 10,
+		MessageDelay: MessageDelay{Messages: 1, Delay: 0.25, Extra: []float64{0.25}, Busy: 1, After: []float64{3}, BusyMedian: 3}}
+	if err := simCheckHistorySims(g3, cl, nil, row); err != nil {
+		t.Fatal(err)
+	}
+	if row.SimHistory != 9 || row.SimHistoryMedianDelay != 6 || row.SimHistoryBusy != 9 {
+		t.Errorf("busy receiver: sim history %.15g s, the median delay alone %.15g s, busy receives drawn %.15g s; want 9, 6, 9",
+			row.SimHistory, row.SimHistoryMedianDelay, row.SimHistoryBusy)
 	}
 }
 
