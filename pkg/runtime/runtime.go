@@ -1230,6 +1230,9 @@ func (r *Runtime) loop(w *worker) {
 		t := next
 		r.execute(w, t)
 		next = r.complete(w, t, true)
+		if r.net != nil {
+			r.net.handOff()
+		}
 	}
 }
 
