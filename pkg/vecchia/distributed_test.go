@@ -158,9 +158,9 @@ func TestScatter(t *testing.T) {
 			if parts[r].Obs != nil || parts[r].Blocks != nil || d == nil {
 				t.Fatalf("%d ranks, rank %d: the scattered plan holds the whole data", size, r)
 			}
-			if lim := 2 * len(plan.Blocks.Idx) / size; len(d.Idx) > lim || len(d.Idx) == 0 || len(d.Obs) > n {
+			if lim := 2 * len(plan.Blocks.Idx) / size; len(d.Idx) > lim || len(d.Idx) == 0 || d.Points() > n {
 				t.Errorf("%d ranks, rank %d holds %d block members (the plan %d) and %d points (of %d), want 1 to %d members",
-					size, r, len(d.Idx), len(plan.Blocks.Idx), len(d.Obs), n, lim)
+					size, r, len(d.Idx), len(plan.Blocks.Idx), d.Points(), n, lim)
 			}
 		}
 		if size == 2 {

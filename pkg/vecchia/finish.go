@@ -104,7 +104,7 @@ func (p *Plan) finish(acc []float64, lay block.Layout, free []bool) (*Result, er
 func (p *Plan) localData(b0, b1 int) (*block.Data, int) {
 	bl := p.Blocks
 	if b0 == 0 && b1 == bl.Len() {
-		return &block.Data{Pts: p.Pts, Obs: p.Obs, X: p.X, Idx: bl.Idx, Start: bl.Start}, 0
+		return block.NewData(p.Pts, p.Obs, p.X, p.NCov, bl.Idx, bl.Start), 0
 	}
 	src := source{n: p.N, pts: p.Pts, obs: p.Obs, ncov: p.NCov, at: func(q int32) int { return int(q) },
 		x: func(q int32, dst []float64) { copy(dst, p.X[int(q)*p.NCov:(int(q)+1)*p.NCov]) }}
@@ -132,7 +132,7 @@ func (s source) data(bl *Blocks, b0, b1 int) *block.Data {
 	// of the problem, a fraction of a map's over the blocks' members.
 	local := make([]int32, s.n)
 	var order []int32
-	d := &block.Data{Idx: make([]int32, len(idx)), Start: make([]int64, b1-b0+1), First: b0}
+	lidx := make([]int32, len(idx))
 	for i, v := range idx {
 		g, resp := block.Response(v)
 		l := local[g] - 1
@@ -144,10 +144,11 @@ func (s source) data(bl *Blocks, b0, b1 int) *block.Data {
 		if resp {
 			l = ^l
 		}
-		d.Idx[i] = l
+		lidx[i] = l
 	}
-	for k := range d.Start {
-		d.Start[k] = bl.Start[b0+k] - bl.Start[b0]
+	start := make([]int64, b1-b0+1)
+	for k := range start {
+		start[k] = bl.Start[b0+k] - bl.Start[b0]
 	}
 	pick := func(v []float64) []float64 {
 		if v == nil {
@@ -159,14 +160,12 @@ func (s source) data(bl *Blocks, b0, b1 int) *block.Data {
 		}
 		return out
 	}
-	d.Global = order
-	d.Pts = matern.Points{X: pick(s.pts.X), Y: pick(s.pts.Y), Z: pick(s.pts.Z), T: pick(s.pts.T)}
-	d.Obs = pick(s.obs)
-	if s.ncov > 0 {
-		d.X = make([]float64, len(order)*s.ncov)
-		for i, g := range order {
-			s.x(g, d.X[i*s.ncov:(i+1)*s.ncov])
-		}
+	pts := matern.Points{X: pick(s.pts.X), Y: pick(s.pts.Y), Z: pick(s.pts.Z), T: pick(s.pts.T)}
+	x := make([]float64, len(order)*s.ncov)
+	for i, g := range order {
+		s.x(g, x[i*s.ncov:(i+1)*s.ncov])
 	}
+	d := block.NewData(pts, pick(s.obs), x, s.ncov, lidx, start)
+	d.First, d.Global = b0, order
 	return d
 }

@@ -96,7 +96,7 @@ func encodePart(pt *part) []byte {
 	// gob writes at most 9 bytes a number (5 an int32) and a little
 	// framing: one allocation, its untouched end never resident.
 	c := &pt.Cuts
-	buf.Grow(1024 + 9*(len(c.Tasks)+len(c.TaskWork)+len(c.Groups)+len(c.ChunkGroups)+len(d.Start)+len(d.Obs)+len(d.X)+len(d.Pts.X)+len(d.Pts.Y)+len(d.Pts.Z)+len(d.Pts.T)) +
+	buf.Grow(1024 + 9*(len(c.Tasks)+len(c.TaskWork)+len(c.Groups)+len(c.ChunkGroups)+len(d.Start)+len(d.Rows)) +
 		5*(len(d.Idx)+len(d.Global)))
 	if err := gob.NewEncoder(&buf).Encode(pt); err != nil {
 		panic(fmt.Sprintf("vecchia: encoding a plan's part: %v", err)) // plain slices and numbers: cannot fail

@@ -141,7 +141,8 @@ func (p *Plan) Bytes() int64 {
 // MemoryNeed returns an upper bound of the memory, in bytes, that a fit
 // of n points with conditioning sets of m, ncov covariates and nparams
 // parameters holds at once on workers workers: the input columns and
-// their ordered copies, the embedded coordinates (and their ordered copy),
+// their ordered copies and the evaluator's rows of them (block.NewData),
+// the embedded coordinates (and their ordered copy),
 // the ordering, the sets, the blocks' member lists (a location is in at
 // most m+1 of them; twice while they are merged), one evaluation's partial
 // sums (one task per 64 locations or fewer: a task is DefaultTaskWork
@@ -151,7 +152,7 @@ func (p *Plan) Bytes() int64 {
 // garbage collector's headroom). Nothing is N x N.
 func MemoryNeed(n, m, ncov, nparams, workers int) int64 {
 	nn, mm := int64(n), int64(m)
-	input := 2 * 8 * nn * int64(4+ncov) // x, y, z or t, obs, covariates
+	input := 3 * 8 * nn * int64(4+ncov) // x, y, z or t, obs, covariates
 	search := 2*8*nn*3 + 8*nn + 4*nn*mm // embedded coordinates, the ordering, the sets
 	blocks := 2 * 4 * nn * (mm + 1)     // member lists while merged
 	lay := block.Layout{P: nparams, NCov: ncov, Grad: true, Timing: true}

@@ -32,7 +32,7 @@ func benchRun(b *testing.B, u, r int) {
 	for i := range obs {
 		pts.X[i], pts.Y[i], obs[i], x[i] = rng.Float64(), rng.Float64(), rng.NormFloat64(), 1
 	}
-	d := &Data{Pts: pts, Obs: obs, X: x, Start: []int64{0}}
+	d := NewData(pts, obs, x, 1, nil, []int64{0})
 	near, dist := make([]int32, n), make([]float64, n)
 	for range nb {
 		c := rng.IntN(n)

@@ -105,13 +105,11 @@ func (s *Spec) generated() int {
 }
 
 // Data is what the blocks read: the (rank's) points in the Vecchia
-// ordering, their observations, the covariates (row-major, NCov values
-// per point) and the blocks: block b's points are Idx[Start[b]:Start[b+1]],
-// in increasing order, a response stored as ^i (negative).
+// ordering, each one's coordinates, observation and covariates in one row
+// (NewData), and the blocks: block b's points are
+// Idx[Start[b]:Start[b+1]], in increasing order, a response stored as ^i
+// (negative).
 type Data struct {
-	Pts   matern.Points
-	Obs   []float64
-	X     []float64
 	Idx   []int32
 	Start []int64
 	// First is the number of the first block in the whole plan and
@@ -119,6 +117,68 @@ type Data struct {
 	// for errors.
 	First  int
 	Global []int32
+	// Rows holds point g's x, y, z (when HasZ), t (HasT), observation
+	// and NCov covariates at Rows[g*Width:] (NewData): a block's gather
+	// reads one or two cache lines a point, not one in each of several
+	// arrays larger than the caches (N = 10^6).
+	Rows       []float64
+	Width      int
+	HasZ, HasT bool
+	NCov       int
+}
+
+// NewData returns the Data of the blocks idx, start over the points pts
+// with the observations obs and the covariates x (row-major, ncov values
+// a point), whose values it copies into one row a point.
+func NewData(pts matern.Points, obs, x []float64, ncov int, idx []int32, start []int64) *Data {
+	d := &Data{Idx: idx, Start: start, HasZ: pts.Z != nil, HasT: pts.T != nil, NCov: ncov}
+	w := 3 + ncov
+	if d.HasZ {
+		w++
+	}
+	if d.HasT {
+		w++
+	}
+	d.Width = w
+	d.Rows = hugeFloats(len(obs) * w)
+	for g := range obs {
+		row := d.Rows[g*w : (g+1)*w]
+		row[0], row[1] = pts.X[g], pts.Y[g]
+		k := 2
+		if d.HasZ {
+			row[k] = pts.Z[g]
+			k++
+		}
+		if d.HasT {
+			row[k] = pts.T[g]
+			k++
+		}
+		row[k] = obs[g]
+		copy(row[k+1:], x[g*ncov:(g+1)*ncov])
+	}
+	return d
+}
+
+// Points returns the number of points whose rows d holds.
+func (d *Data) Points() int {
+	if d.Width == 0 {
+		return 0
+	}
+	return len(d.Rows) / d.Width
+}
+
+// prefetch asks for block b's rows to be brought into the caches while
+// the block before it runs (the first and, where a row can reach into
+// the next cache line, the last value of each).
+func (d *Data) prefetch(b int) {
+	if len(d.Rows) == 0 {
+		return
+	}
+	idx := d.Idx[d.Start[b]:d.Start[b+1]]
+	prefetchIdx(idx, &d.Rows[0], d.Width)
+	if d.Width > 4 {
+		prefetchIdx(idx, &d.Rows[d.Width-1], d.Width)
+	}
 }
 
 // Response reports whether a stored index is a response and returns the
@@ -240,6 +300,9 @@ func Run(s *Spec, d *Data, b0, b1 int, work []float64, acc []float64) error {
 		sc.plan(s)
 	}
 	for b := b0; b < b1; b++ {
+		if b+1 < b1 {
+			d.prefetch(b + 1)
+		}
 		if err := sc.runBlock(s, d, lay, b, work, acc); err != nil {
 			return err
 		}
@@ -313,10 +376,10 @@ func (sc *scratch) carve(s *Spec, d *Data, u, r int, work []float64) {
 		return v
 	}
 	sc.pts = matern.Points{X: take(u), Y: take(u)}
-	if d.Pts.Z != nil {
+	if d.HasZ {
 		sc.pts.Z = take(u)
 	}
-	if d.Pts.T != nil {
+	if d.HasT {
 		sc.pts.T = take(u)
 	}
 	sc.sig = take(u*u + cholPad)[: u*u : u*u+cholPad]
@@ -357,25 +420,7 @@ func (sc *scratch) runBlock(s *Spec, d *Data, lay Layout, b int, work []float64,
 		}
 	}
 	sc.carve(s, d, u, r, work)
-	p := s.NCov
-	sc.resp = sc.resp[:0]
-	for i, v := range idx {
-		g, resp := Response(v)
-		if resp {
-			sc.resp = append(sc.resp, i)
-		}
-		sc.pts.X[i], sc.pts.Y[i] = d.Pts.X[g], d.Pts.Y[g]
-		if sc.pts.Z != nil {
-			sc.pts.Z[i] = d.Pts.Z[g]
-		}
-		if sc.pts.T != nil {
-			sc.pts.T[i] = d.Pts.T[g]
-		}
-		sc.y[i] = d.Obs[g]
-		for a := 0; a < p; a++ {
-			sc.y[i+(1+a)*u] = d.X[int(g)*p+a]
-		}
-	}
+	sc.gather(d, idx, u, s.NCov)
 	var clock phaseClock
 	clock.start(s.Timing)
 	s.Cov.Fill(sc.pts, u, sc.sig, sc.dsig, sc.cov)
@@ -397,6 +442,35 @@ func (sc *scratch) runBlock(s *Spec, d *Data, lay Layout, b int, work []float64,
 	sc.gradBlock(s, lay, u, r, acc)
 	clock.lap(acc, lay, TimeGrad)
 	return nil
+}
+
+// gather copies the block's points, observations and ncov covariates
+// (idx, u of them) from d's rows into the scratch and lists its
+// responses.
+func (sc *scratch) gather(d *Data, idx []int32, u, ncov int) {
+	w := d.Width
+	sc.resp = sc.resp[:0]
+	for i, v := range idx {
+		g, resp := Response(v)
+		if resp {
+			sc.resp = append(sc.resp, i)
+		}
+		row := d.Rows[int(g)*w : int(g+1)*w]
+		sc.pts.X[i], sc.pts.Y[i] = row[0], row[1]
+		k := 2
+		if sc.pts.Z != nil {
+			sc.pts.Z[i] = row[k]
+			k++
+		}
+		if sc.pts.T != nil {
+			sc.pts.T[i] = row[k]
+			k++
+		}
+		sc.y[i] = row[k]
+		for a, x := range row[k+1 : k+1+ncov] {
+			sc.y[i+(1+a)*u] = x
+		}
+	}
 }
 
 // likBlock solves [y X] with the factor L in sc.sig and adds the
