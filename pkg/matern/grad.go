@@ -59,7 +59,7 @@ type Grad struct {
 	octs                  []octave
 	oct32                 *[32]octave // octs padded to 32 (nil when longer): the AVX-512 locate's table
 	mid, ihw              []float64   // per piece
-	coef                  []float64   // per piece, nf x chebN coefficients, scales folded in
+	coef                  []float64   // per piece, nf x chebN coefficients, scales folded in (coefIndex)
 }
 
 // NewGrad builds the evaluator of C, dC/dbeta and, when nu is true,
@@ -170,9 +170,16 @@ func (m *Grad) build(rmin, rmax float64) {
 		good := b.piece(lo, w)
 		m.mid = append(m.mid, lo+w/2)
 		m.ihw = append(m.ihw, 2/w)
-		for k := 0; k < m.nf; k++ {
-			for i := range chebN {
-				m.coef = append(m.coef, b.mono[k][i]*scale[k])
+		for q := 0; q < chebN; q += 4 { // C's and dC/dbeta's in alternate runs of four
+			for f := range 2 {
+				for _, a := range b.mono[f][q : q+4] {
+					m.coef = append(m.coef, a*scale[f])
+				}
+			}
+		}
+		if m.nf == 3 {
+			for _, a := range b.mono[2] {
+				m.coef = append(m.coef, a*scale[2])
 			}
 		}
 		return good

@@ -6,11 +6,24 @@ import "math"
 // or rowGo (the vector code keeps their pieces and t in its stack frame).
 const rowChunk = 64
 
+// coefIndex returns where coefficient k (of t^k) of function f (0: C,
+// 1: dC/dbeta, 2: dC/dnu) lies among a piece's coefficients: C's and
+// dC/dbeta's in alternate runs of four (C's a_0..a_3, dC/dbeta's
+// a_0..a_3, C's a_4..a_7, ...: a 64-byte vector holds both functions'
+// run, as rowAVX2 evaluates them together), then dC/dnu's 16 in order.
+func coefIndex(f, k int) int {
+	if f == 2 {
+		return 2*chebN + k
+	}
+	return k/4*8 + f*4 + k%4
+}
+
 // polyRowGo is polyRow in Go: for each entry i, the polynomials of the
-// piece whose coefficients start at coef[off[i]] (C's 16, then
-// dC/dbeta's, then dC/dnu's when dn is not empty) at t[i], into c[i],
-// db[i] and dn[i]. Each polynomial is split by the remainder of the power
-// modulo 4 into four polynomials in s = t^4 (Horner, fused multiply-adds),
+// piece whose coefficients start at coef[off[i]] (C's, dC/dbeta's and
+// dC/dnu's when dn is not empty, as coefIndex places them) at t[i], into
+// c[i], db[i] and dn[i]. Each polynomial is split by the remainder of the
+// power modulo 4 into four polynomials in s = t^4 (Horner, fused
+// multiply-adds),
 //
 //	p(t) = sum_{k<4} t^k P_k(s),  P_k(s) = a_k + a_{4+k} s + a_{8+k} s^2 + a_{12+k} s^3,
 //
@@ -28,21 +41,22 @@ func polyRowGo(coef []float64, off []int32, t []float64, c, db, dn []float64) {
 			nf = 3
 		}
 		a := coef[o : int(o)+nf*chebN]
-		c[i] = poly4(a[:chebN], s, &pw)
-		db[i] = poly4(a[chebN:2*chebN], s, &pw)
+		c[i] = poly4(a, 0, 8, s, &pw)
+		db[i] = poly4(a, 4, 8, s, &pw)
 		if len(dn) > 0 {
-			dn[i] = poly4(a[2*chebN:3*chebN], s, &pw)
+			dn[i] = poly4(a, 2*chebN, 4, s, &pw)
 		}
 	}
 }
 
-// poly4 evaluates sum_k a_k t^k (16 coefficients) as polyRowGo says,
-// pw holding 1, t, t^2, t^3 and s = t^4.
-func poly4(a []float64, s float64, pw *[4]float64) float64 {
-	a = a[:chebN]
+// poly4 evaluates sum_k a_k t^k (16 coefficients, a_{4m+k} at
+// a[base + m stride + k]) as polyRowGo says, pw holding 1, t, t^2, t^3
+// and s = t^4.
+func poly4(a []float64, base, stride int, s float64, pw *[4]float64) float64 {
+	a = a[base : base+3*stride+4]
 	var q [4]float64
 	for k := range 4 {
-		q[k] = math.FMA(math.FMA(math.FMA(a[12+k], s, a[8+k]), s, a[4+k]), s, a[k]) * pw[k]
+		q[k] = math.FMA(math.FMA(math.FMA(a[3*stride+k], s, a[2*stride+k]), s, a[stride+k]), s, a[k]) * pw[k]
 	}
 	return (q[0] + q[1]) + (q[2] + q[3])
 }
@@ -53,6 +67,6 @@ func polyRowCGo(coef []float64, off []int32, t []float64, c []float64) {
 		x := t[i]
 		t2 := x * x
 		pw := [4]float64{1, x, t2, t2 * x}
-		c[i] = poly4(coef[o:int(o)+chebN], t2*t2, &pw)
+		c[i] = poly4(coef[o:int(o)+2*chebN], 0, 8, t2*t2, &pw)
 	}
 }

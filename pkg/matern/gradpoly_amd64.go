@@ -7,8 +7,9 @@ import "golang.org/x/sys/cpu"
 // hasAVX2FMA reports whether rowVec can use the AVX2 and FMA code.
 var hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// hasAVX512 reports whether rowAVX2 may locate eight entries at a time.
-var hasAVX512 = hasAVX2FMA && cpu.X86.HasAVX512F
+// hasAVX512 reports whether rowAVX2 may use its AVX-512 code (zmm and
+// the upper 16 vector registers).
+var hasAVX512 = hasAVX2FMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 
 // rowVec is rowGo (bitwise) in one vector pass over at most rowChunk
 // entries: for the entries in the pieces' range, C into c and, when db

@@ -23,6 +23,26 @@ GLOBL ihwExp<>(SB), RODATA|NOPTR, $8
 DATA octBit4<>+0(SB)/8, $16
 GLOBL octBit4<>(SB), RODATA|NOPTR, $8
 
+DATA cbLo<>+0(SB)/8, $0
+DATA cbLo<>+8(SB)/8, $1
+DATA cbLo<>+16(SB)/8, $8
+DATA cbLo<>+24(SB)/8, $9
+DATA cbLo<>+32(SB)/8, $4
+DATA cbLo<>+40(SB)/8, $5
+DATA cbLo<>+48(SB)/8, $12
+DATA cbLo<>+56(SB)/8, $13
+GLOBL cbLo<>(SB), RODATA|NOPTR, $64
+
+DATA cbHi<>+0(SB)/8, $2
+DATA cbHi<>+8(SB)/8, $3
+DATA cbHi<>+16(SB)/8, $10
+DATA cbHi<>+24(SB)/8, $11
+DATA cbHi<>+32(SB)/8, $6
+DATA cbHi<>+40(SB)/8, $7
+DATA cbHi<>+48(SB)/8, $14
+DATA cbHi<>+56(SB)/8, $15
+GLOBL cbHi<>(SB), RODATA|NOPTR, $64
+
 // One function's polynomial, its coefficients at DI+o0 .. DI+o3+31: Y3 holds s = t^4 in
 // every lane, Y4 (1, t, t^2, t^3); the four lanes' t^k P_k(s) into acc.
 #define POLY(o0, o1, o2, o3, acc) \
@@ -33,34 +53,46 @@ GLOBL octBit4<>(SB), RODATA|NOPTR, $8
 	VMULPD Y4, acc, acc
 
 // One entry's polynomial in the vertical pass, its coefficients at
-// R+o0 .. R+o3+31: s (that entry's) in every lane of Y8, its powers
+// R+o0 .. R+o3+31: s (that entry's) in every lane of sv, its powers
 // (1, t, t^2, t^3) in pw; the four lanes' t^k P_k(s) into acc (the
 // operations of POLY, in the same order).
-#define POLYE(R, o0, o1, o2, o3, pw, acc) \
+#define POLYE(R, sv, o0, o1, o2, o3, pw, acc) \
 	VMOVUPD o3(R), acc \
-	VFMADD213PD o2(R), Y8, acc \
-	VFMADD213PD o1(R), Y8, acc \
-	VFMADD213PD o0(R), Y8, acc \
+	VFMADD213PD o2(R), sv, acc \
+	VFMADD213PD o1(R), sv, acc \
+	VFMADD213PD o0(R), sv, acc \
 	VMULPD pw, acc, acc
 
-// One function's polynomials for the four entries of the vertical pass
-// (coefficients at BX, CX, DX, DI plus o0 .. o3+31; s in Y3, their powers
-// in Y0, Y1, Y2, Y9), summed as POLY's caller sums one entry's, into
-// Y5: (q0+q1) + (q2+q3) each.
-#define POLY4(o0, o1, o2, o3) \
-	VPERMPD $0x00, Y3, Y8 \
-	POLYE(BX, o0, o1, o2, o3, Y0, Y4) \
-	VPERMPD $0x55, Y3, Y8 \
-	POLYE(CX, o0, o1, o2, o3, Y1, Y5) \
-	VPERMPD $0xaa, Y3, Y8 \
-	POLYE(DX, o0, o1, o2, o3, Y2, Y6) \
-	VPERMPD $0xff, Y3, Y8 \
-	POLYE(DI, o0, o1, o2, o3, Y9, Y7) \
+// The four entries' t^k P_k(s) in Y4, Y5, Y6, Y7 summed as POLY's caller
+// sums one entry's, into Y5: (q0+q1) + (q2+q3) each.
+#define SUM4 \
 	VHADDPD Y5, Y4, Y4 \
 	VHADDPD Y7, Y6, Y6 \
 	VPERM2F128 $0x20, Y6, Y4, Y5 \
 	VPERM2F128 $0x31, Y6, Y4, Y7 \
 	VADDPD Y7, Y5, Y5
+
+// One function's polynomials for the four entries of the vertical pass
+// (coefficients at BX, CX, DX, DI plus o0 .. o3+31; s in Y3, their powers
+// in Y0, Y1, Y2, Y9), into Y5 (SUM4).
+#define POLY4(o0, o1, o2, o3) \
+	VPERMPD $0x00, Y3, Y8 \
+	POLYE(BX, Y8, o0, o1, o2, o3, Y0, Y4) \
+	VPERMPD $0x55, Y3, Y8 \
+	POLYE(CX, Y8, o0, o1, o2, o3, Y1, Y5) \
+	VPERMPD $0xaa, Y3, Y8 \
+	POLYE(DX, Y8, o0, o1, o2, o3, Y2, Y6) \
+	VPERMPD $0xff, Y3, Y8 \
+	POLYE(DI, Y8, o0, o1, o2, o3, Y9, Y7) \
+	SUM4
+
+// POLY4 with the four entries' s already broadcast in Y20 .. Y23.
+#define POLY4S(o0, o1, o2, o3) \
+	POLYE(BX, Y20, o0, o1, o2, o3, Y0, Y4) \
+	POLYE(CX, Y21, o0, o1, o2, o3, Y1, Y5) \
+	POLYE(DX, Y22, o0, o1, o2, o3, Y2, Y6) \
+	POLYE(DI, Y23, o0, o1, o2, o3, Y9, Y7) \
+	SUM4
 
 // The powers of t in X0 (X14 = 1): Y3 = s = t^4 in every lane,
 // Y4 = (1, t, t^2, t^3).
@@ -95,13 +127,14 @@ GLOBL octBit4<>(SB), RODATA|NOPTR, $8
 // bitwise, then lists the entries outside the range (fix). The last
 // len(r) mod 4 one at a time (rone).
 //
-// Frame: 0-511 the addresses, 512-1023 t, 1024-1039 the groups' masks.
+// Frame: 0-511 the addresses, 512-1023 t, 1024-1039 the groups' masks,
+// 1040-1071 a group's s (p2cb).
 // With oct32 not nil (the octave table padded to 32 entries, the CPU
 // with AVX-512), the first pass locates eight entries at a time in zmm
 // registers (p1w: the octaves' entries by two table permutes held in
 // registers, not loaded lane by lane), the same operations lane by lane,
 // so the same values bitwise.
-TEXT ·rowAVX2(SB), $1040-192
+TEXT ·rowAVX2(SB), $1072-192
 	MOVQ r_base+0(FP), SI
 	MOVQ c_base+24(FP), R11
 	MOVQ db_base+48(FP), R15
@@ -269,15 +302,56 @@ p2:
 	VPERM2F128 $0x31, Y6, Y4, Y2 // entry 2's
 	VPERM2F128 $0x20, Y7, Y5, Y1 // entry 1's
 	VPERM2F128 $0x31, Y7, Y5, Y9 // entry 3's
-	POLY4(0, 32, 64, 96)
-	VMOVUPD Y5, (R11)(AX*8)
 	CMPQ db_len+56(FP), $0
-	JEQ  p2fix
-	POLY4(128, 160, 192, 224)
+	JEQ  p2c
+	CMPQ oct32+176(FP), $0
+	JNE  p2cb
+	POLY4(0, 64, 128, 192)
+	VMOVUPD Y5, (R11)(AX*8)
+	POLY4(32, 96, 160, 224)
 	VMOVUPD Y5, (R15)(AX*8)
 	CMPQ dn_len+80(FP), $0
 	JEQ  p2fix
 	POLY4(256, 288, 320, 352)
+	MOVQ dn_base+72(FP), DX
+	VMOVUPD Y5, (DX)(AX*8)
+	JMP  p2fix
+
+p2c: // C alone
+	POLY4(0, 64, 128, 192)
+	VMOVUPD Y5, (R11)(AX*8)
+	JMP  p2fix
+
+p2cb: // AVX-512: C and dC/dbeta together, a zmm an entry (their runs of four side by side)
+	VMOVUPD Y3, 1040(SP)
+	VBROADCASTSD 1040(SP), Z20  // each entry's s
+	VBROADCASTSD 1048(SP), Z21
+	VBROADCASTSD 1056(SP), Z22
+	VBROADCASTSD 1064(SP), Z23
+	VINSERTF64X4 $1, Y0, Z0, Z16 // each entry's powers, twice
+	VINSERTF64X4 $1, Y1, Z1, Z17
+	VINSERTF64X4 $1, Y2, Z2, Z18
+	VINSERTF64X4 $1, Y9, Z9, Z19
+	POLYE(BX, Z20, 0, 64, 128, 192, Z16, Z24)
+	POLYE(CX, Z21, 0, 64, 128, 192, Z17, Z25)
+	POLYE(DX, Z22, 0, 64, 128, 192, Z18, Z26)
+	POLYE(DI, Z23, 0, 64, 128, 192, Z19, Z27)
+	VUNPCKLPD Z25, Z24, Z4
+	VUNPCKHPD Z25, Z24, Z5
+	VADDPD  Z5, Z4, Z28         // (q0+q1, of entries 0, 1; q2+q3, of 0, 1), C's then dC/dbeta's
+	VUNPCKLPD Z27, Z26, Z4
+	VUNPCKHPD Z27, Z26, Z5
+	VADDPD  Z5, Z4, Z29         // entries 2, 3
+	VMOVDQU64 cbLo<>(SB), Z30
+	VPERMI2PD Z29, Z28, Z30     // q0+q1 of entries 0-3, C's then dC/dbeta's
+	VMOVDQU64 cbHi<>(SB), Z31
+	VPERMI2PD Z29, Z28, Z31     // q2+q3
+	VADDPD  Z31, Z30, Z30
+	VMOVUPD Y30, (R11)(AX*8)
+	VEXTRACTF64X4 $1, Z30, (R15)(AX*8)
+	CMPQ dn_len+80(FP), $0
+	JEQ  p2fix
+	POLY4S(256, 288, 320, 352)
 	MOVQ dn_base+72(FP), DX
 	VMOVUPD Y5, (DX)(AX*8)
 
@@ -339,7 +413,7 @@ rone:
 	MOVQ coef+152(FP), DI
 	ADDQ BX, DI
 	TPOWERS
-	POLY(0, 32, 64, 96, Y6)
+	POLY(0, 64, 128, 192, Y6)
 	CMPQ db_len+56(FP), $0
 	JNE  rdb
 	VHADDPD Y6, Y6, Y8
@@ -350,7 +424,7 @@ rone:
 	JMP  rtail
 
 rdb:
-	POLY(128, 160, 192, 224, Y7)
+	POLY(32, 96, 160, 224, Y7)
 	VHADDPD Y7, Y6, Y8          // (c0+c1, b0+b1, c2+c3, b2+b3)
 	VEXTRACTF128 $1, Y8, X9
 	VADDPD  X9, X8, X8
