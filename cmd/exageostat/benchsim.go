@@ -64,7 +64,13 @@ the median of these delays less the modelled link time is added to
 every message of sim history, without holding the links (the median:
 a burst of load from other processes lengthens the tail). The ping-pong measures idle
 ranks; in a run the progress goroutine posting and completing a message
-waits for a core its worker is computing on. From the
+waits for a core its worker is computing on. The same delays are
+measured on the timed runs, and sim history is also printed without the
+delay, with each message's delay drawn from the history's (at most their
+95th percentile; the mean of 16 seeded simulations), with the receives
+that reach a busy receiver also completed a drawn time after its worker
+frees, and with the timed runs' median delay (a fit, not a
+prediction). From the
 second size on, 'hist of N' predicts that size from the first size's
 history (same tile size, so the same task footprints). The errors are
 simulated / real - 1; real is the median wall time of the slowest rank around
@@ -170,12 +176,7 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us\n", row.N, row.OtherCPU, 1e6*row.RuntimeCPU)
 	}
 	if r.Ranks > 1 {
-		fmt.Fprintln(w, "messages in the history's evaluations whose receiver had an idle worker when their data was ready at the sender, delay to received; the median less the modelled link is sim history's message delay:")
-		for _, row := range r.Rows {
-			d := row.MessageDelay
-			fmt.Fprintf(w, "%7d  %d messages  median %.3f ms (mean %.3f)  link model %.3f ms  delay %.3f ms  (sim history without it: %.3f s %+.1f%%)\n",
-				row.N, d.Messages, 1e3*d.Median, 1e3*d.Mean, 1e3*d.Link, 1e3*d.Delay, row.SimHistoryNoDelay, 100*(row.SimHistoryNoDelay/row.Real-1))
-		}
+		printMessageDelays(w, r)
 	}
 	fmt.Fprintln(w, "task durations, ms (calibrated, CPU / history, CPU / mean of the timed real tasks, wall):")
 	for _, row := range r.Rows {
@@ -184,5 +185,27 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 			fmt.Fprintf(w, "  %s %.2f/%.2f/%.2f", k, 1e3*row.Calibrated[k], 1e3*row.History[k], 1e3*row.TraceDurations[k])
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// printMessageDelays prints, per size, the messages' delays measured in
+// the history's and the timed evaluations and the history simulations
+// with other delay models.
+func printMessageDelays(w io.Writer, r *bench.SimCheckResult) {
+	fmt.Fprintln(w, "messages whose receiver had an idle worker when their data was ready at the sender, delay to received, in the history's evaluations and the timed ones;")
+	fmt.Fprintln(w, "extra: the delay less the modelled link (its median is sim history's message delay); busy: messages reaching a busy receiver, received after its worker freed:")
+	for _, row := range r.Rows {
+		for _, x := range []struct {
+			name string
+			d    bench.MessageDelay
+		}{{"history", row.MessageDelay}, {"timed", row.TimedDelay}} {
+			d := x.d
+			fmt.Fprintf(w, "%7d  %-7s %4d messages  median %.3f ms (mean %.3f)  link %.3f ms  extra median %.3f p90 %.3f p99 %.3f max %.3f ms  busy %d median %.3f ms\n",
+				row.N, x.name, d.Messages, 1e3*d.Median, 1e3*d.Mean, 1e3*d.Link, 1e3*d.Delay, 1e3*d.P90, 1e3*d.P99, 1e3*d.Max, d.Busy, 1e3*d.BusyMedian)
+		}
+		pct := func(x float64) float64 { return 100 * (x/row.Real - 1) }
+		fmt.Fprintf(w, "%7d  sim history without the delay %.3f s %+.1f%%, delays drawn %.3f s %+.1f%%, and busy receives %.3f s %+.1f%%, the timed runs' delay %.3f s %+.1f%%\n",
+			row.N, row.SimHistoryNoDelay, pct(row.SimHistoryNoDelay), row.SimHistoryDrawn, pct(row.SimHistoryDrawn),
+			row.SimHistoryBusy, pct(row.SimHistoryBusy), row.SimHistoryTimedDelay, pct(row.SimHistoryTimedDelay))
 	}
 }

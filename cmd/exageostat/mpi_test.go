@@ -298,6 +298,14 @@ func TestMPILinearProgram(t *testing.T) {
 // (over MPI: the ranks' clocks aligned by round trips).
 func TestMPIBenchSimulator(t *testing.T) {
 	bin := mpiBinary(t)
+	type delay struct {
+		Messages int     `json:"messages"`
+		Median   float64 `json:"median_seconds"`
+		Link     float64 `json:"link_seconds"`
+		Delay    float64 `json:"delay_seconds"`
+		P90      float64 `json:"extra_p90_seconds"`
+		Max      float64 `json:"extra_max_seconds"`
+	}
 	o, e, code, _ := mpirun(t, 2, nil, bin, "bench", "simulator", "--n", "256,320", "--nb", "64", "--workers", "1",
 		"--reps", "1", "--cal-reps", "1", "--json")
 	if code != 0 {
@@ -321,12 +329,11 @@ func TestMPIBenchSimulator(t *testing.T) {
 			SimHistory     float64            `json:"sim_history_seconds"`
 			HistoryFrom    int                `json:"history_from_n"`
 			SimHistoryFrom float64            `json:"sim_history_from_seconds"`
-			MessageDelay   struct {
-				Messages int     `json:"messages"`
-				Median   float64 `json:"median_seconds"`
-				Link     float64 `json:"link_seconds"`
-				Delay    float64 `json:"delay_seconds"`
-			} `json:"message_delay"`
+			MessageDelay   delay              `json:"message_delay"`
+			// The timed runs' own delays, and sim history with the
+			// delays drawn from the history's.
+			TimedDelay delay   `json:"timed_message_delay"`
+			SimDrawn   float64 `json:"sim_history_drawn_seconds"`
 		} `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(o), &r); err != nil {
@@ -342,8 +349,13 @@ func TestMPIBenchSimulator(t *testing.T) {
 		if wantFrom := []int{0, 256}[i]; !(row.History["gemm"] > 0) || !(row.SimHistory > 0) || row.HistoryFrom != wantFrom || (wantFrom > 0) != (row.SimHistoryFrom > 0) {
 			t.Errorf("N=%d: history gemm %g s, simulated %g s, from N=%d %g s", row.N, row.History["gemm"], row.SimHistory, row.HistoryFrom, row.SimHistoryFrom)
 		}
-		if d := row.MessageDelay; d.Messages < 1 || !(d.Median > 0) || !(d.Link > 0) || !(d.Delay >= 0 && d.Delay <= d.Median) {
-			t.Errorf("N=%d: message delay %+v", row.N, d)
+		for _, d := range []delay{row.MessageDelay, row.TimedDelay} {
+			if d.Messages < 1 || !(d.Median > 0) || !(d.Link > 0) || !(d.Delay >= 0 && d.Delay <= d.Median) || !(d.Delay <= d.P90 && d.P90 <= d.Max) {
+				t.Errorf("N=%d: message delay %+v", row.N, d)
+			}
+		}
+		if !(row.SimDrawn > 0) {
+			t.Errorf("N=%d: sim history with drawn delays %g s", row.N, row.SimDrawn)
 		}
 	}
 }

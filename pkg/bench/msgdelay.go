@@ -28,6 +28,33 @@ type MessageDelay struct {
 	// link time, at least 0: what the runtime adds to the wire, the
 	// simulator's message delay (sim.Options.MessageDelay).
 	Delay float64 `json:"delay_seconds"`
+	// Extra holds each message's delay less its link time, at least 0,
+	// sorted: the distribution the history simulations draw each
+	// message's delay from (sim.Options.MessageDelays). P90 and P99 are
+	// its 90th and 99th percentiles (quantile), Max its largest.
+	Extra []float64 `json:"-"`
+	P90   float64   `json:"extra_p90_seconds"`
+	P99   float64   `json:"extra_p99_seconds"`
+	Max   float64   `json:"extra_max_seconds"`
+	// Busy counts the messages that would arrive (data ready + link +
+	// Delay) while every worker of their receiving rank ran a task, and
+	// After holds, sorted, each one's receive end less the end of the
+	// receiver's first task to end from then on, at least 0
+	// (sim.Options.BusyReceives); BusyMedian is its median.
+	Busy       int       `json:"busy_messages"`
+	After      []float64 `json:"-"`
+	BusyMedian float64   `json:"busy_receive_median_seconds"`
+}
+
+// trimmed returns the values of the sorted x at or below its q-quantile
+// (quantile; all of them for q >= 1).
+func trimmed(x []float64, q float64) []float64 {
+	if q >= 1 || len(x) == 0 {
+		return x
+	}
+	t := quantile(x, q)
+	i, _ := slices.BinarySearch(x, math.Nextafter(t, math.Inf(1)))
+	return x[:i]
 }
 
 // messageDelays measures, in ev (the send, receive and task events of
@@ -75,21 +102,61 @@ func messageDelays(ev []trace.Event, net config.Network) MessageDelay {
 	}
 	var d MessageDelay
 	var obs, extra []float64
-	for _, t := range trace.Transfers(ev) {
+	transfers := trace.Transfers(ev)
+	for _, t := range transfers {
 		if t.Send == nil || t.Recv == nil || !idleAt(t.Dst, t.Send.Ready) {
 			continue
 		}
 		o, l := float64(t.Recv.End-t.Send.Ready)*1e-9, net.Latency+float64(t.Recv.Bytes)/net.Bandwidth
-		obs, extra = append(obs, o), append(extra, o-l)
+		obs, extra = append(obs, o), append(extra, max(o-l, 0))
 		d.Mean += o
 		d.Link += l
 	}
 	if d.Messages = len(obs); d.Messages > 0 {
 		d.Mean /= float64(d.Messages)
 		d.Link /= float64(d.Messages)
-		d.Median, d.Delay = median(obs), max(median(extra), 0)
+		d.Median, d.Delay = median(obs), median(extra)
+		slices.Sort(extra)
+		d.Extra, d.P90, d.P99, d.Max = extra, quantile(extra, 0.9), quantile(extra, 0.99), extra[len(extra)-1]
+	}
+	ends := map[int][]int64{}
+	for l, iv := range busy {
+		for _, x := range iv {
+			ends[l.rank] = append(ends[l.rank], x[1])
+		}
+	}
+	for _, e := range ends {
+		slices.Sort(e)
+	}
+	d.After = busyReceives(transfers, net, d.Delay, idleAt, ends)
+	if d.Busy = len(d.After); d.Busy > 0 {
+		d.BusyMedian = median(d.After)
 	}
 	return d
+}
+
+// busyReceives returns, sorted, for each message that would arrive (data
+// ready + link + delay) while every worker of its receiver runs a task,
+// its receive's end less the end of the receiver's first task to end
+// from then on, at least 0.
+// ends holds each rank's tasks' ends, sorted.
+func busyReceives(transfers []trace.Transfer, net config.Network, delay float64, idleAt func(int, int64) bool, ends map[int][]int64) []float64 {
+	var after []float64
+	for _, t := range transfers {
+		if t.Send == nil || t.Recv == nil {
+			continue
+		}
+		x := t.Send.Ready + int64(math.Round(1e9*(net.Latency+float64(t.Recv.Bytes)/net.Bandwidth+delay)))
+		if idleAt(t.Dst, x) {
+			continue
+		}
+		e := ends[t.Dst]
+		if i, _ := slices.BinarySearch(e, x); i < len(e) {
+			after = append(after, max(float64(t.Recv.End-e[i])*1e-9, 0))
+		}
+	}
+	slices.Sort(after)
+	return after
 }
 
 // clockTag is the tag of clockOffsets' messages.

@@ -47,20 +47,33 @@ func TestMessageDelays(t *testing.T) {
 		// Rank 1's worker is idle at 1000 (tag 1: 2000 us) and at 5600
 		// (tag 3: 1400 us), busy at 4000 (tag 2: left out); rank 0's is
 		// idle at 5000 (tag 5: 400 us), busy at 5500 (tag 6: left out).
-		// Median 1400 us (mean 1266.67), less the link's 18 us.
+		// Median 1400 us (mean 1266.67), less the link's 18 us; the
+		// delays less the link, sorted: 382, 1382, 1982 us (p90 by
+		// interpolation 1382 + 0.8 x 600, p99 1382 + 0.98 x 600). Tag
+		// 2 would arrive at 4000 + 18 + 1382 = 5400, rank 1 busy until
+		// 5500: it completed (4500) before, so 0 after.
 		{"mixed", cat(
 			[]trace.Event{task(0, 0, 0, 1000), task(0, 0, 5410, 6000)},
 			[]trace.Event{task(1, 0, 0, 500), task(1, 0, 3020, 5000), task(1, 0, 5000, 5500)},
 			msg(0, 1, 1, 1000, 3000), msg(0, 1, 2, 4000, 4500), msg(0, 1, 3, 5600, 7000),
 			msg(1, 0, 5, 5000, 5400), msg(1, 0, 6, 5500, 5600),
-		), 5000, MessageDelay{Messages: 3, Median: 1400e-6, Mean: 3800e-6 / 3, Link: 18e-6, Delay: 1382e-6}},
-		// One idle worker of two is enough; both busy: left out.
+		), 5000, MessageDelay{Messages: 3, Median: 1400e-6, Mean: 3800e-6 / 3, Link: 18e-6, Delay: 1382e-6,
+			Extra: []float64{382e-6, 1382e-6, 1982e-6}, P90: 1862e-6, P99: 1970e-6, Max: 1982e-6, Busy: 1, After: []float64{0}}},
+		// Rank 1's worker runs a task until 3000: both messages arrive
+		// (118, 218) while it is busy (none reaches an idle worker: no
+		// delay) and complete 600 and 200 us after it ends: median 400.
+		{"busy receiver", cat(
+			[]trace.Event{task(1, 0, 0, 3000)}, msg(0, 1, 1, 100, 3600), msg(0, 1, 2, 200, 3200),
+		), 0, MessageDelay{Busy: 2, After: []float64{200e-6, 600e-6}, BusyMedian: 400e-6}},
+		// One idle worker of two is enough; both busy: left out (and
+		// at 100 + 18 + 282 worker 1 is idle again: not a busy receive).
 		{"two workers", cat(
 			[]trace.Event{task(1, 0, 0, 1000), task(1, 1, 0, 200)},
 			msg(0, 1, 1, 500, 800), msg(0, 1, 2, 100, 900),
-		), 0, MessageDelay{Messages: 1, Median: 300e-6, Mean: 300e-6, Link: 18e-6, Delay: 282e-6}},
+		), 0, MessageDelay{Messages: 1, Median: 300e-6, Mean: 300e-6, Link: 18e-6, Delay: 282e-6,
+			Extra: []float64{282e-6}, P90: 282e-6, P99: 282e-6, Max: 282e-6}},
 		// Faster than the link model: no delay.
-		{"within the link", cat([]trace.Event{task(1, 0, 0, 50)}, msg(0, 1, 1, 100, 110)), 0, MessageDelay{Messages: 1, Median: 10e-6, Mean: 10e-6, Link: 18e-6}},
+		{"within the link", cat([]trace.Event{task(1, 0, 0, 50)}, msg(0, 1, 1, 100, 110)), 0, MessageDelay{Messages: 1, Median: 10e-6, Mean: 10e-6, Link: 18e-6, Extra: []float64{0}}},
 		{"none", []trace.Event{task(0, 0, 0, 10)}, 0, MessageDelay{}},
 	}
 	for _, c := range cases {
@@ -75,8 +88,10 @@ func TestMessageDelays(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := messageDelays(ev, net)
-			if got.Messages != c.want.Messages || math.Abs(got.Median-c.want.Median) > 1e-12 || math.Abs(got.Mean-c.want.Mean) > 1e-12 ||
-				math.Abs(got.Link-c.want.Link) > 1e-12 || math.Abs(got.Delay-c.want.Delay) > 1e-12 {
+			if got.Messages != c.want.Messages || got.Busy != c.want.Busy ||
+				!nearAll([]float64{got.Median, got.Mean, got.Link, got.Delay, got.P90, got.P99, got.Max, got.BusyMedian},
+					[]float64{c.want.Median, c.want.Mean, c.want.Link, c.want.Delay, c.want.P90, c.want.P99, c.want.Max, c.want.BusyMedian}) ||
+				!nearAll(got.Extra, c.want.Extra) || !nearAll(got.After, c.want.After) {
 				t.Errorf("got %+v, want %+v", got, c.want)
 			}
 		})

@@ -120,9 +120,23 @@ type SimCheckRow struct {
 	// conditions (the progress goroutines waiting for a core while the
 	// workers compute) where the ping-pong measures idle ranks.
 	MessageDelay MessageDelay `json:"message_delay"`
+	// TimedDelay is the same measured on the timed evaluations
+	// themselves (each rank's events put on rank 0's clock once their
+	// runtime is closed): what the history's messages predicted.
+	TimedDelay MessageDelay `json:"timed_message_delay"`
 	// SimHistoryNoDelay is SimHistory without the message delay (the
-	// links of Network alone); 0 without a delay.
-	SimHistoryNoDelay float64 `json:"sim_history_no_delay_seconds,omitempty"`
+	// links of Network alone); SimHistoryDrawn with each message's delay
+	// drawn from MessageDelay's (at most their 95th percentile), and
+	// SimHistoryBusy also with the receives reaching a busy receiver
+	// completed a time drawn from MessageDelay.After (at most its 90th
+	// percentile) after its first worker frees, each the mean over
+	// historySims simulations; SimHistoryTimedDelay with TimedDelay's
+	// median delay instead of the history's (a fit to the timed runs,
+	// not a prediction). All 0 on one rank.
+	SimHistoryNoDelay    float64 `json:"sim_history_no_delay_seconds,omitempty"`
+	SimHistoryDrawn      float64 `json:"sim_history_drawn_seconds,omitempty"`
+	SimHistoryBusy       float64 `json:"sim_history_busy_receives_seconds,omitempty"`
+	SimHistoryTimedDelay float64 `json:"sim_history_timed_delay_seconds,omitempty"`
 	// SimBusy is the fraction of the workers' time in tasks in the
 	// simulation with the trace durations.
 	SimBusy float64 `json:"sim_busy"`
@@ -256,25 +270,18 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 		return nil, err
 	}
 	rt := runtime.New(runtime.Options{Workers: o.Workers, Trace: true, Comm: w})
-	defer rt.Close()
-	ev, err := likelihood.NewWith(prob, rt, lo)
-	if err != nil {
-		return nil, err
-	}
-	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up: first allocations and page faults
-		return nil, err
-	}
-	warm := startCPU(rt.WorkerThreads())
-	if _, _, err := ev.LogLik(o.Theta); err != nil { // the messages' CPU time
-		return nil, err
-	}
-	warmOther := warm.other(rt.WorkerThreads())
-	rr, err := simCheckReal(o, rt, ev)
+	rr, warmOther, err := simCheckTimed(o, rt, prob, lo)
+	rt.Close()
 	if err != nil {
 		return nil, err
 	}
 	row := &SimCheckRow{N: n, Tiles: nt, Real: median(rr.walls), RealMin: slices.Min(rr.walls), RealMax: slices.Max(rr.walls),
 		RealLoaded: median(rr.unloaded), RealMessages: rr.msgs, RealBytes: rr.bytes, MessageDelay: delay}
+	if w.Size() > 1 {
+		if row.TimedDelay, err = measureDelays(o, rt, rr.events); err != nil {
+			return nil, err
+		}
+	}
 	kinds := config.TaskKinds()
 	calMed := make([]float64, len(kinds))
 	for k := range kinds {
@@ -300,6 +307,26 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 		return nil, err
 	}
 	return row, nil
+}
+
+// simCheckTimed runs, on rt, two untimed evaluations of prob (the first
+// allocates and touches the pages; the second measures the runtime's CPU
+// outside the workers: warmOther) and the timed ones (simCheckReal).
+func simCheckTimed(o SimCheckOptions, rt *runtime.Runtime, prob likelihood.Problem, lo likelihood.Options) (*simCheckRuns, float64, error) {
+	ev, err := likelihood.NewWith(prob, rt, lo)
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, _, err := ev.LogLik(o.Theta); err != nil { // warm-up: first allocations and page faults
+		return nil, 0, err
+	}
+	warm := startCPU(rt.WorkerThreads())
+	if _, _, err := ev.LogLik(o.Theta); err != nil { // the messages' CPU time
+		return nil, 0, err
+	}
+	warmOther := warm.other(rt.WorkerThreads())
+	rr, err := simCheckReal(o, rt, ev)
+	return rr, warmOther, err
 }
 
 // simCheckRuns are the timed real evaluations of one size: the slowest

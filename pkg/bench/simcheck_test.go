@@ -57,8 +57,8 @@ func TestSimCheckRanks(t *testing.T) {
 			// The messages' delay in the history runs: none on one rank;
 			// on two, a median delay less the link's, at least 0 and at
 			// most the median (the delay is the history simulations').
-			if d := row.MessageDelay; (ranks == 1 && d != MessageDelay{}) || d.Messages < 0 || (d.Messages > 0 && !(d.Median > 0 && d.Mean > 0 && d.Link > 0)) ||
-				!(d.Delay >= 0 && d.Delay <= d.Median) || (d.Delay > 0) != (row.SimHistoryNoDelay > 0) {
+			if d := row.MessageDelay; (ranks == 1 && !reflect.DeepEqual(d, MessageDelay{})) || d.Messages < 0 || (d.Messages > 0 && !(d.Median > 0 && d.Mean > 0 && d.Link > 0)) ||
+				!(d.Delay >= 0 && d.Delay <= d.Median) || (d.Messages > 0) != (row.SimHistoryNoDelay > 0 && row.SimHistoryDrawn > 0 && row.SimHistoryBusy > 0 && row.SimHistoryTimedDelay > 0) {
 				t.Errorf("%d ranks, N=%d: message delay %+v, sim history without it %g s", ranks, row.N, d, row.SimHistoryNoDelay)
 			}
 			if (row.Bytes > 0) != (ranks > 1) {

@@ -50,23 +50,30 @@ func simCheckHistory(o SimCheckOptions, prob likelihood.Problem, lo likelihood.O
 	if err != nil || ranks == 1 {
 		return h.m, MessageDelay{}, err
 	}
+	d, err := measureDelays(o, rt, events)
+	return h.m, d, err
+}
+
+// measureDelays returns, on every rank, messageDelays over every rank's
+// events (each on its rank's clock rt.Now, rt closed): gathered on rank
+// 0 and put on its clock by clockOffsets. Every rank must call it.
+func measureDelays(o SimCheckOptions, rt *runtime.Runtime, events []trace.Event) (MessageDelay, error) {
 	off, err := clockOffsets(o.Comm, rt.Now)
 	if err != nil {
-		return nil, MessageDelay{}, err
+		return MessageDelay{}, err
 	}
 	all, err := rt.GatherEvents(events, 0)
 	if err != nil {
-		return nil, MessageDelay{}, err
+		return MessageDelay{}, err
 	}
 	var d MessageDelay
 	if o.Comm.Rank() == 0 {
 		if err := onClock(all, off); err != nil {
-			return nil, MessageDelay{}, err
+			return MessageDelay{}, err
 		}
 		d = messageDelays(all, o.Network)
 	}
-	d, err = shareDelay(o.Comm, d)
-	return h.m, d, err
+	return shareDelay(o.Comm, d)
 }
 
 // historyRuns runs simCheckHistory's evaluations on rt and returns the
@@ -92,18 +99,46 @@ func historyRuns(o SimCheckOptions, rt *runtime.Runtime, h *gatedHistory, prob l
 
 // shareDelay returns rank 0's d on every rank (to the nanosecond).
 func shareDelay(w comm.Comm, d MessageDelay) (MessageDelay, error) {
-	buf := make([]int64, 5)
+	buf := make([]int64, 10)
 	if w.Rank() == 0 {
-		buf[0] = int64(d.Messages)
-		for i, x := range []float64{d.Median, d.Mean, d.Link, d.Delay} {
-			buf[i+1] = int64(math.Round(x * 1e9))
+		for i, x := range []float64{float64(d.Messages), float64(d.Busy), d.Median, d.Mean, d.Link, d.Delay, d.P90, d.P99, d.Max, d.BusyMedian} {
+			buf[i] = int64(math.Round(x * 1e9))
 		}
 	}
 	if err := w.AllreduceSum(buf); err != nil {
 		return MessageDelay{}, err
 	}
-	return MessageDelay{Messages: int(buf[0]), Median: float64(buf[1]) * 1e-9, Mean: float64(buf[2]) * 1e-9,
-		Link: float64(buf[3]) * 1e-9, Delay: float64(buf[4]) * 1e-9}, nil
+	s := func(i int) float64 { return float64(buf[i]) * 1e-9 }
+	out := MessageDelay{Messages: int(math.Round(s(0))), Busy: int(math.Round(s(1))), Median: s(2), Mean: s(3), Link: s(4), Delay: s(5),
+		P90: s(6), P99: s(7), Max: s(8), BusyMedian: s(9)}
+	var err error
+	if out.Extra, err = shareSamples(w, d.Extra, out.Messages); err != nil {
+		return MessageDelay{}, err
+	}
+	out.After, err = shareSamples(w, d.After, out.Busy)
+	return out, err
+}
+
+// shareSamples returns rank 0's n values x on every rank (to the
+// nanosecond; nil for n = 0).
+func shareSamples(w comm.Comm, x []float64, n int) ([]float64, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	buf := make([]int64, n)
+	if w.Rank() == 0 {
+		for i, v := range x {
+			buf[i] = int64(math.Round(v * 1e9))
+		}
+	}
+	if err := w.AllreduceSum(buf); err != nil {
+		return nil, err
+	}
+	out := make([]float64, n)
+	for i, v := range buf {
+		out[i] = float64(v) * 1e-9
+	}
+	return out, nil
 }
 
 // historyDurations returns, per duration kind (config.TaskKinds), the mean
@@ -129,32 +164,101 @@ func historyDurations(w comm.Comm, nb int, m *perfmodel.Model, cal config.Durati
 	return d, nil
 }
 
+// historySims is the number of simulations sim history averages, each
+// drawing the messages' delays from the measured ones with its own seed
+// (1, 2, ..., historySims).
+const historySims = 16
+
+// delayModel says how a history simulation models the messages beyond
+// their links, from a MessageDelay: its median delay for every message
+// (Median), or delays drawn from its distribution trimmed at the Trim
+// quantile; with BusyTrim > 0, also the receives completing on a busy
+// receiver, drawn from After trimmed at that quantile.
+type delayModel struct {
+	Median   bool
+	Trim     float64
+	BusyTrim float64
+}
+
+// The delay models of the history simulations. sim history keeps the
+// median (medianDelay): drawing the delays (drawnDelays) follows their
+// tail, which the load of other processes makes long in some history
+// runs and not in the timed ones (trimmed at the 95th percentile, it
+// still moved sim history by up to 16 points under load 3-6, where the
+// median moved it by 1-4); withBusyReceives adds the receives on a busy
+// receiver, trimmed at the 90th percentile.
+var (
+	medianDelay      = delayModel{Median: true}
+	drawnDelays      = delayModel{Trim: 0.95}
+	withBusyReceives = delayModel{Trim: 0.95, BusyTrim: 0.9}
+)
+
+// simDelayed returns the mean makespan of g on cl over historySims
+// simulations with the messages' delays of d as m says (sim.Options'
+// MessageDelays and BusyReceives, seeds 1 ... historySims), or the one
+// makespan where nothing is drawn.
+func simDelayed(g *runtime.Graph, cl config.Cluster, d MessageDelay, m delayModel) (float64, error) {
+	opt := sim.Options{MessageDelay: d.Delay}
+	if !m.Median {
+		opt.MessageDelay, opt.MessageDelays = 0, trimmed(d.Extra, m.Trim)
+	}
+	if m.BusyTrim > 0 {
+		opt.BusyReceives = trimmed(d.After, m.BusyTrim)
+	}
+	runs := historySims
+	if len(opt.MessageDelays) == 0 && len(opt.BusyReceives) == 0 {
+		runs = 1 // nothing drawn
+	}
+	var sum float64
+	for seed := range uint64(runs) {
+		opt.Seed = seed + 1
+		s, err := sim.Run(g, cl, opt)
+		if err != nil {
+			return 0, err
+		}
+		sum += s.Makespan
+	}
+	return sum / float64(runs), nil
+}
+
 // simCheckHistorySims simulates g on cl (its runtime CPU already set) with
-// row.History and row.MessageDelay.Delay (and without the delay, for
-// SimHistoryNoDelay), and with first's history and delay where first is
+// row.History and row.MessageDelay's median delay (medianDelay; also
+// without a delay, SimHistoryNoDelay; with the delays drawn, drawnDelays
+// and withBusyReceives; and with the timed runs' own median delay,
+// row.TimedDelay), and with first's history and delay where first is
 // another size's row, and sets row's history makespans and errors against
 // row.Real and row.RealLoaded.
 func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimCheckRow) error {
 	cl.Groups = slices.Clone(cl.Groups)
 	cl.Groups[0].CPU = row.History
-	s, err := sim.Run(g, cl, sim.Options{MessageDelay: row.MessageDelay.Delay})
+	m, err := simDelayed(g, cl, row.MessageDelay, medianDelay)
 	if err != nil {
 		return err
 	}
-	row.SimHistory, row.ErrHistory, row.ErrHistoryLoaded = s.Makespan, s.Makespan/row.Real-1, s.Makespan/row.RealLoaded-1
-	if row.MessageDelay.Delay > 0 {
-		if s, err = sim.Run(g, cl, sim.Options{}); err != nil {
-			return err
+	row.SimHistory, row.ErrHistory, row.ErrHistoryLoaded = m, m/row.Real-1, m/row.RealLoaded-1
+	if row.MessageDelay.Messages > 0 {
+		for _, v := range []struct {
+			to *float64
+			d  MessageDelay
+			m  delayModel
+		}{
+			{&row.SimHistoryNoDelay, MessageDelay{}, medianDelay},
+			{&row.SimHistoryDrawn, row.MessageDelay, drawnDelays},
+			{&row.SimHistoryBusy, row.MessageDelay, withBusyReceives},
+			{&row.SimHistoryTimedDelay, MessageDelay{Delay: row.TimedDelay.Delay}, medianDelay},
+		} {
+			if *v.to, err = simDelayed(g, cl, v.d, v.m); err != nil {
+				return err
+			}
 		}
-		row.SimHistoryNoDelay = s.Makespan
 	}
 	if first == nil || first.N == row.N {
 		return nil
 	}
 	cl.Groups[0].CPU = first.History
-	if s, err = sim.Run(g, cl, sim.Options{MessageDelay: first.MessageDelay.Delay}); err != nil {
+	if m, err = simDelayed(g, cl, first.MessageDelay, medianDelay); err != nil {
 		return err
 	}
-	row.HistoryFrom, row.SimHistoryFrom, row.ErrHistoryFrom = first.N, s.Makespan, s.Makespan/row.Real-1
+	row.HistoryFrom, row.SimHistoryFrom, row.ErrHistoryFrom = first.N, m, m/row.Real-1
 	return nil
 }

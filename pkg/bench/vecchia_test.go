@@ -30,12 +30,21 @@ func TestVecchiaBench(t *testing.T) {
 	if math.Abs(r.Floor-floor) > 1e-12*floor || math.Abs(r.Ratio-r.Seconds/r.Floor) > 1e-12*r.Ratio || !(r.Floor > 0) {
 		t.Errorf("floor %g (want %g), ratio %g (seconds %g)", r.Floor, floor, r.Ratio, r.Seconds)
 	}
-	busy := 0.0
-	for _, v := range r.Busy {
-		busy += v
+	for _, c := range []struct {
+		name        string
+		busy        map[string]float64
+		wall, share float64
+	}{{"with gradient", r.Busy, r.TimedSeconds, r.BusyShare}, {"l alone", r.LBusy, r.LTimedSeconds, r.LBusyShare}} {
+		busy := 0.0
+		for _, v := range c.busy {
+			busy += v
+		}
+		if !(busy > 0 && busy <= 2*c.wall*1.05+0.01) || math.Abs(c.share-busy/(2*c.wall)) > 1e-9 {
+			t.Errorf("%s: worker seconds %g for %g s on 2 workers (share %g)", c.name, busy, c.wall, c.share)
+		}
 	}
-	if !(busy > 0 && busy <= 2*r.Seconds*1.05+0.01) {
-		t.Errorf("worker seconds %g for %g s on 2 workers", busy, r.Seconds)
+	if r.LBusy["derivatives"] != 0 || !(r.Busy["derivatives"] > 0) {
+		t.Errorf("derivatives' worker seconds %g alone, %g with the gradient", r.LBusy["derivatives"], r.Busy["derivatives"])
 	}
 }
 

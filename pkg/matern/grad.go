@@ -57,8 +57,9 @@ type Grad struct {
 	xlo, xend, xzero      float64
 	ebase                 int
 	octs                  []octave
-	mid, ihw              []float64 // per piece
-	coef                  []float64 // per piece, nf x chebN coefficients, scales folded in
+	oct32                 *[32]octave // octs padded to 32 (nil when longer): the AVX-512 locate's table
+	mid, ihw              []float64   // per piece
+	coef                  []float64   // per piece, nf x chebN coefficients, scales folded in
 }
 
 // NewGrad builds the evaluator of C, dC/dbeta and, when nu is true,
@@ -178,6 +179,10 @@ func (m *Grad) build(rmin, rmax float64) {
 	}, func() int { return len(m.mid) }, func(n int) {
 		m.mid, m.ihw, m.coef = m.mid[:n], m.ihw[:n], m.coef[:n*m.nf*chebN]
 	})
+	if len(m.octs) <= 32 {
+		m.oct32 = new([32]octave)
+		copy(m.oct32[:], m.octs)
+	}
 }
 
 // gradBuilder computes the interpolating polynomials of one piece.

@@ -20,6 +20,9 @@ GLOBL low32<>(SB), RODATA|NOPTR, $32
 DATA ihwExp<>+0(SB)/8, $2099
 GLOBL ihwExp<>(SB), RODATA|NOPTR, $8
 
+DATA octBit4<>+0(SB)/8, $16
+GLOBL octBit4<>(SB), RODATA|NOPTR, $8
+
 // One function's polynomial, its coefficients at DI+o0 .. DI+o3+31: Y3 holds s = t^4 in
 // every lane, Y4 (1, t, t^2, t^3); the four lanes' t^k P_k(s) into acc.
 #define POLY(o0, o1, o2, o3, acc) \
@@ -70,7 +73,7 @@ GLOBL ihwExp<>(SB), RODATA|NOPTR, $8
 	VUNPCKLPD X2, X1, X5 \
 	VINSERTF128 $1, X5, Y4, Y4
 
-// func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8) int
+// func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, oct32 *[32]octave) int
 // locate and the polynomials (rowGo, bitwise) in one call over at most
 // rowChunk entries: for each r[i] with x = r[i] ib in [lo, hi), its piece
 // p (octave bits>>52 - eb, then first + mantissa >> shift), t = (x -
@@ -93,7 +96,12 @@ GLOBL ihwExp<>(SB), RODATA|NOPTR, $8
 // len(r) mod 4 one at a time (rone).
 //
 // Frame: 0-511 the addresses, 512-1023 t, 1024-1039 the groups' masks.
-TEXT ·rowAVX2(SB), $1040-184
+// With oct32 not nil (the octave table padded to 32 entries, the CPU
+// with AVX-512), the first pass locates eight entries at a time in zmm
+// registers (p1w: the octaves' entries by two table permutes held in
+// registers, not loaded lane by lane), the same operations lane by lane,
+// so the same values bitwise.
+TEXT ·rowAVX2(SB), $1040-192
 	MOVQ r_base+0(FP), SI
 	MOVQ c_base+24(FP), R11
 	MOVQ db_base+48(FP), R15
@@ -110,6 +118,9 @@ TEXT ·rowAVX2(SB), $1040-184
 	VBROADCASTSD polyOne<>(SB), Y14
 	XORQ AX, AX
 	XORQ R14, R14
+	MOVQ oct32+176(FP), DX
+	TESTQ DX, DX
+	JNE  p1wide
 
 p1:
 	MOVQ r_len+8(FP), BX
@@ -162,7 +173,79 @@ p1:
 	ADDQ $4, AX
 	JMP  p1
 
+p1wide:
+	VMOVDQU64 0(DX), Z20        // the octave table, 32 entries
+	VMOVDQU64 64(DX), Z21
+	VMOVDQU64 128(DX), Z22
+	VMOVDQU64 192(DX), Z23
+	VPBROADCASTQ low32<>(SB), Z24
+	VPBROADCASTQ mantMask<>(SB), Z25
+	VPBROADCASTQ ihwExp<>(SB), Z26
+	VPTERNLOGQ $0xff, Z27, Z27, Z27 // all ones
+	VPBROADCASTQ coef+152(FP), Z28
+	VPBROADCASTQ octBit4<>(SB), Z29
+	VBROADCASTSD ib+96(FP), Z10
+	VBROADCASTSD lo+104(FP), Z11
+	VBROADCASTSD hi+112(FP), Z12
+	VPBROADCASTQ eb+120(FP), Z13
+	VPBROADCASTQ stride+160(FP), Z15
+	VBROADCASTSD polyOne<>(SB), Z14
+	MOVQ r_len+8(FP), R8
+	ANDQ $-4, R8                // the entries p2 evaluates
+
+p1w:
+	CMPQ AX, R8
+	JGE  p2start
+	KXNORW K3, K3, K3           // all lanes, or the last four alone
+	LEAQ 8(AX), BX
+	CMPQ BX, R8
+	JLE  p1wload
+	MOVL $15, BX
+	KMOVW BX, K3
+
+p1wload:
+	VMOVUPD.Z (SI)(AX*8), K3, Z0
+	VMULPD  Z10, Z0, Z0         // x = r ib
+	VCMPPD  $0x1d, Z11, Z0, K1  // x >= lo (false for NaN)
+	VCMPPD  $0x11, Z12, Z0, K1, K1 // and x < hi
+	KMOVW   K1, BX
+	MOVQ AX, CX
+	SHRQ $2, CX
+	MOVB BX, 1024(SP)(CX*1)     // the two groups' masks
+	SHRQ $4, BX
+	MOVB BX, 1025(SP)(CX*1)
+	VBLENDMPD Z0, Z11, K1, Z9   // x, or lo outside the range
+	VPSRLQ  $52, Z9, Z2         // the exponent fields (x > 0)
+	VPSUBQ  Z13, Z2, Z8         // the octaves
+	VMOVDQA64 Z8, Z3
+	VPERMI2Q Z21, Z20, Z3       // their first piece | shift << 32: entries 0-15
+	VMOVDQA64 Z8, Z4
+	VPERMI2Q Z23, Z22, Z4       // 16-31
+	VPTESTMQ Z29, Z8, K2
+	VMOVDQA64 Z4, K2, Z3
+	VPSRLQ  $32, Z3, Z4         // shift
+	VPANDQ  Z24, Z3, Z3
+	VPANDQ  Z25, Z9, Z5
+	VPSRLVQ Z4, Z5, Z5
+	VPADDQ  Z3, Z5, Z5          // p
+	VPMULUDQ Z15, Z5, Z5        // p stride
+	VPADDQ  Z28, Z5, Z5
+	VMOVDQU64 Z5, 0(SP)(AX*8)   // the coefficients' addresses
+	VPSLLVQ Z4, Z27, Z6
+	VPANDQ  Z6, Z9, Z6          // the piece's start lo: x's bits below shift cleared
+	VSUBPD  Z6, Z9, Z6          // x - lo, exactly
+	VPSUBQ  Z2, Z26, Z7
+	VPSUBQ  Z4, Z7, Z7
+	VPSLLQ  $52, Z7, Z7         // ihw = 2/w
+	VMULPD  Z7, Z6, Z6          // (x - lo) ihw in [0, 2), exactly
+	VSUBPD  Z14, Z6, Z6         // t = (x - mid) ihw, exactly
+	VBLENDMPD Z6, Z0, K1, Z6    // t, or x outside the range
+	VMOVUPD Z6, 512(SP)(AX*8)
+	ADDQ $8, AX
+	JMP  p1w
+
 p2start:
+	MOVQ eb+120(FP), R8
 	XORQ AX, AX
 
 p2:
@@ -295,6 +378,6 @@ rslow:
 	JMP  rtail
 
 rdone:
-	MOVQ R14, ret+176(FP)
+	MOVQ R14, ret+184(FP)
 	VZEROUPPER
 	RET

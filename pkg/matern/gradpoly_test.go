@@ -162,20 +162,30 @@ func TestCovRowClosed(t *testing.T) {
 // dC/dbeta and with dC/dnu, distances inside the pieces' range and
 // outside (0, NaN, beyond rmax, below rmin) among them: the same values
 // and the same list of entries left to the direct evaluation, their x
-// in c.
+// in c; both ways of locating where the CPU has AVX-512 (the octaves'
+// table in registers, 23 octaves, and lane by lane).
 func TestRowFused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 5))
 	for _, withNu := range []bool{false, true} {
-		g, err := NewGrad(Theta{Sigma2: 1.3, Beta: 0.1, Nu: 0.8}, 1e-4, 1.5, withNu)
+		g8, err := NewGrad(Theta{Sigma2: 1.3, Beta: 0.1, Nu: 0.8}, 1e-6, 1.5, withNu)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for n := 1; n <= rowChunk; n++ {
+		if g8.oct32 == nil || len(g8.octs) <= 16 {
+			t.Fatalf("%d octaves: want 17 to 32", len(g8.octs))
+		}
+		g4 := *g8
+		g4.oct32 = nil
+		for k := 1; k <= 2*rowChunk; k++ {
+			g, n := g8, k
+			if k > rowChunk {
+				g, n = &g4, k-rowChunk
+			}
 			r := make([]float64, n)
 			for i := range r {
 				r[i] = 1e-3 + 1.4*rng.Float64()
 				if i%2 == 1 { // log-uniform: every octave of the pieces
-					r[i] = 1e-4 * math.Pow(1.4e4, rng.Float64())
+					r[i] = 1e-6 * math.Pow(1.4e6, rng.Float64())
 				}
 			}
 			for _, odd := range []float64{0, math.NaN(), 2, 1e-7} {

@@ -34,7 +34,13 @@
 //     it leaves the links (they are free for the next message at once):
 //     the time the runtime takes to post and complete a message beyond
 //     the wire (the progress goroutines waiting for a core), which does
-//     not occupy the links.
+//     not occupy the links. With Options.MessageDelays, each transfer's D
+//     is drawn from those values instead (the measured distribution of
+//     the delays, not one value). With Options.BusyReceives, a transfer
+//     that ends while every CPU worker of its receiver runs a task
+//     completes a time drawn from those values after the first of them
+//     frees (the progress goroutine completes receives on the workers'
+//     cores).
 //   - The runtime's own CPU time runs on the cores of the workers (as
 //     many workers as cores), so it is taken from the CPU workers: a task
 //     on a CPU worker takes the group's task_cpu seconds more (submission,
@@ -55,6 +61,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 
@@ -78,6 +85,23 @@ type Options struct {
 	// measures it in real runs). A transfer's trace event ends after the
 	// delay. It must be >= 0 and finite.
 	MessageDelay float64
+	// MessageDelays, if not empty, replaces MessageDelay with one delay
+	// per transfer, drawn from these values: the i-th transfer to start
+	// (in the simulation's order, which is deterministic) takes
+	// MessageDelays[j], j the i-th value of rand.New(rand.NewPCG(Seed,
+	// 0)).IntN(len(MessageDelays)) (math/rand/v2): uniform draws with
+	// replacement from a sample of the delays measured in real runs, so
+	// their tail, not only their median, lengthens the simulated run.
+	// The same Seed gives the same Result. Each must be >= 0 and finite.
+	MessageDelays []float64
+	Seed          uint64
+	// BusyReceives, if not empty: a transfer that ends while every CPU
+	// worker of its receiving rank runs a task completes only once the
+	// first of them frees, plus a time drawn from these values (from
+	// the same generator as MessageDelays', as the transfer ends): the
+	// runtime's progress goroutine completes a receive on the workers'
+	// cores, so it waits for one. Each must be >= 0 and finite.
+	BusyReceives []float64
 }
 
 // Use is the activity of the workers of one type.
@@ -175,6 +199,7 @@ type rankModel struct {
 	debt     float64           // CPU time of messages not yet charged to a task
 	rtCPU    float64           // the runtime's CPU time charged to tasks
 	runnable []bool            // per kind id: some worker type with workers runs it
+	deferred []int32           // transfers that arrived while every CPU worker was busy (Options.BusyReceives)
 }
 
 type event struct {
@@ -184,6 +209,8 @@ type event struct {
 	// free: transfer n leaves the links at t (it ends later, after
 	// Options.MessageDelay).
 	free bool
+	// again: transfer n completes at t, deferred (Options.BusyReceives).
+	again bool
 }
 
 // eventBefore orders the event queue: by time, then in push order.
@@ -215,7 +242,13 @@ type simulator struct {
 	// msgCPU, byteCPU: the CPU time of a message on each of its ranks
 	// (config.Network.CPUPerMessage, CPUPerByte).
 	msgCPU, byteCPU float64
-	delay           float64 // Options.MessageDelay
+	delay           float64    // Options.MessageDelay
+	delays          []float64  // Options.MessageDelays
+	busyRecv        []float64  // Options.BusyReceives
+	rng             *rand.Rand // draws from delays and busyRecv
+	// delayed: transfers end after their links free (a message delay).
+	delayed bool
+	linkEnd []float64 // per transfer node: when it left the links
 }
 
 // Kind ids of the nodes that are not tasks.
@@ -239,8 +272,10 @@ func Run(g *runtime.Graph, c config.Cluster, opt Options) (*Result, error) {
 }
 
 func newSimulator(g *runtime.Graph, c config.Cluster, opt Options) (*simulator, error) {
-	if d := opt.MessageDelay; !(d >= 0) || math.IsInf(d, 0) {
-		return nil, fmt.Errorf("sim: message delay %g s (want >= 0 and finite)", d)
+	for _, d := range slices.Concat([]float64{opt.MessageDelay}, opt.MessageDelays, opt.BusyReceives) {
+		if !(d >= 0) || math.IsInf(d, 0) {
+			return nil, fmt.Errorf("sim: message delay %g s (want >= 0 and finite)", d)
+		}
 	}
 	if len(c.Groups) == 0 {
 		return nil, fmt.Errorf("sim: the cluster has no [[group]] tables (no task durations)")
@@ -254,7 +289,11 @@ func newSimulator(g *runtime.Graph, c config.Cluster, opt Options) (*simulator, 
 		succ: make([][]int32, n), start: make([]float64, n), end: make([]float64, n),
 		worker: make([]int32, n), touched: make([]bool, g.Ranks), xready: make([][]int32, g.Ranks),
 		events: pqueue.New(eventBefore), msgCPU: c.Network.CPUPerMessage, byteCPU: c.Network.CPUPerByte,
-		delay: opt.MessageDelay,
+		delay: opt.MessageDelay, delays: opt.MessageDelays, busyRecv: opt.BusyReceives, linkEnd: make([]float64, n),
+		delayed: opt.MessageDelay > 0 || len(opt.MessageDelays) > 0,
+	}
+	if len(s.delays) > 0 || len(s.busyRecv) > 0 {
+		s.rng = rand.New(rand.NewPCG(opt.Seed, 0))
 	}
 	// Transfer candidates: highest priority first, then in submission order.
 	s.cands = pqueue.New(func(a, b cand) bool { return s.before(a.n, b.n) })
@@ -287,33 +326,9 @@ func newSimulator(g *runtime.Graph, c config.Cluster, opt Options) (*simulator, 
 	rg := c.RankGroups()
 	s.ranks = make([]rankModel, g.Ranks)
 	for r := range s.ranks {
-		gr := c.Groups[rg[r]]
-		m := &s.ranks[r]
-		m.group = rg[r]
-		for k, n := range gr.Workers() {
-			m.workers[k] = max(n, 0)
+		if err := s.ranks[r].build(c, rg[r], kinds); err != nil {
+			return nil, err
 		}
-		m.bw, m.lat = gr.Link(c.Network)
-		m.taskCPU = gr.TaskCPU
-		m.runnable = make([]bool, len(kinds))
-		for k, table := range gr.Tables() {
-			m.dur[k] = make([]float64, len(kinds))
-			for id, kind := range kinds {
-				d := table[kind]
-				if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
-					return nil, fmt.Errorf("sim: group %q: %s duration of %s is %g", gr.Name, config.Resource(k), kind, d)
-				}
-				m.dur[k][id] = d
-				if d > 0 && m.workers[k] > 0 {
-					m.runnable[id] = true
-				}
-			}
-			for range m.workers[k] {
-				m.kindOf = append(m.kindOf, config.Resource(k))
-			}
-		}
-		m.avail = make([]float64, len(m.kindOf))
-		m.tent = make([]float64, len(m.kindOf))
 	}
 	for i, nd := range g.Nodes {
 		if nd.Rank < 0 || nd.Rank >= g.Ranks {
@@ -355,6 +370,38 @@ func newSimulator(g *runtime.Graph, c config.Cluster, opt Options) (*simulator, 
 		}
 	}
 	return s, nil
+}
+
+// build sets up m as a node of group gi of c, with the durations of
+// kinds (kind id order).
+func (m *rankModel) build(c config.Cluster, gi int, kinds []string) error {
+	gr := c.Groups[gi]
+	m.group = gi
+	for k, n := range gr.Workers() {
+		m.workers[k] = max(n, 0)
+	}
+	m.bw, m.lat = gr.Link(c.Network)
+	m.taskCPU = gr.TaskCPU
+	m.runnable = make([]bool, len(kinds))
+	for k, table := range gr.Tables() {
+		m.dur[k] = make([]float64, len(kinds))
+		for id, kind := range kinds {
+			d := table[kind]
+			if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
+				return fmt.Errorf("sim: group %q: %s duration of %s is %g", gr.Name, config.Resource(k), kind, d)
+			}
+			m.dur[k][id] = d
+			if d > 0 && m.workers[k] > 0 {
+				m.runnable[id] = true
+			}
+		}
+		for range m.workers[k] {
+			m.kindOf = append(m.kindOf, config.Resource(k))
+		}
+	}
+	m.avail = make([]float64, len(m.kindOf))
+	m.tent = make([]float64, len(m.kindOf))
+	return nil
 }
 
 // before reports whether node a comes before node b in ready order:
@@ -419,12 +466,17 @@ func (s *simulator) run() {
 			if id := s.kindID[e.n]; id == barrierID {
 				// no resource frees
 			} else if id < 0 {
-				if s.delay == 0 { // links free (with a delay: at their own event)
+				if !s.delayed && !e.again { // links free (with a delay: at their own event)
 					s.xtouched = true
+				}
+				if m := &s.ranks[nd.Rank]; len(s.busyRecv) > 0 && !e.again && m.cpusBusy(now) {
+					m.deferred = append(m.deferred, e.n) // completes once a CPU worker frees
+					continue
 				}
 				s.charge(nd.Rank, nd.Bytes)
 			} else {
 				s.touched[nd.Rank] = true // a worker frees
+				s.completeDeferred(nd.Rank, e.n, now)
 			}
 			for _, d := range s.succ[e.n] {
 				if s.pending[d]--; s.pending[d] == 0 {
@@ -485,10 +537,10 @@ func (s *simulator) startTransfers(now float64) {
 			continue
 		}
 		d := math.Max(src.lat, dst.lat) + float64(nd.Bytes)/math.Min(src.bw, dst.bw)
-		s.start[c.n], s.end[c.n] = now, now+d+s.delay
+		s.start[c.n], s.end[c.n], s.linkEnd[c.n] = now, now+d+s.messageDelay(), now+d
 		src.outFree, dst.inFree = now+d, now+d
-		s.push(now+d+s.delay, c.n)
-		if s.delay > 0 {
+		s.push(s.end[c.n], c.n)
+		if s.delayed {
 			s.seq++
 			s.events.Push(event{t: now + d, seq: s.seq, n: c.n, free: true})
 		}
@@ -504,6 +556,45 @@ func (s *simulator) startTransfers(now float64) {
 			s.xready[src] = slices.DeleteFunc(q, func(n int32) bool { return n < 0 })
 		}
 	}
+}
+
+// messageDelay returns the delay of the next transfer to start
+// (Options.MessageDelay, or a draw from Options.MessageDelays).
+func (s *simulator) messageDelay() float64 {
+	if len(s.delays) == 0 {
+		return s.delay
+	}
+	return s.delays[s.rng.IntN(len(s.delays))]
+}
+
+// cpusBusy reports whether the rank has CPU workers and all of them run a
+// task at time now.
+func (m *rankModel) cpusBusy(now float64) bool {
+	if m.workers[config.CPU] == 0 {
+		return false
+	}
+	for w := range m.workers[config.CPU] {
+		if m.avail[w] <= now {
+			return false
+		}
+	}
+	return true
+}
+
+// completeDeferred completes the transfers that arrived at rank r while
+// its CPU workers were busy, when task n, on one of them, ends at now:
+// each a draw from Options.BusyReceives later.
+func (s *simulator) completeDeferred(r int, n int32, now float64) {
+	m := &s.ranks[r]
+	if len(m.deferred) == 0 || m.kindOf[s.worker[n]] != config.CPU {
+		return
+	}
+	for _, x := range m.deferred {
+		s.end[x] = now + s.busyRecv[s.rng.IntN(len(s.busyRecv))]
+		s.seq++
+		s.events.Push(event{t: s.end[x], seq: s.seq, n: x, again: true})
+	}
+	m.deferred = m.deferred[:0]
 }
 
 // charge adds the CPU time of a message of b bytes to rank r's debt.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -78,65 +79,98 @@ func TestMakespan(t *testing.T) {
 		c     config.Cluster
 		want  float64
 		delay float64 // Options.MessageDelay
+		// MessageDelays and BusyReceives (Seed 2), if not nil
+		draws *Options
 	}{
 		// 1 + 2 + 3, one after the other.
 		{"chain", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 1)},
-			cluster(1, 1, 0, durs, nil), 6, 0},
+			cluster(1, 1, 0, durs, nil), 6, 0, nil},
 		// The chain ignores extra workers.
 		{"chain on 4 workers", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 1)},
-			cluster(1, 4, 0, durs, nil), 6, 0},
+			cluster(1, 4, 0, durs, nil), 6, 0, nil},
 		// 7 independent gemms of 3 s on 3 workers: ceil(7/3) = 3 rounds.
-		{"independent 7 on 3", repeat(task("gemm", 0), 7), cluster(1, 3, 0, durs, nil), 9, 0},
-		{"independent 6 on 3", repeat(task("gemm", 0), 6), cluster(1, 3, 0, durs, nil), 6, 0},
-		{"independent 1 on 3", repeat(task("gemm", 0), 1), cluster(1, 3, 0, durs, nil), 3, 0},
+		{"independent 7 on 3", repeat(task("gemm", 0), 7), cluster(1, 3, 0, durs, nil), 9, 0, nil},
+		{"independent 6 on 3", repeat(task("gemm", 0), 6), cluster(1, 3, 0, durs, nil), 6, 0, nil},
+		{"independent 1 on 3", repeat(task("gemm", 0), 1), cluster(1, 3, 0, durs, nil), 3, 0, nil},
 		// A diamond: potrf, then trmm and gemm in parallel, then syrk:
 		// 1 + max(2, 3) + 0.5.
 		{"diamond", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 0), task("syrk", 0, 1, 2)},
-			cluster(1, 2, 0, durs, nil), 4.5, 0},
+			cluster(1, 2, 0, durs, nil), 4.5, 0, nil},
 		// The same on one worker: the sum.
 		{"diamond on 1", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 0), task("syrk", 0, 1, 2)},
-			cluster(1, 1, 0, durs, nil), 6.5, 0},
+			cluster(1, 1, 0, durs, nil), 6.5, 0, nil},
 		// Ragged tiles: a gemm of half the largest gemm's flops takes half
 		// its time (3 + 1.5); a task without flops takes the full time.
 		{"ragged", []runtime.Node{withFlops(task("gemm", 0), 2e9), withFlops(task("gemm", 0, 0), 1e9), task("trmm", 0, 1)},
-			cluster(1, 1, 0, durs, nil), 3 + 1.5 + 2, 0},
+			cluster(1, 1, 0, durs, nil), 3 + 1.5 + 2, 0, nil},
 		// A transfer of 1e6 bytes at 1e9 B/s with 1 ms latency between a
 		// potrf on rank 0 and a trmm on rank 1: 1 + (0.001 + 0.001) + 2.
 		{"transfer", []runtime.Node{task("potrf", 0), xfer(0, 1, 1e6, 0), on(task("trmm", 0, 1), 1)},
-			cluster(2, 1, 0, durs, nil), 3.002, 0},
+			cluster(2, 1, 0, durs, nil), 3.002, 0, nil},
 		// The same with a measured message delay of 10 ms: the trmm
 		// starts 1 + 0.002 + 0.010 s in.
 		{"transfer, delay", []runtime.Node{task("potrf", 0), xfer(0, 1, 1e6, 0), on(task("trmm", 0, 1), 1)},
-			cluster(2, 1, 0, durs, nil), 3.012, 0.010},
+			cluster(2, 1, 0, durs, nil), 3.012, 0.010, nil},
 		// The delay does not hold the links: the second message leaves
 		// them at 0.004 and ends at 0.004 + 0.010 (not 0.024).
-		{"same link, delay", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 1, 1e6)}, cluster(2, 1, 0, durs, nil), 0.014, 0.010},
+		{"same link, delay", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 1, 1e6)}, cluster(2, 1, 0, durs, nil), 0.014, 0.010, nil},
+		// A sample of one delay is that delay for every message.
+		{"same link, one sampled delay", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 1, 1e6)}, cluster(2, 1, 0, durs, nil), 0.014, 0, &Options{MessageDelays: []float64{0.010}}},
+		// Sampled delays of 10 or 30 ms: the first message to start
+		// takes the first draw of seed 2's generator (30 ms), the second
+		// the second (10 ms); they leave the links at 0.002 and 0.004:
+		// max(0.032, 0.014).
+		{"same link, sampled delays", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 1, 1e6)}, cluster(2, 1, 0, durs, nil),
+			max(0.002+draw(2, 0, 0.010, 0.030), 0.004+draw(2, 1, 0.010, 0.030)), 0, &Options{MessageDelays: []float64{0.010, 0.030}}},
+		// The draw (40 ms) replaces MessageDelay; the trmm waits for its
+		// message: 1 + 0.002 + 0.040 + 2.
+		{"transfer, sampled delays", []runtime.Node{task("potrf", 0), xfer(0, 1, 1e6, 0), on(task("trmm", 0, 1), 1)},
+			cluster(2, 1, 0, durs, nil), 3.002 + draw(2, 0, 0.001, 0.002, 0.040), 0.5, &Options{MessageDelays: []float64{0.001, 0.002, 0.040}}},
+		// Receives that complete on a busy receiver: rank 1's dcmg runs
+		// until 10 when the message arrives (1.002), so it completes a
+		// draw from BusyReceives after (0.5 s), and the trmm runs then:
+		// 10 + 0.5 + 2.
+		{"busy receiver", []runtime.Node{task("potrf", 0), xfer(0, 1, 1e6, 0), on(task("trmm", 0, 1), 1), on(task("dcmg", 0), 1)},
+			cluster(2, 1, 0, durs, nil), 12.5, 0, &Options{BusyReceives: []float64{0.5}}},
+		// Rank 1's two workers run a potrf and a gemm when the message
+		// arrives (0.502): the first to free (the potrf, at 1)
+		// completes it, 0.9 s later (seed 2 draws the third value of
+		// three), then the trmm: 1 + 0.9 + 2.
+		{"busy receiver, two workers", []runtime.Node{on(task("potrf", 0), 1), on(task("gemm", 0), 1), task("syrk", 0), xfer(0, 1, 1e6, 2), on(task("trmm", 0, 3), 1)},
+			cluster(2, 2, 0, durs, nil), 1 + draw(2, 0, 0.1, 0.5, 0.9) + 2, 0, &Options{BusyReceives: []float64{0.1, 0.5, 0.9}}},
+		// An idle receiver completes it on arrival: 1 + 0.002 + 2; the
+		// delay is drawn, the busy receive is not.
+		{"idle receiver", []runtime.Node{task("potrf", 0), xfer(0, 1, 1e6, 0), on(task("trmm", 0, 1), 1)},
+			cluster(2, 1, 0, durs, nil), 3.002 + draw(2, 0, 0.001, 0.003), 0, &Options{MessageDelays: []float64{0.001, 0.003}, BusyReceives: []float64{0.5}}},
 		// Two messages on the same pair of links go one after the other.
-		{"same link", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 1, 1e6)}, cluster(2, 1, 0, durs, nil), 0.004, 0},
+		{"same link", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 1, 1e6)}, cluster(2, 1, 0, durs, nil), 0.004, 0, nil},
 		// Same sender, two receivers: the sender's link is shared.
-		{"same sender", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 2, 1e6)}, cluster(3, 1, 0, durs, nil), 0.004, 0},
+		{"same sender", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 2, 1e6)}, cluster(3, 1, 0, durs, nil), 0.004, 0, nil},
 		// Two senders, one receiver: the receiver's link is shared.
-		{"same receiver", []runtime.Node{xfer(0, 2, 1e6), xfer(1, 2, 1e6)}, cluster(3, 1, 0, durs, nil), 0.004, 0},
+		{"same receiver", []runtime.Node{xfer(0, 2, 1e6), xfer(1, 2, 1e6)}, cluster(3, 1, 0, durs, nil), 0.004, 0, nil},
 		// Disjoint pairs, and both directions of one full-duplex pair, in
 		// parallel.
-		{"disjoint", []runtime.Node{xfer(0, 1, 1e6), xfer(2, 3, 1e6)}, cluster(4, 1, 0, durs, nil), 0.002, 0},
-		{"duplex", []runtime.Node{xfer(0, 1, 1e6), xfer(1, 0, 1e6)}, cluster(2, 1, 0, durs, nil), 0.002, 0},
+		{"disjoint", []runtime.Node{xfer(0, 1, 1e6), xfer(2, 3, 1e6)}, cluster(4, 1, 0, durs, nil), 0.002, 0, nil},
+		{"duplex", []runtime.Node{xfer(0, 1, 1e6), xfer(1, 0, 1e6)}, cluster(2, 1, 0, durs, nil), 0.002, 0, nil},
 		// 3 gemms of 10 s on the CPU or 1 s on the GPU: each would end
 		// first on the GPU (1, 2, 3 < 10), so all three queue there.
 		{"gpu queue", repeat(task("gemm", 0), 3),
-			cluster(1, 1, 1, config.Durations{"gemm": 10}, config.Durations{"gemm": 1}), 3, 0},
+			cluster(1, 1, 1, config.Durations{"gemm": 10}, config.Durations{"gemm": 1}), 3, 0, nil},
 		// 12 of them: the 11th would end at 11 on the GPU, 10 on the idle
 		// CPU, so it goes to the CPU; the GPU runs the other 11: 11 s.
 		{"gpu and cpu", repeat(task("gemm", 0), 12),
-			cluster(1, 1, 1, config.Durations{"gemm": 10}, config.Durations{"gemm": 1}), 11, 0},
+			cluster(1, 1, 1, config.Durations{"gemm": 10}, config.Durations{"gemm": 1}), 11, 0, nil},
 		// A kind only the CPU runs goes to the CPU even with an idle GPU.
 		{"cpu only kind", []runtime.Node{task("dcmg", 0), task("gemm", 0)},
-			cluster(1, 1, 1, config.Durations{"dcmg": 10, "gemm": 10}, config.Durations{"gemm": 1}), 10, 0},
+			cluster(1, 1, 1, config.Durations{"dcmg": 10, "gemm": 10}, config.Durations{"gemm": 1}), 10, 0, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := &runtime.Graph{Ranks: c.c.Nodes, Nodes: c.nodes}
 			opt := Options{MessageDelay: c.delay}
+			if c.draws != nil {
+				opt.MessageDelays, opt.BusyReceives, opt.Seed = c.draws.MessageDelays, c.draws.BusyReceives, 2
+			}
 			r := mustRunWith(t, g, c.c, opt)
 			if !near(r.Makespan, c.want) {
 				t.Fatalf("makespan %.15g, want %.15g", r.Makespan, c.want)
@@ -144,6 +178,18 @@ func TestMakespan(t *testing.T) {
 			checkScheduleWith(t, g, c.c, opt)
 		})
 	}
+}
+
+// draw returns the value of v that the i-th draw (from 0) of a PCG
+// generator seeded with (seed, 0) picks uniformly: Options.MessageDelays'
+// contract (seed 2 draws 1, 0 from two values and 2 from three: the
+// tests' cases say so by hand).
+func draw(seed uint64, i int, v ...float64) float64 {
+	r := rand.New(rand.NewPCG(seed, 0))
+	for range i {
+		r.IntN(len(v))
+	}
+	return v[r.IntN(len(v))]
 }
 
 func repeat(n runtime.Node, k int) []runtime.Node {
@@ -164,7 +210,7 @@ func checkSchedule(t *testing.T, g *runtime.Graph, c config.Cluster) {
 }
 
 // checkScheduleWith is checkSchedule with options (a transfer holds its
-// links until its end less Options.MessageDelay).
+// links until its end less its message delay).
 func checkScheduleWith(t *testing.T, g *runtime.Graph, c config.Cluster, opt Options) {
 	t.Helper()
 	s, err := newSimulator(g, c, opt)
@@ -181,7 +227,7 @@ func checkScheduleWith(t *testing.T, g *runtime.Graph, c config.Cluster, opt Opt
 			}
 		}
 		if n.Kind == runtime.XferKind {
-			link := [2]float64{s.start[i], s.end[i] - opt.MessageDelay}
+			link := [2]float64{s.start[i], s.linkEnd[i]}
 			busy[lane{n.Src, -1}] = append(busy[lane{n.Src, -1}], link)
 			busy[lane{n.Rank, -2}] = append(busy[lane{n.Rank, -2}], link)
 			continue
@@ -319,9 +365,11 @@ func TestErrors(t *testing.T) {
 		})
 	}
 	for _, d := range []float64{-1e-3, math.NaN(), math.Inf(1)} {
-		_, err := Run(&runtime.Graph{Ranks: 1}, cluster(1, 1, 0, durs, nil), Options{MessageDelay: d})
-		if want := fmt.Sprintf("message delay %g s", d); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("delay %g: error %v, want %q", d, err, want)
+		for _, opt := range []Options{{MessageDelay: d}, {MessageDelays: []float64{0.001, d}}} {
+			_, err := Run(&runtime.Graph{Ranks: 1}, cluster(1, 1, 0, durs, nil), opt)
+			if want := fmt.Sprintf("message delay %g s", d); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("delay %g: error %v, want %q", d, err, want)
+			}
 		}
 	}
 }

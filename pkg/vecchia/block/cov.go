@@ -50,8 +50,12 @@ type MaternCov struct {
 }
 
 // Fill writes the covariance matrix and the derivatives asked for;
-// work must hold 2n values.
+// work must hold 2n values (n(n-1)/2 for planar points).
 func (c MaternCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work []float64) {
+	if c.Metric == matern.Euclidean && p.Z == nil {
+		c.fillPacked(p, n, s, d, work)
+		return
+	}
 	db, dn := work[:n], work[n:2*n]
 	fillLower(c.Metric, p, n, s, d, c.Nugget, func(j int, col []float64) {
 		if !c.Beta && !c.Nu {
@@ -70,6 +74,47 @@ func (c MaternCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work
 		}
 		c.G.Row(col, col, bcol, ncol)
 	})
+}
+
+// fillPacked is Fill for planar points: the distances below the
+// diagonal, column after column, packed into the first n(n-1)/2 values
+// of s (distTri: one call), then one CovRow or Row call over all of them
+// (its groups of four never cut short by a column's end: the columns are
+// short), the derivatives packed into d (or work when not asked for),
+// then each column moved to its place and the diagonal's C(0), dC(0) =
+// 0, set (unpack). The same values, bitwise, as one call per column.
+func (c MaternCov) fillPacked(p matern.Points, n int, s []float64, d [][]float64, work []float64) {
+	np := n * (n - 1) / 2
+	distTri(p.X[:n], p.Y[:n], s[:np])
+	var c0 [1]float64 // C(0): the diagonal (r = 0 evaluated as the columns' first entry was)
+	if !c.Beta && !c.Nu {
+		c.G.CovRow(c0[:], c0[:])
+		c.G.CovRow(s[:np], s[:np])
+		unpack(n, s, c0[0]+c.Nugget)
+		return
+	}
+	var d0, n0 [1]float64
+	c.G.Row(c0[:], c0[:], d0[:], n0[:])
+	bp, dp := work[:np], work[:np] // not both needed: the one not asked for
+	g := 0
+	if c.Beta {
+		bp = d[g][:np]
+		g++
+	}
+	if c.Nu {
+		dp = d[g][:np]
+	}
+	c.G.Row(s[:np], s[:np], bp, dp)
+	unpack(n, s, c0[0]+c.Nugget)
+	diag := [2]float64{d0[0], n0[0]}
+	g = 0
+	for k, on := range [2]bool{c.Beta, c.Nu} {
+		if on {
+			unpack(n, d[g], diag[k])
+			mirror(n, d[g])
+			g++
+		}
+	}
 }
 
 // fillLower writes the lower triangle of the n x n matrix s and the

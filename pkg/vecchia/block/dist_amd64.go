@@ -7,6 +7,9 @@ import "golang.org/x/sys/cpu"
 // hasAVX reports whether dist2 can use the AVX code.
 var hasAVX = cpu.X86.HasAVX
 
+// hasAVX512 reports whether distTri and unpack can use the AVX-512 code.
+var hasAVX512 = cpu.X86.HasAVX512F
+
 // dist2 is dist2Go, four distances at a time with AVX where the CPU has
 // it (the same values, bitwise: the same operations, correctly rounded).
 func dist2(x, y []float64, x0, y0 float64, out []float64) {
@@ -42,3 +45,43 @@ func mirrorTiles(n int, a []float64) bool {
 //
 //go:noescape
 func mirrorAVX(n int, a *float64)
+
+// distTri writes the distances between the n = len(x) planar points
+// below the diagonal, packed (column 0's n-1 rows, then column 1's n-2,
+// ...), into out: dist2 column by column, or one call of AVX-512 code
+// where the CPU has it (eight at a time, the same values bitwise).
+func distTri(x, y []float64, out []float64) {
+	n := len(x)
+	_, _ = y[:n], out[:n*(n-1)/2]
+	if !hasAVX512 || n < 2 {
+		distTriGo(x, y, out)
+		return
+	}
+	distTriAVX512(x, y, &out[0])
+}
+
+// distTriAVX512 is distTri's vector code (out holds n(n-1)/2 values).
+//
+//go:noescape
+func distTriAVX512(x, y []float64, out *float64)
+
+// unpack moves the n(n-1)/2 values packed at the start of the n x n
+// matrix a (column 0's n-1 below the diagonal, then column 1's n-2, ...)
+// to a's lower triangle below the diagonal and sets the diagonal to diag
+// (unpackGo; the moves in one call of AVX-512 code where the CPU has it).
+func unpack(n int, a []float64, diag float64) {
+	if !hasAVX512 || n < 2 {
+		unpackGo(n, a, diag)
+		return
+	}
+	_ = a[n*n-1]
+	unpackAVX512(n, &a[0])
+	for j := range n {
+		a[j*n+j] = diag
+	}
+}
+
+// unpackAVX512 is unpack's moves (a holds n x n values).
+//
+//go:noescape
+func unpackAVX512(n int, a *float64)

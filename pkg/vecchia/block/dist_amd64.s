@@ -105,3 +105,117 @@ jnext:
 mdone:
 	VZEROUPPER
 	RET
+
+// func distTriAVX512(x, y []float64, out *float64)
+// The distances below the diagonal of the len(x) points, packed (distTri),
+// eight at a time in zmm registers (the same operations as dist2AVX,
+// lane by lane), a column's last group under a mask.
+TEXT ·distTriAVX512(SB), NOSPLIT, $0-56
+	MOVQ x_base+0(FP), SI
+	MOVQ y_base+24(FP), DI
+	MOVQ x_len+8(FP), R8        // n
+	MOVQ out+48(FP), R11
+	SUBQ $8, R11                // out - (j+1) values for j = 0: column j's entry i at (R11)(i*8)
+	XORQ R9, R9                 // j
+
+tcol:
+	LEAQ 1(R9), AX              // i = j+1
+	CMPQ AX, R8
+	JGE  tdone
+	VBROADCASTSD (SI)(R9*8), Z0
+	VBROADCASTSD (DI)(R9*8), Z1
+
+tgrp:
+	MOVQ R8, CX
+	SUBQ AX, CX                 // rows left
+	JLE  tnext
+	KXNORW K1, K1, K1
+	CMPQ CX, $8
+	JGE  tload
+	MOVL $1, BX
+	SHLL CX, BX
+	DECL BX
+	KMOVW BX, K1
+
+tload:
+	VMOVUPD.Z (SI)(AX*8), K1, Z2
+	VSUBPD  Z0, Z2, Z2          // dx
+	VMOVUPD.Z (DI)(AX*8), K1, Z3
+	VSUBPD  Z1, Z3, Z3          // dy
+	VMULPD  Z2, Z2, Z2
+	VMULPD  Z3, Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VSQRTPD Z2, Z2
+	VMOVUPD Z2, K1, (R11)(AX*8)
+	ADDQ $8, AX
+	JMP  tgrp
+
+tnext:
+	MOVQ R8, CX
+	SUBQ R9, CX
+	SUBQ $2, CX
+	LEAQ (R11)(CX*8), R11       // column j+1's base: n - j - 2 values on
+	INCQ R9
+	JMP  tcol
+
+tdone:
+	VZEROUPPER
+	RET
+
+// func unpackAVX512(n int, a *float64)
+// unpack's moves (the packed columns to their places below the diagonal),
+// each column from its end eight values at a time (a column's place lies
+// after its packed values, so a group is loaded before any store reaches
+// it), the first group under a mask; not the diagonal.
+TEXT ·unpackAVX512(SB), NOSPLIT, $0-16
+	MOVQ n+0(FP), R8
+	MOVQ a+8(FP), SI
+	MOVQ R8, R9
+	DECQ R9                     // j = n-1
+
+ucol:
+	TESTQ R9, R9
+	JL   udone
+	MOVQ R8, CX
+	SUBQ R9, CX
+	DECQ CX                     // m = n-1-j values
+	JLE  unext
+	MOVQ R9, AX
+	IMULQ R8, AX
+	LEAQ 1(AX)(R9*1), AX        // j n + j + 1: the place
+	LEAQ (SI)(AX*8), DI
+	MOVQ R9, AX
+	DECQ AX
+	IMULQ R9, AX
+	SHRQ $1, AX                 // j (j-1) / 2
+	MOVQ R8, BX
+	DECQ BX
+	IMULQ R9, BX
+	SUBQ AX, BX                 // j (n-1) - j (j-1)/2: the packed start
+	LEAQ (SI)(BX*8), BX
+
+ugrp:
+	CMPQ CX, $8
+	JL   ulast
+	SUBQ $8, CX
+	VMOVUPD (BX)(CX*8), Z0
+	VMOVUPD Z0, (DI)(CX*8)
+	JMP  ugrp
+
+ulast:
+	TESTQ CX, CX
+	JE   unext
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	KMOVW AX, K1
+	VMOVUPD.Z (BX), K1, Z0
+	VMOVUPD Z0, K1, (DI)
+
+unext:
+	DECQ R9
+	JMP  ucol
+
+udone:
+	VZEROUPPER
+	RET

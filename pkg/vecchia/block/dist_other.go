@@ -8,3 +8,9 @@ func dist2(x, y []float64, x0, y0 float64, out []float64) { dist2Go(x, y, x0, y0
 // mirrorTiles: no vector code on this platform or build (mirror copies
 // every tile).
 func mirrorTiles(n int, a []float64) bool { return false }
+
+// distTri is distTriGo (no vector code on this platform or build).
+func distTri(x, y []float64, out []float64) { distTriGo(x, y, out) }
+
+// unpack is unpackGo (no vector code on this platform or build).
+func unpack(n int, a []float64, diag float64) { unpackGo(n, a, diag) }

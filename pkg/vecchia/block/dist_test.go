@@ -32,3 +32,52 @@ func TestDist2(t *testing.T) {
 		}
 	}
 }
+
+// TestDistTri checks the packed distances below the diagonal (distTri:
+// the AVX-512 code where the CPU has it) bitwise against dist2Go column
+// by column, and unpack against the positions they belong to (the
+// diagonal and below; the upper triangle is left as scratch), for sizes
+// across the vector width.
+func TestDistTri(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 6))
+	for n := range 20 {
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i], y[i] = rng.Float64(), rng.Float64()
+		}
+		a := make([]float64, n*n)
+		for i := range a {
+			a[i] = math.NaN()
+		}
+		distTri(x, y, a[:n*(n-1)/2])
+		o := 0
+		for j := 0; j+1 < n; j++ {
+			want := make([]float64, n-1-j)
+			dist2Go(x[j+1:], y[j+1:], x[j], y[j], want)
+			for k, w := range want {
+				if math.Float64bits(a[o+k]) != math.Float64bits(w) {
+					t.Fatalf("n %d column %d row %d: %v, dist2Go %v", n, j, j+1+k, a[o+k], w)
+				}
+			}
+			o += len(want)
+		}
+		packed := append([]float64(nil), a[:o]...)
+		for i := o; i < n*n; i++ {
+			a[i] = math.NaN()
+		}
+		unpack(n, a, -1)
+		o = 0
+		for j := range n {
+			for i := j; i < n; i++ {
+				want := -1.0
+				if i > j {
+					want = packed[o]
+					o++
+				}
+				if got := a[i+j*n]; math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("n %d: unpacked a[%d,%d] = %v, want %v", n, i, j, got, want)
+				}
+			}
+		}
+	}
+}
