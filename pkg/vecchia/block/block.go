@@ -659,19 +659,19 @@ func (sc *scratch) grams(u, r, ny int) {
 // scaleB writes the B of a variance parameter, (E_R - tau2 L^-1 C) /
 // sigma2, over the rows that the truncation keeps (zeros below).
 func (sc *scratch) scaleB(s *Spec, u int, bj []float64) {
-	inv := 1 / s.Sigma2
+	inv, tau2 := 1/s.Sigma2, s.Tau2
 	for kk, ir := range sc.resp {
 		col := bj[kk*u : (kk+1)*u]
-		for i := range col[:ir+1] {
-			v := 0.0
-			if s.Tau2 != 0 {
-				v = -s.Tau2 * sc.lc[kk*u+i]
-			}
-			if i == ir {
-				v++
-			}
-			col[i] = v * inv
+		if tau2 == 0 {
+			clear(col)
+			col[ir] = inv // (0 + 1) / sigma2
+			continue
 		}
+		lc := sc.lc[kk*u : kk*u+ir+1]
+		for i, v := range lc[:ir] {
+			col[i] = -tau2 * v * inv
+		}
+		col[ir] = (float64(-tau2*lc[ir]) + 1) * inv // rounded, not fused
 		clear(col[ir+1:])
 	}
 }
