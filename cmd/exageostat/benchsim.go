@@ -183,6 +183,7 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us  workers' CPU %.3f s (wall x workers %.3f s; sim history's tasks %.3f s)\n",
 			row.N, row.OtherCPU, 1e6*row.RuntimeCPU, row.WorkerCPU, row.Real*float64(r.Workers), row.SimHistoryTasks)
 	}
+	printCoreWaits(w, r)
 	if r.Ranks > 1 {
 		printMessageDelays(w, r)
 	}
@@ -216,4 +217,29 @@ func printMessageDelays(w io.Writer, r *bench.SimCheckResult) {
 			row.N, row.SimHistoryNoDelay, pct(row.SimHistoryNoDelay), row.SimHistoryDrawn, pct(row.SimHistoryDrawn),
 			row.SimHistoryBusy, pct(row.SimHistoryBusy), row.SimHistoryMedianDelay, pct(row.SimHistoryMedianDelay), row.SimHistoryTimedDelay, pct(row.SimHistoryTimedDelay))
 	}
+}
+
+// printCoreWaits prints, per size and rank, the workers' wait for a core
+// in the history's and the timed evaluations, and sim history with each
+// model of it.
+func printCoreWaits(w io.Writer, r *bench.SimCheckResult) {
+	fmt.Fprintln(w, "the workers' wait for a core (run delay) and CPU per evaluation and rank, summed over its workers, in the history's evaluations (the tasks' wall / CPU) and the timed ones; sim history with it:")
+	for _, row := range r.Rows {
+		fmt.Fprintf(w, "%7d ", row.N)
+		for rank := range row.HistoryWait {
+			fmt.Fprintf(w, " rank %d: history %.1f ms of %.3f s CPU (%.3f), timed %.1f ms;", rank, 1e3*row.HistoryWait[rank], at(row.HistoryCPU, rank),
+				at(row.HistoryTaskStretch, rank), 1e3*at(row.TimedWait, rank))
+		}
+		pct := func(x float64) float64 { return 100 * (x/row.Real - 1) }
+		fmt.Fprintf(w, "  sim history stretched %.3f s %+.1f%%, a wait per task %.3f s %+.1f%%, the tasks' wall / CPU %.3f s %+.1f%%\n",
+			row.SimHistoryStretch, pct(row.SimHistoryStretch), row.SimHistoryTaskWait, pct(row.SimHistoryTaskWait), row.SimHistoryWallStretch, pct(row.SimHistoryWallStretch))
+	}
+}
+
+// at returns x[i], 0 out of range.
+func at(x []float64, i int) float64 {
+	if i < len(x) {
+		return x[i]
+	}
+	return 0
 }

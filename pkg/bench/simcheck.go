@@ -155,6 +155,28 @@ type SimCheckRow struct {
 	SimHistoryBusy        float64 `json:"sim_history_busy_receives_seconds,omitempty"`
 	SimHistoryMedianDelay float64 `json:"sim_history_median_delay_seconds,omitempty"`
 	SimHistoryTimedDelay  float64 `json:"sim_history_timed_delay_seconds,omitempty"`
+	// HistoryWait and HistoryCPU are, per rank, the median over the
+	// history's recorded evaluations of its workers' run delay in one
+	// evaluation (the time their threads were runnable but not running:
+	// the rank's other threads, its progress goroutine, MPI and Go's
+	// runtime, and other processes on its cores) and of their CPU time,
+	// each summed over the rank's workers; TimedWait is HistoryWait
+	// over the timed evaluations (what the history predicted).
+	// HistoryTaskStretch is, per rank, the history's tasks' wall time
+	// over their CPU time, summed over its tasks.
+	HistoryWait        []float64 `json:"history_core_wait_seconds,omitempty"`
+	HistoryCPU         []float64 `json:"history_worker_cpu_seconds,omitempty"`
+	HistoryTaskStretch []float64 `json:"history_task_stretch,omitempty"`
+	TimedWait          []float64 `json:"timed_core_wait_seconds,omitempty"`
+	// SimHistoryStretch is sim history with each rank's CPU tasks
+	// stretched by 1 + HistoryWait / HistoryCPU (sim.Options.Stretch: the
+	// wait grows with the task's CPU time); SimHistoryTaskWait with
+	// HistoryWait over the rank's tasks added to each of them
+	// (sim.Options.TaskWait: a wait per task); SimHistoryWallStretch
+	// with the tasks stretched by HistoryTaskStretch (coreWaits).
+	SimHistoryStretch     float64 `json:"sim_history_stretch_seconds,omitempty"`
+	SimHistoryTaskWait    float64 `json:"sim_history_task_wait_seconds,omitempty"`
+	SimHistoryWallStretch float64 `json:"sim_history_wall_stretch_seconds,omitempty"`
 	// SimBusy is the fraction of the workers' time in tasks in the
 	// simulation with the trace durations.
 	SimBusy float64 `json:"sim_busy"`
@@ -283,7 +305,7 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 	}
 	progress(fmt.Sprintf("N=%d (%d x %d tiles): %d untimed evaluations, the last %d recorded in a history; then %d, each timed one after a calibration",
 		n, nt, nt, o.HistoryReps+1, o.HistoryReps, o.Reps+2))
-	hist, delay, err := simCheckHistory(o, prob, lo)
+	hist, delay, use, err := simCheckHistory(o, prob, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -314,6 +336,9 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 		return nil, err
 	}
 	if row.History, err = historyDurations(w, o.NB, hist, cal); err != nil {
+		return nil, err
+	}
+	if err := row.coreUse(w, use, rr); err != nil {
 		return nil, err
 	}
 	other, err := rankMean(w, []string{"other", "workers"}, []float64{median(rr.other), median(rr.workers)}, nil)
@@ -356,6 +381,7 @@ type simCheckRuns struct {
 	events   []trace.Event
 	cals     [][]float64
 	other    []float64 // the process's CPU outside the workers' threads, s
+	wait     []float64 // the workers' run delay, summed, s
 	workers  []float64 // the workers' threads' CPU, summed, s
 	msgs     int
 	bytes    int64
@@ -385,6 +411,7 @@ func simCheckReal(o SimCheckOptions, rt *runtime.Runtime, ev *likelihood.Evaluat
 		wall := time.Since(t0).Seconds()
 		delay := (runDelay(tids) - d0) / float64(max(len(tids), 1))
 		rr.other = append(rr.other, c0.other(tids))
+		rr.wait = append(rr.wait, delay*float64(max(len(tids), 1)))
 		rr.workers = append(rr.workers, c0.workerCPU(tids))
 		if err != nil {
 			return nil, err
@@ -409,6 +436,42 @@ func simCheckReal(o SimCheckOptions, rt *runtime.Runtime, ev *likelihood.Evaluat
 		rr.events = append(rr.events, mine...)
 	}
 	return rr, nil
+}
+
+// coreUse sets row's HistoryWait, HistoryCPU, HistoryTaskStretch (from
+// use, this rank's history) and TimedWait (from rr) to every rank's.
+func (row *SimCheckRow) coreUse(w comm.Comm, use coreUse, rr *simCheckRuns) error {
+	stretch := 0.0
+	if use.taskCPU > 0 {
+		stretch = use.taskWall / use.taskCPU
+	}
+	for _, v := range []struct {
+		to *[]float64
+		x  float64
+	}{
+		{&row.HistoryWait, median(use.wait)}, {&row.HistoryCPU, median(use.cpu)},
+		{&row.HistoryTaskStretch, stretch}, {&row.TimedWait, median(rr.wait)},
+	} {
+		var err error
+		if *v.to, err = perRank(w, v.x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// perRank returns every rank's x on every rank (to the nanosecond).
+func perRank(w comm.Comm, x float64) ([]float64, error) {
+	buf := make([]int64, w.Size())
+	buf[w.Rank()] = int64(math.Round(x * 1e9))
+	if err := w.AllreduceSum(buf); err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(buf))
+	for r, v := range buf {
+		out[r] = float64(v) * 1e-9
+	}
+	return out, nil
 }
 
 // traced sets row.RealBusy, the busy fraction of the real runs' workers

@@ -40,18 +40,55 @@ func (h *gatedHistory) Record(arch, kind string, size int, seconds float64) {
 // evaluations (messageDelays against o.Network: the events of every rank
 // gathered on rank 0 and put on its clock by clockOffsets, measured once
 // the runtime is closed).
-func simCheckHistory(o SimCheckOptions, prob likelihood.Problem, lo likelihood.Options) (*perfmodel.Model, MessageDelay, error) {
+//
+// It also returns what the recorded evaluations' workers did with their
+// cores on this rank (coreUse: their wait for a core, their CPU, and
+// their tasks' wall and CPU times).
+func simCheckHistory(o SimCheckOptions, prob likelihood.Problem, lo likelihood.Options) (*perfmodel.Model, MessageDelay, coreUse, error) {
 	h := &gatedHistory{m: perfmodel.New()}
 	ranks := o.Comm.Size()
-	rt := runtime.New(runtime.Options{Workers: o.Workers, Comm: o.Comm, History: h, Trace: ranks > 1})
-	lo.KeepTrace = ranks > 1
-	events, err := historyRuns(o, rt, h, prob, lo)
+	rt := runtime.New(runtime.Options{Workers: o.Workers, Comm: o.Comm, History: h, Trace: true})
+	lo.KeepTrace = true
+	events, use, err := historyRuns(o, rt, h, prob, lo)
 	rt.Close()
 	if err != nil || ranks == 1 {
-		return h.m, MessageDelay{}, err
+		return h.m, MessageDelay{}, use, err
 	}
 	d, err := measureDelays(o, rt, events)
-	return h.m, d, err
+	return h.m, d, use, err
+}
+
+// coreUse is what a rank's workers did with their cores over
+// evaluations: per evaluation, their threads' run delay (the time they
+// were runnable but not running: the rank's other threads and other
+// processes on their cores) and their CPU time, each summed over the
+// workers; and over all the evaluations, the wall and the CPU times of
+// their tasks (trace events), summed.
+type coreUse struct {
+	wait, cpu         []float64
+	taskWall, taskCPU float64
+}
+
+// measure runs f (an evaluation on rt) and appends the run delay and the
+// CPU time of rt's workers during it.
+func (u *coreUse) measure(rt *runtime.Runtime, f func() error) error {
+	tids := rt.WorkerThreads()
+	d0, c0 := runDelay(tids), startCPU(tids)
+	err := f()
+	u.wait = append(u.wait, runDelay(tids)-d0)
+	u.cpu = append(u.cpu, c0.workerCPU(tids))
+	return err
+}
+
+// tasks adds the wall and CPU times of the tasks among ev that have both.
+func (u *coreUse) tasks(ev []trace.Event) {
+	kinds := config.TaskKinds()
+	for _, e := range ev {
+		if e.CPU > 0 && slices.Contains(kinds, e.Kind) {
+			u.taskWall += e.Duration()
+			u.taskCPU += float64(e.CPU) * 1e-9
+		}
+	}
 }
 
 // measureDelays returns, on every rank, messageDelays over every rank's
@@ -78,23 +115,26 @@ func measureDelays(o SimCheckOptions, rt *runtime.Runtime, events []trace.Event)
 
 // historyRuns runs simCheckHistory's evaluations on rt and returns the
 // events of the recorded ones (with lo.KeepTrace).
-func historyRuns(o SimCheckOptions, rt *runtime.Runtime, h *gatedHistory, prob likelihood.Problem, lo likelihood.Options) ([]trace.Event, error) {
+func historyRuns(o SimCheckOptions, rt *runtime.Runtime, h *gatedHistory, prob likelihood.Problem, lo likelihood.Options) ([]trace.Event, coreUse, error) {
+	var use coreUse
 	ev, err := likelihood.NewWith(prob, rt, lo)
 	if err != nil {
-		return nil, err
+		return nil, use, err
 	}
 	defer ev.Release() // before Close: the tiles' memory goes back to the system for the timed runs
-	skip := 0
-	for i := range o.HistoryReps + 1 {
-		h.on.Store(i > 0)
-		if _, _, err := ev.LogLik(o.Theta); err != nil {
-			return nil, err
-		}
-		if i == 0 {
-			skip = len(ev.Events())
+	// The first evaluation allocates and touches the pages: not recorded.
+	if _, _, err := ev.LogLik(o.Theta); err != nil {
+		return nil, use, err
+	}
+	skip := len(ev.Events())
+	h.on.Store(true)
+	for range o.HistoryReps {
+		if err := use.measure(rt, func() error { _, _, err := ev.LogLik(o.Theta); return err }); err != nil {
+			return nil, use, err
 		}
 	}
-	return ev.Events()[skip:], nil
+	use.tasks(ev.Events()[skip:])
+	return ev.Events()[skip:], use, nil
 }
 
 // shareDelay returns rank 0's d on every rank (to the nanosecond).
@@ -180,6 +220,9 @@ type delayModel struct {
 	Trim       float64
 	BusyTrim   float64
 	BusyMedian bool
+	// Stretch and TaskWait, per rank, model the workers' wait for a
+	// core (sim.Options; nil: none).
+	Stretch, TaskWait []float64
 }
 
 // The delay models of the history simulations. sim history takes the
@@ -203,7 +246,7 @@ var (
 // MessageDelays and BusyReceives, seeds 1 ... historySims), or the one
 // makespan where nothing is drawn.
 func simDelayed(g *runtime.Graph, cl config.Cluster, d MessageDelay, m delayModel) (float64, error) {
-	opt := sim.Options{MessageDelay: d.Delay}
+	opt := sim.Options{MessageDelay: d.Delay, Stretch: m.Stretch, TaskWait: m.TaskWait}
 	if !m.Median {
 		opt.MessageDelay, opt.MessageDelays = 0, trimmed(d.Extra, m.Trim)
 	}
@@ -245,7 +288,11 @@ func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimChe
 		return err
 	}
 	row.SimHistory, row.ErrHistory, row.ErrHistoryLoaded = m, m/row.Real-1, m/row.RealLoaded-1
-	if row.SimHistoryTasks, err = simTaskSeconds(g, cl); err != nil {
+	var tasks []int
+	if row.SimHistoryTasks, tasks, err = simTaskSeconds(g, cl); err != nil {
+		return err
+	}
+	if err := simCoreWaits(g, cl, tasks, row); err != nil {
 		return err
 	}
 	if row.MessageDelay.Messages > 0 {
@@ -280,18 +327,77 @@ func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimChe
 
 // simTaskSeconds returns the seconds the tasks of g take on cl (no
 // message delay) without the runtime's CPU, per rank: the simulated busy
-// time less the runtime's CPU charged to the tasks, over the ranks.
-func simTaskSeconds(g *runtime.Graph, cl config.Cluster) (float64, error) {
+// time less the runtime's CPU charged to the tasks, over the ranks; and
+// the number of tasks each rank runs.
+func simTaskSeconds(g *runtime.Graph, cl config.Cluster) (float64, []int, error) {
 	s, err := sim.Run(g, cl, sim.Options{})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	var busy float64
 	for _, k := range config.TaskKinds() { // a fixed order: the same sum on every rank
 		busy += s.Kinds[k].Busy
 	}
-	for _, r := range s.Ranks {
-		busy -= r.RuntimeCPU
+	tasks := make([]int, len(s.Ranks))
+	for r, rs := range s.Ranks {
+		busy -= rs.RuntimeCPU
+		tasks[r] = rs.CPU.Tasks + rs.GPU.Tasks
 	}
-	return busy / float64(len(s.Ranks)), nil
+	return busy / float64(len(s.Ranks)), tasks, nil
+}
+
+// coreWaits returns the per-rank models of the workers' wait for a core
+// measured in the history (row's HistoryWait, HistoryCPU and
+// HistoryTaskStretch; tasks: each rank's tasks in one evaluation):
+// stretch[r] = 1 + HistoryWait[r] / HistoryCPU[r] (the wait grows with
+// the workers' CPU time), perTask[r] = HistoryWait[r] / tasks[r] (one
+// wait per task), and wall[r] = HistoryTaskStretch[r] (the tasks' own
+// wall over CPU), each nil where the history has none.
+func coreWaits(row *SimCheckRow, tasks []int) (stretch, perTask, wall []float64) {
+	n := len(tasks)
+	if len(row.HistoryWait) != n || len(row.HistoryCPU) != n {
+		return nil, nil, nil
+	}
+	stretch, perTask = make([]float64, n), make([]float64, n)
+	for r := range n {
+		stretch[r], perTask[r] = 1, 0
+		if row.HistoryCPU[r] > 0 {
+			stretch[r] += row.HistoryWait[r] / row.HistoryCPU[r]
+		}
+		if tasks[r] > 0 {
+			perTask[r] = row.HistoryWait[r] / float64(tasks[r])
+		}
+	}
+	if len(row.HistoryTaskStretch) == n {
+		wall = make([]float64, n)
+		for r, x := range row.HistoryTaskStretch {
+			wall[r] = max(x, 1)
+		}
+	}
+	return stretch, perTask, wall
+}
+
+// simCoreWaits sets row's SimHistoryStretch, SimHistoryTaskWait and
+// SimHistoryWallStretch: sim history (historyModel) with each of
+// coreWaits' models.
+func simCoreWaits(g *runtime.Graph, cl config.Cluster, tasks []int, row *SimCheckRow) error {
+	stretch, perTask, wall := coreWaits(row, tasks)
+	for _, v := range []struct {
+		to *float64
+		m  delayModel
+	}{
+		{&row.SimHistoryStretch, delayModel{Stretch: stretch}},
+		{&row.SimHistoryTaskWait, delayModel{TaskWait: perTask}},
+		{&row.SimHistoryWallStretch, delayModel{Stretch: wall}},
+	} {
+		if v.m.Stretch == nil && v.m.TaskWait == nil {
+			continue
+		}
+		v.m.Median, v.m.BusyMedian = historyModel.Median, historyModel.BusyMedian
+		var err error
+		if *v.to, err = simDelayed(g, cl, row.MessageDelay, v.m); err != nil {
+			return err
+		}
+	}
+	return nil
 }

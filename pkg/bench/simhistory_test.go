@@ -130,6 +130,27 @@ func TestSimCheckHistorySims(t *testing.T) {
 		t.Errorf("busy receiver: sim history %.15g s, the median delay alone %.15g s, busy receives drawn %.15g s; want 9, 6, 9",
 			row.SimHistory, row.SimHistoryMedianDelay, row.SimHistoryBusy)
 	}
+	// The workers' wait for a core, on g2 (rank 0: the dcmg; rank 1:
+	// the potrf and the gemm, after the message's 0.009 + 0.25 s): the
+	// history's waits 0.25 and 1.2 s over CPU times of 1 and 4 s
+	// stretch the tasks 1.25 and 1.3 times: 1.25 + 0.259 + 1.3 x (2 +
+	// 4); one wait per task, 0.25 / 1 and 1.2 / 2: 1.25 + 0.259 + 2.6 +
+	// 4.6; the tasks' wall over CPU 1.25 and 1.1: 1.25 + 0.259 + 1.1 x
+	// 6. Without a history of the waits, none.
+	cl.Groups[0].TaskCPU = 0
+	row = &SimCheckRow{N: 64, History: hist, Real: 10, RealLoaded: 10, MessageDelay: MessageDelay{Messages: 1, Delay: 0.25, Extra: []float64{0.25}},
+		HistoryWait: []float64{0.25, 1.2}, HistoryCPU: []float64{1, 4}, HistoryTaskStretch: []float64{1.25, 1.1}}
+	if err := simCheckHistorySims(g2, cl, nil, row); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := []float64{row.SimHistory, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch}, []float64{7.259, 1.509 + 7.8, 1.509 + 7.2, 1.509 + 6.6}; !nearAll(got, want) {
+		t.Errorf("wait for a core: sim history, stretched, a wait per task, the tasks' wall / CPU %.15g s; want %.15g", got, want)
+	}
+	row.HistoryWait, row.HistoryCPU, row.HistoryTaskStretch = nil, nil, nil
+	row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch = 0, 0, 0
+	if err := simCheckHistorySims(g2, cl, nil, row); err != nil || row.SimHistoryStretch != 0 || row.SimHistoryTaskWait != 0 || row.SimHistoryWallStretch != 0 {
+		t.Errorf("no history of the waits: %v, %g, %g, %g s", err, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch)
+	}
 }
 
 // nearAll reports whether a and b have the same length and agree within
