@@ -162,10 +162,13 @@ type SimCheckRow struct {
 	// runtime, and other processes on its cores) and of their CPU time,
 	// each summed over the rank's workers; TimedWait is HistoryWait
 	// over the timed evaluations (what the history predicted).
+	// HistoryOther is, per rank, the median of the process's CPU
+	// outside its workers' threads in one of the history's evaluations.
 	// HistoryTaskStretch is, per rank, the history's tasks' wall time
 	// over their CPU time, summed over its tasks.
 	HistoryWait        []float64 `json:"history_core_wait_seconds,omitempty"`
 	HistoryCPU         []float64 `json:"history_worker_cpu_seconds,omitempty"`
+	HistoryOther       []float64 `json:"history_other_cpu_seconds,omitempty"`
 	HistoryTaskStretch []float64 `json:"history_task_stretch,omitempty"`
 	TimedWait          []float64 `json:"timed_core_wait_seconds,omitempty"`
 	// SimHistoryStretch is sim history with each rank's CPU tasks
@@ -173,8 +176,11 @@ type SimCheckRow struct {
 	// wait grows with the task's CPU time); SimHistoryTaskWait with
 	// HistoryWait over the rank's tasks added to each of them
 	// (sim.Options.TaskWait: a wait per task); SimHistoryWallStretch
-	// with the tasks stretched by HistoryTaskStretch (coreWaits).
+	// with the tasks stretched by HistoryTaskStretch; SimHistoryExcess
+	// stretched by 1 + max(HistoryWait - HistoryOther, 0) / HistoryCPU
+	// (coreWaits).
 	SimHistoryStretch     float64 `json:"sim_history_stretch_seconds,omitempty"`
+	SimHistoryExcess      float64 `json:"sim_history_excess_seconds,omitempty"`
 	SimHistoryTaskWait    float64 `json:"sim_history_task_wait_seconds,omitempty"`
 	SimHistoryWallStretch float64 `json:"sim_history_wall_stretch_seconds,omitempty"`
 	// SimBusy is the fraction of the workers' time in tasks in the
@@ -438,7 +444,7 @@ func simCheckReal(o SimCheckOptions, rt *runtime.Runtime, ev *likelihood.Evaluat
 	return rr, nil
 }
 
-// coreUse sets row's HistoryWait, HistoryCPU, HistoryTaskStretch (from
+// coreUse sets row's HistoryWait, HistoryCPU, HistoryOther, HistoryTaskStretch (from
 // use, this rank's history) and TimedWait (from rr) to every rank's.
 func (row *SimCheckRow) coreUse(w comm.Comm, use coreUse, rr *simCheckRuns) error {
 	stretch := 0.0
@@ -449,7 +455,7 @@ func (row *SimCheckRow) coreUse(w comm.Comm, use coreUse, rr *simCheckRuns) erro
 		to *[]float64
 		x  float64
 	}{
-		{&row.HistoryWait, median(use.wait)}, {&row.HistoryCPU, median(use.cpu)},
+		{&row.HistoryWait, median(use.wait)}, {&row.HistoryCPU, median(use.cpu)}, {&row.HistoryOther, median(use.other)},
 		{&row.HistoryTaskStretch, stretch}, {&row.TimedWait, median(rr.wait)},
 	} {
 		var err error

@@ -65,18 +65,19 @@ func simCheckHistory(o SimCheckOptions, prob likelihood.Problem, lo likelihood.O
 // workers; and over all the evaluations, the wall and the CPU times of
 // their tasks (trace events), summed.
 type coreUse struct {
-	wait, cpu         []float64
+	wait, cpu, other  []float64
 	taskWall, taskCPU float64
 }
 
 // measure runs f (an evaluation on rt) and appends the run delay and the
-// CPU time of rt's workers during it.
+// CPU time of rt's workers during it, and the process's CPU outside them.
 func (u *coreUse) measure(rt *runtime.Runtime, f func() error) error {
 	tids := rt.WorkerThreads()
 	d0, c0 := runDelay(tids), startCPU(tids)
 	err := f()
 	u.wait = append(u.wait, runDelay(tids)-d0)
 	u.cpu = append(u.cpu, c0.workerCPU(tids))
+	u.other = append(u.other, c0.other(tids))
 	return err
 }
 
@@ -346,49 +347,66 @@ func simTaskSeconds(g *runtime.Graph, cl config.Cluster) (float64, []int, error)
 	return busy / float64(len(s.Ranks)), tasks, nil
 }
 
-// coreWaits returns the per-rank models of the workers' wait for a core
-// measured in the history (row's HistoryWait, HistoryCPU and
-// HistoryTaskStretch; tasks: each rank's tasks in one evaluation):
-// stretch[r] = 1 + HistoryWait[r] / HistoryCPU[r] (the wait grows with
-// the workers' CPU time), perTask[r] = HistoryWait[r] / tasks[r] (one
-// wait per task), and wall[r] = HistoryTaskStretch[r] (the tasks' own
-// wall over CPU), each nil where the history has none.
-func coreWaits(row *SimCheckRow, tasks []int) (stretch, perTask, wall []float64) {
+// coreModels are the per-rank models of the workers' wait for a core
+// (sim.Options' Stretch and TaskWait; nil where the history has none).
+type coreModels struct {
+	// Stretch[r] = 1 + HistoryWait[r] / HistoryCPU[r]: the wait grows
+	// with the workers' CPU time.
+	Stretch []float64
+	// Excess[r] = 1 + max(HistoryWait[r] - HistoryOther[r], 0) /
+	// HistoryCPU[r]: the wait beyond the rank's own other threads' CPU,
+	// which task_cpu and cpu_per_message already charge (other
+	// processes).
+	Excess []float64
+	// PerTask[r] = HistoryWait[r] / tasks[r]: one wait per task.
+	PerTask []float64
+	// Wall[r] = HistoryTaskStretch[r], at least 1: the tasks' own wall
+	// time over their CPU time.
+	Wall []float64
+}
+
+// coreWaits returns the models of the workers' wait for a core measured
+// in the history (row's HistoryWait, HistoryCPU, HistoryOther and
+// HistoryTaskStretch; tasks: each rank's tasks in one evaluation).
+func coreWaits(row *SimCheckRow, tasks []int) coreModels {
 	n := len(tasks)
-	if len(row.HistoryWait) != n || len(row.HistoryCPU) != n {
-		return nil, nil, nil
+	var m coreModels
+	if len(row.HistoryWait) != n || len(row.HistoryCPU) != n || len(row.HistoryOther) != n {
+		return m
 	}
-	stretch, perTask = make([]float64, n), make([]float64, n)
+	m.Stretch, m.Excess, m.PerTask = make([]float64, n), make([]float64, n), make([]float64, n)
 	for r := range n {
-		stretch[r], perTask[r] = 1, 0
-		if row.HistoryCPU[r] > 0 {
-			stretch[r] += row.HistoryWait[r] / row.HistoryCPU[r]
+		m.Stretch[r], m.Excess[r] = 1, 1
+		if c := row.HistoryCPU[r]; c > 0 {
+			m.Stretch[r] += row.HistoryWait[r] / c
+			m.Excess[r] += max(row.HistoryWait[r]-row.HistoryOther[r], 0) / c
 		}
 		if tasks[r] > 0 {
-			perTask[r] = row.HistoryWait[r] / float64(tasks[r])
+			m.PerTask[r] = row.HistoryWait[r] / float64(tasks[r])
 		}
 	}
 	if len(row.HistoryTaskStretch) == n {
-		wall = make([]float64, n)
+		m.Wall = make([]float64, n)
 		for r, x := range row.HistoryTaskStretch {
-			wall[r] = max(x, 1)
+			m.Wall[r] = max(x, 1)
 		}
 	}
-	return stretch, perTask, wall
+	return m
 }
 
-// simCoreWaits sets row's SimHistoryStretch, SimHistoryTaskWait and
-// SimHistoryWallStretch: sim history (historyModel) with each of
-// coreWaits' models.
+// simCoreWaits sets row's SimHistoryStretch, SimHistoryExcess,
+// SimHistoryTaskWait and SimHistoryWallStretch: sim history
+// (historyModel) with each of coreWaits' models.
 func simCoreWaits(g *runtime.Graph, cl config.Cluster, tasks []int, row *SimCheckRow) error {
-	stretch, perTask, wall := coreWaits(row, tasks)
+	cm := coreWaits(row, tasks)
 	for _, v := range []struct {
 		to *float64
 		m  delayModel
 	}{
-		{&row.SimHistoryStretch, delayModel{Stretch: stretch}},
-		{&row.SimHistoryTaskWait, delayModel{TaskWait: perTask}},
-		{&row.SimHistoryWallStretch, delayModel{Stretch: wall}},
+		{&row.SimHistoryStretch, delayModel{Stretch: cm.Stretch}},
+		{&row.SimHistoryExcess, delayModel{Stretch: cm.Excess}},
+		{&row.SimHistoryTaskWait, delayModel{TaskWait: cm.PerTask}},
+		{&row.SimHistoryWallStretch, delayModel{Stretch: cm.Wall}},
 	} {
 		if v.m.Stretch == nil && v.m.TaskWait == nil {
 			continue

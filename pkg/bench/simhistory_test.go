@@ -136,20 +136,23 @@ func TestSimCheckHistorySims(t *testing.T) {
 	// stretch the tasks 1.25 and 1.3 times: 1.25 + 0.259 + 1.3 x (2 +
 	// 4); one wait per task, 0.25 / 1 and 1.2 / 2: 1.25 + 0.259 + 2.6 +
 	// 4.6; the tasks' wall over CPU 1.25 and 1.1: 1.25 + 0.259 + 1.1 x
-	// 6. Without a history of the waits, none.
+	// 6; the wait beyond the other threads' CPU (0.5 and 0.4 s): 0 and
+	// 0.8 s over 1 and 4 s of CPU: 1 + 0.259 + 1.2 x 6. Without a
+	// history of the waits, none.
 	cl.Groups[0].TaskCPU = 0
 	row = &SimCheckRow{N: 64, History: hist, Real: 10, RealLoaded: 10, MessageDelay: MessageDelay{Messages: 1, Delay: 0.25, Extra: []float64{0.25}},
-		HistoryWait: []float64{0.25, 1.2}, HistoryCPU: []float64{1, 4}, HistoryTaskStretch: []float64{1.25, 1.1}}
+		HistoryWait: []float64{0.25, 1.2}, HistoryCPU: []float64{1, 4}, HistoryOther: []float64{0.5, 0.4}, HistoryTaskStretch: []float64{1.25, 1.1}}
 	if err := simCheckHistorySims(g2, cl, nil, row); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := []float64{row.SimHistory, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch}, []float64{7.259, 1.509 + 7.8, 1.509 + 7.2, 1.509 + 6.6}; !nearAll(got, want) {
-		t.Errorf("wait for a core: sim history, stretched, a wait per task, the tasks' wall / CPU %.15g s; want %.15g", got, want)
+	if got, want := []float64{row.SimHistory, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch, row.SimHistoryExcess},
+		[]float64{7.259, 1.509 + 7.8, 1.509 + 7.2, 1.509 + 6.6, 1.259 + 7.2}; !nearAll(got, want) {
+		t.Errorf("wait for a core: sim history, stretched, a wait per task, the tasks' wall / CPU, the wait beyond other %.15g s; want %.15g", got, want)
 	}
-	row.HistoryWait, row.HistoryCPU, row.HistoryTaskStretch = nil, nil, nil
-	row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch = 0, 0, 0
-	if err := simCheckHistorySims(g2, cl, nil, row); err != nil || row.SimHistoryStretch != 0 || row.SimHistoryTaskWait != 0 || row.SimHistoryWallStretch != 0 {
-		t.Errorf("no history of the waits: %v, %g, %g, %g s", err, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch)
+	row.HistoryWait, row.HistoryCPU, row.HistoryOther, row.HistoryTaskStretch = nil, nil, nil, nil
+	row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch, row.SimHistoryExcess = 0, 0, 0, 0
+	if err := simCheckHistorySims(g2, cl, nil, row); err != nil || row.SimHistoryStretch != 0 || row.SimHistoryTaskWait != 0 || row.SimHistoryWallStretch != 0 || row.SimHistoryExcess != 0 {
+		t.Errorf("no history of the waits: %v, %g, %g, %g, %g s", err, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch, row.SimHistoryExcess)
 	}
 }
 
