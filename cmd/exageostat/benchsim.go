@@ -72,14 +72,22 @@ delay (a fit, not a prediction). From the
 second size on, 'hist of N' predicts that size from the first size's
 history (same tile size, so the same task footprints). The errors are
 simulated / real - 1; real is the median wall time of the slowest rank around
-one evaluation. The calibration's and the history's durations are CPU
+one evaluation, the ranks starting it together (after a collective that
+waits for every rank's calibration to end: its longest wait is printed as
+the ranks' start skew). The calibration's and the history's durations are CPU
 times (each task on its OS thread), which a loaded machine does not
 lengthen; trace-durs takes the timed tasks' wall times (the timed runs do
 not read the CPU clock around each task, as a fit without --trace does
 not); the last columns compare with the real wall time less
 the time the workers waited for a core (their threads' run delay, from
 /proc, averaged over the workers): the run on a machine of its own, which
-the simulator models.
+the simulator models. The history's evaluations also measure, per rank,
+its workers' wait for a core (their threads' run delay) and CPU, and the
+process's CPU outside them; sim history is printed beside with each
+rank's tasks stretched by that wait over their CPU, by the wait beyond
+the rank's own other CPU (which task_cpu and cpu_per_message charge
+already: what other processes took), with the wait per task added, and
+stretched by the tasks' own wall over CPU time.
 
 Run it on one rank, or over MPI for several ranks (each its own cores).`
 
@@ -180,8 +188,8 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 	fmt.Fprintln(w, "(durations: CPU time per task, trace-durs' wall time; sim history: recorded in untimed real evaluations before the timed ones; real unloaded: the wall time less the workers' mean wait for a core, their run delay)")
 	fmt.Fprintln(w, "the runtime's CPU outside the workers, per evaluation and rank (timed runs), and per task or message in the model (an untimed run); the workers' CPU per evaluation and rank:")
 	for _, row := range r.Rows {
-		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us  workers' CPU %.3f s (wall x workers %.3f s; sim history's tasks %.3f s)\n",
-			row.N, row.OtherCPU, 1e6*row.RuntimeCPU, row.WorkerCPU, row.Real*float64(r.Workers), row.SimHistoryTasks)
+		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us  workers' CPU %.3f s (wall x workers %.3f s; sim history's tasks %.3f s)  ranks' start skew %.1f ms\n",
+			row.N, row.OtherCPU, 1e6*row.RuntimeCPU, row.WorkerCPU, row.Real*float64(r.Workers), row.SimHistoryTasks, 1e3*row.StartSkew)
 	}
 	printCoreWaits(w, r)
 	if r.Ranks > 1 {

@@ -57,6 +57,11 @@ type SimCheckRow struct {
 	Real    float64 `json:"real_seconds"`
 	RealMin float64 `json:"real_min_seconds"`
 	RealMax float64 `json:"real_max_seconds"`
+	// StartSkew is the median over the timed evaluations of the longest
+	// time a rank waited, before the evaluation, for the other ranks to
+	// end their calibration: what the evaluation's wall time would
+	// include if the ranks did not start it together.
+	StartSkew float64 `json:"start_skew_seconds"`
 	// RealBusy is the fraction of the workers' time spent in tasks.
 	RealBusy float64 `json:"real_busy"`
 	// RealLoaded is Real less the time the OS kept the workers waiting
@@ -322,7 +327,7 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 		return nil, err
 	}
 	row := &SimCheckRow{N: n, Tiles: nt, Real: median(rr.walls), RealMin: slices.Min(rr.walls), RealMax: slices.Max(rr.walls),
-		RealLoaded: median(rr.unloaded), RealMessages: rr.msgs, RealBytes: rr.bytes, MessageDelay: delay}
+		RealLoaded: median(rr.unloaded), StartSkew: median(rr.skew), RealMessages: rr.msgs, RealBytes: rr.bytes, MessageDelay: delay}
 	if w.Size() > 1 {
 		if row.TimedDelay, err = measureDelays(o, rt, rr.events); err != nil {
 			return nil, err
@@ -388,6 +393,7 @@ type simCheckRuns struct {
 	cals     [][]float64
 	other    []float64 // the process's CPU outside the workers' threads, s
 	wait     []float64 // the workers' run delay, summed, s
+	skew     []float64 // the longest wait of a rank for the others before the evaluation, s
 	workers  []float64 // the workers' threads' CPU, summed, s
 	msgs     int
 	bytes    int64
@@ -408,6 +414,20 @@ func simCheckReal(o SimCheckOptions, rt *runtime.Runtime, ev *likelihood.Evaluat
 		for k := range kinds {
 			rr.cals[k] = append(rr.cals[k], c[k])
 		}
+		// The ranks start the evaluation together, as the simulated ones
+		// do (and the history's, each right after the previous one's
+		// agreement on the result): the calibrations end at different
+		// times on different ranks, and a rank that starts first waits
+		// for the others' messages.
+		b0 := time.Now()
+		if _, err := o.Comm.AllreduceMin(0); err != nil {
+			return nil, err
+		}
+		skew, err := o.Comm.AllreduceMin(-int64(time.Since(b0)))
+		if err != nil {
+			return nil, err
+		}
+		rr.skew = append(rr.skew, float64(-skew)*1e-9)
 		skip := len(ev.Events())
 		tids := rt.WorkerThreads()
 		d0 := runDelay(tids)
