@@ -116,12 +116,15 @@ type SimCheckRow struct {
 	SimTrace float64 `json:"sim_trace_seconds"`
 	ErrTrace float64 `json:"err_trace"`
 	// SimHistory is the simulated makespan with the durations of History
-	// and RuntimeCPU, and on several ranks MessageDelay's medians (its
+	// and RuntimeCPU, on several ranks MessageDelay's medians (its
 	// Delay for every message, and BusyMedian after the first worker
 	// frees for a message reaching a busy receiver, sim.Options
-	// BusyReceives), and ErrHistory = SimHistory / Real - 1: a
-	// prediction from real runs made before the timed ones (not fitted
-	// to them).
+	// BusyReceives), and each rank's tasks stretched by 1 +
+	// max(HistoryWait - HistoryOther, 0) / HistoryCPU (the workers' wait
+	// for a core beyond the rank's own other CPU, which RuntimeCPU
+	// charges: what other processes took; sim.Options.Stretch), and
+	// ErrHistory = SimHistory / Real - 1: a prediction from real runs
+	// made before the timed ones (not fitted to them).
 	SimHistory float64 `json:"sim_history_seconds"`
 	ErrHistory float64 `json:"err_history"`
 	// HistoryFrom is the size whose history SimHistoryFrom used: the
@@ -176,16 +179,15 @@ type SimCheckRow struct {
 	HistoryOther       []float64 `json:"history_other_cpu_seconds,omitempty"`
 	HistoryTaskStretch []float64 `json:"history_task_stretch,omitempty"`
 	TimedWait          []float64 `json:"timed_core_wait_seconds,omitempty"`
-	// SimHistoryStretch is sim history with each rank's CPU tasks
-	// stretched by 1 + HistoryWait / HistoryCPU (sim.Options.Stretch: the
-	// wait grows with the task's CPU time); SimHistoryTaskWait with
-	// HistoryWait over the rank's tasks added to each of them
-	// (sim.Options.TaskWait: a wait per task); SimHistoryWallStretch
-	// with the tasks stretched by HistoryTaskStretch; SimHistoryExcess
-	// stretched by 1 + max(HistoryWait - HistoryOther, 0) / HistoryCPU
-	// (coreWaits).
+	// SimHistoryNoWait is sim history without the workers' wait for a
+	// core (its tasks not stretched); SimHistoryStretch with each rank's
+	// CPU tasks stretched by 1 + HistoryWait / HistoryCPU, the whole wait
+	// (sim.Options.Stretch); SimHistoryTaskWait with HistoryWait over the
+	// rank's tasks added to each of them (sim.Options.TaskWait: a wait
+	// per task); SimHistoryWallStretch with the tasks stretched by
+	// HistoryTaskStretch (coreModels).
+	SimHistoryNoWait      float64 `json:"sim_history_no_wait_seconds,omitempty"`
 	SimHistoryStretch     float64 `json:"sim_history_stretch_seconds,omitempty"`
-	SimHistoryExcess      float64 `json:"sim_history_excess_seconds,omitempty"`
 	SimHistoryTaskWait    float64 `json:"sim_history_task_wait_seconds,omitempty"`
 	SimHistoryWallStretch float64 `json:"sim_history_wall_stretch_seconds,omitempty"`
 	// SimBusy is the fraction of the workers' time in tasks in the

@@ -84,7 +84,7 @@ func TestSimCheckRanks(t *testing.T) {
 			// The workers' wait for a core, per rank, and sim history
 			// with it.
 			if len(row.HistoryWait) != ranks || len(row.HistoryCPU) != ranks || len(row.HistoryOther) != ranks || len(row.HistoryTaskStretch) != ranks || len(row.TimedWait) != ranks ||
-				!(row.SimHistoryStretch > 0 && row.SimHistoryTaskWait > 0 && row.SimHistoryWallStretch > 0 && row.SimHistoryExcess > 0) {
+				!(row.SimHistoryStretch > 0 && row.SimHistoryTaskWait > 0 && row.SimHistoryWallStretch > 0 && row.SimHistoryNoWait > 0) {
 				t.Errorf("%d ranks, N=%d: waits %v %v %v %v, sim history %g, stretched %g, a wait per task %g, wall / CPU %g", ranks, row.N, row.HistoryWait, row.HistoryCPU,
 					row.HistoryTaskStretch, row.TimedWait, row.SimHistory, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch)
 			}

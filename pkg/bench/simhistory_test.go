@@ -131,28 +131,31 @@ func TestSimCheckHistorySims(t *testing.T) {
 			row.SimHistory, row.SimHistoryMedianDelay, row.SimHistoryBusy)
 	}
 	// The workers' wait for a core, on g2 (rank 0: the dcmg; rank 1:
-	// the potrf and the gemm, after the message's 0.009 + 0.25 s): the
-	// history's waits 0.25 and 1.2 s over CPU times of 1 and 4 s
-	// stretch the tasks 1.25 and 1.3 times: 1.25 + 0.259 + 1.3 x (2 +
-	// 4); one wait per task, 0.25 / 1 and 1.2 / 2: 1.25 + 0.259 + 2.6 +
-	// 4.6; the tasks' wall over CPU 1.25 and 1.1: 1.25 + 0.259 + 1.1 x
-	// 6; the wait beyond the other threads' CPU (0.5 and 0.4 s): 0 and
-	// 0.8 s over 1 and 4 s of CPU: 1 + 0.259 + 1.2 x 6. Without a
-	// history of the waits, none.
+	// the potrf and the gemm, after the message's 0.009 + 0.25 s): sim
+	// history takes the wait beyond the other threads' CPU (0.5 and 0.4
+	// s): 0 and 0.8 s over 1 and 4 s of CPU: 1 + 0.259 + 1.2 x 6, and
+	// so does the second size predicted from it; without the wait:
+	// 7.259; the history's whole waits 0.25 and 1.2 s stretch the tasks
+	// 1.25 and 1.3 times: 1.25 + 0.259 + 1.3 x (2 + 4); one wait per
+	// task, 0.25 / 1 and 1.2 / 2: 1.25 + 0.259 + 2.6 + 4.6; the tasks'
+	// wall over CPU 1.25 and 1.1: 1.25 + 0.259 + 1.1 x 6. Without a
+	// history of the waits, sim history is 7.259, and no model of them.
 	cl.Groups[0].TaskCPU = 0
-	row = &SimCheckRow{N: 64, History: hist, Real: 10, RealLoaded: 10, MessageDelay: MessageDelay{Messages: 1, Delay: 0.25, Extra: []float64{0.25}},
+	waits := SimCheckRow{N: 32, History: hist, MessageDelay: MessageDelay{Messages: 1, Delay: 0.25, Extra: []float64{0.25}},
 		HistoryWait: []float64{0.25, 1.2}, HistoryCPU: []float64{1, 4}, HistoryOther: []float64{0.5, 0.4}, HistoryTaskStretch: []float64{1.25, 1.1}}
-	if err := simCheckHistorySims(g2, cl, nil, row); err != nil {
+	first := waits
+	row = &waits
+	row.N, row.Real, row.RealLoaded = 64, 10, 10
+	if err := simCheckHistorySims(g2, cl, &first, row); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := []float64{row.SimHistory, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch, row.SimHistoryExcess},
-		[]float64{7.259, 1.509 + 7.8, 1.509 + 7.2, 1.509 + 6.6, 1.259 + 7.2}; !nearAll(got, want) {
-		t.Errorf("wait for a core: sim history, stretched, a wait per task, the tasks' wall / CPU, the wait beyond other %.15g s; want %.15g", got, want)
+	if got, want := []float64{row.SimHistory, row.SimHistoryFrom, row.SimHistoryNoWait, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch},
+		[]float64{1.259 + 7.2, 1.259 + 7.2, 7.259, 1.509 + 7.8, 1.509 + 7.2, 1.509 + 6.6}; !nearAll(got, want) {
+		t.Errorf("wait for a core: sim history, from N=32, without the wait, stretched by all of it, a wait per task, the tasks' wall / CPU %.15g s; want %.15g", got, want)
 	}
 	row.HistoryWait, row.HistoryCPU, row.HistoryOther, row.HistoryTaskStretch = nil, nil, nil, nil
-	row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch, row.SimHistoryExcess = 0, 0, 0, 0
-	if err := simCheckHistorySims(g2, cl, nil, row); err != nil || row.SimHistoryStretch != 0 || row.SimHistoryTaskWait != 0 || row.SimHistoryWallStretch != 0 || row.SimHistoryExcess != 0 {
-		t.Errorf("no history of the waits: %v, %g, %g, %g, %g s", err, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch, row.SimHistoryExcess)
+	if err := simCheckHistorySims(g2, cl, nil, row); err != nil || math.Abs(row.SimHistory-7.259) > 1e-12 || row.SimHistoryNoWait != 0 || row.SimHistoryStretch != 0 || row.SimHistoryTaskWait != 0 || row.SimHistoryWallStretch != 0 {
+		t.Errorf("no history of the waits: %v, sim history %g s, models %g, %g, %g, %g s", err, row.SimHistory, row.SimHistoryNoWait, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch)
 	}
 }
 
