@@ -86,9 +86,10 @@ its workers' wait for a core (their threads' run delay) and CPU, and the
 process's CPU outside them: sim history stretches each rank's tasks by
 the wait beyond the rank's own other CPU (which task_cpu and
 cpu_per_message charge already: what other processes took) over the
-workers' CPU. It is also printed without the wait, stretched by all of
-it, with the wait per task added, and stretched by the tasks' own wall
-over CPU time.
+workers' CPU, in the calmest of the history's evaluations (the load that
+lasted through them, not a burst). It is also printed without the wait,
+stretched by all of it (the median evaluation's), with the wait per task
+added, and stretched by the tasks' own wall over CPU time.
 
 Run it on one rank, or over MPI for several ranks (each its own cores).`
 
@@ -236,8 +237,8 @@ func printCoreWaits(w io.Writer, r *bench.SimCheckResult) {
 	for _, row := range r.Rows {
 		fmt.Fprintf(w, "%7d ", row.N)
 		for rank := range row.HistoryWait {
-			fmt.Fprintf(w, " rank %d: history %.1f ms of %.3f s CPU (other %.1f ms; tasks' wall / CPU %.3f), timed %.1f ms;", rank, 1e3*row.HistoryWait[rank], at(row.HistoryCPU, rank),
-				1e3*at(row.HistoryOther, rank), at(row.HistoryTaskStretch, rank), 1e3*at(row.TimedWait, rank))
+			fmt.Fprintf(w, " rank %d: history %.1f ms of %.3f s CPU (other %.1f ms; beyond it, calmest %.1f%%; tasks' wall / CPU %.3f), timed %.1f ms;", rank, 1e3*row.HistoryWait[rank],
+				at(row.HistoryCPU, rank), 1e3*at(row.HistoryOther, rank), 100*at(row.HistoryExcess, rank), at(row.HistoryTaskStretch, rank), 1e3*at(row.TimedWait, rank))
 		}
 		pct := func(x float64) float64 { return 100 * (x/row.Real - 1) }
 		fmt.Fprintf(w, "  sim history (the wait beyond other) %+.1f%%, without the wait %.3f s %+.1f%%, stretched by all of it %.3f s %+.1f%%, a wait per task %.3f s %+.1f%%, the tasks' wall / CPU %.3f s %+.1f%%\n",

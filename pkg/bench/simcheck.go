@@ -120,9 +120,9 @@ type SimCheckRow struct {
 	// Delay for every message, and BusyMedian after the first worker
 	// frees for a message reaching a busy receiver, sim.Options
 	// BusyReceives), and each rank's tasks stretched by 1 +
-	// max(HistoryWait - HistoryOther, 0) / HistoryCPU (the workers' wait
-	// for a core beyond the rank's own other CPU, which RuntimeCPU
-	// charges: what other processes took; sim.Options.Stretch), and
+	// HistoryExcess (the workers' wait for a core beyond the rank's own
+	// other CPU, which RuntimeCPU charges: what other processes took;
+	// sim.Options.Stretch), and
 	// ErrHistory = SimHistory / Real - 1: a prediction from real runs
 	// made before the timed ones (not fitted to them).
 	SimHistory float64 `json:"sim_history_seconds"`
@@ -174,9 +174,15 @@ type SimCheckRow struct {
 	// outside its workers' threads in one of the history's evaluations.
 	// HistoryTaskStretch is, per rank, the history's tasks' wall time
 	// over their CPU time, summed over its tasks.
-	HistoryWait        []float64 `json:"history_core_wait_seconds,omitempty"`
-	HistoryCPU         []float64 `json:"history_worker_cpu_seconds,omitempty"`
-	HistoryOther       []float64 `json:"history_other_cpu_seconds,omitempty"`
+	HistoryWait  []float64 `json:"history_core_wait_seconds,omitempty"`
+	HistoryCPU   []float64 `json:"history_worker_cpu_seconds,omitempty"`
+	HistoryOther []float64 `json:"history_other_cpu_seconds,omitempty"`
+	// HistoryExcess is, per rank, the least over the history's recorded
+	// evaluations of its workers' run delay beyond the process's other
+	// CPU, over their CPU time: max(wait - other, 0) / CPU in the
+	// calmest evaluation, the share of the workers' cores that other
+	// processes took throughout the history.
+	HistoryExcess      []float64 `json:"history_core_excess,omitempty"`
 	HistoryTaskStretch []float64 `json:"history_task_stretch,omitempty"`
 	TimedWait          []float64 `json:"timed_core_wait_seconds,omitempty"`
 	// SimHistoryNoWait is sim history without the workers' wait for a
@@ -466,7 +472,7 @@ func simCheckReal(o SimCheckOptions, rt *runtime.Runtime, ev *likelihood.Evaluat
 	return rr, nil
 }
 
-// coreUse sets row's HistoryWait, HistoryCPU, HistoryOther, HistoryTaskStretch (from
+// coreUse sets row's HistoryWait, HistoryCPU, HistoryOther, HistoryExcess, HistoryTaskStretch (from
 // use, this rank's history) and TimedWait (from rr) to every rank's.
 func (row *SimCheckRow) coreUse(w comm.Comm, use coreUse, rr *simCheckRuns) error {
 	stretch := 0.0
@@ -478,7 +484,7 @@ func (row *SimCheckRow) coreUse(w comm.Comm, use coreUse, rr *simCheckRuns) erro
 		x  float64
 	}{
 		{&row.HistoryWait, median(use.wait)}, {&row.HistoryCPU, median(use.cpu)}, {&row.HistoryOther, median(use.other)},
-		{&row.HistoryTaskStretch, stretch}, {&row.TimedWait, median(rr.wait)},
+		{&row.HistoryTaskStretch, stretch}, {&row.TimedWait, median(rr.wait)}, {&row.HistoryExcess, use.excess()},
 	} {
 		var err error
 		if *v.to, err = perRank(w, v.x); err != nil {
