@@ -375,8 +375,8 @@ func simTaskSeconds(g *runtime.Graph, cl config.Cluster) (float64, []int, error)
 // (sim.Options' Stretch and TaskWait; nil where the history has none).
 // sim history takes Excess. On a quiet machine a rank's workers wait
 // for their core about as long as its own other threads run (the
-// progress goroutine, MPI, Go's runtime: 13-27 ms against 17-27 ms of
-// other CPU per evaluation at N = 4096, 2 x 1), and that CPU is charged
+// progress goroutine, MPI, Go's runtime: 10.8-21.7 ms against 15.4-26.5
+// ms of other CPU per evaluation at N = 4096, 2 x 1), and that CPU is charged
 // already (task_cpu, cpu_per_message): stretching by the whole wait
 // counted it twice (+5 to +7 points on such runs). What is beyond it is
 // other processes' time on the rank's cores; it is taken per unit of the
@@ -384,8 +384,8 @@ func simTaskSeconds(g *runtime.Graph, cl config.Cluster) (float64, []int, error)
 // the two differ by 0-4 points on these graphs; and from the calmest of
 // the history's evaluations (HistoryExcess), the load that lasted
 // through the history, not a burst in one of them: with the median over
-// the evaluations, a burst during the history that the timed runs did
-// not meet put sim history 29-108 points above the real time.
+// the evaluations, sim history was +29 to +108 % in four cells where the
+// history met more load than the timed runs.
 type coreModels struct {
 	// Stretch[r] = 1 + HistoryWait[r] / HistoryCPU[r]: the wait grows
 	// with the workers' CPU time.
