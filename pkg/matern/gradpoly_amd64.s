@@ -244,7 +244,9 @@ p1wload:
 	KMOVW   K1, BX
 	MOVQ AX, CX
 	SHRQ $2, CX
-	MOVB BX, 1024(SP)(CX*1)     // the two groups' masks
+	MOVQ BX, DX
+	ANDQ $15, DX
+	MOVB DX, 1024(SP)(CX*1)     // the two groups' masks (four bits each: p2fix compares with 15)
 	SHRQ $4, BX
 	MOVB BX, 1025(SP)(CX*1)
 	VBLENDMPD Z0, Z11, K1, Z9   // x, or lo outside the range
