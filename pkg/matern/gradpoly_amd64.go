@@ -41,3 +41,48 @@ func (m *Grad) rowVec(r, c, db, dn []float64, slow *[rowChunk]uint8) (int, bool)
 //
 //go:noescape
 func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, oct32 *[32]octave) int
+
+// covChunk is the number of entries covRowVec hands to one call of
+// covRowAVX512 (its lists of entries are on the caller's stack).
+const covChunk = 256
+
+// covRowVec is Row's c for C alone where the CPU has AVX-512 and the
+// evaluator its transposed coefficients (coefT): covRowAVX512 over
+// chunks of covChunk entries, then the entries it left (their pieces
+// below its window of eight) by rowVec, gathered, and the entries
+// outside the pieces' range directly: the same values, bitwise. It
+// reports false without that code (the caller then runs rowVec or
+// rowGo).
+func (m *Grad) covRowVec(r, c []float64) bool {
+	if !hasAVX512 || m.oct32 == nil || m.coefT == nil {
+		return false
+	}
+	var slow, redo [covChunk]int32
+	var rr [rowChunk]float64
+	var none [rowChunk]uint8
+	for k := 0; k < len(r); k += covChunk {
+		n := min(covChunk, len(r)-k)
+		rk, ck := r[k:k+n], c[k:k+n]
+		ns, nr := covRowAVX512(rk, ck, m.invBeta, m.xlo, m.xend, m.ebase, m.oct32, &m.coefT[0], 8*m.tStride, &slow[0], &redo[0])
+		for j := 0; j < nr; j += rowChunk {
+			idx := redo[j:min(j+rowChunk, nr)]
+			for q, i := range idx {
+				rr[q] = rk[i]
+			}
+			m.rowVec(rr[:len(idx)], rr[:len(idx)], nil, nil, &none) // in the pieces' range: none slow
+			for q, i := range idx {
+				ck[i] = rr[q]
+			}
+		}
+		m.slowC(ck, slow[:ns])
+	}
+	return true
+}
+
+// covRowAVX512 is covRowVec's vector code over len(r) <= covChunk
+// entries, slow and redo as long as r: it lists in slow the entries
+// outside the pieces' range (x in c) and in redo those it left (c not
+// written), and returns how many of each.
+//
+//go:noescape
+func covRowAVX512(r, c []float64, ib, lo, hi float64, eb int, oct32 *[32]octave, coefT *float64, rowStride int, slow, redo *int32) (ns, nr int)

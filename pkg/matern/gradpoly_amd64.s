@@ -457,3 +457,250 @@ rdone:
 	MOVQ R14, ret+184(FP)
 	VZEROUPPER
 	RET
+
+// The four polynomials' Horner steps (POLY's fused multiply-adds, in
+// its order) from the coefficients in a0..a3 into the accumulators Z2..Z5
+// (s in Z8).
+#define HORNER4(a0, a1, a2, a3) \
+	VFMADD213PD a0, Z8, Z2 \
+	VFMADD213PD a1, Z8, Z3 \
+	VFMADD213PD a2, Z8, Z4 \
+	VFMADD213PD a3, Z8, Z5
+
+// The products t^k P_k(s) (t in Z6, t^2 in Z1, t^3 in Z7) summed as
+// POLY's caller sums them, (q0+q1) + (q2+q3), into Z2.
+#define QSUM \
+	VMULPD  Z6, Z3, Z3 \
+	VMULPD  Z1, Z4, Z4 \
+	VMULPD  Z7, Z5, Z5 \
+	VADDPD  Z3, Z2, Z2 \
+	VADDPD  Z5, Z4, Z4 \
+	VADDPD  Z4, Z2, Z2
+
+// func covRowAVX512(r, c []float64, ib, lo, hi float64, eb int, oct32 *[32]octave, coefT *float64, rowStride int, slow, redo *int32) (ns, nr int)
+// C alone (Row's c, bitwise) for len(r) <= covChunk entries, eight a
+// zmm, in two passes. The first locates as rowAVX2's p1w (x, the piece
+// p, t: t into the frame, x in its place outside the pieces' range, p
+// and the range mask beside it) and finds the largest piece in range.
+// The second evaluates C lane by lane with the coefficients of a window
+// of the eight pieces up to it held in registers (Z16 .. Z31: row k of
+// the transposed table, a_k of every piece, rowStride bytes a row), one
+// permute (VPERMPD) a coefficient for eight entries: at N = 10^6 a
+// block's distances lie mostly in its top few octaves (a pair's
+// distance is spread like r dr), so the window holds nearly all; a lane
+// below it takes windows of 16 pieces read from memory (VPERMT2PD) from
+// the smallest piece pending on. Each lane: the four polynomials in s =
+// t^4 by Horner with POLY's fused multiply-adds in its order, the
+// products t^k P_k(s) summed as (q0+q1) + (q2+q3): the same operations
+// as rowAVX2, so the same values bitwise. The entries outside the
+// range: x into c, their index listed in slow. Returns how many.
+//
+// Frame: 0-2047 t (or x), 2048-4095 p, 4096-4127 the groups' masks.
+TEXT ·covRowAVX512(SB), $4128-136
+	MOVQ r_base+0(FP), SI
+	MOVQ r_len+8(FP), R8
+	MOVQ c_base+24(FP), R11
+	MOVQ oct32+80(FP), DX
+	MOVQ coefT+88(FP), R9
+	MOVQ rowStride+96(FP), R10
+	LEAQ (R10)(R10*2), R13      // 3 rows
+	MOVQ slow+104(FP), R15
+	XORQ R14, R14
+	XORQ AX, AX
+	VMOVDQU64 0(DX), Z20        // the octave table, 32 entries
+	VMOVDQU64 64(DX), Z21
+	VMOVDQU64 128(DX), Z22
+	VMOVDQU64 192(DX), Z23
+	VPBROADCASTQ low32<>(SB), Z24
+	VPBROADCASTQ mantMask<>(SB), Z25
+	VPBROADCASTQ ihwExp<>(SB), Z26
+	VPTERNLOGQ $0xff, Z27, Z27, Z27 // all ones
+	VPBROADCASTQ octBit4<>(SB), Z29
+	VBROADCASTSD ib+48(FP), Z10
+	VBROADCASTSD lo+56(FP), Z11
+	VBROADCASTSD hi+64(FP), Z12
+	VPBROADCASTQ eb+72(FP), Z13
+	VBROADCASTSD polyOne<>(SB), Z14
+	VMOVDQA64 Z27, Z28          // the largest piece in range: -1 for none
+
+cl:
+	MOVQ R8, BX
+	SUBQ AX, BX
+	JLE  cl2
+	MOVL $255, DX               // all eight lanes, or the last len - i
+	CMPQ BX, $8
+	JGE  clload
+	MOVQ BX, CX
+	MOVL $1, DX
+	SHLL CX, DX
+	DECL DX
+
+clload:
+	KMOVW DX, K3
+	VMOVUPD.Z (SI)(AX*8), K3, Z0
+	VMULPD  Z10, Z0, Z0         // x = r ib
+	VCMPPD  $0x1d, Z11, Z0, K3, K1 // x >= lo (false for NaN), a lane of r
+	VCMPPD  $0x11, Z12, Z0, K1, K1 // and x < hi
+	KMOVW   K1, BX
+	MOVQ AX, CX
+	SHRQ $3, CX
+	MOVB BX, 4096(SP)(CX*1)
+	VBLENDMPD Z0, Z11, K1, Z9   // x, or lo outside the range
+	VPSRLQ  $52, Z9, Z2         // the exponent fields (x > 0)
+	VPSUBQ  Z13, Z2, Z8         // the octaves
+	VMOVDQA64 Z8, Z3
+	VPERMI2Q Z21, Z20, Z3       // their first piece | shift << 32: entries 0-15
+	VMOVDQA64 Z8, Z4
+	VPERMI2Q Z23, Z22, Z4       // 16-31
+	VPTESTMQ Z29, Z8, K2
+	VMOVDQA64 Z4, K2, Z3
+	VPSRLQ  $32, Z3, Z4         // shift
+	VPANDQ  Z24, Z3, Z3
+	VPANDQ  Z25, Z9, Z5
+	VPSRLVQ Z4, Z5, Z5
+	VPADDQ  Z3, Z5, Z5          // p
+	VMOVDQU64 Z5, 2048(SP)(AX*8)
+	VPMAXSQ Z5, Z28, K1, Z28
+	VPSLLVQ Z4, Z27, Z6
+	VPANDQ  Z6, Z9, Z6          // the piece's start lo: x's bits below shift cleared
+	VSUBPD  Z6, Z9, Z6          // x - lo, exactly
+	VPSUBQ  Z2, Z26, Z7
+	VPSUBQ  Z4, Z7, Z7
+	VPSLLQ  $52, Z7, Z7         // ihw = 2/w
+	VMULPD  Z7, Z6, Z6          // (x - lo) ihw in [0, 2), exactly
+	VSUBPD  Z14, Z6, Z6         // t = (x - mid) ihw, exactly
+	VBLENDMPD Z6, Z0, K1, Z6    // t, or x outside the range
+	VMOVUPD Z6, 0(SP)(AX*8)
+	ADDQ $8, AX
+	JMP  cl
+
+cl2: // the window: the eight pieces up to the largest in range
+	VSHUFI64X2 $0x4e, Z28, Z28, Z0
+	VPMAXSQ Z0, Z28, Z28
+	VSHUFI64X2 $0xb1, Z28, Z28, Z0
+	VPMAXSQ Z0, Z28, Z28
+	VPSHUFD $0x4e, Z28, Z0
+	VPMAXSQ Z0, Z28, Z28
+	VMOVQ   X28, BX
+	SUBQ $7, BX
+	JGE  clwin
+	XORQ BX, BX
+
+clwin:
+	VPBROADCASTQ BX, Z10        // the window's first piece
+	LEAQ (R9)(BX*8), DI
+	LEAQ (DI)(R10*4), CX
+	LEAQ (DI)(R10*8), DX
+	LEAQ (DX)(R10*4), BX
+	VMOVUPD (DI), Z16           // a_0 .. a_15 of the window's pieces
+	VMOVUPD (DI)(R10*1), Z17
+	VMOVUPD (DI)(R10*2), Z18
+	VMOVUPD (DI)(R13*1), Z19
+	VMOVUPD (CX), Z20
+	VMOVUPD (CX)(R10*1), Z21
+	VMOVUPD (CX)(R10*2), Z22
+	VMOVUPD (CX)(R13*1), Z23
+	VMOVUPD (DX), Z24
+	VMOVUPD (DX)(R10*1), Z25
+	VMOVUPD (DX)(R10*2), Z26
+	VMOVUPD (DX)(R13*1), Z27
+	VMOVUPD (BX), Z28
+	VMOVUPD (BX)(R10*1), Z29
+	VMOVUPD (BX)(R10*2), Z30
+	VMOVUPD (BX)(R13*1), Z31
+	VPXORQ  Z15, Z15, Z15
+	MOVQ redo+112(FP), R12
+	XORQ R9, R9                 // the lanes below the window, listed
+	XORQ AX, AX
+
+c2:
+	MOVQ R8, BX
+	SUBQ AX, BX
+	JLE  cdone
+	MOVL $255, DX
+	CMPQ BX, $8
+	JGE  c2load
+	MOVQ BX, CX
+	MOVL $1, DX
+	SHLL CX, DX
+	DECL DX
+
+c2load:
+	KMOVW DX, K3
+	MOVQ AX, CX
+	SHRQ $3, CX
+	MOVBQZX 4096(SP)(CX*1), CX
+	KMOVW CX, K1                // the lanes in range
+	VMOVUPD 0(SP)(AX*8), Z6     // t
+	VMOVDQU64 2048(SP)(AX*8), Z9
+	VPSUBQ  Z10, Z9, Z9         // the index in the window
+	VPCMPQ  $5, Z15, Z9, K1, K5 // the lanes in range and in the window
+	VMULPD  Z6, Z6, Z1          // t^2
+	VMULPD  Z6, Z1, Z7          // t^3
+	VMULPD  Z1, Z1, Z8          // s = t^4
+	VPERMPD Z28, Z9, Z2         // a_12 .. a_15
+	VPERMPD Z29, Z9, Z3
+	VPERMPD Z30, Z9, Z4
+	VPERMPD Z31, Z9, Z5
+	VPERMPD Z24, Z9, Z11
+	VPERMPD Z25, Z9, Z12
+	VPERMPD Z26, Z9, Z13
+	VPERMPD Z27, Z9, Z14
+	HORNER4(Z11, Z12, Z13, Z14)
+	VPERMPD Z20, Z9, Z11
+	VPERMPD Z21, Z9, Z12
+	VPERMPD Z22, Z9, Z13
+	VPERMPD Z23, Z9, Z14
+	HORNER4(Z11, Z12, Z13, Z14)
+	VPERMPD Z16, Z9, Z11
+	VPERMPD Z17, Z9, Z12
+	VPERMPD Z18, Z9, Z13
+	VPERMPD Z19, Z9, Z14
+	HORNER4(Z11, Z12, Z13, Z14)
+	QSUM
+	KANDNW  K1, K5, K4          // the lanes in range below the window
+	VMOVAPD Z6, Z0
+	VMOVAPD Z2, K5, Z0          // C, x outside the range
+	KORTESTW K4, K4
+	JNE  cbelow
+
+c2store:
+	VMOVUPD Z0, K3, (R11)(AX*8)
+	KANDNW  K3, K1, K6          // the lanes of r outside the range
+	KMOVW   K6, BX
+	TESTQ BX, BX
+	JNE  cslow
+
+c2next:
+	ADDQ $8, AX
+	JMP  c2
+
+cslow: // list them in slow
+	BSFQ BX, CX
+	ADDQ AX, CX
+	MOVL CX, (R15)(R14*4)
+	INCQ R14
+	LEAQ -1(BX), CX
+	ANDQ CX, BX
+	JNE  cslow
+	JMP  c2next
+
+cbelow: // list lanes K4 in redo (c not written there)
+	KMOVW   K4, BX
+	KANDNW  K3, K4, K3
+
+cbelow1:
+	BSFQ BX, CX
+	ADDQ AX, CX
+	MOVL CX, (R12)(R9*4)
+	INCQ R9
+	LEAQ -1(BX), CX
+	ANDQ CX, BX
+	JNE  cbelow1
+	JMP  c2store
+
+cdone:
+	MOVQ R14, ns+120(FP)
+	MOVQ R9, nr+128(FP)
+	VZEROUPPER
+	RET
