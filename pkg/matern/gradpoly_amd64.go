@@ -49,7 +49,7 @@ const covChunk = 256
 // covRowVec is Row's c for C alone where the CPU has AVX-512 and the
 // evaluator its transposed coefficients (coefT): covRowAVX512 over
 // chunks of covChunk entries, then the entries it left (their pieces
-// below its window of eight) by rowVec, gathered, and the entries
+// below its window of sixteen: rare) by rowVec, gathered, and the entries
 // outside the pieces' range directly: the same values, bitwise. It
 // reports false without that code (the caller then runs rowVec or
 // rowGo).

@@ -483,17 +483,17 @@ rdone:
 // p, t: t into the frame, x in its place outside the pieces' range, p
 // and the range mask beside it) and finds the largest piece in range.
 // The second evaluates C lane by lane with the coefficients of a window
-// of the eight pieces up to it held in registers (Z16 .. Z31: row k of
-// the transposed table, a_k of every piece, rowStride bytes a row), one
-// permute (VPERMPD) a coefficient for eight entries: at N = 10^6 a
-// block's distances lie mostly in its top few octaves (a pair's
-// distance is spread like r dr), so the window holds nearly all; a lane
-// below it takes windows of 16 pieces read from memory (VPERMT2PD) from
-// the smallest piece pending on. Each lane: the four polynomials in s =
-// t^4 by Horner with POLY's fused multiply-adds in its order, the
-// products t^k P_k(s) summed as (q0+q1) + (q2+q3): the same operations
-// as rowAVX2, so the same values bitwise. The entries outside the
-// range: x into c, their index listed in slow. Returns how many.
+// of the sixteen pieces up to it: row k of the transposed table (a_k of
+// every piece, rowStride bytes a row), the window's first eight pieces
+// in registers (Z16 .. Z31), the next eight read from memory by the
+// two-table permute (VPERMI2PD), one a coefficient for eight entries
+// (a pair's distance in a block is spread like r dr, so sixteen pieces,
+// eight octaves, hold nearly all; a lane below the window is listed in
+// redo, c not written). Each lane: the four polynomials in s = t^4 by
+// Horner with POLY's fused multiply-adds in its order, the products t^k
+// P_k(s) summed as (q0+q1) + (q2+q3): the same operations as rowAVX2,
+// so the same values bitwise. The entries outside the range: x into c,
+// their index listed in slow. Returns how many of each.
 //
 // Frame: 0-2047 t (or x), 2048-4095 p, 4096-4127 the groups' masks.
 TEXT ·covRowAVX512(SB), $4128-136
@@ -504,7 +504,6 @@ TEXT ·covRowAVX512(SB), $4128-136
 	MOVQ coefT+88(FP), R9
 	MOVQ rowStride+96(FP), R10
 	LEAQ (R10)(R10*2), R13      // 3 rows
-	MOVQ slow+104(FP), R15
 	XORQ R14, R14
 	XORQ AX, AX
 	VMOVDQU64 0(DX), Z20        // the octave table, 32 entries
@@ -574,7 +573,7 @@ clload:
 	ADDQ $8, AX
 	JMP  cl
 
-cl2: // the window: the eight pieces up to the largest in range
+cl2: // the window: the sixteen pieces up to the largest in range
 	VSHUFI64X2 $0x4e, Z28, Z28, Z0
 	VPMAXSQ Z0, Z28, Z28
 	VSHUFI64X2 $0xb1, Z28, Z28, Z0
@@ -582,34 +581,33 @@ cl2: // the window: the eight pieces up to the largest in range
 	VPSHUFD $0x4e, Z28, Z0
 	VPMAXSQ Z0, Z28, Z28
 	VMOVQ   X28, BX
-	SUBQ $7, BX
+	SUBQ $15, BX
 	JGE  clwin
 	XORQ BX, BX
 
 clwin:
 	VPBROADCASTQ BX, Z10        // the window's first piece
-	LEAQ (R9)(BX*8), DI
-	LEAQ (DI)(R10*4), CX
-	LEAQ (DI)(R10*8), DX
-	LEAQ (DX)(R10*4), BX
-	VMOVUPD (DI), Z16           // a_0 .. a_15 of the window's pieces
+	LEAQ (R9)(BX*8), DI         // rows 0-3 of the window (its first eight pieces; the next eight 64 bytes on)
+	LEAQ (DI)(R10*4), SI        // 4-7
+	LEAQ (DI)(R10*8), R12       // 8-11
+	LEAQ (R12)(R10*4), R15      // 12-15
+	VMOVUPD (DI), Z16           // a_0 .. a_15 of the window's first eight pieces
 	VMOVUPD (DI)(R10*1), Z17
 	VMOVUPD (DI)(R10*2), Z18
 	VMOVUPD (DI)(R13*1), Z19
-	VMOVUPD (CX), Z20
-	VMOVUPD (CX)(R10*1), Z21
-	VMOVUPD (CX)(R10*2), Z22
-	VMOVUPD (CX)(R13*1), Z23
-	VMOVUPD (DX), Z24
-	VMOVUPD (DX)(R10*1), Z25
-	VMOVUPD (DX)(R10*2), Z26
-	VMOVUPD (DX)(R13*1), Z27
-	VMOVUPD (BX), Z28
-	VMOVUPD (BX)(R10*1), Z29
-	VMOVUPD (BX)(R10*2), Z30
-	VMOVUPD (BX)(R13*1), Z31
+	VMOVUPD (SI), Z20
+	VMOVUPD (SI)(R10*1), Z21
+	VMOVUPD (SI)(R10*2), Z22
+	VMOVUPD (SI)(R13*1), Z23
+	VMOVUPD (R12), Z24
+	VMOVUPD (R12)(R10*1), Z25
+	VMOVUPD (R12)(R10*2), Z26
+	VMOVUPD (R12)(R13*1), Z27
+	VMOVUPD (R15), Z28
+	VMOVUPD (R15)(R10*1), Z29
+	VMOVUPD (R15)(R10*2), Z30
+	VMOVUPD (R15)(R13*1), Z31
 	VPXORQ  Z15, Z15, Z15
-	MOVQ redo+112(FP), R12
 	XORQ R9, R9                 // the lanes below the window, listed
 	XORQ AX, AX
 
@@ -638,24 +636,40 @@ c2load:
 	VMULPD  Z6, Z6, Z1          // t^2
 	VMULPD  Z6, Z1, Z7          // t^3
 	VMULPD  Z1, Z1, Z8          // s = t^4
-	VPERMPD Z28, Z9, Z2         // a_12 .. a_15
-	VPERMPD Z29, Z9, Z3
-	VPERMPD Z30, Z9, Z4
-	VPERMPD Z31, Z9, Z5
-	VPERMPD Z24, Z9, Z11
-	VPERMPD Z25, Z9, Z12
-	VPERMPD Z26, Z9, Z13
-	VPERMPD Z27, Z9, Z14
+	VMOVDQA64 Z9, Z2
+	VPERMI2PD 64(R15), Z28, Z2
+	VMOVDQA64 Z9, Z3
+	VPERMI2PD 64(R15)(R10*1), Z29, Z3
+	VMOVDQA64 Z9, Z4
+	VPERMI2PD 64(R15)(R10*2), Z30, Z4
+	VMOVDQA64 Z9, Z5
+	VPERMI2PD 64(R15)(R13*1), Z31, Z5
+	VMOVDQA64 Z9, Z11
+	VPERMI2PD 64(R12), Z24, Z11
+	VMOVDQA64 Z9, Z12
+	VPERMI2PD 64(R12)(R10*1), Z25, Z12
+	VMOVDQA64 Z9, Z13
+	VPERMI2PD 64(R12)(R10*2), Z26, Z13
+	VMOVDQA64 Z9, Z14
+	VPERMI2PD 64(R12)(R13*1), Z27, Z14
 	HORNER4(Z11, Z12, Z13, Z14)
-	VPERMPD Z20, Z9, Z11
-	VPERMPD Z21, Z9, Z12
-	VPERMPD Z22, Z9, Z13
-	VPERMPD Z23, Z9, Z14
+	VMOVDQA64 Z9, Z11
+	VPERMI2PD 64(SI), Z20, Z11
+	VMOVDQA64 Z9, Z12
+	VPERMI2PD 64(SI)(R10*1), Z21, Z12
+	VMOVDQA64 Z9, Z13
+	VPERMI2PD 64(SI)(R10*2), Z22, Z13
+	VMOVDQA64 Z9, Z14
+	VPERMI2PD 64(SI)(R13*1), Z23, Z14
 	HORNER4(Z11, Z12, Z13, Z14)
-	VPERMPD Z16, Z9, Z11
-	VPERMPD Z17, Z9, Z12
-	VPERMPD Z18, Z9, Z13
-	VPERMPD Z19, Z9, Z14
+	VMOVDQA64 Z9, Z11
+	VPERMI2PD 64(DI), Z16, Z11
+	VMOVDQA64 Z9, Z12
+	VPERMI2PD 64(DI)(R10*1), Z17, Z12
+	VMOVDQA64 Z9, Z13
+	VPERMI2PD 64(DI)(R10*2), Z18, Z13
+	VMOVDQA64 Z9, Z14
+	VPERMI2PD 64(DI)(R13*1), Z19, Z14
 	HORNER4(Z11, Z12, Z13, Z14)
 	QSUM
 	KANDNW  K1, K5, K4          // the lanes in range below the window
@@ -676,23 +690,27 @@ c2next:
 	JMP  c2
 
 cslow: // list them in slow
+	MOVQ slow+104(FP), DX
+
+cslow1:
 	BSFQ BX, CX
 	ADDQ AX, CX
-	MOVL CX, (R15)(R14*4)
+	MOVL CX, (DX)(R14*4)
 	INCQ R14
 	LEAQ -1(BX), CX
 	ANDQ CX, BX
-	JNE  cslow
+	JNE  cslow1
 	JMP  c2next
 
 cbelow: // list lanes K4 in redo (c not written there)
 	KMOVW   K4, BX
 	KANDNW  K3, K4, K3
+	MOVQ redo+112(FP), DX
 
 cbelow1:
 	BSFQ BX, CX
 	ADDQ AX, CX
-	MOVL CX, (R12)(R9*4)
+	MOVL CX, (DX)(R9*4)
 	INCQ R9
 	LEAQ -1(BX), CX
 	ANDQ CX, BX

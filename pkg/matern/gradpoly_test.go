@@ -249,7 +249,7 @@ func TestRowFused(t *testing.T) {
 }
 
 // TestCovRowChunks checks CovRow bitwise against Row's C (a different
-// code path where the CPU has AVX-512: covRowVec's eight-piece window,
+// code path where the CPU has AVX-512: covRowVec's sixteen-piece window,
 // the entries below it redone, chunks of covChunk) over lengths across
 // the chunks, in place and not, with distances log-uniform over every
 // octave (many below the window) and outside the pieces' range (0, NaN,
@@ -263,7 +263,7 @@ func TestCovRowChunks(t *testing.T) {
 	for _, n := range []int{1, 7, 8, 9, 255, 256, 257, 700} {
 		r := make([]float64, n)
 		for i := range r {
-			r[i] = 0.05 + 0.3*rng.Float64() // mostly within a factor 16 (the window)
+			r[i] = 0.05 + 0.3*rng.Float64() // mostly within a factor 256 (the window)
 			if i%5 == 1 {
 				r[i] = 1e-6 * math.Pow(1.4e6, rng.Float64())
 			}
