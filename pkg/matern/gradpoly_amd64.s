@@ -477,7 +477,7 @@ rdone:
 	VADDPD  Z5, Z4, Z4 \
 	VADDPD  Z4, Z2, Z2
 
-// func covRowAVX512(r, c []float64, ib, lo, hi float64, eb int, oct32 *[32]octave, coefT *float64, rowStride int, slow, redo *int32) (ns, nr int)
+// func covRowAVX512(r, c []float64, ib, lo, hi float64, eb int, oct32 *[32]octave, coefT *float64, rowStride int, slow, redo *int32) (ns, nr, done int)
 // C alone (Row's c, bitwise) for len(r) <= covChunk entries, eight a
 // zmm, in two passes. The first locates as rowAVX2's p1w (x, the piece
 // p, t: t into the frame, x in its place outside the pieces' range, p
@@ -493,10 +493,13 @@ rdone:
 // Horner with POLY's fused multiply-adds in its order, the products t^k
 // P_k(s) summed as (q0+q1) + (q2+q3): the same operations as rowAVX2,
 // so the same values bitwise. The entries outside the range: x into c,
-// their index listed in slow. Returns how many of each.
+// their index listed in slow. Returns how many of each and how many
+// entries it did: all, or fewer where a list would pass 16 (it stops
+// before that group of eight).
 //
-// Frame: 0-2047 t (or x), 2048-4095 p, 4096-4127 the groups' masks.
-TEXT ·covRowAVX512(SB), $4128-136
+// Frame: 0-2047 t (or x), 2048-4095 p, 4096-4127 the groups' masks,
+// 4128 DI while the lists are written.
+TEXT ·covRowAVX512(SB), $4136-144
 	MOVQ r_base+0(FP), SI
 	MOVQ r_len+8(FP), R8
 	MOVQ c_base+24(FP), R11
@@ -675,50 +678,65 @@ c2load:
 	KANDNW  K1, K5, K4          // the lanes in range below the window
 	VMOVAPD Z6, Z0
 	VMOVAPD Z2, K5, Z0          // C, x outside the range
-	KORTESTW K4, K4
-	JNE  cbelow
+	KANDNW  K3, K1, K6          // the lanes of r outside the range
+	KORTESTW K4, K6
+	JNE  clists
 
 c2store:
 	VMOVUPD Z0, K3, (R11)(AX*8)
-	KANDNW  K3, K1, K6          // the lanes of r outside the range
-	KMOVW   K6, BX
-	TESTQ BX, BX
-	JNE  cslow
-
-c2next:
 	ADDQ $8, AX
 	JMP  c2
 
-cslow: // list them in slow
-	MOVQ slow+104(FP), DX
+clists: // rare: list the lanes outside the range in slow, those below the window in redo
+	KMOVW   K6, BX
+	POPCNTQ BX, CX
+	ADDQ R14, CX
+	CMPQ CX, $16
+	JGT  cfull
+	KMOVW   K4, DX
+	POPCNTQ DX, CX
+	ADDQ R9, CX
+	CMPQ CX, $16
+	JGT  cfull
+	KANDNW  K3, K4, K3          // c not written below the window
+	MOVQ DI, 4128(SP)           // (rows 0-3 of the window)
+	MOVQ slow+104(FP), DI
+	TESTQ BX, BX
+	JEQ  credo
 
-cslow1:
+cslow:
 	BSFQ BX, CX
 	ADDQ AX, CX
-	MOVL CX, (DX)(R14*4)
+	MOVL CX, (DI)(R14*4)
 	INCQ R14
 	LEAQ -1(BX), CX
 	ANDQ CX, BX
-	JNE  cslow1
-	JMP  c2next
+	JNE  cslow
 
-cbelow: // list lanes K4 in redo (c not written there)
-	KMOVW   K4, BX
-	KANDNW  K3, K4, K3
-	MOVQ redo+112(FP), DX
+credo:
+	MOVQ redo+112(FP), DI
+	TESTQ DX, DX
+	JEQ  credone
 
-cbelow1:
-	BSFQ BX, CX
+credo1:
+	BSFQ DX, CX
 	ADDQ AX, CX
-	MOVL CX, (DX)(R9*4)
+	MOVL CX, (DI)(R9*4)
 	INCQ R9
-	LEAQ -1(BX), CX
-	ANDQ CX, BX
-	JNE  cbelow1
+	LEAQ -1(DX), CX
+	ANDQ CX, DX
+	JNE  credo1
+
+credone:
+	MOVQ 4128(SP), DI
 	JMP  c2store
+
+cfull: // a list would overflow: stop before this group
+	MOVQ AX, R8
 
 cdone:
 	MOVQ R14, ns+120(FP)
 	MOVQ R9, nr+128(FP)
+	MOVQ R8, done+136(FP)
 	VZEROUPPER
 	RET
