@@ -58,7 +58,7 @@ const (
 // reports false without that code (the caller then runs rowVec or
 // rowGo).
 func (m *Grad) covRowVec(r, c []float64) bool {
-	if !hasAVX512 || m.oct32 == nil || m.coefT == nil {
+	if !hasAVX512 || !cpu.X86.HasPOPCNT || m.oct32 == nil || m.coefT == nil {
 		return false
 	}
 	var slow, redo [covList]int32
