@@ -458,6 +458,15 @@ rdone:
 	VZEROUPPER
 	RET
 
+DATA fiftyTwo<>+0(SB)/8, $52
+GLOBL fiftyTwo<>(SB), RODATA|NOPTR, $8
+
+DATA two<>+0(SB)/8, $2.0
+GLOBL two<>(SB), RODATA|NOPTR, $8
+
+DATA three<>+0(SB)/8, $3.0
+GLOBL three<>(SB), RODATA|NOPTR, $8
+
 // The four polynomials' Horner steps (POLY's fused multiply-adds, in
 // its order) from the coefficients in a0..a3 into the accumulators Z2..Z5
 // (s in Z8).
@@ -523,6 +532,9 @@ TEXT ·covRowAVX512(SB), $4136-144
 	VBROADCASTSD hi+64(FP), Z12
 	VPBROADCASTQ eb+72(FP), Z13
 	VBROADCASTSD polyOne<>(SB), Z14
+	VPBROADCASTQ fiftyTwo<>(SB), Z15
+	VBROADCASTSD two<>(SB), Z17
+	VBROADCASTSD three<>(SB), Z18
 	VMOVDQA64 Z27, Z28          // the largest piece in range: -1 for none
 
 cl:
@@ -547,8 +559,7 @@ clload:
 	MOVQ AX, CX
 	SHRQ $3, CX
 	MOVB BX, 4096(SP)(CX*1)
-	VBLENDMPD Z0, Z11, K1, Z9   // x, or lo outside the range
-	VPSRLQ  $52, Z9, Z2         // the exponent fields (x > 0)
+	VPSRLQ  $52, Z0, Z2         // the exponent fields (x > 0; the lanes outside the range are not used)
 	VPSUBQ  Z13, Z2, Z8         // the octaves
 	VMOVDQA64 Z8, Z3
 	VPERMI2Q Z21, Z20, Z3       // their first piece | shift << 32: entries 0-15
@@ -558,20 +569,18 @@ clload:
 	VMOVDQA64 Z4, K2, Z3
 	VPSRLQ  $32, Z3, Z4         // shift
 	VPANDQ  Z24, Z3, Z3
-	VPANDQ  Z25, Z9, Z5
+	VPANDQ  Z25, Z0, Z5
 	VPSRLVQ Z4, Z5, Z5
 	VPADDQ  Z3, Z5, Z5          // p
 	VMOVDQU64 Z5, 2048(SP)(AX*8)
 	VPMAXSQ Z5, Z28, K1, Z28
 	VPSLLVQ Z4, Z27, Z6
-	VPANDQ  Z6, Z9, Z6          // the piece's start lo: x's bits below shift cleared
-	VSUBPD  Z6, Z9, Z6          // x - lo, exactly
-	VPSUBQ  Z2, Z26, Z7
-	VPSUBQ  Z4, Z7, Z7
-	VPSLLQ  $52, Z7, Z7         // ihw = 2/w
-	VMULPD  Z7, Z6, Z6          // (x - lo) ihw in [0, 2), exactly
-	VSUBPD  Z14, Z6, Z6         // t = (x - mid) ihw, exactly
-	VBLENDMPD Z6, Z0, K1, Z6    // t, or x outside the range
+	VPANDNQ Z0, Z6, Z7          // x's bits below shift: x - lo, the piece's start
+	VPSUBQ  Z4, Z15, Z8
+	VPSLLVQ Z8, Z7, Z7
+	VPORQ   Z14, Z7, Z7         // u = 1 + (x - lo)/w in [1, 2), exactly
+	VFMSUB213PD Z18, Z17, Z7    // t = 2u - 3 = (x - lo) 2/w - 1 rounded once, as (x - mid) ihw
+	VBLENDMPD Z7, Z0, K1, Z6    // t, or x outside the range
 	VMOVUPD Z6, 0(SP)(AX*8)
 	ADDQ $8, AX
 	JMP  cl
