@@ -62,6 +62,7 @@ type Grad struct {
 	mid, ihw              []float64   // per piece
 	coef                  []float64   // per piece, nf x chebN coefficients, scales folded in (coefIndex)
 	coefT                 []float64   // with oct32: C's coefficients transposed, a_k of piece p at k tStride + p
+	zero                  [3]float64  // Row's C, dC/dbeta, dC/dnu at r = 0 (AtZero)
 	tStride               int         // the pieces plus 16 (a window of 16 read from any piece stays inside)
 }
 
@@ -85,11 +86,19 @@ func NewGrad(t Theta, rmin, rmax float64, nu bool) (*Grad, error) {
 	}
 	if d := newDirect(t.Nu); !nu && d.form > 0 { // a closed form
 		m.form = d.form
-		return m, nil
+	} else {
+		m.build(rmin, rmax)
 	}
-	m.build(rmin, rmax)
+	var c, db, dn [1]float64
+	m.Row(c[:], c[:], db[:], dn[:])
+	m.zero = [3]float64{c[0], db[0], dn[0]}
 	return m, nil
 }
+
+// AtZero returns Row's values at r = 0 (C(0) = sigma2, and the
+// derivatives, 0), evaluated once at construction: a covariance's
+// diagonal without a call of Row.
+func (m *Grad) AtZero() (c, db, dn float64) { return m.zero[0], m.zero[1], m.zero[2] }
 
 // WithNu reports whether the evaluator computes dC/dnu.
 func (m *Grad) WithNu() bool { return m.withNu }
