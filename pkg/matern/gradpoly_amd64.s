@@ -467,6 +467,21 @@ GLOBL two<>(SB), RODATA|NOPTR, $8
 DATA three<>+0(SB)/8, $3.0
 GLOBL three<>(SB), RODATA|NOPTR, $8
 
+// One coefficient of eight entries from the window (the index in Z9):
+// its first eight pieces in tab, the next eight in memory at m, by the
+// two-table permute, into dst.
+#define PERMW(m, tab, dst) \
+	VMOVDQA64 Z9, dst \
+	VPERMI2PD m, tab, dst
+
+// Four rows' coefficients (rows at P, P + R10, P + 2 R10, P + R13 = 3 R10;
+// their first eight pieces in t0 .. t3) into d0 .. d3.
+#define WIN4(P, t0, t1, t2, t3, d0, d1, d2, d3) \
+	PERMW(64(P), t0, d0) \
+	PERMW(64(P)(R10*1), t1, d1) \
+	PERMW(64(P)(R10*2), t2, d2) \
+	PERMW(64(P)(R13*1), t3, d3)
+
 // The four polynomials' Horner steps (POLY's fused multiply-adds, in
 // its order) from the coefficients in a0..a3 into the accumulators Z2..Z5
 // (s in Z8).
@@ -648,40 +663,12 @@ c2load:
 	VMULPD  Z6, Z6, Z1          // t^2
 	VMULPD  Z6, Z1, Z7          // t^3
 	VMULPD  Z1, Z1, Z8          // s = t^4
-	VMOVDQA64 Z9, Z2
-	VPERMI2PD 64(R15), Z28, Z2
-	VMOVDQA64 Z9, Z3
-	VPERMI2PD 64(R15)(R10*1), Z29, Z3
-	VMOVDQA64 Z9, Z4
-	VPERMI2PD 64(R15)(R10*2), Z30, Z4
-	VMOVDQA64 Z9, Z5
-	VPERMI2PD 64(R15)(R13*1), Z31, Z5
-	VMOVDQA64 Z9, Z11
-	VPERMI2PD 64(R12), Z24, Z11
-	VMOVDQA64 Z9, Z12
-	VPERMI2PD 64(R12)(R10*1), Z25, Z12
-	VMOVDQA64 Z9, Z13
-	VPERMI2PD 64(R12)(R10*2), Z26, Z13
-	VMOVDQA64 Z9, Z14
-	VPERMI2PD 64(R12)(R13*1), Z27, Z14
+	WIN4(R15, Z28, Z29, Z30, Z31, Z2, Z3, Z4, Z5) // a_12 .. a_15
+	WIN4(R12, Z24, Z25, Z26, Z27, Z11, Z12, Z13, Z14)
 	HORNER4(Z11, Z12, Z13, Z14)
-	VMOVDQA64 Z9, Z11
-	VPERMI2PD 64(SI), Z20, Z11
-	VMOVDQA64 Z9, Z12
-	VPERMI2PD 64(SI)(R10*1), Z21, Z12
-	VMOVDQA64 Z9, Z13
-	VPERMI2PD 64(SI)(R10*2), Z22, Z13
-	VMOVDQA64 Z9, Z14
-	VPERMI2PD 64(SI)(R13*1), Z23, Z14
+	WIN4(SI, Z20, Z21, Z22, Z23, Z11, Z12, Z13, Z14)
 	HORNER4(Z11, Z12, Z13, Z14)
-	VMOVDQA64 Z9, Z11
-	VPERMI2PD 64(DI), Z16, Z11
-	VMOVDQA64 Z9, Z12
-	VPERMI2PD 64(DI)(R10*1), Z17, Z12
-	VMOVDQA64 Z9, Z13
-	VPERMI2PD 64(DI)(R10*2), Z18, Z13
-	VMOVDQA64 Z9, Z14
-	VPERMI2PD 64(DI)(R13*1), Z19, Z14
+	WIN4(DI, Z16, Z17, Z18, Z19, Z11, Z12, Z13, Z14)
 	HORNER4(Z11, Z12, Z13, Z14)
 	QSUM
 	KANDNW  K1, K5, K4          // the lanes in range below the window

@@ -35,13 +35,7 @@ func benchRun(b *testing.B, u, r int) {
 	d := NewData(pts, obs, x, 1, nil, []int64{0})
 	near, dist := make([]int32, n), make([]float64, n)
 	for range nb {
-		c := rng.IntN(n)
-		for i := range near {
-			near[i], dist[i] = int32(i), matern.Distance(matern.Euclidean, pts, i, pts, c)
-		}
-		slices.SortFunc(near, func(a, b int32) int { return cmpFloat(dist[a], dist[b]) })
-		blk := slices.Clone(near[:u])
-		slices.Sort(blk)
+		blk := nearBlock(rng, pts, near, dist, u)
 		for k := u - r; k < u; k++ {
 			blk[k] = ^blk[k]
 		}
@@ -84,6 +78,20 @@ func benchRun(b *testing.B, u, r int) {
 	}
 }
 
+// nearBlock returns, in increasing order, the indices of the u points
+// of pts nearest to one drawn at random (near and dist: scratch of
+// len(pts.X)).
+func nearBlock(rng *rand.Rand, pts matern.Points, near []int32, dist []float64, u int) []int32 {
+	c := rng.IntN(len(near))
+	for i := range near {
+		near[i], dist[i] = int32(i), matern.Distance(matern.Euclidean, pts, i, pts, c)
+	}
+	slices.SortFunc(near, func(a, b int32) int { return cmpFloat(dist[a], dist[b]) })
+	blk := slices.Clone(near[:u])
+	slices.Sort(blk)
+	return blk
+}
+
 func cmpFloat(a, b float64) int {
 	switch {
 	case a < b:
@@ -117,13 +125,7 @@ func BenchmarkFill(b *testing.B) {
 	near, dist := make([]int32, n), make([]float64, n)
 	blocks := make([]matern.Points, nb)
 	for k := range blocks {
-		c := rng.IntN(n)
-		for i := range near {
-			near[i], dist[i] = int32(i), matern.Distance(matern.Euclidean, pts, i, pts, c)
-		}
-		slices.SortFunc(near, func(a, b int32) int { return cmpFloat(dist[a], dist[b]) })
-		blk := slices.Clone(near[:u])
-		slices.Sort(blk)
+		blk := nearBlock(rng, pts, near, dist, u)
 		p := matern.Points{X: make([]float64, u), Y: make([]float64, u)}
 		for i, g := range blk {
 			p.X[i], p.Y[i] = pts.X[g], pts.Y[g]
