@@ -21,11 +21,23 @@ const cholPad = 3
 // vector code and the scalar code give the same values bitwise), then
 // L[j,j] = sqrt(t_0) and L[j+1:n, j] = t[1:] * (1/L[j,j]); the vector
 // code runs the whole loop in one call (cholAVX).
+//
+// Where the CPU has AVX-512, cholZ computes the same entries by panels of
+// four columns (the same sums in the same order: the same values,
+// bitwise).
 func chol(n int, a []float64, ld int, t []float64) int {
+	if hasCholZ && n > 0 {
+		return cholZ(n, a[:(n-1)*ld+n], ld)
+	}
 	if useVec && n > 0 && cap(a) >= (n-1)*ld+n+cholPad {
 		_ = t[n+3]
 		return cholVec(n, a[:cap(a)], ld, t)
 	}
+	return cholGo(n, a, ld, t)
+}
+
+// cholGo is chol's scalar code.
+func cholGo(n int, a []float64, ld int, t []float64) int {
 	for j := 0; j < n; j++ {
 		m := n - j
 		col := a[j+j*ld:]

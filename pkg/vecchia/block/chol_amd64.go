@@ -3,12 +3,44 @@
 package block
 
 //go:generate go run ./internal/asmgen -o chol_amd64.s
+//go:generate go run ./internal/asmgen -kind cholz -o chol512_amd64.s
 
 import "golang.org/x/sys/cpu"
 
 // useVec reports whether chol can use the AVX2 code (with fused
 // multiply-adds).
 var useVec = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// hasCholZ reports whether chol can use the AVX-512 code (cholZ).
+var hasCholZ = cpu.X86.HasAVX512F
+
+// cholZ is chol by panels of 4 columns (cholPanelZ), each over chunks of
+// at most 40 rows: row j0..n-1 of columns j0..j0+3 summed over k < j0 for
+// the four columns together (20 accumulators of 8 rows in registers),
+// then over the panel's own columns; the same sums in the same order as
+// cholGo, so the same values bitwise. a holds exactly (n-1) ld + n
+// values (the code reads and writes no row past n).
+func cholZ(n int, a []float64, ld int) int {
+	_ = a[(n-1)*ld+n-1]
+	for j0 := 0; j0 < n; j0 += 4 {
+		nb := min(4, n-j0)
+		for r0 := j0; r0 < n; r0 += 40 {
+			if info := cholPanelZ(&a[0], ld, j0, r0, min(40, n-r0), nb); info != 0 {
+				return info
+			}
+		}
+	}
+	return 0
+}
+
+// cholPanelZ computes columns j0..j0+nb-1 of chol's factor on rows
+// r0..r0+rows-1 (rows <= 40; nb < 4 only where rows < 4), reading L's
+// columns k < j0 on those rows and, below the pivots (r0 > j0), the
+// panel's rows j0..j0+nb-1 as written by the chunk at r0 = j0; returns 0
+// or j+1 at a pivot t_jj that is not positive.
+//
+//go:noescape
+func cholPanelZ(a *float64, ld, j0, r0, rows, nb int) int
 
 // colUpdate is colUpdateGo, four rows at a time with AVX2 (the same
 // values, bitwise): it computes ceil(m/4)*4 rows, reading up to 3 values

@@ -5,6 +5,12 @@ package block
 // useVec: no vector code on this platform or build.
 const useVec = false
 
+// hasCholZ: no AVX-512 code on this platform or build.
+const hasCholZ = false
+
+// cholZ is never called: hasCholZ is false.
+func cholZ(n int, a []float64, ld int) int { panic("block: no vector code") }
+
 // colUpdate is colUpdateGo (no vector code on this platform or build).
 func colUpdate(m, kn int, a, l []float64, ld int, x []float64, xs int, t []float64) {
 	colUpdateGo(m, kn, a, l, ld, x, xs, t)
