@@ -189,7 +189,7 @@ func pivots(b *strings.Builder, p string, nb, nv int) {
 		}
 		fmt.Fprintf(b, "\tVCMPPD $0x1e, Z31, Z26, K3\n\tKMOVW K3, R12\n\tTESTQ R12, R12\n\tJNZ  %[1]sok%[2]d\n", p, c)
 		fmt.Fprintf(b, "\tLEAQ %d(BX), R12\n\tMOVQ R12, ret+48(FP)\n\tVZEROUPPER\n\tRET\n%sok%d:\n", c+1, p, c)
-		b.WriteString("\tVSQRTPD Z26, Z26\n\tVDIVPD Z26, Z30, Z27\n")
+		b.WriteString("\tVSQRTSD X26, X26, X26\n\tVDIVSD X26, X30, X27\n\tVBROADCASTSD X27, Z27\n\tVBROADCASTSD X26, Z26\n")
 		for v := range nv {
 			fmt.Fprintf(b, "\tVMULPD Z27, %[1]s, %[1]s\n", zacc(nv, c, v))
 		}
