@@ -3,8 +3,9 @@
 // gradient and its Fisher information, one dense covariance matrix per
 // block, factored and solved by the package's own small-matrix kernels
 // (chol, solveLower, solveUpperT, gemv, gram42: AVX2 with fused
-// multiply-adds where the CPU has it, the same values bitwise in Go; no
-// BLAS call), one task of the Vecchia graph running Run over a range of
+// multiply-adds where the CPU has it, the factor and L^-1 [y X] in one
+// pass with AVX-512 (cholSolve), the same values bitwise in Go; no BLAS
+// call), one task of the Vecchia graph running Run over a range of
 // blocks.
 //
 // A block is a set U of u locations, sorted in the Vecchia ordering, of
@@ -213,8 +214,8 @@ func (l Layout) Info() int    { return l.DXSX() + l.NCov*l.NCov*l.P }
 // Phases of Times.
 const (
 	TimeGen   = iota // covariance matrices and their derivatives
-	TimeChol         // Cholesky factors
-	TimeSolve        // solves with y and X, and the likelihood's sums
+	TimeChol         // Cholesky factors (with AVX-512 also the solves with y and X: cholSolve)
+	TimeSolve        // solves with y and X (without AVX-512), and the likelihood's sums
 	TimeGrad         // gradient and information
 	NumTimes
 )
@@ -425,7 +426,7 @@ func (sc *scratch) runBlock(s *Spec, d *Data, lay Layout, b int, work []float64,
 	clock.start(s.Timing)
 	s.Cov.Fill(sc.pts, u, sc.sig, sc.dsig, sc.cov)
 	clock.lap(acc, lay, TimeGen)
-	info := chol(u, sc.sig, u, sc.ct)
+	info := cholSolve(u, sc.sig, u, sc.ct, sc.y, u, 1+s.NCov)
 	clock.lap(acc, lay, TimeChol)
 	if info != 0 {
 		g, _ := Response(idx[info-1])
@@ -473,12 +474,11 @@ func (sc *scratch) gather(d *Data, idx []int32, u, ncov int) {
 	}
 }
 
-// likBlock solves [y X] with the factor L in sc.sig and adds the
-// block's log-determinant and quadratic forms.
+// likBlock adds the block's log-determinant and quadratic forms, the
+// factor L in sc.sig and L^-1 [y X] in sc.y (cholSolve).
 func (sc *scratch) likBlock(s *Spec, lay Layout, u int, acc []float64) {
 	p := s.NCov
 	l, y := sc.sig, sc.y
-	solveLower(u, 1+p, l, u, y, u)
 	for _, i := range sc.resp {
 		w := y[i]
 		acc[lay.LogDet()] += 2 * math.Log(l[i+i*u])

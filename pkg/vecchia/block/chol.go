@@ -27,13 +27,28 @@ const cholPad = 3
 // bitwise).
 func chol(n int, a []float64, ld int, t []float64) int {
 	if hasCholZ && n > 0 {
-		return cholZ(n, a[:(n-1)*ld+n], ld)
+		return cholZ(n, a[:(n-1)*ld+n], ld, nil, 0, 0)
 	}
 	if useVec && n > 0 && cap(a) >= (n-1)*ld+n+cholPad {
 		_ = t[n+3]
 		return cholVec(n, a[:cap(a)], ld, t)
 	}
 	return cholGo(n, a, ld, t)
+}
+
+// cholSolve is chol, then (the factor found) solveLower(n, q, a, ld, y,
+// ldy): y = L^-1 y. Where the CPU has AVX-512 and q <= cholRHS, in the
+// factor's own pass (each panel's rows of y beside its pivots, whose
+// latency they hide): the same values, bitwise.
+func cholSolve(n int, a []float64, ld int, t []float64, y []float64, ldy, q int) int {
+	if hasCholZ && n > 0 && q <= cholRHS {
+		return cholZ(n, a[:(n-1)*ld+n], ld, y, ldy, q)
+	}
+	if info := chol(n, a, ld, t); info != 0 {
+		return info
+	}
+	solveLower(n, q, a, ld, y, ldy)
+	return 0
 }
 
 // cholGo is chol's scalar code.

@@ -19,28 +19,42 @@ var hasCholZ = cpu.X86.HasAVX512F
 // the four columns together (20 accumulators of 8 rows in registers),
 // then over the panel's own columns; the same sums in the same order as
 // cholGo, so the same values bitwise. a holds exactly (n-1) ld + n
-// values (the code reads and writes no row past n).
-func cholZ(n int, a []float64, ld int) int {
+// values (the code reads and writes no row past n). With q > 0 (at most
+// cholRHS) it overwrites the n x q matrix y (leading dimension ldy) with
+// L^-1 y as solveLowerGo does (the same values bitwise), each panel's
+// rows of it beside the panel's pivots.
+func cholZ(n int, a []float64, ld int, y []float64, ldy, q int) int {
 	_ = a[(n-1)*ld+n-1]
+	yp := (*float64)(nil)
+	if q > 0 {
+		_ = y[(q-1)*ldy+n-1]
+		yp = &y[0]
+	}
 	for j0 := 0; j0 < n; j0 += 4 {
 		nb := min(4, n-j0)
-		for r0 := j0; r0 < n; r0 += 40 {
-			if info := cholPanelZ(&a[0], ld, j0, r0, min(40, n-r0), nb); info != 0 {
-				return info
-			}
+		if info := cholPanelZ(&a[0], ld, j0, j0, min(40, n-j0), nb, yp, ldy, q); info != 0 {
+			return info
+		}
+		for r0 := j0 + 40; r0 < n; r0 += 40 {
+			cholPanelZ(&a[0], ld, j0, r0, min(40, n-r0), nb, nil, 0, 0)
 		}
 	}
 	return 0
 }
 
+// cholRHS is the most right-hand sides cholZ solves beside the factor.
+const cholRHS = 4
+
 // cholPanelZ computes columns j0..j0+nb-1 of chol's factor on rows
 // r0..r0+rows-1 (rows <= 40; nb < 4 only where rows < 4), reading L's
 // columns k < j0 on those rows and, below the pivots (r0 > j0), the
 // panel's rows j0..j0+nb-1 as written by the chunk at r0 = j0; returns 0
-// or j+1 at a pivot t_jj that is not positive.
+// or j+1 at a pivot t_jj that is not positive. On the pivots' chunk it
+// also solves rows j0..j0+nb-1 of L y = b for q right-hand sides (y,
+// leading dimension ldy; rows 0..j0-1 solved by the panels before).
 //
 //go:noescape
-func cholPanelZ(a *float64, ld, j0, r0, rows, nb int) int
+func cholPanelZ(a *float64, ld, j0, r0, rows, nb int, y *float64, ldy, q int) int
 
 // colUpdate is colUpdateGo, four rows at a time with AVX2 (the same
 // values, bitwise): it computes ceil(m/4)*4 rows, reading up to 3 values

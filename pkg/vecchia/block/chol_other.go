@@ -9,7 +9,12 @@ const useVec = false
 const hasCholZ = false
 
 // cholZ is never called: hasCholZ is false.
-func cholZ(n int, a []float64, ld int) int { panic("block: no vector code") }
+func cholZ(n int, a []float64, ld int, y []float64, ldy, q int) int {
+	panic("block: no vector code")
+}
+
+// cholRHS: cholZ is never called.
+const cholRHS = 0
 
 // colUpdate is colUpdateGo (no vector code on this platform or build).
 func colUpdate(m, kn int, a, l []float64, ld int, x []float64, xs int, t []float64) {

@@ -16,7 +16,10 @@ import (
 // the scalar code (AVX2 and AVX-512 where the CPU has them), the upper
 // triangle untouched, and the info of a matrix that is not positive
 // definite at pivot q: q+1, for sizes across the vector codes' chunks of
-// 4, 8, 16, 32 and 40 rows and panels of 4 columns.
+// 4, 8, 16, 32 and 40 rows and panels of 4 columns; and cholSolve's
+// factor and L^-1 y (1 to 5 right-hand sides) bitwise against chol's
+// scalar code and solveLowerGo, within 1e-12 of the textbook
+// substitution.
 func TestChol(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 30))
 	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, 32, 33, 40, 41, 45, 47, 70, 81, 86} {
@@ -74,12 +77,46 @@ func TestChol(t *testing.T) {
 				}
 			}
 		}
+		// cholSolve: the factor and L^-1 y of 1 to 5 right-hand sides
+		// (5: more than the AVX-512 code solves beside the factor).
+		nq, ldy := 1+n%5, n+1
+		y := make([]float64, nq*ldy)
+		for i := range y {
+			y[i] = rng.NormFloat64()
+		}
+		wantY := refSolve(n, nq, want, n, y, ldy, false)
+		scaY := append([]float64(nil), y...)
+		solveLowerGo(n, nq, sca, ld, scaY, ldy)
+		got, gotY := append([]float64(nil), a...), append([]float64(nil), y...)
+		if info := cholSolve(n, got, ld, tt, gotY, ldy, nq); info != 0 {
+			t.Fatalf("n %d: cholSolve info %d", n, info)
+		}
+		for i := range got[:(n-1)*ld+n] {
+			if math.Float64bits(got[i]) != math.Float64bits(sca[i]) && !math.IsNaN(sca[i]) {
+				t.Fatalf("n %d: cholSolve: a[%d] %v, scalar code %v", n, i, got[i], sca[i])
+			}
+		}
+		bigY := 0.0
+		for _, v := range wantY {
+			bigY = max(bigY, math.Abs(v))
+		}
+		for i, v := range gotY {
+			if math.Float64bits(v) != math.Float64bits(scaY[i]) {
+				t.Fatalf("n %d, %d right-hand sides: cholSolve: y[%d] %v, scalar code %v", n, nq, i, v, scaY[i])
+			}
+			if d := math.Abs(v - wantY[i]); d > 1e-12*bigY {
+				t.Errorf("n %d: cholSolve: y[%d] %v, textbook %v", n, i, v, wantY[i])
+			}
+		}
 		q := n / 2 // pivot q not positive: make a[q][q] too small
 		a[q+q*ld] -= 2 * want[q+q*n] * want[q+q*n]
 		for _, p := range cholPaths() {
 			if info := p.f(n, append([]float64(nil), a...), ld, tt); info != q+1 {
 				t.Errorf("n %d: %s: info %d for a minor not positive definite at %d, want %d", n, p.name, info, q, q+1)
 			}
+		}
+		if info := cholSolve(n, a, ld, tt, y, ldy, nq); info != q+1 {
+			t.Errorf("n %d: cholSolve: info %d for a minor not positive definite at %d, want %d", n, info, q, q+1)
 		}
 	}
 }
@@ -99,7 +136,7 @@ func cholPaths() []struct {
 		ps = append(ps, path{"AVX2", func(n int, a []float64, ld int, t []float64) int { return cholVec(n, a, ld, t) }})
 	}
 	if hasCholZ {
-		ps = append(ps, path{"AVX-512", func(n int, a []float64, ld int, t []float64) int { return cholZ(n, a[:(n-1)*ld+n], ld) }})
+		ps = append(ps, path{"AVX-512", func(n int, a []float64, ld int, t []float64) int { return cholZ(n, a[:(n-1)*ld+n], ld, nil, 0, 0) }})
 	}
 	return ps
 }
