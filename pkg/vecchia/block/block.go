@@ -578,9 +578,10 @@ func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 // dsigC writes dSigma_j C into B_j for the Generated parameters, column
 // by column: column k of C is zero below its response r_k, so only
 // dSigma_j's first r_k+1 columns enter (gemv: sums in order of the
-// column, fused multiply-adds, straight into B_j's column; the vector
+// column, fused multiply-adds, straight into B_j's column; the AVX2
 // code's up to 3 rows past it land in the next column, written after,
-// or past the B_j).
+// or past the B_j), two columns at a time (gemv2: with AVX-512 one pass
+// over dSigma_j for both).
 func (sc *scratch) dsigC(s *Spec, u int) {
 	zero, neg := sc.zero, sc.neg
 	clear(zero)
@@ -595,8 +596,14 @@ func (sc *scratch) dsigC(s *Spec, u int) {
 			continue
 		}
 		ds, bj := sc.dsig[sc.slot[j]], sc.b[j]
-		for kk, i := range sc.resp {
-			gemv(u, i+1, zero, ds[:cap(ds)], u, neg[kk*u:], bj[kk*u:kk*u+m4])
+		resp := sc.resp
+		for kk := 0; kk < len(resp); kk += 2 {
+			if kk+1 == len(resp) {
+				gemv(u, resp[kk]+1, zero, ds[:cap(ds)], u, neg[kk*u:], bj[kk*u:kk*u+m4])
+				break
+			}
+			gemv2(u, resp[kk]+1, resp[kk+1]+1, zero, ds[:cap(ds)], u, neg[kk*u:], neg[(kk+1)*u:],
+				bj[kk*u:kk*u+m4], bj[(kk+1)*u:(kk+1)*u+m4])
 		}
 	}
 }

@@ -105,3 +105,19 @@ func gemv(m, kn int, a, l []float64, ld int, x, t []float64) {
 	}
 	colUpdateGo(m, kn, a, l, ld, x, 1, t)
 }
+
+// gemv2 is gemv for two right-hand sides over the same l: t1 = a - l x1
+// over kn1 columns and t2 = a - l x2 over kn2 (t1 and t2 of length m, or
+// as gemv asks for its vector code). With AVX-512 both in one pass,
+// sharing each load of l's rows (gemv2Vec: the same values bitwise).
+func gemv2(m, kn1, kn2 int, a, l []float64, ld int, x1, x2, t1, t2 []float64) {
+	if kn1 > kn2 {
+		kn1, kn2, x1, x2, t1, t2 = kn2, kn1, x2, x1, t2, t1
+	}
+	if !hasCholZ || m == 0 || kn2 == 0 {
+		gemv(m, kn1, a, l, ld, x1, t1)
+		gemv(m, kn2, a, l, ld, x2, t2)
+		return
+	}
+	gemv2Vec(m, kn1, kn2, a, l, ld, x1, x2, t1, t2)
+}

@@ -5,7 +5,11 @@ package block
 //go:generate go run ./internal/asmgen -o chol_amd64.s
 //go:generate go run ./internal/asmgen -kind cholz -o chol512_amd64.s
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // useVec reports whether chol can use the AVX2 code (with fused
 // multiply-adds).
@@ -84,3 +88,22 @@ func cholAVX(n int, a *float64, ld int, t *float64) int
 //
 //go:noescape
 func colUpdateAVX(nv, kn int, a, l *float64, ld int, x *float64, xs int, t *float64)
+
+// gemv2Vec is gemv2 with AVX-512 (kn1 <= kn2, kn2 > 0, m > 0): chunks of
+// 48 rows (gemv2Z), no value read or written past row m.
+func gemv2Vec(m, kn1, kn2 int, a, l []float64, ld int, x1, x2, t1, t2 []float64) {
+	_, _, _ = a[m-1], t1[m-1], t2[m-1]
+	_, _ = l[(kn2-1)*ld+m-1], x2[kn2-1]
+	if kn1 > 0 {
+		_ = x1[kn1-1]
+	}
+	for r0 := 0; r0 < m; r0 += 48 {
+		gemv2Z(min(48, m-r0), kn1, kn2, &a[r0], &l[r0], ld, unsafe.SliceData(x1), &x2[0], &t1[r0], &t2[r0])
+	}
+}
+
+// gemv2Z is gemv2 on rows (at most 48) rows: t1[i] = a[i] - sum_{k<kn1}
+// l[i+k*ld] x1[k], t2[i] likewise over k < kn2, kn1 <= kn2.
+//
+//go:noescape
+func gemv2Z(rows, kn1, kn2 int, a, l *float64, ld int, x1, x2, t1, t2 *float64)

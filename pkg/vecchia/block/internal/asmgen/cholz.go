@@ -279,3 +279,96 @@ func later(b *strings.Builder, nb, nv int) {
 		storeCol(b, nv, c, false)
 	}
 }
+
+// gemvVec is the most vectors of gemv2Z's chunk: 12 accumulators (two
+// right-hand sides), L's rows in Z12-Z17, the broadcasts in Z18, Z19.
+const gemvVec = 6
+
+// gemvzSource returns gemv2Z: gemv for two right-hand sides at once on
+// one chunk of at most 48 rows, with AVX-512.
+func gemvzSource() string {
+	var b strings.Builder
+	b.WriteString(gemvzHead)
+	for nv := 1; nv <= gemvVec; nv++ {
+		fmt.Fprintf(&b, "\tCMPQ R11, $%d\n\tJEQ  g%d\n", nv, nv)
+	}
+	b.WriteString("\tJMP  gdone\n\n")
+	for nv := 1; nv <= gemvVec; nv++ {
+		gemvChunk(&b, nv)
+	}
+	b.WriteString("gdone:\n\tVZEROUPPER\n\tRET\n")
+	return b.String()
+}
+
+const gemvzHead = `
+// func gemv2Z(rows, kn1, kn2 int, a, l *float64, ld int, x1, x2, t1, t2 *float64)
+// t1[i] = a[i] - sum_{k<kn1} l[i+k*ld] x1[k] and t2[i] likewise over
+// k < kn2 (kn1 <= kn2) for i < rows (at most 48), each sum in order of k
+// with fused multiply-adds: colUpdateGo's values, bitwise; the two share
+// each load of l's rows. Rows past rows are neither read nor written.
+TEXT ·gemv2Z(SB), NOSPLIT, $0-80
+	MOVQ rows+0(FP), AX
+	MOVQ kn1+8(FP), BX
+	MOVQ kn2+16(FP), DX
+	SUBQ BX, DX
+	MOVQ a+24(FP), SI
+	MOVQ l+32(FP), DI
+	MOVQ ld+40(FP), R8
+	SHLQ $3, R8
+	MOVQ x1+48(FP), R9
+	MOVQ x2+56(FP), R10
+	MOVQ t1+64(FP), R13
+	MOVQ t2+72(FP), R14
+	MOVQ AX, CX
+	DECQ CX
+	ANDQ $7, CX
+	INCQ CX
+	MOVQ $1, R12
+	SHLQ CX, R12
+	DECQ R12
+	KMOVW R12, K1
+	MOVQ AX, R11
+	ADDQ $7, R11
+	SHRQ $3, R11
+`
+
+// gemvChunk writes gemv2Z's code for nv vectors: both accumulators from
+// a, the k loop over k < kn1 (both right-hand sides), then over kn1 <=
+// k < kn2 (the second), the stores.
+func gemvChunk(b *strings.Builder, nv int) {
+	p := fmt.Sprintf("g%d", nv)
+	fmt.Fprintf(b, "%s:\n", p)
+	for v := range nv {
+		loadVec(b, nv, v, fmt.Sprintf("%d(SI)", 64*v), fmt.Sprintf("Z%d", v))
+		fmt.Fprintf(b, "\tVMOVAPD Z%d, Z%d\n", v, 6+v)
+	}
+	fmt.Fprintf(b, "\tTESTQ BX, BX\n\tJZ   %[1]sone\n%[1]sk:\n", p)
+	for v := range nv {
+		loadVec(b, nv, v, fmt.Sprintf("%d(DI)", 64*v), fmt.Sprintf("Z%d", 12+v))
+	}
+	b.WriteString("\tVBROADCASTSD (R9), Z18\n\tVBROADCASTSD (R10), Z19\n")
+	for v := range nv {
+		fmt.Fprintf(b, "\tVFNMADD231PD Z18, Z%d, Z%d\n\tVFNMADD231PD Z19, Z%d, Z%d\n", 12+v, v, 12+v, 6+v)
+	}
+	fmt.Fprintf(b, "\tADDQ R8, DI\n\tADDQ $8, R9\n\tADDQ $8, R10\n\tDECQ BX\n\tJNZ  %[1]sk\n%[1]sone:\n\tTESTQ DX, DX\n\tJZ   %[1]sstore\n%[1]sk2:\n", p)
+	b.WriteString("\tVBROADCASTSD (R10), Z19\n")
+	for v := range nv {
+		if v == nv-1 {
+			fmt.Fprintf(b, "\tVMOVUPD.Z %d(DI), K1, Z%d\n\tVFNMADD231PD Z19, Z%d, Z%d\n", 64*v, 12+v, 12+v, 6+v)
+		} else {
+			fmt.Fprintf(b, "\tVFNMADD231PD %d(DI), Z19, Z%d\n", 64*v, 6+v)
+		}
+	}
+	fmt.Fprintf(b, "\tADDQ R8, DI\n\tADDQ $8, R10\n\tDECQ DX\n\tJNZ  %[1]sk2\n%[1]sstore:\n", p)
+	for v := range nv {
+		for k, t := range []string{"R13", "R14"} {
+			reg := fmt.Sprintf("Z%d", 6*k+v)
+			if v == nv-1 {
+				fmt.Fprintf(b, "\tVMOVUPD %s, K1, %d(%s)\n", reg, 64*v, t)
+			} else {
+				fmt.Fprintf(b, "\tVMOVUPD %s, %d(%s)\n", reg, 64*v, t)
+			}
+		}
+	}
+	b.WriteString("\tJMP  gdone\n\n")
+}
