@@ -372,3 +372,118 @@ func gemvChunk(b *strings.Builder, nv int) {
 	}
 	b.WriteString("\tJMP  gdone\n\n")
 }
+
+// solveZMax is the most right-hand sides of one solveLowerZ call: one
+// accumulator each (Z0-Z15), L's rows in Z16, a broadcast in Z17,
+// 1/L[i,i] in Z18, w in Z19, the lane's index in Z20.
+const solveZMax = 16
+
+// solveZSource returns solveLowerZ: solveLowerGo's forward substitution
+// of 1 to 16 right-hand sides, left-looking by panels of 8 rows, with
+// AVX-512.
+func solveZSource() string {
+	var b strings.Builder
+	b.WriteString(solveZHead)
+	for w := 1; w <= solveZMax; w++ {
+		fmt.Fprintf(&b, "\tCMPQ BX, $%d\n\tJEQ  s%dpanel\n", w, w)
+	}
+	b.WriteString("\tJMP  sdone\n\n")
+	for w := 1; w <= solveZMax; w++ {
+		solveZPanel(&b, w)
+	}
+	b.WriteString("sdone:\n\tVZEROUPPER\n\tRET\n")
+	return b.String()
+}
+
+const solveZHead = `
+// func solveLowerZ(n, q int, l *float64, ld int, b *float64, ldb int)
+// solveLowerGo for q = 1 to 16 right-hand sides (BX), left-looking by
+// panels of 8 rows (the last under the mask K1): each panel's
+// accumulators (one a right-hand side) in registers over the columns
+// k < i0 (one load of L's 8 rows a column, one broadcast and one fused
+// multiply-add a right-hand side), then the panel's triangle row by row
+// (w = lane t times 1/L[i,i] into lane t, the lanes below it updated
+// under a mask). Every entry's sum runs in order of the columns, as
+// solveLowerGo's: the same values, bitwise. R12 = l, R13 = ld bytes,
+// R14 = b, R8 = ldb bytes, DX = n, R10 = i0, R9 = &L[i0, 0], DI =
+// &b[i0, 0].
+TEXT ·solveLowerZ(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), DX
+	MOVQ q+8(FP), BX
+	MOVQ l+16(FP), R12
+	MOVQ ld+24(FP), R13
+	SHLQ $3, R13
+	MOVQ b+32(FP), R14
+	MOVQ ldb+40(FP), R8
+	SHLQ $3, R8
+	MOVQ $0x3FF0000000000000, AX
+	VPBROADCASTQ AX, Z30
+	XORQ R10, R10
+	MOVQ R12, R9
+	MOVQ R14, DI
+`
+
+// solveZPanel writes the panel loop for w right-hand sides (b's column c
+// at DI + c ldb).
+func solveZPanel(b *strings.Builder, w int) {
+	p := fmt.Sprintf("s%d", w)
+	// The panel: rows i0..i0+rows-1, rows = min(8, n-i0) in AX, mask K1.
+	fmt.Fprintf(b, `%[1]spanel:
+	MOVQ DX, AX
+	SUBQ R10, AX
+	JLE  sdone
+	CMPQ AX, $8
+	JLE  %[1]srows
+	MOVQ $8, AX
+%[1]srows:
+	MOVQ AX, CX
+	MOVQ $1, R11
+	SHLQ CX, R11
+	DECQ R11
+	KMOVW R11, K1
+	MOVQ DI, SI
+`, p)
+	for c := range w {
+		fmt.Fprintf(b, "\tVMOVUPD.Z (SI), K1, Z%d\n\tADDQ R8, SI\n", c)
+	}
+	// The columns k < i0: acc_c -= b[k, c] L[i0:i0+8, k]; R15 walks b's
+	// row k (from row 0), R9 L's column k at row i0.
+	fmt.Fprintf(b, "\tMOVQ R14, R15\n\tMOVQ R10, CX\n\tTESTQ CX, CX\n\tJZ   %[1]sdiag\n%[1]sk:\n\tVMOVUPD.Z (R9), K1, Z16\n\tMOVQ R15, SI\n", p)
+	for c := range w {
+		fmt.Fprintf(b, "\tVBROADCASTSD (SI), Z17\n\tVFNMADD231PD Z17, Z16, Z%d\n", c)
+		if c+1 < w {
+			b.WriteString("\tADDQ R8, SI\n")
+		}
+	}
+	fmt.Fprintf(b, "\tADDQ $8, R15\n\tADDQ R13, R9\n\tDECQ CX\n\tJNZ  %[1]sk\n%[1]sdiag:\n", p)
+	// The triangle: step t (CX) of AX rows; R9 = &L[i0, i0+t].
+	fmt.Fprintf(b, `	XORQ CX, CX
+%[1]st:
+	VMOVSD (R9)(CX*8), X18
+	VDIVSD X18, X30, X18
+	VBROADCASTSD X18, Z18
+	VPBROADCASTQ CX, Z20
+	MOVQ $1, R11
+	SHLQ CX, R11
+	KMOVW R11, K2
+	MOVQ $0xFF, R11
+	INCQ CX
+	SHLQ CX, R11
+	DECQ CX
+	KMOVW R11, K3
+	KANDW K1, K3, K3
+	VMOVUPD.Z (R9), K1, Z16
+`, p)
+	for c := range w {
+		fmt.Fprintf(b, "\tVPERMPD Z%[1]d, Z20, Z19\n\tVMULPD Z18, Z19, Z19\n\tVMOVAPD Z19, K2, Z%[1]d\n\tVFNMADD231PD Z19, Z16, K3, Z%[1]d\n", c)
+	}
+	fmt.Fprintf(b, "\tADDQ R13, R9\n\tINCQ CX\n\tCMPQ CX, AX\n\tJLT  %[1]st\n\tMOVQ DI, SI\n", p)
+	for c := range w {
+		fmt.Fprintf(b, "\tVMOVUPD Z%d, K1, (SI)\n", c)
+		if c+1 < w {
+			b.WriteString("\tADDQ R8, SI\n")
+		}
+	}
+	// Next panel: i0 += 8; R9 = &L[i0, 0]; DI = &b[i0, 0].
+	fmt.Fprintf(b, "\tADDQ $8, R10\n\tLEAQ (R12)(R10*8), R9\n\tLEAQ 64(DI), DI\n\tJMP  %spanel\n\n", p)
+}

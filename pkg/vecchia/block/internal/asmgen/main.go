@@ -28,7 +28,7 @@ func main() {
 	case "trsm":
 		src = trsmSource()
 	case "cholz":
-		src = cholzSource() + gemvzSource()
+		src = cholzSource() + gemvzSource() + solveZSource()
 	}
 	if err := os.WriteFile(*out, []byte(src), 0o644); err != nil {
 		log.Fatal(err)
