@@ -451,6 +451,10 @@ func (sc *scratch) runBlock(s *Spec, d *Data, lay Layout, b int, work []float64,
 func (sc *scratch) gather(d *Data, idx []int32, u, ncov int) {
 	w := d.Width
 	sc.resp = sc.resp[:0]
+	if sc.pts.Z == nil && sc.pts.T == nil && ncov == 1 && w == 4 {
+		sc.gatherXY1(d.Rows, idx)
+		return
+	}
 	for i, v := range idx {
 		g, resp := Response(v)
 		if resp {
@@ -471,6 +475,23 @@ func (sc *scratch) gather(d *Data, idx []int32, u, ncov int) {
 		for a, x := range row[k+1 : k+1+ncov] {
 			sc.y[i+(1+a)*u] = x
 		}
+	}
+}
+
+// gatherXY1 is gather for planar points and one covariate (rows of x,
+// y, the observation and the covariate), the common case, in one tight
+// loop.
+func (sc *scratch) gatherXY1(rows []float64, idx []int32) {
+	u := len(idx)
+	xs, ys := sc.pts.X[:u], sc.pts.Y[:u]
+	obs, cov := sc.y[:u], sc.y[u:2*u]
+	for i, v := range idx {
+		g := v ^ (v >> 31) // ^v for a response (v < 0)
+		if v < 0 {
+			sc.resp = append(sc.resp, i)
+		}
+		row := rows[int(g)*4:][:4:4]
+		xs[i], ys[i], obs[i], cov[i] = row[0], row[1], row[2], row[3]
 	}
 }
 
