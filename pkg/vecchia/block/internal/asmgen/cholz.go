@@ -287,16 +287,23 @@ const gemvVec = 6
 // gemvzSource returns gemv2Z: gemv for two right-hand sides at once on
 // one chunk of at most 48 rows, with AVX-512.
 func gemvzSource() string {
+	return variants(gemvzHead, "R11", "g%d", "gdone", gemvVec, gemvChunk)
+}
+
+// variants returns head, the dispatch on reg (1 to n) to the labels
+// label (a format of the variant's number), each variant's code (body),
+// then the exit at done.
+func variants(head, reg, label, done string, n int, body func(*strings.Builder, int)) string {
 	var b strings.Builder
-	b.WriteString(gemvzHead)
-	for nv := 1; nv <= gemvVec; nv++ {
-		fmt.Fprintf(&b, "\tCMPQ R11, $%d\n\tJEQ  g%d\n", nv, nv)
+	b.WriteString(head)
+	for k := 1; k <= n; k++ {
+		fmt.Fprintf(&b, "\tCMPQ %s, $%d\n\tJEQ  "+label+"\n", reg, k, k)
 	}
-	b.WriteString("\tJMP  gdone\n\n")
-	for nv := 1; nv <= gemvVec; nv++ {
-		gemvChunk(&b, nv)
+	fmt.Fprintf(&b, "\tJMP  %s\n\n", done)
+	for k := 1; k <= n; k++ {
+		body(&b, k)
 	}
-	b.WriteString("gdone:\n\tVZEROUPPER\n\tRET\n")
+	fmt.Fprintf(&b, "%s:\n\tVZEROUPPER\n\tRET\n", done)
 	return b.String()
 }
 
@@ -382,17 +389,7 @@ const solveZMax = 16
 // of 1 to 16 right-hand sides, left-looking by panels of 8 rows, with
 // AVX-512.
 func solveZSource() string {
-	var b strings.Builder
-	b.WriteString(solveZHead)
-	for w := 1; w <= solveZMax; w++ {
-		fmt.Fprintf(&b, "\tCMPQ BX, $%d\n\tJEQ  s%dpanel\n", w, w)
-	}
-	b.WriteString("\tJMP  sdone\n\n")
-	for w := 1; w <= solveZMax; w++ {
-		solveZPanel(&b, w)
-	}
-	b.WriteString("sdone:\n\tVZEROUPPER\n\tRET\n")
-	return b.String()
+	return variants(solveZHead, "BX", "s%dpanel", "sdone", solveZMax, solveZPanel)
 }
 
 const solveZHead = `
