@@ -72,14 +72,24 @@ delay (a fit, not a prediction). From the
 second size on, 'hist of N' predicts that size from the first size's
 history (same tile size, so the same task footprints). The errors are
 simulated / real - 1; real is the median wall time of the slowest rank around
-one evaluation. The calibration's and the history's durations are CPU
+one evaluation, the ranks starting it together (after a collective that
+waits for every rank's calibration to end: its longest wait is printed as
+the ranks' start skew). The calibration's and the history's durations are CPU
 times (each task on its OS thread), which a loaded machine does not
 lengthen; trace-durs takes the timed tasks' wall times (the timed runs do
 not read the CPU clock around each task, as a fit without --trace does
 not); the last columns compare with the real wall time less
 the time the workers waited for a core (their threads' run delay, from
 /proc, averaged over the workers): the run on a machine of its own, which
-the simulator models.
+the simulator models. The history's evaluations also measure, per rank,
+its workers' wait for a core (their threads' run delay) and CPU, and the
+process's CPU outside them: sim history stretches each rank's tasks by
+the wait beyond the rank's own other CPU (which task_cpu and
+cpu_per_message charge already: what other processes took) over the
+workers' CPU, in the calmest of the history's evaluations (the load that
+lasted through them, not a burst). It is also printed without the wait,
+stretched by all of it (the median evaluation's), with the wait per task
+added, and stretched by the tasks' own wall over CPU time.
 
 Run it on one rank, or over MPI for several ranks (each its own cores).`
 
@@ -180,9 +190,10 @@ func printSimCheck(w io.Writer, r *bench.SimCheckResult) {
 	fmt.Fprintln(w, "(durations: CPU time per task, trace-durs' wall time; sim history: recorded in untimed real evaluations before the timed ones; real unloaded: the wall time less the workers' mean wait for a core, their run delay)")
 	fmt.Fprintln(w, "the runtime's CPU outside the workers, per evaluation and rank (timed runs), and per task or message in the model (an untimed run); the workers' CPU per evaluation and rank:")
 	for _, row := range r.Rows {
-		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us  workers' CPU %.3f s (wall x workers %.3f s; sim history's tasks %.3f s)\n",
-			row.N, row.OtherCPU, 1e6*row.RuntimeCPU, row.WorkerCPU, row.Real*float64(r.Workers), row.SimHistoryTasks)
+		fmt.Fprintf(w, "%7d  other CPU %.3f s  task_cpu = cpu_per_message = %.1f us  workers' CPU %.3f s (wall x workers %.3f s; sim history's tasks %.3f s)  ranks' start skew %.1f ms\n",
+			row.N, row.OtherCPU, 1e6*row.RuntimeCPU, row.WorkerCPU, row.Real*float64(r.Workers), row.SimHistoryTasks, 1e3*row.StartSkew)
 	}
+	printCoreWaits(w, r)
 	if r.Ranks > 1 {
 		printMessageDelays(w, r)
 	}
@@ -216,4 +227,30 @@ func printMessageDelays(w io.Writer, r *bench.SimCheckResult) {
 			row.N, row.SimHistoryNoDelay, pct(row.SimHistoryNoDelay), row.SimHistoryDrawn, pct(row.SimHistoryDrawn),
 			row.SimHistoryBusy, pct(row.SimHistoryBusy), row.SimHistoryMedianDelay, pct(row.SimHistoryMedianDelay), row.SimHistoryTimedDelay, pct(row.SimHistoryTimedDelay))
 	}
+}
+
+// printCoreWaits prints, per size and rank, the workers' wait for a core
+// in the history's and the timed evaluations, and sim history with each
+// model of it.
+func printCoreWaits(w io.Writer, r *bench.SimCheckResult) {
+	fmt.Fprintln(w, "the workers' wait for a core (run delay) and CPU per evaluation and rank, summed over its workers, in the history's evaluations (the tasks' wall / CPU) and the timed ones; sim history with it:")
+	for _, row := range r.Rows {
+		fmt.Fprintf(w, "%7d ", row.N)
+		for rank := range row.HistoryWait {
+			fmt.Fprintf(w, " rank %d: history %.1f ms of %.3f s CPU (other %.1f ms; beyond it, calmest %.1f%%; tasks' wall / CPU %.3f), timed %.1f ms;", rank, 1e3*row.HistoryWait[rank],
+				at(row.HistoryCPU, rank), 1e3*at(row.HistoryOther, rank), 100*at(row.HistoryExcess, rank), at(row.HistoryTaskStretch, rank), 1e3*at(row.TimedWait, rank))
+		}
+		pct := func(x float64) float64 { return 100 * (x/row.Real - 1) }
+		fmt.Fprintf(w, "  sim history (the wait beyond other) %+.1f%%, without the wait %.3f s %+.1f%%, stretched by all of it %.3f s %+.1f%%, a wait per task %.3f s %+.1f%%, the tasks' wall / CPU %.3f s %+.1f%%\n",
+			100*row.ErrHistory, row.SimHistoryNoWait, pct(row.SimHistoryNoWait), row.SimHistoryStretch, pct(row.SimHistoryStretch), row.SimHistoryTaskWait, pct(row.SimHistoryTaskWait),
+			row.SimHistoryWallStretch, pct(row.SimHistoryWallStretch))
+	}
+}
+
+// at returns x[i], 0 out of range.
+func at(x []float64, i int) float64 {
+	if i < len(x) {
+		return x[i]
+	}
+	return 0
 }

@@ -334,6 +334,11 @@ func TestMPIBenchSimulator(t *testing.T) {
 			// delays drawn from the history's.
 			TimedDelay delay   `json:"timed_message_delay"`
 			SimDrawn   float64 `json:"sim_history_drawn_seconds"`
+			// Each rank's workers' wait for a core and CPU in the
+			// history, and the ranks' start skew.
+			HistoryWait []float64 `json:"history_core_wait_seconds"`
+			HistoryCPU  []float64 `json:"history_worker_cpu_seconds"`
+			StartSkew   float64   `json:"start_skew_seconds"`
 		} `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(o), &r); err != nil {
@@ -356,6 +361,9 @@ func TestMPIBenchSimulator(t *testing.T) {
 		}
 		if !(row.SimDrawn > 0) {
 			t.Errorf("N=%d: sim history with drawn delays %g s", row.N, row.SimDrawn)
+		}
+		if len(row.HistoryWait) != 2 || len(row.HistoryCPU) != 2 || !(row.HistoryCPU[0] > 0 && row.HistoryCPU[1] > 0) || !(row.StartSkew >= 0) {
+			t.Errorf("N=%d: the history's waits for a core %v, workers' CPU %v, start skew %g s", row.N, row.HistoryWait, row.HistoryCPU, row.StartSkew)
 		}
 	}
 }

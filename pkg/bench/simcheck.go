@@ -57,6 +57,11 @@ type SimCheckRow struct {
 	Real    float64 `json:"real_seconds"`
 	RealMin float64 `json:"real_min_seconds"`
 	RealMax float64 `json:"real_max_seconds"`
+	// StartSkew is the median over the timed evaluations of the longest
+	// time a rank waited, before the evaluation, for the other ranks to
+	// end their calibration: what the evaluation's wall time would
+	// include if the ranks did not start it together.
+	StartSkew float64 `json:"start_skew_seconds"`
 	// RealBusy is the fraction of the workers' time spent in tasks.
 	RealBusy float64 `json:"real_busy"`
 	// RealLoaded is Real less the time the OS kept the workers waiting
@@ -111,12 +116,15 @@ type SimCheckRow struct {
 	SimTrace float64 `json:"sim_trace_seconds"`
 	ErrTrace float64 `json:"err_trace"`
 	// SimHistory is the simulated makespan with the durations of History
-	// and RuntimeCPU, and on several ranks MessageDelay's medians (its
+	// and RuntimeCPU, on several ranks MessageDelay's medians (its
 	// Delay for every message, and BusyMedian after the first worker
 	// frees for a message reaching a busy receiver, sim.Options
-	// BusyReceives), and ErrHistory = SimHistory / Real - 1: a
-	// prediction from real runs made before the timed ones (not fitted
-	// to them).
+	// BusyReceives), and each rank's tasks stretched by 1 +
+	// HistoryExcess (the workers' wait for a core beyond the rank's own
+	// other CPU, which RuntimeCPU charges: what other processes took;
+	// sim.Options.Stretch), and
+	// ErrHistory = SimHistory / Real - 1: a prediction from real runs
+	// made before the timed ones (not fitted to them).
 	SimHistory float64 `json:"sim_history_seconds"`
 	ErrHistory float64 `json:"err_history"`
 	// HistoryFrom is the size whose history SimHistoryFrom used: the
@@ -155,6 +163,39 @@ type SimCheckRow struct {
 	SimHistoryBusy        float64 `json:"sim_history_busy_receives_seconds,omitempty"`
 	SimHistoryMedianDelay float64 `json:"sim_history_median_delay_seconds,omitempty"`
 	SimHistoryTimedDelay  float64 `json:"sim_history_timed_delay_seconds,omitempty"`
+	// HistoryWait and HistoryCPU are, per rank, the median over the
+	// history's recorded evaluations of its workers' run delay in one
+	// evaluation (the time their threads were runnable but not running:
+	// the rank's other threads, its progress goroutine, MPI and Go's
+	// runtime, and other processes on its cores) and of their CPU time,
+	// each summed over the rank's workers; TimedWait is HistoryWait
+	// over the timed evaluations (what the history predicted).
+	// HistoryOther is, per rank, the median of the process's CPU
+	// outside its workers' threads in one of the history's evaluations.
+	// HistoryTaskStretch is, per rank, the history's tasks' wall time
+	// over their CPU time, summed over its tasks.
+	HistoryWait  []float64 `json:"history_core_wait_seconds,omitempty"`
+	HistoryCPU   []float64 `json:"history_worker_cpu_seconds,omitempty"`
+	HistoryOther []float64 `json:"history_other_cpu_seconds,omitempty"`
+	// HistoryExcess is, per rank, the least over the history's recorded
+	// evaluations of its workers' run delay beyond the process's other
+	// CPU, over their CPU time: max(wait - other, 0) / CPU in the
+	// calmest evaluation, the share of the workers' cores that other
+	// processes took throughout the history.
+	HistoryExcess      []float64 `json:"history_core_excess,omitempty"`
+	HistoryTaskStretch []float64 `json:"history_task_stretch,omitempty"`
+	TimedWait          []float64 `json:"timed_core_wait_seconds,omitempty"`
+	// SimHistoryNoWait is sim history without the workers' wait for a
+	// core (its tasks not stretched); SimHistoryStretch with each rank's
+	// CPU tasks stretched by 1 + HistoryWait / HistoryCPU, the whole wait
+	// (sim.Options.Stretch); SimHistoryTaskWait with HistoryWait over the
+	// rank's tasks added to each of them (sim.Options.TaskWait: a wait
+	// per task); SimHistoryWallStretch with the tasks stretched by
+	// HistoryTaskStretch (coreModels).
+	SimHistoryNoWait      float64 `json:"sim_history_no_wait_seconds,omitempty"`
+	SimHistoryStretch     float64 `json:"sim_history_stretch_seconds,omitempty"`
+	SimHistoryTaskWait    float64 `json:"sim_history_task_wait_seconds,omitempty"`
+	SimHistoryWallStretch float64 `json:"sim_history_wall_stretch_seconds,omitempty"`
 	// SimBusy is the fraction of the workers' time in tasks in the
 	// simulation with the trace durations.
 	SimBusy float64 `json:"sim_busy"`
@@ -283,7 +324,7 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 	}
 	progress(fmt.Sprintf("N=%d (%d x %d tiles): %d untimed evaluations, the last %d recorded in a history; then %d, each timed one after a calibration",
 		n, nt, nt, o.HistoryReps+1, o.HistoryReps, o.Reps+2))
-	hist, delay, err := simCheckHistory(o, prob, lo)
+	hist, delay, use, err := simCheckHistory(o, prob, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +335,7 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 		return nil, err
 	}
 	row := &SimCheckRow{N: n, Tiles: nt, Real: median(rr.walls), RealMin: slices.Min(rr.walls), RealMax: slices.Max(rr.walls),
-		RealLoaded: median(rr.unloaded), RealMessages: rr.msgs, RealBytes: rr.bytes, MessageDelay: delay}
+		RealLoaded: median(rr.unloaded), StartSkew: median(rr.skew), RealMessages: rr.msgs, RealBytes: rr.bytes, MessageDelay: delay}
 	if w.Size() > 1 {
 		if row.TimedDelay, err = measureDelays(o, rt, rr.events); err != nil {
 			return nil, err
@@ -314,6 +355,9 @@ func simCheckSize(o SimCheckOptions, n int, first *SimCheckRow, progress func(st
 		return nil, err
 	}
 	if row.History, err = historyDurations(w, o.NB, hist, cal); err != nil {
+		return nil, err
+	}
+	if err := row.coreUse(w, use, rr); err != nil {
 		return nil, err
 	}
 	other, err := rankMean(w, []string{"other", "workers"}, []float64{median(rr.other), median(rr.workers)}, nil)
@@ -356,6 +400,8 @@ type simCheckRuns struct {
 	events   []trace.Event
 	cals     [][]float64
 	other    []float64 // the process's CPU outside the workers' threads, s
+	wait     []float64 // the workers' run delay, summed, s
+	skew     []float64 // the longest wait of a rank for the others before the evaluation, s
 	workers  []float64 // the workers' threads' CPU, summed, s
 	msgs     int
 	bytes    int64
@@ -376,6 +422,20 @@ func simCheckReal(o SimCheckOptions, rt *runtime.Runtime, ev *likelihood.Evaluat
 		for k := range kinds {
 			rr.cals[k] = append(rr.cals[k], c[k])
 		}
+		// The ranks start the evaluation together, as the simulated ones
+		// do (and the history's, each right after the previous one's
+		// agreement on the result): the calibrations end at different
+		// times on different ranks, and a rank that starts first waits
+		// for the others' messages.
+		b0 := time.Now()
+		if _, err := o.Comm.AllreduceMin(0); err != nil {
+			return nil, err
+		}
+		skew, err := o.Comm.AllreduceMin(-int64(time.Since(b0)))
+		if err != nil {
+			return nil, err
+		}
+		rr.skew = append(rr.skew, float64(-skew)*1e-9)
 		skip := len(ev.Events())
 		tids := rt.WorkerThreads()
 		d0 := runDelay(tids)
@@ -385,6 +445,7 @@ func simCheckReal(o SimCheckOptions, rt *runtime.Runtime, ev *likelihood.Evaluat
 		wall := time.Since(t0).Seconds()
 		delay := (runDelay(tids) - d0) / float64(max(len(tids), 1))
 		rr.other = append(rr.other, c0.other(tids))
+		rr.wait = append(rr.wait, delay*float64(max(len(tids), 1)))
 		rr.workers = append(rr.workers, c0.workerCPU(tids))
 		if err != nil {
 			return nil, err
@@ -409,6 +470,42 @@ func simCheckReal(o SimCheckOptions, rt *runtime.Runtime, ev *likelihood.Evaluat
 		rr.events = append(rr.events, mine...)
 	}
 	return rr, nil
+}
+
+// coreUse sets row's HistoryWait, HistoryCPU, HistoryOther, HistoryExcess, HistoryTaskStretch (from
+// use, this rank's history) and TimedWait (from rr) to every rank's.
+func (row *SimCheckRow) coreUse(w comm.Comm, use coreUse, rr *simCheckRuns) error {
+	stretch := 0.0
+	if use.taskCPU > 0 {
+		stretch = use.taskWall / use.taskCPU
+	}
+	for _, v := range []struct {
+		to *[]float64
+		x  float64
+	}{
+		{&row.HistoryWait, median(use.wait)}, {&row.HistoryCPU, median(use.cpu)}, {&row.HistoryOther, median(use.other)},
+		{&row.HistoryTaskStretch, stretch}, {&row.TimedWait, median(rr.wait)}, {&row.HistoryExcess, use.excess()},
+	} {
+		var err error
+		if *v.to, err = perRank(w, v.x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// perRank returns every rank's x on every rank (to the nanosecond).
+func perRank(w comm.Comm, x float64) ([]float64, error) {
+	buf := make([]int64, w.Size())
+	buf[w.Rank()] = int64(math.Round(x * 1e9))
+	if err := w.AllreduceSum(buf); err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(buf))
+	for r, v := range buf {
+		out[r] = float64(v) * 1e-9
+	}
+	return out, nil
 }
 
 // traced sets row.RealBusy, the busy fraction of the real runs' workers

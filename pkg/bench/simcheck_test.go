@@ -81,6 +81,13 @@ func TestSimCheckRanks(t *testing.T) {
 			if _, ok := cputime.Process(); ok && !(row.WorkerCPU > 0 && row.SimHistoryTasks > 0) {
 				t.Errorf("%d ranks, N=%d: the workers' CPU %g s, sim history's tasks %g s", ranks, row.N, row.WorkerCPU, row.SimHistoryTasks)
 			}
+			// The workers' wait for a core, per rank, and sim history
+			// with it.
+			if len(row.HistoryWait) != ranks || len(row.HistoryCPU) != ranks || len(row.HistoryOther) != ranks || len(row.HistoryTaskStretch) != ranks || len(row.TimedWait) != ranks ||
+				!(row.SimHistoryStretch > 0 && row.SimHistoryTaskWait > 0 && row.SimHistoryWallStretch > 0 && row.SimHistoryNoWait > 0) {
+				t.Errorf("%d ranks, N=%d: waits %v %v %v %v, sim history %g, stretched %g, a wait per task %g, wall / CPU %g", ranks, row.N, row.HistoryWait, row.HistoryCPU,
+					row.HistoryTaskStretch, row.TimedWait, row.SimHistory, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch)
+			}
 			if _, ok := cputime.Process(); ok && !(row.RuntimeCPU > 0 && row.OtherCPU > 0 && math.Abs(row.ErrCalibratedFree-(row.SimCalibratedFree/row.Real-1)) <= 1e-12) {
 				t.Errorf("%d ranks, N=%d: runtime CPU %g s per node, other CPU %g s, simulated free %g s, error %g",
 					ranks, row.N, row.RuntimeCPU, row.OtherCPU, row.SimCalibratedFree, row.ErrCalibratedFree)

@@ -40,18 +40,72 @@ func (h *gatedHistory) Record(arch, kind string, size int, seconds float64) {
 // evaluations (messageDelays against o.Network: the events of every rank
 // gathered on rank 0 and put on its clock by clockOffsets, measured once
 // the runtime is closed).
-func simCheckHistory(o SimCheckOptions, prob likelihood.Problem, lo likelihood.Options) (*perfmodel.Model, MessageDelay, error) {
+//
+// It also returns what the recorded evaluations' workers did with their
+// cores on this rank (coreUse: their wait for a core, their CPU, and
+// their tasks' wall and CPU times).
+func simCheckHistory(o SimCheckOptions, prob likelihood.Problem, lo likelihood.Options) (*perfmodel.Model, MessageDelay, coreUse, error) {
 	h := &gatedHistory{m: perfmodel.New()}
 	ranks := o.Comm.Size()
-	rt := runtime.New(runtime.Options{Workers: o.Workers, Comm: o.Comm, History: h, Trace: ranks > 1})
-	lo.KeepTrace = ranks > 1
-	events, err := historyRuns(o, rt, h, prob, lo)
+	rt := runtime.New(runtime.Options{Workers: o.Workers, Comm: o.Comm, History: h, Trace: true})
+	lo.KeepTrace = true
+	events, use, err := historyRuns(o, rt, h, prob, lo)
 	rt.Close()
 	if err != nil || ranks == 1 {
-		return h.m, MessageDelay{}, err
+		return h.m, MessageDelay{}, use, err
 	}
 	d, err := measureDelays(o, rt, events)
-	return h.m, d, err
+	return h.m, d, use, err
+}
+
+// coreUse is what a rank's workers did with their cores over
+// evaluations: per evaluation, their threads' run delay (the time they
+// were runnable but not running: the rank's other threads and other
+// processes on their cores) and their CPU time, each summed over the
+// workers; and over all the evaluations, the wall and the CPU times of
+// their tasks (trace events), summed.
+type coreUse struct {
+	wait, cpu, other  []float64
+	taskWall, taskCPU float64
+}
+
+// measure runs f (an evaluation on rt) and appends the run delay and the
+// CPU time of rt's workers during it, and the process's CPU outside them.
+func (u *coreUse) measure(rt *runtime.Runtime, f func() error) error {
+	tids := rt.WorkerThreads()
+	d0, c0 := runDelay(tids), startCPU(tids)
+	err := f()
+	u.wait = append(u.wait, runDelay(tids)-d0)
+	u.cpu = append(u.cpu, c0.workerCPU(tids))
+	u.other = append(u.other, c0.other(tids))
+	return err
+}
+
+// excess returns the least over the evaluations of the workers' wait
+// beyond the process's other CPU, over their CPU: max(wait - other, 0) /
+// cpu (0 without an evaluation or CPU).
+func (u *coreUse) excess() float64 {
+	x := math.Inf(1)
+	for i, c := range u.cpu {
+		if c > 0 {
+			x = min(x, max(u.wait[i]-u.other[i], 0)/c)
+		}
+	}
+	if math.IsInf(x, 1) {
+		return 0
+	}
+	return x
+}
+
+// tasks adds the wall and CPU times of the tasks among ev that have both.
+func (u *coreUse) tasks(ev []trace.Event) {
+	kinds := config.TaskKinds()
+	for _, e := range ev {
+		if e.CPU > 0 && slices.Contains(kinds, e.Kind) {
+			u.taskWall += e.Duration()
+			u.taskCPU += float64(e.CPU) * 1e-9
+		}
+	}
 }
 
 // measureDelays returns, on every rank, messageDelays over every rank's
@@ -78,23 +132,26 @@ func measureDelays(o SimCheckOptions, rt *runtime.Runtime, events []trace.Event)
 
 // historyRuns runs simCheckHistory's evaluations on rt and returns the
 // events of the recorded ones (with lo.KeepTrace).
-func historyRuns(o SimCheckOptions, rt *runtime.Runtime, h *gatedHistory, prob likelihood.Problem, lo likelihood.Options) ([]trace.Event, error) {
+func historyRuns(o SimCheckOptions, rt *runtime.Runtime, h *gatedHistory, prob likelihood.Problem, lo likelihood.Options) ([]trace.Event, coreUse, error) {
+	var use coreUse
 	ev, err := likelihood.NewWith(prob, rt, lo)
 	if err != nil {
-		return nil, err
+		return nil, use, err
 	}
 	defer ev.Release() // before Close: the tiles' memory goes back to the system for the timed runs
-	skip := 0
-	for i := range o.HistoryReps + 1 {
-		h.on.Store(i > 0)
-		if _, _, err := ev.LogLik(o.Theta); err != nil {
-			return nil, err
-		}
-		if i == 0 {
-			skip = len(ev.Events())
+	// The first evaluation allocates and touches the pages: not recorded.
+	if _, _, err := ev.LogLik(o.Theta); err != nil {
+		return nil, use, err
+	}
+	skip := len(ev.Events())
+	h.on.Store(true)
+	for range o.HistoryReps {
+		if err := use.measure(rt, func() error { _, _, err := ev.LogLik(o.Theta); return err }); err != nil {
+			return nil, use, err
 		}
 	}
-	return ev.Events()[skip:], nil
+	use.tasks(ev.Events()[skip:])
+	return ev.Events()[skip:], use, nil
 }
 
 // shareDelay returns rank 0's d on every rank (to the nanosecond).
@@ -180,6 +237,9 @@ type delayModel struct {
 	Trim       float64
 	BusyTrim   float64
 	BusyMedian bool
+	// Stretch and TaskWait, per rank, model the workers' wait for a
+	// core (sim.Options; nil: none).
+	Stretch, TaskWait []float64
 }
 
 // The delay models of the history simulations. sim history takes the
@@ -203,7 +263,7 @@ var (
 // MessageDelays and BusyReceives, seeds 1 ... historySims), or the one
 // makespan where nothing is drawn.
 func simDelayed(g *runtime.Graph, cl config.Cluster, d MessageDelay, m delayModel) (float64, error) {
-	opt := sim.Options{MessageDelay: d.Delay}
+	opt := sim.Options{MessageDelay: d.Delay, Stretch: m.Stretch, TaskWait: m.TaskWait}
 	if !m.Median {
 		opt.MessageDelay, opt.MessageDelays = 0, trimmed(d.Extra, m.Trim)
 	}
@@ -230,22 +290,32 @@ func simDelayed(g *runtime.Graph, cl config.Cluster, d MessageDelay, m delayMode
 }
 
 // simCheckHistorySims simulates g on cl (its runtime CPU already set) with
-// row.History and row.MessageDelay's medians (historyModel; also
-// without a delay, SimHistoryNoDelay; with the delays drawn, drawnDelays
-// and withBusyReceives; with the median delay alone, medianDelay;
-// and with the timed runs' own median delay,
-// row.TimedDelay), and with first's history and delay where first is
-// another size's row, and sets row's history makespans and errors against
-// row.Real and row.RealLoaded.
+// row.History, row.MessageDelay's medians (historyModel) and each rank's
+// tasks stretched by its workers' wait for a core beyond its own other
+// CPU (coreModels.Excess); also without a delay, SimHistoryNoDelay; with
+// the delays drawn, drawnDelays and withBusyReceives; with the median
+// delay alone, medianDelay; with the timed runs' own median delay,
+// row.TimedDelay; without the wait for a core and with its other models
+// (simCoreWaits); and with first's history, delay and stretch where
+// first is another size's row, and sets row's history makespans and
+// errors against row.Real and row.RealLoaded.
 func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimCheckRow) error {
 	cl.Groups = slices.Clone(cl.Groups)
 	cl.Groups[0].CPU = row.History
-	m, err := simDelayed(g, cl, row.MessageDelay, historyModel)
+	var tasks []int
+	var err error
+	if row.SimHistoryTasks, tasks, err = simTaskSeconds(g, cl); err != nil {
+		return err
+	}
+	cm := coreWaits(row, tasks)
+	hm := historyModel
+	hm.Stretch = cm.Excess
+	m, err := simDelayed(g, cl, row.MessageDelay, hm)
 	if err != nil {
 		return err
 	}
 	row.SimHistory, row.ErrHistory, row.ErrHistoryLoaded = m, m/row.Real-1, m/row.RealLoaded-1
-	if row.SimHistoryTasks, err = simTaskSeconds(g, cl); err != nil {
+	if err := simCoreWaits(g, cl, cm, row); err != nil {
 		return err
 	}
 	if row.MessageDelay.Messages > 0 {
@@ -262,6 +332,7 @@ func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimChe
 			{&row.SimHistoryMedianDelay, row.MessageDelay, medianDelay},
 			{&row.SimHistoryTimedDelay, timed, historyModel},
 		} {
+			v.m.Stretch = cm.Excess // the same cores as sim history's
 			if *v.to, err = simDelayed(g, cl, v.d, v.m); err != nil {
 				return err
 			}
@@ -271,7 +342,8 @@ func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimChe
 		return nil
 	}
 	cl.Groups[0].CPU = first.History
-	if m, err = simDelayed(g, cl, first.MessageDelay, historyModel); err != nil {
+	hm.Stretch = coreWaits(first, tasks).Excess // a ratio: it carries over to another size
+	if m, err = simDelayed(g, cl, first.MessageDelay, hm); err != nil {
 		return err
 	}
 	row.HistoryFrom, row.SimHistoryFrom, row.ErrHistoryFrom = first.N, m, m/row.Real-1
@@ -280,18 +352,113 @@ func simCheckHistorySims(g *runtime.Graph, cl config.Cluster, first, row *SimChe
 
 // simTaskSeconds returns the seconds the tasks of g take on cl (no
 // message delay) without the runtime's CPU, per rank: the simulated busy
-// time less the runtime's CPU charged to the tasks, over the ranks.
-func simTaskSeconds(g *runtime.Graph, cl config.Cluster) (float64, error) {
+// time less the runtime's CPU charged to the tasks, over the ranks; and
+// the number of tasks each rank runs.
+func simTaskSeconds(g *runtime.Graph, cl config.Cluster) (float64, []int, error) {
 	s, err := sim.Run(g, cl, sim.Options{})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	var busy float64
 	for _, k := range config.TaskKinds() { // a fixed order: the same sum on every rank
 		busy += s.Kinds[k].Busy
 	}
-	for _, r := range s.Ranks {
-		busy -= r.RuntimeCPU
+	tasks := make([]int, len(s.Ranks))
+	for r, rs := range s.Ranks {
+		busy -= rs.RuntimeCPU
+		tasks[r] = rs.CPU.Tasks + rs.GPU.Tasks
 	}
-	return busy / float64(len(s.Ranks)), nil
+	return busy / float64(len(s.Ranks)), tasks, nil
+}
+
+// coreModels are the per-rank models of the workers' wait for a core
+// (sim.Options' Stretch and TaskWait; nil where the history has none).
+// sim history takes Excess. On a quiet machine a rank's workers wait
+// for their core about as long as its own other threads run (the
+// progress goroutine, MPI, Go's runtime: 10.8-21.7 ms against 15.4-26.5
+// ms of other CPU per evaluation at N = 4096, 2 x 1), and that CPU is charged
+// already (task_cpu, cpu_per_message): stretching by the whole wait
+// counted it twice (+5 to +7 points on such runs). What is beyond it is
+// other processes' time on the rank's cores; it is taken per unit of the
+// workers' CPU (a time slice shared with them), not per task, though
+// the two differ by 0-4 points on these graphs; and from the calmest of
+// the history's evaluations (HistoryExcess), the load that lasted
+// through the history, not a burst in one of them: with the median over
+// the evaluations, sim history was +29 to +108 % in four cells where the
+// history met more load than the timed runs.
+type coreModels struct {
+	// Stretch[r] = 1 + HistoryWait[r] / HistoryCPU[r]: the wait grows
+	// with the workers' CPU time.
+	Stretch []float64
+	// Excess[r] = 1 + HistoryExcess[r]: the wait beyond the rank's own
+	// other threads' CPU, which task_cpu and cpu_per_message already
+	// charge (other processes), in the history's calmest evaluation.
+	Excess []float64
+	// PerTask[r] = HistoryWait[r] / tasks[r]: one wait per task.
+	PerTask []float64
+	// Wall[r] = HistoryTaskStretch[r], at least 1: the tasks' own wall
+	// time over their CPU time.
+	Wall []float64
+}
+
+// coreWaits returns the models of the workers' wait for a core measured
+// in the history (row's HistoryWait, HistoryCPU, HistoryOther,
+// HistoryExcess and HistoryTaskStretch; tasks: each rank's tasks in one
+// evaluation).
+func coreWaits(row *SimCheckRow, tasks []int) coreModels {
+	n := len(tasks)
+	var m coreModels
+	if len(row.HistoryWait) != n || len(row.HistoryCPU) != n || len(row.HistoryOther) != n {
+		return m
+	}
+	m.Stretch, m.PerTask = make([]float64, n), make([]float64, n)
+	if len(row.HistoryExcess) == n {
+		m.Excess = make([]float64, n)
+		for r, x := range row.HistoryExcess {
+			m.Excess[r] = 1 + max(x, 0)
+		}
+	}
+	for r := range n {
+		m.Stretch[r] = 1
+		if c := row.HistoryCPU[r]; c > 0 {
+			m.Stretch[r] += row.HistoryWait[r] / c
+		}
+		if tasks[r] > 0 {
+			m.PerTask[r] = row.HistoryWait[r] / float64(tasks[r])
+		}
+	}
+	if len(row.HistoryTaskStretch) == n {
+		m.Wall = make([]float64, n)
+		for r, x := range row.HistoryTaskStretch {
+			m.Wall[r] = max(x, 1)
+		}
+	}
+	return m
+}
+
+// simCoreWaits sets row's SimHistoryNoWait, SimHistoryStretch,
+// SimHistoryTaskWait and SimHistoryWallStretch: sim history
+// (historyModel) without a wait for a core and with each of cm's other
+// models.
+func simCoreWaits(g *runtime.Graph, cl config.Cluster, cm coreModels, row *SimCheckRow) error {
+	for _, v := range []struct {
+		to *float64
+		m  delayModel
+	}{
+		{&row.SimHistoryNoWait, delayModel{}},
+		{&row.SimHistoryStretch, delayModel{Stretch: cm.Stretch}},
+		{&row.SimHistoryTaskWait, delayModel{TaskWait: cm.PerTask}},
+		{&row.SimHistoryWallStretch, delayModel{Stretch: cm.Wall}},
+	} {
+		if cm.Stretch == nil { // no history of the waits: no models of them
+			*v.to = 0
+			continue
+		}
+		v.m.Median, v.m.BusyMedian = historyModel.Median, historyModel.BusyMedian
+		var err error
+		if *v.to, err = simDelayed(g, cl, row.MessageDelay, v.m); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -130,6 +130,49 @@ func TestSimCheckHistorySims(t *testing.T) {
 		t.Errorf("busy receiver: sim history %.15g s, the median delay alone %.15g s, busy receives drawn %.15g s; want 9, 6, 9",
 			row.SimHistory, row.SimHistoryMedianDelay, row.SimHistoryBusy)
 	}
+	// The workers' wait for a core, on g2 (rank 0: the dcmg; rank 1:
+	// the potrf and the gemm, after the message's 0.009 + 0.25 s): sim
+	// history takes the wait beyond the other threads' CPU over the
+	// workers' (0 and 0.2 in the calmest evaluation: HistoryExcess):
+	// 1 + 0.259 + 1.2 x 6, and so does the second size predicted from
+	// it; without the wait:
+	// 7.259; the history's whole waits 0.25 and 1.2 s stretch the tasks
+	// 1.25 and 1.3 times: 1.25 + 0.259 + 1.3 x (2 + 4); one wait per
+	// task, 0.25 / 1 and 1.2 / 2: 1.25 + 0.259 + 2.6 + 4.6; the tasks'
+	// wall over CPU 1.25 and 1.1: 1.25 + 0.259 + 1.1 x 6. Without a
+	// history of the waits, sim history is 7.259, and no model of them.
+	cl.Groups[0].TaskCPU = 0
+	waits := SimCheckRow{N: 32, History: hist, MessageDelay: MessageDelay{Messages: 1, Delay: 0.25, Extra: []float64{0.25}},
+		HistoryWait: []float64{0.25, 1.2}, HistoryCPU: []float64{1, 4}, HistoryOther: []float64{0.5, 0.4}, HistoryExcess: []float64{0, 0.2}, HistoryTaskStretch: []float64{1.25, 1.1}}
+	first := waits
+	row = &waits
+	row.N, row.Real, row.RealLoaded = 64, 10, 10
+	if err := simCheckHistorySims(g2, cl, &first, row); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := []float64{row.SimHistory, row.SimHistoryFrom, row.SimHistoryNoWait, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch},
+		[]float64{1.259 + 7.2, 1.259 + 7.2, 7.259, 1.509 + 7.8, 1.509 + 7.2, 1.509 + 6.6}; !nearAll(got, want) {
+		t.Errorf("wait for a core: sim history, from N=32, without the wait, stretched by all of it, a wait per task, the tasks' wall / CPU %.15g s; want %.15g", got, want)
+	}
+	row.HistoryWait, row.HistoryCPU, row.HistoryOther, row.HistoryExcess, row.HistoryTaskStretch = nil, nil, nil, nil, nil
+	if err := simCheckHistorySims(g2, cl, nil, row); err != nil || math.Abs(row.SimHistory-7.259) > 1e-12 || row.SimHistoryNoWait != 0 || row.SimHistoryStretch != 0 || row.SimHistoryTaskWait != 0 || row.SimHistoryWallStretch != 0 {
+		t.Errorf("no history of the waits: %v, sim history %g s, models %g, %g, %g, %g s", err, row.SimHistory, row.SimHistoryNoWait, row.SimHistoryStretch, row.SimHistoryTaskWait, row.SimHistoryWallStretch)
+	}
+	// HistoryExcess: the calmest evaluation's (wait - other) / CPU, at
+	// least 0: 0.2, 0.2 and 0.3 over three evaluations give 0.2; one
+	// whose wait is within the other CPU gives 0.
+	for _, c := range []struct {
+		u    coreUse
+		want float64
+	}{
+		{coreUse{wait: []float64{0.3, 0.5, 0.7}, cpu: []float64{1, 2, 2}, other: []float64{0.1, 0.1, 0.1}}, 0.2},
+		{coreUse{wait: []float64{0.3, 0.1}, cpu: []float64{1, 2}, other: []float64{0.1, 0.2}}, 0},
+		{coreUse{}, 0},
+	} {
+		if got := c.u.excess(); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("excess of %+v: %g, want %g", c.u, got, c.want)
+		}
+	}
 }
 
 // nearAll reports whether a and b have the same length and agree within

@@ -3,6 +3,7 @@ package matern
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // Grad evaluates, for one theta, the Matérn covariance together with its
@@ -60,6 +61,9 @@ type Grad struct {
 	oct32                 *[32]octave // octs padded to 32 (nil when longer): the AVX-512 locate's table
 	mid, ihw              []float64   // per piece
 	coef                  []float64   // per piece, nf x chebN coefficients, scales folded in (coefIndex)
+	coefT                 []float64   // with oct32: C's coefficients transposed, a_k of piece p at k tStride + p
+	zero                  [3]float64  // Row's C, dC/dbeta, dC/dnu at r = 0 (AtZero)
+	tStride               int         // the pieces plus 16 (a window of 16 read from any piece stays inside)
 }
 
 // NewGrad builds the evaluator of C, dC/dbeta and, when nu is true,
@@ -82,11 +86,19 @@ func NewGrad(t Theta, rmin, rmax float64, nu bool) (*Grad, error) {
 	}
 	if d := newDirect(t.Nu); !nu && d.form > 0 { // a closed form
 		m.form = d.form
-		return m, nil
+	} else {
+		m.build(rmin, rmax)
 	}
-	m.build(rmin, rmax)
+	var c, db, dn [1]float64
+	m.Row(c[:], c[:], db[:], dn[:])
+	m.zero = [3]float64{c[0], db[0], dn[0]}
 	return m, nil
 }
+
+// AtZero returns Row's values at r = 0 (C(0) = sigma2, and the
+// derivatives, 0), evaluated once at construction: a covariance's
+// diagonal without a call of Row.
+func (m *Grad) AtZero() (c, db, dn float64) { return m.zero[0], m.zero[1], m.zero[2] }
 
 // WithNu reports whether the evaluator computes dC/dnu.
 func (m *Grad) WithNu() bool { return m.withNu }
@@ -189,6 +201,14 @@ func (m *Grad) build(rmin, rmax float64) {
 	if len(m.octs) <= 32 {
 		m.oct32 = new([32]octave)
 		copy(m.oct32[:], m.octs)
+		np, stride := len(m.mid), m.nf*chebN
+		m.tStride = (np + 16 + 7) &^ 7
+		m.coefT = align64(make([]float64, chebN*m.tStride+7))[:chebN*m.tStride]
+		for p := range np {
+			for k := range chebN {
+				m.coefT[k*m.tStride+p] = m.coef[p*stride+coefIndex(0, k)]
+			}
+		}
 	}
 }
 
@@ -283,6 +303,9 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 		}
 		return
 	}
+	if onlyC && m.covRowVec(r, c) {
+		return
+	}
 	withNu := m.withNu && !onlyC
 	for k := 0; k < len(r); k += rowChunk {
 		n := min(rowChunk, len(r)-k)
@@ -334,6 +357,24 @@ func (m *Grad) rowGo(r, c, db, dn []float64, slow *[rowChunk]uint8) int {
 		c[i] = xs[i]
 	}
 	return ns
+}
+
+// align64 returns a's tail from its first 64-byte aligned element (a
+// must have 7 elements to spare).
+func align64(a []float64) []float64 {
+	return a[(64-uintptr(unsafe.Pointer(&a[0]))%64)%64/8:]
+}
+
+// slowC sets c[i] = C(x) for each i listed in idx, x = c[i] (an entry
+// outside the pieces: Row's slow entries, C alone).
+func (m *Grad) slowC(c []float64, idx []int32) {
+	for _, i := range idx {
+		cv := m.sigma2 // x = 0: C(0) = sigma2
+		if x := c[i]; x != 0 {
+			cv, _, _ = m.slow(x)
+		}
+		c[i] = cv
+	}
 }
 
 // CovRow sets c[i] = C(r[i]) for i < len(r), the covariance alone: the

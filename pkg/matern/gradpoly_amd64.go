@@ -41,3 +41,59 @@ func (m *Grad) rowVec(r, c, db, dn []float64, slow *[rowChunk]uint8) (int, bool)
 //
 //go:noescape
 func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, oct32 *[32]octave) int
+
+// covChunk is the most entries covRowVec hands to one call of
+// covRowAVX512, covList the length of its lists of entries left to the
+// caller (on the caller's stack: short, as Go clears them each call).
+const (
+	covChunk = 256
+	covList  = 16
+)
+
+// covRowVec is Row's c for C alone where the CPU has AVX-512 and the
+// evaluator its transposed coefficients (coefT): covRowAVX512 over
+// chunks of covChunk entries, then the entries it left (their pieces
+// below its window of sixteen: rare) by rowVec (redoC), and the entries
+// outside the pieces' range directly: the same values, bitwise. It
+// reports false without that code (the caller then runs rowVec or
+// rowGo).
+func (m *Grad) covRowVec(r, c []float64) bool {
+	if !hasAVX512 || !cpu.X86.HasPOPCNT || m.oct32 == nil || m.coefT == nil {
+		return false
+	}
+	var slow, redo [covList]int32
+	for k := 0; k < len(r); {
+		n := min(covChunk, len(r)-k)
+		rk, ck := r[k:k+n], c[k:k+n]
+		ns, nr, done := covRowAVX512(rk, ck, m.invBeta, m.xlo, m.xend, m.ebase, m.oct32, &m.coefT[0], 8*m.tStride, &slow[0], &redo[0])
+		if nr > 0 {
+			m.redoC(rk, ck, redo[:nr])
+		}
+		m.slowC(ck, slow[:ns])
+		k += done
+	}
+	return true
+}
+
+// redoC sets c[i] = C(r[i]) for the entries listed in idx (at most
+// rowChunk, in the pieces' range) by rowVec, gathered.
+func (m *Grad) redoC(r, c []float64, idx []int32) {
+	var rr [rowChunk]float64
+	var none [rowChunk]uint8
+	for q, i := range idx {
+		rr[q] = r[i]
+	}
+	m.rowVec(rr[:len(idx)], rr[:len(idx)], nil, nil, &none)
+	for q, i := range idx {
+		c[i] = rr[q]
+	}
+}
+
+// covRowAVX512 is covRowVec's vector code over len(r) <= covChunk
+// entries: it lists in slow the entries outside the pieces' range (x in
+// c) and in redo those it left (c not written), at most covList each,
+// and returns how many of each and how many entries it did (all but
+// where a list would overflow: the rest for the next call).
+//
+//go:noescape
+func covRowAVX512(r, c []float64, ib, lo, hi float64, eb int, oct32 *[32]octave, coefT *float64, rowStride int, slow, redo *int32) (ns, nr, done int)

@@ -244,7 +244,9 @@ p1wload:
 	KMOVW   K1, BX
 	MOVQ AX, CX
 	SHRQ $2, CX
-	MOVB BX, 1024(SP)(CX*1)     // the two groups' masks
+	MOVQ BX, DX
+	ANDQ $15, DX
+	MOVB DX, 1024(SP)(CX*1)     // the two groups' masks (four bits each: p2fix compares with 15)
 	SHRQ $4, BX
 	MOVB BX, 1025(SP)(CX*1)
 	VBLENDMPD Z0, Z11, K1, Z9   // x, or lo outside the range
@@ -453,5 +455,297 @@ rslow:
 
 rdone:
 	MOVQ R14, ret+184(FP)
+	VZEROUPPER
+	RET
+
+DATA fiftyTwo<>+0(SB)/8, $52
+GLOBL fiftyTwo<>(SB), RODATA|NOPTR, $8
+
+DATA two<>+0(SB)/8, $2.0
+GLOBL two<>(SB), RODATA|NOPTR, $8
+
+DATA three<>+0(SB)/8, $3.0
+GLOBL three<>(SB), RODATA|NOPTR, $8
+
+// The four polynomials' Horner steps (POLY's fused multiply-adds, in
+// its order) from the coefficients in a0..a3 into the accumulators Z2..Z5
+// (s in Z8).
+#define HORNER4(a0, a1, a2, a3) \
+	VFMADD213PD a0, Z8, Z2 \
+	VFMADD213PD a1, Z8, Z3 \
+	VFMADD213PD a2, Z8, Z4 \
+	VFMADD213PD a3, Z8, Z5
+
+// The products t^k P_k(s) (t in Z6, t^2 in Z1, t^3 in Z7) summed as
+// POLY's caller sums them, (q0+q1) + (q2+q3), into Z2.
+#define QSUM \
+	VMULPD  Z6, Z3, Z3 \
+	VMULPD  Z1, Z4, Z4 \
+	VMULPD  Z7, Z5, Z5 \
+	VADDPD  Z3, Z2, Z2 \
+	VADDPD  Z5, Z4, Z4 \
+	VADDPD  Z4, Z2, Z2
+
+// func covRowAVX512(r, c []float64, ib, lo, hi float64, eb int, oct32 *[32]octave, coefT *float64, rowStride int, slow, redo *int32) (ns, nr, done int)
+// C alone (Row's c, bitwise) for len(r) <= covChunk entries, eight a
+// zmm, in two passes. The first locates as rowAVX2's p1w (x, the piece
+// p, t: t into the frame, x in its place outside the pieces' range, p
+// and the range mask beside it) and finds the largest piece in range.
+// The second evaluates C lane by lane with the coefficients of a window
+// of the sixteen pieces up to it: row k of the transposed table (a_k of
+// every piece, rowStride bytes a row), the window's first eight pieces
+// in registers (Z16 .. Z31), the next eight read from memory by the
+// two-table permute (VPERMI2PD), one a coefficient for eight entries
+// (a pair's distance in a block is spread like r dr, so sixteen pieces,
+// eight octaves, hold nearly all; a lane below the window is listed in
+// redo, c not written). Each lane: the four polynomials in s = t^4 by
+// Horner with POLY's fused multiply-adds in its order, the products t^k
+// P_k(s) summed as (q0+q1) + (q2+q3): the same operations as rowAVX2,
+// so the same values bitwise. The entries outside the range: x into c,
+// their index listed in slow. Returns how many of each and how many
+// entries it did: all, or fewer where a list would pass 16 (it stops
+// before that group of eight).
+//
+// Frame: 0-2047 t (or x), 2048-4095 p, 4096-4127 the groups' masks,
+// 4128 DI while the lists are written.
+TEXT ·covRowAVX512(SB), $4136-144
+	MOVQ r_base+0(FP), SI
+	MOVQ r_len+8(FP), R8
+	MOVQ c_base+24(FP), R11
+	MOVQ oct32+80(FP), DX
+	MOVQ coefT+88(FP), R9
+	MOVQ rowStride+96(FP), R10
+	LEAQ (R10)(R10*2), R13      // 3 rows
+	XORQ R14, R14
+	XORQ AX, AX
+	VMOVDQU64 0(DX), Z20        // the octave table, 32 entries
+	VMOVDQU64 64(DX), Z21
+	VMOVDQU64 128(DX), Z22
+	VMOVDQU64 192(DX), Z23
+	VPBROADCASTQ low32<>(SB), Z24
+	VPBROADCASTQ mantMask<>(SB), Z25
+	VPBROADCASTQ ihwExp<>(SB), Z26
+	VPTERNLOGQ $0xff, Z27, Z27, Z27 // all ones
+	VPBROADCASTQ octBit4<>(SB), Z29
+	VBROADCASTSD ib+48(FP), Z10
+	VBROADCASTSD lo+56(FP), Z11
+	VBROADCASTSD hi+64(FP), Z12
+	VPBROADCASTQ eb+72(FP), Z13
+	VBROADCASTSD polyOne<>(SB), Z14
+	VPBROADCASTQ fiftyTwo<>(SB), Z15
+	VBROADCASTSD two<>(SB), Z17
+	VBROADCASTSD three<>(SB), Z18
+	VMOVDQA64 Z27, Z28          // the largest piece in range: -1 for none
+
+cl:
+	MOVQ R8, BX
+	SUBQ AX, BX
+	JLE  cl2
+	MOVL $255, DX               // all eight lanes, or the last len - i
+	CMPQ BX, $8
+	JGE  clload
+	MOVQ BX, CX
+	MOVL $1, DX
+	SHLL CX, DX
+	DECL DX
+
+clload:
+	KMOVW DX, K3
+	VMOVUPD.Z (SI)(AX*8), K3, Z0
+	VMULPD  Z10, Z0, Z0         // x = r ib
+	VCMPPD  $0x1d, Z11, Z0, K3, K1 // x >= lo (false for NaN), a lane of r
+	VCMPPD  $0x11, Z12, Z0, K1, K1 // and x < hi
+	KMOVW   K1, BX
+	MOVQ AX, CX
+	SHRQ $3, CX
+	MOVB BX, 4096(SP)(CX*1)
+	VPSRLQ  $52, Z0, Z2         // the exponent fields (x > 0; the lanes outside the range are not used)
+	VPSUBQ  Z13, Z2, Z8         // the octaves
+	VMOVDQA64 Z8, Z3
+	VPERMI2Q Z21, Z20, Z3       // their first piece | shift << 32: entries 0-15
+	VMOVDQA64 Z8, Z4
+	VPERMI2Q Z23, Z22, Z4       // 16-31
+	VPTESTMQ Z29, Z8, K2
+	VMOVDQA64 Z4, K2, Z3
+	VPSRLQ  $32, Z3, Z4         // shift
+	VPANDQ  Z24, Z3, Z3
+	VPANDQ  Z25, Z0, Z5
+	VPSRLVQ Z4, Z5, Z5
+	VPADDQ  Z3, Z5, Z5          // p
+	VMOVDQU64 Z5, 2048(SP)(AX*8)
+	VPMAXSQ Z5, Z28, K1, Z28
+	VPSLLVQ Z4, Z27, Z6
+	VPANDNQ Z0, Z6, Z7          // x's bits below shift: x - lo, the piece's start
+	VPSUBQ  Z4, Z15, Z8
+	VPSLLVQ Z8, Z7, Z7
+	VPORQ   Z14, Z7, Z7         // u = 1 + (x - lo)/w in [1, 2), exactly
+	VFMSUB213PD Z18, Z17, Z7    // t = 2u - 3 = (x - lo) 2/w - 1 rounded once, as (x - mid) ihw
+	VBLENDMPD Z7, Z0, K1, Z6    // t, or x outside the range
+	VMOVUPD Z6, 0(SP)(AX*8)
+	ADDQ $8, AX
+	JMP  cl
+
+cl2: // the window: the sixteen pieces up to the largest in range
+	VSHUFI64X2 $0x4e, Z28, Z28, Z0
+	VPMAXSQ Z0, Z28, Z28
+	VSHUFI64X2 $0xb1, Z28, Z28, Z0
+	VPMAXSQ Z0, Z28, Z28
+	VPSHUFD $0x4e, Z28, Z0
+	VPMAXSQ Z0, Z28, Z28
+	VMOVQ   X28, BX
+	SUBQ $15, BX
+	JGE  clwin
+	XORQ BX, BX
+
+clwin:
+	VPBROADCASTQ BX, Z10        // the window's first piece
+	LEAQ (R9)(BX*8), DI         // rows 0-3 of the window (its first eight pieces; the next eight 64 bytes on)
+	LEAQ (DI)(R10*4), SI        // 4-7
+	LEAQ (DI)(R10*8), R12       // 8-11
+	LEAQ (R12)(R10*4), R15      // 12-15
+	VMOVUPD (DI), Z16           // a_0 .. a_15 of the window's first eight pieces
+	VMOVUPD (DI)(R10*1), Z17
+	VMOVUPD (DI)(R10*2), Z18
+	VMOVUPD (DI)(R13*1), Z19
+	VMOVUPD (SI), Z20
+	VMOVUPD (SI)(R10*1), Z21
+	VMOVUPD (SI)(R10*2), Z22
+	VMOVUPD (SI)(R13*1), Z23
+	VMOVUPD (R12), Z24
+	VMOVUPD (R12)(R10*1), Z25
+	VMOVUPD (R12)(R10*2), Z26
+	VMOVUPD (R12)(R13*1), Z27
+	VMOVUPD (R15), Z28
+	VMOVUPD (R15)(R10*1), Z29
+	VMOVUPD (R15)(R10*2), Z30
+	VMOVUPD (R15)(R13*1), Z31
+	VPXORQ  Z15, Z15, Z15
+	XORQ R9, R9                 // the lanes below the window, listed
+	XORQ AX, AX
+
+c2:
+	MOVQ R8, BX
+	SUBQ AX, BX
+	JLE  cdone
+	MOVL $255, DX
+	CMPQ BX, $8
+	JGE  c2load
+	MOVQ BX, CX
+	MOVL $1, DX
+	SHLL CX, DX
+	DECL DX
+
+c2load:
+	KMOVW DX, K3
+	MOVQ AX, CX
+	SHRQ $3, CX
+	MOVBQZX 4096(SP)(CX*1), CX
+	KMOVW CX, K1                // the lanes in range
+	VMOVUPD 0(SP)(AX*8), Z6     // t
+	VMOVDQU64 2048(SP)(AX*8), Z9
+	VPSUBQ  Z10, Z9, Z9         // the index in the window
+	VPCMPQ  $5, Z15, Z9, K1, K5 // the lanes in range and in the window
+	VMULPD  Z6, Z6, Z1          // t^2
+	VMULPD  Z6, Z1, Z7          // t^3
+	VMULPD  Z1, Z1, Z8          // s = t^4
+	VMOVDQA64 Z9, Z2
+	VPERMI2PD 64(R15), Z28, Z2
+	VMOVDQA64 Z9, Z3
+	VPERMI2PD 64(R15)(R10*1), Z29, Z3
+	VMOVDQA64 Z9, Z4
+	VPERMI2PD 64(R15)(R10*2), Z30, Z4
+	VMOVDQA64 Z9, Z5
+	VPERMI2PD 64(R15)(R13*1), Z31, Z5
+	VMOVDQA64 Z9, Z11
+	VPERMI2PD 64(R12), Z24, Z11
+	VMOVDQA64 Z9, Z12
+	VPERMI2PD 64(R12)(R10*1), Z25, Z12
+	VMOVDQA64 Z9, Z13
+	VPERMI2PD 64(R12)(R10*2), Z26, Z13
+	VMOVDQA64 Z9, Z14
+	VPERMI2PD 64(R12)(R13*1), Z27, Z14
+	HORNER4(Z11, Z12, Z13, Z14)
+	VMOVDQA64 Z9, Z11
+	VPERMI2PD 64(SI), Z20, Z11
+	VMOVDQA64 Z9, Z12
+	VPERMI2PD 64(SI)(R10*1), Z21, Z12
+	VMOVDQA64 Z9, Z13
+	VPERMI2PD 64(SI)(R10*2), Z22, Z13
+	VMOVDQA64 Z9, Z14
+	VPERMI2PD 64(SI)(R13*1), Z23, Z14
+	HORNER4(Z11, Z12, Z13, Z14)
+	VMOVDQA64 Z9, Z11
+	VPERMI2PD 64(DI), Z16, Z11
+	VMOVDQA64 Z9, Z12
+	VPERMI2PD 64(DI)(R10*1), Z17, Z12
+	VMOVDQA64 Z9, Z13
+	VPERMI2PD 64(DI)(R10*2), Z18, Z13
+	VMOVDQA64 Z9, Z14
+	VPERMI2PD 64(DI)(R13*1), Z19, Z14
+	HORNER4(Z11, Z12, Z13, Z14)
+	QSUM
+	KANDNW  K1, K5, K4          // the lanes in range below the window
+	VMOVAPD Z6, Z0
+	VMOVAPD Z2, K5, Z0          // C, x outside the range
+	KANDNW  K3, K1, K6          // the lanes of r outside the range
+	KORTESTW K4, K6
+	JNE  clists
+
+c2store:
+	VMOVUPD Z0, K3, (R11)(AX*8)
+	ADDQ $8, AX
+	JMP  c2
+
+clists: // rare: list the lanes outside the range in slow, those below the window in redo
+	KMOVW   K6, BX
+	POPCNTQ BX, CX
+	ADDQ R14, CX
+	CMPQ CX, $16
+	JGT  cfull
+	KMOVW   K4, DX
+	POPCNTQ DX, CX
+	ADDQ R9, CX
+	CMPQ CX, $16
+	JGT  cfull
+	KANDNW  K3, K4, K3          // c not written below the window
+	MOVQ DI, 4128(SP)           // (rows 0-3 of the window)
+	MOVQ slow+104(FP), DI
+	TESTQ BX, BX
+	JEQ  credo
+
+cslow:
+	BSFQ BX, CX
+	ADDQ AX, CX
+	MOVL CX, (DI)(R14*4)
+	INCQ R14
+	LEAQ -1(BX), CX
+	ANDQ CX, BX
+	JNE  cslow
+
+credo:
+	MOVQ redo+112(FP), DI
+	TESTQ DX, DX
+	JEQ  credone
+
+credo1:
+	BSFQ DX, CX
+	ADDQ AX, CX
+	MOVL CX, (DI)(R9*4)
+	INCQ R9
+	LEAQ -1(DX), CX
+	ANDQ CX, DX
+	JNE  credo1
+
+credone:
+	MOVQ 4128(SP), DI
+	JMP  c2store
+
+cfull: // a list would overflow: stop before this group
+	MOVQ AX, R8
+
+cdone:
+	MOVQ R14, ns+120(FP)
+	MOVQ R9, nr+128(FP)
+	MOVQ R8, done+136(FP)
 	VZEROUPPER
 	RET

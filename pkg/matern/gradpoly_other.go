@@ -6,3 +6,6 @@ package matern
 func (m *Grad) rowVec(r, c, db, dn []float64, slow *[rowChunk]uint8) (int, bool) {
 	return 0, false
 }
+
+// covRowVec: no vector code on this platform or build.
+func (m *Grad) covRowVec(r, c []float64) bool { return false }

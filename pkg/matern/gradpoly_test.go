@@ -247,3 +247,49 @@ func TestRowFused(t *testing.T) {
 		}
 	}
 }
+
+// TestCovRowChunks checks CovRow bitwise against Row's C (a different
+// code path where the CPU has AVX-512: covRowVec's sixteen-piece window,
+// the entries below it redone, chunks of covChunk) over lengths across
+// the chunks, in place and not, with distances log-uniform over every
+// octave (many below the window) and outside the pieces' range (0, NaN,
+// beyond rmax, below rmin), and that nothing past the entries is written.
+func TestCovRowChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 7))
+	g, err := NewGrad(Theta{Sigma2: 1.3, Beta: 0.1, Nu: 0.8}, 1e-6, 1.5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 7, 8, 9, 255, 256, 257, 700} {
+		r := make([]float64, n)
+		for i := range r {
+			r[i] = 0.05 + 0.3*rng.Float64() // mostly within a factor 256 (the window)
+			if i%5 == 1 {
+				r[i] = 1e-6 * math.Pow(1.4e6, rng.Float64())
+			}
+		}
+		for _, odd := range []float64{0, math.NaN(), 2, 1e-7} {
+			r[rng.IntN(n)] = odd
+		}
+		want, db := make([]float64, n), make([]float64, n)
+		g.Row(r, want, db, nil)
+		pad := make([]float64, n+8)
+		for i := range pad[n:] {
+			pad[n+i] = -1
+		}
+		got := pad[:n]
+		g.CovRow(r, got)
+		in := append([]float64(nil), r...)
+		g.CovRow(in, in)
+		for i := range n {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) || math.Float64bits(in[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n %d r %v: CovRow %v, in place %v, Row's C %v", n, r[i], got[i], in[i], want[i])
+			}
+		}
+		for _, v := range pad[n:] {
+			if v != -1 {
+				t.Fatalf("n %d: CovRow wrote past the entries: %v", n, pad[n:])
+			}
+		}
+	}
+}

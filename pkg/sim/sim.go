@@ -53,6 +53,10 @@
 //     a task that waits for the message starts after its copy (the
 //     critical path), and one that runs meanwhile ends later by the time
 //     the OS gave the progress goroutine.
+//   - A rank's workers may also wait for their cores while runnable (its
+//     other threads, other processes): with Options.Stretch a CPU task on
+//     rank r takes Stretch[r] times its duration, with Options.TaskWait
+//     TaskWait[r] seconds more.
 //
 // The simulation is deterministic: the same graph and cluster give the same
 // Result, bit for bit.
@@ -102,6 +106,17 @@ type Options struct {
 	// runtime's progress goroutine completes a receive on the workers'
 	// cores, so it waits for one. Each must be >= 0 and finite.
 	BusyReceives []float64
+	// Stretch, if not nil, holds one factor per rank, each >= 1 and
+	// finite: a task on a CPU worker of rank r takes Stretch[r] times its
+	// duration d(t, CPU) scale (then the runtime's CPU is added), the
+	// time its worker's thread waits for a core while runnable (the
+	// rank's other threads and other processes on its cores) growing
+	// with the task's own CPU time. TaskWait, if not nil, holds one time
+	// per rank, each >= 0 and finite: each task on a CPU worker of rank r
+	// takes TaskWait[r] seconds more, a wait for the core per task
+	// (a worker woken or handed the core back once per task).
+	Stretch  []float64
+	TaskWait []float64
 }
 
 // Use is the activity of the workers of one type.
@@ -196,6 +211,8 @@ type rankModel struct {
 	outFree  float64           // outgoing link free at
 	inFree   float64           // incoming link free at
 	taskCPU  float64           // the runtime's CPU time per task on a CPU worker (config.Group.TaskCPU)
+	stretch  float64           // a CPU task's duration factor (Options.Stretch; 1 without)
+	taskWait float64           // seconds more per CPU task (Options.TaskWait)
 	debt     float64           // CPU time of messages not yet charged to a task
 	rtCPU    float64           // the runtime's CPU time charged to tasks
 	runnable []bool            // per kind id: some worker type with workers runs it
@@ -330,6 +347,9 @@ func newSimulator(g *runtime.Graph, c config.Cluster, opt Options) (*simulator, 
 			return nil, err
 		}
 	}
+	if err := s.coreWaits(opt); err != nil {
+		return nil, err
+	}
 	for i, nd := range g.Nodes {
 		if nd.Rank < 0 || nd.Rank >= g.Ranks {
 			return nil, fmt.Errorf("sim: node %d (%s): rank %d out of [0, %d)", i, nd.Kind, nd.Rank, g.Ranks)
@@ -370,6 +390,35 @@ func newSimulator(g *runtime.Graph, c config.Cluster, opt Options) (*simulator, 
 		}
 	}
 	return s, nil
+}
+
+// coreWaits sets each rank's Options.Stretch and TaskWait.
+func (s *simulator) coreWaits(opt Options) error {
+	for _, o := range []struct {
+		name string
+		v    []float64
+		min  float64
+	}{{"stretch", opt.Stretch, 1}, {"task wait", opt.TaskWait, 0}} {
+		if o.v != nil && len(o.v) != len(s.ranks) {
+			return fmt.Errorf("sim: %d ranks, %d values of %s", len(s.ranks), len(o.v), o.name)
+		}
+		for r, x := range o.v {
+			if !(x >= o.min) || math.IsInf(x, 0) {
+				return fmt.Errorf("sim: rank %d: %s %g (want >= %g and finite)", r, o.name, x, o.min)
+			}
+		}
+	}
+	for r := range s.ranks {
+		m := &s.ranks[r]
+		m.stretch = 1
+		if opt.Stretch != nil {
+			m.stretch = opt.Stretch[r]
+		}
+		if opt.TaskWait != nil {
+			m.taskWait = opt.TaskWait[r]
+		}
+	}
+	return nil
 }
 
 // build sets up m as a node of group gi of c, with the durations of
@@ -664,7 +713,7 @@ func (s *simulator) startTasks(r int, now float64) {
 			}
 			d *= s.scale[n]
 			if k == config.CPU {
-				d += m.taskCPU
+				d = d*m.stretch + m.taskCPU + m.taskWait
 			}
 			start := now
 			if idleK[k] == 0 {

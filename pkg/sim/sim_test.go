@@ -79,7 +79,8 @@ func TestMakespan(t *testing.T) {
 		c     config.Cluster
 		want  float64
 		delay float64 // Options.MessageDelay
-		// MessageDelays and BusyReceives (Seed 2), if not nil
+		// MessageDelays and BusyReceives (Seed 2), Stretch and TaskWait,
+		// if not nil
 		draws *Options
 	}{
 		// 1 + 2 + 3, one after the other.
@@ -142,6 +143,25 @@ func TestMakespan(t *testing.T) {
 		// delay is drawn, the busy receive is not.
 		{"idle receiver", []runtime.Node{task("potrf", 0), xfer(0, 1, 1e6, 0), on(task("trmm", 0, 1), 1)},
 			cluster(2, 1, 0, durs, nil), 3.002 + draw(2, 0, 0.001, 0.003), 0, &Options{MessageDelays: []float64{0.001, 0.003}, BusyReceives: []float64{0.5}}},
+		// A stretch per rank: the chain 1 + 2 + 3 on rank 0 at 1.1 times
+		// with 0.25 s of runtime CPU per task: 1.1 x 6 + 3 x 0.25.
+		{"stretch", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 1)},
+			withCPU(cluster(2, 1, 0, durs, nil), 0.25), 1.1*6 + 0.75, 0, &Options{Stretch: []float64{1.1, 3}}},
+		// The potrf on rank 0 at 2 times, its message (0.002 s), the trmm
+		// and a gemm on rank 1 at 1.5 times: 2 + 0.002 + 1.5 x (2 + 3);
+		// a ragged gemm (half the flops) on rank 0 after the potrf ends
+		// at 2 + 2 x 1.5.
+		{"stretch per rank", []runtime.Node{task("potrf", 0), xfer(0, 1, 1e6, 0), on(task("trmm", 0, 1), 1),
+			on(withFlops(task("gemm", 0, 2), 2e9), 1), withFlops(task("gemm", 0, 0), 1e9)},
+			cluster(2, 1, 0, durs, nil), 2 + 0.002 + 1.5*(2+3), 0, &Options{Stretch: []float64{2, 1.5}}},
+		// A wait per task: the chain, 0.1 s more per task on rank 0.
+		{"task wait", []runtime.Node{task("potrf", 0), task("trmm", 0, 0), task("gemm", 0, 1)},
+			cluster(1, 1, 0, durs, nil), 6.3, 0, &Options{TaskWait: []float64{0.1}}},
+		// Both, and a GPU task keeps its duration: the gemm on the GPU
+		// (1 s), then the CPU's potrf (1 x 2 + 0.1) and dcmg (10 x 2 +
+		// 0.1) on rank 0.
+		{"stretch, task wait, gpu", []runtime.Node{task("gemm", 0), task("potrf", 0, 0), task("dcmg", 0, 1)},
+			cluster(1, 1, 1, durs, config.Durations{"gemm": 1}), 1 + 2.1 + 20.1, 0, &Options{Stretch: []float64{2}, TaskWait: []float64{0.1}}},
 		// Two messages on the same pair of links go one after the other.
 		{"same link", []runtime.Node{xfer(0, 1, 1e6), xfer(0, 1, 1e6)}, cluster(2, 1, 0, durs, nil), 0.004, 0, nil},
 		// Same sender, two receivers: the sender's link is shared.
@@ -170,6 +190,7 @@ func TestMakespan(t *testing.T) {
 			opt := Options{MessageDelay: c.delay}
 			if c.draws != nil {
 				opt.MessageDelays, opt.BusyReceives, opt.Seed = c.draws.MessageDelays, c.draws.BusyReceives, 2
+				opt.Stretch, opt.TaskWait = c.draws.Stretch, c.draws.TaskWait
 			}
 			r := mustRunWith(t, g, c.c, opt)
 			if !near(r.Makespan, c.want) {
@@ -190,6 +211,12 @@ func draw(seed uint64, i int, v ...float64) float64 {
 		r.IntN(len(v))
 	}
 	return v[r.IntN(len(v))]
+}
+
+// withCPU returns c with task_cpu seconds of runtime CPU per task.
+func withCPU(c config.Cluster, taskCPU float64) config.Cluster {
+	c.Groups[0].TaskCPU = taskCPU
+	return c
 }
 
 func repeat(n runtime.Node, k int) []runtime.Node {
@@ -370,6 +397,20 @@ func TestErrors(t *testing.T) {
 			if want := fmt.Sprintf("message delay %g s", d); err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("delay %g: error %v, want %q", d, err, want)
 			}
+		}
+	}
+	for _, c := range []struct {
+		opt  Options
+		want string
+	}{
+		{Options{Stretch: []float64{1}}, "2 ranks, 1 values of stretch"},
+		{Options{Stretch: []float64{1, 0.9}}, "rank 1: stretch 0.9 (want >= 1"},
+		{Options{Stretch: []float64{math.Inf(1), 1}}, "rank 0: stretch +Inf"},
+		{Options{TaskWait: []float64{0, 0, 0}}, "2 ranks, 3 values of task wait"},
+		{Options{TaskWait: []float64{math.NaN(), 0}}, "rank 0: task wait NaN (want >= 0"},
+	} {
+		if _, err := Run(&runtime.Graph{Ranks: 2}, cluster(2, 1, 0, durs, nil), c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.opt, err, c.want)
 		}
 	}
 }

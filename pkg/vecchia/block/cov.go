@@ -86,15 +86,12 @@ func (c MaternCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work
 func (c MaternCov) fillPacked(p matern.Points, n int, s []float64, d [][]float64, work []float64) {
 	np := n * (n - 1) / 2
 	distTri(p.X[:n], p.Y[:n], s[:np])
-	var c0 [1]float64 // C(0): the diagonal (r = 0 evaluated as the columns' first entry was)
+	c0, d0, n0 := c.G.AtZero() // the diagonal (r = 0 evaluated as the columns' first entry was)
 	if !c.Beta && !c.Nu {
-		c.G.CovRow(c0[:], c0[:])
 		c.G.CovRow(s[:np], s[:np])
-		unpack(n, s, c0[0]+c.Nugget)
+		unpack(n, s, c0+c.Nugget)
 		return
 	}
-	var d0, n0 [1]float64
-	c.G.Row(c0[:], c0[:], d0[:], n0[:])
 	bp, dp := work[:np], work[:np] // not both needed: the one not asked for
 	g := 0
 	if c.Beta {
@@ -105,8 +102,8 @@ func (c MaternCov) fillPacked(p matern.Points, n int, s []float64, d [][]float64
 		dp = d[g][:np]
 	}
 	c.G.Row(s[:np], s[:np], bp, dp)
-	unpack(n, s, c0[0]+c.Nugget)
-	diag := [2]float64{d0[0], n0[0]}
+	unpack(n, s, c0+c.Nugget)
+	diag := [2]float64{d0, n0}
 	g = 0
 	for k, on := range [2]bool{c.Beta, c.Nu} {
 		if on {
