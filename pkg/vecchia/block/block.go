@@ -3,8 +3,9 @@
 // gradient and its Fisher information, one dense covariance matrix per
 // block, factored and solved by the package's own small-matrix kernels
 // (chol, solveLower, solveUpperT, gemv, gram42: AVX2 with fused
-// multiply-adds where the CPU has it, the same values bitwise in Go; no
-// BLAS call), one task of the Vecchia graph running Run over a range of
+// multiply-adds where the CPU has it, the factor and L^-1 [y X] in one
+// pass with AVX-512 (cholSolve), the same values bitwise in Go; no BLAS
+// call), one task of the Vecchia graph running Run over a range of
 // blocks.
 //
 // A block is a set U of u locations, sorted in the Vecchia ordering, of
@@ -213,8 +214,8 @@ func (l Layout) Info() int    { return l.DXSX() + l.NCov*l.NCov*l.P }
 // Phases of Times.
 const (
 	TimeGen   = iota // covariance matrices and their derivatives
-	TimeChol         // Cholesky factors
-	TimeSolve        // solves with y and X, and the likelihood's sums
+	TimeChol         // Cholesky factors (with AVX-512 also the solves with y and X: cholSolve)
+	TimeSolve        // solves with y and X (without AVX-512), and the likelihood's sums
 	TimeGrad         // gradient and information
 	NumTimes
 )
@@ -425,7 +426,7 @@ func (sc *scratch) runBlock(s *Spec, d *Data, lay Layout, b int, work []float64,
 	clock.start(s.Timing)
 	s.Cov.Fill(sc.pts, u, sc.sig, sc.dsig, sc.cov)
 	clock.lap(acc, lay, TimeGen)
-	info := chol(u, sc.sig, u, sc.ct)
+	info := cholSolve(u, sc.sig, u, sc.ct, sc.y, u, 1+s.NCov)
 	clock.lap(acc, lay, TimeChol)
 	if info != 0 {
 		g, _ := Response(idx[info-1])
@@ -450,6 +451,10 @@ func (sc *scratch) runBlock(s *Spec, d *Data, lay Layout, b int, work []float64,
 func (sc *scratch) gather(d *Data, idx []int32, u, ncov int) {
 	w := d.Width
 	sc.resp = sc.resp[:0]
+	if sc.pts.Z == nil && sc.pts.T == nil && ncov == 1 && w == 4 {
+		sc.gatherXY1(d.Rows, idx)
+		return
+	}
 	for i, v := range idx {
 		g, resp := Response(v)
 		if resp {
@@ -473,12 +478,28 @@ func (sc *scratch) gather(d *Data, idx []int32, u, ncov int) {
 	}
 }
 
-// likBlock solves [y X] with the factor L in sc.sig and adds the
-// block's log-determinant and quadratic forms.
+// gatherXY1 is gather for planar points and one covariate (rows of x,
+// y, the observation and the covariate), the common case, in one tight
+// loop.
+func (sc *scratch) gatherXY1(rows []float64, idx []int32) {
+	u := len(idx)
+	xs, ys := sc.pts.X[:u], sc.pts.Y[:u]
+	obs, cov := sc.y[:u], sc.y[u:2*u]
+	for i, v := range idx {
+		g := v ^ (v >> 31) // ^v for a response (v < 0)
+		if v < 0 {
+			sc.resp = append(sc.resp, i)
+		}
+		row := rows[int(g)*4:][:4:4]
+		xs[i], ys[i], obs[i], cov[i] = row[0], row[1], row[2], row[3]
+	}
+}
+
+// likBlock adds the block's log-determinant and quadratic forms, the
+// factor L in sc.sig and L^-1 [y X] in sc.y (cholSolve).
 func (sc *scratch) likBlock(s *Spec, lay Layout, u int, acc []float64) {
 	p := s.NCov
 	l, y := sc.sig, sc.y
-	solveLower(u, 1+p, l, u, y, u)
 	for _, i := range sc.resp {
 		w := y[i]
 		acc[lay.LogDet()] += 2 * math.Log(l[i+i*u])
@@ -578,9 +599,10 @@ func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 // dsigC writes dSigma_j C into B_j for the Generated parameters, column
 // by column: column k of C is zero below its response r_k, so only
 // dSigma_j's first r_k+1 columns enter (gemv: sums in order of the
-// column, fused multiply-adds, straight into B_j's column; the vector
+// column, fused multiply-adds, straight into B_j's column; the AVX2
 // code's up to 3 rows past it land in the next column, written after,
-// or past the B_j).
+// or past the B_j), two columns at a time (gemv2: with AVX-512 one pass
+// over dSigma_j for both).
 func (sc *scratch) dsigC(s *Spec, u int) {
 	zero, neg := sc.zero, sc.neg
 	clear(zero)
@@ -595,8 +617,14 @@ func (sc *scratch) dsigC(s *Spec, u int) {
 			continue
 		}
 		ds, bj := sc.dsig[sc.slot[j]], sc.b[j]
-		for kk, i := range sc.resp {
-			gemv(u, i+1, zero, ds[:cap(ds)], u, neg[kk*u:], bj[kk*u:kk*u+m4])
+		resp := sc.resp
+		for kk := 0; kk < len(resp); kk += 2 {
+			if kk+1 == len(resp) {
+				gemv(u, resp[kk]+1, zero, ds[:cap(ds)], u, neg[kk*u:], bj[kk*u:kk*u+m4])
+				break
+			}
+			gemv2(u, resp[kk]+1, resp[kk+1]+1, zero, ds[:cap(ds)], u, neg[kk*u:], neg[(kk+1)*u:],
+				bj[kk*u:kk*u+m4], bj[(kk+1)*u:(kk+1)*u+m4])
 		}
 	}
 }

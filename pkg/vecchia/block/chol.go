@@ -21,11 +21,38 @@ const cholPad = 3
 // vector code and the scalar code give the same values bitwise), then
 // L[j,j] = sqrt(t_0) and L[j+1:n, j] = t[1:] * (1/L[j,j]); the vector
 // code runs the whole loop in one call (cholAVX).
+//
+// Where the CPU has AVX-512, cholZ computes the same entries by panels of
+// four columns (the same sums in the same order: the same values,
+// bitwise).
 func chol(n int, a []float64, ld int, t []float64) int {
+	if hasCholZ && n > 0 {
+		return cholZ(n, a[:(n-1)*ld+n], ld, nil, 0, 0)
+	}
 	if useVec && n > 0 && cap(a) >= (n-1)*ld+n+cholPad {
 		_ = t[n+3]
 		return cholVec(n, a[:cap(a)], ld, t)
 	}
+	return cholGo(n, a, ld, t)
+}
+
+// cholSolve is chol, then (the factor found) solveLower(n, q, a, ld, y,
+// ldy): y = L^-1 y. Where the CPU has AVX-512 and q <= cholRHS, in the
+// factor's own pass (each panel's rows of y beside its pivots, whose
+// latency they hide): the same values, bitwise.
+func cholSolve(n int, a []float64, ld int, t []float64, y []float64, ldy, q int) int {
+	if hasCholZ && n > 0 && q <= cholRHS {
+		return cholZ(n, a[:(n-1)*ld+n], ld, y, ldy, q)
+	}
+	if info := chol(n, a, ld, t); info != 0 {
+		return info
+	}
+	solveLower(n, q, a, ld, y, ldy)
+	return 0
+}
+
+// cholGo is chol's scalar code.
+func cholGo(n int, a []float64, ld int, t []float64) int {
 	for j := 0; j < n; j++ {
 		m := n - j
 		col := a[j+j*ld:]
@@ -77,4 +104,20 @@ func gemv(m, kn int, a, l []float64, ld int, x, t []float64) {
 		return
 	}
 	colUpdateGo(m, kn, a, l, ld, x, 1, t)
+}
+
+// gemv2 is gemv for two right-hand sides over the same l: t1 = a - l x1
+// over kn1 columns and t2 = a - l x2 over kn2 (t1 and t2 of length m, or
+// as gemv asks for its vector code). With AVX-512 both in one pass,
+// sharing each load of l's rows (gemv2Vec: the same values bitwise).
+func gemv2(m, kn1, kn2 int, a, l []float64, ld int, x1, x2, t1, t2 []float64) {
+	if kn1 > kn2 {
+		kn1, kn2, x1, x2, t1, t2 = kn2, kn1, x2, x1, t2, t1
+	}
+	if !hasCholZ || m == 0 || kn2 == 0 {
+		gemv(m, kn1, a, l, ld, x1, t1)
+		gemv(m, kn2, a, l, ld, x2, t2)
+		return
+	}
+	gemv2Vec(m, kn1, kn2, a, l, ld, x1, x2, t1, t2)
 }

@@ -11,3 +11,9 @@ func solveLower(n, q int, l []float64, ld int, b []float64, ldb int) {
 func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int, row []float64) {
 	solveUpperTGo(n, q, l, ld, b, ldb, row)
 }
+
+// solveLowerYMM is solveLowerGo (no vector code on this platform or
+// build).
+func solveLowerYMM(n, q int, l []float64, ld int, b []float64, ldb int) {
+	solveLowerGo(n, q, l, ld, b, ldb)
+}

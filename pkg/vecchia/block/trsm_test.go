@@ -1,8 +1,10 @@
 package block
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -11,12 +13,14 @@ import (
 // solution's largest entry, and the vector code bitwise against the
 // scalar code (solveStepGo), for sizes across the vector code's 4 and 8
 // rows (the left-looking panels and their masked last 1-3 rows) and 1
-// to 12 right-hand sides (one left-looking call up to 9, two for 12)
-// with a leading dimension above n.
+// to 17 right-hand sides (one left-looking call up to 9, two for 12;
+// with AVX-512 one up to 16, two for 17) with a leading dimension above
+// n, solveLower (AVX-512 where the CPU has it) bitwise against its AVX2
+// code too.
 func TestSolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 31))
 	for _, n := range []int{1, 2, 3, 5, 7, 8, 9, 11, 13, 45, 48, 49, 50, 61} {
-		for _, q := range []int{1, 3, 6, 9, 12} {
+		for _, q := range []int{1, 3, 6, 9, 12, 17} {
 			ld, ldb := n+1, n+2
 			l := make([]float64, n*ld)
 			for j := 0; j < n; j++ {
@@ -43,7 +47,14 @@ func TestSolve(t *testing.T) {
 						solveStepGo(j, q, 1/l[j+j*ld], sca, ldb, row, true)
 					}
 				} else {
+					ymm := append([]float64(nil), b...)
 					solveLower(n, q, l, ld, got, ldb)
+					solveLowerYMM(n, q, l, ld, ymm, ldb)
+					for i, v := range ymm {
+						if math.Float64bits(v) != math.Float64bits(got[i]) {
+							t.Fatalf("n %d q %d: entry %d: AVX2 code %v, solveLower %v", n, q, i, v, got[i])
+						}
+					}
 					for j := 0; j < n; j++ {
 						solveStepGo(n-j-1, q, 1/l[j+j*ld], sca[j:], ldb, l[j+j*ld+1:j*ld+n], false)
 					}
@@ -93,4 +104,41 @@ func refSolve(n, q int, l []float64, ld int, b []float64, ldb int, back bool) []
 		}
 	}
 	return x
+}
+
+// BenchmarkSolve times the forward substitution (solveLower: AVX-512
+// where the CPU has it; AVX2) at the blocks' sizes and right-hand sides
+// (the gradient's L^-1 [C | B_j] has about 13 at m = 30), in thread CPU
+// nanoseconds a call.
+func BenchmarkSolve(b *testing.B) {
+	for _, n := range []int{16, 39, 45} {
+		for _, q := range []int{2, 9, 13} {
+			l := make([]float64, n*n)
+			for j := 0; j < n; j++ {
+				l[j+j*n] = 1 + float64(j%3)
+				for i := j + 1; i < n; i++ {
+					l[i+j*n] = 0.5 / float64(n)
+				}
+			}
+			rhs, w := make([]float64, n*q), make([]float64, n*q)
+			for i := range rhs {
+				rhs[i] = float64(i%7) - 3
+			}
+			for _, p := range []struct {
+				name string
+				f    func(n, q int, l []float64, ld int, b []float64, ldb int)
+			}{{"solveLower", solveLower}, {"AVX2", solveLowerYMM}} {
+				b.Run(fmt.Sprintf("%s/n=%d/q=%d", p.name, n, q), func(b *testing.B) {
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					c0 := threadCPU()
+					for i := 0; i < b.N; i++ {
+						copy(w, rhs)
+						p.f(n, q, l, n, w, n)
+					}
+					b.ReportMetric((threadCPU()-c0)*1e9/float64(b.N), "cpu-ns/op")
+				})
+			}
+		}
+	}
 }

@@ -21,11 +21,14 @@ const maxVec = 12
 
 func main() {
 	out := flag.String("o", "chol_amd64.s", "the file to write")
-	kind := flag.String("kind", "chol", "chol or trsm")
+	kind := flag.String("kind", "chol", "chol, cholz or trsm")
 	flag.Parse()
 	src := source()
-	if *kind == "trsm" {
+	switch *kind {
+	case "trsm":
 		src = trsmSource()
+	case "cholz":
+		src = cholzSource() + gemvzSource() + solveZSource()
 	}
 	if err := os.WriteFile(*out, []byte(src), 0o644); err != nil {
 		log.Fatal(err)
