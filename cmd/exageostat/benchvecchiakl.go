@@ -40,7 +40,8 @@ does not fit in memory) and one Vecchia evaluation per row. Orderings:
 maxmin (exact, the default of fit), random (from --seed), coord, middleout,
 approxmaxmin (an approximate maxmin: a random permutation whose points with
 an earlier near neighbour are moved to the end, as GpGp's order_maxmin).
-Printed: one row per approximation with its KL, blocks and seconds
+Printed: one row per approximation with its KL, its blocks, its work (the
+covariance entries and Cholesky flops of one evaluation) and seconds
 (docs/vecchia.md, "Which approximation: the KL divergence").`,
 		Example: `  exageostat bench vecchia-kl --n 3000 --m 10,30,60 --order maxmin,random --grouping blocks,none --theta 1,0.1,0.5,0.1
   exageostat bench vecchia-kl --data vdata.csv --m 30 --theta 1,0.1,0.8,0.1 --json`,
@@ -139,8 +140,8 @@ func parseKLFlags(o *bench.VecchiaKLOptions, thetaS, msS, ordS, grpS, data strin
 func printVecchiaKL(r *bench.VecchiaKLResult) {
 	fmt.Printf("vecchia-kl n=%d theta=%v seed=%d workers=%d: exact log|Sigma| = %.10g (%.2f s, nb=%d)\n",
 		r.N, r.Theta, r.Seed, r.Workers, r.ExactLogDet, r.ExactSeconds, r.NB)
-	fmt.Printf("%6s  %-13s %-8s %9s  %14s  %9s  %9s\n", "m", "order", "grouping", "blocks", "KL (nats)", "prepare s", "eval s")
+	fmt.Printf("%6s  %-13s %-8s %9s  %14s  %10s  %10s  %9s  %9s\n", "m", "order", "grouping", "blocks", "KL (nats)", "entries", "Chol flop", "prepare s", "eval s")
 	for _, w := range r.Rows {
-		fmt.Printf("%6d  %-13s %-8s %9d  %14.6g  %9.3f  %9.3f\n", w.M, w.Order, w.Grouping, w.Blocks, w.KL, w.PrepSeconds, w.EvalSeconds)
+		fmt.Printf("%6d  %-13s %-8s %9d  %14.6g  %10.3g  %10.3g  %9.3f  %9.3f\n", w.M, w.Order, w.Grouping, w.Blocks, w.KL, w.Entries, w.CholFlops, w.PrepSeconds, w.EvalSeconds)
 	}
 }

@@ -47,6 +47,11 @@ type VecchiaKLRow struct {
 	// density q.
 	KL     float64 `json:"kl"`
 	LogDet float64 `json:"logdet"`
+	// Entries and CholFlops are the work of one evaluation of l, wall
+	// clock aside: the covariance entries (u(u+1)/2 a block of u points)
+	// and the Cholesky factors' flops (u^3/3 a block).
+	Entries   float64 `json:"entries"`
+	CholFlops float64 `json:"chol_flops"`
 	// PrepSeconds is the ordering, the sets and the grouping, EvalSeconds
 	// one evaluation of the Vecchia likelihood.
 	PrepSeconds float64 `json:"prepare_seconds"`
@@ -178,8 +183,15 @@ func klRow(pr likelihood.Problem, o VecchiaKLOptions, m int, ord order.Method, g
 	if math.IsNaN(r.LogDet) {
 		return nil, fmt.Errorf("bench vecchia-kl: log|Sigma~| is NaN (m=%d, %s)", m, ord)
 	}
-	return &VecchiaKLRow{M: prep.Sets.M, Order: string(ord), Grouping: g, Blocks: prep.Plan.Blocks.Len(), LogDet: r.LogDet,
-		PrepSeconds: t1.Sub(t0).Seconds(), EvalSeconds: time.Since(t1).Seconds()}, nil
+	row := &VecchiaKLRow{M: prep.Sets.M, Order: string(ord), Grouping: g, Blocks: prep.Plan.Blocks.Len(), LogDet: r.LogDet,
+		PrepSeconds: t1.Sub(t0).Seconds(), EvalSeconds: time.Since(t1).Seconds()}
+	for b := range row.Blocks {
+		u, _ := prep.Plan.Blocks.Size(b)
+		fu := float64(u)
+		row.Entries += fu * (fu + 1) / 2
+		row.CholFlops += fu * fu * fu / 3
+	}
+	return row, nil
 }
 
 // uniformPoints returns n uniform random points in the unit square (a
