@@ -15,16 +15,17 @@ const ApproxNeighbors = 100
 // ApproxMaxmin returns an approximate maxmin ordering of c's points in
 // the manner of GpGp's order_maxmin (Guinness 2018): start from a
 // uniformly random permutation (a PCG seeded by seed) as a queue and walk
-// it; a point whose nearest k_j other points include one placed before it
+// it; a point whose nearest k_j other points include one kept before it
 // is moved to the end of the queue, otherwise it keeps its place; k_j =
 // round(N / (a + 2)) within [1, k], with a the points kept so far and k =
 // min(round(sqrt(N)), ApproxNeighbors): early points keep their place
 // only where no earlier point lies among their N/a nearest (about the
 // spacing of a well spread set of a points), so they spread over the
 // domain as maxmin's do, at the cost of one k-nearest-neighbour search.
-// The walk stops after 2N queue positions; the points kept, in queue
-// order, are the ordering. The neighbour lists' ties go by the smaller
-// index, so the ordering is a function of the coordinates and the seed.
+// The walk stops after 2N queue positions; the points kept, then those
+// still waiting, in queue order, are the ordering. The neighbour lists'
+// ties go by the smaller index, so the ordering is a function of the
+// coordinates and the seed.
 func ApproxMaxmin(c embed.Coords, seed uint64) []int {
 	n := c.Len()
 	if n < 3 {
