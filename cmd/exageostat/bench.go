@@ -25,10 +25,10 @@ func newBenchCmd(w comm.Comm) *cobra.Command {
 		Short: "Measure kernels and the runtime against references in the same run",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return badInput("%sname a benchmark: cholesky, grain, likelihood, overlap, runtime, simulator, tlr, tlr-opt, tracing or vecchia (see '%s --help')", cmdPrefix(c), c.CommandPath())
+			return badInput("%sname a benchmark: cholesky, grain, likelihood, overlap, runtime, simulator, tlr, tlr-opt, tracing, vecchia or vecchia-kl (see '%s --help')", cmdPrefix(c), c.CommandPath())
 		},
 	}
-	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w), newBenchOverlapCmd(w), newBenchTracingCmd(), newBenchTLRCmd(), newBenchGrainCmd(), newBenchTLROptCmd(), newBenchVecchiaCmd())
+	c.AddCommand(newBenchCholeskyCmd(), newBenchLikelihoodCmd(), newBenchRuntimeCmd(), newBenchSimulatorCmd(w), newBenchOverlapCmd(w), newBenchTracingCmd(), newBenchTLRCmd(), newBenchGrainCmd(), newBenchTLROptCmd(), newBenchVecchiaCmd(), newBenchVecchiaKLCmd())
 	return c
 }
 

@@ -2,6 +2,7 @@ package order
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -127,4 +128,111 @@ func TestOtherOrderings(t *testing.T) {
 	if m, err := Parse("middleout"); err != nil || m != MiddleOut {
 		t.Errorf("Parse(middleout) = %q, %v", m, err)
 	}
+}
+
+// TestApproxMaxmin checks ApproxMaxmin's walk against the rule written
+// out here on a list (each pass takes the queue's next point, tests its
+// k_j nearest by brute force against the points before it in the list,
+// kept or moved), from the same random start; that it is a permutation
+// that depends on the seed; and that its first points spread as maxmin's
+// do: the first sqrt(N) points' smallest pairwise distance is at least
+// a third of exact maxmin's and twice a random ordering's.
+func TestApproxMaxmin(t *testing.T) {
+	for _, tc := range []struct {
+		kind   string
+		n, dim int
+	}{{"uniform", 2, 2}, {"uniform", 3, 2}, {"uniform", 400, 2}, {"grid", 900, 2}, {"cluster", 500, 2}, {"uniform", 300, 3}} {
+		c := cloud.Points(tc.kind, tc.n, tc.dim, uint64(tc.n))
+		got := ApproxMaxmin(c, 5)
+		sorted := slices.Clone(got)
+		slices.Sort(sorted)
+		for i, v := range sorted {
+			if v != i {
+				t.Fatalf("%s n=%d: not a permutation", tc.kind, tc.n)
+			}
+		}
+		if tc.n < 3 {
+			continue
+		}
+		start := identity(tc.n)
+		r := rand.New(rand.NewPCG(5, 0x6170786d6d))
+		r.Shuffle(tc.n, func(i, j int) { start[i], start[j] = start[j], start[i] })
+		if want := listApprox(c, start); !slices.Equal(got, want) {
+			t.Errorf("%s n=%d: the walk differs from the rule", tc.kind, tc.n)
+		}
+		other := ApproxMaxmin(c, 6)
+		if tc.n >= 100 && slices.Equal(got, other) {
+			t.Errorf("%s n=%d: not a function of the seed", tc.kind, tc.n)
+		}
+		if tc.kind == "uniform" && tc.dim == 2 {
+			k := int(math.Sqrt(float64(tc.n)))
+			rnd, _ := Order(c, Random, 5)
+			sa, se, sr := sep(c, got[:k]), sep(c, Maxmin(c)[:k]), sep(c, rnd[:k])
+			if !(sa >= se/3 && sa >= 2*sr) {
+				t.Errorf("%s n=%d: first %d points' separation %g (maxmin %g, random %g)", tc.kind, tc.n, k, sa, se, sr)
+			}
+		}
+	}
+}
+
+// listApprox is the approximate maxmin rule on a list: the queue's head
+// is taken; k_j = round(N/(a+2)) clamped to [1, round(sqrt N)], a the
+// points kept so far; if one of its k_j nearest other points (brute
+// force, ties by index) is kept already, it goes to the back, else it is
+// kept; after 2N heads the rest of the queue is kept as it stands.
+func listApprox(c embed.Coords, start []int) []int {
+	n := c.Len()
+	k := min(int(math.Round(math.Sqrt(float64(n)))), ApproxNeighbors, n-1)
+	cache := map[int][]int{}
+	near := func(p int) []int {
+		if o, ok := cache[p]; ok {
+			return o
+		}
+		o := identity(n)
+		o = slices.DeleteFunc(o, func(q int) bool { return q == p })
+		slices.SortStableFunc(o, func(a, b int) int {
+			da, db := c.Dist2(p, a), c.Dist2(p, b)
+			switch {
+			case da < db:
+				return -1
+			case da > db:
+				return 1
+			}
+			return 0
+		})
+		cache[p] = o[:k]
+		return o[:k]
+	}
+	kept := []int{start[0]}
+	queue := slices.Clone(start[1:])
+	placed := map[int]bool{start[0]: true} // kept
+	for heads := 1; heads < 2*n && len(queue) > 0; heads++ {
+		p := queue[0]
+		queue = queue[1:]
+		kj := min(max(int(math.Round(float64(n)/float64(len(kept)+2))), 1), k)
+		moved := false
+		for _, q := range near(p)[:kj] {
+			if placed[q] {
+				moved = true
+			}
+		}
+		if moved {
+			queue = append(queue, p)
+		} else {
+			kept = append(kept, p)
+			placed[p] = true
+		}
+	}
+	return append(kept, queue...)
+}
+
+// sep returns the smallest distance between two of the points idx of c.
+func sep(c embed.Coords, idx []int) float64 {
+	best := math.Inf(1)
+	for a := range idx {
+		for b := range a {
+			best = min(best, math.Sqrt(c.Dist2(idx[a], idx[b])))
+		}
+	}
+	return best
 }
