@@ -105,7 +105,7 @@ GLOBL cbHi<>(SB), RODATA|NOPTR, $64
 	VUNPCKLPD X2, X1, X5 \
 	VINSERTF128 $1, X5, Y4, Y4
 
-// func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, oct32 *[32]octave) int
+// func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, oct32 *[32]octave, from, ahead int) int
 // locate and the polynomials (rowGo, bitwise) in one call over at most
 // rowChunk entries: for each r[i] with x = r[i] ib in [lo, hi), its piece
 // p (octave bits>>52 - eb, then first + mantissa >> shift), t = (x -
@@ -133,8 +133,14 @@ GLOBL cbHi<>(SB), RODATA|NOPTR, $64
 // with AVX-512), the first pass locates eight entries at a time in zmm
 // registers (p1w: the octaves' entries by two table permutes held in
 // registers, not loaded lane by lane), the same operations lane by lane,
-// so the same values bitwise.
-TEXT ·rowAVX2(SB), $1072-192
+// so the same values bitwise. Square roots (correctly rounded) of squared
+// distances, written in place (AVX-512 only): r[from:] holds squares,
+// rooted as they are read (the first pass, the last entries one at a
+// time); and the ahead entries after r (the next call's, at most
+// len(r) - len(r) mod 4) the second pass roots, four beside each of its
+// groups, in the shadow of the polynomials. from = len(r), ahead = 0:
+// no square root.
+TEXT ·rowAVX2(SB), $1072-208
 	MOVQ r_base+0(FP), SI
 	MOVQ c_base+24(FP), R11
 	MOVQ db_base+48(FP), R15
@@ -161,6 +167,23 @@ p1:
 	CMPQ AX, BX
 	JGE  p2start
 	VMOVUPD (SI)(AX*8), Y0
+	MOVQ from+184(FP), BX
+	SUBQ AX, BX                 // from - i
+	CMPQ BX, $4
+	JGE  p1x                    // the group holds distances
+	MOVL $15, DX
+	TESTQ BX, BX
+	JLE  p1sq
+	MOVQ BX, CX
+	SHLL CX, DX                 // the lanes from on
+	ANDL $15, DX
+
+p1sq:
+	KMOVW DX, K4
+	VSQRTPD Y0, K4, Y0          // r from its square
+	VMOVUPD Y0, K4, (SI)(AX*8)
+
+p1x:
 	VMULPD  Y10, Y0, Y0         // x = r ib
 	VCMPPD  $0x1d, Y11, Y0, Y1  // x >= lo (false for NaN)
 	VCMPPD  $0x11, Y12, Y0, Y2  // x < hi
@@ -238,6 +261,24 @@ p1w:
 
 p1wload:
 	VMOVUPD.Z (SI)(AX*8), K3, Z0
+	MOVQ from+184(FP), BX
+	SUBQ AX, BX                 // from - i
+	CMPQ BX, $8
+	JGE  p1wx                   // the group holds distances
+	KMOVW K3, K4
+	TESTQ BX, BX
+	JLE  p1wsq
+	MOVQ BX, CX
+	MOVL $-1, DX
+	SHLL CX, DX                 // the lanes from on
+	KMOVW DX, K4
+	KANDW K3, K4, K4
+
+p1wsq:
+	VSQRTPD Z0, K4, Z0          // r from its square
+	VMOVUPD Z0, K4, (SI)(AX*8)
+
+p1wx:
 	VMULPD  Z10, Z0, Z0         // x = r ib
 	VCMPPD  $0x1d, Z11, Z0, K1  // x >= lo (false for NaN)
 	VCMPPD  $0x11, Z12, Z0, K1, K1 // and x < hi
@@ -365,6 +406,27 @@ p2fix:
 	JNE  fix
 
 p2next:
+	MOVQ ahead+192(FP), BX
+	SUBQ AX, BX                 // the next call's entries at i.. to root
+	JLE  p2adv
+	MOVL $15, DX
+	CMPQ BX, $4
+	JGE  p2sq
+	MOVQ BX, CX
+	MOVL $1, DX
+	SHLL CX, DX
+	DECL DX
+
+p2sq:
+	KMOVW DX, K2
+	MOVQ r_base+0(FP), BX
+	MOVQ r_len+8(FP), CX
+	LEAQ (BX)(CX*8), BX         // the next call's r
+	VMOVUPD.Z (BX)(AX*8), K2, Y8
+	VSQRTPD Y8, Y8
+	VMOVUPD Y8, K2, (BX)(AX*8)
+
+p2adv:
 	ADDQ $4, AX
 	JMP  p2
 
@@ -393,6 +455,12 @@ rtail:
 
 rone:
 	VMOVSD (SI)(AX*8), X0
+	CMPQ AX, from+184(FP)
+	JLT  ronex
+	VSQRTSD X0, X0, X0          // r from its square
+	VMOVSD X0, (SI)(AX*8)
+
+ronex:
 	VMULSD X10, X0, X0          // x = r ib
 	VUCOMISD X11, X0
 	JCS  rslow                  // x < lo
@@ -454,7 +522,7 @@ rslow:
 	JMP  rtail
 
 rdone:
-	MOVQ R14, ret+184(FP)
+	MOVQ R14, ret+200(FP)
 	VZEROUPPER
 	RET
 
@@ -501,7 +569,7 @@ GLOBL three<>(SB), RODATA|NOPTR, $8
 	VADDPD  Z5, Z4, Z4 \
 	VADDPD  Z4, Z2, Z2
 
-// func covRowAVX512(r, c []float64, ib, lo, hi float64, eb int, oct32 *[32]octave, coefT *float64, rowStride int, slow, redo *int32) (ns, nr, done int)
+// func covRowAVX512(r, c []float64, ib, lo, hi float64, eb int, oct32 *[32]octave, coefT *float64, rowStride int, slow, redo *int32, from, ahead int) (ns, nr, done int)
 // C alone (Row's c, bitwise) for len(r) <= covChunk entries, eight a
 // zmm, in two passes. The first locates as rowAVX2's p1w (x, the piece
 // p, t: t into the frame, x in its place outside the pieces' range, p
@@ -519,17 +587,25 @@ GLOBL three<>(SB), RODATA|NOPTR, $8
 // so the same values bitwise. The entries outside the range: x into c,
 // their index listed in slow. Returns how many of each and how many
 // entries it did: all, or fewer where a list would pass 16 (it stops
-// before that group of eight).
+// before that group of eight). Square roots (VSQRTPD, correctly
+// rounded) for squared distances: r[from:] holds squares, whose roots
+// the first pass takes as it reads them and writes back over r; and the
+// ahead entries after r (the next call's, squares) the second pass roots
+// in place, a group of eight beside each of its own groups of eight (the
+// first done of them: where it stops early, min(done, ahead)), where the
+// square roots (a unit of their own, slow on Intel's CPUs) run in the
+// shadow of the polynomials. from = len(r), ahead = 0: no square root.
 //
 // Frame: 0-2047 t (or x), 2048-4095 p, 4096-4127 the groups' masks,
 // 4128 DI while the lists are written.
-TEXT ·covRowAVX512(SB), $4136-144
+TEXT ·covRowAVX512(SB), $4136-160
 	MOVQ r_base+0(FP), SI
 	MOVQ r_len+8(FP), R8
 	MOVQ c_base+24(FP), R11
 	MOVQ oct32+80(FP), DX
 	MOVQ coefT+88(FP), R9
 	MOVQ rowStride+96(FP), R10
+	MOVQ from+120(FP), R15
 	LEAQ (R10)(R10*2), R13      // 3 rows
 	XORQ R14, R14
 	XORQ AX, AX
@@ -567,6 +643,28 @@ cl:
 clload:
 	KMOVW DX, K3
 	VMOVUPD.Z (SI)(AX*8), K3, Z0
+	MOVQ R15, BX
+	SUBQ AX, BX                 // from - i
+	JLE  clsqall
+	CMPQ BX, $8
+	JGE  clx                    // the group holds distances
+	MOVQ BX, CX
+	MOVL $-1, BX
+	SHLL CX, BX                 // the lanes from on
+	KMOVW BX, K4
+	KANDW K3, K4, K4
+	KORTESTW K4, K4
+	JEQ  clx
+	JMP  clsq
+
+clsqall:
+	KMOVW K3, K4
+
+clsq:
+	VSQRTPD Z0, K4, Z0          // r from its square
+	VMOVUPD Z0, K4, (SI)(AX*8)
+
+clx:
 	VMULPD  Z10, Z0, Z0         // x = r ib
 	VCMPPD  $0x1d, Z11, Z0, K3, K1 // x >= lo (false for NaN), a lane of r
 	VCMPPD  $0x11, Z12, Z0, K1, K1 // and x < hi
@@ -680,6 +778,30 @@ c2load:
 
 c2store:
 	VMOVUPD Z0, K3, (R11)(AX*8)
+	MOVQ ahead+128(FP), BX
+	SUBQ AX, BX                 // the next call's entries at i.. to root
+	JLE  c2next
+	MOVL $255, DX
+	CMPQ BX, $8
+	JGE  c2sq
+	MOVQ BX, CX
+	MOVL $1, DX
+	SHLL CX, DX
+	DECL DX
+
+c2sq:
+	KMOVW DX, K2
+	KSHIFTRW $4, K2, K6
+	MOVQ r_base+0(FP), BX
+	LEAQ (BX)(R8*8), BX         // the next call's r (R8 = len(r) here)
+	VMOVUPD.Z (BX)(AX*8), K2, Y1
+	VMOVUPD.Z 32(BX)(AX*8), K6, Y3
+	VSQRTPD Y1, Y1              // two ymm: more of them a cycle than zmm on Intel's
+	VSQRTPD Y3, Y3
+	VMOVUPD Y1, K2, (BX)(AX*8)
+	VMOVUPD Y3, K6, 32(BX)(AX*8)
+
+c2next:
 	ADDQ $8, AX
 	JMP  c2
 
@@ -731,8 +853,8 @@ cfull: // a list would overflow: stop before this group
 	MOVQ AX, R8
 
 cdone:
-	MOVQ R14, ns+120(FP)
-	MOVQ R9, nr+128(FP)
-	MOVQ R8, done+136(FP)
+	MOVQ R14, ns+136(FP)
+	MOVQ R9, nr+144(FP)
+	MOVQ R8, done+152(FP)
 	VZEROUPPER
 	RET

@@ -106,15 +106,17 @@ mdone:
 	VZEROUPPER
 	RET
 
-// func distTriAVX512(x, y []float64, out *float64)
+// func distTriAVX512(x, y []float64, out *float64, sq int)
 // The distances below the diagonal of the len(x) points, packed (distTri),
 // eight at a time in zmm registers (the same operations as dist2AVX,
-// lane by lane), a column's last group under a mask.
-TEXT ·distTriAVX512(SB), NOSPLIT, $0-56
+// lane by lane), a column's last group under a mask; with sq not 0 their
+// squares, the square root left out (distTriSq).
+TEXT ·distTriAVX512(SB), NOSPLIT, $0-64
 	MOVQ x_base+0(FP), SI
 	MOVQ y_base+24(FP), DI
 	MOVQ x_len+8(FP), R8        // n
 	MOVQ out+48(FP), R11
+	MOVQ sq+56(FP), R10
 	SUBQ $8, R11                // out - (j+1) values for j = 0: column j's entry i at (R11)(i*8)
 	XORQ R9, R9                 // j
 
@@ -145,7 +147,11 @@ tload:
 	VMULPD  Z2, Z2, Z2
 	VMULPD  Z3, Z3, Z3
 	VADDPD  Z3, Z2, Z2
+	TESTQ   R10, R10
+	JNE     tstore
 	VSQRTPD Z2, Z2
+
+tstore:
 	VMOVUPD Z2, K1, (R11)(AX*8)
 	ADDQ $8, AX
 	JMP  tgrp

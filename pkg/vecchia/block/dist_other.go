@@ -12,5 +12,8 @@ func mirrorTiles(n int, a []float64) bool { return false }
 // distTri is distTriGo (no vector code on this platform or build).
 func distTri(x, y []float64, out []float64) { distTriGo(x, y, out) }
 
+// distTriSq is distTriSqGo (no vector code on this platform or build).
+func distTriSq(x, y []float64, out []float64) { distTriSqGo(x, y, out) }
+
 // unpack is unpackGo (no vector code on this platform or build).
 func unpack(n int, a []float64, diag float64) { unpackGo(n, a, diag) }
