@@ -242,10 +242,20 @@ func distances(metric matern.Metric, p matern.Points, j int, col []float64) {
 }
 
 // mirror copies the lower triangle of the n x n matrix a into its upper
-// triangle, in tiles of 4 x 4 (the rows read four at a time, each
+// triangle: in tiles of 8 x 8 transposed in vector registers where the
+// CPU has AVX-512 (mirrorZ: the edges and the diagonal's tiles under
+// masks), else in tiles of 4 x 4 (the rows read four at a time, each
 // column written in runs of four; the full tiles off the diagonal
 // transposed in vector registers where the CPU has AVX, mirrorTiles).
-func mirror(n int, a []float64) {
+func mirror(n int, a []float64) { mirrorBy(n, a, true) }
+
+// mirrorBy is mirror, by AVX-512's 8 x 8 tiles (mirrorFull) when z is set
+// and the CPU has them, else by AVX's 4 x 4 tiles (mirrorTiles) and Go:
+// the same copies.
+func mirrorBy(n int, a []float64, z bool) {
+	if mirrorFull(n, a, z) {
+		return
+	}
 	const t = 4
 	vec := mirrorTiles(n, a)
 	for j0 := 0; j0 < n; j0 += t {

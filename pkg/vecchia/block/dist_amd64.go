@@ -41,6 +41,27 @@ func mirrorTiles(n int, a []float64) bool {
 	return true
 }
 
+// mirrorFull copies a's whole lower triangle into its upper one with
+// AVX-512 (mirrorZ) where z is set and the CPU has it, and reports
+// whether it did.
+func mirrorFull(n int, a []float64, z bool) bool {
+	if !z || !hasAVX512 {
+		return false
+	}
+	if n >= 2 {
+		_ = a[n*n-1]
+		mirrorZ(n, &a[0])
+	}
+	return true
+}
+
+// mirrorZ copies a's lower triangle into its upper one (all of mirror's
+// copies) with AVX-512, 8 x 8 tiles transposed in registers, the edges
+// and the diagonal's tiles under masks (a holds n x n values).
+//
+//go:noescape
+func mirrorZ(n int, a *float64)
+
 // mirrorAVX is mirrorTiles's vector code (a holds n x n values).
 //
 //go:noescape
