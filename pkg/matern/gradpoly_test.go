@@ -296,7 +296,8 @@ func TestCovRowChunks(t *testing.T) {
 
 // TestRowSquared checks RowSquared and CovRowSquared bitwise against
 // math.Sqrt then Row's values (and the roots left in place), with the
-// square roots in the vector code (where the CPU has it) and without,
+// square roots in the vector code (where the CPU has it) and without, for
+// interpolated functions and a closed form,
 // both locates, with and without the derivatives, lengths across
 // covRowAVX512's chunks (the next chunk's roots taken a pass ahead), in
 // place and not, with many entries outside the pieces' range (0, NaN,
@@ -304,8 +305,12 @@ func TestCovRowChunks(t *testing.T) {
 // and some below covRowAVX512's window.
 func TestRowSquared(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 11))
-	for _, withNu := range []bool{false, true} {
-		base, err := NewGrad(Theta{Sigma2: 1.3, Beta: 0.1, Nu: 0.8}, 1e-6, 1.5, withNu)
+	for _, ev := range []struct {
+		nu     float64
+		withNu bool
+	}{{0.8, false}, {0.8, true}, {1.5, false}} { // nu = 1.5 without dC/dnu: the closed form
+		withNu := ev.withNu
+		base, err := NewGrad(Theta{Sigma2: 1.3, Beta: 0.1, Nu: ev.nu}, 1e-6, 1.5, withNu)
 		if err != nil {
 			t.Fatal(err)
 		}
