@@ -2,8 +2,11 @@
 
 package matern
 
-// sqrtInVec: no vector code on this platform or build.
-const sqrtInVec = false
+// No vector code on this platform or build.
+const (
+	hasAVX512 = false
+	sqrtInVec = false
+)
 
 // rowVec: no vector code on this platform or build (Row runs rowGo).
 func (m *Grad) rowVec(r, c, db, dn []float64, slow *[rowChunk]uint8, from, ahead int) (int, bool) {
