@@ -64,6 +64,7 @@ type Grad struct {
 	coefT                 []float64   // with oct32: C's coefficients transposed, a_k of piece p at k tStride + p
 	zero                  [3]float64  // Row's C, dC/dbeta, dC/dnu at r = 0 (AtZero)
 	tStride               int         // the pieces plus 16 (a window of 16 read from any piece stays inside)
+	sqrtInVec             bool        // RowSquared takes the square roots in the vector code (sqrtInVec)
 }
 
 // NewGrad builds the evaluator of C, dC/dbeta and, when nu is true,
@@ -80,7 +81,7 @@ func NewGrad(t Theta, rmin, rmax float64, nu bool) (*Grad, error) {
 	if !(rmin >= 0 && rmax >= rmin) {
 		return nil, fmt.Errorf("matern: distances [%v, %v], want 0 <= rmin <= rmax", rmin, rmax)
 	}
-	m := &Grad{sigma2: t.Sigma2, invBeta: 1 / t.Beta, beta: t.Beta, nu: t.Nu, withNu: nu, nf: 2}
+	m := &Grad{sigma2: t.Sigma2, invBeta: 1 / t.Beta, beta: t.Beta, nu: t.Nu, withNu: nu, nf: 2, sqrtInVec: sqrtInVec}
 	if nu {
 		m.nf = 3
 	}
@@ -288,7 +289,45 @@ func (b *gradBuilder) coeffs(k int) [chebN]float64 {
 // evaluates its polynomials in one pass (rowVec: vector code where the
 // CPU has it; rowGo: locate, then polyRowGo, the same values bitwise),
 // then evaluates the entries outside the pieces directly.
-func (m *Grad) Row(r, c, db, dn []float64) {
+func (m *Grad) Row(r, c, db, dn []float64) { m.row(r, c, db, dn, false) }
+
+// RowSquared is Row at the distances r[i] = sqrt(r2[i]) (correctly
+// rounded), which it writes over r2 (c may be r2): the same values,
+// bitwise, as math.Sqrt over r2 then Row. Where SqrtInVec reports true
+// the vector code takes each square root as it reads the entry, in the
+// shadow of its other work; elsewhere they are taken first, and a caller
+// gains nothing over computing the distances itself.
+func (m *Grad) RowSquared(r2, c, db, dn []float64) {
+	if !m.sqrtInVec || m.form != 0 || len(m.octs) == 0 {
+		for i, v := range r2 {
+			r2[i] = math.Sqrt(v)
+		}
+		m.row(r2, c, db, dn, false)
+		return
+	}
+	m.row(r2, c, db, dn, true)
+}
+
+// CovRowSquared is CovRow at r[i] = sqrt(r2[i]), as RowSquared (r2
+// overwritten with r; c may be r2).
+func (m *Grad) CovRowSquared(r2, c []float64) { m.RowSquared(r2, c, nil, nil) }
+
+// SqrtInVec reports whether RowSquared and CovRowSquared take the square
+// roots inside their vector code (AVX-512 on a CPU whose square root a
+// separate pass does not hide: Intel's, and AMD's before Zen 5).
+func (m *Grad) SqrtInVec() bool { return m.sqrtInVec }
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// row is Row; with sq (the vector code only), r holds squared distances
+// whose square roots the vector code takes and writes over r.
+func (m *Grad) row(r, c, db, dn []float64, sq bool) {
 	c = c[:len(r)]
 	onlyC := db == nil // CovRow
 	if m.form != 0 {
@@ -303,10 +342,14 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 		}
 		return
 	}
-	if onlyC && m.covRowVec(r, c) {
+	if onlyC && m.covRowVec(r, c, sq) {
 		return
 	}
 	withNu := m.withNu && !onlyC
+	rooted := len(r) // r[:rooted] holds distances (with sq: none yet)
+	if sq {
+		rooted = 0
+	}
 	for k := 0; k < len(r); k += rowChunk {
 		n := min(rowChunk, len(r)-k)
 		var dbk, dnk []float64
@@ -316,9 +359,20 @@ func (m *Grad) Row(r, c, db, dn []float64) {
 		if withNu {
 			dnk = dn[k : k+n]
 		}
+		from, ahead := min(max(rooted-k, 0), n), 0
+		rooted = max(rooted, k+n) // this call roots its own from on,
+		if rooted == k+n {        // and the next call's in its second pass
+			ahead = min(n&^3, len(r)-rooted)
+		}
+		_ = r[:k+n+ahead]
 		var slow [rowChunk]uint8
-		ns, ok := m.rowVec(r[k:k+n], c[k:k+n], dbk, dnk, &slow)
-		if !ok {
+		ns, ok := m.rowVec(r[k:k+n], c[k:k+n], dbk, dnk, &slow, from, ahead)
+		if ok {
+			rooted += ahead
+		} else {
+			for i := k + from; i < k+n; i++ {
+				r[i] = math.Sqrt(r[i])
+			}
 			ns = m.rowGo(r[k:k+n], c[k:k+n], dbk, dnk, &slow)
 		}
 		for _, i := range slow[:ns] {

@@ -63,6 +63,14 @@ GLOBL cbHi<>(SB), RODATA|NOPTR, $64
 	VFMADD213PD o0(R), sv, acc \
 	VMULPD pw, acc, acc
 
+// One entry's four polynomials P_k(s) in the vertical pass (POLYE
+// without the product by t^k, which p2z takes after a transpose).
+#define POLYP(R, sv, o0, o1, o2, o3, acc) \
+	VMOVUPD o3(R), acc \
+	VFMADD213PD o2(R), sv, acc \
+	VFMADD213PD o1(R), sv, acc \
+	VFMADD213PD o0(R), sv, acc
+
 // The four entries' t^k P_k(s) in Y4, Y5, Y6, Y7 summed as POLY's caller
 // sums one entry's, into Y5: (q0+q1) + (q2+q3) each.
 #define SUM4 \
@@ -86,13 +94,33 @@ GLOBL cbHi<>(SB), RODATA|NOPTR, $64
 	POLYE(DI, Y8, o0, o1, o2, o3, Y9, Y7) \
 	SUM4
 
-// POLY4 with the four entries' s already broadcast in Y20 .. Y23.
-#define POLY4S(o0, o1, o2, o3) \
-	POLYE(BX, Y20, o0, o1, o2, o3, Y0, Y4) \
-	POLYE(CX, Y21, o0, o1, o2, o3, Y1, Y5) \
-	POLYE(DX, Y22, o0, o1, o2, o3, Y2, Y6) \
-	POLYE(DI, Y23, o0, o1, o2, o3, Y9, Y7) \
-	SUM4
+// One function's polynomials for the four entries of the vertical pass
+// (coefficients at BX, CX, DX, DI plus o0 .. o3+31; their s broadcast in
+// Y20 .. Y23; t, t^2, t^3 of the four in Y0, Y1, Y2) into Y4: each
+// entry's P_0 .. P_3 in a register, transposed to a register per k, the
+// products t^k P_k and their sum (q0+q1) + (q2+q3) taken for the four
+// entries at once (1 P_0 is P_0: that product is left out). Each entry
+// sees the operations of POLY4, so the same values bitwise, with fewer
+// shuffles (no powers per entry, no horizontal adds).
+#define POLY4T(o0, o1, o2, o3) \
+	POLYP(BX, Y20, o0, o1, o2, o3, Y4) \
+	POLYP(CX, Y21, o0, o1, o2, o3, Y5) \
+	POLYP(DX, Y22, o0, o1, o2, o3, Y6) \
+	POLYP(DI, Y23, o0, o1, o2, o3, Y7) \
+	VUNPCKLPD Y5, Y4, Y8 \
+	VUNPCKHPD Y5, Y4, Y9 \
+	VUNPCKLPD Y7, Y6, Y13 \
+	VUNPCKHPD Y7, Y6, Y15 \
+	VPERM2F128 $0x20, Y13, Y8, Y4 \
+	VPERM2F128 $0x31, Y13, Y8, Y6 \
+	VPERM2F128 $0x20, Y15, Y9, Y5 \
+	VPERM2F128 $0x31, Y15, Y9, Y7 \
+	VMULPD  Y0, Y5, Y5 \
+	VMULPD  Y1, Y6, Y6 \
+	VMULPD  Y2, Y7, Y7 \
+	VADDPD  Y5, Y4, Y4 \
+	VADDPD  Y7, Y6, Y6 \
+	VADDPD  Y6, Y4, Y4
 
 // The powers of t in X0 (X14 = 1): Y3 = s = t^4 in every lane,
 // Y4 = (1, t, t^2, t^3).
@@ -105,7 +133,7 @@ GLOBL cbHi<>(SB), RODATA|NOPTR, $64
 	VUNPCKLPD X2, X1, X5 \
 	VINSERTF128 $1, X5, Y4, Y4
 
-// func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, oct32 *[32]octave) int
+// func rowAVX2(r, c, db, dn []float64, ib, lo, hi float64, eb int, octs *octave, mid, ihw, coef *float64, stride int, slow *uint8, oct32 *[32]octave, from, ahead int) int
 // locate and the polynomials (rowGo, bitwise) in one call over at most
 // rowChunk entries: for each r[i] with x = r[i] ib in [lo, hi), its piece
 // p (octave bits>>52 - eb, then first + mantissa >> shift), t = (x -
@@ -128,13 +156,19 @@ GLOBL cbHi<>(SB), RODATA|NOPTR, $64
 // len(r) mod 4 one at a time (rone).
 //
 // Frame: 0-511 the addresses, 512-1023 t, 1024-1039 the groups' masks,
-// 1040-1071 a group's s (p2cb).
+// 1040-1071 a group's s, 1072-1167 its t, t^2, t^3 (p2z).
 // With oct32 not nil (the octave table padded to 32 entries, the CPU
 // with AVX-512), the first pass locates eight entries at a time in zmm
 // registers (p1w: the octaves' entries by two table permutes held in
 // registers, not loaded lane by lane), the same operations lane by lane,
-// so the same values bitwise.
-TEXT ·rowAVX2(SB), $1072-192
+// so the same values bitwise. Square roots (correctly rounded) of squared
+// distances, written in place (AVX-512 only): r[from:] holds squares,
+// rooted as they are read (the first pass, the last entries one at a
+// time); and the ahead entries after r (the next call's, at most
+// len(r) - len(r) mod 4) the second pass roots, four beside each of its
+// groups, in the shadow of the polynomials. from = len(r), ahead = 0:
+// no square root.
+TEXT ·rowAVX2(SB), $1168-208
 	MOVQ r_base+0(FP), SI
 	MOVQ c_base+24(FP), R11
 	MOVQ db_base+48(FP), R15
@@ -161,6 +195,23 @@ p1:
 	CMPQ AX, BX
 	JGE  p2start
 	VMOVUPD (SI)(AX*8), Y0
+	MOVQ from+184(FP), BX
+	SUBQ AX, BX                 // from - i
+	CMPQ BX, $4
+	JGE  p1x                    // the group holds distances
+	MOVL $15, DX
+	TESTQ BX, BX
+	JLE  p1sq
+	MOVQ BX, CX
+	SHLL CX, DX                 // the lanes from on
+	ANDL $15, DX
+
+p1sq:
+	KMOVW DX, K4
+	VSQRTPD Y0, K4, Y0          // r from its square
+	VMOVUPD Y0, K4, (SI)(AX*8)
+
+p1x:
 	VMULPD  Y10, Y0, Y0         // x = r ib
 	VCMPPD  $0x1d, Y11, Y0, Y1  // x >= lo (false for NaN)
 	VCMPPD  $0x11, Y12, Y0, Y2  // x < hi
@@ -238,6 +289,24 @@ p1w:
 
 p1wload:
 	VMOVUPD.Z (SI)(AX*8), K3, Z0
+	MOVQ from+184(FP), BX
+	SUBQ AX, BX                 // from - i
+	CMPQ BX, $8
+	JGE  p1wx                   // the group holds distances
+	KMOVW K3, K4
+	TESTQ BX, BX
+	JLE  p1wsq
+	MOVQ BX, CX
+	MOVL $-1, DX
+	SHLL CX, DX                 // the lanes from on
+	KMOVW DX, K4
+	KANDW K3, K4, K4
+
+p1wsq:
+	VSQRTPD Z0, K4, Z0          // r from its square
+	VMOVUPD Z0, K4, (SI)(AX*8)
+
+p1wx:
 	VMULPD  Z10, Z0, Z0         // x = r ib
 	VCMPPD  $0x1d, Z11, Z0, K1  // x >= lo (false for NaN)
 	VCMPPD  $0x11, Z12, Z0, K1, K1 // and x < hi
@@ -296,6 +365,12 @@ p2:
 	VMULPD  Y0, Y0, Y1          // t^2
 	VMULPD  Y1, Y0, Y2          // t^3
 	VMULPD  Y1, Y1, Y3          // s = t^4
+	CMPQ db_len+56(FP), $0
+	JEQ  p2pw
+	CMPQ oct32+176(FP), $0
+	JNE  p2z
+
+p2pw: // each entry's powers (1, t, t^2, t^3)
 	VUNPCKLPD Y0, Y14, Y4       // (1, t0, 1, t2)
 	VUNPCKHPD Y0, Y14, Y5       // (1, t1, 1, t3)
 	VUNPCKLPD Y2, Y1, Y6        // (t0^2, t0^3, t2^2, t2^3)
@@ -306,8 +381,6 @@ p2:
 	VPERM2F128 $0x31, Y7, Y5, Y9 // entry 3's
 	CMPQ db_len+56(FP), $0
 	JEQ  p2c
-	CMPQ oct32+176(FP), $0
-	JNE  p2cb
 	POLY4(0, 64, 128, 192)
 	VMOVUPD Y5, (R11)(AX*8)
 	POLY4(32, 96, 160, 224)
@@ -324,38 +397,47 @@ p2c: // C alone
 	VMOVUPD Y5, (R11)(AX*8)
 	JMP  p2fix
 
-p2cb: // AVX-512: C and dC/dbeta together, a zmm an entry (their runs of four side by side)
+p2z: // AVX-512: C's and dC/dbeta's P_k together, a zmm an entry (their runs of four side by side), then POLY4T's transpose and products
 	VMOVUPD Y3, 1040(SP)
+	VMOVUPD Y0, 1072(SP)
+	VMOVUPD Y1, 1104(SP)
+	VMOVUPD Y2, 1136(SP)
 	VBROADCASTSD 1040(SP), Z20  // each entry's s
 	VBROADCASTSD 1048(SP), Z21
 	VBROADCASTSD 1056(SP), Z22
 	VBROADCASTSD 1064(SP), Z23
-	VINSERTF64X4 $1, Y0, Z0, Z16 // each entry's powers, twice
-	VINSERTF64X4 $1, Y1, Z1, Z17
-	VINSERTF64X4 $1, Y2, Z2, Z18
-	VINSERTF64X4 $1, Y9, Z9, Z19
-	POLYE(BX, Z20, 0, 64, 128, 192, Z16, Z24)
-	POLYE(CX, Z21, 0, 64, 128, 192, Z17, Z25)
-	POLYE(DX, Z22, 0, 64, 128, 192, Z18, Z26)
-	POLYE(DI, Z23, 0, 64, 128, 192, Z19, Z27)
-	VUNPCKLPD Z25, Z24, Z4
-	VUNPCKHPD Z25, Z24, Z5
-	VADDPD  Z5, Z4, Z28         // (q0+q1, of entries 0, 1; q2+q3, of 0, 1), C's then dC/dbeta's
-	VUNPCKLPD Z27, Z26, Z4
-	VUNPCKHPD Z27, Z26, Z5
-	VADDPD  Z5, Z4, Z29         // entries 2, 3
+	POLYP(BX, Z20, 0, 64, 128, 192, Z24)
+	POLYP(CX, Z21, 0, 64, 128, 192, Z25)
+	POLYP(DX, Z22, 0, 64, 128, 192, Z26)
+	POLYP(DI, Z23, 0, 64, 128, 192, Z27)
+	VUNPCKLPD Z25, Z24, Z4      // P_0, P_2 of entries 0, 1 (C's, then dC/dbeta's)
+	VUNPCKHPD Z25, Z24, Z5      // P_1, P_3
+	VUNPCKLPD Z27, Z26, Z6      // entries 2, 3
+	VUNPCKHPD Z27, Z26, Z7
+	VMOVDQU64 cbLo<>(SB), Z28
+	VPERMI2PD Z6, Z4, Z28       // P_0 of entries 0-3, C's then dC/dbeta's
+	VMOVDQU64 cbHi<>(SB), Z29
+	VPERMI2PD Z6, Z4, Z29       // P_2
 	VMOVDQU64 cbLo<>(SB), Z30
-	VPERMI2PD Z29, Z28, Z30     // q0+q1 of entries 0-3, C's then dC/dbeta's
+	VPERMI2PD Z7, Z5, Z30       // P_1
 	VMOVDQU64 cbHi<>(SB), Z31
-	VPERMI2PD Z29, Z28, Z31     // q2+q3
-	VADDPD  Z31, Z30, Z30
-	VMOVUPD Y30, (R11)(AX*8)
-	VEXTRACTF64X4 $1, Z30, (R15)(AX*8)
+	VPERMI2PD Z7, Z5, Z31       // P_3
+	VBROADCASTF64X4 1072(SP), Z4 // t of entries 0-3, twice
+	VMULPD  Z4, Z30, Z30        // q1 = t P_1
+	VBROADCASTF64X4 1104(SP), Z5
+	VMULPD  Z5, Z29, Z29        // q2 = t^2 P_2
+	VBROADCASTF64X4 1136(SP), Z6
+	VMULPD  Z6, Z31, Z31        // q3 = t^3 P_3
+	VADDPD  Z30, Z28, Z28       // q0 + q1
+	VADDPD  Z31, Z29, Z29       // q2 + q3
+	VADDPD  Z29, Z28, Z28
+	VMOVUPD Y28, (R11)(AX*8)
+	VEXTRACTF64X4 $1, Z28, (R15)(AX*8)
 	CMPQ dn_len+80(FP), $0
 	JEQ  p2fix
-	POLY4S(256, 288, 320, 352)
+	POLY4T(256, 288, 320, 352)
 	MOVQ dn_base+72(FP), DX
-	VMOVUPD Y5, (DX)(AX*8)
+	VMOVUPD Y4, (DX)(AX*8)
 
 p2fix:
 	MOVQ AX, BX
@@ -365,6 +447,27 @@ p2fix:
 	JNE  fix
 
 p2next:
+	MOVQ ahead+192(FP), BX
+	SUBQ AX, BX                 // the next call's entries at i.. to root
+	JLE  p2adv
+	MOVL $15, DX
+	CMPQ BX, $4
+	JGE  p2sq
+	MOVQ BX, CX
+	MOVL $1, DX
+	SHLL CX, DX
+	DECL DX
+
+p2sq:
+	KMOVW DX, K2
+	MOVQ r_base+0(FP), BX
+	MOVQ r_len+8(FP), CX
+	LEAQ (BX)(CX*8), BX         // the next call's r
+	VMOVUPD.Z (BX)(AX*8), K2, Y8
+	VSQRTPD Y8, Y8
+	VMOVUPD Y8, K2, (BX)(AX*8)
+
+p2adv:
 	ADDQ $4, AX
 	JMP  p2
 
@@ -393,6 +496,12 @@ rtail:
 
 rone:
 	VMOVSD (SI)(AX*8), X0
+	CMPQ AX, from+184(FP)
+	JLT  ronex
+	VSQRTSD X0, X0, X0          // r from its square
+	VMOVSD X0, (SI)(AX*8)
+
+ronex:
 	VMULSD X10, X0, X0          // x = r ib
 	VUCOMISD X11, X0
 	JCS  rslow                  // x < lo
@@ -454,7 +563,7 @@ rslow:
 	JMP  rtail
 
 rdone:
-	MOVQ R14, ret+184(FP)
+	MOVQ R14, ret+200(FP)
 	VZEROUPPER
 	RET
 
@@ -501,7 +610,7 @@ GLOBL three<>(SB), RODATA|NOPTR, $8
 	VADDPD  Z5, Z4, Z4 \
 	VADDPD  Z4, Z2, Z2
 
-// func covRowAVX512(r, c []float64, ib, lo, hi float64, eb int, oct32 *[32]octave, coefT *float64, rowStride int, slow, redo *int32) (ns, nr, done int)
+// func covRowAVX512(r, c []float64, ib, lo, hi float64, eb int, oct32 *[32]octave, coefT *float64, rowStride int, slow, redo *int32, from, ahead int) (ns, nr, done int)
 // C alone (Row's c, bitwise) for len(r) <= covChunk entries, eight a
 // zmm, in two passes. The first locates as rowAVX2's p1w (x, the piece
 // p, t: t into the frame, x in its place outside the pieces' range, p
@@ -519,17 +628,25 @@ GLOBL three<>(SB), RODATA|NOPTR, $8
 // so the same values bitwise. The entries outside the range: x into c,
 // their index listed in slow. Returns how many of each and how many
 // entries it did: all, or fewer where a list would pass 16 (it stops
-// before that group of eight).
+// before that group of eight). Square roots (VSQRTPD, correctly
+// rounded) for squared distances: r[from:] holds squares, whose roots
+// the first pass takes as it reads them and writes back over r; and the
+// ahead entries after r (the next call's, squares) the second pass roots
+// in place, a group of eight beside each of its own groups of eight (the
+// first done of them: where it stops early, min(done, ahead)), where the
+// square roots (a unit of their own, slow on Intel's CPUs) run in the
+// shadow of the polynomials. from = len(r), ahead = 0: no square root.
 //
 // Frame: 0-2047 t (or x), 2048-4095 p, 4096-4127 the groups' masks,
 // 4128 DI while the lists are written.
-TEXT ·covRowAVX512(SB), $4136-144
+TEXT ·covRowAVX512(SB), $4136-160
 	MOVQ r_base+0(FP), SI
 	MOVQ r_len+8(FP), R8
 	MOVQ c_base+24(FP), R11
 	MOVQ oct32+80(FP), DX
 	MOVQ coefT+88(FP), R9
 	MOVQ rowStride+96(FP), R10
+	MOVQ from+120(FP), R15
 	LEAQ (R10)(R10*2), R13      // 3 rows
 	XORQ R14, R14
 	XORQ AX, AX
@@ -567,6 +684,28 @@ cl:
 clload:
 	KMOVW DX, K3
 	VMOVUPD.Z (SI)(AX*8), K3, Z0
+	MOVQ R15, BX
+	SUBQ AX, BX                 // from - i
+	JLE  clsqall
+	CMPQ BX, $8
+	JGE  clx                    // the group holds distances
+	MOVQ BX, CX
+	MOVL $-1, BX
+	SHLL CX, BX                 // the lanes from on
+	KMOVW BX, K4
+	KANDW K3, K4, K4
+	KORTESTW K4, K4
+	JEQ  clx
+	JMP  clsq
+
+clsqall:
+	KMOVW K3, K4
+
+clsq:
+	VSQRTPD Z0, K4, Z0          // r from its square
+	VMOVUPD Z0, K4, (SI)(AX*8)
+
+clx:
 	VMULPD  Z10, Z0, Z0         // x = r ib
 	VCMPPD  $0x1d, Z11, Z0, K3, K1 // x >= lo (false for NaN), a lane of r
 	VCMPPD  $0x11, Z12, Z0, K1, K1 // and x < hi
@@ -680,6 +819,30 @@ c2load:
 
 c2store:
 	VMOVUPD Z0, K3, (R11)(AX*8)
+	MOVQ ahead+128(FP), BX
+	SUBQ AX, BX                 // the next call's entries at i.. to root
+	JLE  c2next
+	MOVL $255, DX
+	CMPQ BX, $8
+	JGE  c2sq
+	MOVQ BX, CX
+	MOVL $1, DX
+	SHLL CX, DX
+	DECL DX
+
+c2sq:
+	KMOVW DX, K2
+	KSHIFTRW $4, K2, K6
+	MOVQ r_base+0(FP), BX
+	LEAQ (BX)(R8*8), BX         // the next call's r (R8 = len(r) here)
+	VMOVUPD.Z (BX)(AX*8), K2, Y1
+	VMOVUPD.Z 32(BX)(AX*8), K6, Y3
+	VSQRTPD Y1, Y1              // two ymm: more of them a cycle than zmm on Intel's
+	VSQRTPD Y3, Y3
+	VMOVUPD Y1, K2, (BX)(AX*8)
+	VMOVUPD Y3, K6, 32(BX)(AX*8)
+
+c2next:
 	ADDQ $8, AX
 	JMP  c2
 
@@ -731,8 +894,8 @@ cfull: // a list would overflow: stop before this group
 	MOVQ AX, R8
 
 cdone:
-	MOVQ R14, ns+120(FP)
-	MOVQ R9, nr+128(FP)
-	MOVQ R8, done+136(FP)
+	MOVQ R14, ns+136(FP)
+	MOVQ R9, nr+144(FP)
+	MOVQ R8, done+152(FP)
 	VZEROUPPER
 	RET

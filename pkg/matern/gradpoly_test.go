@@ -208,7 +208,7 @@ func TestRowFused(t *testing.T) {
 				}
 				var sw, sg [rowChunk]uint8
 				nw := g.rowGo(r, want[0], want[1], want[2], &sw)
-				ng, ok := g.rowVec(r, got[0], got[1], got[2], &sg)
+				ng, ok := g.rowVec(r, got[0], got[1], got[2], &sg, n, 0)
 				if !ok {
 					continue // no vector code here: Row runs rowGo
 				}
@@ -217,7 +217,7 @@ func TestRowFused(t *testing.T) {
 				}
 				if nf == 1 { // in place, as CovRow(col, col)
 					in := append([]float64(nil), r...)
-					g.rowVec(in, in, nil, nil, &sg)
+					g.rowVec(in, in, nil, nil, &sg, n, 0)
 					for i := range n {
 						if math.Float64bits(in[i]) != math.Float64bits(want[0][i]) {
 							t.Fatalf("n %d r %v: rowVec in place %v, rowGo %v", n, r[i], in[i], want[0][i])
@@ -289,6 +289,99 @@ func TestCovRowChunks(t *testing.T) {
 		for _, v := range pad[n:] {
 			if v != -1 {
 				t.Fatalf("n %d: CovRow wrote past the entries: %v", n, pad[n:])
+			}
+		}
+	}
+}
+
+// TestRowSquared checks RowSquared and CovRowSquared bitwise against
+// math.Sqrt then Row's values (and the roots left in place), with the
+// square roots in the vector code (where the CPU has it) and without, for
+// interpolated functions and a closed form,
+// both locates, with and without the derivatives, lengths across
+// covRowAVX512's chunks (the next chunk's roots taken a pass ahead), in
+// place and not, with many entries outside the pieces' range (0, NaN,
+// beyond rmax, below rmin: its lists of 16 overflow, so calls stop short)
+// and some below covRowAVX512's window.
+func TestRowSquared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 11))
+	for _, ev := range []struct {
+		nu     float64
+		withNu bool
+	}{{0.8, false}, {0.8, true}, {1.5, false}} { // nu = 1.5 without dC/dnu: the closed form
+		withNu := ev.withNu
+		base, err := NewGrad(Theta{Sigma2: 1.3, Beta: 0.1, Nu: ev.nu}, 1e-6, 1.5, withNu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			vec, oct32 bool
+			odd        int // every odd-th entry outside the range (0: four of them)
+		}{{true, true, 0}, {true, false, 0}, {false, true, 0}, {true, true, 7}, {true, true, 2}} {
+			g := *base
+			g.sqrtInVec = tc.vec && hasAVX512 // whatever the CPU's choice (sqrtInVec)
+			if !tc.oct32 {
+				g.oct32 = nil
+			}
+			for _, n := range []int{1, 3, 8, 9, 63, 64, 65, 255, 256, 257, 511, 512, 700, 1100} {
+				r := make([]float64, n)
+				for i := range r {
+					r[i] = 0.05 + 0.3*rng.Float64()
+					if i%5 == 1 {
+						r[i] = 1e-6 * math.Pow(1.4e6, rng.Float64())
+					}
+					if tc.odd > 0 && i%tc.odd == 0 {
+						r[i] = []float64{0, math.NaN(), 2, 1e-7}[i/tc.odd%4]
+					}
+				}
+				for _, odd := range []float64{0, math.NaN(), 2, 1e-7} {
+					r[rng.IntN(n)] = odd
+				}
+				r2 := make([]float64, n)
+				for i, v := range r {
+					r2[i] = v * v
+				}
+				for _, nf := range []int{1, 2 + b2i(withNu)} { // C alone, or all the evaluator's functions
+					rootsOf := func(v []float64) []float64 {
+						w := make([]float64, len(v))
+						for i, x := range v {
+							w[i] = math.Sqrt(x)
+						}
+						return w
+					}
+					var want, got [3][]float64
+					for f := range nf {
+						want[f], got[f] = make([]float64, n), make([]float64, n)
+					}
+					roots := rootsOf(r2)
+					in := append([]float64(nil), r2...)
+					if nf == 1 {
+						g.CovRow(roots, want[0])
+						g.CovRowSquared(in, got[0])
+					} else {
+						g.Row(roots, want[0], want[1], want[2])
+						g.RowSquared(in, got[0], got[1], got[2])
+					}
+					for i := range n {
+						if math.Float64bits(in[i]) != math.Float64bits(roots[i]) {
+							t.Fatalf("%+v n %d nf %d: r[%d] %v, want the root %v", tc, n, nf, i, in[i], roots[i])
+						}
+						for f := range nf {
+							if math.Float64bits(got[f][i]) != math.Float64bits(want[f][i]) {
+								t.Fatalf("%+v n %d nf %d function %d r %v: %v, want %v", tc, n, nf, f, roots[i], got[f][i], want[f][i])
+							}
+						}
+					}
+					if nf == 1 { // in place, as fillPacked calls it
+						in = append(in[:0], r2...)
+						g.CovRowSquared(in, in)
+						for i := range n {
+							if math.Float64bits(in[i]) != math.Float64bits(want[0][i]) {
+								t.Fatalf("%+v n %d: in place %v, want %v", tc, n, in[i], want[0][i])
+							}
+						}
+					}
+				}
 			}
 		}
 	}

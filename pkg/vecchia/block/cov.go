@@ -83,12 +83,25 @@ func (c MaternCov) Fill(p matern.Points, n int, s []float64, d [][]float64, work
 // short), the derivatives packed into d (or work when not asked for),
 // then each column moved to its place and the diagonal's C(0), dC(0) =
 // 0, set (unpack). The same values, bitwise, as one call per column.
+// Where the evaluator takes square roots in its vector code
+// (Grad.SqrtInVec: a CPU whose square root is slow), the distances go in
+// squared (distTriSq, Grad.CovRowSquared, Grad.RowSquared), their square
+// roots then overlapping the locate's other work: the same values.
 func (c MaternCov) fillPacked(p matern.Points, n int, s []float64, d [][]float64, work []float64) {
 	np := n * (n - 1) / 2
-	distTri(p.X[:n], p.Y[:n], s[:np])
+	sq := c.G.SqrtInVec()
+	if sq {
+		distTriSq(p.X[:n], p.Y[:n], s[:np])
+	} else {
+		distTri(p.X[:n], p.Y[:n], s[:np])
+	}
 	c0, d0, n0 := c.G.AtZero() // the diagonal (r = 0 evaluated as the columns' first entry was)
 	if !c.Beta && !c.Nu {
-		c.G.CovRow(s[:np], s[:np])
+		if sq {
+			c.G.CovRowSquared(s[:np], s[:np])
+		} else {
+			c.G.CovRow(s[:np], s[:np])
+		}
 		unpack(n, s, c0+c.Nugget)
 		return
 	}
@@ -101,7 +114,11 @@ func (c MaternCov) fillPacked(p matern.Points, n int, s []float64, d [][]float64
 	if c.Nu {
 		dp = d[g][:np]
 	}
-	c.G.Row(s[:np], s[:np], bp, dp)
+	if sq {
+		c.G.RowSquared(s[:np], s[:np], bp, dp)
+	} else {
+		c.G.Row(s[:np], s[:np], bp, dp)
+	}
 	unpack(n, s, c0+c.Nugget)
 	diag := [2]float64{d0, n0}
 	g = 0
@@ -225,10 +242,20 @@ func distances(metric matern.Metric, p matern.Points, j int, col []float64) {
 }
 
 // mirror copies the lower triangle of the n x n matrix a into its upper
-// triangle, in tiles of 4 x 4 (the rows read four at a time, each
+// triangle: in tiles of 8 x 8 transposed in vector registers where the
+// CPU has AVX-512 (mirrorZ: the edges and the diagonal's tiles under
+// masks), else in tiles of 4 x 4 (the rows read four at a time, each
 // column written in runs of four; the full tiles off the diagonal
 // transposed in vector registers where the CPU has AVX, mirrorTiles).
-func mirror(n int, a []float64) {
+func mirror(n int, a []float64) { mirrorBy(n, a, true) }
+
+// mirrorBy is mirror, by AVX-512's 8 x 8 tiles (mirrorFull) when z is set
+// and the CPU has them, else by AVX's 4 x 4 tiles (mirrorTiles) and Go:
+// the same copies.
+func mirrorBy(n int, a []float64, z bool) {
+	if mirrorFull(n, a, z) {
+		return
+	}
 	const t = 4
 	vec := mirrorTiles(n, a)
 	for j0 := 0; j0 < n; j0 += t {

@@ -34,3 +34,16 @@ func unpackGo(n int, a []float64, diag float64) {
 		a[j*n+j] = diag
 	}
 }
+
+// distTriSqGo is distTriGo's squared distances (distTriSq), column by
+// column.
+func distTriSqGo(x, y []float64, out []float64) {
+	n, o := len(x), 0
+	for j := 0; j < n-1; j++ {
+		for i := j + 1; i < n; i++ {
+			dx, dy := x[i]-x[j], y[i]-y[j]
+			out[o] = float64(dx*dx) + float64(dy*dy) // rounded apart, never fused
+			o++
+		}
+	}
+}

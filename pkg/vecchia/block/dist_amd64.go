@@ -41,6 +41,27 @@ func mirrorTiles(n int, a []float64) bool {
 	return true
 }
 
+// mirrorFull copies a's whole lower triangle into its upper one with
+// AVX-512 (mirrorZ) where z is set and the CPU has it, and reports
+// whether it did.
+func mirrorFull(n int, a []float64, z bool) bool {
+	if !z || !hasAVX512 {
+		return false
+	}
+	if n >= 2 {
+		_ = a[n*n-1]
+		mirrorZ(n, &a[0])
+	}
+	return true
+}
+
+// mirrorZ copies a's lower triangle into its upper one (all of mirror's
+// copies) with AVX-512, 8 x 8 tiles transposed in registers, the edges
+// and the diagonal's tiles under masks (a holds n x n values).
+//
+//go:noescape
+func mirrorZ(n int, a *float64)
+
 // mirrorAVX is mirrorTiles's vector code (a holds n x n values).
 //
 //go:noescape
@@ -57,13 +78,28 @@ func distTri(x, y []float64, out []float64) {
 		distTriGo(x, y, out)
 		return
 	}
-	distTriAVX512(x, y, &out[0])
+	distTriAVX512(x, y, &out[0], 0)
 }
 
-// distTriAVX512 is distTri's vector code (out holds n(n-1)/2 values).
+// distTriSq is distTri's squared distances, (x_i - x_j)^2 + (y_i -
+// y_j)^2 with the squares added as they are rounded: their square roots
+// (math.Sqrt, correctly rounded) are distTri's values bitwise. One call
+// of AVX-512 code where the CPU has it.
+func distTriSq(x, y []float64, out []float64) {
+	n := len(x)
+	_, _ = y[:n], out[:n*(n-1)/2]
+	if !hasAVX512 || n < 2 {
+		distTriSqGo(x, y, out)
+		return
+	}
+	distTriAVX512(x, y, &out[0], 1)
+}
+
+// distTriAVX512 is distTri's vector code (out holds n(n-1)/2 values);
+// sq not 0: the squared distances (distTriSq).
 //
 //go:noescape
-func distTriAVX512(x, y []float64, out *float64)
+func distTriAVX512(x, y []float64, out *float64, sq int)
 
 // unpack moves the n(n-1)/2 values packed at the start of the n x n
 // matrix a (column 0's n-1 below the diagonal, then column 1's n-2, ...)

@@ -106,15 +106,17 @@ mdone:
 	VZEROUPPER
 	RET
 
-// func distTriAVX512(x, y []float64, out *float64)
+// func distTriAVX512(x, y []float64, out *float64, sq int)
 // The distances below the diagonal of the len(x) points, packed (distTri),
 // eight at a time in zmm registers (the same operations as dist2AVX,
-// lane by lane), a column's last group under a mask.
-TEXT ·distTriAVX512(SB), NOSPLIT, $0-56
+// lane by lane), a column's last group under a mask; with sq not 0 their
+// squares, the square root left out (distTriSq).
+TEXT ·distTriAVX512(SB), NOSPLIT, $0-64
 	MOVQ x_base+0(FP), SI
 	MOVQ y_base+24(FP), DI
 	MOVQ x_len+8(FP), R8        // n
 	MOVQ out+48(FP), R11
+	MOVQ sq+56(FP), R10
 	SUBQ $8, R11                // out - (j+1) values for j = 0: column j's entry i at (R11)(i*8)
 	XORQ R9, R9                 // j
 
@@ -145,7 +147,11 @@ tload:
 	VMULPD  Z2, Z2, Z2
 	VMULPD  Z3, Z3, Z3
 	VADDPD  Z3, Z2, Z2
+	TESTQ   R10, R10
+	JNE     tstore
 	VSQRTPD Z2, Z2
+
+tstore:
 	VMOVUPD Z2, K1, (R11)(AX*8)
 	ADDQ $8, AX
 	JMP  tgrp
@@ -217,5 +223,196 @@ unext:
 	JMP  ucol
 
 udone:
+	VZEROUPPER
+	RET
+
+// The 8 x 8 transpose: Z0 .. Z7 (r_c: column i0+c of a tile's rows) into
+// Z24 .. Z31 (out_k[c] = r_c[k]): pairs within 128-bit lanes, then the
+// lanes by two rounds of VSHUFF64X2.
+#define TR8 \
+	VUNPCKLPD Z1, Z0, Z8 \
+	VUNPCKHPD Z1, Z0, Z9 \
+	VUNPCKLPD Z3, Z2, Z10 \
+	VUNPCKHPD Z3, Z2, Z11 \
+	VUNPCKLPD Z5, Z4, Z12 \
+	VUNPCKHPD Z5, Z4, Z13 \
+	VUNPCKLPD Z7, Z6, Z14 \
+	VUNPCKHPD Z7, Z6, Z15 \
+	VSHUFF64X2 $0x88, Z10, Z8, Z16 \
+	VSHUFF64X2 $0xdd, Z10, Z8, Z17 \
+	VSHUFF64X2 $0x88, Z11, Z9, Z18 \
+	VSHUFF64X2 $0xdd, Z11, Z9, Z19 \
+	VSHUFF64X2 $0x88, Z14, Z12, Z20 \
+	VSHUFF64X2 $0xdd, Z14, Z12, Z21 \
+	VSHUFF64X2 $0x88, Z15, Z13, Z22 \
+	VSHUFF64X2 $0xdd, Z15, Z13, Z23 \
+	VSHUFF64X2 $0x88, Z20, Z16, Z24 \
+	VSHUFF64X2 $0x88, Z22, Z18, Z25 \
+	VSHUFF64X2 $0x88, Z21, Z17, Z26 \
+	VSHUFF64X2 $0x88, Z23, Z19, Z27 \
+	VSHUFF64X2 $0xdd, Z20, Z16, Z28 \
+	VSHUFF64X2 $0xdd, Z22, Z18, Z29 \
+	VSHUFF64X2 $0xdd, Z21, Z17, Z30 \
+	VSHUFF64X2 $0xdd, Z23, Z19, Z31
+
+// func mirrorZ(n int, a *float64)
+// mirror's copies with AVX-512: for each block of 8 columns j0.. (the
+// last under a mask of its rows), the 8 x 8 tiles above the diagonal
+// (rows i0 < j0) from the lower triangle's (columns i0..i0+7 at rows
+// j0..), transposed in registers (TR8), then the diagonal tile's strict
+// upper triangle under masks; it reads and writes nothing outside the n x
+// n matrix, nor the lower triangle.
+TEXT ·mirrorZ(SB), NOSPLIT, $0-16
+	MOVQ n+0(FP), R8
+	MOVQ a+8(FP), SI
+	MOVQ R8, R9
+	SHLQ $3, R9                 // a column, in bytes
+	LEAQ (R9)(R9*2), R12        // three
+	XORQ DX, DX                 // j0
+
+zj:
+	CMPQ DX, R8
+	JGE  zdone
+	MOVQ R8, CX
+	SUBQ DX, CX                 // n - j0: the block's columns and rows, 8 at most
+	MOVL $255, BX
+	CMPQ CX, $8
+	JGE  zjm
+	MOVL $1, BX
+	SHLL CX, BX
+	DECL BX
+
+zjm:
+	KMOVW BX, K1                // the rows j0.. inside the matrix
+	XORQ R10, R10               // i0
+
+zi:
+	CMPQ R10, DX
+	JGE  zdiag
+	MOVQ R10, AX
+	IMULQ R8, AX
+	ADDQ DX, AX
+	LEAQ (SI)(AX*8), DI         // &a[j0 + i0 n]
+	LEAQ (DI)(R9*4), R11
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R9*1), K1, Z1
+	VMOVUPD.Z (DI)(R9*2), K1, Z2
+	VMOVUPD.Z (DI)(R12*1), K1, Z3
+	VMOVUPD.Z (R11), K1, Z4
+	VMOVUPD.Z (R11)(R9*1), K1, Z5
+	VMOVUPD.Z (R11)(R9*2), K1, Z6
+	VMOVUPD.Z (R11)(R12*1), K1, Z7
+	TR8
+	MOVQ DX, AX
+	IMULQ R8, AX
+	ADDQ R10, AX
+	LEAQ (SI)(AX*8), DI         // &a[i0 + j0 n]
+	LEAQ (DI)(R9*4), R11
+	VMOVUPD Z24, (DI)           // column j0, rows i0..i0+7
+	CMPQ CX, $1
+	JLE  znext
+	VMOVUPD Z25, (DI)(R9*1)
+	CMPQ CX, $2
+	JLE  znext
+	VMOVUPD Z26, (DI)(R9*2)
+	CMPQ CX, $3
+	JLE  znext
+	VMOVUPD Z27, (DI)(R12*1)
+	CMPQ CX, $4
+	JLE  znext
+	VMOVUPD Z28, (R11)
+	CMPQ CX, $5
+	JLE  znext
+	VMOVUPD Z29, (R11)(R9*1)
+	CMPQ CX, $6
+	JLE  znext
+	VMOVUPD Z30, (R11)(R9*2)
+	CMPQ CX, $7
+	JLE  znext
+	VMOVUPD Z31, (R11)(R12*1)
+
+znext:
+	ADDQ $8, R10
+	JMP  zi
+
+zdiag: // i0 = j0: the columns j0..j0+min(8, n-j0)-1 (the others zero), the strict upper triangle stored
+	MOVQ DX, AX
+	IMULQ R8, AX
+	ADDQ DX, AX
+	LEAQ (SI)(AX*8), DI         // &a[j0 + j0 n]
+	LEAQ (DI)(R9*4), R11
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VMOVUPD.Z (DI), K1, Z0
+	CMPQ CX, $1
+	JLE  zdt
+	VMOVUPD.Z (DI)(R9*1), K1, Z1
+	CMPQ CX, $2
+	JLE  zdt
+	VMOVUPD.Z (DI)(R9*2), K1, Z2
+	CMPQ CX, $3
+	JLE  zdt
+	VMOVUPD.Z (DI)(R12*1), K1, Z3
+	CMPQ CX, $4
+	JLE  zdt
+	VMOVUPD.Z (R11), K1, Z4
+	CMPQ CX, $5
+	JLE  zdt
+	VMOVUPD.Z (R11)(R9*1), K1, Z5
+	CMPQ CX, $6
+	JLE  zdt
+	VMOVUPD.Z (R11)(R9*2), K1, Z6
+	CMPQ CX, $7
+	JLE  zdt
+	VMOVUPD.Z (R11)(R12*1), K1, Z7
+
+zdt: // column j0+k gets rows j0..j0+k-1 (mask 2^k - 1), for k < n - j0
+	TR8
+	CMPQ CX, $1
+	JLE  zjnext
+	MOVL $1, BX
+	KMOVW BX, K2
+	VMOVUPD Z25, K2, (DI)(R9*1)
+	CMPQ CX, $2
+	JLE  zjnext
+	MOVL $3, BX
+	KMOVW BX, K2
+	VMOVUPD Z26, K2, (DI)(R9*2)
+	CMPQ CX, $3
+	JLE  zjnext
+	MOVL $7, BX
+	KMOVW BX, K2
+	VMOVUPD Z27, K2, (DI)(R12*1)
+	CMPQ CX, $4
+	JLE  zjnext
+	MOVL $15, BX
+	KMOVW BX, K2
+	VMOVUPD Z28, K2, (R11)
+	CMPQ CX, $5
+	JLE  zjnext
+	MOVL $31, BX
+	KMOVW BX, K2
+	VMOVUPD Z29, K2, (R11)(R9*1)
+	CMPQ CX, $6
+	JLE  zjnext
+	MOVL $63, BX
+	KMOVW BX, K2
+	VMOVUPD Z30, K2, (R11)(R9*2)
+	CMPQ CX, $7
+	JLE  zjnext
+	MOVL $127, BX
+	KMOVW BX, K2
+	VMOVUPD Z31, K2, (R11)(R12*1)
+
+zjnext:
+	ADDQ $8, DX
+	JMP  zj
+
+zdone:
 	VZEROUPPER
 	RET
