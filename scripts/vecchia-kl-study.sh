@@ -15,8 +15,10 @@
 #    seeds FIT_SEEDS_05 at nu = 0.5, default 101-124, and FIT_SEEDS_15 at
 #    1.5, default 101-116), each fitted (`fit --computation vecchia
 #    --stderr`, nu free, the nugget, a constant mean) at m = 30 with
-#    maxmin, random, coord and middleout, and at m = REFM_05 (default
-#    120) or REFM_15 (default 200) with
+#    maxmin, random, coord and middleout (and at nu = 1.5 also EXTRA_15,
+#    default "maxmin 60, middleout 60, maxmin 120"; EXTRA_05 at 0.5,
+#    default none), and at m = REFM_05 (default 120) or REFM_15
+#    (default 200) with
 #    maxmin as the reference (its KL is printed by part 1's command at
 #    that m); the distance of each m = 30 estimate from the reference's in
 #    the reference's standard errors.
@@ -54,13 +56,18 @@ if [ "${TABLE:-0}" != 1 ]; then
     [ -z "$seeds" ] && seeds=$(if [ "$nu" = 0.5 ]; then seq -s ' ' 101 124; else seq -s ' ' 101 116; fi)
     v=REFM_${nu/./} refm=${!v:-}
     [ -z "$refm" ] && refm=$(if [ "$nu" = 0.5 ]; then echo 120; else echo 200; fi)
+    v=EXTRA_${nu/./} extra=${!v-}
+    [ -z "${!v+set}" ] && [ "$nu" = 1.5 ] && extra="maxmin 60, middleout 60, maxmin 120"
+    specs=("maxmin 30" "random 30" "coord 30" "middleout 30" "maxmin $refm")
+    IFS=, read -ra more <<< "$extra"
+    for x in "${more[@]}"; do [ -n "${x// /}" ] && specs+=("$x"); done
     for seed in $seeds; do
       d=$out/d-nu$nu-s$seed.csv
       if [ ! -s "$d" ]; then
         "$bin" simulate --n "$fitn" --theta "1,0.1,$nu" --nugget 0.1 --seed "$seed" --workers "$workers" --out "$d.tmp.csv" >/dev/null
         mv "$d.tmp.csv" "$d"
       fi
-      for spec in "maxmin 30" "random 30" "coord 30" "middleout 30" "maxmin $refm"; do
+      for spec in "${specs[@]}"; do
         set -- $spec
         f=$out/fit-nu$nu-s$seed-$1-m$2.json
         [ -s "$f" ] && continue
@@ -92,24 +99,28 @@ for f in glob.glob(os.path.join(out, "fit-*.json")):
     nu, seed, order, m = re.match(r".*fit-nu([0-9.]+)-s(\d+)-(\w+)-m(\d+)\.json", f).groups()
     fits[(nu, int(seed), order, int(m))] = json.load(open(f))
 for nu in sorted({k[0] for k in fits}):
-    refm = max(k[3] for k in fits if k[0] == nu)
-    by = {o: [] for o in orders[:1] + orders[2:]}
-    for seed in sorted({k[1] for k in fits if k[0] == nu}):
-        ref = fits.get((nu, seed, "maxmin", refm))
-        if ref is None or any((nu, seed, o, 30) not in fits for o in by):
-            continue
-        for o in by:
-            by[o].append([(a - b) / e for a, b, e in zip(fits[(nu, seed, o, 30)]["theta"], ref["theta"], ref["stderr"])])
-    r = len(by["maxmin"])
-    if r == 0:
+    refm = int(os.environ.get("REFM_" + nu.replace(".", ""), "") or {"0.5": 120, "1.5": 200}.get(nu, 0))
+    if not any(k[0] == nu and k[3] == refm for k in fits):
         continue
-    print(f"\nnu = {nu}: m = 30 against m = {refm} (maxmin), {r} realisations, in the reference's standard errors\n")
-    print("| ordering | largest \\|d\\|/SE: median, mean, max | at most 0.25 | rms (sigma2, beta, nu, tau2) | mean signed |")
-    print("|---|---|---|---|---|")
-    for o, v in by.items():
+    seeds = sorted({k[1] for k in fits if k[0] == nu and (nu, k[1], "maxmin", refm) in fits})
+    kinds = sorted({(k[2], k[3]) for k in fits if k[0] == nu and k[3] != refm}, key=lambda x: (x[1], x[0]))
+    print(f"\nnu = {nu}: against m = {refm} (maxmin), in the reference's standard errors\n")
+    print("| ordering, m | realisations | largest \\|d\\|/SE: median, mean, max | at most 0.25 | rms (sigma2, beta, nu, tau2) | mean signed | fit s (median) |")
+    print("|---|---|---|---|---|---|---|")
+    for o, m in kinds:
+        v, secs = [], []
+        for seed in seeds:
+            f, ref = fits.get((nu, seed, o, m)), fits[(nu, seed, "maxmin", refm)]
+            if f is None:
+                continue
+            v.append([(a - b) / e for a, b, e in zip(f["theta"], ref["theta"], ref["stderr"])])
+            secs.append(f["seconds"])
+        if not v:
+            continue
+        r = len(v)
         big = [max(abs(x) for x in d) for d in v]
         rms = [math.sqrt(st.mean([d[j] ** 2 for d in v])) for j in range(4)]
         mean = [st.mean([d[j] for d in v]) for j in range(4)]
-        print(f"| {o} | {st.median(big):.2f}, {st.mean(big):.2f}, {max(big):.2f} | {sum(b <= 0.25 for b in big)} of {r} | "
-              + ", ".join(f"{x:.2f}" for x in rms) + " | " + ", ".join(f"{x:+.2f}" for x in mean) + " |")
+        print(f"| {o}, {m} | {r} | {st.median(big):.2f}, {st.mean(big):.2f}, {max(big):.2f} | {sum(b <= 0.25 for b in big)} of {r} | "
+              + ", ".join(f"{x:.2f}" for x in rms) + " | " + ", ".join(f"{x:+.2f}" for x in mean) + f" | {st.median(secs):.1f} |")
 EOF
