@@ -81,3 +81,41 @@ func TestDistTri(t *testing.T) {
 		}
 	}
 }
+
+// TestDistTriSq checks the packed squared distances (distTriSq: the
+// AVX-512 code where the CPU has it) bitwise against distTriSqGo and
+// their square roots against dist2Go column by column (the values
+// Grad.RowSquared then sees), nothing past them written, for sizes
+// across the vector width and the blocks' sizes.
+func TestDistTriSq(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 8))
+	for _, n := range []int{0, 1, 2, 3, 7, 8, 9, 10, 15, 16, 17, 39, 45} {
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i], y[i] = rng.Float64(), rng.Float64()
+		}
+		np := n * (n - 1) / 2
+		got, want := make([]float64, np+8), make([]float64, np)
+		for i := range got[np:] {
+			got[np+i] = -1
+		}
+		distTriSq(x, y, got[:np])
+		distTriSqGo(x, y, want)
+		for _, v := range got[np:] {
+			if v != -1 {
+				t.Fatalf("n %d: wrote past the values: %v", n, got[np:])
+			}
+		}
+		o := 0
+		for j := 0; j+1 < n; j++ {
+			d := make([]float64, n-1-j)
+			dist2Go(x[j+1:], y[j+1:], x[j], y[j], d)
+			for k, w := range d {
+				if g := got[o+k]; math.Float64bits(g) != math.Float64bits(want[o+k]) || math.Float64bits(math.Sqrt(g)) != math.Float64bits(w) {
+					t.Fatalf("n %d column %d row %d: %v (Go %v), its root %v, dist2Go %v", n, j, j+1+k, g, want[o+k], math.Sqrt(g), w)
+				}
+			}
+			o += len(d)
+		}
+	}
+}
