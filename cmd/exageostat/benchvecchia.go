@@ -89,10 +89,10 @@ func printVecchiaBench(r *bench.VecchiaResult) {
 		r.N, r.M, r.Order, r.Workers, r.Blocks, r.MeanU, r.MeanR)
 	fmt.Printf("  preparation        ordering %.3f s  neighbours %.3f s  grouping %.3f s\n", r.OrderSeconds, r.SetsSeconds, r.PlanSeconds)
 	fmt.Printf("  evaluation         %.3f s (l alone %.3f s), l = %.10g\n", r.Seconds, r.LSeconds, r.LogLik)
-	fmt.Printf("  worker seconds     generation %.3f  factorisation %.3f  solves %.3f  derivatives %.3f  (busy %.0f %% of %.3f s timed)\n",
-		r.Busy["generation"], r.Busy["factorisation"], r.Busy["solves"], r.Busy["derivatives"], 100*r.BusyShare, r.TimedSeconds)
-	fmt.Printf("    l alone          generation %.3f  factorisation %.3f  solves %.3f  (busy %.0f %% of %.3f s timed)\n",
-		r.LBusy["generation"], r.LBusy["factorisation"], r.LBusy["solves"], 100*r.LBusyShare, r.LTimedSeconds)
+	fmt.Printf("  worker seconds     generation %.3f  factorisation %.3f  solves %.3f  derivatives %.3f  (busy %.0f %%, in tasks %.0f %%, of %.3f s timed)\n",
+		r.Busy["generation"], r.Busy["factorisation"], r.Busy["solves"], r.Busy["derivatives"], 100*r.BusyShare, 100*r.TaskShare, r.TimedSeconds)
+	fmt.Printf("    l alone          generation %.3f  factorisation %.3f  solves %.3f  (busy %.0f %%, in tasks %.0f %%, of %.3f s timed)\n",
+		r.LBusy["generation"], r.LBusy["factorisation"], r.LBusy["solves"], 100*r.LBusyShare, 100*r.LTaskShare, r.LTimedSeconds)
 	fmt.Printf("  counts             Cholesky %.3g flop  solves %.3g flop  derivatives %.3g flop  %.3g entries\n", r.CholFlops, r.SolveFlops, r.GradFlops, r.Entries)
 	fmt.Printf("  rates (this run)   Cholesky %.2f GFLOP/s  dgemm %.2f GFLOP/s  Matérn %.1f M entries/s  (%d at once)\n",
 		r.PotrfRate/1e9, r.GemmRate/1e9, r.GenRate/1e6, r.Workers)

@@ -59,13 +59,18 @@ type VecchiaResult struct {
 	// factorisation, solves, derivatives (gradient and information).
 	// LBusy are those of one timed evaluation of l alone. TimedSeconds
 	// and LTimedSeconds are those two evaluations' wall times, BusyShare
-	// and LBusyShare their worker seconds over Workers x wall.
+	// and LBusyShare their worker seconds over Workers x wall, TaskShare
+	// and LTaskShare the same of the blocks' whole tasks (the phases and,
+	// outside them, the blocks' gathers, prefetches and clock reads: the
+	// rest of the wall no block task ran; Result.TaskBusy).
 	Busy          map[string]float64 `json:"busy"`
 	LBusy         map[string]float64 `json:"busy_loglik"`
 	TimedSeconds  float64            `json:"timed_seconds"`
 	LTimedSeconds float64            `json:"timed_loglik_seconds"`
 	BusyShare     float64            `json:"busy_share"`
 	LBusyShare    float64            `json:"busy_share_loglik"`
+	TaskShare     float64            `json:"task_share"`
+	LTaskShare    float64            `json:"task_share_loglik"`
 	// The floor's counts: the Cholesky factors' flops, the solves' and
 	// derivatives' flops (as the block kernel does them) and the
 	// covariance entries.
@@ -169,8 +174,8 @@ func (r *VecchiaResult) timed(ev *vecchia.Evaluator, theta []float64) error {
 	if err != nil {
 		return err
 	}
-	r.LBusy, r.LTimedSeconds, r.LBusyShare = phases(l), l.Wall, l.Busy
-	r.Busy, r.TimedSeconds, r.BusyShare = phases(g), g.Wall, g.Busy
+	r.LBusy, r.LTimedSeconds, r.LBusyShare, r.LTaskShare = phases(l), l.Wall, l.Busy, l.TaskBusy
+	r.Busy, r.TimedSeconds, r.BusyShare, r.TaskShare = phases(g), g.Wall, g.Busy, g.TaskBusy
 	return nil
 }
 

@@ -31,6 +31,7 @@ type Evaluator struct {
 	np      int // parameters of theta
 	parts   []*runtime.Handle
 	sums    []*runtime.Handle
+	clock   int // the parts' and sums' word of the tasks' seconds
 	scratch *runtime.Handle
 	owner   []int // rank of each group of tasks
 	data    *block.Data
@@ -60,7 +61,10 @@ func NewEvaluator(p *Plan, nparams int, rt *runtime.Runtime, k kernels.Impl) *Ev
 	nt := len(p.Tasks) - 1
 	ng := len(p.Groups) - 1
 	e.owner = p.groupOwners(rt.Size())
-	words := block.Layout{P: nparams, NCov: p.NCov, Grad: true, Timing: true}.Len()
+	// The parts and sums hold the largest layout's words and, last, the
+	// tasks' seconds (timed evaluations: blocksArgs.cpu).
+	e.clock = block.Layout{P: nparams, NCov: p.NCov, Grad: true, Timing: true}.Len()
+	words := e.clock + 1
 	e.parts = make([]*runtime.Handle, nt)
 	for g := range ng {
 		for t := p.Groups[g]; t < p.Groups[g+1]; t++ {
@@ -134,11 +138,18 @@ type Result struct {
 	// Times are the worker seconds per phase (Evaluator.Timing):
 	// generation, Cholesky, solves, gradient and information.
 	Times [block.NumTimes]float64
-	// Busy is the share of the workers' time spent in the blocks' tasks,
+	// Busy is the share of the workers' time spent in the blocks' phases,
 	// sum(Times) / (workers x ranks x Wall), counting every rank with this
 	// rank's workers (the runs' --workers is common to the ranks); 0
 	// without Timing.
 	Busy float64
+	// TaskBusy is the share spent in the blocks' tasks, their worker
+	// seconds over workers x ranks x Wall (Timing): Busy and, outside the
+	// phases, the blocks' gathers and prefetches and the clock's reads.
+	// 1 - TaskBusy is the time no block task ran (the evaluation's set-up
+	// and submission, the wait for the first task and after the last, the
+	// sums, the runtime's dispatch).
+	TaskBusy float64
 }
 
 // ErrNotPosDef is likelihood.ErrNotPosDef: a block's covariance matrix is
@@ -173,7 +184,7 @@ func (e *Evaluator) Eval(theta []float64, w Want) (*Result, error) {
 	ts := insert.New(e.rt, e.kern)
 	for t := 0; t+1 < len(e.p.Tasks); t++ {
 		b0, b1 := e.p.Tasks[t], e.p.Tasks[t+1]
-		blocksCL.Insert(ts, insert.At(t, -1, -1, 0), blocksArgs{spec: spec, data: e.data, b0: b0 - e.first, b1: b1 - e.first, work: e.p.TaskWork[t]}, e.parts[t], e.scratch)
+		blocksCL.Insert(ts, insert.At(t, -1, -1, 0), blocksArgs{spec: spec, data: e.data, b0: b0 - e.first, b1: b1 - e.first, work: e.p.TaskWork[t], clock: e.clock}, e.parts[t], e.scratch)
 	}
 	for g, s := range e.sums {
 		lo, hi := e.p.Groups[g], e.p.Groups[g+1]
@@ -188,10 +199,13 @@ func (e *Evaluator) Eval(theta []float64, w Want) (*Result, error) {
 	}
 	lay := spec.Layout()
 	acc := make([]float64, lay.Len())
+	tasks := 0.0 // the tasks' seconds (the sums' word clock)
 	for _, s := range e.sums {
-		for i, v := range e.rt.Local(s)[:lay.Len()] {
+		sum := e.rt.Local(s)
+		for i, v := range sum[:lay.Len()] {
 			acc[i] += v
 		}
+		tasks += sum[e.clock]
 	}
 	res, err := e.p.finish(acc, lay, free)
 	if err != nil {
@@ -206,7 +220,8 @@ func (e *Evaluator) Eval(theta []float64, w Want) (*Result, error) {
 		for _, t := range res.Times {
 			busy += t
 		}
-		res.Busy = busy / (float64(e.rt.Workers()*e.rt.Size()) * res.Wall)
+		slots := float64(e.rt.Workers()*e.rt.Size()) * res.Wall
+		res.Busy, res.TaskBusy = busy/slots, tasks/slots
 	}
 	return res, nil
 }

@@ -308,6 +308,7 @@ func Run(s *Spec, d *Data, b0, b1 int, work []float64, acc []float64) error {
 			return err
 		}
 	}
+	sc.clock.flush(acc, lay)
 	return nil
 }
 
@@ -341,6 +342,7 @@ type scratch struct {
 	slot      []int
 	gen, free int
 	needLC    bool
+	clock     phaseClock // the phases' clock (Spec.Timing), one base a task
 }
 
 // plan assigns the parameters' slots (the Generated ones first).
@@ -422,12 +424,12 @@ func (sc *scratch) runBlock(s *Spec, d *Data, lay Layout, b int, work []float64,
 	}
 	sc.carve(s, d, u, r, work)
 	sc.gather(d, idx, u, s.NCov)
-	var clock phaseClock
+	clock := &sc.clock
 	clock.start(s.Timing)
 	s.Cov.Fill(sc.pts, u, sc.sig, sc.dsig, sc.cov)
-	clock.lap(acc, lay, TimeGen)
+	clock.lap(TimeGen)
 	info := cholSolve(u, sc.sig, u, sc.ct, sc.y, u, 1+s.NCov)
-	clock.lap(acc, lay, TimeChol)
+	clock.lap(TimeChol)
 	if info != 0 {
 		g, _ := Response(idx[info-1])
 		if d.Global != nil {
@@ -436,12 +438,12 @@ func (sc *scratch) runBlock(s *Spec, d *Data, lay Layout, b int, work []float64,
 		return &NotPosDefError{Block: d.First + b, Size: u, Point: int(g)}
 	}
 	sc.likBlock(s, lay, u, acc)
-	clock.lap(acc, lay, TimeSolve)
+	clock.lap(TimeSolve)
 	if !s.Grad {
 		return nil
 	}
 	sc.gradBlock(s, lay, u, r, acc)
-	clock.lap(acc, lay, TimeGrad)
+	clock.lap(TimeGrad)
 	return nil
 }
 
@@ -515,26 +517,69 @@ func (sc *scratch) likBlock(s *Spec, lay Layout, u int, acc []float64) {
 }
 
 // phaseClock adds the seconds between its laps to the accumulator's
-// Times (when on).
+// Times (when on). It counts a task's laps in the processor's
+// time-stamp counter (ticks, about 20 ns a read; the monotonic clock,
+// time.Since of the task's base, where there is none), per phase, and
+// converts them to seconds once at the task's end (flush) by the task's
+// own clock: seconds = counts x the task's seconds / its counts. A
+// clock read through the vDSO costs 60-150 ns on the virtual machines
+// measured (docs/vecchia.md), a seventh of a timed block at m = 10.
 type phaseClock struct {
-	on bool
-	t  time.Time
+	on      bool
+	base    time.Time // the task's first start (with its monotonic reading)
+	tick0   int64     // ticks at base
+	t       int64     // the last lap's count
+	laps    [NumTimes]int64
+	pending bool // laps holds counts not yet flushed
+}
+
+// now returns the clock's count: ticks, or nanoseconds since base.
+func (c *phaseClock) now() int64 {
+	if haveTicks {
+		return ticks()
+	}
+	return int64(time.Since(c.base))
 }
 
 func (c *phaseClock) start(on bool) {
 	c.on = on
-	if on {
-		c.t = time.Now()
+	if !on {
+		return
 	}
+	if c.base.IsZero() {
+		c.base = time.Now()
+		c.tick0 = c.now() // after base: the fallback counts from it
+	}
+	c.t = c.now()
 }
 
-func (c *phaseClock) lap(acc []float64, lay Layout, phase int) {
+func (c *phaseClock) lap(phase int) {
 	if !c.on {
 		return
 	}
-	now := time.Now()
-	acc[lay.Times()+phase] += now.Sub(c.t).Seconds()
+	now := c.now()
+	c.laps[phase] += now - c.t
 	c.t = now
+	c.pending = true
+}
+
+// flush adds the laps counted since the last flush to acc's Times, in
+// seconds.
+func (c *phaseClock) flush(acc []float64, lay Layout) {
+	if !c.pending {
+		return
+	}
+	secs := time.Since(c.base).Seconds()
+	counts := float64(c.now() - c.tick0)
+	scale := 0.0
+	if counts > 0 {
+		scale = secs / counts
+	}
+	for ph, n := range c.laps {
+		acc[lay.Times()+ph] += float64(n) * scale
+	}
+	c.laps, c.pending = [NumTimes]int64{}, false
+	c.base, c.tick0 = time.Time{}, 0 // the next task takes its own base
 }
 
 // gradBlock adds the block's gradient and information terms, the factor
