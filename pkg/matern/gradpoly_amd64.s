@@ -277,18 +277,23 @@ p1wide:
 	MOVQ r_len+8(FP), R8
 	ANDQ $-4, R8                // the entries p2 evaluates
 
+	KXNORW K3, K3, K3           // all lanes, but the last four alone in the last group
+
 p1w:
 	CMPQ AX, R8
 	JGE  p2start
-	KXNORW K3, K3, K3           // all lanes, or the last four alone
 	LEAQ 8(AX), BX
 	CMPQ BX, R8
-	JLE  p1wload
+	JG   p1wpart
+	VMOVUPD (SI)(AX*8), Z0      // no mask: a masked load costs a vector operation more
+	JMP  p1wload
+
+p1wpart:
 	MOVL $15, BX
 	KMOVW BX, K3
+	VMOVUPD.Z (SI)(AX*8), K3, Z0
 
 p1wload:
-	VMOVUPD.Z (SI)(AX*8), K3, Z0
 	MOVQ from+184(FP), BX
 	SUBQ AX, BX                 // from - i
 	CMPQ BX, $8
@@ -450,15 +455,12 @@ p2next:
 	MOVQ ahead+192(FP), BX
 	SUBQ AX, BX                 // the next call's entries at i.. to root
 	JLE  p2adv
-	MOVL $15, DX
 	CMPQ BX, $4
-	JGE  p2sq
+	JGE  p2sq4
 	MOVQ BX, CX
 	MOVL $1, DX
 	SHLL CX, DX
 	DECL DX
-
-p2sq:
 	KMOVW DX, K2
 	MOVQ r_base+0(FP), BX
 	MOVQ r_len+8(FP), CX
@@ -466,6 +468,15 @@ p2sq:
 	VMOVUPD.Z (BX)(AX*8), K2, Y8
 	VSQRTPD Y8, Y8
 	VMOVUPD Y8, K2, (BX)(AX*8)
+	JMP  p2adv
+
+p2sq4: // all four: no mask
+	MOVQ r_base+0(FP), BX
+	MOVQ r_len+8(FP), CX
+	LEAQ (BX)(CX*8), BX
+	VMOVUPD (BX)(AX*8), Y8
+	VSQRTPD Y8, Y8
+	VMOVUPD Y8, (BX)(AX*8)
 
 p2adv:
 	ADDQ $4, AX
@@ -669,21 +680,27 @@ TEXT ·covRowAVX512(SB), $4136-160
 	VBROADCASTSD three<>(SB), Z18
 	VMOVDQA64 Z27, Z28          // the largest piece in range: -1 for none
 
+	MOVL $255, DX
+	KMOVW DX, K3                // all eight lanes, but in the last group
+
 cl:
 	MOVQ R8, BX
 	SUBQ AX, BX
 	JLE  cl2
-	MOVL $255, DX               // all eight lanes, or the last len - i
 	CMPQ BX, $8
-	JGE  clload
+	JL   clpart
+	VMOVUPD (SI)(AX*8), Z0      // no mask: a masked load costs a vector operation more
+	JMP  clload
+
+clpart: // the last len - i lanes
 	MOVQ BX, CX
 	MOVL $1, DX
 	SHLL CX, DX
 	DECL DX
-
-clload:
 	KMOVW DX, K3
 	VMOVUPD.Z (SI)(AX*8), K3, Z0
+
+clload:
 	MOVQ R15, BX
 	SUBQ AX, BX                 // from - i
 	JLE  clsqall
@@ -822,15 +839,12 @@ c2store:
 	MOVQ ahead+128(FP), BX
 	SUBQ AX, BX                 // the next call's entries at i.. to root
 	JLE  c2next
-	MOVL $255, DX
 	CMPQ BX, $8
-	JGE  c2sq
+	JGE  c2sq8
 	MOVQ BX, CX
 	MOVL $1, DX
 	SHLL CX, DX
 	DECL DX
-
-c2sq:
 	KMOVW DX, K2
 	KSHIFTRW $4, K2, K6
 	MOVQ r_base+0(FP), BX
@@ -841,6 +855,17 @@ c2sq:
 	VSQRTPD Y3, Y3
 	VMOVUPD Y1, K2, (BX)(AX*8)
 	VMOVUPD Y3, K6, 32(BX)(AX*8)
+	JMP  c2next
+
+c2sq8: // all eight: no masks
+	MOVQ r_base+0(FP), BX
+	LEAQ (BX)(R8*8), BX
+	VMOVUPD (BX)(AX*8), Y1
+	VMOVUPD 32(BX)(AX*8), Y3
+	VSQRTPD Y1, Y1
+	VSQRTPD Y3, Y3
+	VMOVUPD Y1, (BX)(AX*8)
+	VMOVUPD Y3, 32(BX)(AX*8)
 
 c2next:
 	ADDQ $8, AX

@@ -119,6 +119,8 @@ TEXT ·distTriAVX512(SB), NOSPLIT, $0-64
 	MOVQ sq+56(FP), R10
 	SUBQ $8, R11                // out - (j+1) values for j = 0: column j's entry i at (R11)(i*8)
 	XORQ R9, R9                 // j
+	TESTQ R10, R10
+	JNE  qcol
 
 tcol:
 	LEAQ 1(R9), AX              // i = j+1
@@ -163,6 +165,54 @@ tnext:
 	LEAQ (R11)(CX*8), R11       // column j+1's base: n - j - 2 values on
 	INCQ R9
 	JMP  tcol
+
+qcol: // the squares: a column's full groups of eight without masks, its last under one
+	LEAQ 1(R9), AX              // i = j+1
+	CMPQ AX, R8
+	JGE  tdone
+	VBROADCASTSD (SI)(R9*8), Z0
+	VBROADCASTSD (DI)(R9*8), Z1
+	LEAQ 8(AX), BX
+
+qfull:
+	CMPQ BX, R8
+	JGT  qlast
+	VMOVUPD (SI)(AX*8), Z2
+	VSUBPD  Z0, Z2, Z2          // dx
+	VMOVUPD (DI)(AX*8), Z3
+	VSUBPD  Z1, Z3, Z3          // dy
+	VMULPD  Z2, Z2, Z2
+	VMULPD  Z3, Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VMOVUPD Z2, (R11)(AX*8)
+	MOVQ BX, AX
+	ADDQ $8, BX
+	JMP  qfull
+
+qlast:
+	MOVQ R8, CX
+	SUBQ AX, CX                 // rows left, fewer than 8
+	JLE  qnext
+	MOVL $1, BX
+	SHLL CX, BX
+	DECL BX
+	KMOVW BX, K1
+	VMOVUPD.Z (SI)(AX*8), K1, Z2
+	VSUBPD  Z0, Z2, Z2
+	VMOVUPD.Z (DI)(AX*8), K1, Z3
+	VSUBPD  Z1, Z3, Z3
+	VMULPD  Z2, Z2, Z2
+	VMULPD  Z3, Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VMOVUPD Z2, K1, (R11)(AX*8)
+
+qnext:
+	MOVQ R8, CX
+	SUBQ R9, CX
+	SUBQ $2, CX
+	LEAQ (R11)(CX*8), R11       // column j+1's base: n - j - 2 values on
+	INCQ R9
+	JMP  qcol
 
 tdone:
 	VZEROUPPER
