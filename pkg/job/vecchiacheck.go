@@ -43,6 +43,10 @@ type VecchiaCheck struct {
 	// Gain is g2' s / 2: the rise of l2 the step predicts.
 	Gain    float64 `json:"predicted_gain,omitempty"`
 	Seconds float64 `json:"seconds,omitempty"` // preparing the m2 sets and the evaluation
+	// PrepSeconds is the part of Seconds spent ordering, finding the m2
+	// sets and grouping; EvalSeconds the evaluation's.
+	PrepSeconds float64 `json:"prepare_seconds,omitempty"`
+	EvalSeconds float64 `json:"eval_seconds,omitempty"`
 	// Skipped says why the check was not made ("" when it was).
 	Skipped string `json:"skipped,omitempty"`
 }
@@ -127,12 +131,14 @@ func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at
 	t0 := time.Now()
 	st.dropCoarse()
 	s2 := c.setup
-	s2.M = chk.M2
+	s2.M, s2.Perm = chk.M2, st.final.Perm // the fit's ordering (nil where distributed: found again, the same)
 	st2, err := newVecchiaStages(c.pr, c.start, s2, c.rt, c.kern, len(v.names), st.free, v.w, c.mode, 0)
 	var r2 *vecchia.Result
+	chk.PrepSeconds = since(t0)
 	if err == nil {
 		r2, err = st2.eval(st2.final, res.Theta, true)
 	}
+	chk.EvalSeconds = since(t0) - chk.PrepSeconds
 	if givenUp(err) {
 		in := v.fs.interrupted(res.Evaluations, "")
 		in.Complete, in.Skipped = true, "the vecchia check"
