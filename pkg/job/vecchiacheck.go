@@ -69,8 +69,7 @@ func (v *fitJob) vecchiaMemory(nAll int) (need int64, lim memory.Limit, note str
 	cfg, w := v.cfg, v.w
 	ncov, np := meanColumns(cfg.Mean), len(v.names)
 	n := nAll * variables(v.model)
-	if cfg.VecchiaCheck && cfg.Vecchia.Sets == "" && vecchiaCheckM(cfg) < nAll {
-		m2 := vecchiaCheckM(cfg)
+	if m2 := min(vecchiaCheckM(cfg), nAll-1); cfg.VecchiaCheck && cfg.Vecchia.Sets == "" && m2 > cfg.Vecchia.M {
 		need = vecchia.MemoryNeed(n, m2, ncov, np, v.workers)
 		lim, err = checkMemory(w, "fit", everyRank(w.Size(), need), v.limit,
 			fmt.Sprintf("vecchia N=%d m=%d and the check's m=%d: points, ordering, sets, blocks and work space", nAll, cfg.Vecchia.M, m2))
