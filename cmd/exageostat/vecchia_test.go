@@ -32,6 +32,29 @@ type vecchiaResult struct {
 		Stages []int  `json:"stages"`
 		Search string `json:"search"`
 	} `json:"vecchia"`
+	Check *vecchiaCheck `json:"vecchia_check"`
+}
+
+// vecchiaCheck is the approximation check in fit's JSON, less its time.
+type vecchiaCheck struct {
+	M2       int                `json:"m2"`
+	StepSE   map[string]float64 `json:"step_se"`
+	OneStep  []float64          `json:"one_step_theta"`
+	LogLikM2 float64            `json:"loglik_m2"`
+	DeltaL   float64            `json:"delta_l"`
+	Gain     float64            `json:"predicted_gain"`
+	Skipped  string             `json:"skipped"`
+}
+
+// sameCheck reports whether two checks are bitwise the same (their
+// times aside).
+func sameCheck(a, b *vecchiaCheck) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
 }
 
 func readVecchiaResult(t *testing.T, path string) vecchiaResult {
@@ -129,6 +152,8 @@ func TestFitVecchiaCLI(t *testing.T) {
 		{[]string{"--search", "fisher"}, "--search fisher"},
 		{[]string{"--computation", "vecchia", "--vecchia-sets", bad}, "bad-sets.txt:3"},
 		{[]string{"--computation", "vecchia", "--nb", "100"}, "--nb: --computation vecchia has no tiles"},
+		{[]string{"--computation", "vecchia", "--vecchia-check-m", "30"}, "--vecchia-check-m must be above --vecchia-m 30, got 30"},
+		{[]string{"--vecchia-check-m", "60"}, "--vecchia-check-m is for --computation vecchia"},
 	} {
 		_, stderr, code := run(t, bin, append([]string{"fit", "--data", data, "--checkpoint", "none"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
@@ -214,6 +239,9 @@ func TestMPIFitVecchiaBitwise(t *testing.T) {
 		if r.LogLik != first.LogLik || !equalFloats(r.Theta, first.Theta) {
 			t.Errorf("%d ranks: l %.17g theta %v; one rank: l %.17g theta %v", np, r.LogLik, r.Theta, first.LogLik, first.Theta)
 		}
+		if !sameCheck(r.Check, first.Check) || r.Check.Skipped != "" || r.Check.M2 != 60 {
+			t.Errorf("%d ranks: the approximation check %+v; one rank: %+v", np, r.Check, first.Check)
+		}
 	}
 }
 
@@ -267,9 +295,15 @@ func TestResumeVecchiaCLI(t *testing.T) {
 	if part.Status != "MAXEVAL_REACHED" {
 		t.Fatalf("--max-evals 4: status %q", part.Status)
 	}
+	if part.Check == nil || !strings.Contains(part.Check.Skipped, "before converging") {
+		t.Errorf("--max-evals 4: the approximation check %+v, want it skipped", part.Check)
+	}
 	res, _ := fit("resumed", "--resume", ckpt)
 	if res.LogLik != full.LogLik || !equalFloats(res.Theta, full.Theta) || res.Status != full.Status {
 		t.Errorf("resumed: l %v theta %v %s; uninterrupted: l %v theta %v %s", res.LogLik, res.Theta, res.Status, full.LogLik, full.Theta, full.Status)
+	}
+	if !sameCheck(res.Check, full.Check) || res.Check.Skipped != "" {
+		t.Errorf("resumed: the approximation check %+v; uninterrupted: %+v", res.Check, full.Check)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "resumed.json"))
 	if err != nil {

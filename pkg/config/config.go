@@ -92,6 +92,12 @@ type Fit struct {
 	// Vecchia: vecchia_m, vecchia_order, vecchia_sets, vecchia_sets_out
 	// (computation vecchia).
 	Vecchia
+	// VecchiaCheck runs the approximation check after a Vecchia fit
+	// (default true): one Fisher-scoring step at VecchiaCheckM (0: twice
+	// vecchia_m) from the estimate, reported in the fit's standard
+	// errors (docs/vecchia.md, "The approximation check").
+	VecchiaCheck  bool `toml:"vecchia_check"`
+	VecchiaCheckM int  `toml:"vecchia_check_m"` // the check's conditioning set size (0: 2 vecchia_m)
 	// Lookahead is the depth of seed 002's lookahead in the Cholesky of
 	// tlr, mp and dst (0: off): the next panel runs before the trailing
 	// update (likelihood.Approx.Lookahead).
@@ -161,7 +167,7 @@ func DefaultFit() Fit {
 		Start: "data", Search: "log", Profile: "auto", CILevel: 0.95, Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
 		Approx:    DefaultApprox(),
 		Vecchia:   DefaultVecchia(),
-		Scheduler: "prio", Pin: "auto",
+		Scheduler: "prio", Pin: "auto", VecchiaCheck: true,
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 		Phase: Phase{Distribution: "bc"}, Overlap: AllOverlap(),
 	}

@@ -7,10 +7,16 @@ import "strings"
 // matrix's settings (nb, lookahead, hpotrf, solve, devices, GPUs, the
 // scheduler's performance model), the profiled search, the assessments
 // that need the exact factor (profile intervals, maps, MLOE/MMOM); and
-// vecchia_sets_out without a way to write it.
+// vecchia_sets_out without a way to write it; and vecchia_check_m not
+// above vecchia_m (or given without computation vecchia).
 func (f *Fit) checkVecchia(bad func(key, format string, args ...any) error) error {
-	if f.Computation != "vecchia" {
+	switch {
+	case f.Computation != "vecchia" && f.VecchiaCheckM != 0:
+		return bad("vecchia_check_m", "--vecchia-check-m is for --computation vecchia")
+	case f.Computation != "vecchia":
 		return nil
+	case f.VecchiaCheckM != 0 && f.VecchiaCheckM <= f.Vecchia.M:
+		return bad("vecchia_check_m", "--vecchia-check-m must be above --vecchia-m %d, got %d", f.Vecchia.M, f.VecchiaCheckM)
 	}
 	type refusal struct {
 		key  string

@@ -54,7 +54,11 @@ type FitResult struct {
 	NB          int     `json:"nb"`
 	// Vecchia describes a --computation vecchia fit (nil otherwise).
 	Vecchia *VecchiaSummary `json:"vecchia,omitempty"`
-	Workers int             `json:"workers"`
+	// VecchiaCheck is a Vecchia fit's approximation check (nil with
+	// --vecchia-check=false or another computation).
+	VecchiaCheck *VecchiaCheck `json:"vecchia_check,omitempty"`
+
+	Workers int `json:"workers"`
 	// Scheduler is the runtime's policy (eager, dmda); Devices the
 	// counters of the devices of --devices (rank 0's).
 	Scheduler string                `json:"scheduler,omitempty"`

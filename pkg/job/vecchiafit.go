@@ -45,8 +45,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	if v.d != nil {
 		nAll = v.d.Len()
 	}
-	need := vecchia.MemoryNeed(nAll*variables(v.model), cfg.Vecchia.M, meanColumns(cfg.Mean), len(v.names), v.workers)
-	lim, err := checkMemory(w, "fit", everyRank(w.Size(), need), v.limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets, blocks and work space", nAll, cfg.Vecchia.M))
+	need, lim, checkNote, err := v.vecchiaMemory(nAll)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +87,8 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	pr := likelihood.Problem{Points: pts, Metric: v.metric, Obs: obs, Model: v.model, Nugget: cfg.Nugget, REML: cfg.REML, Covariates: meanCols}
 	opt := v.opt
 	start := v.vecchiaStart(d, &opt)
-	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.vecchiaFree(), w, prepModeOf(w, cfg, setup, test != nil))
+	mode := prepModeOf(w, cfg, setup, test != nil)
+	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.vecchiaFree(), w, mode, vecchiaCoarseM)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +137,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	flagFit(out, d.Obs, cfg.MaxEvals)
+	out.VecchiaCheck = v.vecchiaCheck(st, checkRun{pr: pr, start: start, setup: setup, rt: rt, kern: kern, mode: mode, note: checkNote}, res, at, out)
 	out.Ranks = w.Size()
 	out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: out.PerEval, PeakRSSBytes: memory.PeakRSS(),
 		NeedBytes: need, AvailableBytes: lim.Bytes, AvailableSource: lim.Source})

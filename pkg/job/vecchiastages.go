@@ -37,7 +37,8 @@ type VecchiaSummary struct {
 
 // vecchiaStages are the plans of a Vecchia fit's search: the coarse stage
 // (m = 10: each set cut to its 10 nearest, as GpGp's warm start) when the
-// final m is larger, and the final stage.
+// final m is larger, and the final stage (the approximation check's
+// stages: the final one alone).
 type vecchiaStages struct {
 	coarse, final *vecchia.Prepared
 	evs           map[*vecchia.Prepared]*vecchia.Evaluator
@@ -57,11 +58,12 @@ type vecchiaStages struct {
 // rank 0 alone orders, finds the sets and groups, and sends each rank the
 // data of its blocks only (vecchia.Scatter), one stage after the other:
 // the other ranks' memory falls with their number, their Prepared hold
-// only the plan, and rank 0 never holds both stages' whole plans.
+// only the plan, and rank 0 never holds both stages' whole plans. coarse
+// is the coarse stage's m (0: none).
 func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl, np int, free []bool,
-	w comm.Comm, mode prepMode) (*vecchiaStages, error) {
+	w comm.Comm, mode prepMode, coarse int) (*vecchiaStages, error) {
 	if mode == prepDistribute {
-		return distributedStages(pr, start, s, rt, kern, np, free, w)
+		return distributedStages(pr, start, s, rt, kern, np, free, w, coarse)
 	}
 	scatter := mode == prepScatter
 	root := !scatter || w.Rank() == 0
@@ -95,10 +97,10 @@ func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, r
 		return nil, err
 	}
 	st := &vecchiaStages{final: final, evs: map[*vecchia.Prepared]*vecchia.Evaluator{}, free: free}
-	if final.Plan.M > vecchiaCoarseM {
+	if coarse > 0 && final.Plan.M > coarse {
 		var cs vecchia.Setup
 		if root {
-			cs = vecchia.Setup{Perm: final.Perm, Sets: truncateSets(final.Sets, vecchiaCoarseM), Grouping: s.Grouping}
+			cs = vecchia.Setup{Perm: final.Perm, Sets: truncateSets(final.Sets, coarse), Grouping: s.Grouping}
 		}
 		if st.coarse, err = stage(cs, false); err != nil {
 			return nil, err
@@ -139,8 +141,8 @@ func prepModeOf(w comm.Comm, cfg config.Fit, s vecchia.Setup, holdout bool) prep
 // distributedStages prepares the stages with vecchia.Distribute: no rank
 // holds the sets or the blocks of the whole problem.
 func distributedStages(pr likelihood.Problem, start []float64, s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl, np int, free []bool,
-	w comm.Comm) (*vecchiaStages, error) {
-	final, coarse, err := vecchia.Distribute(w, pr, start, s, vecchiaCoarseM)
+	w comm.Comm, coarseM int) (*vecchiaStages, error) {
+	final, coarse, err := vecchia.Distribute(w, pr, start, s, coarseM)
 	if err != nil { // the same on every rank (Distribute)
 		return nil, &InputError{Err: fmt.Errorf("fit: --computation vecchia: %v", err), Agreed: true}
 	}

@@ -23,7 +23,8 @@ type Setup struct {
 	Grouping Grouping
 	// Perm and Sets, when Sets is not nil, are the ordering and the
 	// conditioning sets to use as they are (a sets file's): M, Order and
-	// Seed are then ignored.
+	// Seed are then ignored. Perm alone is the ordering to find the M
+	// nearest earlier locations in (Order and Seed ignored; Prepare only).
 	Perm []int
 	Sets *neighbors.Sets
 }
@@ -76,7 +77,12 @@ func Prepare(pr likelihood.Problem, theta []float64, s Setup) (*Prepared, error)
 			return nil, fmt.Errorf("vecchia: %v", err)
 		}
 		t0 := time.Now()
-		if perm, err = order.Order(c, s.Order, s.Seed); err != nil {
+		if perm == nil {
+			perm, err = order.Order(c, s.Order, s.Seed)
+		} else if len(perm) != nl {
+			err = fmt.Errorf("an ordering of %d for %d locations", len(perm), nl)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("vecchia: %v", err)
 		}
 		t1 := time.Now()

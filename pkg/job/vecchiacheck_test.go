@@ -1,0 +1,99 @@
+package job
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/vecchia"
+)
+
+// TestVecchiaMemory: the memory check of a Vecchia fit counts the
+// approximation check's plans at m2 = 2m when they fit; when only the
+// fit's at m fit, the check is skipped with a note naming m2 and the
+// fit goes on; when neither fits, the fit stops (the agreed input error
+// of the fit at m); with the check off the need is the fit's at m. On 2
+// ranks, every rank the same.
+func TestVecchiaMemory(t *testing.T) {
+	const n, m, workers = 1000000, 30, 2
+	needM := vecchia.MemoryNeed(n, m, 0, 4, workers)
+	needM2 := vecchia.MemoryNeed(n, 2*m, 0, 4, workers)
+	if !(needM2 > needM) {
+		t.Fatalf("MemoryNeed: m = %d %d bytes, m = %d %d bytes", m, needM, 2*m, needM2)
+	}
+	for _, c := range []struct {
+		check    bool
+		limit    int64
+		need     int64
+		note     string // a substring of the note ("" none)
+		wantFail bool
+	}{
+		{true, needM2, needM2, "", false},
+		{true, needM2 - 1, needM, "not enough memory for m = 60 (fit: rank 0 needs", false},
+		{true, needM - 1, 0, "", true},
+		{false, needM, needM, "", false},
+	} {
+		errs := ranksWithin(t, 10*time.Second, 2, func(w comm.Comm) error {
+			cfg := config.DefaultFit()
+			cfg.Computation, cfg.VecchiaCheck, cfg.Vecchia.M = "vecchia", c.check, m
+			v := &fitJob{cfg: cfg, w: w, model: likelihood.Matern, names: []string{"sigma2", "beta", "nu", "tau2"}, limit: c.limit, workers: workers}
+			need, _, note, err := v.vecchiaMemory(n)
+			if err != nil {
+				return err
+			}
+			if need != c.need || (c.note == "") != (note == "") || !strings.Contains(note, c.note) {
+				t.Errorf("check %v, limit %d, rank %d: need %d, note %q; want %d, %q", c.check, c.limit, w.Rank(), need, note, c.need, c.note)
+			}
+			return nil
+		})
+		for r, err := range errs {
+			if (err != nil) != c.wantFail || (err != nil && (!IsInput(err) || !Agreed(err) || !strings.Contains(err.Error(), "m=30: points"))) {
+				t.Errorf("check %v, limit %d, rank %d: %v", c.check, c.limit, r, err)
+			}
+		}
+	}
+}
+
+// TestVecchiaCheckSkipped: the approximation check is skipped, with its
+// note, when the search was interrupted or stopped at its deadline (the
+// fit's stop error set), when it stopped before converging, with a sets
+// file, when m is already N - 1 (m2 cut to N - 1 is not larger), and when
+// the memory check left a note; with --vecchia-check=false there is none.
+func TestVecchiaCheckSkipped(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		off    bool
+		fin    error
+		status string
+		sets   string
+		n      int
+		note   string
+		want   string // the note's start ("" with off: no check)
+	}{
+		{name: "off", off: true, status: "CONVERGED", n: 1000},
+		{name: "interrupted", fin: &Interrupted{Signal: 2}, status: "interrupted", n: 1000, want: "interrupted"},
+		{name: "deadline", fin: &Interrupted{Signal: 15}, status: "deadline", n: 1000, want: "interrupted"},
+		{name: "max-evals", status: "MAXEVAL_REACHED", n: 1000, want: "the search stopped before converging (status MAXEVAL_REACHED)"},
+		{name: "sets file", status: "CONVERGED", sets: "s.txt", n: 1000, want: "--vecchia-sets gives the sets"},
+		{name: "m = N-1", status: "CONVERGED", n: 31, want: "m = 30 conditions each location on every earlier one"},
+		{name: "memory", status: "CONVERGED", n: 1000, note: "not enough memory for m = 60 (...)", want: "not enough memory for m = 60"},
+	} {
+		cfg := config.DefaultFit()
+		cfg.Computation, cfg.VecchiaCheck, cfg.Vecchia.Sets = "vecchia", !c.off, c.sets
+		v := &fitJob{cfg: cfg, fin: c.fin, names: []string{"sigma2", "beta", "nu", "tau2"}}
+		st := &vecchiaStages{final: &vecchia.Prepared{Plan: &vecchia.Plan{M: 30}}}
+		out := &FitResult{N: c.n}
+		chk := v.vecchiaCheck(st, checkRun{note: c.note}, &mle.Result{Status: c.status}, nil, out)
+		switch {
+		case c.off && chk != nil:
+			t.Errorf("%s: check %+v, want none", c.name, chk)
+		case c.off:
+		case chk == nil || !strings.HasPrefix(chk.Skipped, c.want) || chk.StepSE != nil || len(out.Warnings) != 0:
+			t.Errorf("%s: check %+v, warnings %q; want skipped %q", c.name, chk, out.Warnings, c.want)
+		}
+	}
+}
