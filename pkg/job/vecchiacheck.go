@@ -84,6 +84,21 @@ func (v *fitJob) vecchiaMemory(nAll int) (need int64, lim memory.Limit, note str
 	return need, lim, note, err
 }
 
+// checkWide returns the size of the sets that the fit's neighbour search
+// finds for the approximation check too (vecchia.Setup.Wide): its m2 when
+// the check will need sets at m2 that the fit's plans on this rank can be
+// cut from (one rank, or a hold-out's whole plans; not with a sets file,
+// nor when m2 does not fit in memory: note), else 0. n is the number of
+// locations the fit conditions.
+func (v *fitJob) checkWide(mode prepMode, n int, note string) int {
+	cfg := v.cfg
+	m2 := min(vecchiaCheckM(cfg), n-1)
+	if !cfg.VecchiaCheck || cfg.Vecchia.Sets != "" || note != "" || mode != prepLocal || m2 <= cfg.Vecchia.M {
+		return 0
+	}
+	return m2
+}
+
 // checkRun is what the approximation check needs of the fit: the
 // problem, the search's start (the frame of the ordering), the setup,
 // the runtime and kernels, and how the plans are prepared.
@@ -131,6 +146,10 @@ func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at
 	st.dropCoarse()
 	s2 := c.setup
 	s2.M, s2.Perm = chk.M2, st.final.Perm // the fit's ordering (nil where distributed: found again, the same)
+	if w := st.final.Wide; w != nil && w.M == chk.M2 {
+		s2.Sets = w // found with the fit's sets (checkWide): no second search
+	}
+	st.final.Wide = nil
 	st2, err := newVecchiaStages(c.pr, c.start, s2, c.rt, c.kern, len(v.names), st.free, v.w, c.mode, 0)
 	var r2 *vecchia.Result
 	chk.PrepSeconds = since(t0)

@@ -88,7 +88,9 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	opt := v.opt
 	start := v.vecchiaStart(d, &opt)
 	mode := prepModeOf(w, cfg, setup, test != nil)
-	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.vecchiaFree(), w, mode, vecchiaCoarseM)
+	wide := setup
+	wide.Wide = v.checkWide(mode, d.Len(), checkNote)
+	st, err := newVecchiaStages(pr, start, wide, rt, kern, len(v.names), v.vecchiaFree(), w, mode, vecchiaCoarseM)
 	if err != nil {
 		return nil, err
 	}
