@@ -3,6 +3,7 @@ package job
 import (
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"time"
 
@@ -143,13 +144,13 @@ func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at
 		return chk
 	}
 	t0 := time.Now()
-	st.dropCoarse()
 	s2 := c.setup
 	s2.M, s2.Perm = chk.M2, st.final.Perm // the fit's ordering (nil where distributed: found again, the same)
 	if w := st.final.Wide; w != nil && w.M == chk.M2 {
 		s2.Sets = w // found with the fit's sets (checkWide): no second search
 	}
-	st.final.Wide = nil
+	st.release()
+	goruntime.GC() // the heap's goal falls with what was let go: the plan at m2 takes its place
 	st2, err := newVecchiaStages(c.pr, c.start, s2, c.rt, c.kern, len(v.names), st.free, v.w, c.mode, 0)
 	var r2 *vecchia.Result
 	chk.PrepSeconds = since(t0)
@@ -200,11 +201,9 @@ func checkWarning(c *VecchiaCheck, names []string, m int) string {
 		c.M2, strings.Join(big, ", "), VecchiaCheckSE, m, c.M2)
 }
 
-// dropCoarse lets the coarse stage's plan and evaluator go (the search is
-// over): the approximation check's plan takes their memory.
-func (st *vecchiaStages) dropCoarse() {
-	if st.coarse != nil {
-		delete(st.evs, st.coarse)
-		st.coarse = nil
-	}
+// release lets the stages' plans, sets and evaluators go (the search and
+// the estimate's evaluation are over; the last result stays with its
+// holder): the approximation check's plan takes their memory.
+func (st *vecchiaStages) release() {
+	st.coarse, st.final, st.evs, st.last = nil, nil, nil, nil
 }
