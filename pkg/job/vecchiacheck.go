@@ -205,5 +205,8 @@ func checkWarning(c *VecchiaCheck, names []string, m int) string {
 // the estimate's evaluation are over; the last result stays with its
 // holder): the approximation check's plan takes their memory.
 func (st *vecchiaStages) release() {
+	for _, e := range st.evs {
+		e.Release() // the runtime's queues may still point at its last tasks
+	}
 	st.coarse, st.final, st.evs, st.last = nil, nil, nil, nil
 }
