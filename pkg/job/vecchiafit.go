@@ -99,6 +99,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 			return nil, err
 		}
 	}
+	st.dropSets()
 	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
 		d.Len(), v.model, v.metric.String(), st.final.Plan.M, cfg.Vecchia.Order, st.final.Plan.NumBlocks(), workersNote(v.workers),
 		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
@@ -134,7 +135,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.vecchiaFree())
 	}
 	if test != nil {
-		if err := vecchiaHoldout(&out.Assessment, st, v.model, cfg.Mean, test, res.Theta, at, st.final.Sets.M, v.workers); err != nil {
+		if err := vecchiaHoldout(&out.Assessment, st, v.model, cfg.Mean, test, res.Theta, at, st.final.Plan.M, v.workers); err != nil {
 			return nil, err
 		}
 	}

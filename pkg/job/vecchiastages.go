@@ -113,6 +113,15 @@ func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, r
 	return st, nil
 }
 
+// dropSets lets the stages' sets go once the plans are made and the sets
+// file written (the plans hold their blocks; the search's heap is the
+// smaller for it). The wide sets of the approximation check stay.
+func (st *vecchiaStages) dropSets() {
+	for _, p := range st.stages() {
+		p.Sets = nil
+	}
+}
+
 // prepMode is how a Vecchia fit prepares its plans.
 type prepMode int
 
