@@ -88,18 +88,13 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	opt := v.opt
 	start := v.vecchiaStart(d, &opt)
 	mode := prepModeOf(w, cfg, setup, test != nil)
-	wide := setup
-	wide.Wide = v.checkWide(mode, d.Len(), checkNote)
-	st, err := newVecchiaStages(pr, start, wide, rt, kern, len(v.names), v.vecchiaFree(), w, mode, vecchiaCoarseM)
+	st, err := newVecchiaStages(pr, start, v.checkWide(setup, mode, d.Len(), checkNote), rt, kern, len(v.names), v.vecchiaFree(), w, mode, vecchiaCoarseM)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Vecchia.SetsOut != "" && w.Rank() == 0 {
-		if err := writeSets(cfg.Vecchia.SetsOut, st.final.Perm, st.final.Sets); err != nil {
-			return nil, err
-		}
+	if err := v.setsOut(st); err != nil {
+		return nil, err
 	}
-	st.dropSets()
 	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
 		d.Len(), v.model, v.metric.String(), st.final.Plan.M, cfg.Vecchia.Order, st.final.Plan.NumBlocks(), workersNote(v.workers),
 		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
@@ -321,6 +316,18 @@ func readSets(in *Inputs, path string) ([]int, *neighbors.Sets, error) {
 		return nil, nil, badInput("%v", err)
 	}
 	return perm, s, nil
+}
+
+// setsOut writes the final stage's ordering and sets (--vecchia-sets-out,
+// rank 0), then lets the stages' sets go (dropSets).
+func (v *fitJob) setsOut(st *vecchiaStages) error {
+	if v.cfg.Vecchia.SetsOut != "" && v.w.Rank() == 0 {
+		if err := writeSets(v.cfg.Vecchia.SetsOut, st.final.Perm, st.final.Sets); err != nil {
+			return err
+		}
+	}
+	st.dropSets()
+	return nil
 }
 
 // writeSets writes the ordering and sets (--vecchia-sets-out), atomically.
