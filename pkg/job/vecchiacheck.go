@@ -3,6 +3,7 @@ package job
 import (
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"time"
 
@@ -84,6 +85,21 @@ func (v *fitJob) vecchiaMemory(nAll int) (need int64, lim memory.Limit, note str
 	return need, lim, note, err
 }
 
+// checkWide returns the fit's setup s with the size of the sets that the
+// fit's neighbour search finds for the approximation check too
+// (vecchia.Setup.Wide): its m2 when the check will need sets at m2 that
+// the fit's plans on this rank can be cut from (one rank, or a hold-out's
+// whole plans; not with a sets file, nor when m2 does not fit in memory:
+// note), else none. n is the number of locations the fit conditions.
+func (v *fitJob) checkWide(s vecchia.Setup, mode prepMode, n int, note string) vecchia.Setup {
+	cfg := v.cfg
+	m2 := min(vecchiaCheckM(cfg), n-1)
+	if cfg.VecchiaCheck && cfg.Vecchia.Sets == "" && note == "" && mode == prepLocal && m2 > cfg.Vecchia.M {
+		s.Wide = m2
+	}
+	return s
+}
+
 // checkRun is what the approximation check needs of the fit: the
 // problem, the search's start (the frame of the ordering), the setup,
 // the runtime and kernels, and how the plans are prepared.
@@ -128,9 +144,13 @@ func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at
 		return chk
 	}
 	t0 := time.Now()
-	st.dropCoarse()
 	s2 := c.setup
 	s2.M, s2.Perm = chk.M2, st.final.Perm // the fit's ordering (nil where distributed: found again, the same)
+	if w := st.final.Wide; w != nil && w.M == chk.M2 {
+		s2.Sets = w // found with the fit's sets (checkWide): no second search
+	}
+	st.release()
+	goruntime.GC() // the heap's goal falls with what was let go: the plan at m2 takes its place
 	st2, err := newVecchiaStages(c.pr, c.start, s2, c.rt, c.kern, len(v.names), st.free, v.w, c.mode, 0)
 	var r2 *vecchia.Result
 	chk.PrepSeconds = since(t0)
@@ -181,11 +201,12 @@ func checkWarning(c *VecchiaCheck, names []string, m int) string {
 		c.M2, strings.Join(big, ", "), VecchiaCheckSE, m, c.M2)
 }
 
-// dropCoarse lets the coarse stage's plan and evaluator go (the search is
-// over): the approximation check's plan takes their memory.
-func (st *vecchiaStages) dropCoarse() {
-	if st.coarse != nil {
-		delete(st.evs, st.coarse)
-		st.coarse = nil
+// release lets the stages' plans, sets and evaluators go (the search and
+// the estimate's evaluation are over; the last result stays with its
+// holder): the approximation check's plan takes their memory.
+func (st *vecchiaStages) release() {
+	for _, e := range st.evs {
+		e.Release() // the runtime's queues may still point at its last tasks
 	}
+	st.coarse, st.final, st.evs, st.last = nil, nil, nil, nil
 }

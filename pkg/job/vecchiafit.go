@@ -88,14 +88,12 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	opt := v.opt
 	start := v.vecchiaStart(d, &opt)
 	mode := prepModeOf(w, cfg, setup, test != nil)
-	st, err := newVecchiaStages(pr, start, setup, rt, kern, len(v.names), v.vecchiaFree(), w, mode, vecchiaCoarseM)
+	st, err := newVecchiaStages(pr, start, v.checkWide(setup, mode, d.Len(), checkNote), rt, kern, len(v.names), v.vecchiaFree(), w, mode, vecchiaCoarseM)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Vecchia.SetsOut != "" && w.Rank() == 0 {
-		if err := writeSets(cfg.Vecchia.SetsOut, st.final.Perm, st.final.Sets); err != nil {
-			return nil, err
-		}
+	if err := v.setsOut(st); err != nil {
+		return nil, err
 	}
 	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
 		d.Len(), v.model, v.metric.String(), st.final.Plan.M, cfg.Vecchia.Order, st.final.Plan.NumBlocks(), workersNote(v.workers),
@@ -132,7 +130,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.vecchiaFree())
 	}
 	if test != nil {
-		if err := vecchiaHoldout(&out.Assessment, st, v.model, cfg.Mean, test, res.Theta, at, st.final.Sets.M, v.workers); err != nil {
+		if err := vecchiaHoldout(&out.Assessment, st, v.model, cfg.Mean, test, res.Theta, at, st.final.Plan.M, v.workers); err != nil {
 			return nil, err
 		}
 	}
@@ -318,6 +316,18 @@ func readSets(in *Inputs, path string) ([]int, *neighbors.Sets, error) {
 		return nil, nil, badInput("%v", err)
 	}
 	return perm, s, nil
+}
+
+// setsOut writes the final stage's ordering and sets (--vecchia-sets-out,
+// rank 0), then lets the stages' sets go (dropSets).
+func (v *fitJob) setsOut(st *vecchiaStages) error {
+	if v.cfg.Vecchia.SetsOut != "" && v.w.Rank() == 0 {
+		if err := writeSets(v.cfg.Vecchia.SetsOut, st.final.Perm, st.final.Sets); err != nil {
+			return err
+		}
+	}
+	st.dropSets()
+	return nil
 }
 
 // writeSets writes the ordering and sets (--vecchia-sets-out), atomically.

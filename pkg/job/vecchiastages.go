@@ -14,7 +14,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/mle"
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/vecchia"
-	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
 )
 
 // VecchiaSummary describes a Vecchia fit in its result.
@@ -100,7 +99,7 @@ func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, r
 	if coarse > 0 && final.Plan.M > coarse {
 		var cs vecchia.Setup
 		if root {
-			cs = vecchia.Setup{Perm: final.Perm, Sets: truncateSets(final.Sets, coarse), Grouping: s.Grouping}
+			cs = vecchia.Setup{Perm: final.Perm, Sets: final.Sets.Prefix(coarse), Grouping: s.Grouping}
 		}
 		if st.coarse, err = stage(cs, false); err != nil {
 			return nil, err
@@ -112,6 +111,15 @@ func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, r
 		st.evs[p] = e
 	}
 	return st, nil
+}
+
+// dropSets lets the stages' sets go once the plans are made and the sets
+// file written (the plans hold their blocks; the search's heap is the
+// smaller for it). The wide sets of the approximation check stay.
+func (st *vecchiaStages) dropSets() {
+	for _, p := range st.stages() {
+		p.Sets = nil
+	}
 }
 
 // prepMode is how a Vecchia fit prepares its plans.
@@ -176,15 +184,6 @@ func rootError(w comm.Comm, err error) error {
 		return &InputError{Err: errors.New(string(msg[1:])), Agreed: true}
 	}
 	return &agreedErr{msg: string(msg[1:]), err: errors.New(string(msg[1:]))}
-}
-
-// truncateSets returns the sets cut to their m nearest.
-func truncateSets(s *neighbors.Sets, m int) *neighbors.Sets {
-	out := neighbors.NewSets(s.N, m)
-	for i := 0; i < s.N; i++ {
-		copy(out.Idx[i*m:(i+1)*m], s.Idx[i*s.M:i*s.M+m])
-	}
-	return out
 }
 
 // eval evaluates the Vecchia likelihood of stage p at theta (with the

@@ -1,6 +1,7 @@
 package vecchia
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -86,6 +87,20 @@ func NewEvaluator(p *Plan, nparams int, rt *runtime.Runtime, k kernels.Impl) *Ev
 	}
 	e.data, e.first = p.localData(b0, b1)
 	return e
+}
+
+// Release lets the evaluator's data go (the rows of its blocks' points,
+// the blocks' member lists it reads): the runtime may still reference the
+// last evaluation's tasks, and through them that data, after the
+// evaluator is dropped. Eval fails after it. On a rank of a scattered
+// plan the data are the plan's part, released with it; a whole plan's
+// blocks stay the plan's.
+func (e *Evaluator) Release() {
+	if e.data != nil {
+		*e.data = block.Data{}
+	}
+	e.p, e.data = nil, nil
+	e.err = errors.New("vecchia: the evaluator was released")
 }
 
 // groupOwners returns the rank of each group of tasks on size ranks:

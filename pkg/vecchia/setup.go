@@ -27,6 +27,12 @@ type Setup struct {
 	// nearest earlier locations in (Order and Seed ignored; Prepare only).
 	Perm []int
 	Sets *neighbors.Sets
+	// Wide, when larger than M (and no Sets are given), is the size of
+	// the sets the search finds: the plan is built from their first M
+	// entries (neighbors.Sets.Prefix: bitwise the sets of a search at
+	// M), and Prepared.Wide keeps the wide ones for a later plan with
+	// them (the approximation check's), so that one search serves both.
+	Wide int
 }
 
 // Prepared is a problem's plan with the ordering and sets it was made
@@ -35,6 +41,9 @@ type Prepared struct {
 	Plan *Plan
 	Perm []int
 	Sets *neighbors.Sets
+	// Wide are the sets of Setup.Wide nearest that Sets are the prefix
+	// of (nil without Setup.Wide).
+	Wide *neighbors.Sets
 	// Seconds spent ordering, finding the sets and grouping (the plan).
 	OrderSeconds, SetsSeconds, PlanSeconds float64
 }
@@ -57,7 +66,9 @@ func FrameOf(model likelihood.Model, theta []float64) embed.Frame {
 // Prepare builds the plan of problem pr: its locations embedded in the
 // frame of the model at theta (FrameOf), ordered by s.Order, each
 // conditioned on its s.M nearest earlier locations (a k-d tree search),
-// grouped by s.Grouping; or with the ordering and sets of s.Sets. For the
+// grouped by s.Grouping; or with the ordering and sets of s.Sets. With
+// s.Wide > s.M the search finds the s.Wide nearest and the plan is made
+// from their first s.M (Prepared.Wide keeps the wide sets). For the
 // bivariate Matérn the locations are the point pairs.
 func Prepare(pr likelihood.Problem, theta []float64, s Setup) (*Prepared, error) {
 	per := 1
@@ -86,8 +97,13 @@ func Prepare(pr likelihood.Problem, theta []float64, s Setup) (*Prepared, error)
 			return nil, fmt.Errorf("vecchia: %v", err)
 		}
 		t1 := time.Now()
-		if sets, err = neighbors.Conditioning(c.Permute(perm), min(s.M, max(nl-1, 1)), max(s.Workers, 1)); err != nil {
+		m := min(s.M, max(nl-1, 1))
+		wide := min(max(s.Wide, m), max(nl-1, 1))
+		if sets, err = neighbors.Conditioning(c.Permute(perm), wide, max(s.Workers, 1)); err != nil {
 			return nil, fmt.Errorf("vecchia: %v", err)
+		}
+		if wide > m {
+			out.Wide, sets = sets, sets.Prefix(m)
 		}
 		out.OrderSeconds, out.SetsSeconds = t1.Sub(t0).Seconds(), time.Since(t1).Seconds()
 	}

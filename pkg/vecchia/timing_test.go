@@ -2,6 +2,7 @@ package vecchia
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/kernels"
@@ -56,5 +57,31 @@ func TestTimedShares(t *testing.T) {
 		case timed.TaskBusy > 1+1e-9:
 			t.Errorf("%+v: tasks' share %v of %d workers x %.6f s", c, timed.TaskBusy, c.workers, timed.Wall)
 		}
+	}
+}
+
+// TestEvaluatorRelease: a released evaluator refuses to evaluate, and a
+// new evaluator of the same plan gives bitwise the l and gradient that
+// the released one gave (Release leaves a whole plan's blocks alone).
+func TestEvaluatorRelease(t *testing.T) {
+	plan := spreadPlan(t, rand.New(rand.NewPCG(3, 30)), 800, 10, nil)
+	theta := []float64{1, 0.05, 0.9, 0.05}
+	rt := runtime.New(runtime.Options{Workers: 2})
+	defer rt.Close()
+	e := NewEvaluator(plan, len(theta), rt, kernels.Default())
+	want, err := e.Eval(theta, Want{Grad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Release()
+	if _, err := e.Eval(theta, Want{Grad: true}); err == nil {
+		t.Error("a released evaluator evaluated")
+	}
+	got, err := NewEvaluator(plan, len(theta), rt, kernels.Default()).Eval(theta, Want{Grad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.L != want.L || !slices.Equal(got.Grad, want.Grad) {
+		t.Errorf("after Release: l %v grad %v, before: l %v grad %v", got.L, got.Grad, want.L, want.Grad)
 	}
 }

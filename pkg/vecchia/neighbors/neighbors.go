@@ -52,6 +52,19 @@ func (s *Sets) Row(i int) []int32 {
 	return r
 }
 
+// Prefix returns the sets cut to their first m entries (m <= s.M). For
+// the sets of Conditioning, whose rows hold the nearest earlier positions
+// in a strict order (squared distance, then position), they are bitwise
+// the sets that Conditioning finds with m: the m nearest of the M
+// nearest are the m nearest.
+func (s *Sets) Prefix(m int) *Sets {
+	out := &Sets{N: s.N, M: m, Idx: make([]int32, s.N*m)}
+	for i := 0; i < s.N; i++ {
+		copy(out.Idx[i*m:(i+1)*m], s.Idx[i*s.M:i*s.M+m])
+	}
+	return out
+}
+
 // Check reports the first row that is not a conditioning set: an entry
 // that is not an earlier position, a repeated entry, or an entry after
 // the padding.

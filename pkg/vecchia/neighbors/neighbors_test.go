@@ -130,3 +130,48 @@ func TestSearchArguments(t *testing.T) {
 		t.Error("Nearest with 3D queries on 2D data: no error")
 	}
 }
+
+// TestPrefix: the sets found at a larger m, cut to their first m entries
+// (Sets.Prefix, how one search serves the fit and the approximation
+// check), are the definition's sets at m (bruteSets), row by row with
+// the -1 padding, on clouds with equal distances (grid, duplicates) and
+// rows shorter than m.
+func TestPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		kind        string
+		n, dim      int
+		m, wide     int
+		workers     int
+		description string
+	}{
+		{"grid", 900, 2, 10, 30, 2, "ties on the grid"},
+		{"grid", 700, 2, 30, 60, 1, "ties, one worker"},
+		{"dup", 400, 2, 5, 20, 3, "repeated locations"},
+		{"uniform", 300, 3, 7, 7, 2, "the same m"},
+		{"cluster", 500, 2, 1, 45, 2, "m = 1"},
+	} {
+		c := cloud.Points(tc.kind, tc.n, tc.dim, uint64(tc.n+tc.wide))
+		want := bruteSets(c, tc.m)
+		w, err := Conditioning(c, tc.wide, tc.workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := w.Prefix(tc.m)
+		if err := s.Check(); err != nil {
+			t.Fatal(err)
+		}
+		if s.N != tc.n || s.M != tc.m {
+			t.Fatalf("%s: prefix of %d rows of %d, want %d of %d", tc.description, s.N, s.M, tc.n, tc.m)
+		}
+		for i := range want {
+			if got := s.Row(i); !slices.Equal(got, want[i]) {
+				t.Fatalf("%s: row %d = %v, want %v", tc.description, i, got, want[i])
+			}
+			for _, v := range s.Idx[i*tc.m+len(want[i]) : (i+1)*tc.m] {
+				if v != -1 {
+					t.Fatalf("%s: row %d padded with %d", tc.description, i, v)
+				}
+			}
+		}
+	}
+}
