@@ -8,8 +8,9 @@ import (
 // panelCols, panelVec and panelRHS bound cholPanelZ's register blocking:
 // a panel of up to 4 columns over a chunk of up to 5 vectors of 8 rows,
 // 20 accumulators (Z0-Z19), the chunk's column k in Z20-Z24 (after the k
-// loop the pivots' temporaries: d in Z21, 1/d in Z22, a lane broadcast
-// in Z23, its index in Z24), each broadcast in Z29, up to 4 right-hand
+// loop the pivots' temporaries: t in X20, then 1/d broadcast in Z20, d
+// in Z21, 1/d in X22, a lane broadcast in Z23, its index in Z24, the
+// next pivot's lane in X29), each broadcast in Z29, up to 4 right-hand
 // sides' panel rows in Z25-Z28, 1.0 in Z30 and 0 in Z31.
 const (
 	panelCols = 4
@@ -249,9 +250,10 @@ func pivots(b *strings.Builder, p string, nb, nv, q int) {
 		if c+1 < nb { // the next pivot's lane of this column, before the scaling
 			fmt.Fprintf(b, "\tMOVQ $%d, R12\n\tVPBROADCASTQ R12, Z23\n\tVPERMPD %s, Z23, Z29\n", c+1, zacc(nv, c, 0))
 		}
-		fmt.Fprintf(b, "\tVSQRTSD %[1]s, %[1]s, X21\n\tVDIVSD X21, X30, X22\n\tVBROADCASTSD X22, Z22\n\tVBROADCASTSD X21, Z21\n", t)
+		// 1/L[j,j] stays in X22 for the next step, broadcast apart (Z20).
+		fmt.Fprintf(b, "\tVSQRTSD %[1]s, %[1]s, X21\n\tVDIVSD X21, X30, X22\n\tVBROADCASTSD X22, Z20\n\tVBROADCASTSD X21, Z21\n", t)
 		for v := range nv {
-			fmt.Fprintf(b, "\tVMULPD Z22, %[1]s, %[1]s\n", zacc(nv, c, v))
+			fmt.Fprintf(b, "\tVMULPD Z20, %[1]s, %[1]s\n", zacc(nv, c, v))
 		}
 		fmt.Fprintf(b, "\tMOVQ $%d, R12\n\tKMOVW R12, K4\n\tVMOVAPD Z21, K4, %s\n", 1<<c, zacc(nv, c, 0))
 		storeCol(b, nv, c, true)
@@ -260,7 +262,7 @@ func pivots(b *strings.Builder, p string, nb, nv, q int) {
 }
 
 // rhsStep writes the right-hand sides' step at pivot c (lane c; 1/L[j,j]
-// in Z22, the mask of lane c in K4, the index c in Z24 for c > 0): w =
+// in Z20, the mask of lane c in K4, the index c in Z24 for c > 0): w =
 // y_c * (1/L[j,j]) into lane c, y_i -= w L[i, j] in the lanes below.
 func rhsStep(b *strings.Builder, nv, c, q int) {
 	if q == 0 {
@@ -273,7 +275,7 @@ func rhsStep(b *strings.Builder, nv, c, q int) {
 		} else {
 			fmt.Fprintf(b, "\tVPERMPD Z%d, Z24, Z23\n", 25+r)
 		}
-		fmt.Fprintf(b, "\tVMULPD Z22, Z23, Z23\n\tVMOVAPD Z23, K4, Z%[1]d\n\tVFNMADD231PD Z23, %[2]s, K6, Z%[1]d\n", 25+r, zacc(nv, c, 0))
+		fmt.Fprintf(b, "\tVMULPD Z20, Z23, Z23\n\tVMOVAPD Z23, K4, Z%[1]d\n\tVFNMADD231PD Z23, %[2]s, K6, Z%[1]d\n", 25+r, zacc(nv, c, 0))
 	}
 }
 
