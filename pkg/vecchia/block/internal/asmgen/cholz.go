@@ -8,8 +8,9 @@ import (
 // panelCols, panelVec and panelRHS bound cholPanelZ's register blocking:
 // a panel of up to 4 columns over a chunk of up to 5 vectors of 8 rows,
 // 20 accumulators (Z0-Z19), the chunk's column k in Z20-Z24 (after the k
-// loop the pivots' temporaries: d in Z21, 1/d in Z22, a lane broadcast
-// in Z23, its index in Z24), each broadcast in Z29, up to 4 right-hand
+// loop the pivots' temporaries: t in X20, then 1/d broadcast in Z20, d
+// in Z21, 1/d in X22, a lane broadcast in Z23, its index in Z24, the
+// next pivot's lane in X29), each broadcast in Z29, up to 4 right-hand
 // sides' panel rows in Z25-Z28, 1.0 in Z30 and 0 in Z31.
 const (
 	panelCols = 4
@@ -216,27 +217,43 @@ func storeCol(b *strings.Builder, nv, c int, diag bool) {
 // on the chunk at r0 = j0, where row j0+c of column c is lane c of vector
 // 0: L[j0+c, j0+c'] is taken from column c' by a permute; then the q
 // right-hand sides' step at the pivot.
+//
+// The chain from one pivot to the next runs in scalar registers: lane c+1
+// of column c, taken before the scaling (in X29), times 1/L[j,j] (X22) is
+// L[j+1, j]; the next pivot's t (lane c+1 of column c+1 after the terms
+// of the columns before c, in X20) less its square; its square root and
+// division. The vectors take the same products and fused multiply-adds
+// (L[j+1, j] broadcast from X29, not permuted from the scaled column), so
+// every value is bitwise as before, and the chain skips the broadcast of
+// 1/L[j,j], the scaling and two permutes.
 func pivots(b *strings.Builder, p string, nb, nv, q int) {
 	for c := range nb {
 		if c > 0 {
 			fmt.Fprintf(b, "\tMOVQ $%d, R12\n\tVPBROADCASTQ R12, Z24\n", c)
 		}
-		for cc := 0; cc < c; cc++ {
+		for cc := 0; cc < c-1; cc++ {
 			fmt.Fprintf(b, "\tVPERMPD %s, Z24, Z23\n", zacc(nv, cc, 0))
 			for v := range nv {
 				fmt.Fprintf(b, "\tVFNMADD231PD Z23, %s, %s\n", zacc(nv, cc, v), zacc(nv, c, v))
 			}
 		}
-		if c == 0 {
-			b.WriteString("\tVBROADCASTSD X0, Z21\n")
-		} else {
-			fmt.Fprintf(b, "\tVPERMPD %s, Z24, Z21\n", zacc(nv, c, 0))
+		t := "X0" // the pivot's t: column 0's lane 0
+		if c > 0 {
+			t = "X20"
+			fmt.Fprintf(b, "\tVPERMPD %s, Z24, Z20\n\tVMULSD X22, X29, X29\n\tVFNMADD231SD X29, X29, X20\n\tVBROADCASTSD X29, Z23\n", zacc(nv, c, 0))
+			for v := range nv {
+				fmt.Fprintf(b, "\tVFNMADD231PD Z23, %s, %s\n", zacc(nv, c-1, v), zacc(nv, c, v))
+			}
 		}
-		fmt.Fprintf(b, "\tVCMPPD $0x1e, Z31, Z21, K3\n\tKMOVW K3, R12\n\tTESTQ R12, R12\n\tJNZ  %[1]sok%[2]d\n", p, c)
+		fmt.Fprintf(b, "\tVUCOMISD X31, %[3]s\n\tJHI  %[1]sok%[2]d\n", p, c, t)
 		fmt.Fprintf(b, "\tLEAQ %d(BX), R12\n\tMOVQ R12, ret+72(FP)\n\tVZEROUPPER\n\tRET\n%sok%d:\n", c+1, p, c)
-		b.WriteString("\tVSQRTSD X21, X21, X21\n\tVDIVSD X21, X30, X22\n\tVBROADCASTSD X22, Z22\n\tVBROADCASTSD X21, Z21\n")
+		if c+1 < nb { // the next pivot's lane of this column, before the scaling
+			fmt.Fprintf(b, "\tMOVQ $%d, R12\n\tVPBROADCASTQ R12, Z23\n\tVPERMPD %s, Z23, Z29\n", c+1, zacc(nv, c, 0))
+		}
+		// 1/L[j,j] stays in X22 for the next step, broadcast apart (Z20).
+		fmt.Fprintf(b, "\tVSQRTSD %[1]s, %[1]s, X21\n\tVDIVSD X21, X30, X22\n\tVBROADCASTSD X22, Z20\n\tVBROADCASTSD X21, Z21\n", t)
 		for v := range nv {
-			fmt.Fprintf(b, "\tVMULPD Z22, %[1]s, %[1]s\n", zacc(nv, c, v))
+			fmt.Fprintf(b, "\tVMULPD Z20, %[1]s, %[1]s\n", zacc(nv, c, v))
 		}
 		fmt.Fprintf(b, "\tMOVQ $%d, R12\n\tKMOVW R12, K4\n\tVMOVAPD Z21, K4, %s\n", 1<<c, zacc(nv, c, 0))
 		storeCol(b, nv, c, true)
@@ -245,7 +262,7 @@ func pivots(b *strings.Builder, p string, nb, nv, q int) {
 }
 
 // rhsStep writes the right-hand sides' step at pivot c (lane c; 1/L[j,j]
-// in Z22, the mask of lane c in K4, the index c in Z24 for c > 0): w =
+// in Z20, the mask of lane c in K4, the index c in Z24 for c > 0): w =
 // y_c * (1/L[j,j]) into lane c, y_i -= w L[i, j] in the lanes below.
 func rhsStep(b *strings.Builder, nv, c, q int) {
 	if q == 0 {
@@ -258,7 +275,7 @@ func rhsStep(b *strings.Builder, nv, c, q int) {
 		} else {
 			fmt.Fprintf(b, "\tVPERMPD Z%d, Z24, Z23\n", 25+r)
 		}
-		fmt.Fprintf(b, "\tVMULPD Z22, Z23, Z23\n\tVMOVAPD Z23, K4, Z%[1]d\n\tVFNMADD231PD Z23, %[2]s, K6, Z%[1]d\n", 25+r, zacc(nv, c, 0))
+		fmt.Fprintf(b, "\tVMULPD Z20, Z23, Z23\n\tVMOVAPD Z23, K4, Z%[1]d\n\tVFNMADD231PD Z23, %[2]s, K6, Z%[1]d\n", 25+r, zacc(nv, c, 0))
 	}
 }
 
