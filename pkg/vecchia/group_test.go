@@ -158,3 +158,44 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedSet: a location's set and itself in increasing order, as
+// slices.Sort gives them, for rows nearest first as a maxmin ordering
+// makes them (latest first, nearly), in random order, already increasing,
+// padded with -1, and empty.
+func TestSortedSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 30))
+	random := make([]int32, 60)
+	for k := range random {
+		random[k] = int32(rng.IntN(100000))
+	}
+	random = slices.Compact(slices.Sorted(slices.Values(random)))
+	rng.Shuffle(len(random), func(a, b int) { random[a], random[b] = random[b], random[a] })
+	for _, tc := range []struct {
+		name string
+		row  []int32
+		i    int32
+	}{
+		{"latest first", []int32{90, 88, 91, 70, 75, 12, 40, 3}, 100},
+		{"random", random, 100000},
+		{"increasing", []int32{1, 2, 5, 9}, 10},
+		{"padded", []int32{7, 3, 5, -1, -1}, 8},
+		{"padding read as the end", []int32{7, -1, 5}, 8},
+		{"one", []int32{0, -1}, 1},
+		{"empty", []int32{-1, -1, -1}, 0},
+		{"no set", nil, 0},
+	} {
+		var want []int32
+		for _, j := range tc.row {
+			if j < 0 {
+				break
+			}
+			want = append(want, j)
+		}
+		want = append(want, tc.i)
+		slices.Sort(want)
+		if got := sortedSet(make([]int32, 3), tc.row, tc.i); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, want)
+		}
+	}
+}
