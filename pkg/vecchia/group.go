@@ -277,13 +277,14 @@ func unionSize(a, b []int32) int {
 	i, j, u := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		x, y := a[i], b[j]
+		di, dj := 0, 0 // set without a branch (conditional moves): the two lists interleave at random
 		if x <= y {
-			i++
+			di = 1
 		}
 		if y <= x {
-			j++
+			dj = 1
 		}
-		u++
+		i, j, u = i+di, j+dj, u+1
 	}
 	return u + len(a) - i + len(b) - j
 }

@@ -199,3 +199,40 @@ func TestSortedSet(t *testing.T) {
 		}
 	}
 }
+
+// TestUnionSize: |a ∪ b| of two increasing lists against a count of the
+// distinct values of both, for lists that interleave, nest, are
+// disjoint, equal or empty, and random ones.
+func TestUnionSize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 30))
+	randomList := func(n int) []int32 {
+		v := make([]int32, n)
+		for k := range v {
+			v[k] = int32(rng.IntN(300))
+		}
+		return slices.Compact(slices.Sorted(slices.Values(v)))
+	}
+	cases := []struct{ a, b []int32 }{
+		{[]int32{1, 3, 5}, []int32{2, 4, 6}},
+		{[]int32{1, 2, 3, 4}, []int32{2, 3}},
+		{[]int32{1, 2}, []int32{7, 8, 9}},
+		{[]int32{4, 5, 6}, []int32{4, 5, 6}},
+		{nil, []int32{1, 2}},
+		{nil, nil},
+	}
+	for range 20 {
+		cases = append(cases, struct{ a, b []int32 }{randomList(rng.IntN(160)), randomList(rng.IntN(61))})
+	}
+	for _, tc := range cases {
+		seen := map[int32]bool{}
+		for _, v := range append(slices.Clone(tc.a), tc.b...) {
+			seen[v] = true
+		}
+		if got := unionSize(tc.a, tc.b); got != len(seen) {
+			t.Errorf("unionSize(%v, %v) = %d, want %d", tc.a, tc.b, got, len(seen))
+		}
+		if got := len(mergeSorted(nil, tc.a, tc.b)); got != len(seen) {
+			t.Errorf("mergeSorted(%v, %v) has %d values, want %d", tc.a, tc.b, got, len(seen))
+		}
+	}
+}
