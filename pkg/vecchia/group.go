@@ -211,14 +211,7 @@ func (g Grouping) region(rg *regionSet, r int32, m int, set func(i int32) []int3
 	var best []int32
 	for _, i := range rg.loc[rg.start[r]:rg.start[r+1]] {
 		row := set(i)
-		ui = append(ui[:0], i)
-		for _, j := range row {
-			if j < 0 {
-				break
-			}
-			ui = append(ui, j)
-		}
-		slices.Sort(ui)
+		ui = sortedSet(ui, row, i)
 		target, gain := int32(-1), 0.0
 		if !g.Off {
 			ci := g.cost(len(ui), 1)
@@ -255,18 +248,43 @@ func (g Grouping) region(rg *regionSet, r int32, m int, set func(i int32) []int3
 	return blocks
 }
 
+// sortedSet returns in dst the members of set row (nearest first, -1
+// after the last; every member earlier than i) and i, in increasing
+// order. In a maxmin ordering a location's nearer neighbours mostly came
+// later than its farther ones, so the row read backwards is nearly
+// sorted: an insertion sort moves few entries.
+func sortedSet(dst, row []int32, i int32) []int32 {
+	dst = dst[:0]
+	n := 0
+	for n < len(row) && row[n] >= 0 {
+		n++
+	}
+	for k := n - 1; k >= 0; k-- {
+		v := row[k]
+		q := len(dst)
+		dst = append(dst, v)
+		for q > 0 && dst[q-1] > v {
+			dst[q] = dst[q-1]
+			q--
+		}
+		dst[q] = v
+	}
+	return append(dst, i) // after every member of its set
+}
+
 // unionSize returns |a ∪ b| for sorted a and b (a merge of the two).
 func unionSize(a, b []int32) int {
 	i, j, u := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		x, y := a[i], b[j]
+		di, dj := 0, 0 // set without a branch (conditional moves): the two lists interleave at random
 		if x <= y {
-			i++
+			di = 1
 		}
 		if y <= x {
-			j++
+			dj = 1
 		}
-		u++
+		i, j, u = i+di, j+dj, u+1
 	}
 	return u + len(a) - i + len(b) - j
 }

@@ -158,3 +158,81 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedSet: a location's set and itself in increasing order, as
+// slices.Sort gives them, for rows nearest first as a maxmin ordering
+// makes them (latest first, nearly), in random order, already increasing,
+// padded with -1, and empty.
+func TestSortedSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 30))
+	random := make([]int32, 60)
+	for k := range random {
+		random[k] = int32(rng.IntN(100000))
+	}
+	random = slices.Compact(slices.Sorted(slices.Values(random)))
+	rng.Shuffle(len(random), func(a, b int) { random[a], random[b] = random[b], random[a] })
+	for _, tc := range []struct {
+		name string
+		row  []int32
+		i    int32
+	}{
+		{"latest first", []int32{90, 88, 91, 70, 75, 12, 40, 3}, 100},
+		{"random", random, 100000},
+		{"increasing", []int32{1, 2, 5, 9}, 10},
+		{"padded", []int32{7, 3, 5, -1, -1}, 8},
+		{"padding read as the end", []int32{7, -1, 5}, 8},
+		{"one", []int32{0, -1}, 1},
+		{"empty", []int32{-1, -1, -1}, 0},
+		{"no set", nil, 0},
+	} {
+		var want []int32
+		for _, j := range tc.row {
+			if j < 0 {
+				break
+			}
+			want = append(want, j)
+		}
+		want = append(want, tc.i)
+		slices.Sort(want)
+		if got := sortedSet(make([]int32, 3), tc.row, tc.i); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, want)
+		}
+	}
+}
+
+// TestUnionSize: |a ∪ b| of two increasing lists against a count of the
+// distinct values of both, for lists that interleave, nest, are
+// disjoint, equal or empty, and random ones.
+func TestUnionSize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 30))
+	randomList := func(n int) []int32 {
+		v := make([]int32, n)
+		for k := range v {
+			v[k] = int32(rng.IntN(300))
+		}
+		return slices.Compact(slices.Sorted(slices.Values(v)))
+	}
+	cases := []struct{ a, b []int32 }{
+		{[]int32{1, 3, 5}, []int32{2, 4, 6}},
+		{[]int32{1, 2, 3, 4}, []int32{2, 3}},
+		{[]int32{1, 2}, []int32{7, 8, 9}},
+		{[]int32{4, 5, 6}, []int32{4, 5, 6}},
+		{nil, []int32{1, 2}},
+		{nil, nil},
+	}
+	for range 20 {
+		cases = append(cases, struct{ a, b []int32 }{randomList(rng.IntN(160)), randomList(rng.IntN(61))})
+	}
+	for _, tc := range cases {
+		seen := map[int32]bool{}
+		for _, v := range append(slices.Clone(tc.a), tc.b...) {
+			seen[v] = true
+		}
+		if got := unionSize(tc.a, tc.b); got != len(seen) {
+			t.Errorf("unionSize(%v, %v) = %d, want %d", tc.a, tc.b, got, len(seen))
+		}
+		if got := len(mergeSorted(nil, tc.a, tc.b)); got != len(seen) {
+			t.Errorf("mergeSorted(%v, %v) has %d values, want %d", tc.a, tc.b, got, len(seen))
+		}
+	}
+}
