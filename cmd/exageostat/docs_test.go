@@ -234,6 +234,10 @@ func TestDocsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrap := t.TempDir()
+	// The blocks' /tmp/ paths become this run's own directory: two runs at
+	// once (CI beside a developer's make test) would otherwise share files
+	// and checkpoint locks.
+	tmp := t.TempDir()
 	writeFile(t, wrap, "mpirun", fmt.Sprintf("#!/bin/sh\nexec %q --allow-run-as-root --oversubscribe \"$@\"\n", real))
 	if err := os.Symlink(bin, filepath.Join(wrap, "exageostat")); err != nil {
 		t.Fatal(err)
@@ -271,7 +275,7 @@ func TestDocsRun(t *testing.T) {
 					continue
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-				cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", b.text)
+				cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", strings.ReplaceAll(b.text, "/tmp/", tmp+"/"))
 				cmd.Dir = dir
 				cmd.Env = append(os.Environ(), "PATH="+wrap+string(os.PathListSeparator)+os.Getenv("PATH"))
 				out, err := cmd.CombinedOutput()

@@ -144,6 +144,7 @@ func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at
 		return chk
 	}
 	t0 := time.Now()
+	v.env.logf("vecchia check: the blocks at m = %d and one evaluation there with gradient and information, at the estimate (--vecchia-check=false skips it)\n", chk.M2)
 	s2 := c.setup
 	s2.M, s2.Perm = chk.M2, st.final.Perm // the fit's ordering (nil where distributed: found again, the same)
 	if w := st.final.Wide; w != nil && w.M == chk.M2 {
