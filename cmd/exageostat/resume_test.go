@@ -92,6 +92,22 @@ func startFit(t *testing.T, bin, ckpt string, evals int, args ...string) (*exec.
 	}
 }
 
+// waitSearchEnd waits until the checkpoint ckpt of the fit cmd (its
+// stderr in e) records a status other than "running": the search is over
+// and what follows it (the intervals, the approximation check) runs.
+func waitSearchEnd(t *testing.T, cmd *exec.Cmd, ckpt string, e *strings.Builder) {
+	t.Helper()
+	for deadline := time.Now().Add(300 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+		if _, st := checkpointEvals(ckpt); st != "" && st != "running" {
+			return
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the search did not end:\n%s", e.String())
+		}
+	}
+}
+
 // resumeData writes the small problem of the checkpoint tests.
 func resumeData(t *testing.T, bin, dir string) string {
 	t.Helper()

@@ -361,15 +361,7 @@ func TestFitStops(t *testing.T) {
 	if err := ci.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(300 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, st := checkpointEvals(ckpt); st != "" && st != "running" {
-			break // the search is over: the profile intervals run
-		}
-		if time.Now().After(deadline) {
-			ci.Process.Kill()
-			t.Fatalf("the search did not end:\n%s", ce.String())
-		}
-	}
+	waitSearchEnd(t, ci, ckpt, &ce) // the search is over: the profile intervals run
 	t0 = time.Now()
 	ci.Process.Signal(syscall.SIGTERM)
 	ci.Wait()

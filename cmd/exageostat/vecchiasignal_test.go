@@ -39,15 +39,7 @@ func TestVecchiaCheckSignal(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(120 * time.Second); ; time.Sleep(2 * time.Millisecond) {
-		if _, st := checkpointEvals(ckpt); st != "" && st != "running" {
-			break // the search is over: the check runs
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the search did not end:\n%s", e.String())
-		}
-	}
+	waitSearchEnd(t, cmd, ckpt, &e) // the search is over: the check runs
 	t0 := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
