@@ -23,18 +23,22 @@ type fitJSON struct {
 	Checkpoint  string    `json:"checkpoint"`
 }
 
-func readFitJSON(t *testing.T, path string) fitJSON {
+// readJSON decodes the JSON file at path into a T (a test's view of a
+// command's output), failing the test when it cannot.
+func readJSON[T any](t *testing.T, path string) T {
 	t.Helper()
+	var r T
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r fitJSON
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return r
 }
+
+func readFitJSON(t *testing.T, path string) fitJSON { t.Helper(); return readJSON[fitJSON](t, path) }
 
 // checkpointEvals returns the number of evaluations in a checkpoint and
 // its status (0, "" while it is not there).

@@ -83,7 +83,7 @@ func TestVecchiaGpGpCLI(t *testing.T) {
 		if _, stderr, code := run(t, bin, a...); code != 0 {
 			t.Fatalf("fit %v: exit %d: %s", a, code, stderr)
 		}
-		return readVecchiaResult(t, res).LogLik
+		return readJSON[vecchiaResult](t, res).LogLik
 	}
 	// The sets file fit writes for this data is the file GpGp read.
 	out := filepath.Join(dir, "sets30.txt")

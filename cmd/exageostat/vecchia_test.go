@@ -57,19 +57,6 @@ func sameCheck(a, b *vecchiaCheck) bool {
 	return string(x) == string(y)
 }
 
-func readVecchiaResult(t *testing.T, path string) vecchiaResult {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r vecchiaResult
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // TestFitVecchiaCLI: fit --computation vecchia with every earlier
 // location in the sets (--vecchia-m N-1) gives the exact fit's l at the
 // same theta (the exact path computes it independently, through the tiled
@@ -91,7 +78,7 @@ func TestFitVecchiaCLI(t *testing.T) {
 		if _, stderr, code := run(t, bin, a...); code != 0 {
 			t.Fatalf("fit %v: exit %d: %s", args, code, stderr)
 		}
-		return readVecchiaResult(t, res)
+		return readJSON[vecchiaResult](t, res)
 	}
 	fixed := []string{"--lb", "0.9,0.08,0.7,0.1", "--ub", "0.9,0.08,0.7,0.1"}
 	ex := fit("exact-fixed", fixed...)
@@ -231,7 +218,7 @@ func TestMPIFitVecchiaBitwise(t *testing.T) {
 		if _, e, code, _ := mpirun(t, np, nil, bin, append(args, "--json", out)...); code != 0 {
 			t.Fatalf("%d ranks: exit %d: %s", np, code, e)
 		}
-		r := readVecchiaResult(t, out)
+		r := readJSON[vecchiaResult](t, out)
 		if np == 1 {
 			first = r
 			continue
@@ -287,7 +274,7 @@ func TestResumeVecchiaCLI(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("fit %v: exit %d: %s", args, code, stderr)
 		}
-		return readVecchiaResult(t, res), stderr
+		return readJSON[vecchiaResult](t, res), stderr
 	}
 	full, _ := fit("full", "--checkpoint", "none")
 	ckpt := filepath.Join(dir, "part.ckpt")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -65,15 +64,7 @@ func TestVecchiaCheck(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("fit %v: exit %d: %s", args, code, stderr)
 		}
-		b, err := os.ReadFile(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r checkResult
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatal(err)
-		}
-		return r, stdout
+		return readJSON[checkResult](t, res), stdout
 	}
 	// vecchia fits at m with the check at m2 (0: the default, 2m).
 	vecchia := func(name string, m, m2 int, args ...string) (checkResult, string) {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -56,14 +54,7 @@ func TestVecchiaCheckSignal(t *testing.T) {
 	if got.LogLik != want.LogLik {
 		t.Errorf("l %.17g, the fit without the check %.17g", got.LogLik, want.LogLik)
 	}
-	var c checkResult
-	b, err := os.ReadFile(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
+	c := readJSON[checkResult](t, res)
 	if c.Check == nil || c.Check.Skipped != "interrupted" || c.Check.StepSE != nil {
 		t.Errorf("vecchia_check %+v, want skipped \"interrupted\" and no step", c.Check)
 	}
