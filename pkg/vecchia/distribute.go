@@ -243,11 +243,11 @@ type rankMeta struct {
 // data of its blocks and exchanges the cuts, making its part of the plan.
 func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 	pr := r.pr
-	rowOf := make([]int32, len(r.rg.root)) // the row of each of the rank's locations
-	for k, i := range r.rows {
-		rowOf[i] = int32(k)
+	set := func(i int32) []int32 { // the set of the rank's location i: its row's, rows sorted (O(rows), not O(N))
+		k, _ := slices.BinarySearch(r.rows, i)
+		return sets[k*m : (k+1)*m]
 	}
-	bl := expand(r.g.groupRegions(r.rg, r.r0, r.r1, m, func(i int32) []int32 { k := int(rowOf[i]); return sets[k*m : (k+1)*m] }), r.per)
+	bl := expand(r.g.groupRegions(r.rg, r.r0, r.r1, m, set), r.per)
 	meta := rankMeta{NBlocks: bl.Len(), Cuts: cutChunks(bl, r.g)}
 	// RMin as closest's, raw over the rank's rows (the squared distance
 	// for planar points): fin of the ranks' minimum is the plan's.
