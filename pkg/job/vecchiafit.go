@@ -328,8 +328,8 @@ func clampTheta(x, lo, hi []float64) []float64 {
 }
 
 // readSets reads a sets file (--vecchia-sets; in: rank 0 reads, every
-// rank parses the same bytes): an unreadable file or a malformed line is
-// the user's (exit 2, file:line).
+// rank parses the same bytes, then lets them go): an unreadable file or
+// a malformed line is the user's (exit 2, file:line).
 func readSets(in *Inputs, path string) ([]int, *neighbors.Sets, error) {
 	path, b, err := in.Read("vecchia-sets", path)
 	if err != nil {
@@ -339,6 +339,7 @@ func readSets(in *Inputs, path string) ([]int, *neighbors.Sets, error) {
 		return nil, nil, badInput("fit: --vecchia-sets: %v", err)
 	}
 	perm, s, err := neighbors.Read(bytes.NewReader(b), path)
+	in.Release(path) // the text (O(N m)) is not read again
 	if err != nil {
 		return nil, nil, badInput("%v", err)
 	}
