@@ -94,8 +94,8 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := d.Len()
-	obsVar, obsMS := variance(d.Obs)
+	n, obsVar, obsMS := sizeAndVariance(d)
+	setup.Perm, setup.Sets = nil, nil     // a sets file's: in the plans now (and a check skips with one)
 	if !cfg.VecchiaCheck && test == nil { // the plans hold their blocks' data: nothing reads the whole input
 		v.d, d, pr = nil, nil, likelihood.Problem{} // (over MPI each rank keeps its share alone)
 		goruntime.GC()                              // the heap's goal falls with it
@@ -158,6 +158,13 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	return out, v.fin
+}
+
+// sizeAndVariance returns the number of locations of d and the variance
+// and mean square of its observations (variance).
+func sizeAndVariance(d *dataset.Data) (n int, v, ms float64) {
+	v, ms = variance(d.Obs)
+	return d.Len(), v, ms
 }
 
 // logPrepared logs the prepared fit of n locations (started at t0).
