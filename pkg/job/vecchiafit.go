@@ -95,7 +95,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		return nil, err
 	}
 	n, obsVar, obsMS := sizeAndVariance(d)
-	setup.Perm, setup.Sets = nil, nil     // a sets file's: in the plans now (and a check skips with one)
+	setup.Perm, setup.Sets = nil, nil     // a sets file's, in the plans now (no check runs with one)
 	if !cfg.VecchiaCheck && test == nil { // the plans hold their blocks' data: nothing reads the whole input
 		v.d, d, pr = nil, nil, likelihood.Problem{} // (over MPI each rank keeps its share alone)
 		goruntime.GC()                              // the heap's goal falls with it
