@@ -2,7 +2,9 @@ package job
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/gob"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,6 +50,8 @@ type inputFile struct {
 	decoded any
 	sum     string
 	size    int64
+	// released: the content was let go (Release); sum and size stay.
+	released bool
 }
 
 // NewInputs returns the reader of the inputs of a run on the ranks of w
@@ -81,6 +85,9 @@ type wirePathError struct {
 func (in *Inputs) Read(flag, path string) (name string, b []byte, err error) {
 	for _, f := range in.files {
 		if f.path == path && f.decoded == nil {
+			if f.released {
+				return f.name, nil, fmt.Errorf("inputs: %s was read and let go (Release): it cannot be read again", f.name)
+			}
 			return f.name, f.b, nil
 		}
 	}
@@ -239,11 +246,31 @@ func frameOf(kind byte, path string, b []byte) []byte {
 func (in *Inputs) Record(r *provenance.Run) {
 	for _, f := range in.files {
 		switch {
-		case f.decoded == nil:
+		case f.decoded == nil && !f.released:
 			r.AddInputBytes(f.flag, f.name, f.b)
 		case f.sum != "":
 			r.Inputs = append(r.Inputs, provenance.Input{Flag: f.flag, Path: f.name, SHA256: f.sum, Bytes: f.size})
 		}
+	}
+}
+
+// Release lets the content read from path (this rank's path, or rank
+// 0's that Read returned) go once it is parsed: a large data file need
+// not stay in memory for the whole run, on every rank. Record keeps its
+// SHA-256 and size, computed here on rank 0 (the rank that records; the
+// others record nothing of it). A later Read of path is an error. Not a
+// collective; a path not read, or decoded (readDecoded), is left alone.
+func (in *Inputs) Release(path string) {
+	for k := range in.files {
+		f := &in.files[k]
+		if (f.path != path && f.name != path) || f.decoded != nil || f.released {
+			continue
+		}
+		if in.w.Rank() == 0 {
+			sum := sha256.Sum256(f.b)
+			f.sum, f.size = hex.EncodeToString(sum[:]), int64(len(f.b))
+		}
+		f.b, f.released = nil, true
 	}
 }
 

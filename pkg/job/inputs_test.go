@@ -73,6 +73,59 @@ func TestInputsReadOnce(t *testing.T) {
 	}
 }
 
+// TestInputsRelease: a file read on two ranks and let go (Release) keeps
+// its record on rank 0, the SHA-256 and size of the file's bytes
+// (sha256sum's, computed here from the file), and none on rank 1; a second
+// Read of it is an error, and a file not released is recorded as before.
+func TestInputsRelease(t *testing.T) {
+	dir := t.TempDir()
+	data, other := filepath.Join(dir, "d.csv"), filepath.Join(dir, "e.csv")
+	content := "x,y,z\n0.1,0.2,0.3\n0.4,0.5,0.6\n"
+	for _, f := range []string{data, other} {
+		if err := os.WriteFile(f, []byte(content+f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []provenance.Input
+	for k, f := range []string{data, other} {
+		sum, size, err := provenance.FileSHA256(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, provenance.Input{Flag: []string{"data", "at"}[k], Path: f, SHA256: sum, Bytes: size})
+	}
+	recs := make([][]provenance.Input, 2)
+	errs := ranksWithin(t, 20*time.Second, 2, func(w comm.Comm) error {
+		in := NewInputs(w, nil, nil)
+		if _, b, err := in.Read("data", data); err != nil || string(b) != content+data {
+			return fmt.Errorf("read %q, %v", b, err)
+		}
+		if _, _, err := in.Read("at", other); err != nil {
+			return err
+		}
+		in.Release(data)
+		in.Release(data) // twice: no change
+		if _, b, err := in.Read("data", data); err == nil || b != nil {
+			return fmt.Errorf("a released file read again: %q, %v; want an error", b, err)
+		}
+		var r provenance.Run
+		in.Record(&r)
+		recs[w.Rank()] = r.Inputs
+		return nil
+	})
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+	if len(recs[0]) != 2 || recs[0][0] != want[0] || recs[0][1] != want[1] {
+		t.Errorf("rank 0's record %+v, want %+v", recs[0], want)
+	}
+	if len(recs[1]) != 1 || recs[1][0] != want[1] {
+		t.Errorf("rank 1's record %+v, want only %+v", recs[1], want[1])
+	}
+}
+
 // TestInputsStopBlockedRead: a read that blocks on rank 0 (a FIFO nobody
 // writes) is given up when the stop request comes: every rank returns the
 // same *Interrupted naming the file.

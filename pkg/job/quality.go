@@ -33,6 +33,13 @@ const constantTol = 1e-12
 // search's settings, and marks the standard errors of estimates at a
 // bound as not meaningful (r.StdErrNote).
 func flagFit(r *FitResult, obs []float64, maxEvals int) {
+	v, ms := variance(obs)
+	flagFitVar(r, v, ms, maxEvals)
+}
+
+// flagFitVar is flagFit given the variance v and the mean square ms of
+// the observations (variance), not the observations.
+func flagFitVar(r *FitResult, v, ms float64, maxEvals int) {
 	q := &r.Quality
 	q.Converged = mle.Converged(r.Status)
 	q.AtBound = mle.AtBound(r.Theta, r.Lower, r.Upper)
@@ -65,7 +72,7 @@ func flagFit(r *FitResult, obs []float64, maxEvals int) {
 		q.Warnings = append(q.Warnings, fmt.Sprintf("the search stopped after %d evaluations with status %s, before converging: theta is the best point seen, not the maximum (%s)",
 			r.Evaluations, r.Status, why))
 	}
-	if v, ms := variance(obs); v <= constantTol*ms {
+	if v <= constantTol*ms {
 		q.Warnings = append(q.Warnings, fmt.Sprintf("the observations are constant (variance %.3g, mean square %.3g): a zero-mean Gaussian field cannot tell sigma2 from the mean, and beta and the smoothness are not identified",
 			v, ms))
 	}

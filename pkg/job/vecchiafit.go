@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	goruntime "runtime"
 	"strings"
 	"time"
 
@@ -39,7 +40,7 @@ const vecchiaCoarseM = 10
 // --vecchia-m (or BOBYQA with --search log|linear), the standard errors
 // from the Vecchia Fisher information, and the result.
 func fitVecchia(v *fitJob) (*FitResult, error) {
-	cfg, env, w := v.cfg, v.env, v.w
+	cfg, w := v.cfg, v.w
 	t0 := time.Now()
 	nAll := cfg.N
 	if v.d != nil {
@@ -66,6 +67,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	if err := v.vecchiaCheckpoint(setup); err != nil {
 		return nil, err
 	}
+	v.releaseData()
 	d := v.d
 	if d == nil {
 		if d, err = simulateVecchia(v, rt, kern, setup); err != nil {
@@ -92,13 +94,16 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	n, obsVar, obsMS := sizeAndVariance(d)
+	setup.Perm, setup.Sets = nil, nil     // a sets file's, in the plans now (no check runs with one)
+	if !cfg.VecchiaCheck && test == nil { // the plans hold their blocks' data: nothing reads the whole input
+		v.d, d, pr = nil, nil, likelihood.Problem{} // (over MPI each rank keeps its share alone)
+		goruntime.GC()                              // the heap's goal falls with it
+	}
 	if err := v.setsOut(st); err != nil {
 		return nil, err
 	}
-	env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
-		d.Len(), v.model, v.metric.String(), st.final.Plan.M, cfg.Vecchia.Order, st.final.Plan.NumBlocks(), workersNote(v.workers),
-		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
-		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
+	v.logPrepared(st, n, t0)
 	prep := since(t0)
 	res, steps, err := v.searchVecchia(st, opt)
 	if err != nil {
@@ -114,7 +119,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fit: the Vecchia likelihood at the estimate %v: %w", res.Theta, err)
 	}
-	fr := &mle.FitResult{Result: res, Beta: at.Beta, BetaCov: at.BetaCov, N: d.Len(), Steps: steps}
+	fr := &mle.FitResult{Result: res, Beta: at.Beta, BetaCov: at.BetaCov, N: n, Steps: steps}
 	fr.LogLik = at.L
 	out := fitResult(v.names, fr, cfg, v.model, v.metric, 0, v.workers)
 	out.Vecchia = st.summary(cfg, prep)
@@ -134,7 +139,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 			return nil, err
 		}
 	}
-	flagFit(out, d.Obs, cfg.MaxEvals)
+	flagFitVar(out, obsVar, obsMS, cfg.MaxEvals)
 	out.VecchiaCheck = v.vecchiaCheck(st, checkRun{pr: pr, start: start, setup: setup, rt: rt, kern: kern, mode: mode, note: checkNote}, res, at, out)
 	out.Ranks = w.Size()
 	out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: out.PerEval, PeakRSSBytes: memory.PeakRSS(),
@@ -153,6 +158,35 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	return out, v.fin
+}
+
+// sizeAndVariance returns the number of locations of d and the variance
+// and mean square of its observations (variance).
+func sizeAndVariance(d *dataset.Data) (n int, v, ms float64) {
+	v, ms = variance(d.Obs)
+	return d.Len(), v, ms
+}
+
+// logPrepared logs the prepared fit of n locations (started at t0).
+func (v *fitJob) logPrepared(st *vecchiaStages, n int, t0 time.Time) {
+	cfg := v.cfg
+	v.env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
+		n, v.model, v.metric.String(), st.final.Plan.M, cfg.Vecchia.Order, st.final.Plan.NumBlocks(), workersNote(v.workers),
+		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
+		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
+}
+
+// releaseData lets the data file's bytes go once they are parsed
+// (Inputs.Release; not with --cv, whose prediction reads them again).
+func (v *fitJob) releaseData() {
+	if v.cfg.CV != "" {
+		return
+	}
+	for _, p := range []string{v.cfg.Data, v.cfg.Locations, v.cfg.Observations} {
+		if p != "" {
+			v.in.Release(p)
+		}
+	}
 }
 
 // vecchiaStart sets opt.Guess where the user gave none (the data's guess;
@@ -301,8 +335,8 @@ func clampTheta(x, lo, hi []float64) []float64 {
 }
 
 // readSets reads a sets file (--vecchia-sets; in: rank 0 reads, every
-// rank parses the same bytes): an unreadable file or a malformed line is
-// the user's (exit 2, file:line).
+// rank parses the same bytes, then lets them go): an unreadable file or
+// a malformed line is the user's (exit 2, file:line).
 func readSets(in *Inputs, path string) ([]int, *neighbors.Sets, error) {
 	path, b, err := in.Read("vecchia-sets", path)
 	if err != nil {
@@ -312,6 +346,7 @@ func readSets(in *Inputs, path string) ([]int, *neighbors.Sets, error) {
 		return nil, nil, badInput("fit: --vecchia-sets: %v", err)
 	}
 	perm, s, err := neighbors.Read(bytes.NewReader(b), path)
+	in.Release(path) // the text (O(N m)) is not read again
 	if err != nil {
 		return nil, nil, badInput("%v", err)
 	}

@@ -182,17 +182,19 @@ func orderAndRegions(locs matern.Points, metric matern.Metric, frame embed.Frame
 	if err != nil {
 		return nil, nil, err
 	}
-	nearest, err := neighbors.Conditioning(e.Permute(p), 1, max(s.Workers, 1))
-	if err != nil {
-		return nil, nil, err
-	}
-	rg, err := regions(len(p), 1, nearest.Idx, region)
-	if err != nil {
-		return nil, nil, err
-	}
 	perm = make([]int32, len(p))
 	for k, i := range p {
 		perm[k] = int32(i)
+	}
+	p = nil
+	permute(e, perm) // in place: one copy of the coordinates
+	nearest, err := neighbors.Conditioning(e, 1, max(s.Workers, 1))
+	if err != nil {
+		return nil, nil, err
+	}
+	rg, err := regions(len(perm), 1, nearest.Idx, region)
+	if err != nil {
+		return nil, nil, err
 	}
 	return perm, rg.root, nil
 }
@@ -200,20 +202,41 @@ func orderAndRegions(locs matern.Points, metric matern.Metric, frame embed.Frame
 // rowSets returns the conditioning sets of size m of the ordered
 // locations rows (increasing), locs in the ordering perm.
 func rowSets(locs matern.Points, metric matern.Metric, frame embed.Frame, perm, rows []int32, m, workers int) (*neighbors.Sets, error) {
-	e, err := embed.Embed(locs, metric, frame)
+	c, err := embed.Embed(locs, metric, frame)
 	if err != nil {
 		return nil, fmt.Errorf("vecchia: %v", err)
 	}
-	c := embed.Coords{Dim: e.Dim, V: make([]float64, len(perm)*e.Dim)}
-	for k, i := range perm {
-		copy(c.At(k), e.At(int(i)))
-	}
-	e = embed.Coords{} // only the ordered copy from here on
+	permute(c, perm) // in place: one copy of the coordinates, not two
 	sets, err := neighbors.ConditioningOf(c, rows, m, max(workers, 1))
 	if err != nil {
 		return nil, fmt.Errorf("vecchia: %v", err)
 	}
 	return sets, nil
+}
+
+// permute puts c's points in the ordering perm in place (point k becomes
+// the point perm[k] was), following the permutation's cycles: a bit a
+// point of work space, the values moved bitwise.
+func permute(c embed.Coords, perm []int32) {
+	done := make([]uint64, (len(perm)+63)/64)
+	tmp := make([]float64, c.Dim)
+	for s := range perm {
+		if done[s/64]&(1<<(s%64)) != 0 {
+			continue
+		}
+		copy(tmp, c.At(s))
+		k := s
+		for {
+			done[k/64] |= 1 << (k % 64)
+			next := int(perm[k])
+			if next == s {
+				copy(c.V[k*c.Dim:(k+1)*c.Dim], tmp)
+				break
+			}
+			copy(c.V[k*c.Dim:(k+1)*c.Dim], c.At(next))
+			k = next
+		}
+	}
 }
 
 // ranked is one rank's share of a distributed preparation: the ordered
@@ -243,11 +266,11 @@ type rankMeta struct {
 // data of its blocks and exchanges the cuts, making its part of the plan.
 func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 	pr := r.pr
-	rowOf := make([]int32, len(r.rg.root)) // the row of each of the rank's locations
-	for k, i := range r.rows {
-		rowOf[i] = int32(k)
+	set := func(i int32) []int32 { // the set of the rank's location i: its row's, rows sorted (O(rows), not O(N))
+		k, _ := slices.BinarySearch(r.rows, i)
+		return sets[k*m : (k+1)*m]
 	}
-	bl := expand(r.g.groupRegions(r.rg, r.r0, r.r1, m, func(i int32) []int32 { k := int(rowOf[i]); return sets[k*m : (k+1)*m] }), r.per)
+	bl := expand(r.g.groupRegions(r.rg, r.r0, r.r1, m, set), r.per)
 	meta := rankMeta{NBlocks: bl.Len(), Cuts: cutChunks(bl, r.g)}
 	// RMin as closest's, raw over the rank's rows (the squared distance
 	// for planar points): fin of the ranks' minimum is the plan's.
