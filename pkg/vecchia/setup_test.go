@@ -80,3 +80,44 @@ func TestPrepareWide(t *testing.T) {
 		}
 	}
 }
+
+// TestFitNeed: the memory bound of a fit against its phases' sums worked
+// out by hand from the byte counts of FitNeed's comment (c = 8 (4 +
+// ncov), input c + 8 (+ c with a hold-out), plan(k) = c + 4 + 4 (k + 1)
+// + 8, group(k) = 9 (k + 1) + 124, sets(k) = 4 k), at N = 10^6 where an
+// evaluation's work space (about 25 bytes a point) is below the largest
+// phase; Live adds heapFloor (16 MiB), Heap is Live * 1.1 and Need adds
+// OutsideHeap (80 MiB).
+func TestFitNeed(t *testing.T) {
+	const n = 1000000
+	for _, c := range []struct {
+		name  string
+		f     FitShape
+		point int64 // bytes a point of the largest phase
+	}{
+		// The check's grouping: input 48, sets(60) 240, plan(60) 40 + 4
+		// + 244 + 8 = 296, group(60) 549 + 124 = 673: 1257. (The fit's
+		// final grouping: 48 + 240 + 120 + 176 + 403 = 987.)
+		{"m 30, check at 60, constant mean", FitShape{N: n, M: 30, Coarse: 10, Wide: 60, NCov: 1, Params: 4, Workers: 2}, 1257},
+		// No check: the final grouping, input 48, sets(30) 120, plan(30)
+		// 176, group(30) 279 + 124 = 403: 747 (the coarse grouping 48 +
+		// 120 + 176 + 40 + 96 + 223 = 703; the search 560 + 25).
+		{"m 30, no check", FitShape{N: n, M: 30, Coarse: 10, NCov: 1, Params: 4, Workers: 2}, 747},
+		// A hold-out, no mean: c = 32, input 72; the check's grouping
+		// 72 + 240 + (32 + 4 + 244 + 8) + 673 = 1273.
+		{"hold-out, check at 60, no mean", FitShape{N: n, M: 30, Coarse: 10, Wide: 60, Params: 4, Workers: 2, HoldOut: true}, 1273},
+		// m = 10, no coarse stage, check at 20, no mean: input 40; the
+		// check's grouping 40 + 80 + (32 + 4 + 84 + 8) + 189 + 124 = 561
+		// (the fit's grouping 40 + 80 + 40 + 88 + 223 = 471).
+		{"m 10, check at 20", FitShape{N: n, M: 10, Wide: 20, Params: 4, Workers: 2}, 561},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := FitNeed(c.f)
+			live := c.point*n + 16<<20
+			heap := int64(float64(live) * 1.1)
+			if got.Live != live || got.Heap != heap || got.Need != heap+80<<20 {
+				t.Errorf("FitNeed = %+v; want live %d, heap %d, need %d", got, live, heap, heap+80<<20)
+			}
+		})
+	}
+}
