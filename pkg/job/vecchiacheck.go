@@ -71,7 +71,7 @@ func (v *fitJob) vecchiaMemory(nAll int) (mem vecchia.FitMemory, lim memory.Limi
 	cfg, w := v.cfg, v.w
 	ncov, np := meanColumns(cfg.Mean), len(v.names)
 	n := nAll * variables(v.model)
-	f := vecchia.FitShape{N: n, M: cfg.Vecchia.M, NCov: ncov, Params: np, Workers: v.workers, HoldOut: v.held != nil || cfg.Holdout > 0}
+	f := vecchia.FitShape{N: n, M: cfg.Vecchia.M, NCov: ncov, Params: np, Workers: v.workers, Held: cfg.Holdout}
 	if f.M > vecchiaCoarseM {
 		f.Coarse = vecchiaCoarseM
 	}

@@ -220,10 +220,12 @@ type FitShape struct {
 	// Wide is the size of the sets the fit's neighbour search finds for
 	// the approximation check (its m2; <= M: no check).
 	Wide    int
-	NCov    int  // covariates
-	Params  int  // parameters of theta
-	Workers int  // worker threads
-	HoldOut bool // a hold-out split copies the data
+	NCov    int // covariates
+	Params  int // parameters of theta
+	Workers int // worker threads
+	// Held is the number of held-out points (--holdout) the fit
+	// predicts after its search.
+	Held int
 }
 
 // FitMemory is the memory bound of a Vecchia fit (FitNeed).
@@ -244,7 +246,7 @@ type FitMemory struct {
 //
 //   - input: c (the data read and the mean's columns; the bivariate
 //     Matérn's interleaved points are within it), c more with a hold-out
-//     split, and the ordering, 8;
+//     (its split copies the data), and the ordering, 8;
 //   - a plan at k: c (its ordered copy), 4 (its ordering), blocks(k) =
 //     4 (k + 1) + 8 (the member lists: a location is the response of
 //     one block whose members are at most its responses and their sets;
@@ -265,9 +267,13 @@ type FitMemory struct {
 // evaluation); and, with the check, once the fit's plans are let go, its
 // grouping (input, sets(Wide), a plan at Wide, group(Wide)) and its
 // evaluation (the same with an evaluator and an evaluation instead of
-// group(Wide)). Live is the largest phase plus heapFloor; the neighbour
-// search's own (embedded coordinates, their ordered copy, the k-d tree,
-// about 100 a point beside sets(Wide)) is below the grouping's.
+// group(Wide)); with a hold-out, its kriging after the search (the
+// search's phase, 72 a point for the training points' embedded
+// coordinates, their k-d tree and a column, and 4 M + c + 64 a held-out
+// point for its set, its coordinates, covariates and results). Live is
+// the largest phase plus heapFloor. The neighbour search's own memory
+// (embedded coordinates, their ordered copy, the k-d tree, about 100 a
+// point beside sets(Wide)) is below the grouping's.
 func FitNeed(f FitShape) FitMemory {
 	nn := int64(f.N)
 	c := 8 * int64(4+f.NCov)
@@ -276,7 +282,7 @@ func FitNeed(f FitShape) FitMemory {
 	group := func(k int) int64 { return 9*int64(k+1) + 124 }
 	plan := func(k int) int64 { return c + 4 + blocks(k) }
 	input := c + 8
-	if f.HoldOut {
+	if f.Held > 0 {
 		input += c
 	}
 	wide := int64(0)
@@ -286,11 +292,15 @@ func FitNeed(f FitShape) FitMemory {
 	eval := evalBytes(nn, f.NCov, f.Params, f.Workers)
 	fit := input + wide + sets(f.M) + plan(f.M)
 	live := nn * (fit + group(f.M))
+	search := nn*(fit+c) + eval
 	if f.Coarse > 0 && f.Coarse < f.M {
 		coarse := fit + sets(f.Coarse) + plan(f.Coarse)
-		live = max(live, nn*(coarse+group(f.Coarse)), nn*(coarse+2*c)+eval)
-	} else {
-		live = max(live, nn*(fit+c)+eval)
+		search = nn*(coarse+2*c) + eval
+		live = max(live, nn*(coarse+group(f.Coarse)))
+	}
+	live = max(live, search)
+	if f.Held > 0 {
+		live = max(live, search+72*nn+int64(f.Held)*(sets(f.M)+c+64))
 	}
 	if f.Wide > f.M {
 		check := input + sets(f.Wide) + plan(f.Wide)
