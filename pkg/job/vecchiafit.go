@@ -46,10 +46,11 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	if v.d != nil {
 		nAll = v.d.Len()
 	}
-	need, lim, checkNote, err := v.vecchiaMemory(nAll)
+	mem, lim, checkNote, err := v.vecchiaMemory(nAll)
 	if err != nil {
 		return nil, err
 	}
+	v.env.heapLimit(mem.Heap)
 	rt, err := newRuntimeWith(w, v.workers, false, nil)
 	if err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	out.VecchiaCheck = v.vecchiaCheck(st, checkRun{pr: pr, start: start, setup: setup, rt: rt, kern: kern, mode: mode, note: checkNote}, res, at, out)
 	out.Ranks = w.Size()
 	out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: out.PerEval, PeakRSSBytes: memory.PeakRSS(),
-		NeedBytes: need, AvailableBytes: lim.Bytes, AvailableSource: lim.Source})
+		NeedBytes: mem.Need, AvailableBytes: lim.Bytes, AvailableSource: lim.Source})
 	if err != nil {
 		return nil, err
 	}
