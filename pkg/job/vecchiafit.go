@@ -126,12 +126,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	out.Vecchia = st.summary(cfg, prep)
 	out.Checkpoint, out.ResumedFrom = CheckpointPath(cfg), cfg.Resume
 	out.Profile = "off"
-	if len(meanTerms) > 0 {
-		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, meanTerms, at.Beta
-		for i := range at.BetaCov {
-			out.MeanStdErr = append(out.MeanStdErr, math.Sqrt(at.BetaCov[i][i]))
-		}
-	}
+	out.setMean(&cfg, meanTerms, at.Beta, at.BetaCov)
 	if cfg.StdErr || test != nil {
 		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.vecchiaFree())
 	}
