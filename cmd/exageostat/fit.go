@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -389,6 +390,11 @@ func runFit(c *cobra.Command, w comm.Comm, cfg *config.Fit, ff *fitFlags) error 
 	return err
 }
 
+// setHeapLimit holds this process's Go heap to bytes
+// (runtime/debug.SetMemoryLimit, a soft limit): what a Vecchia fit's
+// memory check allowed its heap (job.Env.HeapLimit).
+func setHeapLimit(bytes int64) { debug.SetMemoryLimit(bytes) }
+
 // fitEnv is a fit's job environment: the log, a line per evaluation
 // (redrawn in place on a terminal unless -v; none with -q) and the
 // progress meter of the evaluation under way (on a terminal, or with
@@ -399,7 +405,7 @@ func fitEnv(c *cobra.Command, w comm.Comm, ff *fitFlags, names []string) (env jo
 	open = new(bool)
 	var head atomic.Value // the terminal's line: the last evaluation's summary
 	head.Store("")
-	env = job.Env{Comm: w, Log: os.Stderr, Command: os.Args, GPUs: gpuOpener(), Step: func(s mle.Step) {
+	env = job.Env{Comm: w, Log: os.Stderr, Command: os.Args, GPUs: gpuOpener(), HeapLimit: setHeapLimit, Step: func(s mle.Step) {
 		if tty {
 			*open = true
 			line := fmt.Sprintf("  evaluations %4d   best l %.6f   elapsed %6.1fs%s ", s.N, s.Best, s.Time, etaNote(s))

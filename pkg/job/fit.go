@@ -665,12 +665,7 @@ func (f *fitJob) assess(rt *runtime.Runtime, res *mle.FitResult) (*FitResult, []
 	out := fitResult(f.names, res, *cfg, f.model, f.metric, f.nb, f.workers)
 	out.Profile = onOff(f.profile)
 	out.describeData(f.d, cfg.Columns)
-	if len(f.meanTerms) > 0 {
-		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, f.meanTerms, res.Beta
-		for i := range res.BetaCov {
-			out.MeanStdErr = append(out.MeanStdErr, math.Sqrt(res.BetaCov[i][i]))
-		}
-	}
+	out.setMean(cfg, f.meanTerms, res.Beta, res.BetaCov)
 	out.Assessment = f.asmt
 	if cfg.CI == "profile" && f.fin == nil {
 		if err := f.intervals(out, res); givenUp(err) {
@@ -1262,4 +1257,17 @@ func checkDesign(names []string, cols [][]float64) error {
 		return fmt.Errorf("the columns %s are linearly dependent (constant, or one a combination of others): the mean has no unique estimate", strings.Join(names, ","))
 	}
 	return nil
+}
+
+// setMean records the mean model of cfg with the names terms, the GLS
+// coefficients beta and their standard errors sqrt(diag(betaCov)), the
+// diagonal of (X^T Sigma^-1 X)^-1; nothing without terms (a zero mean).
+func (out *FitResult) setMean(cfg *config.Fit, terms []string, beta []float64, betaCov [][]float64) {
+	if len(terms) == 0 {
+		return
+	}
+	out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, terms, beta
+	for i := range betaCov {
+		out.MeanStdErr = append(out.MeanStdErr, math.Sqrt(betaCov[i][i]))
+	}
 }

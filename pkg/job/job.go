@@ -71,6 +71,21 @@ type Env struct {
 	// GPUs, if not nil, opens count GPUs as runtime devices with tiles of
 	// nb (the CUDA build); nil: this build has none.
 	GPUs func(count, nb int) ([]runtime.Device, error)
+	// HeapLimit, if not nil, holds the process's Go heap to the given
+	// bytes (the command's runtime/debug.SetMemoryLimit: process-wide
+	// state, the command's to set). A Vecchia fit calls it once its
+	// memory check has passed, with the heap its bound allows
+	// (vecchia.FitMemory.Heap): the collector then works harder near
+	// the bound instead of letting the heap grow to twice what is live.
+	HeapLimit func(bytes int64)
+}
+
+// heapLimit holds the Go heap to bytes through e.HeapLimit (nothing
+// without one).
+func (e Env) heapLimit(bytes int64) {
+	if e.HeapLimit != nil {
+		e.HeapLimit(bytes)
+	}
 }
 
 // inputs returns the run's reader of input files.

@@ -61,28 +61,35 @@ func vecchiaCheckM(cfg config.Fit) int {
 	return 2 * cfg.Vecchia.M
 }
 
-// vecchiaMemory runs the memory check of a Vecchia fit of nAll points:
-// with the check on, the need of the plans at m2 (which bounds the fit's
-// plan at m and the check's at m2 held together); when that does not fit,
-// the check is skipped (note says why) and the fit's own need at m is
-// checked. It returns the need checked and the limit.
-func (v *fitJob) vecchiaMemory(nAll int) (need int64, lim memory.Limit, note string, err error) {
+// vecchiaMemory runs the memory check of a Vecchia fit of nAll points
+// (vecchia.FitNeed): with the check on, the bound of the fit whose search
+// finds the sets at m2 and whose check groups them (the fit's plans at m
+// and the check's at m2 are never held together); when that does not
+// fit, the check is skipped (note says why) and the fit's own bound at m
+// is checked. It returns the bound checked and the limit.
+func (v *fitJob) vecchiaMemory(nAll int) (mem vecchia.FitMemory, lim memory.Limit, note string, err error) {
 	cfg, w := v.cfg, v.w
 	ncov, np := meanColumns(cfg.Mean), len(v.names)
 	n := nAll * variables(v.model)
+	f := vecchia.FitShape{N: n, M: cfg.Vecchia.M, NCov: ncov, Params: np, Workers: v.workers, Held: cfg.Holdout}
+	if f.M > vecchiaCoarseM {
+		f.Coarse = vecchiaCoarseM
+	}
 	if m2 := min(vecchiaCheckM(cfg), nAll-1); cfg.VecchiaCheck && cfg.Vecchia.Sets == "" && m2 > cfg.Vecchia.M {
-		need = vecchia.MemoryNeed(n, m2, ncov, np, v.workers)
-		lim, err = checkMemory(w, "fit", everyRank(w.Size(), need), v.limit,
+		f.Wide = m2
+		mem = vecchia.FitNeed(f)
+		lim, err = checkMemory(w, "fit", everyRank(w.Size(), mem.Need), v.limit,
 			fmt.Sprintf("vecchia N=%d m=%d and the check's m=%d: points, ordering, sets, blocks and work space", nAll, cfg.Vecchia.M, m2))
 		var ie *InputError
 		if !errors.As(err, &ie) {
-			return need, lim, "", err
+			return mem, lim, "", err
 		}
 		note = fmt.Sprintf("not enough memory for m = %d (%v)", m2, err)
 	}
-	need = vecchia.MemoryNeed(n, cfg.Vecchia.M, ncov, np, v.workers)
-	lim, err = checkMemory(w, "fit", everyRank(w.Size(), need), v.limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets, blocks and work space", nAll, cfg.Vecchia.M))
-	return need, lim, note, err
+	f.Wide = 0
+	mem = vecchia.FitNeed(f)
+	lim, err = checkMemory(w, "fit", everyRank(w.Size(), mem.Need), v.limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets, blocks and work space", nAll, cfg.Vecchia.M))
+	return mem, lim, note, err
 }
 
 // checkWide returns the fit's setup s with the size of the sets that the

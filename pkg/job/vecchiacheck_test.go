@@ -20,10 +20,12 @@ import (
 // ranks, every rank the same.
 func TestVecchiaMemory(t *testing.T) {
 	const n, m, workers = 1000000, 30, 2
-	needM := vecchia.MemoryNeed(n, m, 0, 4, workers)
-	needM2 := vecchia.MemoryNeed(n, 2*m, 0, 4, workers)
+	f := vecchia.FitShape{N: n, M: m, Coarse: vecchiaCoarseM, Params: 4, Workers: workers}
+	needM := vecchia.FitNeed(f).Need
+	f.Wide = 2 * m
+	needM2 := vecchia.FitNeed(f).Need
 	if !(needM2 > needM) {
-		t.Fatalf("MemoryNeed: m = %d %d bytes, m = %d %d bytes", m, needM, 2*m, needM2)
+		t.Fatalf("FitNeed: m = %d %d bytes, m2 = %d %d bytes", m, needM, 2*m, needM2)
 	}
 	for _, c := range []struct {
 		check    bool
@@ -41,12 +43,12 @@ func TestVecchiaMemory(t *testing.T) {
 			cfg := config.DefaultFit()
 			cfg.Computation, cfg.VecchiaCheck, cfg.Vecchia.M = "vecchia", c.check, m
 			v := &fitJob{cfg: cfg, w: w, model: likelihood.Matern, names: []string{"sigma2", "beta", "nu", "tau2"}, limit: c.limit, workers: workers}
-			need, _, note, err := v.vecchiaMemory(n)
+			mem, _, note, err := v.vecchiaMemory(n)
 			if err != nil {
 				return err
 			}
-			if need != c.need || (c.note == "") != (note == "") || !strings.Contains(note, c.note) {
-				t.Errorf("check %v, limit %d, rank %d: need %d, note %q; want %d, %q", c.check, c.limit, w.Rank(), need, note, c.need, c.note)
+			if need := mem.Need; need != c.need || (c.note == "") != (note == "") || !strings.Contains(note, c.note) {
+				t.Errorf("check %v, limit %d, rank %d: need %d, note %q; want %d, %q", c.check, c.limit, w.Rank(), mem.Need, note, c.need, c.note)
 			}
 			return nil
 		})

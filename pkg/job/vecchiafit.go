@@ -46,10 +46,11 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	if v.d != nil {
 		nAll = v.d.Len()
 	}
-	need, lim, checkNote, err := v.vecchiaMemory(nAll)
+	mem, lim, checkNote, err := v.vecchiaMemory(nAll)
 	if err != nil {
 		return nil, err
 	}
+	v.env.heapLimit(mem.Heap)
 	rt, err := newRuntimeWith(w, v.workers, false, nil)
 	if err != nil {
 		return nil, err
@@ -125,12 +126,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	out.Vecchia = st.summary(cfg, prep)
 	out.Checkpoint, out.ResumedFrom = CheckpointPath(cfg), cfg.Resume
 	out.Profile = "off"
-	if len(meanTerms) > 0 {
-		out.Mean, out.REML, out.MeanTerms, out.MeanCoef = cfg.Mean, cfg.REML, meanTerms, at.Beta
-		for i := range at.BetaCov {
-			out.MeanStdErr = append(out.MeanStdErr, math.Sqrt(at.BetaCov[i][i]))
-		}
-	}
+	out.setMean(&cfg, meanTerms, at.Beta, at.BetaCov)
 	if cfg.StdErr || test != nil {
 		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.vecchiaFree())
 	}
@@ -143,7 +139,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	out.VecchiaCheck = v.vecchiaCheck(st, checkRun{pr: pr, start: start, setup: setup, rt: rt, kern: kern, mode: mode, note: checkNote}, res, at, out)
 	out.Ranks = w.Size()
 	out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: out.PerEval, PeakRSSBytes: memory.PeakRSS(),
-		NeedBytes: need, AvailableBytes: lim.Bytes, AvailableSource: lim.Source})
+		NeedBytes: mem.Need, AvailableBytes: lim.Bytes, AvailableSource: lim.Source})
 	if err != nil {
 		return nil, err
 	}

@@ -160,27 +160,153 @@ func (p *Plan) Bytes() int64 {
 	return 8*n*(coords+1+int64(p.NCov)) + 4*int64(len(p.Perm)) + p.Blocks.Bytes() + 8*int64(len(p.Tasks))
 }
 
-// MemoryNeed returns an upper bound of the memory, in bytes, that a fit
-// of n points with conditioning sets of m, ncov covariates and nparams
-// parameters holds at once on workers workers: the input columns and
-// their ordered copies and the evaluator's rows of them (block.NewData),
-// the embedded coordinates (and their ordered copy),
-// the ordering, the sets, the blocks' member lists (a location is in at
-// most m+1 of them; twice while they are merged), one evaluation's partial
-// sums (one task per 64 locations or fewer: a task is DefaultTaskWork
-// of modelled work, hundreds of blocks) and, per worker, the work space
-// of the largest block (2 DefaultMaxSize points: bivariate pairs); the
-// blocks twice (the two stages of the search), and the total twice (the
-// garbage collector's headroom). Nothing is N x N.
+// MemoryNeed returns an upper bound of the memory, in bytes, that a
+// simulation or prediction of n points with conditioning sets of m,
+// ncov covariates and nparams parameters holds at once on workers
+// workers: the input columns and their ordered copies and the
+// evaluator's rows of them (block.NewData), the embedded coordinates
+// (and their ordered copy), the ordering, the sets, the blocks' member
+// lists (a location is in at most m+1 of them; twice while they are
+// merged), one evaluation's partial sums (one task per 64 locations or
+// fewer: a task is DefaultTaskWork of modelled work, hundreds of blocks)
+// and, per worker, the work space of the largest block (2 DefaultMaxSize
+// points: bivariate pairs); the blocks twice, and the total twice (the
+// garbage collector's headroom, without a heap limit). Nothing is N x N.
+// A fit's bound is FitNeed's.
 func MemoryNeed(n, m, ncov, nparams, workers int) int64 {
 	nn, mm := int64(n), int64(m)
 	input := 3 * 8 * nn * int64(4+ncov) // x, y, z or t, obs, covariates
 	search := 2*8*nn*3 + 8*nn + 4*nn*mm // embedded coordinates, the ordering, the sets
 	blocks := 2 * 4 * nn * (mm + 1)     // member lists while merged
+	return 2 * (input + search + 2*blocks + evalBytes(nn, ncov, nparams, workers))
+}
+
+// evalBytes is one evaluation's memory beyond the plan: the tasks'
+// partial sums (one task per 64 points or fewer) and, per worker, the
+// work space of the largest block (2 DefaultMaxSize points: bivariate
+// pairs).
+func evalBytes(n int64, ncov, nparams, workers int) int64 {
 	lay := block.Layout{P: nparams, NCov: ncov, Grad: true, Timing: true}
-	sums := 8 * (nn/64 + 1) * int64(lay.Len())
-	work := 8 * int64(max(workers, 1)) * int64(block.WorkBound(2*DefaultMaxSize, 2*DefaultMaxSize, ncov, nparams))
-	// The fit holds two plans (the m = 10 stage's and the final one) and
-	// Go's collector lets the heap grow to twice what is live.
-	return 2 * (input + search + 2*blocks + sums + work)
+	sums := 8 * (n/64 + 1) * int64(lay.Len())
+	return sums + 8*int64(max(workers, 1))*int64(block.WorkBound(2*DefaultMaxSize, 2*DefaultMaxSize, ncov, nparams))
+}
+
+// HeapHeadroom is the factor by which the heap limit of a fit
+// (FitMemory.Heap) exceeds its live bound: Go's collector, held to the
+// limit (runtime/debug.SetMemoryLimit), starts a cycle at the latest
+// when a tenth of the bound has been allocated since the last one. The
+// fit's heap is mostly pointer-free slices: at GOGC=5 (a cycle every 5 %
+// of the live heap) the 10^6 fit ran 132 cycles of 3-45 ms, under 1 %
+// of its CPU time (Intel Xeon, 2026-11-27).
+const HeapHeadroom = 1.1
+
+// OutsideHeap is the memory a fit process holds outside Go's heap and
+// its limit: the binary and its C libraries (OpenBLAS, Open MPI, GDAL,
+// GSL). Measured on an Intel Xeon (2026-11-27): 47 MB resident for
+// --version, 55-58 MB for a fit of 1000 points, 63-67 MB a rank for the
+// same fit on 2 ranks under mpirun (their heaps 2-4 MB).
+const OutsideHeap = 80 << 20
+
+// heapFloor is the live heap of a fit apart from its O(N) terms: the
+// runtime, its task queues, the configuration (a fit of 1000 points
+// holds 1-3 MB).
+const heapFloor = 16 << 20
+
+// FitShape is what a Vecchia fit's memory bound (FitNeed) depends on.
+type FitShape struct {
+	N      int // points (bivariate: twice the locations)
+	M      int // the search's final conditioning set size
+	Coarse int // the coarse stage's (0: none)
+	// Wide is the size of the sets the fit's neighbour search finds for
+	// the approximation check (its m2; <= M: no check).
+	Wide    int
+	NCov    int // covariates
+	Params  int // parameters of theta
+	Workers int // worker threads
+	// Held is the number of held-out points (--holdout) the fit
+	// predicts after its search.
+	Held int
+}
+
+// FitMemory is the memory bound of a Vecchia fit (FitNeed).
+type FitMemory struct {
+	// Live bounds what the fit's Go heap holds live at once: the
+	// largest of its phases' sums (FitNeed).
+	Live int64
+	// Heap is Live times HeapHeadroom: the limit the fit command holds
+	// Go's collector to.
+	Heap int64
+	// Need is Heap plus OutsideHeap: the process's peak resident memory.
+	Need int64
+}
+
+// FitNeed returns the memory bound of a fit of shape f. In bytes a
+// point, with c = 8 (4 + NCov) one copy of the columns (x, y, z or t,
+// the observation, the covariates):
+//
+//   - input: c (the data read and the mean's columns; the bivariate
+//     Matérn's interleaved points are within it), c more with a hold-out
+//     (its split copies the data), and the ordering, 8;
+//   - a plan at k: c (its ordered copy), 4 (its ordering), blocks(k) =
+//     4 (k + 1) + 8 (the member lists: a location is the response of
+//     one block whose members are at most its responses and their sets;
+//     one offset a block, at most a block a location);
+//   - grouping at k, while it runs: group(k) = 9 (k + 1) + 124 (each
+//     block's member list with append's slack, at most 2.25 times
+//     4 (k + 1) a location; its record, 48 bytes in a slice that
+//     doubles; its responses, the regions and the owners, 20; the
+//     offsets' order, 8);
+//   - sets(k) = 4 k;
+//   - an evaluator: c (its rows, block.NewData), and per evaluation
+//     evalBytes (not a point's).
+//
+// The phases: grouping the final plan (input, sets(Wide), sets(M), a
+// plan at M, group(M)); grouping the coarse plan (the same with the
+// final plan made, sets(Coarse), a plan at Coarse, group(Coarse)); the
+// search (input, the three sets, both plans, two evaluators, an
+// evaluation); and, with the check, once the fit's plans are let go, its
+// grouping (input, sets(Wide), a plan at Wide, group(Wide)) and its
+// evaluation (the same with an evaluator and an evaluation instead of
+// group(Wide)); with a hold-out, its kriging after the search (the
+// search's phase, 72 a point for the training points' embedded
+// coordinates, their k-d tree and a column, and 4 M + c + 64 a held-out
+// point for its set, its coordinates, covariates and results). Live is
+// the largest phase plus heapFloor. The neighbour search's own memory
+// (embedded coordinates, their ordered copy, the k-d tree, about 100 a
+// point beside sets(Wide)) is below the grouping's.
+func FitNeed(f FitShape) FitMemory {
+	nn := int64(f.N)
+	c := 8 * int64(4+f.NCov)
+	sets := func(k int) int64 { return 4 * int64(k) }
+	blocks := func(k int) int64 { return 4*int64(k+1) + 8 }
+	group := func(k int) int64 { return 9*int64(k+1) + 124 }
+	plan := func(k int) int64 { return c + 4 + blocks(k) }
+	input := c + 8
+	if f.Held > 0 {
+		input += c
+	}
+	wide := int64(0)
+	if f.Wide > f.M {
+		wide = sets(f.Wide)
+	}
+	eval := evalBytes(nn, f.NCov, f.Params, f.Workers)
+	fit := input + wide + sets(f.M) + plan(f.M)
+	live := nn * (fit + group(f.M))
+	search := nn*(fit+c) + eval
+	if f.Coarse > 0 && f.Coarse < f.M {
+		coarse := fit + sets(f.Coarse) + plan(f.Coarse)
+		search = nn*(coarse+2*c) + eval
+		live = max(live, nn*(coarse+group(f.Coarse)))
+	}
+	live = max(live, search)
+	if f.Held > 0 {
+		live = max(live, search+72*nn+int64(f.Held)*(sets(f.M)+c+64))
+	}
+	if f.Wide > f.M {
+		check := input + sets(f.Wide) + plan(f.Wide)
+		live = max(live, nn*(check+group(f.Wide)), nn*(check+c)+eval)
+	}
+	live += heapFloor
+	heap := int64(float64(live) * HeapHeadroom)
+	return FitMemory{Live: live, Heap: heap, Need: heap + OutsideHeap}
 }

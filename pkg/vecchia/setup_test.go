@@ -80,3 +80,56 @@ func TestPrepareWide(t *testing.T) {
 		}
 	}
 }
+
+// TestFitNeed: the memory bound of a fit against its phases' sums worked
+// out by hand from the byte counts of FitNeed's comment (c = 8 (4 +
+// ncov), input c + 8 (+ c with a hold-out), plan(k) = c + 4 + 4 (k + 1)
+// + 8, group(k) = 9 (k + 1) + 124, sets(k) = 4 k), at N = 10^6; an
+// evaluation (P = 4, one covariate, 2 workers) is 26,397,296 bytes: the
+// partial sums 8 (10^6 / 64 + 1) 40 (the accumulator: 4 + 4 + 4 + 4 + 4
+// + 16 + 4 phases) = 5,000,320 and the work space of two workers at
+// u = r = 320, 2 x 8 x 1,337,311 words (u (4 + 2) + 2 u^2 + 2 u + 3 + 2
+// (u + 4) = 208,011, and with the gradient 4 (u^2 + 3) + 7 u r + 4 r 2 +
+// u + 8 = 1,129,300) = 21,396,976. Live adds heapFloor (16 MiB), Heap is
+// Live * 1.1 and Need adds OutsideHeap (80 MiB).
+func TestFitNeed(t *testing.T) {
+	const n, eval = 1000000, 26397296
+	for _, c := range []struct {
+		name string
+		f    FitShape
+		live int64 // the largest phase, bytes
+	}{
+		// The check's grouping: input 48, sets(60) 240, plan(60) 40 + 4
+		// + 244 + 8 = 296, group(60) 549 + 124 = 673: 1257 a point. (The
+		// fit's final grouping: 48 + 240 + 120 + 176 + 403 = 987.)
+		{"m 30, check at 60, constant mean", FitShape{N: n, M: 30, Coarse: 10, Wide: 60, NCov: 1, Params: 4, Workers: 2}, 1257 * n},
+		// No check: the final grouping, input 48, sets(30) 120, plan(30)
+		// 176, group(30) 279 + 124 = 403: 747 (the coarse grouping 48 +
+		// 120 + 176 + 40 + 96 + 223 = 703; the search 560 + 26.4).
+		{"m 30, no check", FitShape{N: n, M: 30, Coarse: 10, NCov: 1, Params: 4, Workers: 2}, 747 * n},
+		// A hold-out of 10^5, no mean: c = 32, input 72; the check's
+		// grouping 72 + 240 + (32 + 4 + 244 + 8) + 673 = 1273 (the
+		// hold-out's kriging: the search 72 + 240 + 120 + 168 + 40 + 88
+		// + 64 = 792, + 72 + 0.1 (120 + 32 + 64), + the evaluation).
+		{"hold-out, check at 60, no mean", FitShape{N: n, M: 30, Coarse: 10, Wide: 60, Params: 4, Workers: 2, Held: 100000}, 1273 * n},
+		// A hold-out of 5 x 10^5, a constant mean, no check: input 88;
+		// the search 88 + 120 + 176 + 40 + 96 + 80 = 600 a point and
+		// the evaluation, then the kriging 72 a point and 120 + 40 + 64
+		// a held-out point: 672 + 112 = 784 a point and the evaluation
+		// (the final grouping 88 + 120 + 176 + 403 = 787).
+		{"hold-out, no check", FitShape{N: n, M: 30, Coarse: 10, NCov: 1, Params: 4, Workers: 2, Held: 500000}, 784*n + eval},
+		// m = 10, no coarse stage, check at 20, no mean: input 40; the
+		// check's grouping 40 + 80 + (32 + 4 + 84 + 8) + 189 + 124 = 561
+		// (the fit's grouping 40 + 80 + 40 + 88 + 223 = 471).
+		{"m 10, check at 20", FitShape{N: n, M: 10, Wide: 20, Params: 4, Workers: 2}, 561 * n},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := FitNeed(c.f)
+			live := c.live + 16<<20
+			heap := int64(float64(live) * 1.1)
+			if got.Live != live || got.Heap != heap || got.Need != heap+80<<20 {
+				t.Errorf("FitNeed = %+v; want live %d, heap %d, need %d", got, live, heap, heap+80<<20)
+			}
+		})
+	}
+}
