@@ -187,7 +187,7 @@ func orderAndRegions(locs matern.Points, metric matern.Metric, frame embed.Frame
 		perm[k] = int32(i)
 	}
 	p = nil
-	permute(e, perm) // in place: one copy of the coordinates
+	embed.PermuteInPlace(e, perm) // in place: one copy of the coordinates
 	nearest, err := neighbors.Conditioning(e, 1, max(s.Workers, 1))
 	if err != nil {
 		return nil, nil, err
@@ -206,37 +206,12 @@ func rowSets(locs matern.Points, metric matern.Metric, frame embed.Frame, perm, 
 	if err != nil {
 		return nil, fmt.Errorf("vecchia: %v", err)
 	}
-	permute(c, perm) // in place: one copy of the coordinates, not two
+	embed.PermuteInPlace(c, perm) // in place: one copy of the coordinates, not two
 	sets, err := neighbors.ConditioningOf(c, rows, m, max(workers, 1))
 	if err != nil {
 		return nil, fmt.Errorf("vecchia: %v", err)
 	}
 	return sets, nil
-}
-
-// permute puts c's points in the ordering perm in place (point k becomes
-// the point perm[k] was), following the permutation's cycles: a bit a
-// point of work space, the values moved bitwise.
-func permute(c embed.Coords, perm []int32) {
-	done := make([]uint64, (len(perm)+63)/64)
-	tmp := make([]float64, c.Dim)
-	for s := range perm {
-		if done[s/64]&(1<<(s%64)) != 0 {
-			continue
-		}
-		copy(tmp, c.At(s))
-		k := s
-		for {
-			done[k/64] |= 1 << (k % 64)
-			next := int(perm[k])
-			if next == s {
-				copy(c.V[k*c.Dim:(k+1)*c.Dim], tmp)
-				break
-			}
-			copy(c.V[k*c.Dim:(k+1)*c.Dim], c.At(next))
-			k = next
-		}
-	}
 }
 
 // ranked is one rank's share of a distributed preparation: the ordered

@@ -1,12 +1,9 @@
 package vecchia
 
 import (
-	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/comm"
-	"github.com/exageostat/exageostat/pkg/vecchia/embed"
 )
 
 // TestDistribute checks that the plans Distribute prepares on 1, 3 and
@@ -91,43 +88,4 @@ func cut(sets []int32, m, k int) []int32 {
 		out = append(out, sets[i:i+k]...)
 	}
 	return out
-}
-
-// TestPermute: the in-place ordering of the coordinates (permute) gives
-// bitwise embed.Coords.Permute's copy, for permutations of one cycle,
-// many cycles and fixed points, in 2 and 3 dimensions.
-func TestPermute(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 31))
-	for _, tc := range []struct {
-		name string
-		dim  int
-		perm []int32
-	}{
-		{"empty", 2, nil},
-		{"one", 2, []int32{0}},
-		{"identity", 3, []int32{0, 1, 2, 3}},
-		{"reversal", 2, []int32{4, 3, 2, 1, 0}},
-		{"one cycle", 3, []int32{1, 2, 3, 4, 0}},
-		{"random", 2, func() []int32 {
-			p := make([]int32, 1000)
-			for k, v := range rng.Perm(len(p)) {
-				p[k] = int32(v)
-			}
-			return p
-		}()},
-	} {
-		c := embed.Coords{Dim: tc.dim, V: make([]float64, tc.dim*len(tc.perm))}
-		for k := range c.V {
-			c.V[k] = rng.NormFloat64()
-		}
-		p := make([]int, len(tc.perm))
-		for k, v := range tc.perm {
-			p[k] = int(v)
-		}
-		want := c.Permute(p)
-		permute(c, tc.perm)
-		if !slices.Equal(c.V, want.V) {
-			t.Errorf("%s: %v, want %v", tc.name, c.V, want.V)
-		}
-	}
 }

@@ -99,7 +99,8 @@ func Prepare(pr likelihood.Problem, theta []float64, s Setup) (*Prepared, error)
 		t1 := time.Now()
 		m := min(s.M, max(nl-1, 1))
 		wide := min(max(s.Wide, m), max(nl-1, 1))
-		if sets, err = neighbors.Conditioning(c.Permute(perm), wide, max(s.Workers, 1)); err != nil {
+		embed.PermuteInPlace(c, perm) // in place: one copy of the coordinates, not two
+		if sets, err = neighbors.Conditioning(c, wide, max(s.Workers, 1)); err != nil {
 			return nil, fmt.Errorf("vecchia: %v", err)
 		}
 		if wide > m {
@@ -272,8 +273,9 @@ type FitMemory struct {
 // coordinates, their k-d tree and a column, and 4 M + c + 64 a held-out
 // point for its set, its coordinates, covariates and results). Live is
 // the largest phase plus heapFloor. The neighbour search's own memory
-// (embedded coordinates, their ordered copy, the k-d tree, about 100 a
-// point beside sets(Wide)) is below the grouping's.
+// (the embedded coordinates, put in the ordering in place, and the k-d
+// tree: at most about 100 a point beside sets(Wide)) is below the
+// grouping's.
 func FitNeed(f FitShape) FitMemory {
 	nn := int64(f.N)
 	c := 8 * int64(4+f.NCov)

@@ -68,6 +68,32 @@ func (c Coords) Permute(perm []int) Coords {
 	return out
 }
 
+// PermuteInPlace puts c's points in the order perm in place, as Permute
+// does into a copy (point k becomes the point perm[k] was, bitwise),
+// following the permutation's cycles: one bit a point of work space
+// instead of a second copy of the coordinates.
+func PermuteInPlace[I ~int | ~int32](c Coords, perm []I) {
+	done := make([]uint64, (len(perm)+63)/64)
+	tmp := make([]float64, c.Dim)
+	for s := range perm {
+		if done[s/64]&(1<<(s%64)) != 0 {
+			continue
+		}
+		copy(tmp, c.At(s))
+		k := s
+		for {
+			done[k/64] |= 1 << (k % 64)
+			next := int(perm[k])
+			if next == s {
+				copy(c.V[k*c.Dim:(k+1)*c.Dim], tmp)
+				break
+			}
+			copy(c.V[k*c.Dim:(k+1)*c.Dim], c.At(next))
+			k = next
+		}
+	}
+}
+
 // Frame says how the kernel measures distance beyond the metric: the
 // anisotropy (Ratio > 0; Ratio = 1 is isotropic) and, for space-time
 // kernels, the scale of time (TimeScale > 0: a time lag u counts as the
