@@ -1,6 +1,7 @@
 package vecchia
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/comm"
@@ -88,4 +89,28 @@ func cut(sets []int32, m, k int) []int32 {
 		out = append(out, sets[i:i+k]...)
 	}
 	return out
+}
+
+// TestJoinBlocks: blocks grouped in batches of regions, joined, are the
+// blocks of all the regions at once: the offsets of the later batches'
+// blocks and the first blocks of their regions follow the earlier ones'
+// (written out by hand).
+func TestJoinBlocks(t *testing.T) {
+	a := &Blocks{Idx: []int32{^0, 1, ^1, ^2}, Start: []int64{0, 1, 3, 4}, Chunks: []int{0, 2, 3}}
+	b := &Blocks{Idx: []int32{0, ^5, 3, ^6}, Start: []int64{0, 2, 4}, Chunks: []int{0, 2}}
+	empty := &Blocks{Start: []int64{0}, Chunks: []int{0}}
+	want := &Blocks{Idx: []int32{^0, 1, ^1, ^2, 0, ^5, 3, ^6}, Start: []int64{0, 1, 3, 4, 6, 8}, Chunks: []int{0, 2, 3, 5}}
+	for _, tc := range []struct {
+		name  string
+		parts []*Blocks
+		want  *Blocks
+	}{
+		{"one", []*Blocks{a}, a},
+		{"two", []*Blocks{a, b}, want},
+		{"with an empty batch", []*Blocks{a, empty, b}, want},
+	} {
+		if got := joinBlocks(tc.parts); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
 }
