@@ -221,7 +221,8 @@ func orderAndRegions(locs matern.Points, metric matern.Metric, frame embed.Frame
 	}
 	p = nil
 	embed.PermuteInPlace(e, perm) // in place: one copy of the coordinates
-	nearest, err := neighbors.Conditioning(e, 1, max(s.Workers, 1))
+	runtime.GC()                  // the ordering's trees and queues, before the search's
+	nearest, err := conditioningInParts(e, nil, 1, max(s.Workers, 1))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -240,11 +241,53 @@ func rowSets(locs matern.Points, metric matern.Metric, frame embed.Frame, perm, 
 		return nil, fmt.Errorf("vecchia: %v", err)
 	}
 	embed.PermuteInPlace(c, perm) // in place: one copy of the coordinates, not two
-	sets, err := neighbors.ConditioningOf(c, rows, m, max(workers, 1))
+	sets, err := conditioningInParts(c, rows, m, max(workers, 1))
 	if err != nil {
 		return nil, fmt.Errorf("vecchia: %v", err)
 	}
 	return sets, nil
+}
+
+// conditioningInParts returns neighbors.ConditioningOf(c, rows, m,
+// workers) (rows increasing; nil: every position) found in three calls,
+// with a collection after each: the rows before position B/2, those
+// before B, then the others, B the start of the search's last range of
+// positions (its prefix trees double from 256 points: B is the largest
+// 256 2^j below N). Each call builds the trees of its rows' ranges only,
+// and each call's trees are let go before the next call's are built (the
+// last call's tree is over every point). A row's set is its m nearest
+// earlier positions whichever call finds it: bitwise the one call's.
+func conditioningInParts(c embed.Coords, rows []int32, m, workers int) (*neighbors.Sets, error) {
+	n := c.Len()
+	if rows == nil {
+		rows = make([]int32, n)
+		for i := range rows {
+			rows[i] = int32(i)
+		}
+	}
+	if len(rows) == 0 {
+		return neighbors.ConditioningOf(c, rows, m, workers)
+	}
+	last := 256
+	for 2*last < n {
+		last *= 2
+	}
+	c1, _ := slices.BinarySearch(rows, int32(last/2))
+	c2, _ := slices.BinarySearch(rows, int32(last))
+	out := &neighbors.Sets{N: len(rows), M: m, Idx: make([]int32, len(rows)*m)}
+	for _, part := range [][2]int{{0, c1}, {c1, c2}, {c2, len(rows)}} {
+		if part[0] == part[1] {
+			continue
+		}
+		s, err := neighbors.ConditioningOf(c, rows[part[0]:part[1]], m, workers)
+		if err != nil {
+			return nil, err
+		}
+		copy(out.Idx[part[0]*m:], s.Idx)
+		s = nil
+		runtime.GC()
+	}
+	return out, nil
 }
 
 // ranked is one rank's share of a distributed preparation: the ordered
@@ -270,10 +313,14 @@ func (r *ranked) group(m int, set func(i int32) []int32) *Blocks {
 	step := max(1, (r.r1-r.r0+groupBatches-1)/groupBatches)
 	var parts []*Blocks
 	for a := r.r0; a < r.r1 || parts == nil; a += step {
+		if parts != nil {
+			runtime.GC()
+		}
 		parts = append(parts, r.g.groupRegions(r.rg, a, min(r.r1, a+step), m, set))
-		runtime.GC()
 	}
-	return joinBlocks(parts)
+	bl := joinBlocks(parts)
+	runtime.GC() // the last batch's lists and the batches' blocks (joined)
+	return bl
 }
 
 // groupBatches is the number of batches of regions a rank groups a plan
