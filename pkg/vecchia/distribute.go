@@ -66,10 +66,10 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 		return nil, nil, err
 	}
 	t1 := time.Now()
-	rg := regionsOf(root, max(1, nl/g.Region))
-	r0, r1 := rg.of(c.Size(), c.Rank())
-	rows := slices.Clone(rg.loc[rg.start[r0]:rg.start[r1]]) // this rank's locations, those of its regions
+	rg, r0, r1 := rankRegions(root, max(1, nl/g.Region), c.Size(), c.Rank())
+	rows := slices.Clone(rg.loc) // this rank's locations, those of its regions
 	slices.Sort(rows)
+	runtime.GC() // rank 0's ordering and its message, before the search
 	m := min(s.M, max(nl-1, 1))
 	sets, err := rowSets(locs, pr.Metric, frame, perm, rows, m, s.Workers)
 	if err != nil {
@@ -87,16 +87,47 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 	if coarse <= 0 || m <= coarse {
 		return final, nil, nil
 	}
-	runtime.GC()
 	t3 := time.Now()
 	for k := range rows { // the coarse sets in place: the first coarse of each row
 		copy(sets.Idx[k*coarse:(k+1)*coarse], sets.Idx[k*m:k*m+coarse])
 	}
-	cp, err := r.plan(coarse, sets.Idx[:len(rows)*coarse])
+	sets.Idx = slices.Clone(sets.Idx[:len(rows)*coarse]) // the rest of the wide sets let go
+	cp, err := r.plan(coarse, sets.Idx)
 	if err != nil {
 		return nil, nil, err
 	}
 	return final, &Prepared{Plan: cp, PlanSeconds: time.Since(t3).Seconds()}, nil
+}
+
+// rankRegions returns the k regions of the ordered locations (root[i]
+// location i's region) as rank of size needs them, with its own regions
+// r0 .. r1-1 (regionOwners): root and start as regionsOf's, but loc holds
+// the locations of its own regions only (O(N/P), not O(N)), in the same
+// order, and start is shifted to index it: region r's locations are
+// loc[start[r]:start[r+1]] for r0 <= r < r1 (the other regions' starts
+// index nothing).
+func rankRegions(root []int32, k, size, rank int) (rg *regionSet, r0, r1 int) {
+	rg = &regionSet{root: root, start: make([]int32, k+1)}
+	for _, r := range root {
+		rg.start[r+1]++
+	}
+	for r := 0; r < k; r++ {
+		rg.start[r+1] += rg.start[r]
+	}
+	r0, r1 = rg.of(size, rank)
+	base := rg.start[r0]
+	for r := range rg.start {
+		rg.start[r] -= base
+	}
+	rg.loc = make([]int32, rg.start[r1])
+	fill := slices.Clone(rg.start[r0:r1])
+	for i, r := range root {
+		if int(r) >= r0 && int(r) < r1 {
+			rg.loc[fill[int(r)-r0]] = int32(i)
+			fill[int(r)-r0]++
+		}
+	}
+	return rg, r0, r1
 }
 
 // of returns the regions r0 .. r1-1 of rank of size (regionOwners).
@@ -144,8 +175,7 @@ func checkProblem(pr likelihood.Problem) (per int, err error) {
 func rootOrder(c comm.Comm, locs matern.Points, metric matern.Metric, frame embed.Frame, s Setup, region int) (perm, root []int32, err error) {
 	var msg []byte
 	if c.Rank() == 0 {
-		perm, root, err := orderAndRegions(locs, metric, frame, s, region)
-		if err != nil {
+		if perm, root, err = orderAndRegions(locs, metric, frame, s, region); err != nil {
 			msg = append([]byte{1}, "vecchia: "+err.Error()...)
 		} else {
 			msg = make([]byte, 1+8*len(perm))
@@ -160,6 +190,9 @@ func rootOrder(c comm.Comm, locs matern.Points, metric matern.Metric, frame embe
 	}
 	if len(msg) == 0 || msg[0] != 0 {
 		return nil, nil, errors.New(string(msg[min(1, len(msg)):]))
+	}
+	if c.Rank() == 0 { // its own arrays: the message was their copy
+		return perm, root, nil
 	}
 	n := (len(msg) - 1) / 8
 	perm, root = make([]int32, n), make([]int32, n)
@@ -188,7 +221,8 @@ func orderAndRegions(locs matern.Points, metric matern.Metric, frame embed.Frame
 	}
 	p = nil
 	embed.PermuteInPlace(e, perm) // in place: one copy of the coordinates
-	nearest, err := neighbors.Conditioning(e, 1, max(s.Workers, 1))
+	runtime.GC()                  // the ordering's trees and queues, before the search's
+	nearest, err := conditioningInParts(e, nil, 1, max(s.Workers, 1))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -207,11 +241,53 @@ func rowSets(locs matern.Points, metric matern.Metric, frame embed.Frame, perm, 
 		return nil, fmt.Errorf("vecchia: %v", err)
 	}
 	embed.PermuteInPlace(c, perm) // in place: one copy of the coordinates, not two
-	sets, err := neighbors.ConditioningOf(c, rows, m, max(workers, 1))
+	sets, err := conditioningInParts(c, rows, m, max(workers, 1))
 	if err != nil {
 		return nil, fmt.Errorf("vecchia: %v", err)
 	}
 	return sets, nil
+}
+
+// conditioningInParts returns neighbors.ConditioningOf(c, rows, m,
+// workers) (rows increasing; nil: every position) found in three calls,
+// with a collection after each: the rows before position B/2, those
+// before B, then the others, B the start of the search's last range of
+// positions (its prefix trees double from 256 points: B is the largest
+// 256 2^j below N). Each call builds the trees of its rows' ranges only,
+// and each call's trees are let go before the next call's are built (the
+// last call's tree is over every point). A row's set is its m nearest
+// earlier positions whichever call finds it: bitwise the one call's.
+func conditioningInParts(c embed.Coords, rows []int32, m, workers int) (*neighbors.Sets, error) {
+	n := c.Len()
+	if rows == nil {
+		rows = make([]int32, n)
+		for i := range rows {
+			rows[i] = int32(i)
+		}
+	}
+	if len(rows) == 0 {
+		return neighbors.ConditioningOf(c, rows, m, workers)
+	}
+	last := 256
+	for 2*last < n {
+		last *= 2
+	}
+	c1, _ := slices.BinarySearch(rows, int32(last/2))
+	c2, _ := slices.BinarySearch(rows, int32(last))
+	out := &neighbors.Sets{N: len(rows), M: m, Idx: make([]int32, len(rows)*m)}
+	for _, part := range [][2]int{{0, c1}, {c1, c2}, {c2, len(rows)}} {
+		if part[0] == part[1] {
+			continue
+		}
+		s, err := neighbors.ConditioningOf(c, rows[part[0]:part[1]], m, workers)
+		if err != nil {
+			return nil, err
+		}
+		copy(out.Idx[part[0]*m:], s.Idx)
+		s = nil
+		runtime.GC()
+	}
+	return out, nil
 }
 
 // ranked is one rank's share of a distributed preparation: the ordered
@@ -226,6 +302,54 @@ type ranked struct {
 	r0, r1 int
 	rows   []int32
 	g      Grouping
+}
+
+// group groups the rank's regions (set(i) the set of location i, m its
+// size) as Grouping.groupRegions does all at once, but in groupBatches
+// batches of regions, each collected once packed: a batch's merge lists
+// (several times its blocks' size) go before the next batch's are made.
+// The batches' blocks are joined (joinBlocks): the same Blocks.
+func (r *ranked) group(m int, set func(i int32) []int32) *Blocks {
+	step := max(1, (r.r1-r.r0+groupBatches-1)/groupBatches)
+	var parts []*Blocks
+	for a := r.r0; a < r.r1 || parts == nil; a += step {
+		if parts != nil {
+			runtime.GC()
+		}
+		parts = append(parts, r.g.groupRegions(r.rg, a, min(r.r1, a+step), m, set))
+	}
+	bl := joinBlocks(parts)
+	runtime.GC() // the last batch's lists and the batches' blocks (joined)
+	return bl
+}
+
+// groupBatches is the number of batches of regions a rank groups a plan
+// in (ranked.group): each ends with a collection.
+const groupBatches = 4
+
+// joinBlocks returns the blocks of parts one after the other, in one
+// Blocks: the offsets and the regions' first blocks renumbered.
+func joinBlocks(parts []*Blocks) *Blocks {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	ni, nb, nc := 0, 0, 0
+	for _, p := range parts {
+		ni, nb, nc = ni+len(p.Idx), nb+p.Len(), nc+len(p.Chunks)-1
+	}
+	out := &Blocks{Idx: make([]int32, 0, ni), Start: make([]int64, 1, nb+1), Chunks: make([]int, 1, nc+1)}
+	for k, p := range parts {
+		off, first := int64(len(out.Idx)), out.Len()
+		out.Idx = append(out.Idx, p.Idx...)
+		for _, s := range p.Start[1:] {
+			out.Start = append(out.Start, off+s)
+		}
+		for _, c := range p.Chunks[1:] {
+			out.Chunks = append(out.Chunks, first+c)
+		}
+		parts[k] = nil
+	}
+	return out
 }
 
 // rankMeta is what the ranks exchange about their shares of a plan.
@@ -245,7 +369,7 @@ func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 		k, _ := slices.BinarySearch(r.rows, i)
 		return sets[k*m : (k+1)*m]
 	}
-	bl := expand(r.g.groupRegions(r.rg, r.r0, r.r1, m, set), r.per)
+	bl := expand(r.group(m, set), r.per)
 	meta := rankMeta{NBlocks: bl.Len(), Cuts: cutChunks(bl, r.g)}
 	// RMin as closest's, raw over the rank's rows (the squared distance
 	// for planar points): fin of the ranks' minimum is the plan's.
@@ -272,6 +396,8 @@ func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 	if bl.Len() > 0 {
 		p.part.First = first
 	}
+	bl = nil
+	runtime.GC() // the blocks and the gathered columns, before the next stage
 	return p, nil
 }
 

@@ -1,9 +1,14 @@
 package vecchia
 
 import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/vecchia/embed"
+	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
 )
 
 // TestDistribute checks that the plans Distribute prepares on 1, 3 and
@@ -88,4 +93,75 @@ func cut(sets []int32, m, k int) []int32 {
 		out = append(out, sets[i:i+k]...)
 	}
 	return out
+}
+
+// TestJoinBlocks: blocks grouped in batches of regions, joined, are the
+// blocks of all the regions at once: the offsets of the later batches'
+// blocks and the first blocks of their regions follow the earlier ones'
+// (written out by hand).
+func TestJoinBlocks(t *testing.T) {
+	a := &Blocks{Idx: []int32{^0, 1, ^1, ^2}, Start: []int64{0, 1, 3, 4}, Chunks: []int{0, 2, 3}}
+	b := &Blocks{Idx: []int32{0, ^5, 3, ^6}, Start: []int64{0, 2, 4}, Chunks: []int{0, 2}}
+	empty := &Blocks{Start: []int64{0}, Chunks: []int{0}}
+	want := &Blocks{Idx: []int32{^0, 1, ^1, ^2, 0, ^5, 3, ^6}, Start: []int64{0, 1, 3, 4, 6, 8}, Chunks: []int{0, 2, 3, 5}}
+	for _, tc := range []struct {
+		name  string
+		parts []*Blocks
+		want  *Blocks
+	}{
+		{"one", []*Blocks{a}, a},
+		{"two", []*Blocks{a, b}, want},
+		{"with an empty batch", []*Blocks{a, empty, b}, want},
+	} {
+		if got := joinBlocks(tc.parts); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestConditioningInParts: the sets found in three calls are those of
+// one search over every position (neighbors.Conditioning), row by row,
+// for every position (rows nil), a scattered subset, rows in one part
+// only, and none; 1500 points: the parts cut at positions 512 and 1024.
+func TestConditioningInParts(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	c := embed.Coords{Dim: 2, V: make([]float64, 2*1500)}
+	for i := range c.V {
+		c.V[i] = r.Float64()
+	}
+	const m = 7
+	whole, err := neighbors.Conditioning(c, m, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var some []int32
+	for i := range int32(1500) {
+		if r.IntN(3) == 0 {
+			some = append(some, i)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		rows []int32
+	}{{"all", nil}, {"some", some}, {"late", []int32{1100, 1499}}, {"none", []int32{}}} {
+		got, err := conditioningInParts(c, tc.rows, m, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := tc.rows
+		if rows == nil {
+			rows = make([]int32, 1500)
+			for i := range rows {
+				rows[i] = int32(i)
+			}
+		}
+		if got.N != len(rows) || got.M != m || len(got.Idx) != len(rows)*m {
+			t.Fatalf("%s: %d rows of %d (%d values), want %d of %d", tc.name, got.N, got.M, len(got.Idx), len(rows), m)
+		}
+		for k, i := range rows {
+			if !slices.Equal(got.Idx[k*m:(k+1)*m], whole.Idx[int(i)*m:int(i+1)*m]) {
+				t.Errorf("%s: position %d's set %v, the whole search's %v", tc.name, i, got.Idx[k*m:(k+1)*m], whole.Idx[int(i)*m:int(i+1)*m])
+			}
+		}
+	}
 }
