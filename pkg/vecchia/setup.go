@@ -89,7 +89,7 @@ func Prepare(pr likelihood.Problem, theta []float64, s Setup) (*Prepared, error)
 		}
 		t0 := time.Now()
 		if perm == nil {
-			perm, err = order.Order(c, s.Order, s.Seed)
+			perm, err = order.OrderOn(c, s.Order, s.Seed, max(s.Workers, 1))
 		} else if len(perm) != nl {
 			err = fmt.Errorf("an ordering of %d for %d locations", len(perm), nl)
 		}

@@ -165,7 +165,7 @@ func ConditioningOf(c embed.Coords, rows []int32, m, workers int) (*Sets, error)
 			lo = hi
 			continue
 		}
-		t := kdtree.New(embed.Coords{Dim: c.Dim, V: c.V[:hi*c.Dim]})
+		t := kdtree.NewOn(embed.Coords{Dim: c.Dim, V: c.V[:hi*c.Dim]}, threads(workers))
 		// In tree order: consecutive queries are neighbours in space and
 		// walk the same nodes (far fewer cache misses than in the
 		// ordering, which jumps across the domain).
@@ -201,9 +201,7 @@ func fill(s *Sets, i int, best []cand) {
 // forEach calls fn(q, j) for j = 0..count-1 on workers goroutines (0: one
 // per core), each with its own query over t, in chunks.
 func forEach(t *kdtree.Tree, count, m, workers int, fn func(q *query, j int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = threads(workers)
 	minPos := make([]int32, t.Nodes())
 	setMinPos(t, minPos, 0, 0, t.Len())
 	const chunk = 2048
@@ -226,6 +224,14 @@ func forEach(t *kdtree.Tree, count, m, workers int, fn func(q *query, j int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// threads returns workers, or one per core when workers <= 0.
+func threads(workers int) int {
+	if workers <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return workers
 }
 
 // setMinPos sets minPos[v] to the smallest point index (position) under
@@ -350,7 +356,7 @@ func Nearest(data, queries embed.Coords, m, workers int) (*Sets, error) {
 	if k == 0 {
 		return s, nil
 	}
-	t := kdtree.New(data)
+	t := kdtree.NewOn(data, threads(workers))
 	forEach(t, nq, m, workers, func(q *query, j int) {
 		q.run(queries.At(j), math.MaxInt32, -1, k)
 		fill(s, j, q.best)
@@ -372,7 +378,7 @@ func NearestOthers(c embed.Coords, m, workers int) (*Sets, error) {
 	if k <= 0 {
 		return s, nil
 	}
-	t := kdtree.New(c)
+	t := kdtree.NewOn(c, threads(workers))
 	forEach(t, n, m, workers, func(q *query, p int) {
 		i := t.Perm[p] // in tree order, for locality
 		q.run(t.At(p), math.MaxInt32, i, k)

@@ -25,12 +25,17 @@ import (
 // Cholesky factorization by Kullback-Leibler minimization", SIAM J. Sci.
 // Comput. 43, reach the same bound with neighbour lists; the tree gives it
 // with less memory).
-func Maxmin(c embed.Coords) []int {
+func Maxmin(c embed.Coords) []int { return MaxminOn(c, 1) }
+
+// MaxminOn is Maxmin with its k-d tree built on workers threads
+// (kdtree.NewOn); the ordering itself is sequential. The result does not
+// depend on workers.
+func MaxminOn(c embed.Coords, workers int) []int {
 	n := c.Len()
 	if n == 0 {
 		return []int{}
 	}
-	t := kdtree.New(c)
+	t := kdtree.NewOn(c, workers)
 	m := &maxmin{t: t, d2: make([]float64, n), node: make([]top, t.Nodes())}
 	for i := range m.d2 {
 		m.d2[i] = math.Inf(1)

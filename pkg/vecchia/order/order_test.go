@@ -31,6 +31,28 @@ func TestMaxminAgainstBruteForce(t *testing.T) {
 	}
 }
 
+// TestMaxminOn: the ordering with its tree built on several threads
+// (kdtree.NewOn, above kdtree's parallel threshold) is the one-thread
+// ordering, which TestMaxminAgainstBruteForce checks by its definition;
+// and OrderOn's maxmin is MaxminOn's.
+func TestMaxminOn(t *testing.T) {
+	for _, tc := range []struct {
+		kind   string
+		n, dim int
+	}{{"uniform", 24_000, 2}, {"dup", 18_000, 3}} {
+		c := cloud.Points(tc.kind, tc.n, tc.dim, uint64(tc.n))
+		want := Maxmin(c)
+		for _, w := range []int{2, 3} {
+			if got := MaxminOn(c, w); !slices.Equal(got, want) {
+				t.Errorf("%s n=%d: the ordering on %d workers differs", tc.kind, tc.n, w)
+			}
+			if got, err := OrderOn(c, MaxMin, 0, w); err != nil || !slices.Equal(got, want) {
+				t.Errorf("%s n=%d: OrderOn on %d workers differs (%v)", tc.kind, tc.n, w, err)
+			}
+		}
+	}
+}
+
 // bruteMaxmin is the maxmin ordering by its definition, in O(N^2): the
 // first point is the one nearest to the mean of the points (the smaller
 // index on ties), then each next one is the unordered point whose
