@@ -815,7 +815,7 @@ func readFitData(in *Inputs, cfg *config.Fit, shared bool) (*dataset.Data, error
 			if cfg.Data, lb, err = in.Read("data", cfg.Data); err != nil {
 				return nil, readInputError(cfg.Data, err)
 			}
-			if d, err = readData(cfg.Data, lb, cfg.Columns, cfg.Mean, cfg.Kernel); err != nil {
+			if d, err = readData(cfg.Data, lb, cfg.Columns, cfg.Mean, cfg.Kernel, workersOr(cfg.Workers)); err != nil {
 				return nil, err
 			}
 		} else {
