@@ -123,6 +123,24 @@ func Conditioning(c embed.Coords, m, workers int) (*Sets, error) {
 // result is position rows[k]'s set. A rank of a distributed run finds
 // the sets of its own locations so, from the coordinates of every point.
 func ConditioningOf(c embed.Coords, rows []int32, m, workers int) (*Sets, error) {
+	return conditioningOf(c, rows, m, workers, nil)
+}
+
+// ConditioningWhile is Conditioning(c, m, workers) over coordinates that
+// another goroutine is still writing in the ordering (the ordering's
+// points as it finds them: order.MaxminEmit). Before it reads the first
+// hi positions of c, it calls ready(hi), which must return once they are
+// written (with a happens-before edge: a mutex or a channel) and report
+// whether every position is (the writer is done). While it is not, the
+// search runs on workers-1 threads (at least one), leaving the writer a
+// core. The sets are Conditioning's, bitwise.
+func ConditioningWhile(c embed.Coords, m, workers int, ready func(hi int) bool) (*Sets, error) {
+	return conditioningOf(c, nil, m, workers, ready)
+}
+
+// conditioningOf is ConditioningOf, with ready (nil: c is final) as
+// ConditioningWhile's.
+func conditioningOf(c embed.Coords, rows []int32, m, workers int, ready func(hi int) bool) (*Sets, error) {
 	n := c.Len()
 	if err := checkArgs(n, m); err != nil {
 		return nil, err
@@ -165,11 +183,15 @@ func ConditioningOf(c embed.Coords, rows []int32, m, workers int) (*Sets, error)
 			lo = hi
 			continue
 		}
-		t := kdtree.NewOn(embed.Coords{Dim: c.Dim, V: c.V[:hi*c.Dim]}, threads(workers))
+		w := threads(workers)
+		if ready != nil && !ready(hi) {
+			w = max(w-1, 1)
+		}
+		t := kdtree.NewOn(embed.Coords{Dim: c.Dim, V: c.V[:hi*c.Dim]}, w)
 		// In tree order: consecutive queries are neighbours in space and
 		// walk the same nodes (far fewer cache misses than in the
 		// ordering, which jumps across the domain).
-		forEach(t, hi, m, workers, func(q *query, p int) {
+		forEach(t, hi, m, w, func(q *query, p int) {
 			i := t.Perm[p]
 			if k := at(i); int(i) >= lo && k >= 0 {
 				q.run(t.At(p), i, -1, min(int(i), m))
