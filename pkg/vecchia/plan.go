@@ -105,7 +105,7 @@ func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Groupin
 		return nil, fmt.Errorf("vecchia: an ordering of %d locations for %d", len(perm), nl)
 	}
 	p.Perm = perm
-	p.permute(pr)
+	p.permute(pr, g.Workers)
 	lb, err := Group(nl, m, sets, g)
 	if err != nil {
 		return nil, err
@@ -132,19 +132,23 @@ func (p *Plan) setCuts(c cuts) {
 }
 
 // permute copies pr's points, observations and covariates in the
-// Vecchia ordering.
-func (p *Plan) permute(pr likelihood.Problem) {
+// Vecchia ordering, workers threads each a range of the ordering.
+func (p *Plan) permute(pr likelihood.Problem, workers int) {
 	per := p.per()
+	const chunk = 1 << 15
 	take := func(v []float64) []float64 {
 		if v == nil {
 			return nil
 		}
 		out := make([]float64, len(v))
-		for k, o := range p.Perm {
-			for s := 0; s < per; s++ {
-				out[per*k+s] = v[per*int(o)+s]
+		parallel((len(p.Perm)+chunk-1)/chunk, workers, func(c int) {
+			for k := c * chunk; k < min(len(p.Perm), (c+1)*chunk); k++ {
+				o := int(p.Perm[k])
+				for s := 0; s < per; s++ {
+					out[per*k+s] = v[per*o+s]
+				}
 			}
-		}
+		})
 		return out
 	}
 	p.Pts = matern.Points{X: take(pr.Points.X), Y: take(pr.Points.Y), Z: take(pr.Points.Z), T: take(pr.Points.T)}
