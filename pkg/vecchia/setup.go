@@ -157,32 +157,33 @@ func maxminAndSearch(c embed.Coords, wide, workers int, out *Prepared) ([]int, *
 	n, dim := c.Len(), c.Dim
 	var mu sync.Mutex
 	cond := sync.NewCond(&mu)
-	written, done := 0, false // positions of c in the ordering, and the ordering over
+	written := 0 // positions of c in the ordering
+	done := make(chan struct{})
 	var sets *neighbors.Sets
 	var err error
 	searched := make(chan struct{})
 	go func() {
 		defer close(searched)
-		sets, err = neighbors.ConditioningWhile(c, wide, workers, func(hi int) bool {
+		sets, err = neighbors.ConditioningWhile(c, wide, workers, func(hi int) {
 			mu.Lock()
 			defer mu.Unlock()
 			for written < hi {
 				cond.Wait()
 			}
-			return done
-		})
+		}, done)
 	}()
 	t0 := time.Now()
 	perm := order.MaxminEmit(c, workers, func(k, _ int, x []float64) {
 		copy(c.V[k*dim:(k+1)*dim], x)
 		if k+1 == n || (k+1)&k == 0 { // the search's prefixes end at powers of two and n
 			mu.Lock()
-			written, done = k+1, k+1 == n
+			written = k + 1
 			mu.Unlock()
 			cond.Broadcast()
 		}
 	})
 	tOrdered := time.Now()
+	close(done)
 	<-searched
 	out.OrderSeconds, out.SetsSeconds = tOrdered.Sub(t0).Seconds(), time.Since(tOrdered).Seconds()
 	return perm, sets, err
