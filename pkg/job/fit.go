@@ -824,7 +824,7 @@ func readFitData(in *Inputs, cfg *config.Fit, shared, stream bool) (*dataset.Dat
 			if cfg.Data, lb, err = in.Read("data", cfg.Data); err != nil {
 				return nil, readInputError(cfg.Data, err)
 			}
-			if d, err = readData(cfg.Data, lb, cfg.Columns, cfg.Mean, cfg.Kernel); err != nil {
+			if d, err = readData(cfg.Data, lb, cfg.Columns, cfg.Mean, cfg.Kernel, workersOr(cfg.Workers)); err != nil {
 				return nil, err
 			}
 		default:

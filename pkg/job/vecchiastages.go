@@ -99,7 +99,7 @@ func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, r
 	if coarse > 0 && final.Plan.M > coarse {
 		var cs vecchia.Setup
 		if root {
-			cs = vecchia.Setup{Perm: final.Perm, Sets: final.Sets.Prefix(coarse), Grouping: s.Grouping}
+			cs = vecchia.Setup{Perm: final.Perm, Sets: final.Sets.Prefix(coarse), Grouping: s.Grouping, Workers: s.Workers}
 		}
 		if st.coarse, err = stage(cs, false); err != nil {
 			return nil, err
