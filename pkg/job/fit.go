@@ -319,7 +319,12 @@ func (f *fitJob) prepareData() error {
 	f.simulated = cfg.Simulated()
 	f.nAll = cfg.N
 	if !f.simulated {
-		stream := cfg.Computation == "vecchia" && cfg.CV == "" // the data file is not read again (releaseData)
+		// Over several ranks a Vecchia fit that never reads the data
+		// file again (releaseData) streams it: rank 0 parses as it reads
+		// and sends the columns. One rank parses the whole content on its
+		// workers instead (dataset.ParseCSV), which is faster; the text
+		// is let go before the preparation, whose peak is higher.
+		stream := cfg.Computation == "vecchia" && cfg.CV == "" && w.Size() > 1
 		if f.d, err = readFitData(f.in, cfg, w.Size() > 1, stream); err != nil {
 			return err
 		}
