@@ -39,6 +39,19 @@ import (
 // nearest, GpGp's warm start); their Prepared hold no Perm and no Sets.
 // A failure is the same on every rank. s.Sets must be nil.
 func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, coarse int) (final, crs *Prepared, err error) {
+	return DistributeHanded(c, pr, theta, s, coarse, nil)
+}
+
+// DistributeHanded is Distribute with pr handed over: after the search it
+// keeps of pr's columns (points, observations, covariates) only the
+// points its rank's plans read, those of its rows and of their sets'
+// members (about 1.2 N/P locations, not N), lets pr go and calls release
+// (when not nil), in which the caller drops its own references to pr's
+// columns, so that the grouping and the plans run with O(N/P) of them.
+// The plans are bitwise Distribute's: the values are copies, and the
+// plan's N and RMax (the largest distance over all of pr's points) are
+// taken before.
+func DistributeHanded(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, coarse int, release func()) (final, crs *Prepared, err error) {
 	if s.Sets != nil {
 		return nil, nil, errors.New("vecchia: Distribute finds the sets itself")
 	}
@@ -75,10 +88,15 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 	if err != nil {
 		return nil, nil, err
 	}
-	runtime.GC()
+	runtime.GC() // the search's embedding
 	t2 := time.Now()
-	at := func(q int32) int { return per*int(perm[int(q)/per]) + int(q)%per }
-	r := &ranked{c: c, pr: pr, per: per, at: at, rg: rg, r0: r0, r1: r1, rows: rows, g: g}
+	r := &ranked{c: c, pr: pr, n: len(pr.Obs), rmax: matern.MaxDistance(pr.Metric, pr.Points), per: per, rg: rg, r0: r0, r1: r1, rows: rows, g: g}
+	r.keep(perm, sets.Idx, nl)
+	pr, locs = likelihood.Problem{}, matern.Points{}
+	if release != nil {
+		release()
+	}
+	runtime.GC() // the columns of the locations the rank's plans do not read
 	fp, err := r.plan(m, sets.Idx)
 	if err != nil {
 		return nil, nil, err
@@ -295,13 +313,65 @@ func conditioningInParts(c embed.Coords, rows []int32, m, workers int) (*neighbo
 // problem's point of ordered point q being at(q).
 type ranked struct {
 	c      comm.Comm
-	pr     likelihood.Problem
+	pr     likelihood.Problem // its columns those of the points keep names
+	n      int                // the problem's points
+	rmax   float64            // the largest distance over the problem's points
 	per    int
 	at     func(q int32) int
 	rg     *regionSet
 	r0, r1 int
 	rows   []int32
 	g      Grouping
+}
+
+// keep replaces r.pr's columns (points, observations, covariates) by
+// copies of those of the ordered locations the rank's plans read: its
+// rows and their sets' members (sets, stride m, negative entries none;
+// the coarse sets are their prefixes), perm the ordering of the nl
+// locations. Ordered point q (location q/per) is then at(q) = per k +
+// q%per in the copies, k the place of its location among the kept ones
+// (increasing; a binary search).
+func (r *ranked) keep(perm, sets []int32, nl int) {
+	mark := make([]bool, nl)
+	for _, q := range r.rows {
+		mark[q] = true
+	}
+	for _, q := range sets {
+		if q >= 0 {
+			mark[q] = true
+		}
+	}
+	var kept []int32
+	for q, in := range mark {
+		if in {
+			kept = append(kept, int32(q))
+		}
+	}
+	kept = slices.Clip(kept)
+	mark = nil
+	per := r.per
+	pick := func(v []float64) []float64 {
+		if v == nil {
+			return nil
+		}
+		out := make([]float64, per*len(kept))
+		for k, q := range kept {
+			copy(out[per*k:per*(k+1)], v[per*int(perm[q]):per*(int(perm[q])+1)])
+		}
+		return out
+	}
+	pr := r.pr
+	pr.Points = matern.Points{X: pick(pr.Points.X), Y: pick(pr.Points.Y), Z: pick(pr.Points.Z), T: pick(pr.Points.T)}
+	pr.Obs = pick(pr.Obs)
+	pr.Covariates = make([][]float64, len(r.pr.Covariates))
+	for k, col := range r.pr.Covariates {
+		pr.Covariates[k] = pick(col)
+	}
+	r.pr = pr
+	r.at = func(q int32) int {
+		k, _ := slices.BinarySearch(kept, q/int32(per))
+		return per*k + int(q)%per
+	}
 }
 
 // group groups the rank's regions (set(i) the set of location i, m its
@@ -383,8 +453,8 @@ func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Model: pr.Model, Metric: pr.Metric, Nugget: pr.Nugget, REML: pr.REML, N: len(pr.Obs), NCov: len(pr.Covariates), M: m,
-		RMin: finite(fin(all.RMin)), RMax: matern.MaxDistance(pr.Metric, pr.Points), UMax: all.UMax, RespMax: all.RespMax,
+	p := &Plan{Model: pr.Model, Metric: pr.Metric, Nugget: pr.Nugget, REML: pr.REML, N: r.n, NCov: len(pr.Covariates), M: m,
+		RMin: finite(fin(all.RMin)), RMax: r.rmax, UMax: all.UMax, RespMax: all.RespMax,
 		nblocks: all.NBlocks, partSize: r.c.Size()}
 	p.setCuts(all.Cuts)
 	src := source{n: p.N, pts: pr.Points, obs: pr.Obs, ncov: p.NCov, at: r.at, x: func(q int32, dst []float64) {

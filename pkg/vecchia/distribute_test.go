@@ -1,12 +1,15 @@
 package vecchia
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/vecchia/embed"
 	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
 )
@@ -16,7 +19,9 @@ import (
 // bitwise the l, gradient, information and mean of the whole plan that
 // Prepare makes on one process, for both stages (the coarse one from each
 // set's 6 nearest), and that the ranks' parts hold the plan's block
-// members once, each rank about its share of the points'.
+// members once, each rank about its share of the points'. Each rank hands
+// its own copy of the problem over (DistributeHanded) and overwrites its
+// columns with NaN when released: the plans read none of them after.
 func TestDistribute(t *testing.T) {
 	g := Grouping{Region: 128, TaskWork: 2e5}
 	pick := map[string]bool{"matern+tau2+mean": true, "bivariate+mean": true, "aniso+tau2+mean": true}
@@ -37,7 +42,14 @@ func TestDistribute(t *testing.T) {
 			for stage, plan := range []*Plan{whole.Plan, coarse} {
 				parts := make([]*Plan, size)
 				res, errs := onRanksWith(t, nil, size, 1, [][]float64{tc.theta}, func(c comm.Comm) *Plan {
-					f, cs, err := Distribute(c, tc.p, tc.theta, Setup{M: 15, Workers: 1, Grouping: g}, 6)
+					p, released := cloneProblem(tc.p), 0
+					f, cs, err := DistributeHanded(c, p, tc.theta, Setup{M: 15, Workers: 1, Grouping: g}, 6, func() {
+						released++
+						poison(p)
+					})
+					if released != 1 {
+						t.Errorf("%s, %d ranks, rank %d: released %d times, want 1", tc.name, size, c.Rank(), released)
+					}
 					if err != nil {
 						t.Errorf("%s, %d ranks, rank %d: %v", tc.name, size, c.Rank(), err)
 						return nil
@@ -71,6 +83,72 @@ func TestDistribute(t *testing.T) {
 				if members != len(plan.Blocks.Idx) || parts[0].NumBlocks() != plan.NumBlocks() {
 					t.Errorf("%s, %d ranks, stage %d: the parts hold %d block members and %d blocks, the plan %d and %d",
 						tc.name, size, stage, members, parts[0].NumBlocks(), len(plan.Blocks.Idx), plan.NumBlocks())
+				}
+			}
+		}
+	}
+}
+
+// cloneProblem returns a copy of p with its own columns.
+func cloneProblem(p likelihood.Problem) likelihood.Problem {
+	p.Points = matern.Points{X: slices.Clone(p.Points.X), Y: slices.Clone(p.Points.Y), Z: slices.Clone(p.Points.Z), T: slices.Clone(p.Points.T)}
+	p.Obs = slices.Clone(p.Obs)
+	cov := make([][]float64, len(p.Covariates))
+	for k, col := range p.Covariates {
+		cov[k] = slices.Clone(col)
+	}
+	p.Covariates = cov
+	return p
+}
+
+// poison overwrites p's columns with NaN.
+func poison(p likelihood.Problem) {
+	for _, col := range append([][]float64{p.Points.X, p.Points.Y, p.Points.Z, p.Points.T, p.Obs}, p.Covariates...) {
+		for i := range col {
+			col[i] = math.NaN()
+		}
+	}
+}
+
+// TestRankedKeep checks that ranked.keep keeps, in the order of their
+// ordered positions, the columns of the rank's rows and of their sets'
+// members (a map built here) and that at finds each ordered point's
+// values, on a univariate and a bivariate (two points a location) problem.
+func TestRankedKeep(t *testing.T) {
+	tests := []struct {
+		name string
+		per  int
+		rows []int32
+		sets []int32 // stride 2, -1 none
+	}{
+		{"univariate", 1, []int32{2, 5}, []int32{0, 1, 4, 0}},
+		{"bivariate", 2, []int32{1, 6}, []int32{0, -1, 3, 5}},
+		{"no rows", 1, nil, nil},
+	}
+	perm := []int32{3, 0, 6, 1, 5, 2, 4} // ordered location k is location perm[k]
+	for _, tc := range tests {
+		n := tc.per * len(perm)
+		pr := likelihood.Problem{Points: matern.Points{X: make([]float64, n), Y: make([]float64, n)}, Obs: make([]float64, n), Covariates: [][]float64{make([]float64, n)}}
+		for i := range n {
+			pr.Points.X[i], pr.Points.Y[i], pr.Obs[i], pr.Covariates[0][i] = float64(i), 100+float64(i), 200+float64(i), 300+float64(i)
+		}
+		r := &ranked{pr: pr, per: tc.per, rows: tc.rows}
+		r.keep(perm, tc.sets, len(perm))
+		want := map[int32]bool{}
+		for _, q := range append(slices.Clone(tc.rows), tc.sets...) {
+			if q >= 0 {
+				want[q] = true
+			}
+		}
+		if got := len(r.pr.Obs); got != tc.per*len(want) {
+			t.Errorf("%s: %d values kept, want %d", tc.name, got, tc.per*len(want))
+		}
+		for q := range want {
+			for j := range tc.per {
+				i := tc.per*int(perm[q]) + j // the problem's point
+				k := r.at(int32(tc.per)*q + int32(j))
+				if r.pr.Points.X[k] != float64(i) || r.pr.Points.Y[k] != 100+float64(i) || r.pr.Obs[k] != 200+float64(i) || r.pr.Covariates[0][k] != 300+float64(i) {
+					t.Errorf("%s: ordered point %d at %d holds x %g, want %d", tc.name, int(q)*tc.per+j, k, r.pr.Points.X[k], i)
 				}
 			}
 		}
