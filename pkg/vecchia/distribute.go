@@ -42,15 +42,16 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 	return DistributeHanded(c, pr, theta, s, coarse, nil)
 }
 
-// DistributeHanded is Distribute with pr handed over: after the search it
-// keeps of pr's columns (points, observations, covariates) only the
-// points its rank's plans read, those of its rows and of their sets'
-// members (about 1.2 N/P locations, not N), lets pr go and calls release
-// (when not nil), in which the caller drops its own references to pr's
-// columns, so that the grouping and the plans run with O(N/P) of them.
-// The plans are bitwise Distribute's: the values are copies, and the
-// plan's N and RMax (the largest distance over all of pr's points) are
-// taken before.
+// DistributeHanded is Distribute with pr handed over: before its search
+// each rank keeps copies of pr's columns (points, observations,
+// covariates) at its share of the locations only (N/P of them, by their
+// index in pr), and the ordered coordinates the search reads; it lets pr
+// go and calls release (when not nil), in which the caller drops its own
+// references to pr's columns. After the search the ranks broadcast their
+// shares in turn, and each keeps the points its plans read: those of its
+// rows and of their sets' members (about 1.2 N/P locations). The plans
+// are bitwise Distribute's: the values are copies, and the plan's N and
+// RMax (the largest distance over all of pr's points) are taken before.
 func DistributeHanded(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, coarse int, release func()) (final, crs *Prepared, err error) {
 	if s.Sets != nil {
 		return nil, nil, errors.New("vecchia: Distribute finds the sets itself")
@@ -84,19 +85,30 @@ func DistributeHanded(c comm.Comm, pr likelihood.Problem, theta []float64, s Set
 	slices.Sort(rows)
 	runtime.GC() // rank 0's ordering and its message, before the search
 	m := min(s.M, max(nl-1, 1))
-	sets, err := rowSets(locs, pr.Metric, frame, perm, rows, m, s.Workers)
+	r := &ranked{c: c, n: len(pr.Obs), rmax: matern.MaxDistance(pr.Metric, pr.Points), per: per, rg: rg, r0: r0, r1: r1, rows: rows, g: g}
+	emb, err := embed.Embed(locs, pr.Metric, frame)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("vecchia: %v", err)
 	}
-	runtime.GC() // the search's embedding
-	t2 := time.Now()
-	r := &ranked{c: c, pr: pr, n: len(pr.Obs), rmax: matern.MaxDistance(pr.Metric, pr.Points), per: per, rg: rg, r0: r0, r1: r1, rows: rows, g: g}
-	r.keep(perm, sets.Idx, nl)
+	embed.PermuteInPlace(emb, perm) // in place: one copy of the coordinates, not two
+	own := ownShare(pr, per, nl, c.Size(), c.Rank())
 	pr, locs = likelihood.Problem{}, matern.Points{}
 	if release != nil {
 		release()
 	}
-	runtime.GC() // the columns of the locations the rank's plans do not read
+	runtime.GC() // the columns of the other ranks' shares
+	sets, err := conditioningInParts(emb, rows, m, max(s.Workers, 1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("vecchia: %v", err)
+	}
+	emb = embed.Coords{}
+	runtime.GC() // the search's embedding
+	if err := r.gather(own, perm, sets.Idx, nl); err != nil {
+		return nil, nil, err
+	}
+	own = likelihood.Problem{}
+	runtime.GC() // the rank's share, gathered
+	t2 := time.Now()
 	fp, err := r.plan(m, sets.Idx)
 	if err != nil {
 		return nil, nil, err
@@ -251,21 +263,6 @@ func orderAndRegions(locs matern.Points, metric matern.Metric, frame embed.Frame
 	return perm, rg.root, nil
 }
 
-// rowSets returns the conditioning sets of size m of the ordered
-// locations rows (increasing), locs in the ordering perm.
-func rowSets(locs matern.Points, metric matern.Metric, frame embed.Frame, perm, rows []int32, m, workers int) (*neighbors.Sets, error) {
-	c, err := embed.Embed(locs, metric, frame)
-	if err != nil {
-		return nil, fmt.Errorf("vecchia: %v", err)
-	}
-	embed.PermuteInPlace(c, perm) // in place: one copy of the coordinates, not two
-	sets, err := conditioningInParts(c, rows, m, max(workers, 1))
-	if err != nil {
-		return nil, fmt.Errorf("vecchia: %v", err)
-	}
-	return sets, nil
-}
-
 // conditioningInParts returns neighbors.ConditioningOf(c, rows, m,
 // workers) (rows increasing; nil: every position) found in three calls,
 // with a collection after each: the rows before position B/2, those
@@ -313,7 +310,7 @@ func conditioningInParts(c embed.Coords, rows []int32, m, workers int) (*neighbo
 // problem's point of ordered point q being at(q).
 type ranked struct {
 	c      comm.Comm
-	pr     likelihood.Problem // its columns those of the points keep names
+	pr     likelihood.Problem // its columns those of the points gather keeps
 	n      int                // the problem's points
 	rmax   float64            // the largest distance over the problem's points
 	per    int
@@ -324,14 +321,45 @@ type ranked struct {
 	g      Grouping
 }
 
-// keep replaces r.pr's columns (points, observations, covariates) by
-// copies of those of the ordered locations the rank's plans read: its
-// rows and their sets' members (sets, stride m, negative entries none;
-// the coarse sets are their prefixes), perm the ordering of the nl
-// locations. Ordered point q (location q/per) is then at(q) = per k +
-// q%per in the copies, k the place of its location among the kept ones
-// (increasing; a binary search).
-func (r *ranked) keep(perm, sets []int32, nl int) {
+// shareStart returns the first location of rank's share of nl
+// locations over size ranks (size: nl).
+func shareStart(nl, size, rank int) int { return nl * rank / size }
+
+// ownShare returns pr with copies of its columns (points, observations,
+// covariates) at the locations of rank's share alone (per points a
+// location), those of shareStart(nl, size, rank) onwards.
+func ownShare(pr likelihood.Problem, per, nl, size, rank int) likelihood.Problem {
+	lo, hi := per*shareStart(nl, size, rank), per*shareStart(nl, size, rank+1)
+	own := pr
+	own.Covariates = make([][]float64, len(pr.Covariates))
+	from, to := columnsOf(&pr), columnsOf(&own)
+	for j, col := range from {
+		if *col != nil {
+			*to[j] = slices.Clone((*col)[lo:hi:hi])
+		}
+	}
+	return own
+}
+
+// columnsOf returns pointers to p's columns: the points' X, Y, Z and T,
+// the observations and each covariate.
+func columnsOf(p *likelihood.Problem) []*[]float64 {
+	cols := []*[]float64{&p.Points.X, &p.Points.Y, &p.Points.Z, &p.Points.T, &p.Obs}
+	for k := range p.Covariates {
+		cols = append(cols, &p.Covariates[k])
+	}
+	return cols
+}
+
+// gather sets r.pr to own's problem with copies of the columns of the
+// ordered locations the rank's plans read: its rows and their sets'
+// members (sets, negative entries none; the coarse sets are their
+// prefixes), perm the ordering of the nl locations. Ordered point q
+// (location q/per) is then at(q) = per k + q%per in them, k the place of
+// its location among the kept ones (increasing; a binary search). The
+// values come from the ranks' shares (own this rank's, ownShare), each
+// rank's broadcast in turn, one column at a time: bitwise copies.
+func (r *ranked) gather(own likelihood.Problem, perm, sets []int32, nl int) error {
 	mark := make([]bool, nl)
 	for _, q := range r.rows {
 		mark[q] = true
@@ -347,31 +375,43 @@ func (r *ranked) keep(perm, sets []int32, nl int) {
 			kept = append(kept, int32(q))
 		}
 	}
-	kept = slices.Clip(kept)
-	mark = nil
-	per := r.per
-	pick := func(v []float64) []float64 {
-		if v == nil {
-			return nil
+	kept, mark = slices.Clip(kept), nil
+	per, size := r.per, r.c.Size()
+	pr := own
+	pr.Points, pr.Obs, pr.Covariates = matern.Points{}, nil, make([][]float64, len(own.Covariates))
+	from, to := columnsOf(&own), columnsOf(&pr)
+	for j, col := range from {
+		if *col != nil {
+			*to[j] = make([]float64, per*len(kept))
 		}
-		out := make([]float64, per*len(kept))
-		for k, q := range kept {
-			copy(out[per*k:per*(k+1)], v[per*int(perm[q]):per*(int(perm[q])+1)])
-		}
-		return out
 	}
-	pr := r.pr
-	pr.Points = matern.Points{X: pick(pr.Points.X), Y: pick(pr.Points.Y), Z: pick(pr.Points.Z), T: pick(pr.Points.T)}
-	pr.Obs = pick(pr.Obs)
-	pr.Covariates = make([][]float64, len(r.pr.Covariates))
-	for k, col := range r.pr.Covariates {
-		pr.Covariates[k] = pick(col)
+	for p := range size {
+		lo, hi := shareStart(nl, size, p), shareStart(nl, size, p+1)
+		for j, col := range from {
+			if *col == nil {
+				continue
+			}
+			buf := *col
+			if p != r.c.Rank() {
+				buf = make([]float64, per*(hi-lo))
+			}
+			if err := comm.BcastFloats(r.c, p, buf); err != nil {
+				return fmt.Errorf("vecchia: the columns of rank %d's share: %v", p, err)
+			}
+			out := *to[j]
+			for k, q := range kept {
+				if i := int(perm[q]); lo <= i && i < hi {
+					copy(out[per*k:per*(k+1)], buf[per*(i-lo):per*(i-lo+1)])
+				}
+			}
+		}
 	}
 	r.pr = pr
 	r.at = func(q int32) int {
 		k, _ := slices.BinarySearch(kept, q/int32(per))
 		return per*k + int(q)%per
 	}
+	return nil
 }
 
 // group groups the rank's regions (set(i) the set of location i, m its

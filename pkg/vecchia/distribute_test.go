@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/comm"
@@ -110,20 +111,21 @@ func poison(p likelihood.Problem) {
 	}
 }
 
-// TestRankedKeep checks that ranked.keep keeps, in the order of their
-// ordered positions, the columns of the rank's rows and of their sets'
-// members (a map built here) and that at finds each ordered point's
-// values, on a univariate and a bivariate (two points a location) problem.
-func TestRankedKeep(t *testing.T) {
+// TestRankedGather checks that ranked.gather, on 3 in-process ranks each
+// holding its share of the columns (ownShare), keeps on each rank, in the
+// order of their ordered positions, the columns of its rows and of their
+// sets' members (a map built here), and that at finds each ordered
+// point's values, on a univariate and a bivariate (two points a
+// location) problem.
+func TestRankedGather(t *testing.T) {
 	tests := []struct {
 		name string
 		per  int
-		rows []int32
-		sets []int32 // stride 2, -1 none
+		rows [][]int32 // each rank's
+		sets [][]int32 // each rank's, stride 2, -1 none
 	}{
-		{"univariate", 1, []int32{2, 5}, []int32{0, 1, 4, 0}},
-		{"bivariate", 2, []int32{1, 6}, []int32{0, -1, 3, 5}},
-		{"no rows", 1, nil, nil},
+		{"univariate", 1, [][]int32{{2, 5}, {1}, {6}}, [][]int32{{0, 1, 4, 0}, {0, -1}, {5, 3}}},
+		{"bivariate", 2, [][]int32{{1, 6}, {}, {4}}, [][]int32{{0, -1, 3, 5}, {}, {0, 2}}},
 	}
 	perm := []int32{3, 0, 6, 1, 5, 2, 4} // ordered location k is location perm[k]
 	for _, tc := range tests {
@@ -132,23 +134,40 @@ func TestRankedKeep(t *testing.T) {
 		for i := range n {
 			pr.Points.X[i], pr.Points.Y[i], pr.Obs[i], pr.Covariates[0][i] = float64(i), 100+float64(i), 200+float64(i), 300+float64(i)
 		}
-		r := &ranked{pr: pr, per: tc.per, rows: tc.rows}
-		r.keep(perm, tc.sets, len(perm))
-		want := map[int32]bool{}
-		for _, q := range append(slices.Clone(tc.rows), tc.sets...) {
-			if q >= 0 {
-				want[q] = true
+		size := len(tc.rows)
+		g := comm.NewGroup(size)
+		got := make([]*ranked, size)
+		errs := make([]error, size)
+		var wg sync.WaitGroup
+		for rank := range size {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got[rank] = &ranked{c: g.Endpoint(rank), per: tc.per, rows: tc.rows[rank]}
+				errs[rank] = got[rank].gather(ownShare(pr, tc.per, len(perm), size, rank), perm, tc.sets[rank], len(perm))
+			}()
+		}
+		wg.Wait()
+		for rank, r := range got {
+			if errs[rank] != nil {
+				t.Fatalf("%s, rank %d: %v", tc.name, rank, errs[rank])
 			}
-		}
-		if got := len(r.pr.Obs); got != tc.per*len(want) {
-			t.Errorf("%s: %d values kept, want %d", tc.name, got, tc.per*len(want))
-		}
-		for q := range want {
-			for j := range tc.per {
-				i := tc.per*int(perm[q]) + j // the problem's point
-				k := r.at(int32(tc.per)*q + int32(j))
-				if r.pr.Points.X[k] != float64(i) || r.pr.Points.Y[k] != 100+float64(i) || r.pr.Obs[k] != 200+float64(i) || r.pr.Covariates[0][k] != 300+float64(i) {
-					t.Errorf("%s: ordered point %d at %d holds x %g, want %d", tc.name, int(q)*tc.per+j, k, r.pr.Points.X[k], i)
+			want := map[int32]bool{}
+			for _, q := range append(slices.Clone(tc.rows[rank]), tc.sets[rank]...) {
+				if q >= 0 {
+					want[q] = true
+				}
+			}
+			if len(r.pr.Obs) != tc.per*len(want) || len(r.pr.Points.X) != tc.per*len(want) || r.pr.Points.Z != nil {
+				t.Errorf("%s, rank %d: %d values and %d points kept (Z %v), want %d", tc.name, rank, len(r.pr.Obs), len(r.pr.Points.X), r.pr.Points.Z, tc.per*len(want))
+			}
+			for q := range want {
+				for j := range tc.per {
+					i := tc.per*int(perm[q]) + j // the problem's point
+					k := r.at(int32(tc.per)*q + int32(j))
+					if r.pr.Points.X[k] != float64(i) || r.pr.Points.Y[k] != 100+float64(i) || r.pr.Obs[k] != 200+float64(i) || r.pr.Covariates[0][k] != 300+float64(i) {
+						t.Errorf("%s, rank %d: ordered point %d at %d holds x %g, want %d", tc.name, rank, int(q)*tc.per+j, k, r.pr.Points.X[k], i)
+					}
 				}
 			}
 		}
