@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	mathbits "math/bits"
 	"runtime"
 	"slices"
 	"time"
@@ -356,26 +357,27 @@ func columnsOf(p *likelihood.Problem) []*[]float64 {
 // members (sets, negative entries none; the coarse sets are their
 // prefixes), perm the ordering of the nl locations. Ordered point q
 // (location q/per) is then at(q) = per k + q%per in them, k the place of
-// its location among the kept ones (increasing; a binary search). The
+// its location among the kept ones (increasing; keptIndex, O(1)). The
 // values come from the ranks' shares (own this rank's, ownShare), each
 // rank's broadcast in turn, one column at a time: bitwise copies.
 func (r *ranked) gather(own likelihood.Problem, perm, sets []int32, nl int) error {
-	mark := make([]bool, nl)
+	ix := keptIndex{bits: make([]uint64, (nl+63)/64)}
 	for _, q := range r.rows {
-		mark[q] = true
+		ix.bits[q>>6] |= 1 << (q & 63)
 	}
 	for _, q := range sets {
 		if q >= 0 {
-			mark[q] = true
+			ix.bits[q>>6] |= 1 << (q & 63)
 		}
 	}
-	var kept []int32
-	for q, in := range mark {
-		if in {
-			kept = append(kept, int32(q))
+	ix.before = make([]int32, len(ix.bits))
+	kept := make([]int32, 0, ix.count())
+	for w, b := range ix.bits {
+		ix.before[w] = int32(len(kept))
+		for ; b != 0; b &= b - 1 {
+			kept = append(kept, int32(64*w+mathbits.TrailingZeros64(b)))
 		}
 	}
-	kept, mark = slices.Clip(kept), nil
 	per, size := r.per, r.c.Size()
 	pr := own
 	pr.Points, pr.Obs, pr.Covariates = matern.Points{}, nil, make([][]float64, len(own.Covariates))
@@ -407,11 +409,30 @@ func (r *ranked) gather(own likelihood.Problem, perm, sets []int32, nl int) erro
 		}
 	}
 	r.pr = pr
-	r.at = func(q int32) int {
-		k, _ := slices.BinarySearch(kept, q/int32(per))
-		return per*k + int(q)%per
-	}
+	r.at = func(q int32) int { return per*ix.place(q/int32(per)) + int(q)%per }
 	return nil
+}
+
+// keptIndex is a set of locations (bit q&63 of bits[q>>6] set: location
+// q kept) with the number of kept locations before each word's first
+// (before): place(q) is q's place among the kept locations in O(1).
+type keptIndex struct {
+	bits   []uint64
+	before []int32
+}
+
+// count returns the number of kept locations.
+func (x keptIndex) count() int {
+	n := 0
+	for _, b := range x.bits {
+		n += mathbits.OnesCount64(b)
+	}
+	return n
+}
+
+// place returns the number of kept locations below q.
+func (x keptIndex) place(q int32) int {
+	return int(x.before[q>>6]) + mathbits.OnesCount64(x.bits[q>>6]&(1<<(q&63)-1))
 }
 
 // group groups the rank's regions (set(i) the set of location i, m its

@@ -2,6 +2,7 @@ package vecchia
 
 import (
 	"math"
+	mathbits "math/bits"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -169,6 +170,38 @@ func TestRankedGather(t *testing.T) {
 						t.Errorf("%s, rank %d: ordered point %d at %d holds x %g, want %d", tc.name, rank, int(q)*tc.per+j, k, r.pr.Points.X[k], i)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestKeptIndex checks keptIndex.place against a count of the kept
+// locations below each one, for sets across several 64-bit words.
+func TestKeptIndex(t *testing.T) {
+	tests := []struct {
+		name string
+		n    int
+		kept []int32
+	}{
+		{"one word", 10, []int32{0, 3, 9}},
+		{"words' edges", 200, []int32{0, 63, 64, 65, 127, 128, 199}},
+		{"an empty word", 300, []int32{5, 190, 191, 299}},
+	}
+	for _, tc := range tests {
+		x := keptIndex{bits: make([]uint64, (tc.n+63)/64)}
+		for _, q := range tc.kept {
+			x.bits[q/64] |= 1 << (q % 64)
+		}
+		x.before = make([]int32, len(x.bits))
+		for w := 1; w < len(x.bits); w++ {
+			x.before[w] = x.before[w-1] + int32(mathbits.OnesCount64(x.bits[w-1]))
+		}
+		if x.count() != len(tc.kept) {
+			t.Errorf("%s: count %d, want %d", tc.name, x.count(), len(tc.kept))
+		}
+		for k, q := range tc.kept { // tc.kept increasing: k of them below q
+			if got := x.place(q); got != k {
+				t.Errorf("%s: place(%d) = %d, want %d", tc.name, q, got, k)
 			}
 		}
 	}
