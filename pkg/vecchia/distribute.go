@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	mathbits "math/bits"
 	"runtime"
 	"slices"
 	"time"
@@ -39,6 +40,20 @@ import (
 // nearest, GpGp's warm start); their Prepared hold no Perm and no Sets.
 // A failure is the same on every rank. s.Sets must be nil.
 func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, coarse int) (final, crs *Prepared, err error) {
+	return DistributeHanded(c, pr, theta, s, coarse, nil)
+}
+
+// DistributeHanded is Distribute with pr handed over: before its search
+// each rank keeps copies of pr's columns (points, observations,
+// covariates) at its share of the locations only (N/P of them, by their
+// index in pr), and the ordered coordinates the search reads; it lets pr
+// go and calls release (when not nil), in which the caller drops its own
+// references to pr's columns. After the search the ranks broadcast their
+// shares in turn, and each keeps the points its plans read: those of its
+// rows and of their sets' members (about 1.2 N/P locations). The plans
+// are bitwise Distribute's: the values are copies, and the plan's N and
+// RMax (the largest distance over all of pr's points) are taken before.
+func DistributeHanded(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, coarse int, release func()) (final, crs *Prepared, err error) {
 	if s.Sets != nil {
 		return nil, nil, errors.New("vecchia: Distribute finds the sets itself")
 	}
@@ -71,14 +86,30 @@ func Distribute(c comm.Comm, pr likelihood.Problem, theta []float64, s Setup, co
 	slices.Sort(rows)
 	runtime.GC() // rank 0's ordering and its message, before the search
 	m := min(s.M, max(nl-1, 1))
-	sets, err := rowSets(locs, pr.Metric, frame, perm, rows, m, s.Workers)
+	r := &ranked{c: c, n: len(pr.Obs), rmax: matern.MaxDistance(pr.Metric, pr.Points), per: per, rg: rg, r0: r0, r1: r1, rows: rows, g: g}
+	emb, err := embed.Embed(locs, pr.Metric, frame)
 	if err != nil {
+		return nil, nil, fmt.Errorf("vecchia: %v", err)
+	}
+	embed.PermuteInPlace(emb, perm) // in place: one copy of the coordinates, not two
+	own := ownShare(pr, per, nl, c.Size(), c.Rank())
+	pr, locs = likelihood.Problem{}, matern.Points{}
+	if release != nil {
+		release()
+	}
+	runtime.GC() // the columns of the other ranks' shares
+	sets, err := conditioningInParts(emb, rows, m, max(s.Workers, 1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("vecchia: %v", err)
+	}
+	emb = embed.Coords{}
+	runtime.GC() // the search's embedding
+	if err := r.gather(own, perm, sets.Idx, nl); err != nil {
 		return nil, nil, err
 	}
-	runtime.GC()
+	own = likelihood.Problem{}
+	runtime.GC() // the rank's share, gathered
 	t2 := time.Now()
-	at := func(q int32) int { return per*int(perm[int(q)/per]) + int(q)%per }
-	r := &ranked{c: c, pr: pr, per: per, at: at, rg: rg, r0: r0, r1: r1, rows: rows, g: g}
 	fp, err := r.plan(m, sets.Idx)
 	if err != nil {
 		return nil, nil, err
@@ -233,21 +264,6 @@ func orderAndRegions(locs matern.Points, metric matern.Metric, frame embed.Frame
 	return perm, rg.root, nil
 }
 
-// rowSets returns the conditioning sets of size m of the ordered
-// locations rows (increasing), locs in the ordering perm.
-func rowSets(locs matern.Points, metric matern.Metric, frame embed.Frame, perm, rows []int32, m, workers int) (*neighbors.Sets, error) {
-	c, err := embed.Embed(locs, metric, frame)
-	if err != nil {
-		return nil, fmt.Errorf("vecchia: %v", err)
-	}
-	embed.PermuteInPlace(c, perm) // in place: one copy of the coordinates, not two
-	sets, err := conditioningInParts(c, rows, m, max(workers, 1))
-	if err != nil {
-		return nil, fmt.Errorf("vecchia: %v", err)
-	}
-	return sets, nil
-}
-
 // conditioningInParts returns neighbors.ConditioningOf(c, rows, m,
 // workers) (rows increasing; nil: every position) found in three calls,
 // with a collection after each: the rows before position B/2, those
@@ -295,13 +311,128 @@ func conditioningInParts(c embed.Coords, rows []int32, m, workers int) (*neighbo
 // problem's point of ordered point q being at(q).
 type ranked struct {
 	c      comm.Comm
-	pr     likelihood.Problem
+	pr     likelihood.Problem // its columns those of the points gather keeps
+	n      int                // the problem's points
+	rmax   float64            // the largest distance over the problem's points
 	per    int
 	at     func(q int32) int
 	rg     *regionSet
 	r0, r1 int
 	rows   []int32
 	g      Grouping
+}
+
+// shareStart returns the first location of rank's share of nl
+// locations over size ranks (size: nl).
+func shareStart(nl, size, rank int) int { return nl * rank / size }
+
+// ownShare returns pr with copies of its columns (points, observations,
+// covariates) at the locations of rank's share alone (per points a
+// location), those of shareStart(nl, size, rank) onwards.
+func ownShare(pr likelihood.Problem, per, nl, size, rank int) likelihood.Problem {
+	lo, hi := per*shareStart(nl, size, rank), per*shareStart(nl, size, rank+1)
+	own := pr
+	own.Covariates = make([][]float64, len(pr.Covariates))
+	from, to := columnsOf(&pr), columnsOf(&own)
+	for j, col := range from {
+		if *col != nil {
+			*to[j] = slices.Clone((*col)[lo:hi:hi])
+		}
+	}
+	return own
+}
+
+// columnsOf returns pointers to p's columns: the points' X, Y, Z and T,
+// the observations and each covariate.
+func columnsOf(p *likelihood.Problem) []*[]float64 {
+	cols := []*[]float64{&p.Points.X, &p.Points.Y, &p.Points.Z, &p.Points.T, &p.Obs}
+	for k := range p.Covariates {
+		cols = append(cols, &p.Covariates[k])
+	}
+	return cols
+}
+
+// gather sets r.pr to own's problem with copies of the columns of the
+// ordered locations the rank's plans read: its rows and their sets'
+// members (sets, negative entries none; the coarse sets are their
+// prefixes), perm the ordering of the nl locations. Ordered point q
+// (location q/per) is then at(q) = per k + q%per in them, k the place of
+// its location among the kept ones (increasing; keptIndex, O(1)). The
+// values come from the ranks' shares (own this rank's, ownShare), each
+// rank's broadcast in turn, one column at a time: bitwise copies.
+func (r *ranked) gather(own likelihood.Problem, perm, sets []int32, nl int) error {
+	ix := keptIndex{bits: make([]uint64, (nl+63)/64)}
+	for _, q := range r.rows {
+		ix.bits[q>>6] |= 1 << (q & 63)
+	}
+	for _, q := range sets {
+		if q >= 0 {
+			ix.bits[q>>6] |= 1 << (q & 63)
+		}
+	}
+	ix.before = make([]int32, len(ix.bits))
+	kept := make([]int32, 0, ix.count())
+	for w, b := range ix.bits {
+		ix.before[w] = int32(len(kept))
+		for ; b != 0; b &= b - 1 {
+			kept = append(kept, int32(64*w+mathbits.TrailingZeros64(b)))
+		}
+	}
+	per, size := r.per, r.c.Size()
+	pr := own
+	pr.Points, pr.Obs, pr.Covariates = matern.Points{}, nil, make([][]float64, len(own.Covariates))
+	from, to := columnsOf(&own), columnsOf(&pr)
+	for j, col := range from {
+		if *col != nil {
+			*to[j] = make([]float64, per*len(kept))
+		}
+	}
+	for p := range size {
+		lo, hi := shareStart(nl, size, p), shareStart(nl, size, p+1)
+		for j, col := range from {
+			if *col == nil {
+				continue
+			}
+			buf := *col
+			if p != r.c.Rank() {
+				buf = make([]float64, per*(hi-lo))
+			}
+			if err := comm.BcastFloats(r.c, p, buf); err != nil {
+				return fmt.Errorf("vecchia: the columns of rank %d's share: %v", p, err)
+			}
+			out := *to[j]
+			for k, q := range kept {
+				if i := int(perm[q]); lo <= i && i < hi {
+					copy(out[per*k:per*(k+1)], buf[per*(i-lo):per*(i-lo+1)])
+				}
+			}
+		}
+	}
+	r.pr = pr
+	r.at = func(q int32) int { return per*ix.place(q/int32(per)) + int(q)%per }
+	return nil
+}
+
+// keptIndex is a set of locations (bit q&63 of bits[q>>6] set: location
+// q kept) with the number of kept locations before each word's first
+// (before): place(q) is q's place among the kept locations in O(1).
+type keptIndex struct {
+	bits   []uint64
+	before []int32
+}
+
+// count returns the number of kept locations.
+func (x keptIndex) count() int {
+	n := 0
+	for _, b := range x.bits {
+		n += mathbits.OnesCount64(b)
+	}
+	return n
+}
+
+// place returns the number of kept locations below q.
+func (x keptIndex) place(q int32) int {
+	return int(x.before[q>>6]) + mathbits.OnesCount64(x.bits[q>>6]&(1<<(q&63)-1))
 }
 
 // group groups the rank's regions (set(i) the set of location i, m its
@@ -383,8 +514,8 @@ func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Model: pr.Model, Metric: pr.Metric, Nugget: pr.Nugget, REML: pr.REML, N: len(pr.Obs), NCov: len(pr.Covariates), M: m,
-		RMin: finite(fin(all.RMin)), RMax: matern.MaxDistance(pr.Metric, pr.Points), UMax: all.UMax, RespMax: all.RespMax,
+	p := &Plan{Model: pr.Model, Metric: pr.Metric, Nugget: pr.Nugget, REML: pr.REML, N: r.n, NCov: len(pr.Covariates), M: m,
+		RMin: finite(fin(all.RMin)), RMax: r.rmax, UMax: all.UMax, RespMax: all.RespMax,
 		nblocks: all.NBlocks, partSize: r.c.Size()}
 	p.setCuts(all.Cuts)
 	src := source{n: p.N, pts: pr.Points, obs: pr.Obs, ncov: p.NCov, at: r.at, x: func(q int32, dst []float64) {

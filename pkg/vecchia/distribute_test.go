@@ -1,12 +1,17 @@
 package vecchia
 
 import (
+	"math"
+	mathbits "math/bits"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/exageostat/exageostat/pkg/comm"
+	"github.com/exageostat/exageostat/pkg/likelihood"
+	"github.com/exageostat/exageostat/pkg/matern"
 	"github.com/exageostat/exageostat/pkg/vecchia/embed"
 	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
 )
@@ -16,7 +21,9 @@ import (
 // bitwise the l, gradient, information and mean of the whole plan that
 // Prepare makes on one process, for both stages (the coarse one from each
 // set's 6 nearest), and that the ranks' parts hold the plan's block
-// members once, each rank about its share of the points'.
+// members once, each rank about its share of the points'. Each rank hands
+// its own copy of the problem over (DistributeHanded) and overwrites its
+// columns with NaN when released: the plans read none of them after.
 func TestDistribute(t *testing.T) {
 	g := Grouping{Region: 128, TaskWork: 2e5}
 	pick := map[string]bool{"matern+tau2+mean": true, "bivariate+mean": true, "aniso+tau2+mean": true}
@@ -37,7 +44,14 @@ func TestDistribute(t *testing.T) {
 			for stage, plan := range []*Plan{whole.Plan, coarse} {
 				parts := make([]*Plan, size)
 				res, errs := onRanksWith(t, nil, size, 1, [][]float64{tc.theta}, func(c comm.Comm) *Plan {
-					f, cs, err := Distribute(c, tc.p, tc.theta, Setup{M: 15, Workers: 1, Grouping: g}, 6)
+					p, released := cloneProblem(tc.p), 0
+					f, cs, err := DistributeHanded(c, p, tc.theta, Setup{M: 15, Workers: 1, Grouping: g}, 6, func() {
+						released++
+						poison(p)
+					})
+					if released != 1 {
+						t.Errorf("%s, %d ranks, rank %d: released %d times, want 1", tc.name, size, c.Rank(), released)
+					}
 					if err != nil {
 						t.Errorf("%s, %d ranks, rank %d: %v", tc.name, size, c.Rank(), err)
 						return nil
@@ -72,6 +86,122 @@ func TestDistribute(t *testing.T) {
 					t.Errorf("%s, %d ranks, stage %d: the parts hold %d block members and %d blocks, the plan %d and %d",
 						tc.name, size, stage, members, parts[0].NumBlocks(), len(plan.Blocks.Idx), plan.NumBlocks())
 				}
+			}
+		}
+	}
+}
+
+// cloneProblem returns a copy of p with its own columns.
+func cloneProblem(p likelihood.Problem) likelihood.Problem {
+	p.Points = matern.Points{X: slices.Clone(p.Points.X), Y: slices.Clone(p.Points.Y), Z: slices.Clone(p.Points.Z), T: slices.Clone(p.Points.T)}
+	p.Obs = slices.Clone(p.Obs)
+	cov := make([][]float64, len(p.Covariates))
+	for k, col := range p.Covariates {
+		cov[k] = slices.Clone(col)
+	}
+	p.Covariates = cov
+	return p
+}
+
+// poison overwrites p's columns with NaN.
+func poison(p likelihood.Problem) {
+	for _, col := range append([][]float64{p.Points.X, p.Points.Y, p.Points.Z, p.Points.T, p.Obs}, p.Covariates...) {
+		for i := range col {
+			col[i] = math.NaN()
+		}
+	}
+}
+
+// TestRankedGather checks that ranked.gather, on 3 in-process ranks each
+// holding its share of the columns (ownShare), keeps on each rank, in the
+// order of their ordered positions, the columns of its rows and of their
+// sets' members (a map built here), and that at finds each ordered
+// point's values, on a univariate and a bivariate (two points a
+// location) problem.
+func TestRankedGather(t *testing.T) {
+	tests := []struct {
+		name string
+		per  int
+		rows [][]int32 // each rank's
+		sets [][]int32 // each rank's, stride 2, -1 none
+	}{
+		{"univariate", 1, [][]int32{{2, 5}, {1}, {6}}, [][]int32{{0, 1, 4, 0}, {0, -1}, {5, 3}}},
+		{"bivariate", 2, [][]int32{{1, 6}, {}, {4}}, [][]int32{{0, -1, 3, 5}, {}, {0, 2}}},
+	}
+	perm := []int32{3, 0, 6, 1, 5, 2, 4} // ordered location k is location perm[k]
+	for _, tc := range tests {
+		n := tc.per * len(perm)
+		pr := likelihood.Problem{Points: matern.Points{X: make([]float64, n), Y: make([]float64, n)}, Obs: make([]float64, n), Covariates: [][]float64{make([]float64, n)}}
+		for i := range n {
+			pr.Points.X[i], pr.Points.Y[i], pr.Obs[i], pr.Covariates[0][i] = float64(i), 100+float64(i), 200+float64(i), 300+float64(i)
+		}
+		size := len(tc.rows)
+		g := comm.NewGroup(size)
+		got := make([]*ranked, size)
+		errs := make([]error, size)
+		var wg sync.WaitGroup
+		for rank := range size {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got[rank] = &ranked{c: g.Endpoint(rank), per: tc.per, rows: tc.rows[rank]}
+				errs[rank] = got[rank].gather(ownShare(pr, tc.per, len(perm), size, rank), perm, tc.sets[rank], len(perm))
+			}()
+		}
+		wg.Wait()
+		for rank, r := range got {
+			if errs[rank] != nil {
+				t.Fatalf("%s, rank %d: %v", tc.name, rank, errs[rank])
+			}
+			want := map[int32]bool{}
+			for _, q := range append(slices.Clone(tc.rows[rank]), tc.sets[rank]...) {
+				if q >= 0 {
+					want[q] = true
+				}
+			}
+			if len(r.pr.Obs) != tc.per*len(want) || len(r.pr.Points.X) != tc.per*len(want) || r.pr.Points.Z != nil {
+				t.Errorf("%s, rank %d: %d values and %d points kept (Z %v), want %d", tc.name, rank, len(r.pr.Obs), len(r.pr.Points.X), r.pr.Points.Z, tc.per*len(want))
+			}
+			for q := range want {
+				for j := range tc.per {
+					i := tc.per*int(perm[q]) + j // the problem's point
+					k := r.at(int32(tc.per)*q + int32(j))
+					if r.pr.Points.X[k] != float64(i) || r.pr.Points.Y[k] != 100+float64(i) || r.pr.Obs[k] != 200+float64(i) || r.pr.Covariates[0][k] != 300+float64(i) {
+						t.Errorf("%s, rank %d: ordered point %d at %d holds x %g, want %d", tc.name, rank, int(q)*tc.per+j, k, r.pr.Points.X[k], i)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKeptIndex checks keptIndex.place against a count of the kept
+// locations below each one, for sets across several 64-bit words.
+func TestKeptIndex(t *testing.T) {
+	tests := []struct {
+		name string
+		n    int
+		kept []int32
+	}{
+		{"one word", 10, []int32{0, 3, 9}},
+		{"words' edges", 200, []int32{0, 63, 64, 65, 127, 128, 199}},
+		{"an empty word", 300, []int32{5, 190, 191, 299}},
+	}
+	for _, tc := range tests {
+		x := keptIndex{bits: make([]uint64, (tc.n+63)/64)}
+		for _, q := range tc.kept {
+			x.bits[q/64] |= 1 << (q % 64)
+		}
+		x.before = make([]int32, len(x.bits))
+		for w := 1; w < len(x.bits); w++ {
+			x.before[w] = x.before[w-1] + int32(mathbits.OnesCount64(x.bits[w-1]))
+		}
+		if x.count() != len(tc.kept) {
+			t.Errorf("%s: count %d, want %d", tc.name, x.count(), len(tc.kept))
+		}
+		for k, q := range tc.kept { // tc.kept increasing: k of them below q
+			if got := x.place(q); got != k {
+				t.Errorf("%s: place(%d) = %d, want %d", tc.name, q, got, k)
 			}
 		}
 	}
