@@ -222,12 +222,9 @@ func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32, 
 // visiting rows rows[0], rows[1], ...: the smallest nonzero squared
 // distance dx*dx + dy*dy (pairDist's), +Inf when there is none.
 func closestPlanar(x, y []float64, per, m int, sets, rows []int32, workers int) float64 {
-	const chunk = 1 << 14
-	chunks := (len(rows) + chunk - 1) / chunk
-	least := make([]float64, chunks)
-	parallel(chunks, workers, func(c int) {
+	return minChunks(len(rows), workers, func(k0, k1 int) float64 {
 		best := math.Inf(1)
-		for _, i := range rows[c*chunk : min(len(rows), (c+1)*chunk)] {
+		for _, i := range rows[k0:k1] {
 			a := per * int(i)
 			xa, ya := x[a], y[a]
 			for _, j := range sets[int(i)*m : (int(i)+1)*m] {
@@ -241,13 +238,8 @@ func closestPlanar(x, y []float64, per, m int, sets, rows []int32, workers int) 
 				}
 			}
 		}
-		least[c] = best
+		return best
 	})
-	best := math.Inf(1)
-	for _, d := range least {
-		best = min(best, d)
-	}
-	return best
 }
 
 // spatialRows returns the locations 0..n-1 (location i at point per*i
@@ -308,12 +300,9 @@ func interleave(v uint32) uint32 {
 // workers threads share the rows (a minimum: the same value for any
 // number).
 func closestRows(n int, row func(k int) (int, []int32), dist func(i, j int) float64, workers int) float64 {
-	const chunk = 1 << 14
-	chunks := (n + chunk - 1) / chunk
-	least := make([]float64, chunks)
-	parallel(chunks, workers, func(c int) {
+	return minChunks(n, workers, func(k0, k1 int) float64 {
 		best := math.Inf(1)
-		for k := c * chunk; k < min(n, (c+1)*chunk); k++ {
+		for k := k0; k < k1; k++ {
 			i, set := row(k)
 			for _, j := range set {
 				if j < 0 {
@@ -324,8 +313,18 @@ func closestRows(n int, row func(k int) (int, []int32), dist func(i, j int) floa
 				}
 			}
 		}
-		least[c] = best
+		return best
 	})
+}
+
+// minChunks returns the minimum of f(k0, k1) over the chunks [k0, k1) of
+// 2^14 rows that cover 0..n-1, +Inf when n = 0; workers threads share
+// the chunks (a minimum: the same value for any number).
+func minChunks(n, workers int, f func(k0, k1 int) float64) float64 {
+	const chunk = 1 << 14
+	chunks := (n + chunk - 1) / chunk
+	least := make([]float64, chunks)
+	parallel(chunks, workers, func(c int) { least[c] = f(c*chunk, min(n, (c+1)*chunk)) })
 	best := math.Inf(1)
 	for _, d := range least {
 		best = min(best, d)
