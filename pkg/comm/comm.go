@@ -39,7 +39,8 @@ type Comm interface {
 	AllreduceMin(x int64) (int64, error)
 	// AllreduceSum replaces x, element by element, by its sum over all ranks.
 	AllreduceSum(x []int64) error
-	// Bcast returns root's b on every rank.
+	// Bcast returns root's b on every rank (on root it may be b itself:
+	// the root holds no second copy of a large message).
 	Bcast(root int, b []byte) ([]byte, error)
 	// Gather returns, on root, every rank's b in rank order (nil on the
 	// other ranks).

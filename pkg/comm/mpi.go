@@ -275,9 +275,9 @@ func (c *mpiComm) Bcast(root int, b []byte) ([]byte, error) {
 	if err := c.w.BcastI64(root, n); err != nil {
 		return nil, err
 	}
-	buf := make([]byte, n[0]+1) // never empty: a valid pointer for C
-	if c.rank == root {
-		copy(buf, b)
+	buf := b // root sends from b itself: no second copy of a large message
+	if c.rank != root || len(b) == 0 {
+		buf = make([]byte, n[0]+1) // never empty: a valid pointer for C
 	}
 	for off := int64(0); off < n[0] || off == 0; off += bcastChunk {
 		k := min(n[0]-off, bcastChunk)

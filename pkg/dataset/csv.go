@@ -89,26 +89,45 @@ type reading struct {
 	row     []float64      // the current row's value of column j
 	missing []int          // rows dropped for a missing value in column j (its first)
 	dropped int
+	// rowNames: rows have a first field, a row name, that the header
+	// lacks (decided on the first row after the header; first until it
+	// is read).
+	rowNames, first bool
+	fields          []string // the current row's fields (splitLine's buffer)
 }
 
 func readCSV(r *lineReader, opt Options) (*Data, error) {
-	head, err := r.next()
+	s, sep, err := readHeader(r, opt)
 	if err == io.EOF {
 		return nil, &InputError{File: r.file, Msg: `empty file: expected a header such as "x,y,z"`}
 	}
 	if err != nil {
 		return nil, err
 	}
+	if _, err := s.rows(sep, -1); err != nil {
+		return nil, err
+	}
+	return s.finish(), nil
+}
+
+// readHeader reads the header line of r (a headerless file's first row:
+// its values are read too) and returns the reading of the rows after it
+// and the separator; io.EOF when r has no line.
+func readHeader(r *lineReader, opt Options) (*reading, byte, error) {
+	head, err := r.next()
+	if err != nil {
+		return nil, 0, err
+	}
 	if opt.Decimal == 0 {
 		opt.Decimal = '.'
 	}
 	sep := separator(head)
 	if opt.Decimal == ',' && sep == ',' {
-		return nil, r.errorf(r.line, "--dec ,: the columns must be separated by semicolons, tabs or spaces, not commas")
+		return nil, 0, r.errorf(r.line, "--dec ,: the columns must be separated by semicolons, tabs or spaces, not commas")
 	}
-	fields, err := splitLine(r.raw, sep)
+	fields, err := splitLine(nil, r.raw, sep)
 	if err != nil {
-		return nil, r.errorf(r.line, "header %q: %v", head, err)
+		return nil, 0, r.errorf(r.line, "header %q: %v", head, err)
 	}
 	headerless := numbers(fields, opt.Decimal)
 	names := make([]string, len(fields))
@@ -121,20 +140,17 @@ func readCSV(r *lineReader, opt Options) (*Data, error) {
 	l, err := newLayout(names, headerless, opt)
 	if err != nil {
 		if headerless {
-			return nil, r.errorf(r.line, "%v", err)
+			return nil, 0, r.errorf(r.line, "%v", err)
 		}
-		return nil, r.errorf(r.line, "header %q: %v", strings.Join(fields, string(sep)), err)
+		return nil, 0, r.errorf(r.line, "header %q: %v", strings.Join(fields, string(sep)), err)
 	}
 	s := newReading(r, opt, l)
 	if headerless {
 		if err := s.add(fields); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	if err := s.rows(sep); err != nil {
-		return nil, err
-	}
-	return s.finish(), nil
+	return s, sep, nil
 }
 
 // numbers reports whether every field parses as a number (a headerless
@@ -155,7 +171,7 @@ func numbers(fields []string, dec byte) bool {
 func newReading(r *lineReader, opt Options, l *layout) *reading {
 	d := &Data{Coords: l.coords, X: []float64{}, Y: []float64{}}
 	s := &reading{r: r, opt: opt, l: l, d: d, dst: make([][]*[]float64, len(l.fields)),
-		row: make([]float64, len(l.fields)), missing: make([]int, len(l.fields))}
+		row: make([]float64, len(l.fields)), missing: make([]int, len(l.fields)), first: true}
 	ncov := 0
 	for j := range l.roles {
 		if l.has(j, roleCov) {
@@ -195,40 +211,47 @@ func newReading(r *lineReader, opt Options, l *layout) *reading {
 	return s
 }
 
-// rows reads the rows after the header.
-func (s *reading) rows(sep byte) error {
+// rows reads the rows after the header, at most limit of them (all with
+// limit < 0), and returns how many it read (false at the end of the
+// lines).
+func (s *reading) rows(sep byte, limit int) (bool, error) {
 	cols := len(s.l.fields)
-	rowNames := false // rows have a first field, a row name, that the header lacks
-	for first := true; ; first = false {
+	for ; limit != 0; limit-- {
 		line, err := s.r.next()
 		if err == io.EOF {
-			return nil
+			return false, nil
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
-		parts, err := splitLine(s.r.raw, sep)
+		s.fields, err = splitLine(s.fields[:0], s.r.raw, sep)
 		if err != nil {
-			return s.r.errorf(s.r.line, "%v", err)
+			return false, s.r.errorf(s.r.line, "%v", err)
 		}
-		if first && !s.l.headerless && len(parts) == cols+1 && line[0] == '"' {
-			rowNames = true
+		parts := s.fields
+		if s.first && !s.l.headerless && len(parts) == cols+1 && line[0] == '"' {
+			s.rowNames = true
 		}
-		if rowNames {
+		s.first = false
+		if s.rowNames {
 			if len(parts) != cols+1 {
-				return s.r.errorf(s.r.line, "expected %d fields (a row name and %d columns), got %d", cols+1, cols, len(parts))
+				return false, s.r.errorf(s.r.line, "expected %d fields (a row name and %d columns), got %d", cols+1, cols, len(parts))
 			}
 			parts = parts[1:]
 		}
 		if err := s.add(parts); err != nil {
-			return err
+			return false, err
 		}
 	}
+	return true, nil
 }
 
 // isNA reports whether a field is a missing value: empty, NA, NaN, N/A or
 // null, in any case.
 func isNA(f string) bool {
+	if len(f) > 4 {
+		return false // a number, not one of the names below
+	}
 	switch strings.ToLower(f) {
 	case "", "na", "nan", "n/a", "null":
 		return true

@@ -2,9 +2,11 @@ package dataset
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -102,6 +104,10 @@ func FuzzReadCSV(f *testing.F) {
 			checkOneLine(t, err, p)
 		} else {
 			checkData(t, d, d.Obs != nil)
+		}
+		// In pieces (ParseCSV): the one-pass reader's data or error.
+		if pd, perr := parseCSV(p, b, Options{}, 3, 4); fmt.Sprint(perr) != fmt.Sprint(err) || !reflect.DeepEqual(pd, d) {
+			t.Fatalf("in pieces: %v, %v; in one pass: %v, %v", pd, perr, d, err)
 		}
 		// Columns by number and a decimal comma: the same guarantees.
 		d, err = ReadCSVWith(p, Options{Coords: "1,2", Z: "3", Decimal: ',', NA: NAError})

@@ -28,11 +28,11 @@ func separator(head string) byte {
 	return ' '
 }
 
-// splitLine splits a line into fields on sep (',', ';', '\t', or ' ' for
-// runs of spaces and tabs), trims the spaces around each field and
-// removes the double quotes around a quoted field ("" inside one is a
-// quote; a separator inside one is text).
-func splitLine(s string, sep byte) ([]string, error) {
+// splitLine appends to out the fields of a line split on sep (',', ';',
+// '\t', or ' ' for runs of spaces and tabs), each with the spaces
+// around it trimmed and the double quotes around a quoted field removed
+// ("" inside one is a quote; a separator inside one is text).
+func splitLine(out []string, s string, sep byte) ([]string, error) {
 	isSep := func(c byte) bool {
 		if sep == ' ' {
 			return c == ' ' || c == '\t'
@@ -42,7 +42,6 @@ func splitLine(s string, sep byte) ([]string, error) {
 	if sep == ' ' {
 		s = strings.Trim(s, " \t")
 	}
-	var out []string
 	i := 0
 	for {
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t') && !isSep(s[i]) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"slices"
@@ -318,7 +319,13 @@ func (f *fitJob) prepareData() error {
 	f.simulated = cfg.Simulated()
 	f.nAll = cfg.N
 	if !f.simulated {
-		if f.d, err = readFitData(f.in, cfg, w.Size() > 1); err != nil {
+		// Over several ranks a Vecchia fit that never reads the data
+		// file again (releaseData) streams it: rank 0 parses as it reads
+		// and sends the columns. One rank parses the whole content on its
+		// workers instead (dataset.ParseCSV), which is faster; the text
+		// is let go before the preparation, whose peak is higher.
+		stream := cfg.Computation == "vecchia" && cfg.CV == "" && w.Size() > 1
+		if f.d, err = readFitData(f.in, cfg, w.Size() > 1, stream); err != nil {
 			return err
 		}
 		logNotes(env, cfg.Data, f.d)
@@ -803,22 +810,29 @@ func logNotes(env Env, file string, d *dataset.Data) {
 
 // readFitData reads a fit's data (in: rank 0 reads, every rank parses the
 // same bytes): a CSV with a header, or the headerless
-// locations/observations pair. The paths in cfg become rank 0's, which
-// every rank's messages name. On several ranks (shared) its errors are
-// every rank's alike.
-func readFitData(in *Inputs, cfg *config.Fit, shared bool) (*dataset.Data, error) {
+// locations/observations pair. With stream, a CSV is parsed on rank 0
+// as it is read and its columns sent to every rank (streamFitData): for
+// a fit that never reads the file again. The paths in cfg become rank
+// 0's, which every rank's messages name. On several ranks (shared) its
+// errors are every rank's alike.
+func readFitData(in *Inputs, cfg *config.Fit, shared, stream bool) (*dataset.Data, error) {
 	d, err := func() (*dataset.Data, error) {
 		var d *dataset.Data
 		var lb, ob []byte
 		var err error
-		if cfg.Data != "" {
+		switch {
+		case cfg.Data != "" && stream:
+			if cfg.Data, d, err = streamFitData(in, *cfg); err != nil {
+				return nil, err
+			}
+		case cfg.Data != "":
 			if cfg.Data, lb, err = in.Read("data", cfg.Data); err != nil {
 				return nil, readInputError(cfg.Data, err)
 			}
-			if d, err = readData(cfg.Data, lb, cfg.Columns, cfg.Mean, cfg.Kernel); err != nil {
+			if d, err = readData(cfg.Data, lb, cfg.Columns, cfg.Mean, cfg.Kernel, workersOr(cfg.Workers)); err != nil {
 				return nil, err
 			}
-		} else {
+		default:
 			if cfg.Locations, lb, err = in.Read("locations", cfg.Locations); err != nil {
 				return nil, readInputError(cfg.Locations, err)
 			}
@@ -856,6 +870,30 @@ func readFitData(in *Inputs, cfg *config.Fit, shared bool) (*dataset.Data, error
 		return nil, sameOnEveryRank(err, nil)
 	}
 	return d, err
+}
+
+// streamFitData reads the CSV data file of cfg as readData does, but
+// parsed on rank 0 as the bytes are read (Inputs' readStream: the text is
+// never held whole, on any rank) and sent to every rank as columns
+// (shareData), each of its length (clipData). It returns rank 0's path.
+func streamFitData(in *Inputs, cfg config.Fit) (string, *dataset.Data, error) {
+	parse := func(name string, r io.Reader) (*dataset.Data, error) {
+		d, err := dataset.ReadCSVFrom(name, r, readOptions(cfg.Columns, cfg.Mean, false))
+		if err != nil {
+			return nil, &InputError{Err: err}
+		}
+		if err := transformData(name, cfg.Columns, cfg.Kernel, d); err != nil {
+			return nil, err
+		}
+		clipData(d)
+		return d, nil
+	}
+	name, d, err := readStream(in, "data", cfg.Data, parse, shareData)
+	var pe *fs.PathError
+	if errors.As(err, &pe) || isInterrupted(err) {
+		return name, nil, readInputError(name, err)
+	}
+	return name, d, err
 }
 
 // readInputError is the error of an input that cannot be read: a signal

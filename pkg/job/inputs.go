@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -131,7 +132,7 @@ func (in *Inputs) exchange(path string, frame func() []byte) (name string, paylo
 		}
 		return name, nil, &fs.PathError{Op: we.Op, Path: name, Err: cause}
 	case frameDecodeError:
-		return name, nil, errors.New(string(payload))
+		return name, nil, decodeError(payload)
 	case frameStopped:
 		n, _ := strconv.Atoi(string(payload))
 		return name, nil, &Interrupted{Signal: syscall.Signal(n), Reading: name}
@@ -187,6 +188,77 @@ func readDecoded[T any](in *Inputs, flag, path string, decode func(path string) 
 	}
 	in.files = append(in.files, inputFile{flag: flag, path: path, name: name, decoded: df.Value, sum: df.Sum, size: df.Size})
 	return df.Value, nil
+}
+
+// readStream returns what parse makes of the file at path (flag names it
+// in the run's record), parsed on rank 0 as its bytes are read (the text
+// is never held whole: parse reads it from r) and sent to every rank by
+// share, a collective that returns rank 0's value (v, which the other
+// ranks pass as T's zero value) on every rank. It is Read then Release
+// without the text in memory: the record has the SHA-256 and size of the
+// bytes parse read (rank 0), and a later Read of path is an error. A
+// FIFO works, and a blocked read is given up on a stop request, as with
+// Read. Errors are rank 0's on every rank: the file system's as Read's,
+// parse's own on rank 0 and an *InputError with its text on the others.
+func readStream[T any](in *Inputs, flag, path string, parse func(name string, r io.Reader) (T, error),
+	share func(c comm.Comm, v T) (T, error)) (string, T, error) {
+	var v T
+	var perr error
+	name, payload, err := in.exchange(path, func() []byte {
+		return in.onRoot(path, func() []byte {
+			f, err := os.Open(path)
+			if err != nil {
+				return errorFrame(path, err)
+			}
+			defer f.Close()
+			h := sha256.New()
+			cr := &countReader{r: io.TeeReader(f, h)}
+			if v, perr = parse(path, cr); perr != nil {
+				return frameOf(frameDecodeError, path, []byte(perr.Error()))
+			}
+			return frameOf(frameData, path, fmt.Appendf(nil, "%x %d", h.Sum(nil), cr.n))
+		})
+	})
+	switch {
+	case err != nil && isDecodeError(err) && in.w.Rank() == 0:
+		return name, v, perr // rank 0's own error, its type kept (parse has returned)
+	case err != nil && isDecodeError(err):
+		return name, v, &InputError{Err: err}
+	case err != nil:
+		return name, v, err
+	}
+	if v, err = share(in.w, v); err != nil {
+		return name, v, err
+	}
+	f := inputFile{flag: flag, path: path, name: name, released: true}
+	if in.w.Rank() == 0 {
+		_, err = fmt.Sscanf(string(payload), "%s %d", &f.sum, &f.size)
+	}
+	in.files = append(in.files, f)
+	return name, v, err
+}
+
+// decodeError is a decoder's message from rank 0 (frameDecodeError).
+type decodeError string
+
+func (e decodeError) Error() string { return string(e) }
+
+// isDecodeError reports whether err is a decoder's message from rank 0.
+func isDecodeError(err error) bool {
+	var de decodeError
+	return errors.As(err, &de)
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n += int64(k)
+	return k, err
 }
 
 // readFrame reads path (rank 0) into a frame; a stop request gives the

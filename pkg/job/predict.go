@@ -497,7 +497,7 @@ func readPredictObs(in *Inputs, cfg *config.Predict, env Env) (*dataset.Data, er
 	if cfg.Data, b, err = in.Read("data", cfg.Data); err != nil {
 		return nil, readInputError(cfg.Data, err)
 	}
-	obs, err := readData(cfg.Data, b, cfg.Columns, cfg.Mean, cfg.Kernel)
+	obs, err := readData(cfg.Data, b, cfg.Columns, cfg.Mean, cfg.Kernel, workersOr(cfg.Workers))
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package job
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -19,11 +18,12 @@ func readOptions(c config.Columns, mean string, locations bool) dataset.Options 
 }
 
 // readData reads the observations of a CSV data file, b its content
-// read already (Inputs), as c says, with the mean's covariates, and
+// read already (Inputs), as c says, with the mean's covariates, parsed
+// on workers threads (dataset.ParseCSV), and
 // applies c's transform to the observations: an *InputError when a value
 // is outside the transform's domain.
-func readData(path string, b []byte, c config.Columns, mean, kernel string) (*dataset.Data, error) {
-	d, err := dataset.ReadCSVFrom(path, bytes.NewReader(b), readOptions(c, mean, false))
+func readData(path string, b []byte, c config.Columns, mean, kernel string, workers int) (*dataset.Data, error) {
+	d, err := dataset.ParseCSV(path, b, readOptions(c, mean, false), workers)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}

@@ -159,7 +159,7 @@ func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at
 	}
 	st.release()
 	goruntime.GC() // the heap's goal falls with what was let go: the plan at m2 takes its place
-	st2, err := newVecchiaStages(c.pr, c.start, s2, c.rt, c.kern, len(v.names), st.free, v.w, c.mode, 0)
+	st2, err := newVecchiaStages(c.pr, c.start, s2, c.rt, c.kern, len(v.names), st.free, v.w, c.mode, 0, nil)
 	var r2 *vecchia.Result
 	chk.PrepSeconds = since(t0)
 	if err == nil {

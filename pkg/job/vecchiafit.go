@@ -91,11 +91,15 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	opt := v.opt
 	start := v.vecchiaStart(d, &opt)
 	mode := prepModeOf(w, cfg, setup, test != nil)
-	st, err := newVecchiaStages(pr, start, v.checkWide(setup, mode, d.Len(), checkNote), rt, kern, len(v.names), v.vecchiaFree(), w, mode, vecchiaCoarseM)
+	n, obsVar, obsMS := sizeAndVariance(d)
+	var handOver func() // Distribute keeps its rank's share of the columns, then the job lets the input go
+	if mode == prepDistribute && !cfg.VecchiaCheck && test == nil {
+		handOver = func() { v.d, d, pr = nil, nil, likelihood.Problem{} }
+	}
+	st, err := newVecchiaStages(pr, start, v.checkWide(setup, mode, d.Len(), checkNote), rt, kern, len(v.names), v.vecchiaFree(), w, mode, vecchiaCoarseM, handOver)
 	if err != nil {
 		return nil, err
 	}
-	n, obsVar, obsMS := sizeAndVariance(d)
 	setup.Perm, setup.Sets = nil, nil     // a sets file's, in the plans now (no check runs with one)
 	if !cfg.VecchiaCheck && test == nil { // the plans hold their blocks' data: nothing reads the whole input
 		v.d, d, pr = nil, nil, likelihood.Problem{} // (over MPI each rank keeps its share alone)

@@ -58,11 +58,14 @@ type vecchiaStages struct {
 // data of its blocks only (vecchia.Scatter), one stage after the other:
 // the other ranks' memory falls with their number, their Prepared hold
 // only the plan, and rank 0 never holds both stages' whole plans. coarse
-// is the coarse stage's m (0: none).
+// is the coarse stage's m (0: none). With mode prepDistribute, release
+// (when not nil) is called once each rank has copied its share of pr's
+// columns (vecchia.DistributeHanded): the caller drops its own references
+// to them there.
 func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl, np int, free []bool,
-	w comm.Comm, mode prepMode, coarse int) (*vecchiaStages, error) {
+	w comm.Comm, mode prepMode, coarse int, release func()) (*vecchiaStages, error) {
 	if mode == prepDistribute {
-		return distributedStages(pr, start, s, rt, kern, np, free, w, coarse)
+		return distributedStages(pr, start, s, rt, kern, np, free, w, coarse, release)
 	}
 	scatter := mode == prepScatter
 	root := !scatter || w.Rank() == 0
@@ -99,7 +102,7 @@ func newVecchiaStages(pr likelihood.Problem, start []float64, s vecchia.Setup, r
 	if coarse > 0 && final.Plan.M > coarse {
 		var cs vecchia.Setup
 		if root {
-			cs = vecchia.Setup{Perm: final.Perm, Sets: final.Sets.Prefix(coarse), Grouping: s.Grouping}
+			cs = vecchia.Setup{Perm: final.Perm, Sets: final.Sets.Prefix(coarse), Grouping: s.Grouping, Workers: s.Workers}
 		}
 		if st.coarse, err = stage(cs, false); err != nil {
 			return nil, err
@@ -147,10 +150,11 @@ func prepModeOf(w comm.Comm, cfg config.Fit, s vecchia.Setup, holdout bool) prep
 }
 
 // distributedStages prepares the stages with vecchia.Distribute: no rank
-// holds the sets or the blocks of the whole problem.
+// holds the sets or the blocks of the whole problem, and with release
+// none the whole input after the search (vecchia.DistributeHanded).
 func distributedStages(pr likelihood.Problem, start []float64, s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl, np int, free []bool,
-	w comm.Comm, coarseM int) (*vecchiaStages, error) {
-	final, coarse, err := vecchia.Distribute(w, pr, start, s, coarseM)
+	w comm.Comm, coarseM int, release func()) (*vecchiaStages, error) {
+	final, coarse, err := vecchia.DistributeHanded(w, pr, start, s, coarseM, release)
 	if err != nil { // the same on every rank (Distribute)
 		return nil, &InputError{Err: fmt.Errorf("fit: --computation vecchia: %v", err), Agreed: true}
 	}

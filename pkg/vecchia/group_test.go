@@ -1,6 +1,7 @@
 package vecchia
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -128,32 +129,131 @@ func TestGroupRegionsDense(t *testing.T) {
 
 // TestClosest checks closest against the smallest nonzero distance
 // between a location and a member of its set, computed by
-// matern.Distance (bitwise), with a duplicated location, on 1 and 3
-// workers, for planar and 3D points.
+// matern.Distance in the ordering (bitwise), on 1 and 3 workers: planar
+// and 3D points with their nearest earlier sets and a duplicated
+// location; and, over more rows than one of closest's chunks, random
+// earlier sets (padded, with duplicates and rows of duplicates only) of
+// planar, great-circle and bivariate (two points a location) data, and
+// points all on one line (a grid cell of zero height).
 func TestClosest(t *testing.T) {
-	const n, m = 800, 5
 	rng := rand.New(rand.NewPCG(7, 29))
+	type tc struct {
+		name   string
+		metric matern.Metric
+		pts    matern.Points
+		n, per int
+		m      int
+		sets   []int32
+	}
+	var cases []tc
 	for _, threeD := range []bool{false, true} {
+		const n, m = 800, 5
 		pts := randomPoints(rng, n, threeD)
 		pts.X[700], pts.Y[700] = pts.X[10], pts.Y[10]
 		if threeD {
 			pts.Z[700] = pts.Z[10]
 		}
-		sets := bruteSets(matern.Euclidean, pts, n, 1, m)
+		cases = append(cases, tc{fmt.Sprintf("nearest 3D %v", threeD), matern.Euclidean, pts, n, 1, m, bruteSets(matern.Euclidean, pts, n, 1, m)})
+	}
+	// randomSets returns sets of m random earlier locations (some rows
+	// shorter), location 3k+1 a copy of location 3k.
+	randomSets := func(pts matern.Points, n, per, m int) []int32 {
+		for k := 0; 3*k+1 < n; k++ {
+			for s := 0; s < per; s++ {
+				a, b := per*(3*k)+s, per*(3*k+1)+s
+				pts.X[b], pts.Y[b] = pts.X[a], pts.Y[a]
+			}
+		}
+		sets := make([]int32, n*m)
+		for i := range n {
+			row := sets[i*m : (i+1)*m]
+			k := min(i, rng.IntN(m+1))
+			for q := range row {
+				row[q] = -1
+				if q < k {
+					row[q] = int32(rng.IntN(i))
+				}
+			}
+		}
+		sets[(3*5+1)*m] = 3 * 5 // a row of its duplicate only
+		return sets
+	}
+	const big, m = 40000, 4
+	planar := randomPoints(rng, big, false)
+	cases = append(cases, tc{"random planar", matern.Euclidean, planar, big, 1, m, randomSets(planar, big, 1, m)})
+	lonlat := randomPoints(rng, big, false)
+	for i := range big {
+		lonlat.X[i], lonlat.Y[i] = 360*lonlat.X[i]-180, 180*lonlat.Y[i]-90
+	}
+	cases = append(cases, tc{"random great circle", matern.GreatCircle, lonlat, big, 1, m, randomSets(lonlat, big, 1, m)})
+	pairs := randomPoints(rng, 2*big, false)
+	cases = append(cases, tc{"random bivariate", matern.Euclidean, pairs, big, 2, m, randomSets(pairs, big, 2, m)})
+	line := randomPoints(rng, big, false)
+	for i := range line.Y {
+		line.Y[i] = 0.5
+	}
+	cases = append(cases, tc{"random on a line", matern.Euclidean, line, big, 1, m, randomSets(line, big, 1, m)})
+	for _, c := range cases {
 		want := math.Inf(1)
-		for i := 0; i < n; i++ {
-			for _, j := range sets[i*m : (i+1)*m] {
+		for i := 0; i < c.n; i++ {
+			for _, j := range c.sets[i*c.m : (i+1)*c.m] {
 				if j < 0 {
 					break
 				}
-				if d := matern.Distance(matern.Euclidean, pts, i, pts, int(j)); d > 0 {
+				if d := matern.Distance(c.metric, c.pts, c.per*i, c.pts, c.per*int(j)); d > 0 {
 					want = min(want, d)
 				}
 			}
 		}
 		for _, w := range []int{1, 3} {
-			if got := closest(matern.Euclidean, pts, 1, m, sets, w); got != want {
-				t.Errorf("3D %v, %d workers: closest %.17g, want %.17g", threeD, w, got, want)
+			if got := closest(c.metric, c.pts, c.per, c.m, c.sets, w); got != want {
+				t.Errorf("%s, %d workers: closest %.17g, want %.17g", c.name, w, got, want)
+			}
+		}
+	}
+}
+
+// TestSpatialRows: every location once, in cells of increasing Morton
+// code, and within a cell in increasing order (the cells recomputed
+// here from the bounding box), for a grid of 2^b cells a side.
+func TestSpatialRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 31))
+	for _, n := range []int{0, 1, 17, 5000, 70000} {
+		pts := randomPoints(rng, n, false)
+		rows := spatialRows(pts.X, pts.Y, 1, n)
+		if len(rows) != n {
+			t.Fatalf("n %d: %d rows", n, len(rows))
+		}
+		b := 1
+		for b < 10 && 1<<(2*b) < n/16 {
+			b++
+		}
+		x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for i := range n {
+			x0, x1, y0, y1 = min(x0, pts.X[i]), max(x1, pts.X[i]), min(y0, pts.Y[i]), max(y1, pts.Y[i])
+		}
+		// key is the cell's Morton code: bit 2k of the x index's bit k,
+		// bit 2k+1 of y's.
+		key := func(i int) int {
+			qx := min(int((pts.X[i]-x0)/(x1-x0)*float64(int(1)<<b)), 1<<b-1)
+			qy := min(int((pts.Y[i]-y0)/(y1-y0)*float64(int(1)<<b)), 1<<b-1)
+			k := 0
+			for bit := range b {
+				k |= (qx>>bit&1)<<(2*bit) | (qy>>bit&1)<<(2*bit+1)
+			}
+			return k
+		}
+		seen := make([]bool, n)
+		for k, i := range rows {
+			if seen[i] {
+				t.Fatalf("n %d: location %d twice", n, i)
+			}
+			seen[i] = true
+			if k > 0 && n > 1 {
+				a, c := key(int(rows[k-1])), key(int(i))
+				if a > c || (a == c && rows[k-1] > i) {
+					t.Fatalf("n %d: row %d (location %d, cell %d) after location %d (cell %d)", n, k, i, c, rows[k-1], a)
+				}
 			}
 		}
 	}

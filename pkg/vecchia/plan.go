@@ -105,7 +105,7 @@ func NewPlan(pr likelihood.Problem, perm []int32, m int, sets []int32, g Groupin
 		return nil, fmt.Errorf("vecchia: an ordering of %d locations for %d", len(perm), nl)
 	}
 	p.Perm = perm
-	p.permute(pr)
+	p.permute(pr, g.Workers)
 	lb, err := Group(nl, m, sets, g)
 	if err != nil {
 		return nil, err
@@ -132,19 +132,23 @@ func (p *Plan) setCuts(c cuts) {
 }
 
 // permute copies pr's points, observations and covariates in the
-// Vecchia ordering.
-func (p *Plan) permute(pr likelihood.Problem) {
+// Vecchia ordering, workers threads each a range of the ordering.
+func (p *Plan) permute(pr likelihood.Problem, workers int) {
 	per := p.per()
+	const chunk = 1 << 15
 	take := func(v []float64) []float64 {
 		if v == nil {
 			return nil
 		}
 		out := make([]float64, len(v))
-		for k, o := range p.Perm {
-			for s := 0; s < per; s++ {
-				out[per*k+s] = v[per*int(o)+s]
+		parallel((len(p.Perm)+chunk-1)/chunk, workers, func(c int) {
+			for k := c * chunk; k < min(len(p.Perm), (c+1)*chunk); k++ {
+				o := int(p.Perm[k])
+				for s := 0; s < per; s++ {
+					out[per*k+s] = v[per*o+s]
+				}
 			}
-		}
+		})
 		return out
 	}
 	p.Pts = matern.Points{X: take(pr.Points.X), Y: take(pr.Points.Y), Z: take(pr.Points.Z), T: take(pr.Points.T)}
@@ -193,10 +197,101 @@ func expand(b *Blocks, per int) *Blocks {
 // later point has the other as its nearest earlier one). It returns 0
 // when every distance is 0. workers threads share the locations (a
 // minimum: the same value for any number).
+//
+// The rows are visited cell by cell of a grid over the locations' first
+// two coordinates (spatialRows), not in the ordering: consecutive rows
+// then read the same few points, where in a maxmin ordering each member
+// of a set is a cache miss (at 10^6 points, m = 60, the ordering's rows
+// took about 3 times as long on an Intel Xeon, 2026-11-27). The minimum
+// does not depend on the order in which the rows are visited.
 func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32, workers int) float64 {
+	n := len(sets) / max(m, 1)
+	rows := spatialRows(pts.X, pts.Y, per, n)
+	if metric == matern.Euclidean && pts.Z == nil {
+		return finite(math.Sqrt(closestPlanar(pts.X, pts.Y, per, m, sets, rows, workers)))
+	}
 	d, fin := pairDist(metric, pts, per, func(q int) int { return q })
-	row := func(k int) (int, []int32) { return k, sets[k*m : (k+1)*m] }
-	return finite(fin(closestRows(len(sets)/max(m, 1), row, d, workers)))
+	row := func(k int) (int, []int32) {
+		i := int(rows[k])
+		return i, sets[i*m : (i+1)*m]
+	}
+	return finite(fin(closestRows(n, row, d, workers)))
+}
+
+// closestPlanar is closestRows for planar Euclidean points (x, y),
+// visiting rows rows[0], rows[1], ...: the smallest nonzero squared
+// distance dx*dx + dy*dy (pairDist's), +Inf when there is none.
+func closestPlanar(x, y []float64, per, m int, sets, rows []int32, workers int) float64 {
+	return minChunks(len(rows), workers, func(k0, k1 int) float64 {
+		best := math.Inf(1)
+		for _, i := range rows[k0:k1] {
+			a := per * int(i)
+			xa, ya := x[a], y[a]
+			for _, j := range sets[int(i)*m : (int(i)+1)*m] {
+				if j < 0 {
+					break
+				}
+				b := per * int(j)
+				dx, dy := xa-x[b], ya-y[b]
+				if d := dx*dx + dy*dy; d > 0 && d < best {
+					best = d
+				}
+			}
+		}
+		return best
+	})
+}
+
+// spatialRows returns the locations 0..n-1 (location i at point per*i
+// of the coordinates x and y) cell by cell of a 2^b x 2^b grid over
+// their bounding box (about 16 locations a cell, b <= 10), the cells in
+// Morton (z-) order, each cell's locations in increasing order: a
+// counting sort, 4 bytes a location.
+func spatialRows(x, y []float64, per, n int) []int32 {
+	b := 1
+	for b < 10 && 1<<(2*b) < n/16 {
+		b++
+	}
+	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for i := range n {
+		x0, x1 = min(x0, x[per*i]), max(x1, x[per*i])
+		y0, y1 = min(y0, y[per*i]), max(y1, y[per*i])
+	}
+	side := float64(int(1) << b)
+	cell := func(i int) int {
+		q := func(v, lo, hi float64) uint32 {
+			if !(hi > lo) {
+				return 0
+			}
+			return uint32(min(max((v-lo)/(hi-lo)*side, 0), side-1))
+		}
+		return int(interleave(q(x[per*i], x0, x1)) | interleave(q(y[per*i], y0, y1))<<1)
+	}
+	start := make([]int32, 1<<(2*b)+1)
+	for i := range n {
+		start[cell(i)+1]++
+	}
+	for k := 1; k < len(start); k++ {
+		start[k] += start[k-1]
+	}
+	rows := make([]int32, n)
+	for i := range n {
+		c := cell(i)
+		rows[start[c]] = int32(i)
+		start[c]++
+	}
+	return rows
+}
+
+// interleave spreads the low 16 bits of v to the even bits of the
+// result (Morton code).
+func interleave(v uint32) uint32 {
+	v &= 0xffff
+	v = (v | v<<8) & 0x00ff00ff
+	v = (v | v<<4) & 0x0f0f0f0f
+	v = (v | v<<2) & 0x33333333
+	v = (v | v<<1) & 0x55555555
+	return v
 }
 
 // closestRows returns the smallest nonzero d(i, j) between a location i
@@ -205,12 +300,9 @@ func closest(metric matern.Metric, pts matern.Points, per, m int, sets []int32, 
 // workers threads share the rows (a minimum: the same value for any
 // number).
 func closestRows(n int, row func(k int) (int, []int32), dist func(i, j int) float64, workers int) float64 {
-	const chunk = 1 << 14
-	chunks := (n + chunk - 1) / chunk
-	least := make([]float64, chunks)
-	parallel(chunks, workers, func(c int) {
+	return minChunks(n, workers, func(k0, k1 int) float64 {
 		best := math.Inf(1)
-		for k := c * chunk; k < min(n, (c+1)*chunk); k++ {
+		for k := k0; k < k1; k++ {
 			i, set := row(k)
 			for _, j := range set {
 				if j < 0 {
@@ -221,8 +313,18 @@ func closestRows(n int, row func(k int) (int, []int32), dist func(i, j int) floa
 				}
 			}
 		}
-		least[c] = best
+		return best
 	})
+}
+
+// minChunks returns the minimum of f(k0, k1) over the chunks [k0, k1) of
+// 2^14 rows that cover 0..n-1, +Inf when n = 0; workers threads share
+// the chunks (a minimum: the same value for any number).
+func minChunks(n, workers int, f func(k0, k1 int) float64) float64 {
+	const chunk = 1 << 14
+	chunks := (n + chunk - 1) / chunk
+	least := make([]float64, chunks)
+	parallel(chunks, workers, func(c int) { least[c] = f(c*chunk, min(n, (c+1)*chunk)) })
 	best := math.Inf(1)
 	for _, d := range least {
 		best = min(best, d)

@@ -3,6 +3,7 @@ package vecchia
 import (
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/exageostat/exageostat/pkg/likelihood"
@@ -87,26 +88,14 @@ func Prepare(pr likelihood.Problem, theta []float64, s Setup) (*Prepared, error)
 		if err != nil {
 			return nil, fmt.Errorf("vecchia: %v", err)
 		}
-		t0 := time.Now()
-		if perm == nil {
-			perm, err = order.Order(c, s.Order, s.Seed)
-		} else if len(perm) != nl {
-			err = fmt.Errorf("an ordering of %d for %d locations", len(perm), nl)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("vecchia: %v", err)
-		}
-		t1 := time.Now()
 		m := min(s.M, max(nl-1, 1))
 		wide := min(max(s.Wide, m), max(nl-1, 1))
-		embed.PermuteInPlace(c, perm) // in place: one copy of the coordinates, not two
-		if sets, err = neighbors.Conditioning(c, wide, max(s.Workers, 1)); err != nil {
+		if perm, sets, err = orderAndSearch(c, s, perm, wide, out); err != nil {
 			return nil, fmt.Errorf("vecchia: %v", err)
 		}
 		if wide > m {
 			out.Wide, sets = sets, sets.Prefix(m)
 		}
-		out.OrderSeconds, out.SetsSeconds = t1.Sub(t0).Seconds(), time.Since(t1).Seconds()
 	}
 	if len(perm) != nl || sets.N != nl {
 		return nil, fmt.Errorf("vecchia: sets of %d locations (an ordering of %d) for %d locations", sets.N, len(perm), nl)
@@ -126,6 +115,78 @@ func Prepare(pr likelihood.Problem, theta []float64, s Setup) (*Prepared, error)
 	}
 	out.Plan, out.Perm, out.Sets, out.PlanSeconds = plan, perm, sets, time.Since(t0).Seconds()
 	return out, nil
+}
+
+// orderAndSearch orders the embedded locations c by s.Order (or takes
+// perm), puts c in the ordering in place and finds the conditioning sets
+// of size wide, and records the seconds of each in out. The maxmin
+// ordering on two workers or more is sequential: the search then runs
+// beside it (order.MaxminEmit writes each point into its place of c as
+// it is ordered, neighbors.ConditioningWhile searches the rows of each
+// prefix of the ordering once it is complete, on the other workers), and
+// SetsSeconds is the search's time after the ordering. The ordering and
+// the sets are those of the ordering followed by the search, bitwise.
+func orderAndSearch(c embed.Coords, s Setup, perm []int, wide int, out *Prepared) ([]int, *neighbors.Sets, error) {
+	workers := max(s.Workers, 1)
+	t0 := time.Now()
+	if perm == nil && (s.Order == "" || s.Order == order.MaxMin) && workers > 1 {
+		return maxminAndSearch(c, wide, workers, out)
+	}
+	var err error
+	if perm == nil {
+		perm, err = order.OrderOn(c, s.Order, s.Seed, workers)
+	} else if len(perm) != c.Len() {
+		err = fmt.Errorf("an ordering of %d for %d locations", len(perm), c.Len())
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	t1 := time.Now()
+	embed.PermuteInPlace(c, perm) // in place: one copy of the coordinates, not two
+	sets, err := neighbors.Conditioning(c, wide, workers)
+	out.OrderSeconds, out.SetsSeconds = t1.Sub(t0).Seconds(), time.Since(t1).Seconds()
+	return perm, sets, err
+}
+
+// maxminAndSearch is orderAndSearch's maxmin ordering with the search
+// beside it: the ordering on this goroutine, the search on another,
+// waiting for each prefix of the ordering (a mutex and a condition: the
+// coordinates written before a prefix is announced are seen by the
+// search).
+func maxminAndSearch(c embed.Coords, wide, workers int, out *Prepared) ([]int, *neighbors.Sets, error) {
+	n, dim := c.Len(), c.Dim
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	written := 0 // positions of c in the ordering
+	done := make(chan struct{})
+	var sets *neighbors.Sets
+	var err error
+	searched := make(chan struct{})
+	go func() {
+		defer close(searched)
+		sets, err = neighbors.ConditioningWhile(c, wide, workers, func(hi int) {
+			mu.Lock()
+			defer mu.Unlock()
+			for written < hi {
+				cond.Wait()
+			}
+		}, done)
+	}()
+	t0 := time.Now()
+	perm := order.MaxminEmit(c, workers, func(k, _ int, x []float64) {
+		copy(c.V[k*dim:(k+1)*dim], x)
+		if k+1 == n || (k+1)&k == 0 { // the search's prefixes end at powers of two and n
+			mu.Lock()
+			written = k + 1
+			mu.Unlock()
+			cond.Broadcast()
+		}
+	})
+	tOrdered := time.Now()
+	close(done)
+	<-searched
+	out.OrderSeconds, out.SetsSeconds = tOrdered.Sub(t0).Seconds(), time.Since(tOrdered).Seconds()
+	return perm, sets, err
 }
 
 // everyOther returns point per*i of pts for each location i (pts itself

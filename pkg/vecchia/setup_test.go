@@ -81,6 +81,37 @@ func TestPrepareWide(t *testing.T) {
 	}
 }
 
+// TestPrepareBeside: the maxmin ordering with the neighbour search
+// beside it (Prepare on 2 and 3 workers: order.MaxminEmit and
+// neighbors.ConditioningWhile) gives bitwise the ordering, the sets (and
+// the wide ones) and the blocks of the ordering followed by the search
+// (Prepare on one worker), over several of the search's prefixes (3000
+// locations: prefixes of 256, 512, ..., 2048 and 3000), planar, bivariate
+// and anisotropic.
+func TestPrepareBeside(t *testing.T) {
+	for _, tc := range cases(3000, 6) {
+		if tc.name != "matern+tau2" && tc.name != "bivariate" && tc.name != "aniso+tau2" {
+			continue
+		}
+		want, err := Prepare(tc.p, tc.theta, Setup{M: 10, Wide: 20, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []int{2, 3} {
+			got, err := Prepare(tc.p, tc.theta, Setup{M: 10, Wide: 20, Workers: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Perm, want.Perm) || !slices.Equal(got.Sets.Idx, want.Sets.Idx) || !slices.Equal(got.Wide.Idx, want.Wide.Idx) {
+				t.Errorf("%s, %d workers: the ordering or the sets differ from one worker's", tc.name, w)
+			}
+			if !slices.Equal(got.Plan.Blocks.Idx, want.Plan.Blocks.Idx) || !slices.Equal(got.Plan.Blocks.Start, want.Plan.Blocks.Start) {
+				t.Errorf("%s, %d workers: the blocks differ from one worker's", tc.name, w)
+			}
+		}
+	}
+}
+
 // TestFitNeed: the memory bound of a fit against its phases' sums worked
 // out by hand from the byte counts of FitNeed's comment (c = 8 (4 +
 // ncov), input c + 8 (+ c with a hold-out), plan(k) = c + 4 + 4 (k + 1)

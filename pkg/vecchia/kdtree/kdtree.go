@@ -17,6 +17,7 @@ package kdtree
 
 import (
 	"math"
+	"sync"
 
 	"github.com/exageostat/exageostat/pkg/vecchia/embed"
 )
@@ -72,7 +73,18 @@ func (t *Tree) Range(k int) (lo, hi int) {
 // New builds the tree over c's points: each node splits its points at
 // the median of the coordinate of its box's widest extent (ties between
 // equal coordinates kept in any order; the split is deterministic).
-func New(c embed.Coords) *Tree {
+func New(c embed.Coords) *Tree { return NewOn(c, 1) }
+
+// parallelMin is the fewest points of a node whose two subtrees NewOn
+// builds on two threads.
+const parallelMin = 1 << 14
+
+// NewOn builds New's tree on workers threads (at least one): below the
+// root, the two subtrees of a node of parallelMin points or more are
+// built at once, each on half of the node's threads. A subtree's build
+// reads and moves its own range of points only, so the tree is New's,
+// bitwise, for any number of workers.
+func NewOn(c embed.Coords, workers int) *Tree {
 	n := c.Len()
 	t := &Tree{Dim: c.Dim, n: n, Perm: make([]int32, n), P: append([]float64(nil), c.V...)}
 	for i := range t.Perm {
@@ -84,13 +96,13 @@ func New(c embed.Coords) *Tree {
 	}
 	t.first = leaves - 1
 	t.Box = make([]float64, 2*c.Dim*(2*leaves-1))
-	t.build(0, 0, n)
+	t.build(0, 0, n, max(workers, 1))
 	return t
 }
 
 // build sets node k's box over positions [lo, hi) and splits them,
-// moving the points (P and Perm) in place.
-func (t *Tree) build(k, lo, hi int) {
+// moving the points (P and Perm) in place, on workers threads.
+func (t *Tree) build(k, lo, hi, workers int) {
 	d := t.Dim
 	box := t.Box[2*d*k : 2*d*(k+1)]
 	for j := range d {
@@ -115,8 +127,19 @@ func (t *Tree) build(k, lo, hi int) {
 	if hi-lo > 1 {
 		t.selectAt(lo, hi-1, mid, axis)
 	}
-	t.build(2*k+1, lo, mid)
-	t.build(2*k+2, mid, hi)
+	if workers > 1 && hi-lo >= parallelMin {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.build(2*k+1, lo, mid, workers/2)
+		}()
+		t.build(2*k+2, mid, hi, workers-workers/2)
+		wg.Wait()
+		return
+	}
+	t.build(2*k+1, lo, mid, 1)
+	t.build(2*k+2, mid, hi, 1)
 }
 
 // selectAt reorders the points at positions [lo, hi] so that position k

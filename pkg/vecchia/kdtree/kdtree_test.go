@@ -72,3 +72,23 @@ func TestTreeInvariants(t *testing.T) {
 		}
 	}
 }
+
+// TestNewOn checks that the tree built on several threads is the
+// sequential build's, bitwise (Perm, P and every box), for sizes below
+// and above parallelMin, with many equal coordinates.
+func TestNewOn(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct{ n, dim int }{{0, 2}, {5, 2}, {parallelMin, 2}, {50_000, 2}, {40_001, 3}} {
+		c := embed.Coords{Dim: tc.dim, V: make([]float64, tc.n*tc.dim)}
+		for i := range c.V {
+			c.V[i] = float64(r.IntN(1000))
+		}
+		want := New(c)
+		for _, w := range []int{0, 2, 3, 8} {
+			got := NewOn(c, w)
+			if !slices.Equal(got.Perm, want.Perm) || !slices.Equal(got.P, want.P) || !slices.Equal(got.Box, want.Box) {
+				t.Errorf("n=%d dim=%d: the tree on %d workers differs from the sequential one", tc.n, tc.dim, w)
+			}
+		}
+	}
+}

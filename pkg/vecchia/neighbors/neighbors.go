@@ -123,6 +123,25 @@ func Conditioning(c embed.Coords, m, workers int) (*Sets, error) {
 // result is position rows[k]'s set. A rank of a distributed run finds
 // the sets of its own locations so, from the coordinates of every point.
 func ConditioningOf(c embed.Coords, rows []int32, m, workers int) (*Sets, error) {
+	return conditioningOf(c, rows, m, workers, nil, nil)
+}
+
+// ConditioningWhile is Conditioning(c, m, workers) over coordinates that
+// another goroutine is still writing in the ordering (the ordering's
+// points as it finds them: order.MaxminEmit). Before it reads the first
+// hi positions of c, it calls ready(hi), which must return once they are
+// written (with a happens-before edge: a mutex or a channel); the writer
+// closes done once every position is written. Until then the search
+// runs on workers-1 threads (at least one), leaving the writer a core;
+// the last thread joins the search under way when done closes. The sets
+// are Conditioning's, bitwise.
+func ConditioningWhile(c embed.Coords, m, workers int, ready func(hi int), done <-chan struct{}) (*Sets, error) {
+	return conditioningOf(c, nil, m, workers, ready, done)
+}
+
+// conditioningOf is ConditioningOf, with ready and done (nil: c is
+// final) as ConditioningWhile's.
+func conditioningOf(c embed.Coords, rows []int32, m, workers int, ready func(hi int), done <-chan struct{}) (*Sets, error) {
 	n := c.Len()
 	if err := checkArgs(n, m); err != nil {
 		return nil, err
@@ -165,11 +184,24 @@ func ConditioningOf(c embed.Coords, rows []int32, m, workers int) (*Sets, error)
 			lo = hi
 			continue
 		}
-		t := kdtree.New(embed.Coords{Dim: c.Dim, V: c.V[:hi*c.Dim]})
+		w, late := threads(workers), done
+		if ready != nil {
+			ready(hi)
+		}
+		select {
+		case <-late: // nil: never; closed: the writer is done
+			late = nil
+		default:
+		}
+		tw := w
+		if late != nil {
+			tw = max(w-1, 1)
+		}
+		t := kdtree.NewOn(embed.Coords{Dim: c.Dim, V: c.V[:hi*c.Dim]}, tw)
 		// In tree order: consecutive queries are neighbours in space and
 		// walk the same nodes (far fewer cache misses than in the
 		// ordering, which jumps across the domain).
-		forEach(t, hi, m, workers, func(q *query, p int) {
+		forEach(t, hi, m, w, late, func(q *query, p int) {
 			i := t.Perm[p]
 			if k := at(i); int(i) >= lo && k >= 0 {
 				q.run(t.At(p), i, -1, min(int(i), m))
@@ -199,33 +231,65 @@ func fill(s *Sets, i int, best []cand) {
 }
 
 // forEach calls fn(q, j) for j = 0..count-1 on workers goroutines (0: one
-// per core), each with its own query over t, in chunks.
-func forEach(t *kdtree.Tree, count, m, workers int, fn func(q *query, j int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+// per core), each with its own query over t, in chunks. With late not
+// nil, one of them (when there are two or more) starts only once late is
+// closed, taking the chunks left then.
+func forEach(t *kdtree.Tree, count, m, workers int, late <-chan struct{}, fn func(q *query, j int)) {
+	workers = threads(workers)
 	minPos := make([]int32, t.Nodes())
 	setMinPos(t, minPos, 0, 0, t.Len())
 	const chunk = 2048
 	var next atomic.Int64
+	run := func() {
+		q := &query{t: t, minPos: minPos, best: make([]cand, 0, m)}
+		for {
+			start := int(next.Add(chunk)) - chunk
+			if start >= count {
+				return
+			}
+			for j := start; j < min(start+chunk, count); j++ {
+				fn(q, j)
+			}
+		}
+	}
+	eager := workers
+	if workers < 2 {
+		late = nil
+	} else if late != nil {
+		eager--
+	}
 	var wg sync.WaitGroup
-	for range workers {
+	for range eager {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			q := &query{t: t, minPos: minPos, best: make([]cand, 0, m)}
-			for {
-				start := int(next.Add(chunk)) - chunk
-				if start >= count {
-					return
-				}
-				for j := start; j < min(start+chunk, count); j++ {
-					fn(q, j)
-				}
-			}
+			run()
 		}()
 	}
+	if late == nil {
+		wg.Wait()
+		return
+	}
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		select {
+		case <-late:
+			run()
+		case <-stop:
+		}
+	}()
 	wg.Wait()
+	close(stop)
+	<-stopped
+}
+
+// threads returns workers, or one per core when workers <= 0.
+func threads(workers int) int {
+	if workers <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return workers
 }
 
 // setMinPos sets minPos[v] to the smallest point index (position) under
@@ -350,8 +414,8 @@ func Nearest(data, queries embed.Coords, m, workers int) (*Sets, error) {
 	if k == 0 {
 		return s, nil
 	}
-	t := kdtree.New(data)
-	forEach(t, nq, m, workers, func(q *query, j int) {
+	t := kdtree.NewOn(data, threads(workers))
+	forEach(t, nq, m, workers, nil, func(q *query, j int) {
 		q.run(queries.At(j), math.MaxInt32, -1, k)
 		fill(s, j, q.best)
 	})
@@ -372,8 +436,8 @@ func NearestOthers(c embed.Coords, m, workers int) (*Sets, error) {
 	if k <= 0 {
 		return s, nil
 	}
-	t := kdtree.New(c)
-	forEach(t, n, m, workers, func(q *query, p int) {
+	t := kdtree.NewOn(c, threads(workers))
+	forEach(t, n, m, workers, nil, func(q *query, p int) {
 		i := t.Perm[p] // in tree order, for locality
 		q.run(t.At(p), math.MaxInt32, i, k)
 		fill(s, int(i), q.best)

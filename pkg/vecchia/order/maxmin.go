@@ -25,12 +25,26 @@ import (
 // Cholesky factorization by Kullback-Leibler minimization", SIAM J. Sci.
 // Comput. 43, reach the same bound with neighbour lists; the tree gives it
 // with less memory).
-func Maxmin(c embed.Coords) []int {
+func Maxmin(c embed.Coords) []int { return MaxminOn(c, 1) }
+
+// MaxminOn is Maxmin with its k-d tree built on workers threads
+// (kdtree.NewOn); the ordering itself is sequential. The result does not
+// depend on workers.
+func MaxminOn(c embed.Coords, workers int) []int { return MaxminEmit(c, workers, nil) }
+
+// MaxminEmit is MaxminOn that calls emit(k, i, x) as soon as the k-th
+// point of the ordering is known: point i of c, at x (the tree's copy of
+// its coordinates, to be read during the call only), k = 0, 1, ... in
+// turn, on the calling goroutine. It reads c only before the first call:
+// emit may overwrite c (put the points in the ordering in place), and a
+// search over the first points of the ordering may start while the
+// ordering goes on.
+func MaxminEmit(c embed.Coords, workers int, emit func(k, i int, x []float64)) []int {
 	n := c.Len()
 	if n == 0 {
 		return []int{}
 	}
-	t := kdtree.New(c)
+	t := kdtree.NewOn(c, workers)
 	m := &maxmin{t: t, d2: make([]float64, n), node: make([]top, t.Nodes())}
 	for i := range m.d2 {
 		m.d2[i] = math.Inf(1)
@@ -44,8 +58,11 @@ func Maxmin(c embed.Coords) []int {
 		}
 	}
 	perm := make([]int, 0, n)
-	for range n {
+	for k := range n {
 		perm = append(perm, int(t.Perm[p]))
+		if emit != nil {
+			emit(k, perm[k], t.At(p))
+		}
 		m.d2[p] = math.Inf(-1) // ordered: never the maximum again
 		m.q = t.At(p)
 		m.p = p

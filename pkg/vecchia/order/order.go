@@ -54,10 +54,16 @@ func Parse(s string) (Method, error) {
 // of the k-th point (a permutation of 0..n-1). seed is used by Random
 // only.
 func Order(c embed.Coords, method Method, seed uint64) ([]int, error) {
+	return OrderOn(c, method, seed, 1)
+}
+
+// OrderOn is Order with the maxmin ordering's k-d tree built on workers
+// threads (MaxminOn): the same ordering for any number.
+func OrderOn(c embed.Coords, method Method, seed uint64, workers int) ([]int, error) {
 	n := c.Len()
 	switch method {
 	case MaxMin, "":
-		return Maxmin(c), nil
+		return MaxminOn(c, workers), nil
 	case Random:
 		perm := identity(n)
 		r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))

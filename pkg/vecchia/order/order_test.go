@@ -31,6 +31,44 @@ func TestMaxminAgainstBruteForce(t *testing.T) {
 	}
 }
 
+// TestMaxminOn: the ordering with its tree built on several threads
+// (kdtree.NewOn, above kdtree's parallel threshold) is the one-thread
+// ordering, which TestMaxminAgainstBruteForce checks by its definition;
+// OrderOn's maxmin is MaxminOn's; MaxminEmit emits it point by point
+// while its input is overwritten.
+func TestMaxminOn(t *testing.T) {
+	for _, tc := range []struct {
+		kind   string
+		n, dim int
+	}{{"uniform", 20_000, 2}, {"dup", 17_000, 3}} {
+		c := cloud.Points(tc.kind, tc.n, tc.dim, uint64(tc.n))
+		want := Maxmin(c)
+		for _, w := range []int{3} {
+			if got := MaxminOn(c, w); !slices.Equal(got, want) {
+				t.Errorf("%s n=%d: the ordering on %d workers differs", tc.kind, tc.n, w)
+			}
+			if got, err := OrderOn(c, MaxMin, 0, w); err != nil || !slices.Equal(got, want) {
+				t.Errorf("%s n=%d: OrderOn on %d workers differs (%v)", tc.kind, tc.n, w, err)
+			}
+			// MaxminEmit, overwriting c with the points in the ordering
+			// as they come: the same ordering, emitted in turn, each
+			// point at its coordinates.
+			cc := embed.Coords{Dim: c.Dim, V: slices.Clone(c.V)}
+			next := 0
+			got := MaxminEmit(cc, w, func(k, i int, x []float64) {
+				if k != next || i != want[k] || !slices.Equal(x, c.At(i)) {
+					t.Fatalf("%s n=%d: emitted %d-th point %d at %v, want the %d-th, %d at %v", tc.kind, tc.n, k, i, x, next, want[next], c.At(want[next]))
+				}
+				copy(cc.V[k*c.Dim:(k+1)*c.Dim], x)
+				next++
+			})
+			if !slices.Equal(got, want) || next != tc.n {
+				t.Errorf("%s n=%d: MaxminEmit on %d workers differs", tc.kind, tc.n, w)
+			}
+		}
+	}
+}
+
 // bruteMaxmin is the maxmin ordering by its definition, in O(N^2): the
 // first point is the one nearest to the mean of the points (the smaller
 // index on ties), then each next one is the unordered point whose
