@@ -140,7 +140,11 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	flagFitVar(out, obsVar, obsMS, cfg.MaxEvals)
-	out.VecchiaCheck = v.vecchiaCheck(st, checkRun{pr: pr, start: start, setup: setup, rt: rt, kern: kern, mode: mode, note: checkNote}, res, at, out)
+	var checkHandOver func() // the check's Distribute takes the input over: nothing reads it after the check
+	if mode == prepDistribute && test == nil {
+		checkHandOver = func() { v.d, d, pr = nil, nil, likelihood.Problem{} }
+	}
+	out.VecchiaCheck = v.vecchiaCheck(st, checkRun{pr: pr, start: start, setup: setup, rt: rt, kern: kern, mode: mode, note: checkNote, handOver: checkHandOver}, res, at, out)
 	out.Ranks = w.Size()
 	out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: out.PerEval, PeakRSSBytes: memory.PeakRSS(),
 		NeedBytes: mem.Need, AvailableBytes: lim.Bytes, AvailableSource: lim.Source})
