@@ -50,8 +50,8 @@ type VecchiaKLOptions struct {
 type VecchiaKLRow struct {
 	M        int    `json:"m"`
 	Order    string `json:"order"`
-	Select   string `json:"select"`
 	Grouping string `json:"grouping"`
+	Select   string `json:"select"` // how the sets were chosen: nearest or greedy
 	Blocks   int    `json:"blocks"`
 	// KL is KL(p || q) in nats; LogDet is log|Sigma~| of the Vecchia
 	// density q.
