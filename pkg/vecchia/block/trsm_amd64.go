@@ -3,6 +3,7 @@
 package block
 
 //go:generate go run ./internal/asmgen -kind trsm -o trsm_amd64.s
+//go:generate go run ./internal/asmgen -kind trsmz -o trsmz_amd64.s
 
 // solveLower is solveLowerGo, with AVX2 where the CPU has it (the same
 // values, bitwise): the whole substitution in one call, left-looking
@@ -54,8 +55,35 @@ func solveLowerYMM(n, q int, l []float64, ld int, b []float64, ldb int) {
 const leftMin, leftQ = 8, 9
 
 // solveUpperT is solveUpperTGo, with AVX2 where the CPU has it (the
-// same values, bitwise; row: scratch of at least n values).
+// same values, bitwise; row: scratch of at least n values); with AVX-512
+// and n <= upperZMax, calls of up to 3 right-hand sides held in
+// registers (solveUpperTZ).
 func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int, row []float64) {
+	if hasCholZ && useVec && n > 0 && n <= upperZMax && q > 0 {
+		_ = l[(n-1)*ld+n-1]
+		_ = b[(q-1)*ldb+n-1]
+		for c := 0; c < q; c += 3 {
+			solveUpperTZ(n, min(3, q-c), &l[0], ld, &b[c*ldb], ldb)
+		}
+		return
+	}
+	solveUpperTYMM(n, q, l, ld, b, ldb, row)
+}
+
+// upperZMax is the most rows solveUpperTZ takes (six vectors of 8).
+const upperZMax = 48
+
+// solveUpperTZ is solveUpperTGo for 1 <= n <= upperZMax and 1 <= q <= 3
+// with AVX-512: each right-hand side's rows in registers over the whole
+// substitution, row j of L gathered (stride ld) at step j, b[j] stored
+// once, as w (the same values bitwise).
+//
+//go:noescape
+func solveUpperTZ(n, q int, l *float64, ld int, b *float64, ldb int)
+
+// solveUpperTYMM is solveUpperT's AVX2 code (solveUpperTGo where the CPU
+// lacks AVX2).
+func solveUpperTYMM(n, q int, l []float64, ld int, b []float64, ldb int, row []float64) {
 	if !useVec || n == 0 || q == 0 {
 		solveUpperTGo(n, q, l, ld, b, ldb, row)
 		return

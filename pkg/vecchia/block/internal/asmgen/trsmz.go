@@ -1,0 +1,196 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// upperZVec and upperZQ bound solveUpperTZ: at most upperZVec vectors of
+// 8 rows (n <= 48) and upperZQ right-hand sides a call, every right-hand
+// side's rows in registers over the whole substitution.
+const upperZVec, upperZQ = 6, 3
+
+// upperZSource returns trsmz_amd64.s: solveUpperTZ, solveUpperTGo with
+// AVX-512 for n <= 48 rows and q <= 3 right-hand sides, the right-hand
+// sides held in registers (Z14.., six vectors a column) from the first
+// step to the last. Step j (vector v = j/8, lane l = j mod 8) is written
+// out once per j and q: 1/L[j,j] by a scalar division, broadcast; row j
+// of L (L[j, 0:j], stride ld) gathered into Z0..Zv by a scalar load
+// and masked broadcasts (the last vector's lanes below l only, the rest
+// zero or stale); per column w = (lane l of its
+// vector v) * (1/L[j,j]), stored at b[j] (its final value), then the
+// rows above j less w L[j, i] by fused multiply-adds over vectors 0..v.
+// The lanes at or past l of vector v are dead by then (their values
+// are already stored), so that vector needs no mask. The chain from one
+// pivot to the next is a permute, a product and a fused multiply-add.
+func upperZSource() string {
+	var b strings.Builder
+	b.WriteString(upperZHead)
+	for l := 0; l < 8; l++ {
+		for k := 0; k < 8; k++ {
+			fmt.Fprintf(&b, "DATA laneIdx<>+%d(SB)/8, $%d\n", 64*l+8*k, l)
+		}
+	}
+	b.WriteString("GLOBL laneIdx<>(SB), RODATA|NOPTR, $512\n\n")
+
+	b.WriteString(upperZEntry)
+	for q := 1; q <= upperZQ; q++ {
+		fmt.Fprintf(&b, "\tCMPQ BX, $%d\n\tJEQ  uq%d\n", q, q)
+	}
+	b.WriteString("\tJMP  uq3\n")
+	for q := 1; q <= upperZQ; q++ {
+		upperZColumns(&b, q)
+	}
+	b.WriteString("udone:\n\tVZEROUPPER\n\tRET\n")
+	return b.String()
+}
+
+// bReg returns the register of column c's vector v.
+func bReg(c, v int) int { return 14 + upperZVec*c + v }
+
+// upperZColumns writes the code for q right-hand sides: the loads by the
+// number of vectors, the dispatch to step n-1, the steps 47..0.
+func upperZColumns(b *strings.Builder, q int) {
+	fmt.Fprintf(b, "uq%d:\n", q)
+	for nv := 1; nv <= upperZVec; nv++ {
+		fmt.Fprintf(b, "\tCMPQ CX, $%d\n\tJEQ  uq%dn%d\n", nv, q, nv)
+	}
+	b.WriteString("\tJMP  udone\n")
+	for nv := 1; nv <= upperZVec; nv++ {
+		fmt.Fprintf(b, "uq%dn%d:\n", q, nv)
+		for c := 0; c < q; c++ {
+			base := "(SI)"
+			if c > 0 {
+				base = fmt.Sprintf("(SI)(R8*%d)", c)
+			}
+			for v := 0; v < nv-1; v++ {
+				fmt.Fprintf(b, "\tVMOVUPD %d%s, Z%d\n", 64*v, base, bReg(c, v))
+			}
+			fmt.Fprintf(b, "\tVMOVUPD.Z %d%s, K1, Z%d\n", 64*(nv-1), base, bReg(c, nv-1))
+		}
+		fmt.Fprintf(b, "\tJMP  uq%dgo\n", q)
+	}
+	fmt.Fprintf(b, "uq%dgo:\n", q)
+	for t := 1; t < 8; t++ {
+		fmt.Fprintf(b, "\tMOVQ $%d, AX\n\tKMOVW AX, K%d\n", 1<<t, t)
+	}
+	dispatch(b, fmt.Sprintf("uq%ds", q), 0, 8*upperZVec-1)
+	for j := 8*upperZVec - 1; j >= 0; j-- {
+		upperZStep(b, q, j)
+	}
+	b.WriteString("\tJMP  udone\n")
+}
+
+// dispatch writes a binary search on DX = n-1 over [lo, hi] that jumps to
+// p+"j".
+func dispatch(b *strings.Builder, p string, lo, hi int) {
+	if lo == hi {
+		fmt.Fprintf(b, "\tJMP  %s%d\n", p, lo)
+		return
+	}
+	mid := (lo + hi + 1) / 2
+	lab := fmt.Sprintf("%sd%d_%d", p, mid, hi)
+	fmt.Fprintf(b, "\tCMPQ DX, $%d\n\tJGE  %s\n", mid, lab)
+	dispatch(b, p, lo, mid-1)
+	fmt.Fprintf(b, "%s:\n", lab)
+	dispatch(b, p, mid, hi)
+}
+
+// upperZStep writes step j for q right-hand sides.
+func upperZStep(b *strings.Builder, q, j int) {
+	v, l := j/8, j%8
+	fmt.Fprintf(b, "uq%ds%d:\n", q, j)
+	// Row j of L: vectors 0..v-1 whole, vector v's lanes below l: lane 0
+	// by a load that zeroes the rest, lane t by a broadcast under the
+	// mask of lane t (K t).
+	b.WriteString("\tMOVQ R15, R10\n")
+	for u := 0; u <= v; u++ {
+		nl := 8
+		if u == v {
+			nl = l
+		}
+		for t := 0; t < nl; t++ {
+			src := "(R10)"
+			switch t % 4 {
+			case 1:
+				src = "(R10)(R13*1)"
+			case 2:
+				src = "(R10)(R13*2)"
+			case 3:
+				src = "(R10)(DI*1)"
+			}
+			if t == 0 {
+				fmt.Fprintf(b, "\tVMOVSD %s, X%d\n", src, u)
+			} else {
+				fmt.Fprintf(b, "\tVBROADCASTSD %s, K%d, Z%d\n", src, t, u)
+			}
+			if t%4 == 3 && (u < v || t < nl-1) {
+				b.WriteString("\tLEAQ (R10)(R13*4), R10\n")
+			}
+		}
+	}
+	// 1/L[j,j], broadcast; lane l's index.
+	b.WriteString("\tVMOVQ R9, X8\n\tVDIVSD (R12), X8, X8\n\tVBROADCASTSD X8, Z8\n")
+	fmt.Fprintf(b, "\tVMOVUPD laneIdx<>+%d(SB), Z7\n", 64*l)
+	for c := 0; c < q; c++ {
+		w := 9 + c
+		fmt.Fprintf(b, "\tVPERMPD Z%d, Z7, Z%d\n\tVMULPD Z8, Z%d, Z%d\n", bReg(c, v), w, w, w)
+		dst := "(R14)"
+		if c > 0 {
+			dst = fmt.Sprintf("(R14)(R8*%d)", c)
+		}
+		fmt.Fprintf(b, "\tVMOVSD X%d, %s\n", w, dst)
+	}
+	for c := 0; c < q; c++ {
+		for u := 0; u <= v; u++ {
+			if u == v && l == 0 {
+				break
+			}
+			fmt.Fprintf(b, "\tVFNMADD231PD Z%d, Z%d, Z%d\n", u, 9+c, bReg(c, u))
+		}
+	}
+	b.WriteString("\tSUBQ $8, R15\n\tSUBQ R13, R12\n\tSUBQ $8, R12\n\tSUBQ $8, R14\n")
+}
+
+const upperZHead = `//go:build amd64 && !purego
+
+// Code generated by internal/asmgen -kind trsmz; DO NOT EDIT.
+
+#include "textflag.h"
+
+`
+
+const upperZEntry = `
+// func solveUpperTZ(n, q int, l *float64, ld int, b *float64, ldb int)
+// solveUpperTGo for 1 <= n <= 48 and 1 <= q <= 3 with AVX-512 (upperZSource):
+// R15 = &L[j, 0], R12 = &L[j, j], R14 = &b[j] (column 0), R13 = ld bytes,
+// DI = 3 ld bytes, R8 = ldb bytes, R9 = 1.0, DX = n-1, CX = the vectors,
+// K1 = the last vector's rows while b is loaded, then K t = lane t.
+TEXT ·solveUpperTZ(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), DX
+	MOVQ q+8(FP), BX
+	MOVQ l+16(FP), R15
+	MOVQ ld+24(FP), R13
+	SHLQ $3, R13
+	MOVQ b+32(FP), SI
+	MOVQ ldb+40(FP), R8
+	SHLQ $3, R8
+	MOVQ $0x3FF0000000000000, R9
+	DECQ DX
+	MOVQ DX, CX
+	ANDQ $7, CX
+	INCQ CX
+	MOVQ $1, AX
+	SHLQ CX, AX
+	DECQ AX
+	KMOVW AX, K1
+	MOVQ DX, CX
+	SHRQ $3, CX
+	INCQ CX
+	LEAQ (R15)(DX*8), R15
+	MOVQ DX, AX
+	IMULQ R13, AX
+	LEAQ (R15)(AX*1), R12
+	LEAQ (SI)(DX*8), R14
+	LEAQ (R13)(R13*2), DI
+`
