@@ -56,30 +56,42 @@ const leftMin, leftQ = 8, 9
 
 // solveUpperT is solveUpperTGo, with AVX2 where the CPU has it (the
 // same values, bitwise; row: scratch of at least n values); with AVX-512
-// and n <= upperZMax, calls of up to 3 right-hand sides held in
-// registers (solveUpperTZ).
+// and n <= 96, the right-hand sides held in registers over the whole
+// substitution (solveUpperTZ6, 8, 12: calls of up to 3 right-hand sides
+// for n <= 48, 2 for n <= 64, 1 for n <= 96).
 func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int, row []float64) {
-	if hasCholZ && useVec && n > 0 && n <= upperZMax && q > 0 {
-		_ = l[(n-1)*ld+n-1]
-		_ = b[(q-1)*ldb+n-1]
-		for c := 0; c < q; c += 3 {
-			solveUpperTZ(n, min(3, q-c), &l[0], ld, &b[c*ldb], ldb)
-		}
+	if !hasCholZ || !useVec || n == 0 || n > 96 || q == 0 {
+		solveUpperTYMM(n, q, l, ld, b, ldb, row)
 		return
 	}
-	solveUpperTYMM(n, q, l, ld, b, ldb, row)
+	_ = l[(n-1)*ld+n-1]
+	_ = b[(q-1)*ldb+n-1]
+	f, w := solveUpperTZ12, 1
+	switch {
+	case n <= 48:
+		f, w = solveUpperTZ6, 3
+	case n <= 64:
+		f, w = solveUpperTZ8, 2
+	}
+	for c := 0; c < q; c += w {
+		f(n, min(w, q-c), &l[0], ld, &b[c*ldb], ldb)
+	}
 }
 
-// upperZMax is the most rows solveUpperTZ takes (six vectors of 8).
-const upperZMax = 48
-
-// solveUpperTZ is solveUpperTGo for 1 <= n <= upperZMax and 1 <= q <= 3
-// with AVX-512: each right-hand side's rows in registers over the whole
-// substitution, row j of L gathered (stride ld) at step j, b[j] stored
-// once, as w (the same values bitwise).
+// solveUpperTZ6, solveUpperTZ8 and solveUpperTZ12 are solveUpperTGo for
+// 1 <= n <= 48, 64, 96 and 1 <= q <= 3, 2, 1 with AVX-512: each
+// right-hand side's rows in registers over the whole substitution, row j
+// of L gathered (stride ld) at step j, b[j] stored once, as w (the same
+// values bitwise).
 //
 //go:noescape
-func solveUpperTZ(n, q int, l *float64, ld int, b *float64, ldb int)
+func solveUpperTZ6(n, q int, l *float64, ld int, b *float64, ldb int)
+
+//go:noescape
+func solveUpperTZ8(n, q int, l *float64, ld int, b *float64, ldb int)
+
+//go:noescape
+func solveUpperTZ12(n, q int, l *float64, ld int, b *float64, ldb int)
 
 // solveUpperTYMM is solveUpperT's AVX2 code (solveUpperTGo where the CPU
 // lacks AVX2).

@@ -16,11 +16,11 @@ import (
 // to 17 right-hand sides (one left-looking call up to 9, two for 12;
 // with AVX-512 one up to 16, two for 17) with a leading dimension above
 // n, solveLower and solveUpperT (AVX-512 where the CPU has it: for the
-// backward one up to 48 rows, 3 right-hand sides a call) bitwise against
+// backward one up to 96 rows, 3, 2 or 1 right-hand sides a call) bitwise against
 // their AVX2 code too.
 func TestSolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 31))
-	for _, n := range []int{1, 2, 3, 5, 7, 8, 9, 11, 13, 16, 17, 39, 45, 47, 48, 49, 50, 61} {
+	for _, n := range []int{1, 2, 3, 5, 7, 8, 9, 11, 13, 16, 17, 39, 45, 47, 48, 49, 50, 61, 64, 65, 86, 96, 97, 101} {
 		for _, q := range []int{1, 2, 3, 4, 6, 9, 12, 17} {
 			ld, ldb := n+1, n+2
 			l := make([]float64, n*ld)
@@ -156,7 +156,7 @@ func BenchmarkSolve(b *testing.B) {
 // and numbers of responses (the last rows), in thread CPU nanoseconds a
 // call.
 func BenchmarkSolveUpperT(b *testing.B) {
-	for _, n := range []int{16, 39, 45} {
+	for _, n := range []int{16, 39, 45, 60, 80} {
 		for _, q := range []int{2, 3} {
 			l := make([]float64, n*n)
 			for j := 0; j < n; j++ {

@@ -5,24 +5,37 @@ import (
 	"strings"
 )
 
-// upperZVec and upperZQ bound solveUpperTZ: at most upperZVec vectors of
-// 8 rows (n <= 48) and upperZQ right-hand sides a call, every right-hand
-// side's rows in registers over the whole substitution.
-const upperZVec, upperZQ = 6, 3
+// upperShape is one solveUpperTZ kernel: at most vec vectors of 8 rows
+// (n <= 8 vec) and q right-hand sides a call, registers: L's row in
+// Z0..Z(vec-1), the lane's index, 1/L[j,j], the q w's, then the right-hand
+// sides, vec vectors each, up to Z31.
+type upperShape struct{ vec, q int }
 
-// upperZSource returns trsmz_amd64.s: solveUpperTZ, solveUpperTGo with
-// AVX-512 for n <= 48 rows and q <= 3 right-hand sides, the right-hand
-// sides held in registers (Z14.., six vectors a column) from the first
-// step to the last. Step j (vector v = j/8, lane l = j mod 8) is written
-// out once per j and q: 1/L[j,j] by a scalar division, broadcast; row j
-// of L (L[j, 0:j], stride ld) gathered into Z0..Zv by a scalar load
-// and masked broadcasts (the last vector's lanes below l only, the rest
-// zero or stale); per column w = (lane l of its
-// vector v) * (1/L[j,j]), stored at b[j] (its final value), then the
-// rows above j less w L[j, i] by fused multiply-adds over vectors 0..v.
-// The lanes at or past l of vector v are dead by then (their values
-// are already stored), so that vector needs no mask. The chain from one
-// pivot to the next is a permute, a product and a fused multiply-add.
+// upperShapes are the kernels: n <= 48 with 3 right-hand sides a call,
+// n <= 64 with 2, n <= 96 with 1.
+var upperShapes = []upperShape{{6, 3}, {8, 2}, {12, 1}}
+
+func (s upperShape) name() string      { return fmt.Sprintf("solveUpperTZ%d", s.vec) }
+func (s upperShape) label() string     { return fmt.Sprintf("u%d", s.vec) }
+func (s upperShape) idx() int          { return s.vec }
+func (s upperShape) inv() int          { return s.vec + 1 }
+func (s upperShape) w(c int) int       { return s.vec + 2 + c }
+func (s upperShape) bReg(c, v int) int { return 32 - s.q*s.vec + s.vec*c + v }
+
+// upperZSource returns trsmz_amd64.s: the kernels solveUpperTZ6, 8 and
+// 12, solveUpperTGo with AVX-512 for n <= 8 vec rows and up to q
+// right-hand sides (upperShapes), the right-hand sides held in registers
+// from the first step to the last. Step j (vector v = j/8, lane l = j
+// mod 8) is written out once per j and number of right-hand sides:
+// 1/L[j,j] by a scalar division, broadcast; row j of L (L[j, 0:j],
+// stride ld) into Z0..Zv by a scalar load and masked broadcasts (the
+// last vector's lanes below l only, the rest zero or stale); per column
+// w = (lane l of its vector v) * (1/L[j,j]), stored at b[j] (its final
+// value), then the rows above j less w L[j, i] by fused multiply-adds
+// over vectors 0..v. The lanes at or past l of vector v are dead by then
+// (their values are already stored), so that vector needs no mask. The
+// chain from one pivot to the next is a permute, a product and a fused
+// multiply-add.
 func upperZSource() string {
 	var b strings.Builder
 	b.WriteString(upperZHead)
@@ -31,54 +44,54 @@ func upperZSource() string {
 			fmt.Fprintf(&b, "DATA laneIdx<>+%d(SB)/8, $%d\n", 64*l+8*k, l)
 		}
 	}
-	b.WriteString("GLOBL laneIdx<>(SB), RODATA|NOPTR, $512\n\n")
-
-	b.WriteString(upperZEntry)
-	for q := 1; q <= upperZQ; q++ {
-		fmt.Fprintf(&b, "\tCMPQ BX, $%d\n\tJEQ  uq%d\n", q, q)
+	b.WriteString("GLOBL laneIdx<>(SB), RODATA|NOPTR, $512\n")
+	for _, s := range upperShapes {
+		fmt.Fprintf(&b, upperZEntry, s.name(), s.vec, s.q, s.vec*8)
+		p := s.label()
+		for q := 1; q < s.q; q++ {
+			fmt.Fprintf(&b, "\tCMPQ BX, $%d\n\tJEQ  %sq%d\n", q, p, q)
+		}
+		fmt.Fprintf(&b, "\tJMP  %sq%d\n", p, s.q)
+		for q := 1; q <= s.q; q++ {
+			s.columns(&b, q)
+		}
+		fmt.Fprintf(&b, "%sdone:\n\tVZEROUPPER\n\tRET\n", p)
 	}
-	b.WriteString("\tJMP  uq3\n")
-	for q := 1; q <= upperZQ; q++ {
-		upperZColumns(&b, q)
-	}
-	b.WriteString("udone:\n\tVZEROUPPER\n\tRET\n")
 	return b.String()
 }
 
-// bReg returns the register of column c's vector v.
-func bReg(c, v int) int { return 14 + upperZVec*c + v }
-
-// upperZColumns writes the code for q right-hand sides: the loads by the
-// number of vectors, the dispatch to step n-1, the steps 47..0.
-func upperZColumns(b *strings.Builder, q int) {
-	fmt.Fprintf(b, "uq%d:\n", q)
-	for nv := 1; nv <= upperZVec; nv++ {
-		fmt.Fprintf(b, "\tCMPQ CX, $%d\n\tJEQ  uq%dn%d\n", nv, q, nv)
+// columns writes the code for q right-hand sides: the loads by the
+// number of vectors, the dispatch to step n-1, the steps 8 vec - 1..0.
+func (s upperShape) columns(b *strings.Builder, q int) {
+	p := fmt.Sprintf("%sq%d", s.label(), q)
+	fmt.Fprintf(b, "%s:\n", p)
+	for nv := 1; nv < s.vec; nv++ {
+		fmt.Fprintf(b, "\tCMPQ CX, $%d\n\tJEQ  %sn%d\n", nv, p, nv)
 	}
-	b.WriteString("\tJMP  udone\n")
-	for nv := 1; nv <= upperZVec; nv++ {
-		fmt.Fprintf(b, "uq%dn%d:\n", q, nv)
+	fmt.Fprintf(b, "\tJMP  %sn%d\n", p, s.vec)
+	for nv := 1; nv <= s.vec; nv++ {
+		fmt.Fprintf(b, "%sn%d:\n", p, nv)
 		for c := 0; c < q; c++ {
 			base := "(SI)"
 			if c > 0 {
 				base = fmt.Sprintf("(SI)(R8*%d)", c)
 			}
 			for v := 0; v < nv-1; v++ {
-				fmt.Fprintf(b, "\tVMOVUPD %d%s, Z%d\n", 64*v, base, bReg(c, v))
+				fmt.Fprintf(b, "\tVMOVUPD %d%s, Z%d\n", 64*v, base, s.bReg(c, v))
 			}
-			fmt.Fprintf(b, "\tVMOVUPD.Z %d%s, K1, Z%d\n", 64*(nv-1), base, bReg(c, nv-1))
+			fmt.Fprintf(b, "\tVMOVUPD.Z %d%s, K1, Z%d\n", 64*(nv-1), base, s.bReg(c, nv-1))
 		}
-		fmt.Fprintf(b, "\tJMP  uq%dgo\n", q)
+		fmt.Fprintf(b, "\tJMP  %sgo\n", p)
 	}
-	fmt.Fprintf(b, "uq%dgo:\n", q)
+	fmt.Fprintf(b, "%sgo:\n", p)
 	for t := 1; t < 8; t++ {
 		fmt.Fprintf(b, "\tMOVQ $%d, AX\n\tKMOVW AX, K%d\n", 1<<t, t)
 	}
-	dispatch(b, fmt.Sprintf("uq%ds", q), 0, 8*upperZVec-1)
-	for j := 8*upperZVec - 1; j >= 0; j-- {
-		upperZStep(b, q, j)
+	dispatch(b, p+"s", 0, 8*s.vec-1)
+	for j := 8*s.vec - 1; j >= 0; j-- {
+		s.step(b, p, q, j)
 	}
-	b.WriteString("\tJMP  udone\n")
+	fmt.Fprintf(b, "\tJMP  %sdone\n", s.label())
 }
 
 // dispatch writes a binary search on DX = n-1 over [lo, hi] that jumps to
@@ -96,10 +109,10 @@ func dispatch(b *strings.Builder, p string, lo, hi int) {
 	dispatch(b, p, mid, hi)
 }
 
-// upperZStep writes step j for q right-hand sides.
-func upperZStep(b *strings.Builder, q, j int) {
+// step writes step j for q right-hand sides (labels prefixed p).
+func (s upperShape) step(b *strings.Builder, p string, q, j int) {
 	v, l := j/8, j%8
-	fmt.Fprintf(b, "uq%ds%d:\n", q, j)
+	fmt.Fprintf(b, "%ss%d:\n", p, j)
 	// Row j of L: vectors 0..v-1 whole, vector v's lanes below l: lane 0
 	// by a load that zeroes the rest, lane t by a broadcast under the
 	// mask of lane t (K t).
@@ -130,11 +143,11 @@ func upperZStep(b *strings.Builder, q, j int) {
 		}
 	}
 	// 1/L[j,j], broadcast; lane l's index.
-	b.WriteString("\tVMOVQ R9, X8\n\tVDIVSD (R12), X8, X8\n\tVBROADCASTSD X8, Z8\n")
-	fmt.Fprintf(b, "\tVMOVUPD laneIdx<>+%d(SB), Z7\n", 64*l)
+	fmt.Fprintf(b, "\tVMOVQ R9, X%[1]d\n\tVDIVSD (R12), X%[1]d, X%[1]d\n\tVBROADCASTSD X%[1]d, Z%[1]d\n", s.inv())
+	fmt.Fprintf(b, "\tVMOVUPD laneIdx<>+%d(SB), Z%d\n", 64*l, s.idx())
 	for c := 0; c < q; c++ {
-		w := 9 + c
-		fmt.Fprintf(b, "\tVPERMPD Z%d, Z7, Z%d\n\tVMULPD Z8, Z%d, Z%d\n", bReg(c, v), w, w, w)
+		w := s.w(c)
+		fmt.Fprintf(b, "\tVPERMPD Z%d, Z%d, Z%d\n\tVMULPD Z%d, Z%d, Z%d\n", s.bReg(c, v), s.idx(), w, s.inv(), w, w)
 		dst := "(R14)"
 		if c > 0 {
 			dst = fmt.Sprintf("(R14)(R8*%d)", c)
@@ -146,7 +159,7 @@ func upperZStep(b *strings.Builder, q, j int) {
 			if u == v && l == 0 {
 				break
 			}
-			fmt.Fprintf(b, "\tVFNMADD231PD Z%d, Z%d, Z%d\n", u, 9+c, bReg(c, u))
+			fmt.Fprintf(b, "\tVFNMADD231PD Z%d, Z%d, Z%d\n", u, s.w(c), s.bReg(c, u))
 		}
 	}
 	b.WriteString("\tSUBQ $8, R15\n\tSUBQ R13, R12\n\tSUBQ $8, R12\n\tSUBQ $8, R14\n")
@@ -160,13 +173,16 @@ const upperZHead = `//go:build amd64 && !purego
 
 `
 
+// upperZEntry is a kernel's entry (name, vectors, right-hand sides,
+// rows): R15 = &L[j, 0], R12 = &L[j, j], R14 = &b[j] (column 0), R13 =
+// ld bytes, DI = 3 ld bytes, R8 = ldb bytes, R9 = 1.0, DX = n-1, CX = the
+// vectors, K1 = the last vector's rows while b is loaded, then K t =
+// lane t.
 const upperZEntry = `
-// func solveUpperTZ(n, q int, l *float64, ld int, b *float64, ldb int)
-// solveUpperTGo for 1 <= n <= 48 and 1 <= q <= 3 with AVX-512 (upperZSource):
-// R15 = &L[j, 0], R12 = &L[j, j], R14 = &b[j] (column 0), R13 = ld bytes,
-// DI = 3 ld bytes, R8 = ldb bytes, R9 = 1.0, DX = n-1, CX = the vectors,
-// K1 = the last vector's rows while b is loaded, then K t = lane t.
-TEXT ·solveUpperTZ(SB), NOSPLIT, $0-48
+// func %[1]s(n, q int, l *float64, ld int, b *float64, ldb int)
+// solveUpperTGo with AVX-512 for 1 <= n <= %[4]d and 1 <= q <= %[3]d
+// (upperZSource; %[2]d vectors of 8 rows).
+TEXT ·%[1]s(SB), NOSPLIT, $0-48
 	MOVQ n+0(FP), DX
 	MOVQ q+8(FP), BX
 	MOVQ l+16(FP), R15
