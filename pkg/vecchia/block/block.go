@@ -649,6 +649,10 @@ func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 // or past the B_j), two columns at a time (gemv2: with AVX-512 one pass
 // over dSigma_j for both).
 func (sc *scratch) dsigC(s *Spec, u int) {
+	if hasCholZ {
+		sc.dsigCZ(s, u)
+		return
+	}
 	zero, neg := sc.zero, sc.neg
 	clear(zero)
 	for kk, i := range sc.resp {
@@ -670,6 +674,29 @@ func (sc *scratch) dsigC(s *Spec, u int) {
 			}
 			gemv2(u, resp[kk]+1, resp[kk+1]+1, zero, ds[:cap(ds)], u, neg[kk*u:], neg[(kk+1)*u:],
 				bj[kk*u:kk*u+m4], bj[(kk+1)*u:(kk+1)*u+m4])
+		}
+	}
+}
+
+// dsigCZ is dsigC with AVX-512: dSigma_j C for up to four of C's columns
+// a call (prodVec: each load of dSigma_j's rows shared by the columns
+// whose response is below it, C's entries the fused multiply-adds'
+// broadcast operands), from +0 with C itself, no negated copy: the same
+// sums, so the same values bitwise.
+func (sc *scratch) dsigCZ(s *Spec, u int) {
+	resp, r := sc.resp, len(sc.resp)
+	var kn [4]int
+	for j, kd := range s.Kinds {
+		if kd != Generated {
+			continue
+		}
+		ds, bj := sc.dsig[sc.slot[j]], sc.b[j]
+		for k0 := 0; k0 < r; k0 += 4 {
+			q := min(4, r-k0)
+			for c := range q {
+				kn[c] = resp[k0+c] + 1 // increasing: the responses in order
+			}
+			prodVec(u, q, &kn, ds, u, sc.c[k0*u:], u, bj[k0*u:], u)
 		}
 	}
 }
