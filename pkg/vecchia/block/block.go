@@ -705,7 +705,7 @@ func (sc *scratch) dsigCZ(s *Spec, u int) {
 // F r) and the information's Frobenius products, slot by slot, into frob
 // (F x F, lower triangle): for each response k, the inner products of
 // column k of the B_j (rows 0 .. r_k, the rest zero) with each other and
-// with [y X] (gram42, four B columns against two vectors a call), then
+// with [y X] (gram4, four B columns against up to six vectors a call), then
 // frob[a,b] += <B_a, B_b>_k - 1/2 B_a[r_k,k] B_b[r_k,k], k in order.
 func (sc *scratch) grams(u, r, ny int) {
 	f := sc.free
@@ -719,8 +719,8 @@ func (sc *scratch) grams(u, r, ny int) {
 	frob, g := sc.frob[:f*f], sc.gram[:f*nv]
 	clear(frob)
 	var xs [4][]float64
-	var ys [2][]float64
-	var out [8]float64
+	var ys [6][]float64
+	var out [24]float64
 	for kk, ir := range sc.resp {
 		n := ir + 1
 		for i0 := 0; i0 < f; i0 += 4 {
@@ -734,13 +734,16 @@ func (sc *scratch) grams(u, r, ny int) {
 					vs = append(vs, v)
 				}
 			}
-			for q := 0; q < len(vs); q += 2 {
-				q1 := min(q+1, len(vs)-1)
-				ys[0], ys[1] = col(vs[q], kk), col(vs[q1], kk)
-				gram42(n, &xs, &ys, &out)
+			for q0 := 0; q0 < len(vs); q0 += len(ys) {
+				part := vs[q0:min(q0+len(ys), len(vs))]
+				for q, v := range part {
+					ys[q] = col(v, kk)
+				}
+				gram4(n, &xs, &ys, len(part), &out)
 				for t := 0; t < 4 && i0+t < f; t++ {
-					g[(i0+t)*nv+vs[q]] = out[2*t]
-					g[(i0+t)*nv+vs[q1]] = out[2*t+1]
+					for q, v := range part {
+						g[(i0+t)*nv+v] = out[6*t+q]
+					}
 				}
 			}
 		}
