@@ -57,8 +57,8 @@ const leftMin, leftQ = 8, 9
 // solveUpperT is solveUpperTGo, with AVX2 where the CPU has it (the
 // same values, bitwise; row: scratch of at least n values); with AVX-512
 // and n <= 96, the right-hand sides held in registers over the whole
-// substitution (solveUpperTZ6, 8, 12: calls of up to 3 right-hand sides
-// for n <= 48, 2 for n <= 64, 1 for n <= 96).
+// substitution (solveUpperTZ6, 8, 12: calls of up to 4 right-hand sides
+// for n <= 48, 3 for n <= 64, 2 for n <= 96).
 func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int, row []float64) {
 	if !hasCholZ || !useVec || n == 0 || n > 96 || q == 0 {
 		solveUpperTYMM(n, q, l, ld, b, ldb, row)
@@ -66,12 +66,12 @@ func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int, row []floa
 	}
 	_ = l[(n-1)*ld+n-1]
 	_ = b[(q-1)*ldb+n-1]
-	f, w := solveUpperTZ12, 1
+	f, w := solveUpperTZ12, 2
 	switch {
 	case n <= 48:
-		f, w = solveUpperTZ6, 3
+		f, w = solveUpperTZ6, 4
 	case n <= 64:
-		f, w = solveUpperTZ8, 2
+		f, w = solveUpperTZ8, 3
 	}
 	for c := 0; c < q; c += w {
 		f(n, min(w, q-c), &l[0], ld, &b[c*ldb], ldb)
@@ -79,7 +79,7 @@ func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int, row []floa
 }
 
 // solveUpperTZ6, solveUpperTZ8 and solveUpperTZ12 are solveUpperTGo for
-// 1 <= n <= 48, 64, 96 and 1 <= q <= 3, 2, 1 with AVX-512: each
+// 1 <= n <= 48, 64, 96 and 1 <= q <= 4, 3, 2 with AVX-512: each
 // right-hand side's rows in registers over the whole substitution, row j
 // of L gathered (stride ld) at step j, b[j] stored once, as w (the same
 // values bitwise).

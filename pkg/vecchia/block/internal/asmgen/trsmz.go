@@ -6,20 +6,21 @@ import (
 )
 
 // upperShape is one solveUpperTZ kernel: at most vec vectors of 8 rows
-// (n <= 8 vec) and q right-hand sides a call, registers: L's row in
-// Z0..Z(vec-1), the lane's index, 1/L[j,j], the q w's, then the right-hand
-// sides, vec vectors each, up to Z31.
+// (n <= 8 vec) and q right-hand sides a call, registers: L's row a vector
+// at a time in Z0 and Z1 (alternately), the lane's index in Z2, 1/L[j,j]
+// in Z3, the q w's from Z4, then the right-hand sides, vec vectors each,
+// up to Z31.
 type upperShape struct{ vec, q int }
 
-// upperShapes are the kernels: n <= 48 with 3 right-hand sides a call,
-// n <= 64 with 2, n <= 96 with 1.
-var upperShapes = []upperShape{{6, 3}, {8, 2}, {12, 1}}
+// upperShapes are the kernels: n <= 48 with 4 right-hand sides a call,
+// n <= 64 with 3, n <= 96 with 2.
+var upperShapes = []upperShape{{6, 4}, {8, 3}, {12, 2}}
 
 func (s upperShape) name() string      { return fmt.Sprintf("solveUpperTZ%d", s.vec) }
 func (s upperShape) label() string     { return fmt.Sprintf("u%d", s.vec) }
-func (s upperShape) idx() int          { return s.vec }
-func (s upperShape) inv() int          { return s.vec + 1 }
-func (s upperShape) w(c int) int       { return s.vec + 2 + c }
+func (s upperShape) idx() int          { return 2 }
+func (s upperShape) inv() int          { return 3 }
+func (s upperShape) w(c int) int       { return 4 + c }
 func (s upperShape) bReg(c, v int) int { return 32 - s.q*s.vec + s.vec*c + v }
 
 // upperZSource returns trsmz_amd64.s: the kernels solveUpperTZ6, 8 and
@@ -27,12 +28,12 @@ func (s upperShape) bReg(c, v int) int { return 32 - s.q*s.vec + s.vec*c + v }
 // right-hand sides (upperShapes), the right-hand sides held in registers
 // from the first step to the last. Step j (vector v = j/8, lane l = j
 // mod 8) is written out once per j and number of right-hand sides:
-// 1/L[j,j] by a scalar division, broadcast; row j of L (L[j, 0:j],
-// stride ld) into Z0..Zv by a scalar load and masked broadcasts (the
-// last vector's lanes below l only, the rest zero or stale); per column
-// w = (lane l of its vector v) * (1/L[j,j]), stored at b[j] (its final
-// value), then the rows above j less w L[j, i] by fused multiply-adds
-// over vectors 0..v. The lanes at or past l of vector v are dead by then
+// 1/L[j,j] by a scalar division, broadcast; per column w = (lane l of
+// its vector v) * (1/L[j,j]), stored at b[j] (its final value); then row
+// j of L (L[j, 0:j], stride ld) a vector at a time by a scalar load and
+// masked broadcasts (the last vector's lanes below l only, the rest zero
+// or stale), each vector's rows above j less w L[j, i] by fused
+// multiply-adds for every column. The lanes at or past l of vector v are dead by then
 // (their values are already stored), so that vector needs no mask. The
 // chain from one pivot to the next is a permute, a product and a fused
 // multiply-add.
@@ -73,8 +74,11 @@ func (s upperShape) columns(b *strings.Builder, q int) {
 		fmt.Fprintf(b, "%sn%d:\n", p, nv)
 		for c := 0; c < q; c++ {
 			base := "(SI)"
-			if c > 0 {
+			switch c {
+			case 1, 2:
 				base = fmt.Sprintf("(SI)(R8*%d)", c)
+			case 3:
+				base = "(SI)(R11*1)"
 			}
 			for v := 0; v < nv-1; v++ {
 				fmt.Fprintf(b, "\tVMOVUPD %d%s, Z%d\n", 64*v, base, s.bReg(c, v))
@@ -113,15 +117,34 @@ func dispatch(b *strings.Builder, p string, lo, hi int) {
 func (s upperShape) step(b *strings.Builder, p string, q, j int) {
 	v, l := j/8, j%8
 	fmt.Fprintf(b, "%ss%d:\n", p, j)
-	// Row j of L: vectors 0..v-1 whole, vector v's lanes below l: lane 0
-	// by a load that zeroes the rest, lane t by a broadcast under the
-	// mask of lane t (K t).
+	// 1/L[j,j], broadcast; lane l's index; the w's, stored.
+	fmt.Fprintf(b, "\tVMOVQ R9, X%[1]d\n\tVDIVSD (R12), X%[1]d, X%[1]d\n\tVBROADCASTSD X%[1]d, Z%[1]d\n", s.inv())
+	fmt.Fprintf(b, "\tVMOVUPD laneIdx<>+%d(SB), Z%d\n", 64*l, s.idx())
+	for c := 0; c < q; c++ {
+		w := s.w(c)
+		fmt.Fprintf(b, "\tVPERMPD Z%d, Z%d, Z%d\n\tVMULPD Z%d, Z%d, Z%d\n", s.bReg(c, v), s.idx(), w, s.inv(), w, w)
+		dst := "(R14)"
+		switch c {
+		case 1, 2:
+			dst = fmt.Sprintf("(R14)(R8*%d)", c)
+		case 3:
+			dst = "(R14)(R11*1)"
+		}
+		fmt.Fprintf(b, "\tVMOVSD X%d, %s\n", w, dst)
+	}
+	// Row j of L a vector at a time (0..v-1 whole, v's lanes below l):
+	// lane 0 by a load that zeroes the rest, lane t by a broadcast under
+	// the mask of lane t (K t); then the columns' fused multiply-adds.
 	b.WriteString("\tMOVQ R15, R10\n")
 	for u := 0; u <= v; u++ {
 		nl := 8
 		if u == v {
 			nl = l
 		}
+		if nl == 0 {
+			break
+		}
+		r := u % 2
 		for t := 0; t < nl; t++ {
 			src := "(R10)"
 			switch t % 4 {
@@ -133,33 +156,16 @@ func (s upperShape) step(b *strings.Builder, p string, q, j int) {
 				src = "(R10)(DI*1)"
 			}
 			if t == 0 {
-				fmt.Fprintf(b, "\tVMOVSD %s, X%d\n", src, u)
+				fmt.Fprintf(b, "\tVMOVSD %s, X%d\n", src, r)
 			} else {
-				fmt.Fprintf(b, "\tVBROADCASTSD %s, K%d, Z%d\n", src, t, u)
+				fmt.Fprintf(b, "\tVBROADCASTSD %s, K%d, Z%d\n", src, t, r)
 			}
 			if t%4 == 3 && (u < v || t < nl-1) {
 				b.WriteString("\tLEAQ (R10)(R13*4), R10\n")
 			}
 		}
-	}
-	// 1/L[j,j], broadcast; lane l's index.
-	fmt.Fprintf(b, "\tVMOVQ R9, X%[1]d\n\tVDIVSD (R12), X%[1]d, X%[1]d\n\tVBROADCASTSD X%[1]d, Z%[1]d\n", s.inv())
-	fmt.Fprintf(b, "\tVMOVUPD laneIdx<>+%d(SB), Z%d\n", 64*l, s.idx())
-	for c := 0; c < q; c++ {
-		w := s.w(c)
-		fmt.Fprintf(b, "\tVPERMPD Z%d, Z%d, Z%d\n\tVMULPD Z%d, Z%d, Z%d\n", s.bReg(c, v), s.idx(), w, s.inv(), w, w)
-		dst := "(R14)"
-		if c > 0 {
-			dst = fmt.Sprintf("(R14)(R8*%d)", c)
-		}
-		fmt.Fprintf(b, "\tVMOVSD X%d, %s\n", w, dst)
-	}
-	for c := 0; c < q; c++ {
-		for u := 0; u <= v; u++ {
-			if u == v && l == 0 {
-				break
-			}
-			fmt.Fprintf(b, "\tVFNMADD231PD Z%d, Z%d, Z%d\n", u, s.w(c), s.bReg(c, u))
+		for c := 0; c < q; c++ {
+			fmt.Fprintf(b, "\tVFNMADD231PD Z%d, Z%d, Z%d\n", r, s.w(c), s.bReg(c, u))
 		}
 	}
 	b.WriteString("\tSUBQ $8, R15\n\tSUBQ R13, R12\n\tSUBQ $8, R12\n\tSUBQ $8, R14\n")
@@ -175,7 +181,7 @@ const upperZHead = `//go:build amd64 && !purego
 
 // upperZEntry is a kernel's entry (name, vectors, right-hand sides,
 // rows): R15 = &L[j, 0], R12 = &L[j, j], R14 = &b[j] (column 0), R13 =
-// ld bytes, DI = 3 ld bytes, R8 = ldb bytes, R9 = 1.0, DX = n-1, CX = the
+// ld bytes, DI = 3 ld bytes, R8 = ldb bytes, R11 = 3 ldb bytes, R9 = 1.0, DX = n-1, CX = the
 // vectors, K1 = the last vector's rows while b is loaded, then K t =
 // lane t.
 const upperZEntry = `
@@ -209,4 +215,5 @@ TEXT ·%[1]s(SB), NOSPLIT, $0-48
 	LEAQ (R15)(AX*1), R12
 	LEAQ (SI)(DX*8), R14
 	LEAQ (R13)(R13*2), DI
+	LEAQ (R8)(R8*2), R11
 `
