@@ -710,6 +710,10 @@ func (sc *scratch) dsigCZ(s *Spec, u int) {
 func (sc *scratch) grams(u, r, ny int) {
 	f := sc.free
 	nv := f + ny
+	if f <= 4 && nv <= 6 {
+		sc.gramsOne(u, r, ny)
+		return
+	}
 	col := func(v, kk int) []float64 {
 		if v < f {
 			return sc.ball[(v*r+kk)*u : (v*r+kk+1)*u]
@@ -754,6 +758,44 @@ func (sc *scratch) grams(u, r, ny int) {
 			}
 			for c := 0; c < ny; c++ {
 				sc.sy[a*r+kk+c*f*r] = g[a*nv+f+c]
+			}
+		}
+	}
+}
+
+// gramsOne is grams for at most four free parameters and six vectors
+// (the B columns and [y X]): one gram4 call a response, its inner
+// products written straight into frob and sy (the same sums and terms in
+// the same order, so the same values bitwise).
+func (sc *scratch) gramsOne(u, r, ny int) {
+	f := sc.free
+	nv := f + ny
+	frob := sc.frob[:f*f]
+	clear(frob)
+	var xs [4][]float64
+	var ys [6][]float64
+	var out [24]float64
+	var d [4]float64
+	for kk, ir := range sc.resp {
+		n := ir + 1
+		for v := range nv {
+			if v < f {
+				ys[v] = sc.ball[(v*r+kk)*u : (v*r+kk)*u+n]
+				d[v] = ys[v][ir]
+			} else {
+				ys[v] = sc.y[(v-f)*u : (v-f)*u+n]
+			}
+		}
+		for t := range xs {
+			xs[t] = ys[min(t, f-1)]
+		}
+		gram4(n, &xs, &ys, nv, &out)
+		for a := range f {
+			for b := 0; b <= a; b++ {
+				frob[a*f+b] += out[6*a+b] - 0.5*d[a]*d[b]
+			}
+			for c := range ny {
+				sc.sy[a*r+kk+c*f*r] = out[6*a+f+c]
 			}
 		}
 	}
