@@ -680,8 +680,8 @@ func (sc *scratch) dsigC(s *Spec, u int) {
 
 // dsigCZ is dsigC with AVX-512: dSigma_j C for up to four of C's columns
 // a call (prodVec: each load of dSigma_j's rows shared by the columns
-// whose response is below it, C's entries the fused multiply-adds'
-// broadcast operands), from +0 with C itself, no negated copy: the same
+// whose response is below it, each of C's entries broadcast once for
+// its column's vectors), from +0 with C itself, no negated copy: the same
 // sums, so the same values bitwise.
 func (sc *scratch) dsigCZ(s *Spec, u int) {
 	resp, r := sc.resp, len(sc.resp)

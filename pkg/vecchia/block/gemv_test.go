@@ -1,8 +1,10 @@
 package block
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -104,5 +106,37 @@ func TestProd(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkProd times dSigma_j C (prodVec, AVX-512) at the mean block of
+// N = 10^6, m = 30 (u = 39) with r = 2 and 3 responses in the last rows,
+// in thread CPU nanoseconds a call.
+func BenchmarkProd(b *testing.B) {
+	if !hasCholZ {
+		b.Skip("no AVX-512")
+	}
+	const u = 39
+	l, x, t := make([]float64, u*u), make([]float64, 4*u), make([]float64, 4*u)
+	for i := range l {
+		l[i] = float64(i%7) - 3
+	}
+	for i := range x {
+		x[i] = float64(i%5) - 2
+	}
+	for _, q := range []int{2, 3} {
+		var kn [4]int
+		for c := range q {
+			kn[c] = u - q + c + 1
+		}
+		b.Run(fmt.Sprintf("q=%d", q), func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			c0 := threadCPU()
+			for i := 0; i < b.N; i++ {
+				prodVec(u, q, &kn, l, u, x, u, t, u)
+			}
+			b.ReportMetric((threadCPU()-c0)*1e9/float64(b.N), "cpu-ns/op")
+		})
 	}
 }

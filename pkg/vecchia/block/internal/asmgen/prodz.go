@@ -7,14 +7,14 @@ import (
 
 // prodZQ and prodZVec bound prodZ: up to 4 right-hand sides and 6
 // vectors of 8 rows (48 rows): 24 accumulators (Z0-Z23), L's rows in
-// Z24-Z29.
+// Z24-Z29, x's entry broadcast in Z30 or Z31.
 const prodZQ, prodZVec = 4, 6
 
 // prodZSource returns prodz_amd64.s: prodZ, the products dSigma_j C of
 // the gradient, t_c = L x_c over the first kn_c columns of L for up to 4
 // right-hand sides at once (each load of L's rows shared by the columns
-// still running), the x's entries as the fused multiply-adds' broadcast
-// memory operands.
+// still running), each x entry broadcast once (Z30, Z31) for its
+// column's vectors.
 func prodZSource() string {
 	var b strings.Builder
 	b.WriteString(prodZHead)
@@ -53,8 +53,10 @@ func prodZBody(b *strings.Builder, q, nv int) {
 		}
 		for c := s; c < q; c++ {
 			src := [4]string{"(R9)", "(R9)(R10*1)", "(R9)(R10*2)", "(R9)(R11*1)"}[c]
+			x := 30 + c%2
+			fmt.Fprintf(b, "\tVBROADCASTSD %s, Z%d\n", src, x)
 			for v := 0; v < nv; v++ {
-				fmt.Fprintf(b, "\tVFMADD231PD.BCST %s, Z%d, Z%d\n", src, 24+v, c*nv+v)
+				fmt.Fprintf(b, "\tVFMADD231PD Z%d, Z%d, Z%d\n", x, 24+v, c*nv+v)
 			}
 		}
 		fmt.Fprintf(b, "\tADDQ R8, DI\n\tADDQ $8, R9\n\tDECQ CX\n\tJNZ  %[1]ss%[2]d\n%[1]ss%[2]dend:\n", p, s)
