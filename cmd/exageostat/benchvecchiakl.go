@@ -22,7 +22,7 @@ var klOrders = []order.Method{order.MaxMin, order.Random, order.Coord, order.Mid
 // density.
 func newBenchVecchiaKLCmd() *cobra.Command {
 	o := bench.VecchiaKLOptions{N: 2000, Workers: job.DefaultWorkers(), Seed: 1}
-	var thetaS, msS, ordS, grpS, data string
+	var thetaS, msS, ordS, grpS, selS, data string
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "vecchia-kl",
@@ -40,14 +40,18 @@ does not fit in memory) and one Vecchia evaluation per row. Orderings:
 maxmin (exact, the default of fit), random (from --seed), coord, middleout,
 approxmaxmin (an approximate maxmin: a random permutation whose points with
 an earlier near neighbour are moved to the end, as GpGp's order_maxmin).
+Sets (--select): nearest (the m nearest earlier points, as fit chooses
+them) or greedy (m of the --candidates nearest earlier points, picked one
+at a time to lower the point's conditional variance at --theta the most).
 Printed: one row per approximation with its KL, its blocks, its work (the
 covariance entries and Cholesky flops of one evaluation) and seconds
 (docs/vecchia.md, "Which approximation: the KL divergence").`,
 		Example: `  exageostat bench vecchia-kl --n 3000 --m 10,30,60 --order maxmin,random --grouping blocks,none --theta 1,0.1,0.5,0.1
-  exageostat bench vecchia-kl --data vdata.csv --m 30 --theta 1,0.1,0.8,0.1 --json`,
+  exageostat bench vecchia-kl --data vdata.csv --m 30 --theta 1,0.1,0.8,0.1 --json
+  exageostat bench vecchia-kl --n 3000 --m 30 --select nearest,greedy --theta 1,0.1,1.5,0.1`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := parseKLFlags(&o, thetaS, msS, ordS, grpS, data); err != nil {
+			if err := parseKLFlags(&o, thetaS, msS, ordS, grpS, selS, data); err != nil {
 				return err
 			}
 			n := o.N
@@ -79,6 +83,8 @@ covariance entries and Cholesky flops of one evaluation) and seconds
 	f.StringVar(&msS, "m", "10,30", "conditioning set sizes, comma-separated")
 	f.StringVar(&ordS, "order", "maxmin", "orderings, comma-separated: maxmin, random, coord, middleout, approxmaxmin")
 	f.StringVar(&grpS, "grouping", "blocks", "groupings, comma-separated: blocks, none")
+	f.StringVar(&selS, "select", "nearest", "how the sets are chosen, comma-separated: nearest (fit's), greedy (by conditional variance at --theta)")
+	f.IntVar(&o.Candidates, "candidates", 0, "greedy: the nearest earlier points the sets are chosen from (0: 3m)")
 	f.StringVar(&thetaS, "theta", "1,0.1,0.5,0.1", "sigma2,beta,nu,tau2 of the Matérn model (the true parameters)")
 	f.IntVar(&o.Workers, "workers", o.Workers, "runtime workers")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the random points and of the random orderings")
@@ -87,7 +93,7 @@ covariance entries and Cholesky flops of one evaluation) and seconds
 }
 
 // parseKLFlags checks bench vecchia-kl's flags into o.
-func parseKLFlags(o *bench.VecchiaKLOptions, thetaS, msS, ordS, grpS, data string) error {
+func parseKLFlags(o *bench.VecchiaKLOptions, thetaS, msS, ordS, grpS, selS, data string) error {
 	const cmd = "bench vecchia-kl"
 	if err := checkInts(cmd, atLeast("n", o.N, 2), workersFlag(o.Workers)); err != nil {
 		return err
@@ -119,6 +125,17 @@ func parseKLFlags(o *bench.VecchiaKLOptions, thetaS, msS, ordS, grpS, data strin
 		}
 		o.Groupings = append(o.Groupings, g)
 	}
+	o.Selects = nil
+	for _, s := range strings.Split(selS, ",") {
+		v := strings.TrimSpace(s)
+		if v != "nearest" && v != "greedy" {
+			return badInput("%s: --select: %q is not nearest or greedy", cmd, s)
+		}
+		o.Selects = append(o.Selects, v)
+	}
+	if err := checkInts(cmd, atLeast("candidates", o.Candidates, 0)); err != nil {
+		return err
+	}
 	if data == "" {
 		return nil
 	}
@@ -140,8 +157,8 @@ func parseKLFlags(o *bench.VecchiaKLOptions, thetaS, msS, ordS, grpS, data strin
 func printVecchiaKL(r *bench.VecchiaKLResult) {
 	fmt.Printf("vecchia-kl n=%d theta=%v seed=%d workers=%d: exact log|Sigma| = %.10g (%.2f s, nb=%d)\n",
 		r.N, r.Theta, r.Seed, r.Workers, r.ExactLogDet, r.ExactSeconds, r.NB)
-	fmt.Printf("%6s  %-13s %-8s %9s  %14s  %10s  %10s  %9s  %9s\n", "m", "order", "grouping", "blocks", "KL (nats)", "entries", "Chol flop", "prepare s", "eval s")
+	fmt.Printf("%6s  %-13s %-8s %-8s %9s  %14s  %10s  %10s  %9s  %9s\n", "m", "order", "select", "grouping", "blocks", "KL (nats)", "entries", "Chol flop", "prepare s", "eval s")
 	for _, w := range r.Rows {
-		fmt.Printf("%6d  %-13s %-8s %9d  %14.6g  %10.3g  %10.3g  %9.3f  %9.3f\n", w.M, w.Order, w.Grouping, w.Blocks, w.KL, w.Entries, w.CholFlops, w.PrepSeconds, w.EvalSeconds)
+		fmt.Printf("%6d  %-13s %-8s %-8s %9d  %14.6g  %10.3g  %10.3g  %9.3f  %9.3f\n", w.M, w.Order, w.Select, w.Grouping, w.Blocks, w.KL, w.Entries, w.CholFlops, w.PrepSeconds, w.EvalSeconds)
 	}
 }

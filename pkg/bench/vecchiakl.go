@@ -12,6 +12,8 @@ import (
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/vecchia"
+	"github.com/exageostat/exageostat/pkg/vecchia/greedy"
+	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
 	"github.com/exageostat/exageostat/pkg/vecchia/order"
 )
 
@@ -30,9 +32,16 @@ type VecchiaKLOptions struct {
 	Ms        []int
 	Orders    []order.Method
 	Groupings []string
-	Seed      uint64 // the points' seed and the random orderings'
-	Workers   int
-	NB        int // the exact Cholesky's tile size (0: tile.AutoNB)
+	// Selects are how the sets are chosen ("nearest": the m nearest
+	// earlier points, as fit does; "greedy": m of the Candidates nearest
+	// by conditional variance at Theta, package greedy), nested between
+	// the orderings and the groupings.
+	Selects []string
+	// Candidates is the greedy rule's K (0: 3m).
+	Candidates int
+	Seed       uint64 // the points' seed and the random orderings'
+	Workers    int
+	NB         int // the exact Cholesky's tile size (0: tile.AutoNB)
 	// Progress, if set, gets a line as each row ends.
 	Progress func(string)
 }
@@ -42,6 +51,7 @@ type VecchiaKLRow struct {
 	M        int    `json:"m"`
 	Order    string `json:"order"`
 	Grouping string `json:"grouping"`
+	Select   string `json:"select"` // how the sets were chosen: nearest or greedy
 	Blocks   int    `json:"blocks"`
 	// KL is KL(p || q) in nats; LogDet is log|Sigma~| of the Vecchia
 	// density q.
@@ -128,17 +138,23 @@ func VecchiaKL(o VecchiaKLOptions) (*VecchiaKLResult, error) {
 	if o.Progress != nil {
 		o.Progress(fmt.Sprintf("exact: log|Sigma| = %.10g (%.2fs)", res.ExactLogDet, res.ExactSeconds))
 	}
+	selects := o.Selects
+	if len(selects) == 0 {
+		selects = []string{"nearest"}
+	}
 	for _, m := range o.Ms {
 		for _, ord := range o.Orders {
-			for _, g := range o.Groupings {
-				row, err := klRow(pr, o, m, ord, g, rt)
-				if err != nil {
-					return nil, err
-				}
-				row.KL = (row.LogDet - res.ExactLogDet) / 2
-				res.Rows = append(res.Rows, *row)
-				if o.Progress != nil {
-					o.Progress(fmt.Sprintf("m=%d order=%s grouping=%s: KL %.6g (%.2fs)", m, ord, g, row.KL, row.PrepSeconds+row.EvalSeconds))
+			for _, sel := range selects {
+				for _, g := range o.Groupings {
+					row, err := klRow(pr, o, klApprox{m, ord, sel, g}, rt)
+					if err != nil {
+						return nil, err
+					}
+					row.KL = (row.LogDet - res.ExactLogDet) / 2
+					res.Rows = append(res.Rows, *row)
+					if o.Progress != nil {
+						o.Progress(fmt.Sprintf("m=%d order=%s select=%s grouping=%s: KL %.6g (%.2fs)", m, ord, sel, g, row.KL, row.PrepSeconds+row.EvalSeconds))
+					}
 				}
 			}
 		}
@@ -162,15 +178,34 @@ func exactLogDet(pr likelihood.Problem, theta []float64, nb int, rt *runtime.Run
 	return st.LogDet, time.Since(t0).Seconds(), nil
 }
 
-// klRow prepares pr's Vecchia plan with sets of m, the ordering ord and
-// the grouping g, and evaluates log|Sigma~| at o.Theta.
-func klRow(pr likelihood.Problem, o VecchiaKLOptions, m int, ord order.Method, g string, rt *runtime.Runtime) (*VecchiaKLRow, error) {
+// klApprox is one row's approximation: the set size, the ordering, how
+// the sets are chosen and the grouping.
+type klApprox struct {
+	m     int
+	ord   order.Method
+	sel   string
+	group string
+}
+
+// klRow prepares pr's Vecchia plan of the approximation a and evaluates
+// log|Sigma~| at o.Theta.
+func klRow(pr likelihood.Problem, o VecchiaKLOptions, a klApprox, rt *runtime.Runtime) (*VecchiaKLRow, error) {
+	m, ord, g := a.m, a.ord, a.group
 	if g != "blocks" && g != "none" {
 		return nil, fmt.Errorf("bench vecchia-kl: grouping %q (want blocks or none)", g)
 	}
+	if a.sel != "nearest" && a.sel != "greedy" {
+		return nil, fmt.Errorf("bench vecchia-kl: select %q (want nearest or greedy)", a.sel)
+	}
 	t0 := time.Now()
-	prep, err := vecchia.Prepare(pr, o.Theta, vecchia.Setup{M: m, Order: ord, Seed: o.Seed, Workers: o.Workers,
-		Grouping: vecchia.Grouping{Off: g == "none"}})
+	s := vecchia.Setup{M: m, Order: ord, Seed: o.Seed, Workers: o.Workers, Grouping: vecchia.Grouping{Off: g == "none"}}
+	if a.sel == "greedy" {
+		var err error
+		if s.Perm, s.Sets, err = greedySets(pr, o, m, ord); err != nil {
+			return nil, err
+		}
+	}
+	prep, err := vecchia.Prepare(pr, o.Theta, s)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +218,7 @@ func klRow(pr likelihood.Problem, o VecchiaKLOptions, m int, ord order.Method, g
 	if math.IsNaN(r.LogDet) {
 		return nil, fmt.Errorf("bench vecchia-kl: log|Sigma~| is NaN (m=%d, %s)", m, ord)
 	}
-	row := &VecchiaKLRow{M: prep.Sets.M, Order: string(ord), Grouping: g, Blocks: prep.Plan.Blocks.Len(), LogDet: r.LogDet,
+	row := &VecchiaKLRow{M: prep.Sets.M, Order: string(ord), Select: a.sel, Grouping: g, Blocks: prep.Plan.Blocks.Len(), LogDet: r.LogDet,
 		PrepSeconds: t1.Sub(t0).Seconds(), EvalSeconds: time.Since(t1).Seconds()}
 	for b := range row.Blocks {
 		u, _ := prep.Plan.Blocks.Size(b)
@@ -192,6 +227,38 @@ func klRow(pr likelihood.Problem, o VecchiaKLOptions, m int, ord order.Method, g
 		row.CholFlops += fu * fu * fu / 3
 	}
 	return row, nil
+}
+
+// greedySets returns the ordering ord of pr's points and sets of m chosen
+// by conditional variance (package greedy) at o.Theta among each point's
+// o.Candidates (0: 3m) nearest earlier points.
+func greedySets(pr likelihood.Problem, o VecchiaKLOptions, m int, ord order.Method) ([]int, *neighbors.Sets, error) {
+	k := o.Candidates
+	if k <= 0 {
+		k = 3 * m
+	}
+	wide, err := vecchia.Prepare(pr, o.Theta, vecchia.Setup{M: m, Wide: max(k, m), Order: ord, Seed: o.Seed, Workers: o.Workers})
+	if err != nil {
+		return nil, nil, err
+	}
+	cand := wide.Wide
+	if cand == nil {
+		cand = wide.Sets
+	}
+	p := pr.Points
+	kern, err := matern.NewMatern(matern.Theta{Sigma2: o.Theta[0], Beta: o.Theta[1], Nu: o.Theta[2]}, matern.MaxDistance(pr.Metric, p))
+	if err != nil {
+		return nil, nil, err
+	}
+	perm, tau2 := wide.Perm, o.Theta[3]
+	cov := func(i, j int) float64 {
+		if i == j {
+			return kern.Cov(0) + tau2
+		}
+		return kern.Cov(matern.Distance(pr.Metric, p, perm[i], p, perm[j]))
+	}
+	sets, err := greedy.Select(cand, m, cov, o.Workers)
+	return perm, sets, err
 }
 
 // uniformPoints returns n uniform random points in the unit square (a

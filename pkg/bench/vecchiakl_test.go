@@ -45,20 +45,21 @@ func denseSigma(pts matern.Points, theta []float64) *mat.SymDense {
 
 // denseKL is KL(p || q) of the ungrouped Vecchia density q on the
 // ordering perm with each location conditioned on its m nearest earlier
-// locations (brute force here), from the dense matrices: the sparse
+// locations (brute force here), or with k > 0 on the m of its k nearest
+// that greedyDense picks, from the dense matrices: the sparse
 // inverse Cholesky factor's rows by the conditional regressions
 // (b_i = S_cc^-1 S_ci, d_i = S_ii - S_ic b_i), the precision
 // A = sum_i a_i a_i^T / d_i with a_i = e_i - b_i on c(i), then
 // (tr(A Sigma) - N - log|A| - log|Sigma|)/2.
-func denseKL(t *testing.T, pts matern.Points, theta []float64, perm []int, m int) float64 {
+func denseKL(t *testing.T, pts matern.Points, theta []float64, perm []int, m, k int) float64 {
 	t.Helper()
 	n := pts.Len()
 	sig := denseSigma(pts, theta)
 	a := mat.NewSymDense(n, nil)
 	logDetA := 0.0
-	for k := range n {
-		i := perm[k]
-		prev := slices.Clone(perm[:k])
+	for pos := range n {
+		i := perm[pos]
+		prev := slices.Clone(perm[:pos])
 		dist := func(j int) float64 { return math.Hypot(pts.X[i]-pts.X[j], pts.Y[i]-pts.Y[j]) }
 		slices.SortStableFunc(prev, func(x, y int) int {
 			if dist(x) < dist(y) {
@@ -69,7 +70,10 @@ func denseKL(t *testing.T, pts matern.Points, theta []float64, perm []int, m int
 			}
 			return 0
 		})
-		c := prev[:min(m, k)]
+		c := prev[:min(m, len(prev))]
+		if k > 0 {
+			c = greedyDense(t, sig, i, prev[:min(k, len(prev))], m)
+		}
 		b := make([]float64, len(c))
 		d := sig.At(i, i)
 		if len(c) > 0 {
@@ -117,6 +121,45 @@ func denseKL(t *testing.T, pts matern.Points, theta []float64, perm []int, m int
 	return (mat.Trace(&as) - float64(n) - logDetA - ch.LogDet()) / 2
 }
 
+// greedyDense picks m of the candidates cand of location i the greedy
+// rule's way, written out: each time the candidate whose addition leaves
+// the smallest Var(y_i | y_S), each variance by a dense solve.
+func greedyDense(t *testing.T, sig *mat.SymDense, i int, cand []int, m int) []int {
+	t.Helper()
+	condVar := func(s []int) float64 {
+		a := mat.NewSymDense(len(s), nil)
+		b := mat.NewVecDense(len(s), nil)
+		for u, su := range s {
+			b.SetVec(u, sig.At(su, i))
+			for v := 0; v <= u; v++ {
+				a.SetSym(u, v, sig.At(su, s[v]))
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(a) {
+			t.Fatal("dense: a candidate set's matrix is not positive definite")
+		}
+		var x mat.VecDense
+		if err := ch.SolveVecTo(&x, b); err != nil {
+			t.Fatal(err)
+		}
+		return sig.At(i, i) - mat.Dot(b, &x)
+	}
+	var s []int
+	left := slices.Clone(cand)
+	for len(s) < m && len(left) > 0 {
+		best, bv := 0, math.Inf(1)
+		for u, c := range left {
+			if v := condVar(append(slices.Clone(s), c)); v < bv {
+				best, bv = u, v
+			}
+		}
+		s = append(s, left[best])
+		left = slices.Delete(left, best, best+1)
+	}
+	return s
+}
+
 // TestVecchiaKLDense: the ungrouped rows equal the dense KL of the same
 // ordering (the sets found by brute force in the test); m = N-1 gives 0
 // for both groupings; the grouped density is at least as close as the
@@ -146,7 +189,7 @@ func TestVecchiaKLDense(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := denseKL(t, pts, theta, perm, none.M)
+			want := denseKL(t, pts, theta, perm, none.M, 0)
 			if math.Abs(none.KL-want) > 1e-9+1e-8*want || !(want > 0.01) {
 				t.Errorf("theta %v %s m=%d: KL %.12g, dense %.12g", theta, none.Order, none.M, none.KL, want)
 			}
@@ -229,5 +272,45 @@ func TestVecchiaKLTrace(t *testing.T) {
 	if kl := ep - eq; math.Abs(kl-r.Rows[0].KL) > 1e-9 || math.Abs(eq-(c-float64(n)/2)) > 1e-9 {
 		t.Errorf("E_p[l_p] - E_p[l_q] = %.12g by %d evaluations, the row's KL %.12g; E_p[l_q] - c = %.12g, want -N/2",
 			kl, n, r.Rows[0].KL, eq-c)
+	}
+}
+
+// TestVecchiaKLGreedy: the ungrouped rows of greedy sets equal the dense
+// KL of the sets the rule picks when written out (greedyDense), grouped
+// they are at least as close, and on these points they are closer than
+// the nearest sets of the same size.
+func TestVecchiaKLGreedy(t *testing.T) {
+	const n, seed, m, k = 70, 4, 4, 12
+	pts := uniformPoints(n, seed)
+	for _, theta := range [][]float64{{1, 0.1, 0.5, 0.1}, {1.3, 0.2, 1.5, 0.05}} {
+		orders := []order.Method{order.MaxMin, order.Random}
+		r, err := VecchiaKL(VecchiaKLOptions{Points: pts, Theta: theta, Ms: []int{m}, Orders: orders,
+			Selects: []string{"nearest", "greedy"}, Candidates: k, Groupings: []string{"none", "blocks"}, Seed: seed, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Rows) != 8 {
+			t.Fatalf("%d rows, want 8", len(r.Rows))
+		}
+		for i := 0; i < len(r.Rows); i += 4 {
+			near, none, blocks := r.Rows[i], r.Rows[i+2], r.Rows[i+3]
+			if none.Select != "greedy" || none.Grouping != "none" || blocks.Grouping != "blocks" || near.Select != "nearest" {
+				t.Fatalf("rows out of order: %+v", r.Rows[i:i+4])
+			}
+			perm, err := order.Order(embed.Coords{Dim: 2, V: interleave(pts)}, order.Method(none.Order), seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := denseKL(t, pts, theta, perm, m, k)
+			if math.Abs(none.KL-want) > 1e-9+1e-8*want || !(want > 0.01) {
+				t.Errorf("theta %v %s greedy: KL %.12g, dense %.12g", theta, none.Order, none.KL, want)
+			}
+			if !(blocks.KL <= none.KL+1e-9) || !(blocks.KL >= 0) {
+				t.Errorf("theta %v %s greedy: grouped KL %g, ungrouped %g", theta, none.Order, blocks.KL, none.KL)
+			}
+			if !(none.KL < near.KL) {
+				t.Errorf("theta %v %s: greedy KL %g, nearest %g", theta, none.Order, none.KL, near.KL)
+			}
+		}
 	}
 }

@@ -109,15 +109,19 @@ func (v *fitJob) checkWide(s vecchia.Setup, mode prepMode, n int, note string) v
 
 // checkRun is what the approximation check needs of the fit: the
 // problem, the search's start (the frame of the ordering), the setup,
-// the runtime and kernels, and how the plans are prepared.
+// the runtime and kernels, and how the plans are prepared. With mode
+// prepDistribute, handOver (when not nil) drops the fit's own references
+// to the problem's columns: the check's preparation takes them over
+// (vecchia.DistributeHanded; nothing reads the whole input after it).
 type checkRun struct {
-	pr    likelihood.Problem
-	start []float64
-	setup vecchia.Setup
-	rt    *runtime.Runtime
-	kern  kernels.Impl
-	mode  prepMode
-	note  string // a reason to skip known before the search (memory)
+	pr       likelihood.Problem
+	start    []float64
+	setup    vecchia.Setup
+	rt       *runtime.Runtime
+	kern     kernels.Impl
+	mode     prepMode
+	note     string // a reason to skip known before the search (memory)
+	handOver func()
 }
 
 // vecchiaCheck runs the approximation check of the fit out (estimate
@@ -159,7 +163,13 @@ func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at
 	}
 	st.release()
 	goruntime.GC() // the heap's goal falls with what was let go: the plan at m2 takes its place
-	st2, err := newVecchiaStages(c.pr, c.start, s2, c.rt, c.kern, len(v.names), st.free, v.w, c.mode, 0, nil)
+	pr := c.pr
+	c.pr = likelihood.Problem{} // the hand-over's (below) once each rank has its share
+	var handOver func()
+	if c.mode == prepDistribute && c.handOver != nil {
+		handOver = func() { pr = likelihood.Problem{}; c.handOver() }
+	}
+	st2, err := newVecchiaStages(pr, c.start, s2, c.rt, c.kern, len(v.names), st.free, v.w, c.mode, 0, handOver)
 	var r2 *vecchia.Result
 	chk.PrepSeconds = since(t0)
 	if err == nil {

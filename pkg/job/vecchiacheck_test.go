@@ -7,6 +7,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/comm"
 	"github.com/exageostat/exageostat/pkg/config"
+	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/likelihood"
 	"github.com/exageostat/exageostat/pkg/mle"
 	"github.com/exageostat/exageostat/pkg/vecchia"
@@ -96,6 +97,45 @@ func TestVecchiaCheckSkipped(t *testing.T) {
 		case c.off:
 		case chk == nil || !strings.HasPrefix(chk.Skipped, c.want) || chk.StepSE != nil || len(out.Warnings) != 0:
 			t.Errorf("%s: check %+v, warnings %q; want skipped %q", c.name, chk, out.Warnings, c.want)
+		}
+	}
+}
+
+// TestHandOvers: over several ranks (prepDistribute) without a hold-out,
+// the fit's input is handed over in the fit's own preparation, or, with
+// the approximation check, in the check's, and the release drops the
+// job's dataset, the caller's data and its Problem; one rank, a rank 0
+// that scatters, and a hold-out hand nothing over.
+func TestHandOvers(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		mode             prepMode
+		held, check      bool
+		wantFit, wantChk bool
+	}{
+		{name: "distributed", mode: prepDistribute, wantFit: true},
+		{name: "distributed, check", mode: prepDistribute, check: true, wantChk: true},
+		{name: "hold-out", mode: prepDistribute, held: true, check: true},
+		{name: "one rank", mode: prepLocal, check: true},
+		{name: "scatter", mode: prepScatter},
+	} {
+		cfg := config.DefaultFit()
+		cfg.VecchiaCheck = c.check
+		d := &dataset.Data{Obs: []float64{1, 2}}
+		pr := likelihood.Problem{Obs: d.Obs}
+		v := &fitJob{cfg: cfg, d: d}
+		fit, chk := v.handOvers(c.mode, c.held, &d, &pr)
+		if (fit != nil) != c.wantFit || (chk != nil) != c.wantChk {
+			t.Errorf("%s: fit's release %t, check's %t; want %t, %t", c.name, fit != nil, chk != nil, c.wantFit, c.wantChk)
+			continue
+		}
+		for _, release := range []func(){fit, chk} {
+			if release != nil {
+				release()
+			}
+		}
+		if dropped := v.d == nil && d == nil && pr.Obs == nil; dropped != (c.wantFit || c.wantChk) {
+			t.Errorf("%s: input dropped %t (job %v, data %v, problem %v)", c.name, dropped, v.d, d, pr.Obs)
 		}
 	}
 }

@@ -92,10 +92,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	start := v.vecchiaStart(d, &opt)
 	mode := prepModeOf(w, cfg, setup, test != nil)
 	n, obsVar, obsMS := sizeAndVariance(d)
-	var handOver func() // Distribute keeps its rank's share of the columns, then the job lets the input go
-	if mode == prepDistribute && !cfg.VecchiaCheck && test == nil {
-		handOver = func() { v.d, d, pr = nil, nil, likelihood.Problem{} }
-	}
+	handOver, checkHandOver := v.handOvers(mode, test != nil, &d, &pr)
 	st, err := newVecchiaStages(pr, start, v.checkWide(setup, mode, d.Len(), checkNote), rt, kern, len(v.names), v.vecchiaFree(), w, mode, vecchiaCoarseM, handOver)
 	if err != nil {
 		return nil, err
@@ -140,7 +137,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	flagFitVar(out, obsVar, obsMS, cfg.MaxEvals)
-	out.VecchiaCheck = v.vecchiaCheck(st, checkRun{pr: pr, start: start, setup: setup, rt: rt, kern: kern, mode: mode, note: checkNote}, res, at, out)
+	out.VecchiaCheck = v.vecchiaCheck(st, checkRun{pr: pr, start: start, setup: setup, rt: rt, kern: kern, mode: mode, note: checkNote, handOver: checkHandOver}, res, at, out)
 	out.Ranks = w.Size()
 	out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: out.PerEval, PeakRSSBytes: memory.PeakRSS(),
 		NeedBytes: mem.Need, AvailableBytes: lim.Bytes, AvailableSource: lim.Source})
@@ -158,6 +155,22 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		}
 	}
 	return out, v.fin
+}
+
+// handOvers returns the releases of a fit's input over several ranks
+// (vecchia.DistributeHanded keeps each rank's share of the columns, then
+// calls one; it lets v.d, *d and *pr go): in the fit's preparation, or
+// with the approximation check in the check's, their last reader; none
+// with a hold-out (its kriging reads them) or where one rank prepares.
+func (v *fitJob) handOvers(mode prepMode, held bool, d **dataset.Data, pr *likelihood.Problem) (fit, check func()) {
+	if mode != prepDistribute || held {
+		return nil, nil
+	}
+	drop := func() { v.d, *d, *pr = nil, nil, likelihood.Problem{} }
+	if v.cfg.VecchiaCheck {
+		return nil, drop
+	}
+	return drop, nil
 }
 
 // sizeAndVariance returns the number of locations of d and the variance

@@ -110,20 +110,27 @@ func DistributeHanded(c comm.Comm, pr likelihood.Problem, theta []float64, s Set
 	own = likelihood.Problem{}
 	runtime.GC() // the rank's share, gathered
 	t2 := time.Now()
-	fp, err := r.plan(m, sets.Idx)
+	prepared := func(fp *Plan) *Prepared {
+		return &Prepared{Plan: fp, OrderSeconds: t1.Sub(t0).Seconds(), SetsSeconds: t2.Sub(t1).Seconds(), PlanSeconds: time.Since(t2).Seconds()}
+	}
+	if coarse <= 0 || m <= coarse { // the plan reads the sets last: they go before its blocks' data
+		fp, err := r.plan(m, sets.Idx, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		return prepared(fp), nil, nil
+	}
+	fp, err := r.plan(m, sets.Idx, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	final = &Prepared{Plan: fp, OrderSeconds: t1.Sub(t0).Seconds(), SetsSeconds: t2.Sub(t1).Seconds(), PlanSeconds: time.Since(t2).Seconds()}
-	if coarse <= 0 || m <= coarse {
-		return final, nil, nil
-	}
+	final = prepared(fp)
 	t3 := time.Now()
 	for k := range rows { // the coarse sets in place: the first coarse of each row
 		copy(sets.Idx[k*coarse:(k+1)*coarse], sets.Idx[k*m:k*m+coarse])
 	}
 	sets.Idx = slices.Clone(sets.Idx[:len(rows)*coarse]) // the rest of the wide sets let go
-	cp, err := r.plan(coarse, sets.Idx)
+	cp, err := r.plan(coarse, sets.Idx, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -387,6 +394,7 @@ func (r *ranked) gather(own likelihood.Problem, perm, sets []int32, nl int) erro
 			*to[j] = make([]float64, per*len(kept))
 		}
 	}
+	recv := make([]float64, per*(nl/size+1)) // another rank's column, each in turn: one buffer
 	for p := range size {
 		lo, hi := shareStart(nl, size, p), shareStart(nl, size, p+1)
 		for j, col := range from {
@@ -395,7 +403,7 @@ func (r *ranked) gather(own likelihood.Problem, perm, sets []int32, nl int) erro
 			}
 			buf := *col
 			if p != r.c.Rank() {
-				buf = make([]float64, per*(hi-lo))
+				buf = recv[:per*(hi-lo)]
 			}
 			if err := comm.BcastFloats(r.c, p, buf); err != nil {
 				return fmt.Errorf("vecchia: the columns of rank %d's share: %v", p, err)
@@ -449,6 +457,9 @@ func (r *ranked) group(m int, set func(i int32) []int32) *Blocks {
 		}
 		parts = append(parts, r.g.groupRegions(r.rg, a, min(r.r1, a+step), m, set))
 	}
+	if len(parts) > 1 {
+		runtime.GC() // the last batch's lists, before the join copies the batches' blocks
+	}
 	bl := joinBlocks(parts)
 	runtime.GC() // the last batch's lists and the batches' blocks (joined)
 	return bl
@@ -494,7 +505,9 @@ type rankMeta struct {
 
 // plan groups the rank's locations by their sets (stride m), keeps the
 // data of its blocks and exchanges the cuts, making its part of the plan.
-func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
+// With last (the caller holds the sets no longer) they are collected
+// once read, before the blocks' data are made.
+func (r *ranked) plan(m int, sets []int32, last bool) (*Plan, error) {
 	pr := r.pr
 	set := func(i int32) []int32 { // the set of the rank's location i: its row's, rows sorted (O(rows), not O(N))
 		k, _ := slices.BinarySearch(r.rows, i)
@@ -513,6 +526,9 @@ func (r *ranked) plan(m int, sets []int32) (*Plan, error) {
 	all, first, err := exchange(r.c, meta)
 	if err != nil {
 		return nil, err
+	}
+	if last {
+		runtime.GC() // the sets, read for the last time (closestRows)
 	}
 	p := &Plan{Model: pr.Model, Metric: pr.Metric, Nugget: pr.Nugget, REML: pr.REML, N: r.n, NCov: len(pr.Covariates), M: m,
 		RMin: finite(fin(all.RMin)), RMax: r.rmax, UMax: all.UMax, RespMax: all.RespMax,

@@ -649,6 +649,10 @@ func (sc *scratch) gradBlock(s *Spec, lay Layout, u, r int, acc []float64) {
 // or past the B_j), two columns at a time (gemv2: with AVX-512 one pass
 // over dSigma_j for both).
 func (sc *scratch) dsigC(s *Spec, u int) {
+	if hasCholZ {
+		sc.dsigCZ(s, u)
+		return
+	}
 	zero, neg := sc.zero, sc.neg
 	clear(zero)
 	for kk, i := range sc.resp {
@@ -674,15 +678,42 @@ func (sc *scratch) dsigC(s *Spec, u int) {
 	}
 }
 
+// dsigCZ is dsigC with AVX-512: dSigma_j C for up to four of C's columns
+// a call (prodVec: each load of dSigma_j's rows shared by the columns
+// whose response is below it, each of C's entries broadcast once for
+// its column's vectors), from +0 with C itself, no negated copy: the same
+// sums, so the same values bitwise.
+func (sc *scratch) dsigCZ(s *Spec, u int) {
+	resp, r := sc.resp, len(sc.resp)
+	var kn [4]int
+	for j, kd := range s.Kinds {
+		if kd != Generated {
+			continue
+		}
+		ds, bj := sc.dsig[sc.slot[j]], sc.b[j]
+		for k0 := 0; k0 < r; k0 += 4 {
+			q := min(4, r-k0)
+			for c := range q {
+				kn[c] = resp[k0+c] + 1 // increasing: the responses in order
+			}
+			prodVec(u, q, &kn, ds, u, sc.c[k0*u:], u, bj[k0*u:], u)
+		}
+	}
+}
+
 // grams writes every B_j^T [y X] into sy ((F r) x ny, leading dimension
 // F r) and the information's Frobenius products, slot by slot, into frob
 // (F x F, lower triangle): for each response k, the inner products of
 // column k of the B_j (rows 0 .. r_k, the rest zero) with each other and
-// with [y X] (gram42, four B columns against two vectors a call), then
+// with [y X] (gram4, four B columns against up to six vectors a call), then
 // frob[a,b] += <B_a, B_b>_k - 1/2 B_a[r_k,k] B_b[r_k,k], k in order.
 func (sc *scratch) grams(u, r, ny int) {
 	f := sc.free
 	nv := f + ny
+	if f <= 4 && nv <= 6 {
+		sc.gramsOne(u, r, ny)
+		return
+	}
 	col := func(v, kk int) []float64 {
 		if v < f {
 			return sc.ball[(v*r+kk)*u : (v*r+kk+1)*u]
@@ -692,8 +723,8 @@ func (sc *scratch) grams(u, r, ny int) {
 	frob, g := sc.frob[:f*f], sc.gram[:f*nv]
 	clear(frob)
 	var xs [4][]float64
-	var ys [2][]float64
-	var out [8]float64
+	var ys [6][]float64
+	var out [24]float64
 	for kk, ir := range sc.resp {
 		n := ir + 1
 		for i0 := 0; i0 < f; i0 += 4 {
@@ -707,13 +738,16 @@ func (sc *scratch) grams(u, r, ny int) {
 					vs = append(vs, v)
 				}
 			}
-			for q := 0; q < len(vs); q += 2 {
-				q1 := min(q+1, len(vs)-1)
-				ys[0], ys[1] = col(vs[q], kk), col(vs[q1], kk)
-				gram42(n, &xs, &ys, &out)
+			for q0 := 0; q0 < len(vs); q0 += len(ys) {
+				part := vs[q0:min(q0+len(ys), len(vs))]
+				for q, v := range part {
+					ys[q] = col(v, kk)
+				}
+				gram4(n, &xs, &ys, len(part), &out)
 				for t := 0; t < 4 && i0+t < f; t++ {
-					g[(i0+t)*nv+vs[q]] = out[2*t]
-					g[(i0+t)*nv+vs[q1]] = out[2*t+1]
+					for q, v := range part {
+						g[(i0+t)*nv+v] = out[6*t+q]
+					}
 				}
 			}
 		}
@@ -724,6 +758,44 @@ func (sc *scratch) grams(u, r, ny int) {
 			}
 			for c := 0; c < ny; c++ {
 				sc.sy[a*r+kk+c*f*r] = g[a*nv+f+c]
+			}
+		}
+	}
+}
+
+// gramsOne is grams for at most four free parameters and six vectors
+// (the B columns and [y X]): one gram4 call a response, its inner
+// products written straight into frob and sy (the same sums and terms in
+// the same order, so the same values bitwise).
+func (sc *scratch) gramsOne(u, r, ny int) {
+	f := sc.free
+	nv := f + ny
+	frob := sc.frob[:f*f]
+	clear(frob)
+	var xs [4][]float64
+	var ys [6][]float64
+	var out [24]float64
+	var d [4]float64
+	for kk, ir := range sc.resp {
+		n := ir + 1
+		for v := range nv {
+			if v < f {
+				ys[v] = sc.ball[(v*r+kk)*u : (v*r+kk)*u+n]
+				d[v] = ys[v][ir]
+			} else {
+				ys[v] = sc.y[(v-f)*u : (v-f)*u+n]
+			}
+		}
+		for t := range xs {
+			xs[t] = ys[min(t, f-1)]
+		}
+		gram4(n, &xs, &ys, nv, &out)
+		for a := range f {
+			for b := 0; b <= a; b++ {
+				frob[a*f+b] += out[6*a+b] - 0.5*d[a]*d[b]
+			}
+			for c := range ny {
+				sc.sy[a*r+kk+c*f*r] = out[6*a+f+c]
 			}
 		}
 	}

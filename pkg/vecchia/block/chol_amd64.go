@@ -4,6 +4,7 @@ package block
 
 //go:generate go run ./internal/asmgen -o chol_amd64.s
 //go:generate go run ./internal/asmgen -kind cholz -o chol512_amd64.s
+//go:generate go run ./internal/asmgen -kind prodz -o prodz_amd64.s
 
 import (
 	"unsafe"
@@ -107,3 +108,36 @@ func gemv2Vec(m, kn1, kn2 int, a, l []float64, ld int, x1, x2, t1, t2 []float64)
 //
 //go:noescape
 func gemv2Z(rows, kn1, kn2 int, a, l *float64, ld int, x1, x2, t1, t2 *float64)
+
+// prodVec sets t[i + c ldt] = sum_{k < kn[c]} l[i + k ld] x[k + c ldx]
+// for i < m and c < q (1 to 4), kn non-decreasing, with AVX-512 (prodZ,
+// chunks of 48 rows): each sum from +0 in order of k with fused
+// multiply-adds, so t = 0 - l (-x) as colUpdateGo computes it, bitwise.
+func prodVec(m, q int, kn *[4]int, l []float64, ld int, x []float64, ldx int, t []float64, ldt int) {
+	if m == 0 {
+		return
+	}
+	for c := range q {
+		_ = t[c*ldt+m-1]
+		if c > 0 && kn[c] < kn[c-1] {
+			panic("block: prodVec's kn decreasing")
+		}
+	}
+	if k := kn[q-1]; k > 0 {
+		_ = l[(k-1)*ld+m-1]
+		for c := range q {
+			if kn[c] > 0 {
+				_ = x[c*ldx+kn[c]-1]
+			}
+		}
+	}
+	xp := unsafe.SliceData(x)
+	for r0 := 0; r0 < m; r0 += 48 {
+		prodZ(min(48, m-r0), q, kn, &l[r0], ld, xp, ldx, &t[r0], ldt)
+	}
+}
+
+// prodZ is prodVec on rows (at most 48) rows.
+//
+//go:noescape
+func prodZ(rows, q int, kn *[4]int, l *float64, ld int, x *float64, ldx int, t *float64, ldt int)

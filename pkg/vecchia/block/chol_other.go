@@ -28,3 +28,8 @@ func cholVec(n int, a []float64, ld int, t []float64) int { panic("block: no vec
 func gemv2Vec(m, kn1, kn2 int, a, l []float64, ld int, x1, x2, t1, t2 []float64) {
 	panic("block: no vector code")
 }
+
+// prodVec is never called: hasCholZ is false.
+func prodVec(m, q int, kn *[4]int, l []float64, ld int, x []float64, ldx int, t []float64, ldt int) {
+	panic("block: no vector code")
+}

@@ -37,3 +37,16 @@ func dotLanes(n int, x, y []float64) float64 {
 	}
 	return (s[0] + s[2]) + (s[1] + s[3])
 }
+
+// gram4Pairs sets out[6i+j] to x_i . y_j over the first n rows for i < 4
+// and j < p (p <= 6) by gram42, two y's a call: dotLanes's sums.
+func gram4Pairs(n int, x *[4][]float64, y *[6][]float64, p int, out *[24]float64) {
+	var o [8]float64
+	for j := 0; j < p; j += 2 {
+		j1 := min(j+1, p-1)
+		gram42(n, x, &[2][]float64{y[j], y[j1]}, &o)
+		for i := range 4 {
+			out[6*i+j], out[6*i+j1] = o[2*i], o[2*i+1]
+		}
+	}
+}

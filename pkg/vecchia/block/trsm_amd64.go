@@ -3,6 +3,7 @@
 package block
 
 //go:generate go run ./internal/asmgen -kind trsm -o trsm_amd64.s
+//go:generate go run ./internal/asmgen -kind trsmz -o trsmz_amd64.s
 
 // solveLower is solveLowerGo, with AVX2 where the CPU has it (the same
 // values, bitwise): the whole substitution in one call, left-looking
@@ -54,8 +55,47 @@ func solveLowerYMM(n, q int, l []float64, ld int, b []float64, ldb int) {
 const leftMin, leftQ = 8, 9
 
 // solveUpperT is solveUpperTGo, with AVX2 where the CPU has it (the
-// same values, bitwise; row: scratch of at least n values).
+// same values, bitwise; row: scratch of at least n values); with AVX-512
+// and n <= 96, the right-hand sides held in registers over the whole
+// substitution (solveUpperTZ6, 8, 12: calls of up to 4 right-hand sides
+// for n <= 48, 3 for n <= 64, 2 for n <= 96).
 func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int, row []float64) {
+	if !hasCholZ || !useVec || n == 0 || n > 96 || q == 0 {
+		solveUpperTYMM(n, q, l, ld, b, ldb, row)
+		return
+	}
+	_ = l[(n-1)*ld+n-1]
+	_ = b[(q-1)*ldb+n-1]
+	f, w := solveUpperTZ12, 2
+	switch {
+	case n <= 48:
+		f, w = solveUpperTZ6, 4
+	case n <= 64:
+		f, w = solveUpperTZ8, 3
+	}
+	for c := 0; c < q; c += w {
+		f(n, min(w, q-c), &l[0], ld, &b[c*ldb], ldb)
+	}
+}
+
+// solveUpperTZ6, solveUpperTZ8 and solveUpperTZ12 are solveUpperTGo for
+// 1 <= n <= 48, 64, 96 and 1 <= q <= 4, 3, 2 with AVX-512: each
+// right-hand side's rows in registers over the whole substitution, row j
+// of L gathered (stride ld) at step j, b[j] stored once, as w (the same
+// values bitwise).
+//
+//go:noescape
+func solveUpperTZ6(n, q int, l *float64, ld int, b *float64, ldb int)
+
+//go:noescape
+func solveUpperTZ8(n, q int, l *float64, ld int, b *float64, ldb int)
+
+//go:noescape
+func solveUpperTZ12(n, q int, l *float64, ld int, b *float64, ldb int)
+
+// solveUpperTYMM is solveUpperT's AVX2 code (solveUpperTGo where the CPU
+// lacks AVX2).
+func solveUpperTYMM(n, q int, l []float64, ld int, b []float64, ldb int, row []float64) {
 	if !useVec || n == 0 || q == 0 {
 		solveUpperTGo(n, q, l, ld, b, ldb, row)
 		return

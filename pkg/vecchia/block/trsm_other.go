@@ -17,3 +17,9 @@ func solveUpperT(n, q int, l []float64, ld int, b []float64, ldb int, row []floa
 func solveLowerYMM(n, q int, l []float64, ld int, b []float64, ldb int) {
 	solveLowerGo(n, q, l, ld, b, ldb)
 }
+
+// solveUpperTYMM is solveUpperTGo (no vector code on this platform or
+// build).
+func solveUpperTYMM(n, q int, l []float64, ld int, b []float64, ldb int, row []float64) {
+	solveUpperTGo(n, q, l, ld, b, ldb, row)
+}

@@ -398,7 +398,7 @@ func gemvChunk(b *strings.Builder, nv int) {
 }
 
 // solveZMax is the most right-hand sides of one solveLowerZ call: one
-// accumulator each (Z0-Z15), L's rows in Z16, a broadcast in Z17,
+// accumulator each (Z0-Z15), L's rows in Z16,
 // 1/L[i,i] in Z18, w in Z19, the lane's index in Z20.
 const solveZMax = 16
 
@@ -415,7 +415,8 @@ const solveZHead = `
 // panels of 8 rows (the last under the mask K1): each panel's
 // accumulators (one a right-hand side) in registers over the columns
 // k < i0 (one load of L's 8 rows a column, one broadcast and one fused
-// multiply-add a right-hand side), then the panel's triangle row by row
+// multiply-add a right-hand side, b[k, c] its broadcast memory operand),
+// then the panel's triangle row by row
 // (w = lane t times 1/L[i,i] into lane t, the lanes below it updated
 // under a mask). Every entry's sum runs in order of the columns, as
 // solveLowerGo's: the same values, bitwise. R12 = l, R13 = ld bytes,
@@ -462,12 +463,19 @@ func solveZPanel(b *strings.Builder, w int) {
 	}
 	// The columns k < i0: acc_c -= b[k, c] L[i0:i0+8, k]; R15 walks b's
 	// row k (from row 0), R9 L's column k at row i0.
-	fmt.Fprintf(b, "\tMOVQ R14, R15\n\tMOVQ R10, CX\n\tTESTQ CX, CX\n\tJZ   %[1]sdiag\n%[1]sk:\n\tVMOVUPD.Z (R9), K1, Z16\n\tMOVQ R15, SI\n", p)
+	// b[k, c] is each fused multiply-add's broadcast operand, at (R15)
+	// plus c ldb (R8 = ldb, BX = 3 ldb bytes; SI past the fourth).
+	fmt.Fprintf(b, "\tMOVQ R14, R15\n\tLEAQ (R8)(R8*2), BX\n\tMOVQ R10, CX\n\tTESTQ CX, CX\n\tJZ   %[1]sdiag\n%[1]sk:\n\tVMOVUPD.Z (R9), K1, Z16\n", p)
+	base := "R15"
 	for c := range w {
-		fmt.Fprintf(b, "\tVBROADCASTSD (SI), Z17\n\tVFNMADD231PD Z17, Z16, Z%d\n", c)
-		if c+1 < w {
-			b.WriteString("\tADDQ R8, SI\n")
+		if c == 4 {
+			b.WriteString("\tLEAQ (R15)(R8*4), SI\n")
+			base = "SI"
+		} else if c > 4 && c%4 == 0 {
+			b.WriteString("\tLEAQ (SI)(R8*4), SI\n")
 		}
+		src := [4]string{"(%s)", "(%s)(R8*1)", "(%s)(R8*2)", "(%s)(BX*1)"}[c%4]
+		fmt.Fprintf(b, "\tVFNMADD231PD.BCST "+src+", Z16, Z%d\n", base, c)
 	}
 	fmt.Fprintf(b, "\tADDQ $8, R15\n\tADDQ R13, R9\n\tDECQ CX\n\tJNZ  %[1]sk\n%[1]sdiag:\n", p)
 	// The triangle: step t (CX) of AX rows; R9 = &L[i0, i0+t].

@@ -21,12 +21,18 @@ const maxVec = 12
 
 func main() {
 	out := flag.String("o", "chol_amd64.s", "the file to write")
-	kind := flag.String("kind", "chol", "chol, cholz or trsm")
+	kind := flag.String("kind", "chol", "chol, cholz, trsm, trsmz, prodz or gramz")
 	flag.Parse()
 	src := source()
 	switch *kind {
 	case "trsm":
 		src = trsmSource()
+	case "gramz":
+		src = gramZSource()
+	case "prodz":
+		src = prodZSource()
+	case "trsmz":
+		src = upperZSource()
 	case "cholz":
 		src = cholzSource() + gemvzSource() + solveZSource()
 	}
