@@ -117,21 +117,11 @@ func parseKLFlags(o *bench.VecchiaKLOptions, thetaS, msS, ordS, grpS, selS, data
 		}
 		o.Orders = append(o.Orders, m)
 	}
-	o.Groupings = nil
-	for _, s := range strings.Split(grpS, ",") {
-		g := strings.TrimSpace(s)
-		if g != "blocks" && g != "none" {
-			return badInput("%s: --grouping: %q is not blocks or none", cmd, s)
-		}
-		o.Groupings = append(o.Groupings, g)
+	if o.Groupings, err = klChoices(cmd, "grouping", grpS, "blocks", "none"); err != nil {
+		return err
 	}
-	o.Selects = nil
-	for _, s := range strings.Split(selS, ",") {
-		v := strings.TrimSpace(s)
-		if v != "nearest" && v != "greedy" {
-			return badInput("%s: --select: %q is not nearest or greedy", cmd, s)
-		}
-		o.Selects = append(o.Selects, v)
+	if o.Selects, err = klChoices(cmd, "select", selS, "nearest", "greedy"); err != nil {
+		return err
 	}
 	if err := checkInts(cmd, atLeast("candidates", o.Candidates, 0)); err != nil {
 		return err
@@ -151,6 +141,20 @@ func parseKLFlags(o *bench.VecchiaKLOptions, thetaS, msS, ordS, grpS, selS, data
 	}
 	o.Points = matern.Points{X: d.X, Y: d.Y}
 	return nil
+}
+
+// klChoices splits the comma-separated value of --name, each item one of
+// a or b (spaces trimmed); another item is bad input.
+func klChoices(cmd, name, list, a, b string) ([]string, error) {
+	var out []string
+	for _, s := range strings.Split(list, ",") {
+		v := strings.TrimSpace(s)
+		if v != a && v != b {
+			return nil, badInput("%s: --%s: %q is not %s or %s", cmd, name, s, a, b)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // printVecchiaKL prints the result as a table.

@@ -74,30 +74,7 @@ func denseKL(t *testing.T, pts matern.Points, theta []float64, perm []int, m, k 
 		if k > 0 {
 			c = greedyDense(t, sig, i, prev[:min(k, len(prev))], m)
 		}
-		b := make([]float64, len(c))
-		d := sig.At(i, i)
-		if len(c) > 0 {
-			scc := mat.NewSymDense(len(c), nil)
-			sci := mat.NewVecDense(len(c), nil)
-			for u, cu := range c {
-				sci.SetVec(u, sig.At(cu, i))
-				for v := 0; v <= u; v++ {
-					scc.SetSym(u, v, sig.At(cu, c[v]))
-				}
-			}
-			var ch mat.Cholesky
-			if !ch.Factorize(scc) {
-				t.Fatal("dense: a conditioning set's matrix is not positive definite")
-			}
-			var bv mat.VecDense
-			if err := ch.SolveVecTo(&bv, sci); err != nil {
-				t.Fatal(err)
-			}
-			for u := range c {
-				b[u] = bv.AtVec(u)
-			}
-			d -= mat.Dot(sci, &bv)
-		}
+		b, d := regress(t, sig, i, c)
 		logDetA -= math.Log(d)
 		idx := append([]int{i}, c...)
 		coef := []float64{1}
@@ -121,29 +98,46 @@ func denseKL(t *testing.T, pts matern.Points, theta []float64, perm []int, m, k 
 	return (mat.Trace(&as) - float64(n) - logDetA - ch.LogDet()) / 2
 }
 
+// regress returns the regression of location i on the locations c under
+// sig, b = S_cc^-1 S_ci, and the conditional variance d = S_ii - S_ic b,
+// by a dense Cholesky solve.
+func regress(t *testing.T, sig *mat.SymDense, i int, c []int) ([]float64, float64) {
+	t.Helper()
+	b := make([]float64, len(c))
+	d := sig.At(i, i)
+	if len(c) == 0 {
+		return b, d
+	}
+	scc := mat.NewSymDense(len(c), nil)
+	sci := mat.NewVecDense(len(c), nil)
+	for u, cu := range c {
+		sci.SetVec(u, sig.At(cu, i))
+		for v := 0; v <= u; v++ {
+			scc.SetSym(u, v, sig.At(cu, c[v]))
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(scc) {
+		t.Fatal("dense: a conditioning set's matrix is not positive definite")
+	}
+	var bv mat.VecDense
+	if err := ch.SolveVecTo(&bv, sci); err != nil {
+		t.Fatal(err)
+	}
+	for u := range c {
+		b[u] = bv.AtVec(u)
+	}
+	return b, d - mat.Dot(sci, &bv)
+}
+
 // greedyDense picks m of the candidates cand of location i the greedy
 // rule's way, written out: each time the candidate whose addition leaves
 // the smallest Var(y_i | y_S), each variance by a dense solve.
 func greedyDense(t *testing.T, sig *mat.SymDense, i int, cand []int, m int) []int {
 	t.Helper()
 	condVar := func(s []int) float64 {
-		a := mat.NewSymDense(len(s), nil)
-		b := mat.NewVecDense(len(s), nil)
-		for u, su := range s {
-			b.SetVec(u, sig.At(su, i))
-			for v := 0; v <= u; v++ {
-				a.SetSym(u, v, sig.At(su, s[v]))
-			}
-		}
-		var ch mat.Cholesky
-		if !ch.Factorize(a) {
-			t.Fatal("dense: a candidate set's matrix is not positive definite")
-		}
-		var x mat.VecDense
-		if err := ch.SolveVecTo(&x, b); err != nil {
-			t.Fatal(err)
-		}
-		return sig.At(i, i) - mat.Dot(b, &x)
+		_, d := regress(t, sig, i, s)
+		return d
 	}
 	var s []int
 	left := slices.Clone(cand)
