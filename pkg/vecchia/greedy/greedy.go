@@ -144,25 +144,37 @@ func (r *row) best(k int) int {
 // then lowers their conditional variances and covariances with the
 // target by g_c^2 and g_c g_i.
 func (r *row) update(t, b int, c []int32, cov Cov) {
-	k := len(c)
+	k, stride := len(c), len(r.resid)
+	gt := r.g[t*stride : t*stride+k]
 	piv := r.resid[b]
 	if piv <= 0 {
-		return // nothing left to explain: the column is zero
+		clear(gt) // nothing left to explain: the column is zero
+		return
+	}
+	cb := int(c[b])
+	for j := range k {
+		gt[j] = 0
+		if !r.used[j] {
+			gt[j] = cov(int(c[j]), cb)
+		}
+	}
+	// Less sum_{s<t} g_s[c] g_s[b], s in order for each c, a column at a
+	// time (the rows of g are contiguous over the candidates).
+	for s := range t {
+		gs := r.g[s*stride : s*stride+k]
+		f := gs[b]
+		for j, v := range gs {
+			gt[j] -= v * f
+		}
 	}
 	sq := math.Sqrt(piv)
-	gt := r.g[t*len(r.resid) : t*len(r.resid)+k]
 	gi := r.cv[b] / sq
 	for j := range k {
 		if r.used[j] {
 			gt[j] = 0
 			continue
 		}
-		v := cov(int(c[j]), int(c[b]))
-		for s := range t {
-			gs := r.g[s*len(r.resid):]
-			v -= gs[j] * gs[b]
-		}
-		gt[j] = v / sq
+		gt[j] /= sq
 		r.resid[j] -= gt[j] * gt[j]
 		r.cv[j] -= gt[j] * gi
 	}
