@@ -196,7 +196,8 @@ func TestVecchiaRefine(t *testing.T) {
 		{refine: "40", stages: []int{3, 6, 12}},
 		{refine: "6", stages: []int{3, 6}, warns: true},
 	} {
-		r := fit("refine"+c.refine, "--vecchia-m", "3", "--vecchia-refine-m", c.refine, "--checkpoint", "none")
+		sets := filepath.Join(dir, "sets"+c.refine+".txt")
+		r := fit("refine"+c.refine, "--vecchia-m", "3", "--vecchia-refine-m", c.refine, "--checkpoint", "none", "--vecchia-sets-out", sets)
 		if !slices.Equal(r.Vecchia.Stages, c.stages) || r.Vecchia.M != c.stages[len(c.stages)-1] || len(r.Refined) != len(c.stages)-1 || r.Check == nil {
 			t.Fatalf("refine-m %s: stages %v, m %d, refined %+v, check %+v; want stages %v", c.refine, r.Vecchia.Stages, r.Vecchia.M, r.Refined, r.Check, c.stages)
 		}
@@ -212,6 +213,9 @@ func TestVecchiaRefine(t *testing.T) {
 		warned := len(r.Warnings) == 1 && strings.Contains(r.Warnings[0], "(not refined: m = "+strconv.Itoa(2*last)+" is above --vecchia-refine-m "+c.refine+")")
 		if r.Check.M2 != 2*last || warned != c.warns || (step > 0.25) != c.warns || len(r.Warnings) > 1 {
 			t.Errorf("refine-m %s: last check m2 %d, step %.3f SE, warnings %q; want m2 %d, a warning %t", c.refine, r.Check.M2, step, r.Warnings, 2*last, c.warns)
+		}
+		if b, err := os.ReadFile(sets); err != nil || !strings.Contains(strings.SplitN(string(b), "\n", 2)[0], " m="+strconv.Itoa(last)) {
+			t.Errorf("refine-m %s: --vecchia-sets-out's header %.60q (%v), want the final m = %d", c.refine, b, err, last)
 		}
 		direct := fit("direct"+c.refine, "--vecchia-m", strconv.Itoa(last), "--checkpoint", "none", "--vecchia-check=false")
 		if d := farthest(r.Theta, direct.Theta, direct.StdErr); d > 0.02 {

@@ -136,6 +136,9 @@ func (v *fitJob) refineLevel(lv *vecchiaLevels, st2 *vecchiaStages, opt mle.Opti
 	if opt.MaxEvals > 0 {
 		opt.MaxEvals -= prev.Evaluations
 	}
+	if err := v.setsOut(st2); err != nil { // --vecchia-sets-out: the final level's sets in the end
+		return err
+	}
 	res, steps, err := v.searchVecchia(st2, opt, prev.Evaluations)
 	if err != nil {
 		return err
