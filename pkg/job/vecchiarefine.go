@@ -22,11 +22,11 @@ type vecchiaLevels struct {
 	at    *vecchia.Result
 	test  *dataset.Data // the hold-out (nil: none), kriged at each level's estimate
 	held  Assessment    // the last level's hold-out kriging
-	// stages are the m of every search stage, in order; final the
-	// summary of the estimate's stages (taken before its check lets them
-	// go).
-	stages []int
-	final  *VecchiaSummary
+	// stages are the m of every search stage, in order; first and final
+	// the summaries of the first level's stages and of the estimate's
+	// (each taken before its check lets them go).
+	stages       []int
+	first, final *VecchiaSummary
 	// check is the last level's check; refined the earlier levels'.
 	check    *VecchiaCheck
 	refined  []*VecchiaCheck
@@ -67,6 +67,9 @@ func (v *fitJob) checkAndRefine(lv *vecchiaLevels, c checkRun, opt mle.Options, 
 		}
 		m := lv.st.final.Plan.M
 		lv.final = lv.st.summary(cfg, 0)
+		if lv.first == nil {
+			lv.first = lv.final
+		}
 		chk, st2 := v.vecchiaCheck(lv, c, n)
 		lv.check = chk
 		if chk == nil || chk.Skipped != "" || chk.MaxStepSE <= VecchiaCheckSE {
@@ -167,10 +170,13 @@ func (st *vecchiaStages) stagesM() []int {
 	return ms
 }
 
-// summary describes the fit's final stages (prep: the preparation's
-// seconds), with every level's stages.
+// summary describes the fit's final stages, with every level's stages,
+// and the fit's preparation before its first search: prep seconds, of
+// which the first level's ordering, sets and plans (a refined level's
+// plan is its check's, timed there).
 func (lv *vecchiaLevels) summary(prep float64) *VecchiaSummary {
 	s := *lv.final
 	s.Prep, s.Stages = prep, lv.stages
+	s.OrderSeconds, s.SetsSeconds, s.PlanSeconds = lv.first.OrderSeconds, lv.first.SetsSeconds, lv.first.PlanSeconds
 	return &s
 }
