@@ -6,6 +6,7 @@ import (
 
 	"github.com/exageostat/exageostat/pkg/dataset"
 	"github.com/exageostat/exageostat/pkg/mle"
+	"github.com/exageostat/exageostat/pkg/stop"
 	"github.com/exageostat/exageostat/pkg/vecchia"
 )
 
@@ -55,7 +56,8 @@ func (v *fitJob) estimateEval(st *vecchiaStages, res *mle.Result) (*vecchia.Resu
 // (refineLevel) and the new estimate is checked in turn. A hold-out is
 // kriged at each level's estimate before its check lets the level's plans
 // go. The warning of the last check, when it has one, says why the
-// refinement stopped.
+// refinement stopped; a signal or the deadline before a level ends the fit
+// with the estimate so far, complete (v.fin).
 func (v *fitJob) checkAndRefine(lv *vecchiaLevels, c checkRun, opt mle.Options, n int) error {
 	cfg := v.cfg
 	for {
@@ -77,6 +79,14 @@ func (v *fitJob) checkAndRefine(lv *vecchiaLevels, c checkRun, opt mle.Options, 
 		}
 		if why, ok := v.refineStop(chk, lv.res, opt); !ok {
 			lv.warnings = append(lv.warnings, checkWarning(chk, v.names, m)+why)
+			return nil
+		}
+		if v.fs.check() { // a signal, or the deadline's budget spent (the ranks agree): this level's estimate is the fit's
+			in := v.fs.interrupted(lv.res.Evaluations, "")
+			in.Complete, in.Skipped = true, fmt.Sprintf("the refinement to m = %d", chk.M2)
+			v.fin = in
+			lv.warnings = append(lv.warnings, checkWarning(chk, v.names, m)+" (not refined: interrupted)",
+				fmt.Sprintf("%s after the search: not computed: %s; the estimate at m = %d is complete", stop.Name(in.Signal), in.Skipped, m))
 			return nil
 		}
 		c.setup.Wide, c.note = 0, v.refineMemory(n, chk.M2)
