@@ -313,6 +313,7 @@ func fitRunFlags(c *cobra.Command, cfg *config.Fit, ff *fitFlags) {
 	f.StringVar(&cfg.Vecchia.Grouping, "vecchia-grouping", cfg.Vecchia.Grouping, "vecchia: blocks (consecutive locations with overlapping sets share one block) or none (one conditional per location, as GpGp's vecchia_meanzero_loglik)")
 	f.BoolVar(&cfg.VecchiaCheck, "vecchia-check", cfg.VecchiaCheck, "vecchia: after the fit, one Fisher-scoring step at --vecchia-check-m from the estimate, in standard errors: how far a larger m would move it (a warning above 0.25 SE). It costs about half the fit without it (one evaluation at 2m is some 4 at m); --vecchia-check=false skips it")
 	f.IntVar(&cfg.VecchiaCheckM, "vecchia-check-m", 0, "vecchia: the check's conditioning set size (0: twice --vecchia-m)")
+	f.IntVar(&cfg.VecchiaRefineM, "vecchia-refine-m", 0, "vecchia: when the check warns, go on searching at the check's m from the estimate and check again (m doubling, or the ratio of --vecchia-check-m), while the check's m is at most this (0: off; e.g. 120 for a smooth field: docs/vecchia.md, \"Refining m\")")
 	f.Float64Var(&cfg.TLRAccuracy, "tlr-accuracy", cfg.TLRAccuracy, "tlr: absolute Frobenius accuracy of each compressed tile (as HiCMA)")
 	f.IntVar(&cfg.MaxRank, "max-rank", 0, "tlr: largest rank of a tile held as U V^T (0: nb/2); from nb/2 up a tile that needs more stays dense, below nb/2 it is an error naming the tile (exit status 2)")
 	f.IntVar(&cfg.MPBand, "mp-band", cfg.MPBand, "mp, dst: tile sub-diagonals kept in float64 (-1: the band holding 10 % of the tiles)")
@@ -640,6 +641,9 @@ func printFit(w io.Writer, r *job.FitResult) {
 // printVecchiaCheck prints a Vecchia fit's approximation check: the step
 // a larger m would take, in standard errors, per free parameter.
 func printVecchiaCheck(w io.Writer, r *job.FitResult) {
+	for _, c := range r.VecchiaRefined {
+		fmt.Fprintf(w, "vecchia refine: m = %d would have moved the estimate by up to %.2f SE: searched again at m = %d\n", c.M2, c.MaxStepSE, c.M2)
+	}
 	c := r.VecchiaCheck
 	switch {
 	case c == nil:

@@ -142,6 +142,13 @@ func TestFitVecchiaCLI(t *testing.T) {
 		{[]string{"--computation", "vecchia", "--nb", "100"}, "--nb: --computation vecchia has no tiles"},
 		{[]string{"--computation", "vecchia", "--vecchia-check-m", "30"}, "--vecchia-check-m must be above --vecchia-m 30, got 30"},
 		{[]string{"--vecchia-check-m", "60"}, "--vecchia-check-m is for --computation vecchia"},
+		{[]string{"--vecchia-refine-m", "120"}, "--vecchia-refine-m is for --computation vecchia"},
+		{[]string{"--computation", "vecchia", "--vecchia-refine-m", "-1"}, "--vecchia-refine-m must be >= 0"},
+		{[]string{"--computation", "vecchia", "--vecchia-refine-m", "59"}, "--vecchia-refine-m 59 is below the check's m = 60"},
+		{[]string{"--computation", "vecchia", "--vecchia-check-m", "45", "--vecchia-refine-m", "40"}, "--vecchia-refine-m 40 is below the check's m = 45"},
+		{[]string{"--computation", "vecchia", "--vecchia-refine-m", "120", "--vecchia-check=false"}, "--vecchia-refine-m needs the approximation check"},
+		{[]string{"--computation", "vecchia", "--vecchia-refine-m", "120", "--vecchia-sets", bad}, "--vecchia-refine-m: --vecchia-sets gives the sets"},
+		{[]string{"--computation", "vecchia", "--vecchia-refine-m", "120", "--search", "bobyqa"}, "--vecchia-refine-m continues the Fisher scoring"},
 	} {
 		_, stderr, code := run(t, bin, append([]string{"fit", "--data", data, "--checkpoint", "none"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
@@ -241,6 +248,41 @@ func TestMPIFitVecchiaBitwise(t *testing.T) {
 		}
 		if !sameCheck(r.Check, first.Check) || r.Check.Skipped != "" || r.Check.M2 != 60 {
 			t.Errorf("%d ranks: the approximation check %+v; one rank: %+v", np, r.Check, first.Check)
+		}
+	}
+}
+
+// TestMPIVecchiaRefineBitwise: a refined Vecchia fit (--vecchia-refine-m,
+// m = 3 to 12 on a smooth field: each level's plans distributed again
+// over the ranks) ends at bitwise the same estimate, l, stages and check
+// on 1, 2 and 3 ranks, and at the one-rank run's of the same binary
+// without MPI.
+func TestMPIVecchiaRefineBitwise(t *testing.T) {
+	bin, mbin := binary(t), mpiBinary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	if _, stderr, code := run(t, bin, "simulate", "--n", "300", "--theta", "1,0.1,1.5", "--nugget", "0.1", "--seed", "3", "--out", data); code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, stderr)
+	}
+	args := []string{"fit", "--data", data, "--computation", "vecchia", "--vecchia-m", "3", "--vecchia-refine-m", "40", "--lb", "0.01,0.001,0.1,0.001",
+		"--ub", "10,5,3,2", "--mean", "constant", "--workers", "1", "-q", "--checkpoint", "none"}
+	out := filepath.Join(dir, "serial.json")
+	if _, e, code := run(t, bin, append(slices.Clone(args), "--json", out)...); code != 0 {
+		t.Fatalf("one process: exit %d: %s", code, e)
+	}
+	first := readJSON[vecchiaResult](t, out)
+	if first.Vecchia == nil || !slices.Equal(first.Vecchia.Stages, []int{3, 6, 12}) {
+		t.Fatalf("one process: vecchia %+v, want the stages 3, 6, 12", first.Vecchia)
+	}
+	for _, np := range []int{1, 2, 3} {
+		out := filepath.Join(dir, strconv.Itoa(np)+".json")
+		if _, e, code, _ := mpirun(t, np, nil, mbin, append(slices.Clone(args), "--json", out)...); code != 0 {
+			t.Fatalf("%d ranks: exit %d: %s", np, code, e)
+		}
+		r := readJSON[vecchiaResult](t, out)
+		if r.LogLik != first.LogLik || !equalFloats(r.Theta, first.Theta) || !slices.Equal(r.Vecchia.Stages, first.Vecchia.Stages) || !sameCheck(r.Check, first.Check) {
+			t.Errorf("%d ranks: l %.17g theta %v stages %v check %+v; one process: l %.17g theta %v stages %v check %+v",
+				np, r.LogLik, r.Theta, r.Vecchia.Stages, r.Check, first.LogLik, first.Theta, first.Vecchia.Stages, first.Check)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,5 +138,102 @@ func TestVecchiaCheck(t *testing.T) {
 		if r.LogLik != on.LogLik || !equalFloats(r.Theta, on.Theta) || !equalFloats(r.StdErr, on.StdErr) || strings.Join(r.Warnings, "\n") != strings.Join(on.Warnings, "\n") {
 			t.Errorf("%v: l %v theta %v warnings %q; with the check: l %v theta %v warnings %q", off, r.LogLik, r.Theta, r.Warnings, on.LogLik, on.Theta, on.Warnings)
 		}
+	}
+}
+
+// refineResult is the part of fit's JSON a refined fit's test reads.
+type refineResult struct {
+	Theta       []float64     `json:"theta"`
+	LogLik      float64       `json:"loglik"`
+	StdErr      []float64     `json:"stderr"`
+	Warnings    []string      `json:"warnings"`
+	Check       *vecchiaCheck `json:"vecchia_check"`
+	Status      string        `json:"status"`
+	Evaluations int           `json:"evaluations"`
+	Vecchia     struct {
+		M      int   `json:"m"`
+		Stages []int `json:"stages"`
+	} `json:"vecchia"`
+	Refined []struct {
+		M2        int     `json:"m2"`
+		MaxStepSE float64 `json:"max_step_se"`
+	} `json:"vecchia_refined"`
+}
+
+// TestVecchiaRefine: --vecchia-refine-m on the smooth field of
+// TestVecchiaCheck (N = 300, nu = 1.5, nugget 0.1), from m = 3. (1) The
+// fit goes on at the check's m2 while the check warns (each refining
+// check's step above 0.25 SE and its m2 the next level's m), and stops at
+// the first level whose check stays below 0.25 SE, or, with the bound
+// below the next m2, with the warning saying so. (2) Each refined estimate
+// is the maximum of the final m's likelihood: an independent fit at that
+// m (from the data's start, with its coarse stage) lands within 0.02 of
+// its standard errors. (3) A refined fit stopped by --max-evals inside
+// its third level and resumed from its checkpoint gives bitwise the
+// uninterrupted fit's estimate, l, check and evaluations.
+func TestVecchiaRefine(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	if _, stderr, code := run(t, bin, "simulate", "--n", "300", "--theta", "1,0.1,1.5", "--nugget", "0.1", "--seed", "3", "--out", data); code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, stderr)
+	}
+	fit := func(name string, args ...string) refineResult {
+		t.Helper()
+		res := filepath.Join(dir, name+".json")
+		a := append([]string{"fit", "--data", data, "--computation", "vecchia", "--mean", "constant", "--lb", "0.01,0.001,0.1,0.001",
+			"--ub", "10,5,3,2", "--stderr", "--workers", "2", "-q", "--json", res}, args...)
+		if _, stderr, code := run(t, bin, a...); code != 0 {
+			t.Fatalf("fit %v: exit %d: %s", args, code, stderr)
+		}
+		return readJSON[refineResult](t, res)
+	}
+	for _, c := range []struct {
+		refine string
+		stages []int
+		warns  bool
+	}{
+		{refine: "40", stages: []int{3, 6, 12}},
+		{refine: "6", stages: []int{3, 6}, warns: true},
+	} {
+		sets := filepath.Join(dir, "sets"+c.refine+".txt")
+		r := fit("refine"+c.refine, "--vecchia-m", "3", "--vecchia-refine-m", c.refine, "--checkpoint", "none", "--vecchia-sets-out", sets)
+		if !slices.Equal(r.Vecchia.Stages, c.stages) || r.Vecchia.M != c.stages[len(c.stages)-1] || len(r.Refined) != len(c.stages)-1 || r.Check == nil {
+			t.Fatalf("refine-m %s: stages %v, m %d, refined %+v, check %+v; want stages %v", c.refine, r.Vecchia.Stages, r.Vecchia.M, r.Refined, r.Check, c.stages)
+		}
+		for i, chk := range r.Refined {
+			if chk.M2 != c.stages[i+1] || !(chk.MaxStepSE > 0.25) {
+				t.Errorf("refine-m %s: refining check %d: m2 %d, step %.3f SE; want m2 %d and a step above 0.25", c.refine, i, chk.M2, chk.MaxStepSE, c.stages[i+1])
+			}
+		}
+		last, step := r.Vecchia.M, 0.0
+		for _, se := range r.Check.StepSE {
+			step = math.Max(step, se)
+		}
+		warned := len(r.Warnings) == 1 && strings.Contains(r.Warnings[0], "(not refined: m = "+strconv.Itoa(2*last)+" is above --vecchia-refine-m "+c.refine+")")
+		if r.Check.M2 != 2*last || warned != c.warns || (step > 0.25) != c.warns || len(r.Warnings) > 1 {
+			t.Errorf("refine-m %s: last check m2 %d, step %.3f SE, warnings %q; want m2 %d, a warning %t", c.refine, r.Check.M2, step, r.Warnings, 2*last, c.warns)
+		}
+		if b, err := os.ReadFile(sets); err != nil || !strings.Contains(strings.SplitN(string(b), "\n", 2)[0], " m="+strconv.Itoa(last)) {
+			t.Errorf("refine-m %s: --vecchia-sets-out's header %.60q (%v), want the final m = %d", c.refine, b, err, last)
+		}
+		direct := fit("direct"+c.refine, "--vecchia-m", strconv.Itoa(last), "--checkpoint", "none", "--vecchia-check=false")
+		if d := farthest(r.Theta, direct.Theta, direct.StdErr); d > 0.02 {
+			t.Errorf("refine-m %s: estimate %v, %.3f SE from the m = %d fit's %v", c.refine, r.Theta, d, last, direct.Theta)
+		}
+	}
+
+	full := fit("full", "--vecchia-m", "3", "--vecchia-refine-m", "40", "--checkpoint", "none")
+	two := fit("two", "--vecchia-m", "3", "--vecchia-refine-m", "6", "--checkpoint", "none") // the same path through m = 6
+	ckpt := filepath.Join(dir, "part.ckpt")
+	part := fit("part", "--vecchia-m", "3", "--vecchia-refine-m", "40", "--checkpoint", ckpt, "--max-evals", strconv.Itoa(two.Evaluations+1))
+	if part.Status != "MAXEVAL_REACHED" || !slices.Equal(part.Vecchia.Stages, []int{3, 6, 12}) {
+		t.Fatalf("--max-evals %d: status %q, stages %v; want MAXEVAL_REACHED in the m = 12 level", two.Evaluations+1, part.Status, part.Vecchia.Stages)
+	}
+	res := fit("resumed", "--vecchia-m", "3", "--vecchia-refine-m", "40", "--resume", ckpt)
+	if res.LogLik != full.LogLik || !equalFloats(res.Theta, full.Theta) || res.Status != full.Status || res.Evaluations != full.Evaluations ||
+		!slices.Equal(res.Vecchia.Stages, full.Vecchia.Stages) || !sameCheck(res.Check, full.Check) {
+		t.Errorf("resumed: l %v theta %v %s, %d evaluations, stages %v, check %+v; uninterrupted: l %v theta %v %s, %d, %v, %+v",
+			res.LogLik, res.Theta, res.Status, res.Evaluations, res.Vecchia.Stages, res.Check, full.LogLik, full.Theta, full.Status, full.Evaluations, full.Vecchia.Stages, full.Check)
 	}
 }

@@ -98,6 +98,11 @@ type Fit struct {
 	// errors (docs/vecchia.md, "The approximation check").
 	VecchiaCheck  bool `toml:"vecchia_check"`
 	VecchiaCheckM int  `toml:"vecchia_check_m"` // the check's conditioning set size (0: 2 vecchia_m)
+	// VecchiaRefineM (0: off) refines a Vecchia fit whose check warns:
+	// the search goes on at the check's m2 from the estimate, and checks
+	// again at m2 times vecchia_check_m / vecchia_m, while the check's
+	// m2 is at most VecchiaRefineM (docs/vecchia.md, "Refining m").
+	VecchiaRefineM int `toml:"vecchia_refine_m"`
 	// Lookahead is the depth of seed 002's lookahead in the Cholesky of
 	// tlr, mp and dst (0: off): the next panel runs before the trailing
 	// update (likelihood.Approx.Lookahead).

@@ -7,16 +7,22 @@ import "strings"
 // matrix's settings (nb, lookahead, hpotrf, solve, devices, GPUs, the
 // scheduler's performance model), the profiled search, the assessments
 // that need the exact factor (profile intervals, maps, MLOE/MMOM); and
-// vecchia_sets_out without a way to write it; and vecchia_check_m not
-// above vecchia_m (or given without computation vecchia).
+// vecchia_sets_out without a way to write it; vecchia_check_m not above
+// vecchia_m (or given without computation vecchia); and vecchia_refine_m
+// where it cannot refine (checkRefine).
 func (f *Fit) checkVecchia(bad func(key, format string, args ...any) error) error {
 	switch {
 	case f.Computation != "vecchia" && f.VecchiaCheckM != 0:
 		return bad("vecchia_check_m", "--vecchia-check-m is for --computation vecchia")
+	case f.Computation != "vecchia" && f.VecchiaRefineM != 0:
+		return bad("vecchia_refine_m", "--vecchia-refine-m is for --computation vecchia")
 	case f.Computation != "vecchia":
 		return nil
 	case f.VecchiaCheckM != 0 && f.VecchiaCheckM <= f.Vecchia.M:
 		return bad("vecchia_check_m", "--vecchia-check-m must be above --vecchia-m %d, got %d", f.Vecchia.M, f.VecchiaCheckM)
+	}
+	if err := f.checkRefine(bad); err != nil {
+		return err
 	}
 	type refusal struct {
 		key  string
@@ -39,6 +45,43 @@ func (f *Fit) checkVecchia(bad func(key, format string, args ...any) error) erro
 		if r.set {
 			return bad(r.key, "--%s: --computation vecchia has no %s", flagName(r.key), r.what)
 		}
+	}
+	return nil
+}
+
+// VecchiaCheckMAt returns the approximation check's m2 for a fit at m:
+// vecchia_check_m (0: twice vecchia_m) at vecchia_m, and the same ratio,
+// rounded down but above m, at a refined m.
+func (f *Fit) VecchiaCheckMAt(m int) int {
+	c := f.VecchiaCheckM
+	if c <= 0 {
+		c = 2 * f.Vecchia.M
+	}
+	if m == f.Vecchia.M || f.Vecchia.M <= 0 {
+		return c
+	}
+	return max(m*c/f.Vecchia.M, m+1)
+}
+
+// checkRefine refuses vecchia_refine_m where it cannot refine: a negative
+// value, below the first check's m2 (it would never refine), without the
+// check, with a sets file (no larger m), or with a BOBYQA search (the
+// refinement continues the Fisher scoring's stages).
+func (f *Fit) checkRefine(bad func(key, format string, args ...any) error) error {
+	r := f.VecchiaRefineM
+	switch {
+	case r == 0:
+		return nil
+	case r < 0:
+		return bad("vecchia_refine_m", "--vecchia-refine-m must be >= 0 (0: off), got %d", r)
+	case r < f.VecchiaCheckMAt(f.Vecchia.M):
+		return bad("vecchia_refine_m", "--vecchia-refine-m %d is below the check's m = %d (--vecchia-check-m): it would never refine", r, f.VecchiaCheckMAt(f.Vecchia.M))
+	case !f.VecchiaCheck:
+		return bad("vecchia_refine_m", "--vecchia-refine-m needs the approximation check (--vecchia-check=false turns it off)")
+	case f.Vecchia.Sets != "":
+		return bad("vecchia_refine_m", "--vecchia-refine-m: --vecchia-sets gives the sets (no larger m to refine to)")
+	case f.Search == "bobyqa" || (f.Given("search") && f.Search != "fisher"):
+		return bad("vecchia_refine_m", "--vecchia-refine-m continues the Fisher scoring (--search fisher), not --search %s", f.Search)
 	}
 	return nil
 }

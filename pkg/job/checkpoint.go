@@ -551,6 +551,7 @@ func (c *checkpointer) add(e mle.Eval) {
 		}
 	}
 	c.ck.Evaluations = append(c.ck.Evaluations, ce)
+	c.ck.Status = "running" // a refined Vecchia fit's next level after its first search's finish
 	c.computed = true
 	c.write()
 }

@@ -58,6 +58,11 @@ type FitResult struct {
 	// VecchiaCheck is a Vecchia fit's approximation check (nil with
 	// --vecchia-check=false or another computation).
 	VecchiaCheck *VecchiaCheck `json:"vecchia_check,omitempty"`
+	// VecchiaRefined are the checks of a refined Vecchia fit
+	// (--vecchia-refine-m) that moved it to a larger m, in order: each
+	// one's M2 is the m of the next search (VecchiaCheck is the last
+	// level's, the one of the estimate reported).
+	VecchiaRefined []*VecchiaCheck `json:"vecchia_refined,omitempty"`
 
 	Workers int `json:"workers"`
 	// Scheduler is the runtime's policy (eager, dmda); Devices the

@@ -52,14 +52,9 @@ type VecchiaCheck struct {
 	Skipped string `json:"skipped,omitempty"`
 }
 
-// vecchiaCheckM returns the approximation check's m2: vecchia_check_m,
-// else twice vecchia_m.
-func vecchiaCheckM(cfg config.Fit) int {
-	if cfg.VecchiaCheckM > 0 {
-		return cfg.VecchiaCheckM
-	}
-	return 2 * cfg.Vecchia.M
-}
+// vecchiaCheckM returns the approximation check's m2 of the fit at
+// vecchia_m: vecchia_check_m, else twice vecchia_m.
+func vecchiaCheckM(cfg config.Fit) int { return cfg.VecchiaCheckMAt(cfg.Vecchia.M) }
 
 // vecchiaMemory runs the memory check of a Vecchia fit of nAll points
 // (vecchia.FitNeed): with the check on, the bound of the fit whose search
@@ -124,21 +119,25 @@ type checkRun struct {
 	handOver func()
 }
 
-// vecchiaCheck runs the approximation check of the fit out (estimate
-// res.Theta, whose evaluation at m is at) unless --vecchia-check=false
-// (nil): the m2 sets in the same ordering, one evaluation with the
-// gradient and information, the Fisher-scoring step. A check that cannot
-// be made is skipped with a note: an interrupted search, one stopped
-// before converging (--max-evals), sets read from a file, m already N-1,
-// not enough memory for m2 (vecchiaMemory), an evaluation that fails; a
-// signal or the deadline during it skips it (v.fin says so). A step above VecchiaCheckSE adds a warning.
-func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at *vecchia.Result, out *FitResult) *VecchiaCheck {
-	cfg := v.cfg
+// vecchiaCheck runs the approximation check of lv's fit (estimate
+// lv.res.Theta, whose evaluation at m is lv.at; n locations) unless
+// --vecchia-check=false (nil): the m2 sets in the same ordering, one
+// evaluation with the gradient and information, the Fisher-scoring step.
+// It returns the check and, when it was made, the stages at m2 (their
+// last evaluation the check's: a refinement's search starts there). A
+// check that cannot be made is skipped with a note: an interrupted
+// search, one stopped before converging (--max-evals), sets read from a
+// file, m already N-1, not enough memory for m2 (c.note), an evaluation
+// that fails; a signal or the deadline during it skips it (v.fin says
+// so, lv.warnings too). A step above VecchiaCheckSE adds a warning to
+// lv.warnings.
+func (v *fitJob) vecchiaCheck(lv *vecchiaLevels, c checkRun, n int) (*VecchiaCheck, *vecchiaStages) {
+	cfg, st, res := v.cfg, lv.st, lv.res
 	if !cfg.VecchiaCheck {
-		return nil
+		return nil, nil
 	}
 	m := st.final.Plan.M
-	chk := &VecchiaCheck{M2: min(vecchiaCheckM(cfg), out.N-1)}
+	chk := &VecchiaCheck{M2: min(cfg.VecchiaCheckMAt(m), n-1)}
 	switch {
 	case v.fin != nil:
 		chk.Skipped = "interrupted"
@@ -152,7 +151,7 @@ func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at
 		chk.Skipped = c.note
 	}
 	if chk.Skipped != "" {
-		return chk
+		return chk, nil
 	}
 	t0 := time.Now()
 	v.env.logf("vecchia check: the blocks at m = %d and one evaluation there with gradient and information, at the estimate (--vecchia-check=false skips it)\n", chk.M2)
@@ -180,8 +179,8 @@ func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at
 		in := v.fs.interrupted(res.Evaluations, "")
 		in.Complete, in.Skipped = true, "the vecchia check"
 		v.fin, chk.Skipped = in, "interrupted"
-		out.Warnings = append(out.Warnings, fmt.Sprintf("%s after the search: not computed: %s; the estimate is complete", stop.Name(in.Signal), in.Skipped))
-		return chk
+		lv.warnings = append(lv.warnings, fmt.Sprintf("%s after the search: not computed: %s; the estimate is complete", stop.Name(in.Signal), in.Skipped))
+		return chk, nil
 	}
 	var step *mle.OneStep
 	if err == nil {
@@ -189,7 +188,7 @@ func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at
 	}
 	if err != nil {
 		chk.Skipped = fmt.Sprintf("at m = %d: %v", chk.M2, err)
-		return chk
+		return chk, nil
 	}
 	chk.Seconds = since(t0)
 	chk.StepSE = map[string]float64{}
@@ -199,11 +198,8 @@ func (v *fitJob) vecchiaCheck(st *vecchiaStages, c checkRun, res *mle.Result, at
 			chk.MaxStepSE = max(chk.MaxStepSE, step.StepSE[i])
 		}
 	}
-	chk.OneStep, chk.LogLikM2, chk.DeltaL, chk.Gain = step.Theta, r2.L, r2.L-at.L, step.Gain
-	if chk.MaxStepSE > VecchiaCheckSE {
-		out.Warnings = append(out.Warnings, checkWarning(chk, out.Params, m))
-	}
-	return chk
+	chk.OneStep, chk.LogLikM2, chk.DeltaL, chk.Gain = step.Theta, r2.L, r2.L-lv.at.L, step.Gain
+	return chk, st2
 }
 
 // checkWarning is the warning of a check whose step exceeds
@@ -215,7 +211,7 @@ func checkWarning(c *VecchiaCheck, names []string, m int) string {
 			big = append(big, fmt.Sprintf("%s by %.2f", n, se))
 		}
 	}
-	return fmt.Sprintf("vecchia check: m = %d would move %s standard errors (above %.2f): the approximation at m = %d may have moved the estimate by more than a fraction of its standard error; refit with a larger --vecchia-m (e.g. %d), and `exageostat bench vecchia-kl` measures the approximation's KL divergence (docs/vecchia.md, \"The approximation check\")",
+	return fmt.Sprintf("vecchia check: m = %d would move %s standard errors (above %.2f): the approximation at m = %d may have moved the estimate by more than a fraction of its standard error; refit with a larger --vecchia-m (e.g. %d) or let --vecchia-refine-m go on to it, and `exageostat bench vecchia-kl` measures the approximation's KL divergence (docs/vecchia.md, \"The approximation check\")",
 		c.M2, strings.Join(big, ", "), VecchiaCheckSE, m, c.M2)
 }
 

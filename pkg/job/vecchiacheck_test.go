@@ -89,14 +89,14 @@ func TestVecchiaCheckSkipped(t *testing.T) {
 		cfg.Computation, cfg.VecchiaCheck, cfg.Vecchia.Sets = "vecchia", !c.off, c.sets
 		v := &fitJob{cfg: cfg, fin: c.fin, names: []string{"sigma2", "beta", "nu", "tau2"}}
 		st := &vecchiaStages{final: &vecchia.Prepared{Plan: &vecchia.Plan{M: 30}}}
-		out := &FitResult{N: c.n}
-		chk := v.vecchiaCheck(st, checkRun{note: c.note}, &mle.Result{Status: c.status}, nil, out)
+		lv := &vecchiaLevels{st: st, res: &mle.Result{Status: c.status}}
+		chk, st2 := v.vecchiaCheck(lv, checkRun{note: c.note}, c.n)
 		switch {
 		case c.off && chk != nil:
 			t.Errorf("%s: check %+v, want none", c.name, chk)
 		case c.off:
-		case chk == nil || !strings.HasPrefix(chk.Skipped, c.want) || chk.StepSE != nil || len(out.Warnings) != 0:
-			t.Errorf("%s: check %+v, warnings %q; want skipped %q", c.name, chk, out.Warnings, c.want)
+		case chk == nil || !strings.HasPrefix(chk.Skipped, c.want) || chk.StepSE != nil || len(lv.warnings) != 0 || st2 != nil:
+			t.Errorf("%s: check %+v, warnings %q, stages %v; want skipped %q", c.name, chk, lv.warnings, st2, c.want)
 		}
 	}
 }
@@ -111,6 +111,7 @@ func TestHandOvers(t *testing.T) {
 		name             string
 		mode             prepMode
 		held, check      bool
+		refine           bool // --vecchia-refine-m: every level distributes the input again
 		wantFit, wantChk bool
 	}{
 		{name: "distributed", mode: prepDistribute, wantFit: true},
@@ -118,9 +119,13 @@ func TestHandOvers(t *testing.T) {
 		{name: "hold-out", mode: prepDistribute, held: true, check: true},
 		{name: "one rank", mode: prepLocal, check: true},
 		{name: "scatter", mode: prepScatter},
+		{name: "distributed, refined", mode: prepDistribute, check: true, refine: true},
 	} {
 		cfg := config.DefaultFit()
 		cfg.VecchiaCheck = c.check
+		if c.refine {
+			cfg.VecchiaRefineM = 120
+		}
 		d := &dataset.Data{Obs: []float64{1, 2}}
 		pr := likelihood.Problem{Obs: d.Obs}
 		v := &fitJob{cfg: cfg, d: d}

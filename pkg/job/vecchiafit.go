@@ -107,24 +107,24 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	}
 	v.logPrepared(st, n, t0)
 	prep := since(t0)
-	res, steps, err := v.searchVecchia(st, opt)
+	res, steps, err := v.searchVecchia(st, opt, 0)
 	if err != nil {
 		return nil, err
 	}
-	// The estimate's own evaluation at the final m: l, the mean and the
-	// Fisher information for the standard errors.
-	at, err := st.eval(st.final, res.Theta, true)
-	v.fs.setPhase(phaseAfter)
-	if givenUp(err) {
-		return nil, v.fs.interrupted(res.Evaluations, "")
-	}
+	at, err := v.estimateEval(st, res)
 	if err != nil {
-		return nil, fmt.Errorf("fit: the Vecchia likelihood at the estimate %v: %w", res.Theta, err)
+		return nil, err
 	}
-	fr := &mle.FitResult{Result: res, Beta: at.Beta, BetaCov: at.BetaCov, N: n, Steps: steps}
+	lv := &vecchiaLevels{st: st, res: res, steps: steps, at: at, test: test, stages: st.stagesM()}
+	c := checkRun{pr: pr, start: start, setup: setup, rt: rt, kern: kern, mode: mode, note: checkNote, handOver: checkHandOver}
+	if err := v.checkAndRefine(lv, c, opt, n); err != nil {
+		return nil, err
+	}
+	st, res, at = lv.st, lv.res, lv.at
+	fr := &mle.FitResult{Result: res, Beta: at.Beta, BetaCov: at.BetaCov, N: n, Steps: lv.steps}
 	fr.LogLik = at.L
 	out := fitResult(v.names, fr, cfg, v.model, v.metric, 0, v.workers)
-	out.Vecchia = st.summary(cfg, prep)
+	out.Vecchia = lv.summary(prep)
 	out.Checkpoint, out.ResumedFrom = CheckpointPath(cfg), cfg.Resume
 	out.Profile = "off"
 	out.setMean(&cfg, meanTerms, at.Beta, at.BetaCov)
@@ -132,12 +132,12 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 		out.Assessment.StdErr, out.Assessment.StdErrNote = vecchiaStdErr(at.Info, v.vecchiaFree())
 	}
 	if test != nil {
-		if err := vecchiaHoldout(&out.Assessment, st, v.model, cfg.Mean, test, res.Theta, at, st.final.Plan.M, v.workers); err != nil {
-			return nil, err
-		}
+		h := lv.held
+		out.Assessment.Holdout, out.Assessment.MSPE, out.Assessment.Coverage, out.Assessment.PredSecs = h.Holdout, h.MSPE, h.Coverage, h.PredSecs
 	}
 	flagFitVar(out, obsVar, obsMS, cfg.MaxEvals)
-	out.VecchiaCheck = v.vecchiaCheck(st, checkRun{pr: pr, start: start, setup: setup, rt: rt, kern: kern, mode: mode, note: checkNote, handOver: checkHandOver}, res, at, out)
+	out.VecchiaCheck, out.VecchiaRefined = lv.check, lv.refined
+	out.Warnings = append(out.Warnings, lv.warnings...)
 	out.Ranks = w.Size()
 	out.Memory, err = gatherMemory(rt, RankMemory{Rank: w.Rank(), Busy: out.PerEval, PeakRSSBytes: memory.PeakRSS(),
 		NeedBytes: mem.Need, AvailableBytes: lim.Bytes, AvailableSource: lim.Source})
@@ -163,7 +163,7 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 // with the approximation check in the check's, their last reader; none
 // with a hold-out (its kriging reads them) or where one rank prepares.
 func (v *fitJob) handOvers(mode prepMode, held bool, d **dataset.Data, pr *likelihood.Problem) (fit, check func()) {
-	if mode != prepDistribute || held {
+	if mode != prepDistribute || held || v.cfg.VecchiaRefineM > 0 { // a refined fit's levels each distribute it again
 		return nil, nil
 	}
 	drop := func() { v.d, *d, *pr = nil, nil, likelihood.Problem{} }
@@ -221,14 +221,17 @@ func (v *fitJob) vecchiaStart(d *dataset.Data, opt *mle.Options) []float64 {
 
 // searchVecchia runs the search of a Vecchia fit from opt, stopped by a
 // signal or the deadline (the stop control of stopping.go: v.fin is set
-// when it stopped the search).
-func (v *fitJob) searchVecchia(st *vecchiaStages, opt mle.Options) (*mle.Result, []mle.Step, error) {
+// when it stopped the search). done is the number of evaluations of the
+// fit's earlier searches (a refined fit's levels): the steps count on
+// from it.
+func (v *fitJob) searchVecchia(st *vecchiaStages, opt mle.Options, done int) (*mle.Result, []mle.Step, error) {
 	if err := v.fs.early(); err != nil {
 		return nil, nil, err
 	}
 	env := v.env
 	report := env.Step
 	env.Step = func(s mle.Step) {
+		s.Eval.N += done
 		v.fs.step(s) // the deadline's budget
 		v.ckw.add(s.Eval)
 		if report != nil {
@@ -240,6 +243,9 @@ func (v *fitJob) searchVecchia(st *vecchiaStages, opt mle.Options) (*mle.Result,
 	}
 	ckpt := CheckpointPath(v.cfg)
 	res, steps, err := st.search(v.cfg, opt, env, vecchiaStopper(v))
+	for i := range steps {
+		steps[i].Eval.N += done
+	}
 	if errors.Is(err, mle.ErrInterrupted) || givenUp(err) {
 		in := v.fs.interrupted(0, ckpt)
 		v.ckw.finish(in.Status())
@@ -281,6 +287,9 @@ func (v *fitJob) vecchiaCheckpoint(s vecchia.Setup) error {
 	}
 	if s.Grouping.Off {
 		set.Computation += " grouping=none"
+	}
+	if cfg.VecchiaRefineM > 0 { // the levels' m: the refinement's bound and the checks' ratio
+		set.Computation += fmt.Sprintf(" refine=%d check=%d", cfg.VecchiaRefineM, cfg.VecchiaCheckMAt(cfg.Vecchia.M))
 	}
 	var err error
 	v.ckw, v.resume, err = prepareCheckpoint(v.w, v.in, cfg, set, dataSHA256(cfg, v.d), v.env)

@@ -58,7 +58,8 @@ const FisherMaxIter = 100
 // stops with StatusLineSearch.
 //
 // o.Lower, o.Upper, o.Start, o.Guess, o.FtolAbs (default 1e-5), o.MaxEvals,
-// o.Replay and o.Stop have their meaning for Maximize; o.LogScale,
+// o.Replay and o.Stop have their meaning for Maximize (o.FirstStage numbers
+// the stages); o.LogScale,
 // o.InitialStep and o.Expand are not used. Eval.Stage tells the stage of
 // an evaluation; Result.Grad and Result.Info are the gradient and the
 // information at the estimate (theta scale).
@@ -71,7 +72,7 @@ func MaximizeFisher(stages []GradObjective, o Options, report func(Eval)) (*Resu
 		return nil, err
 	}
 	for k, f := range stages {
-		fs.stage, fs.f = k, f
+		fs.stage, fs.f = o.FirstStage+k, f
 		if err := fs.run(); err != nil {
 			return nil, err
 		}

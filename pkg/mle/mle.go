@@ -53,6 +53,11 @@ type Options struct {
 	// Eval.Search the points of the search; the bounds, start and guess
 	// are the search's.
 	Expand func(search []float64) []float64
+	// FirstStage is the stage number of MaximizeFisher's first objective
+	// (in Eval.Stage and the replay's keys): a search that continues
+	// another's stages (a Vecchia fit refined at a larger m) numbers its
+	// own after them, so that a checkpoint replays each at its own stage.
+	FirstStage int
 }
 
 // StatusInterrupted is the status of a search that Options.Stop ended.
