@@ -197,7 +197,10 @@ estimates stay the m fit's. The check costs about half the fit without
 it (the fit's one neighbour search finds the sets at 2m too; the blocks
 at 2m and one evaluation there, some four evaluations at m: at N = 10^6
 on a 2-core Xeon about 16 s against 30 s); --vecchia-check=false skips
-it.`
+it. --vecchia-refine-m MAX goes on where the check warns: the search
+continues at the check's m from the estimate, checked again in turn,
+while that m is at most MAX; the estimate, l and standard errors are
+then the last level's.`
 	fitExample = `  exageostat fit
   exageostat simulate --n 1600 --theta 1,0.1,0.5 --seed 1 --out data.csv
   exageostat fit --data data.csv --lb 0.001,0.001,0.001 --ub 5,5,5 --nb 320 --workers 2 --json result.json
@@ -206,6 +209,7 @@ it.`
   exageostat fit --data data.csv --mean linear --reml --json r.json
   exageostat fit --n 16000 --nb 800 --computation tlr --holdout 100 --stderr --json r.json
   exageostat fit --data data.csv --computation vecchia --mean constant --lb 0.01,0.001,0.1,0.0001 --ub 10,5,3,2 --stderr
+  exageostat fit --data data.csv --computation vecchia --mean constant --lb 0.01,0.001,0.1,0.0001 --ub 10,5,3,2 --vecchia-refine-m 240
   exageostat fit --data data.csv --json r.json         # killed? then:
   exageostat fit --data data.csv --json r.json --resume r.ckpt
   mpirun -np 4 exageostat fit --config configs/fit-mpi.toml --json result.json
