@@ -1,0 +1,93 @@
+package greedy
+
+import "github.com/exageostat/exageostat/pkg/matern"
+
+// Rows gives the covariances a row's selection reads, a row of entries at
+// a time: the target's covariances with its candidates, then each pick's
+// covariances with the candidates not yet picked.
+type Rows interface {
+	// Var returns Var(y_i), the nugget included.
+	Var(i int) float64
+	// Row sets out[k] = Cov(y_{js[k]}, y_i) for k < len(js), the nugget
+	// included where js[k] == i.
+	Row(i int, js []int32, out []float64)
+	// Fork returns Rows of the same covariance for another goroutine (a
+	// Rows may keep scratch; Select forks one per worker thread).
+	Fork() Rows
+}
+
+// Var returns cov(i, i).
+func (cov Cov) Var(i int) float64 { return cov(i, i) }
+
+// Row sets out[k] = cov(js[k], i), one call an entry.
+func (cov Cov) Row(i int, js []int32, out []float64) {
+	for k, j := range js {
+		out[k] = cov(int(j), i)
+	}
+}
+
+// Fork returns cov itself: a Cov must be safe for concurrent use.
+func (cov Cov) Fork() Rows { return cov }
+
+// KernelRows is the covariance K(x_i, x_j) + Nugget [i == j] of a kernel
+// of package matern at points P (position i of the ordering is point i of
+// P), a row at a time: the row's points gathered, then one
+// matern.FillTile column (the distances from the gathered points to x_i,
+// computed as matern.Distance computes them, then the kernel's CovRow over
+// the column where it has one: the same values, bitwise, as K.Cov of each
+// distance). Fast rows: every kernel of package matern with a CovRow on
+// planar and 3D Euclidean and great-circle points (NewMatern's closed
+// forms for nu = 1/2, 3/2, 5/2 and its interpolant for any other nu,
+// PowExp); the anisotropic and space-time Matérn fill the column
+// themselves (their PairKernel.Fill); the bivariate Matérn, whose points'
+// variables are their positions' parity, is not a KernelRows (give it as
+// a Cov). Var(i) is K.Cov(0) + Nugget.
+type KernelRows struct {
+	K      matern.Kernel
+	Nugget float64
+	Metric matern.Metric
+	P      matern.Points
+	g      matern.Points // the gathered points (scratch)
+}
+
+// Var returns K.Cov(0) + Nugget.
+func (k *KernelRows) Var(int) float64 { return k.K.Cov(0) + k.Nugget }
+
+// Row sets out[t] = K(x_{js[t]}, x_i) (+ Nugget where js[t] == i).
+func (k *KernelRows) Row(i int, js []int32, out []float64) {
+	n := len(js)
+	if n == 0 {
+		return
+	}
+	gather := func(dst *[]float64, src []float64) {
+		if src == nil {
+			*dst = nil
+			return
+		}
+		if cap(*dst) < n {
+			*dst = make([]float64, n, max(n, 2*cap(*dst)))
+		}
+		d := (*dst)[:n]
+		for t, j := range js {
+			d[t] = src[j]
+		}
+		*dst = d
+	}
+	gather(&k.g.X, k.P.X)
+	gather(&k.g.Y, k.P.Y)
+	gather(&k.g.Z, k.P.Z)
+	gather(&k.g.T, k.P.T)
+	matern.FillTile(k.K, 0, k.Metric, k.g, 0, n, k.P, i, 1, false, out[:n], n)
+	if k.Nugget != 0 {
+		for t, j := range js {
+			if int(j) == i {
+				out[t] += k.Nugget
+			}
+		}
+	}
+}
+
+// Fork returns a KernelRows of the same covariance with scratch of its own.
+func (k *KernelRows) Fork() Rows {
+	return &KernelRows{K: k.K, Nugget: k.Nugget, Metric: k.Metric, P: k.P}
+}
