@@ -250,15 +250,23 @@ func greedySets(pr likelihood.Problem, o VecchiaKLOptions, m int, ord order.Meth
 	if err != nil {
 		return nil, nil, err
 	}
-	perm, tau2 := wide.Perm, o.Theta[3]
-	cov := func(i, j int) float64 {
-		if i == j {
-			return kern.Cov(0) + tau2
-		}
-		return kern.Cov(matern.Distance(pr.Metric, p, perm[i], p, perm[j]))
-	}
-	sets, err := greedy.Select(cand, m, cov, o.Workers)
+	perm := wide.Perm
+	q := matern.Points{X: permuted(p.X, perm), Y: permuted(p.Y, perm), Z: permuted(p.Z, perm), T: permuted(p.T, perm)}
+	rows := &greedy.KernelRows{K: kern, Nugget: o.Theta[3], Metric: pr.Metric, P: q}
+	sets, err := greedy.SelectRows(cand, m, rows, o.Workers)
 	return perm, sets, err
+}
+
+// permuted returns v in the ordering perm (v[perm[i]] at i; nil for nil).
+func permuted(v []float64, perm []int) []float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float64, len(perm))
+	for i, j := range perm {
+		out[i] = v[j]
+	}
+	return out
 }
 
 // uniformPoints returns n uniform random points in the unit square (a

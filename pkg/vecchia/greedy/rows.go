@@ -31,15 +31,15 @@ func (cov Cov) Fork() Rows { return cov }
 
 // KernelRows is the covariance K(x_i, x_j) + Nugget [i == j] of a kernel
 // of package matern at points P (position i of the ordering is point i of
-// P), a row at a time: the row's points gathered, then one
-// matern.FillTile column (the distances from the gathered points to x_i,
-// computed as matern.Distance computes them, then the kernel's CovRow over
-// the column where it has one: the same values, bitwise, as K.Cov of each
-// distance). Fast rows: every kernel of package matern with a CovRow on
-// planar and 3D Euclidean and great-circle points (NewMatern's closed
-// forms for nu = 1/2, 3/2, 5/2 and its interpolant for any other nu,
-// PowExp); the anisotropic and space-time Matérn fill the column
-// themselves (their PairKernel.Fill); the bivariate Matérn, whose points'
+// P), a row at a time, with the same values, bitwise, as K.Cov at each
+// matern.Distance (K's CovRow values). Planar Euclidean points and a
+// kernel with CovRow: matern.CovIndexed (NewMatern's closed forms for
+// nu = 1/2, 3/2, 5/2 gathered and evaluated eight at a time with
+// AVX-512; its interpolant for any other nu and PowExp by one CovRow
+// over the row's distances). Other points (3D, great-circle) and the
+// anisotropic and space-time Matérn (PairKernels): the row's points
+// gathered, then one matern.FillTile column (the kernel's CovRow, its
+// own Fill, or Cov per entry). The bivariate Matérn, whose points'
 // variables are their positions' parity, is not a KernelRows (give it as
 // a Cov). Var(i) is K.Cov(0) + Nugget.
 type KernelRows struct {
@@ -57,6 +57,10 @@ func (k *KernelRows) Var(int) float64 { return k.K.Cov(0) + k.Nugget }
 func (k *KernelRows) Row(i int, js []int32, out []float64) {
 	n := len(js)
 	if n == 0 {
+		return
+	}
+	if k.Metric == matern.Euclidean && k.P.Z == nil && matern.CovIndexed(k.K, k.P, i, js, out) {
+		k.addNugget(i, js, out)
 		return
 	}
 	gather := func(dst *[]float64, src []float64) {
@@ -78,6 +82,11 @@ func (k *KernelRows) Row(i int, js []int32, out []float64) {
 	gather(&k.g.Z, k.P.Z)
 	gather(&k.g.T, k.P.T)
 	matern.FillTile(k.K, 0, k.Metric, k.g, 0, n, k.P, i, 1, false, out[:n], n)
+	k.addNugget(i, js, out)
+}
+
+// addNugget adds Nugget to out[t] where js[t] == i.
+func (k *KernelRows) addNugget(i int, js []int32, out []float64) {
 	if k.Nugget != 0 {
 		for t, j := range js {
 			if int(j) == i {
