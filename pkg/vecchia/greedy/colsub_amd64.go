@@ -2,7 +2,11 @@
 
 package greedy
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 // hasColZ reports whether colSub can use the AVX-512 code (colSubZ).
 var hasColZ = cpu.X86.HasAVX512F
@@ -31,3 +35,41 @@ func colSub(g []float64, stride, t, b int, gt []float64) {
 //
 //go:noescape
 func colSubZ(col, f *float64, stride, t int, gt *float64, mask uint32)
+
+// laneIota is tailZ's first lane indices.
+var laneIota = [8]int64{0, 1, 2, 3, 4, 5, 6, 7}
+
+// tail is the end of update over the unpicked candidates (r.act, the
+// bits of r.mask): g_c = gt[c] / sq, resid_c -= g_c^2, cv_c -= g_c gi,
+// and the next pick (best's rule, over the new values): tailGo, or with
+// AVX-512 eight candidates at a time (tailZ, the same operations each
+// rounded alike; the lanes' best scores then reduced to the largest, the
+// earliest candidate on ties: the same pick).
+func (r *row) tail(gt []float64, sq, gi float64) int {
+	k := len(gt)
+	if !hasColZ || k == 0 {
+		return r.tailGo(gt, sq, gi)
+	}
+	_, _, _ = r.resid[k-1], r.cv[k-1], r.mask[(k-1)>>3]
+	best := [8]float64{}
+	idx := [8]int64{}
+	for l := range best {
+		best[l], idx[l] = math.Inf(-1), -1
+	}
+	tailZ(&gt[0], &r.resid[0], &r.cv[0], &r.mask[0], k, sq, gi, &best, &idx, &laneIota)
+	b, bv := -1, math.Inf(-1)
+	for l, j := range idx {
+		if j >= 0 && (best[l] > bv || (best[l] == bv && int(j) < b)) {
+			b, bv = int(j), best[l]
+		}
+	}
+	if b < 0 && len(r.act) > 0 {
+		return r.act[0]
+	}
+	return b
+}
+
+// tailZ: see colsub_amd64.s.
+//
+//go:noescape
+func tailZ(gt, resid, cv *float64, mask *uint8, n int, sq, gi float64, best *[8]float64, idx *[8]int64, iota *[8]int64)

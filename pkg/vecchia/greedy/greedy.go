@@ -80,13 +80,14 @@ func SelectRows(cand *neighbors.Sets, m int, rows Rows, workers int) (*neighbors
 // row is one thread's scratch: for the candidates, their conditional
 // variances, their conditional covariances with the target and the
 // factor's columns (g[t*K+c]: column t at candidate c); the picks, the
-// unpicked candidates' indices (act, in candidate order) and positions
-// (js), and the pick's covariances with them (buf).
+// unpicked candidates' indices (act, in candidate order; mask: their
+// bits) and positions (js), and the pick's covariances with them (buf).
 type row struct {
 	resid, cv []float64
 	g         []float64
 	picked    []int
 	act       []int
+	mask      []uint8
 	js        []int32
 	buf       []float64
 	rows      Rows
@@ -95,7 +96,7 @@ type row struct {
 func newRow(k, m int, rows Rows) *row {
 	return &row{resid: make([]float64, k), cv: make([]float64, k),
 		g: make([]float64, k*m), picked: make([]int, 0, m),
-		act: make([]int, 0, k), js: make([]int32, 0, k), buf: make([]float64, k), rows: rows}
+		act: make([]int, 0, k), mask: make([]uint8, (k+7)/8), js: make([]int32, 0, k), buf: make([]float64, k), rows: rows}
 }
 
 // pick writes into dst the picks among the candidates c (positions,
@@ -108,9 +109,11 @@ func (r *row) pick(i int, c []int32, dst []int32) {
 	}
 	c = c[:k]
 	r.picked, r.act, r.js = r.picked[:0], r.act[:0], append(r.js[:0], c...)
+	clear(r.mask)
 	for j, q := range c {
 		r.resid[j] = r.rows.Var(int(q))
 		r.act = append(r.act, j)
+		r.mask[j>>3] |= 1 << (j & 7)
 	}
 	r.rows.Row(i, c, r.cv[:k])
 	want := min(len(dst), k)
@@ -120,6 +123,7 @@ func (r *row) pick(i int, c []int32, dst []int32) {
 		p := slices.Index(r.act, b)
 		r.act = slices.Delete(r.act, p, p+1)
 		r.js = slices.Delete(r.js, p, p+1)
+		r.mask[b>>3] &^= 1 << (b & 7)
 		b = r.update(t, b, c)
 	}
 	slices.Sort(r.picked)
@@ -173,7 +177,18 @@ func (r *row) update(t, b int, c []int32) int {
 	// are contiguous over the candidates).
 	colSub(r.g, stride, t, b, gt)
 	sq := math.Sqrt(piv)
-	gi := r.cv[b] / sq
+	nb := r.tail(gt, sq, r.cv[b]/sq)
+	for _, j := range r.picked {
+		gt[j] = 0
+	}
+	gt[b] = sq // column t at its own pivot: resid_b / sqrt(resid_b)
+	return nb
+}
+
+// tailGo is the end of update over the unpicked candidates c (r.act):
+// g_c = gt[c] / sq, resid_c -= g_c^2, cv_c -= g_c gi, and the next pick
+// (best's rule, over the new values).
+func (r *row) tailGo(gt []float64, sq, gi float64) int {
 	nb, bv := -1, math.Inf(-1)
 	for _, j := range r.act {
 		gj := gt[j] / sq
@@ -187,10 +202,6 @@ func (r *row) update(t, b int, c []int32) int {
 			}
 		}
 	}
-	for _, j := range r.picked {
-		gt[j] = 0
-	}
-	gt[b] = sq // column t at its own pivot: resid_b / sqrt(resid_b)
 	if nb < 0 && len(r.act) > 0 {
 		return r.act[0]
 	}
