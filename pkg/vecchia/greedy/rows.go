@@ -48,10 +48,17 @@ type KernelRows struct {
 	Metric matern.Metric
 	P      matern.Points
 	g      matern.Points // the gathered points (scratch)
+	v0     float64       // K.Cov(0) + Nugget, set by Fork (v0ok)
+	v0ok   bool
 }
 
 // Var returns K.Cov(0) + Nugget.
-func (k *KernelRows) Var(int) float64 { return k.K.Cov(0) + k.Nugget }
+func (k *KernelRows) Var(int) float64 {
+	if k.v0ok {
+		return k.v0
+	}
+	return k.K.Cov(0) + k.Nugget
+}
 
 // Row sets out[t] = K(x_{js[t]}, x_i) (+ Nugget where js[t] == i).
 func (k *KernelRows) Row(i int, js []int32, out []float64) {
@@ -98,5 +105,5 @@ func (k *KernelRows) addNugget(i int, js []int32, out []float64) {
 
 // Fork returns a KernelRows of the same covariance with scratch of its own.
 func (k *KernelRows) Fork() Rows {
-	return &KernelRows{K: k.K, Nugget: k.Nugget, Metric: k.Metric, P: k.P}
+	return &KernelRows{K: k.K, Nugget: k.Nugget, Metric: k.Metric, P: k.P, v0: k.K.Cov(0) + k.Nugget, v0ok: true}
 }
