@@ -19,6 +19,11 @@
 // Each row is a partial Cholesky factor of the candidates' covariance,
 // pivoted by that rule: O(K m) covariance entries and O(K m^2) flops a
 // row, rows independent, so the result does not depend on the workers.
+// The entries are read a row at a time (Rows: KernelRows for the kernels
+// of package matern, a Cov one entry at a time for any other), and the
+// factor's updates run eight or 32 candidates at a time with AVX-512
+// where the CPU has it, each operation rounded as in the Go loops: the
+// same picks on every CPU.
 package greedy
 
 import (
