@@ -231,7 +231,9 @@ func klRow(pr likelihood.Problem, o VecchiaKLOptions, a klApprox, rt *runtime.Ru
 
 // greedySets returns the ordering ord of pr's points and sets of m chosen
 // by conditional variance (package greedy) at o.Theta among each point's
-// o.Candidates (0: 3m) nearest earlier points.
+// o.Candidates (0: 3m) nearest earlier points: the covariances by
+// greedy.KernelRows for nu = 1/2, 3/2, 5/2 (NewMatern's values), by
+// greedy.GradRows (matern.Grad's) for any other nu on planar points.
 func greedySets(pr likelihood.Problem, o VecchiaKLOptions, m int, ord order.Method) ([]int, *neighbors.Sets, error) {
 	k := o.Candidates
 	if k <= 0 {
@@ -245,14 +247,22 @@ func greedySets(pr likelihood.Problem, o VecchiaKLOptions, m int, ord order.Meth
 	if cand == nil {
 		cand = wide.Sets
 	}
-	p := pr.Points
-	kern, err := matern.NewMatern(matern.Theta{Sigma2: o.Theta[0], Beta: o.Theta[1], Nu: o.Theta[2]}, matern.MaxDistance(pr.Metric, p))
+	p, th := pr.Points, matern.Theta{Sigma2: o.Theta[0], Beta: o.Theta[1], Nu: o.Theta[2]}
+	kern, err := matern.NewMatern(th, matern.MaxDistance(pr.Metric, p))
 	if err != nil {
 		return nil, nil, err
 	}
 	perm := wide.Perm
 	q := matern.Points{X: permuted(p.X, perm), Y: permuted(p.Y, perm), Z: permuted(p.Z, perm), T: permuted(p.T, perm)}
-	rows := &greedy.KernelRows{K: kern, Nugget: o.Theta[3], Metric: pr.Metric, P: q}
+	var rows greedy.Rows = &greedy.KernelRows{K: kern, Nugget: o.Theta[3], Metric: pr.Metric, P: q}
+	if th.Nu != 0.5 && th.Nu != 1.5 && th.Nu != 2.5 && pr.Metric == matern.Euclidean && q.Z == nil {
+		// The blocks' evaluator: AVX-512 rows for any nu (not the same bits).
+		g, err := matern.NewGrad(th, wide.Plan.RMin, wide.Plan.RMax, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		rows = &greedy.GradRows{G: g, Nugget: o.Theta[3], P: q}
+	}
 	sets, err := greedy.SelectRows(cand, m, rows, o.Workers)
 	return perm, sets, err
 }
