@@ -37,7 +37,10 @@ func benchProblem(b *testing.B, n, k int) (matern.Points, *neighbors.Sets) {
 }
 
 // BenchmarkSelect: the selection of m = 30 of K = 90 candidates at
-// N = 10^4 on one worker (nu = 0.5, 1.5 and 2.3, nugget 0.1).
+// N = 10^4 on one worker (nu = 0.5, 1.5 and 2.3, nugget 0.1), with the
+// covariance an entry at a time (entry: a Cov of NewMatern's kernel at
+// matern.Distance), a row at a time (rows: KernelRows) and, for nu = 2.3,
+// by the blocks' evaluator (grad: GradRows).
 func BenchmarkSelect(b *testing.B) {
 	const n, m, k, tau2 = 10000, 30, 90, 0.1
 	p, cand := benchProblem(b, n, k)
@@ -63,6 +66,20 @@ func BenchmarkSelect(b *testing.B) {
 			for b.Loop() {
 				kr := &KernelRows{K: kern, Nugget: tau2, Metric: matern.Euclidean, P: p}
 				if _, err := SelectRows(cand, m, kr, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		if nu == 1.5 || nu == 0.5 {
+			continue
+		}
+		g, err := matern.NewGrad(matern.Theta{Sigma2: 1, Beta: 0.1, Nu: nu}, 1e-4, matern.MaxDistance(matern.Euclidean, p), false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("nu=%g/grad", nu), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := SelectRows(cand, m, &GradRows{G: g, Nugget: tau2, P: p}, 1); err != nil {
 					b.Fatal(err)
 				}
 			}
