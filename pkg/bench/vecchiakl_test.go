@@ -18,8 +18,17 @@ import (
 
 // closedMatern is the Matérn covariance at distance r in its closed forms
 // (nu = 0.5: sigma2 e^-x; nu = 1.5: sigma2 (1 + x) e^-x, x = r/beta),
-// plus tau2 at r = 0: written here, not the package's kernels.
+// plus tau2 at r = 0: written here, not the package's kernels; for any
+// other nu the direct evaluation matern.Matern (its Bessel function, not
+// the fast kernels that the code under test uses).
 func closedMatern(theta []float64, r float64) float64 {
+	if theta[2] != 0.5 && theta[2] != 1.5 {
+		c := matern.Matern(matern.Theta{Sigma2: theta[0], Beta: theta[1], Nu: theta[2]}, r)
+		if r == 0 {
+			c += theta[3]
+		}
+		return c
+	}
 	x := r / theta[1]
 	c := theta[0] * math.Exp(-x)
 	if theta[2] == 1.5 {
@@ -304,6 +313,32 @@ func TestVecchiaKLGreedy(t *testing.T) {
 			}
 			if !(none.KL < near.KL) {
 				t.Errorf("theta %v %s: greedy KL %g, nearest %g", theta, none.Order, none.KL, near.KL)
+			}
+		}
+	}
+}
+
+// TestVecchiaKLGreedyGrad: for nu other than 1/2, 3/2, 5/2 (the greedy
+// sets chosen with greedy.GradRows, matern.Grad's values), the ungrouped
+// greedy rows equal the dense KL of the sets the rule picks when written
+// out (greedyDense at the direct Matérn covariance), for each nu and
+// ordering.
+func TestVecchiaKLGreedyGrad(t *testing.T) {
+	const n, seed, m, k = 70, 4, 4, 12
+	pts := uniformPoints(n, seed)
+	for _, theta := range [][]float64{{1, 0.1, 0.8, 0.1}, {1.3, 0.2, 2.3, 0.05}} {
+		r, err := VecchiaKL(VecchiaKLOptions{Points: pts, Theta: theta, Ms: []int{m}, Orders: []order.Method{order.MaxMin, order.Random},
+			Selects: []string{"greedy"}, Candidates: k, Groupings: []string{"none"}, Seed: seed, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range r.Rows {
+			perm, err := order.Order(embed.Coords{Dim: 2, V: interleave(pts)}, order.Method(row.Order), seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := denseKL(t, pts, theta, perm, m, k); math.Abs(row.KL-want) > 1e-9+1e-8*want || !(want > 0.01) {
+				t.Errorf("theta %v %s greedy: KL %.12g, dense %.12g", theta, row.Order, row.KL, want)
 			}
 		}
 	}
