@@ -1,6 +1,7 @@
 package greedy
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -160,23 +161,12 @@ func nearestEarlier(p matern.Points, n, k int, metric matern.Metric) *neighbors.
 		for j := range i {
 			row[j], d[j] = j, matern.Distance(metric, p, i, p, j)
 		}
-		slices.SortStableFunc(row, func(a, b int) int { return cmpFloat(d[a], d[b]) })
+		slices.SortStableFunc(row, func(a, b int) int { return cmp.Compare(d[a], d[b]) })
 		for q, j := range row[:min(k, i)] {
 			cand.Idx[i*k+q] = int32(j)
 		}
 	}
 	return cand
-}
-
-// cmpFloat orders a before b when a < b.
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestGradRows: GradRows' rows (matern.Grad's AVX-512 row where the CPU
