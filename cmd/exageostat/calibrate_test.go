@@ -48,7 +48,8 @@ func TestCalibrate(t *testing.T) {
 	// enough for a noisy shared machine. potrf and trtri run well below
 	// the gemm rate on small tiles (at nb = 128, trtri is mostly
 	// LAPACK's unblocked dtrtri: 1.4 x faster than gemm for 6 x fewer
-	// flops), so they are only checked against an upper bound.
+	// flops; potrf measured 1.02 x gemm's time at load 3 on a 2-core
+	// Xeon), so they are only checked against an upper bound.
 	within := func(name string, ratio, want, factor float64) {
 		if ratio < want/factor || ratio > want*factor {
 			t.Errorf("%s = %.3g, want %g within a factor %g (durations %v)", name, ratio, want, factor, d)
@@ -56,7 +57,7 @@ func TestCalibrate(t *testing.T) {
 	}
 	within("gemm/syrk", d["gemm"]/d["syrk"], 2, 3)
 	within("gemm/trmm", d["gemm"]/d["trmm"], 2, 3)
-	if !(d["potrf"] < d["gemm"]) || !(d["trtri"] < 3*d["gemm"]) || !(d["gemv"] < d["gemm"]/4) || !(d["trsv"] < d["gemm"]/4) {
+	if !(d["potrf"] < 2*d["gemm"]) || !(d["trtri"] < 3*d["gemm"]) || !(d["gemv"] < d["gemm"]/4) || !(d["trsv"] < d["gemm"]/4) {
 		t.Errorf("potrf, trtri, gemv, trsv too slow against gemm: %v", d)
 	}
 	// (Against gemm only: det against gemv failed once on a loaded box,
