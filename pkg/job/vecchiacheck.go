@@ -64,9 +64,7 @@ func vecchiaCheckM(cfg config.Fit) int { return cfg.VecchiaCheckMAt(cfg.Vecchia.
 // is checked. It returns the bound checked and the limit.
 func (v *fitJob) vecchiaMemory(nAll int) (mem vecchia.FitMemory, lim memory.Limit, note string, err error) {
 	cfg, w := v.cfg, v.w
-	ncov, np := meanColumns(cfg.Mean), len(v.names)
-	n := nAll * variables(v.model)
-	f := vecchia.FitShape{N: n, M: cfg.Vecchia.M, NCov: ncov, Params: np, Workers: v.workers, Held: cfg.Holdout}
+	f := v.fitShape(nAll, cfg.Vecchia.M)
 	if f.M > vecchiaCoarseM {
 		f.Coarse = vecchiaCoarseM
 	}
@@ -85,6 +83,12 @@ func (v *fitJob) vecchiaMemory(nAll int) (mem vecchia.FitMemory, lim memory.Limi
 	mem = vecchia.FitNeed(f)
 	lim, err = checkMemory(w, "fit", everyRank(w.Size(), mem.Need), v.limit, fmt.Sprintf("vecchia N=%d m=%d: points, ordering, sets, blocks and work space", nAll, cfg.Vecchia.M))
 	return mem, lim, note, err
+}
+
+// fitShape is the shape of a Vecchia fit of nAll locations at m for its
+// memory bound (vecchia.FitNeed): no coarse stage, no wide sets.
+func (v *fitJob) fitShape(nAll, m int) vecchia.FitShape {
+	return vecchia.FitShape{N: nAll * variables(v.model), M: m, NCov: meanColumns(v.cfg.Mean), Params: len(v.names), Workers: v.workers, Held: v.cfg.Holdout}
 }
 
 // checkWide returns the fit's setup s with the size of the sets that the

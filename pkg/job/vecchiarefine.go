@@ -123,8 +123,7 @@ func (v *fitJob) refineStop(chk *VecchiaCheck, res *mle.Result, opt mle.Options)
 func (v *fitJob) refineMemory(n, m int) string {
 	cfg := v.cfg
 	m2 := min(cfg.VecchiaCheckMAt(m), n-1)
-	f := vecchia.FitShape{N: n * variables(v.model), M: m2, NCov: meanColumns(cfg.Mean), Params: len(v.names), Workers: v.workers, Held: cfg.Holdout}
-	mem := vecchia.FitNeed(f)
+	mem := vecchia.FitNeed(v.fitShape(n, m2))
 	_, err := checkMemory(v.w, "fit", everyRank(v.w.Size(), mem.Need), v.limit,
 		fmt.Sprintf("vecchia N=%d, the check's m=%d: points, ordering, sets, blocks and work space", n, m2))
 	var ie *InputError
