@@ -1,6 +1,7 @@
 package vecchia
 
 import (
+	"github.com/exageostat/exageostat/pkg/vecchia/block"
 	"slices"
 	"testing"
 )
@@ -162,5 +163,32 @@ func TestFitNeed(t *testing.T) {
 				t.Errorf("FitNeed = %+v; want live %d, heap %d, need %d", got, live, heap, heap+80<<20)
 			}
 		})
+	}
+}
+
+// TestEvalBytesCoversLargestBlock: the memory bound's work space per
+// worker (evalBytes on two workers less on one) holds the scratch the
+// evaluator registers for the largest block of an actual plan
+// (Plan.UMax, Plan.RespMax), for sets of m from below the merge's
+// DefaultMaxSize to above it (a location's own block of m+1 members),
+// grouped and not, one variable and the bivariate pairs.
+func TestEvalBytesCoversLargestBlock(t *testing.T) {
+	const n = 600
+	for _, tc := range cases(n, 3) {
+		if tc.name != "matern+tau2" && tc.name != "bivariate" {
+			continue
+		}
+		nparams := len(tc.theta) + 1
+		for _, m := range []int{30, 60, 200, 400} {
+			for _, g := range []Grouping{{}, {Off: true}} {
+				plan := newPlan(t, tc.p, m, g)
+				need := 8 * int64(block.WorkBound(plan.UMax, plan.RespMax, 0, nparams))
+				perWorker := evalBytes(n, m, 0, nparams, 2) - evalBytes(n, m, 0, nparams, 1)
+				if need > perWorker {
+					t.Errorf("%s m=%d off=%v: the largest block (%d members, %d responses) needs %d bytes of scratch, the bound %d",
+						tc.name, m, g.Off, plan.UMax, plan.RespMax, need, perWorker)
+				}
+			}
+		}
 	}
 }
