@@ -40,6 +40,9 @@ type greedyRun struct {
 	// coarseP is the coarse stage's summary (its m and seconds; its plan
 	// let go), the estimate's stages' first after the final search.
 	coarseP *vecchia.Prepared
+	// firstOrder and firstSets are the first plan's ordering and
+	// neighbour search seconds.
+	firstOrder, firstSets float64
 }
 
 // greedyStages prepares a greedy fit's first stage (s: the fit's setup,
@@ -75,6 +78,7 @@ func (v *fitJob) greedyStages(pr likelihood.Problem, start []float64, s vecchia.
 		}
 		p.Wide = nil
 	}
+	st.candidates = g.k
 	return st, g, nil
 }
 
@@ -139,6 +143,7 @@ func (v *fitJob) greedyFinal(st *vecchiaStages, g *greedyRun, pilot []float64) (
 		c := st.final
 		coarse = &vecchia.Prepared{Plan: &vecchia.Plan{M: c.Plan.M}, OrderSeconds: c.OrderSeconds, SetsSeconds: c.SetsSeconds, PlanSeconds: c.PlanSeconds}
 	}
+	g.firstOrder, g.firstSets = st.final.OrderSeconds, st.final.SetsSeconds
 	st.release() // the coarse stage's plan and evaluator
 	root := g.mode != prepScatter || v.w.Rank() == 0
 	var sets *neighbors.Sets
@@ -165,6 +170,9 @@ func (v *fitJob) greedyFinal(st *vecchiaStages, g *greedyRun, pilot []float64) (
 	}
 	if root {
 		st2.final.SetsSeconds = sel
+		if !g.coarse { // the first plan's ordering and search of the candidates are this stage's
+			st2.final.OrderSeconds, st2.final.SetsSeconds = g.firstOrder, g.firstSets+sel
+		}
 		if g.wide > 0 {
 			st2.final.Wide = g.cand.Prefix(g.wide)
 		}
@@ -194,5 +202,8 @@ func greedyNote(g *greedyRun) string {
 	if g == nil {
 		return ""
 	}
-	return fmt.Sprintf(" select=greedy candidates=%d (the sets at m=%d chosen after the coarse stage; blocks of m=%d below)", g.k, g.m, min(g.m, vecchiaCoarseM))
+	if !g.coarse {
+		return fmt.Sprintf(" select=greedy candidates=%d (the sets chosen at the start; blocks of the nearest sets below)", g.k)
+	}
+	return fmt.Sprintf(" select=greedy candidates=%d (the sets at m=%d chosen after the m=%d stage, whose blocks are below)", g.k, g.m, vecchiaCoarseM)
 }

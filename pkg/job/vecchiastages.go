@@ -233,7 +233,7 @@ func (st *vecchiaStages) stages() []*vecchia.Prepared {
 func (st *vecchiaStages) summary(cfg config.Fit, prep float64) *VecchiaSummary {
 	s := &VecchiaSummary{M: st.final.Plan.M, Order: cfg.Vecchia.Order, Sets: cfg.Vecchia.Sets, Blocks: st.final.Plan.NumBlocks(),
 		Search: vecchiaSearch(cfg), Prep: prep, Grouping: "blocks", Select: "nearest"}
-	if st.pilot != nil {
+	if st.candidates > 0 { // greedy (no pilot: the fit ended in its coarse stage, before the selection)
 		s.Select, s.Candidates, s.Pilot, s.SelectSeconds = "greedy", st.candidates, st.pilot, st.selectSeconds
 	}
 	if cfg.Vecchia.Ungrouped() {
