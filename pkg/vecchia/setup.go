@@ -287,10 +287,14 @@ type FitShape struct {
 	Coarse int // the coarse stage's (0: none)
 	// Wide is the size of the sets the fit's neighbour search finds for
 	// the approximation check (its m2; <= M: no check).
-	Wide    int
-	NCov    int // covariates
-	Params  int // parameters of theta
-	Workers int // worker threads
+	Wide int
+	// Candidates is the greedy selection's K (0: the nearest sets): the
+	// fit's neighbour search finds the max(Wide, Candidates) nearest, and
+	// the selection holds SelectScratch a worker thread.
+	Candidates int
+	NCov       int // covariates
+	Params     int // parameters of theta
+	Workers    int // worker threads
 	// Held is the number of held-out points (--holdout) the fit
 	// predicts after its search.
 	Held int
@@ -342,7 +346,10 @@ type FitMemory struct {
 // the largest phase plus heapFloor. The neighbour search's own memory
 // (the embedded coordinates, put in the ordering in place, and the k-d
 // tree: at most about 100 a point beside sets(Wide)) is below the
-// grouping's.
+// grouping's. With Candidates (the greedy selection) the sets found are
+// sets(max(Wide, Candidates)), held until the check, and every phase
+// before the check counts the selection's scratch (SelectScratch a
+// worker).
 func FitNeed(f FitShape) FitMemory {
 	nn := int64(f.N)
 	c := 8 * int64(4+f.NCov)
@@ -355,10 +362,13 @@ func FitNeed(f FitShape) FitMemory {
 		input += c
 	}
 	wide := int64(0)
-	if f.Wide > f.M {
-		wide = sets(f.Wide)
+	if w := max(f.Wide, f.Candidates); w > f.M {
+		wide = sets(w)
 	}
 	eval := evalBytes(nn, f.M, f.NCov, f.Params, f.Workers)
+	if f.Candidates > 0 { // the selection's scratch, counted with each phase's work space before the check
+		eval += int64(max(f.Workers, 1)) * SelectScratch(f.Candidates, f.M)
+	}
 	fit := input + wide + sets(f.M) + plan(f.M)
 	live := nn * (fit + group(f.M))
 	search := nn*(fit+c) + eval

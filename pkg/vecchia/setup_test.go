@@ -139,6 +139,12 @@ func TestFitNeed(t *testing.T) {
 		// 176, group(30) 279 + 124 = 403: 747 (the coarse grouping 48 +
 		// 120 + 176 + 40 + 96 + 223 = 703; the search 560 + 26.4).
 		{"m 30, no check", FitShape{N: n, M: 30, Coarse: 10, NCov: 1, Params: 4, Workers: 2}, 747 * n},
+		// Greedy sets among K = 90, no check: the candidates sets(90) 360
+		// held instead of none, so the final grouping 48 + 360 + 120 +
+		// 176 + 403 = 1107 (the coarse grouping 1063; the search 920 a
+		// point, the evaluation and the selection's scratch, 2 x (8 x 90
+		// x 30 + 48 x 90 + 64) bytes).
+		{"m 30, greedy among 90, no check", FitShape{N: n, M: 30, Coarse: 10, Candidates: 90, NCov: 1, Params: 4, Workers: 2}, 1107 * n},
 		// A hold-out of 10^5, no mean: c = 32, input 72; the check's
 		// grouping 72 + 240 + (32 + 4 + 244 + 8) + 673 = 1273 (the
 		// hold-out's kriging: the search 72 + 240 + 120 + 168 + 40 + 88
