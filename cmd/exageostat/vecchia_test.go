@@ -32,6 +32,7 @@ type vecchiaResult struct {
 		M      int    `json:"m"`
 		Stages []int  `json:"stages"`
 		Search string `json:"search"`
+		Select string `json:"select"`
 	} `json:"vecchia"`
 	Check *vecchiaCheck `json:"vecchia_check"`
 }
@@ -149,6 +150,14 @@ func TestFitVecchiaCLI(t *testing.T) {
 		{[]string{"--computation", "vecchia", "--vecchia-refine-m", "120", "--vecchia-check=false"}, "--vecchia-refine-m needs the approximation check"},
 		{[]string{"--computation", "vecchia", "--vecchia-refine-m", "120", "--vecchia-sets", bad}, "--vecchia-refine-m: --vecchia-sets gives the sets"},
 		{[]string{"--computation", "vecchia", "--vecchia-refine-m", "120", "--search", "bobyqa"}, "--vecchia-refine-m continues the Fisher scoring"},
+		{[]string{"--vecchia-select", "greedy"}, "--vecchia-select is for --computation vecchia"},
+		{[]string{"--computation", "vecchia", "--vecchia-select", "best"}, "--vecchia-select must be nearest or greedy"},
+		{[]string{"--computation", "vecchia", "--vecchia-candidates", "60"}, "--vecchia-candidates is for --vecchia-select greedy"},
+		{[]string{"--computation", "vecchia", "--vecchia-select", "greedy", "--vecchia-candidates", "-1"}, "--vecchia-candidates must be >= 0"},
+		{[]string{"--computation", "vecchia", "--vecchia-select", "greedy", "--vecchia-candidates", "30"}, "--vecchia-candidates 30 must be above --vecchia-m 30"},
+		{[]string{"--computation", "vecchia", "--vecchia-select", "greedy", "--vecchia-sets", bad}, "--vecchia-select greedy: --vecchia-sets gives the sets"},
+		{[]string{"--computation", "vecchia", "--vecchia-select", "greedy", "--search", "bobyqa"}, "--vecchia-select greedy chooses the sets between the Fisher scoring's stages"},
+		{[]string{"--computation", "vecchia", "--vecchia-select", "greedy", "--kernel", "bivariate-matern"}, "--vecchia-select greedy: the bivariate Matérn"},
 	} {
 		_, stderr, code := run(t, bin, append([]string{"fit", "--data", data, "--checkpoint", "none"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
@@ -254,9 +263,10 @@ func TestMPIFitVecchiaBitwise(t *testing.T) {
 
 // TestMPIVecchiaRefineBitwise: a refined Vecchia fit (--vecchia-refine-m,
 // m = 3 to 12 on a smooth field: each level's plans distributed again
-// over the ranks) ends at bitwise the same estimate, l, stages and check
-// on 1, 2 and 3 ranks, and at the one-rank run's of the same binary
-// without MPI.
+// over the ranks) and a fit with greedy sets (chosen on rank 0 after the
+// coarse search, their plan sent to the ranks by blocks) end at bitwise
+// the same estimate, l, stages and check on 1, 2 and 3 ranks, and at the
+// one-rank run's of the same binary without MPI.
 func TestMPIVecchiaRefineBitwise(t *testing.T) {
 	bin, mbin := binary(t), mpiBinary(t)
 	dir := t.TempDir()
@@ -264,25 +274,36 @@ func TestMPIVecchiaRefineBitwise(t *testing.T) {
 	if _, stderr, code := run(t, bin, "simulate", "--n", "300", "--theta", "1,0.1,1.5", "--nugget", "0.1", "--seed", "3", "--out", data); code != 0 {
 		t.Fatalf("simulate: exit %d: %s", code, stderr)
 	}
-	args := []string{"fit", "--data", data, "--computation", "vecchia", "--vecchia-m", "3", "--vecchia-refine-m", "40", "--lb", "0.01,0.001,0.1,0.001",
+	base := []string{"fit", "--data", data, "--computation", "vecchia", "--lb", "0.01,0.001,0.1,0.001",
 		"--ub", "10,5,3,2", "--mean", "constant", "--workers", "1", "-q", "--checkpoint", "none"}
-	out := filepath.Join(dir, "serial.json")
-	if _, e, code := run(t, bin, append(slices.Clone(args), "--json", out)...); code != 0 {
-		t.Fatalf("one process: exit %d: %s", code, e)
-	}
-	first := readJSON[vecchiaResult](t, out)
-	if first.Vecchia == nil || !slices.Equal(first.Vecchia.Stages, []int{3, 6, 12}) {
-		t.Fatalf("one process: vecchia %+v, want the stages 3, 6, 12", first.Vecchia)
-	}
-	for _, np := range []int{1, 2, 3} {
-		out := filepath.Join(dir, strconv.Itoa(np)+".json")
-		if _, e, code, _ := mpirun(t, np, nil, mbin, append(slices.Clone(args), "--json", out)...); code != 0 {
-			t.Fatalf("%d ranks: exit %d: %s", np, code, e)
+	for _, c := range []struct {
+		name   string
+		args   []string
+		stages []int
+	}{
+		{"refine", []string{"--vecchia-m", "3", "--vecchia-refine-m", "40"}, []int{3, 6, 12}},
+		{"greedy", []string{"--vecchia-m", "20", "--vecchia-select", "greedy"}, []int{10, 20}},
+	} {
+		args := append(slices.Clone(base), c.args...)
+		out := filepath.Join(dir, c.name+"-serial.json")
+		if _, e, code := run(t, bin, append(slices.Clone(args), "--json", out)...); code != 0 {
+			t.Fatalf("%s, one process: exit %d: %s", c.name, code, e)
 		}
-		r := readJSON[vecchiaResult](t, out)
-		if r.LogLik != first.LogLik || !equalFloats(r.Theta, first.Theta) || !slices.Equal(r.Vecchia.Stages, first.Vecchia.Stages) || !sameCheck(r.Check, first.Check) {
-			t.Errorf("%d ranks: l %.17g theta %v stages %v check %+v; one process: l %.17g theta %v stages %v check %+v",
-				np, r.LogLik, r.Theta, r.Vecchia.Stages, r.Check, first.LogLik, first.Theta, first.Vecchia.Stages, first.Check)
+		first := readJSON[vecchiaResult](t, out)
+		if first.Vecchia == nil || !slices.Equal(first.Vecchia.Stages, c.stages) {
+			t.Fatalf("%s, one process: vecchia %+v, want the stages %v", c.name, first.Vecchia, c.stages)
+		}
+		for _, np := range []int{1, 2, 3} {
+			out := filepath.Join(dir, c.name+strconv.Itoa(np)+".json")
+			if _, e, code, _ := mpirun(t, np, nil, mbin, append(slices.Clone(args), "--json", out)...); code != 0 {
+				t.Fatalf("%s, %d ranks: exit %d: %s", c.name, np, code, e)
+			}
+			r := readJSON[vecchiaResult](t, out)
+			if r.LogLik != first.LogLik || !equalFloats(r.Theta, first.Theta) || !slices.Equal(r.Vecchia.Stages, first.Vecchia.Stages) || !sameCheck(r.Check, first.Check) ||
+				r.Vecchia.Select != first.Vecchia.Select {
+				t.Errorf("%s, %d ranks: l %.17g theta %v stages %v check %+v; one process: l %.17g theta %v stages %v check %+v",
+					c.name, np, r.LogLik, r.Theta, r.Vecchia.Stages, r.Check, first.LogLik, first.Theta, first.Vecchia.Stages, first.Check)
+			}
 		}
 	}
 }

@@ -103,6 +103,14 @@ type Fit struct {
 	// again at m2 times vecchia_check_m / vecchia_m, while the check's
 	// m2 is at most VecchiaRefineM (docs/vecchia.md, "Refining m").
 	VecchiaRefineM int `toml:"vecchia_refine_m"`
+	// VecchiaSelect is how the final stage's conditioning sets are
+	// chosen: nearest (the m nearest earlier locations, the default) or
+	// greedy (m of the VecchiaCandidates nearest earlier locations, one at
+	// a time by the largest Cov(y_i, y_c | y_S)^2 / Var(y_c | y_S) at the
+	// coarse stage's estimate: docs/vecchia.md, "Greedy sets in the fit").
+	VecchiaSelect string `toml:"vecchia_select"`
+	// VecchiaCandidates is the greedy selection's K (0: 3 vecchia_m).
+	VecchiaCandidates int `toml:"vecchia_candidates"`
 	// Lookahead is the depth of seed 002's lookahead in the Cholesky of
 	// tlr, mp and dst (0: off): the next panel runs before the trailing
 	// update (likelihood.Approx.Lookahead).
@@ -172,7 +180,7 @@ func DefaultFit() Fit {
 		Start: "data", Search: "log", Profile: "auto", CILevel: 0.95, Mean: "zero", NB: 0, Tolerance: 1e-5, Solve: "chained",
 		Approx:    DefaultApprox(),
 		Vecchia:   DefaultVecchia(),
-		Scheduler: "prio", Pin: "auto", VecchiaCheck: true,
+		Scheduler: "prio", Pin: "auto", VecchiaCheck: true, VecchiaSelect: "nearest",
 		N: 1600, Theta: []float64{1, 0.1, 0.5}, Seed: 1,
 		Phase: Phase{Distribution: "bc"}, Overlap: AllOverlap(),
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // notPaths are the string keys of Fit that name no file.
-var notPaths = []string{"kernel", "distance", "start", "search", "profile", "mean", "devices", "scheduler",
+var notPaths = []string{"vecchia_select", "kernel", "distance", "start", "search", "profile", "mean", "devices", "scheduler",
 	"ci", "grid", "cv", "z_name", "units", "xy_units", "solve", "computation", "memory_limit", "deadline",
 	"distribution", "vecchia_order", "vecchia_grouping", "z", "coords", "time", "na", "dec", "transform", "pin", "crs"}
 

@@ -16,12 +16,19 @@ func (f *Fit) checkVecchia(bad func(key, format string, args ...any) error) erro
 		return bad("vecchia_check_m", "--vecchia-check-m is for --computation vecchia")
 	case f.Computation != "vecchia" && f.VecchiaRefineM != 0:
 		return bad("vecchia_refine_m", "--vecchia-refine-m is for --computation vecchia")
+	case f.Computation != "vecchia" && f.VecchiaSelect != "nearest" && f.VecchiaSelect != "":
+		return bad("vecchia_select", "--vecchia-select is for --computation vecchia")
+	case f.Computation != "vecchia" && f.VecchiaCandidates != 0:
+		return bad("vecchia_candidates", "--vecchia-candidates is for --computation vecchia")
 	case f.Computation != "vecchia":
 		return nil
 	case f.VecchiaCheckM != 0 && f.VecchiaCheckM <= f.Vecchia.M:
 		return bad("vecchia_check_m", "--vecchia-check-m must be above --vecchia-m %d, got %d", f.Vecchia.M, f.VecchiaCheckM)
 	}
 	if err := f.checkRefine(bad); err != nil {
+		return err
+	}
+	if err := f.checkSelect(bad); err != nil {
 		return err
 	}
 	type refusal struct {
@@ -82,6 +89,48 @@ func (f *Fit) checkRefine(bad func(key, format string, args ...any) error) error
 		return bad("vecchia_refine_m", "--vecchia-refine-m: --vecchia-sets gives the sets (no larger m to refine to)")
 	case f.Search == "bobyqa" || (f.Given("search") && f.Search != "fisher"):
 		return bad("vecchia_refine_m", "--vecchia-refine-m continues the Fisher scoring (--search fisher), not --search %s", f.Search)
+	}
+	return nil
+}
+
+// Greedy reports vecchia_select greedy: the final stage's sets chosen by
+// conditional variance at the coarse stage's estimate.
+func (f *Fit) Greedy() bool { return f.VecchiaSelect == "greedy" }
+
+// CandidatesAt returns the greedy selection's K for a fit at m:
+// vecchia_candidates, or 3m when it is 0.
+func (f *Fit) CandidatesAt(m int) int {
+	if f.VecchiaCandidates > 0 {
+		return f.VecchiaCandidates
+	}
+	return 3 * m
+}
+
+// checkSelect refuses vecchia_select and vecchia_candidates where the
+// greedy selection cannot work: an unknown rule, candidates without
+// greedy or fewer than vecchia_m, a sets file (it gives the sets), a
+// BOBYQA search (the selection sits between the Fisher scoring's
+// stages), and the bivariate Matérn (its locations are pairs of
+// variables: the rule has no single covariance to read).
+func (f *Fit) checkSelect(bad func(key, format string, args ...any) error) error {
+	k := f.VecchiaCandidates
+	switch {
+	case f.VecchiaSelect != "" && f.VecchiaSelect != "nearest" && f.VecchiaSelect != "greedy":
+		return bad("vecchia_select", "--vecchia-select must be nearest or greedy, got %q", f.VecchiaSelect)
+	case k < 0:
+		return bad("vecchia_candidates", "--vecchia-candidates must be >= 0 (0: 3 --vecchia-m), got %d", k)
+	case k != 0 && !f.Greedy():
+		return bad("vecchia_candidates", "--vecchia-candidates is for --vecchia-select greedy")
+	case !f.Greedy():
+		return nil
+	case k != 0 && k <= f.Vecchia.M:
+		return bad("vecchia_candidates", "--vecchia-candidates %d must be above --vecchia-m %d (the m are chosen among them)", k, f.Vecchia.M)
+	case f.Vecchia.Sets != "":
+		return bad("vecchia_select", "--vecchia-select greedy: --vecchia-sets gives the sets")
+	case f.Search == "bobyqa" || (f.Given("search") && f.Search != "fisher"):
+		return bad("vecchia_select", "--vecchia-select greedy chooses the sets between the Fisher scoring's stages (--search fisher), not with --search %s", f.Search)
+	case f.Kernel == BivariateKernel:
+		return bad("vecchia_select", "--vecchia-select greedy: the bivariate Matérn's locations are pairs of variables (the selection reads one covariance a location)")
 	}
 	return nil
 }

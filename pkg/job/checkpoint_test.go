@@ -1,6 +1,7 @@
 package job
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -218,7 +219,7 @@ func TestParseCheckpoint(t *testing.T) {
 		want string
 	}{
 		{"empty", nil, "empty file: not an exageostat fit checkpoint"},
-		{"truncated", good[:len(good)/2], "not an exageostat fit checkpoint (not valid JSON (unexpected end at byte"},
+		{"truncated", good[:bytes.LastIndexByte(good[:len(good)/2], ',')+1], "not an exageostat fit checkpoint (not valid JSON (unexpected end at byte"},
 		{"other JSON", []byte(`{"theta":[1]}`), "not an exageostat fit checkpoint"},
 		{"version 1", edit(func(m map[string]any) { m["version"] = 1 }), "checkpoint format version 1; this exageostat reads version 2"},
 		{"best null loglik", edit(func(m map[string]any) { m["best"].(map[string]any)["loglik"] = nil }), `field "best.loglik": null without an error`},

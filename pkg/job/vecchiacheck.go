@@ -68,6 +68,9 @@ func (v *fitJob) vecchiaMemory(nAll int) (mem vecchia.FitMemory, lim memory.Limi
 	if f.M > vecchiaCoarseM {
 		f.Coarse = vecchiaCoarseM
 	}
+	if cfg.Greedy() { // the candidates, held from the search to the selection, and its scratch
+		f.Candidates = min(cfg.CandidatesAt(cfg.Vecchia.M), max(nAll-1, 1))
+	}
 	if m2 := min(vecchiaCheckM(cfg), nAll-1); cfg.VecchiaCheck && cfg.Vecchia.Sets == "" && m2 > cfg.Vecchia.M {
 		f.Wide = m2
 		mem = vecchia.FitNeed(f)

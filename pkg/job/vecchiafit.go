@@ -93,23 +93,26 @@ func fitVecchia(v *fitJob) (*FitResult, error) {
 	mode := prepModeOf(w, cfg, setup, test != nil)
 	n, obsVar, obsMS := sizeAndVariance(d)
 	handOver, checkHandOver := v.handOvers(mode, test != nil, &d, &pr)
-	st, err := newVecchiaStages(pr, start, v.checkWide(setup, mode, d.Len(), checkNote), rt, kern, len(v.names), v.vecchiaFree(), w, mode, vecchiaCoarseM, handOver)
+	st, gr, err := v.vecchiaStagesOf(pr, start, v.checkWide(setup, mode, d.Len(), checkNote), rt, kern, mode, d.Len(), handOver)
 	if err != nil {
 		return nil, err
 	}
-	setup.Perm, setup.Sets = nil, nil     // a sets file's, in the plans now (no check runs with one)
-	if !cfg.VecchiaCheck && test == nil { // the plans hold their blocks' data: nothing reads the whole input
+	setup.Perm, setup.Sets = nil, nil                  // a sets file's, in the plans now (no check runs with one)
+	if !cfg.VecchiaCheck && test == nil && gr == nil { // the plans hold their blocks' data: nothing reads the whole input
 		v.d, d, pr = nil, nil, likelihood.Problem{} // (over MPI each rank keeps its share alone)
 		goruntime.GC()                              // the heap's goal falls with it
 	}
-	if err := v.setsOut(st); err != nil {
+	if err := v.setsOut(st, gr); err != nil {
 		return nil, err
 	}
-	v.logPrepared(st, n, t0)
+	v.logPrepared(st, n, t0, greedyNote(gr))
 	prep := since(t0)
-	res, steps, err := v.searchVecchia(st, opt, 0)
+	st, res, steps, err := v.searchStages(st, gr, opt)
 	if err != nil {
 		return nil, err
+	}
+	if gr != nil {
+		prep += gr.seconds // the selection and the final stage's grouping
 	}
 	at, err := v.estimateEval(st, res)
 	if err != nil {
@@ -173,6 +176,30 @@ func (v *fitJob) handOvers(mode prepMode, held bool, d **dataset.Data, pr *likel
 	return drop, nil
 }
 
+// vecchiaStagesOf prepares the stages of a fit's search
+// (newVecchiaStages), or with --vecchia-select greedy its first stage and
+// the greedyRun that chooses the final stage's sets after it
+// (greedyStages).
+func (v *fitJob) vecchiaStagesOf(pr likelihood.Problem, start []float64, s vecchia.Setup, rt *runtime.Runtime, kern kernels.Impl, mode prepMode, n int,
+	handOver func()) (*vecchiaStages, *greedyRun, error) {
+	if v.cfg.Greedy() {
+		return v.greedyStages(pr, start, s, rt, kern, mode, n)
+	}
+	st, err := newVecchiaStages(pr, start, s, rt, kern, len(v.names), v.vecchiaFree(), v.w, mode, vecchiaCoarseM, handOver)
+	return st, nil, err
+}
+
+// searchStages runs the fit's search over st (searchVecchia), or a
+// greedy fit's (g not nil: searchGreedy); it returns the estimate's
+// stages, the result and the steps.
+func (v *fitJob) searchStages(st *vecchiaStages, g *greedyRun, opt mle.Options) (*vecchiaStages, *mle.Result, []mle.Step, error) {
+	if g != nil {
+		return v.searchGreedy(st, g, opt)
+	}
+	res, steps, err := v.searchVecchia(st, opt, 0)
+	return st, res, steps, err
+}
+
 // sizeAndVariance returns the number of locations of d and the variance
 // and mean square of its observations (variance).
 func sizeAndVariance(d *dataset.Data) (n int, v, ms float64) {
@@ -181,10 +208,10 @@ func sizeAndVariance(d *dataset.Data) (n int, v, ms float64) {
 }
 
 // logPrepared logs the prepared fit of n locations (started at t0).
-func (v *fitJob) logPrepared(st *vecchiaStages, n int, t0 time.Time) {
+func (v *fitJob) logPrepared(st *vecchiaStages, n int, t0 time.Time, note string) {
 	cfg := v.cfg
-	v.env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
-		n, v.model, v.metric.String(), st.final.Plan.M, cfg.Vecchia.Order, st.final.Plan.NumBlocks(), workersNote(v.workers),
+	v.env.logf("fit: N=%d kernel=%s distance=%s computation=vecchia m=%d%s order=%s blocks=%d workers=%s bounds lb=%s ub=%s search=%s (prepared in %.2fs: ordering %.2fs, sets %.2fs, grouping %.2fs)\n",
+		n, v.model, v.metric.String(), st.final.Plan.M, note, cfg.Vecchia.Order, st.final.Plan.NumBlocks(), workersNote(v.workers),
 		config.FormatFloats(cfg.Lower), config.FormatFloats(cfg.Upper), vecchiaSearch(cfg), time.Since(t0).Seconds(),
 		st.final.OrderSeconds, st.final.SetsSeconds, st.final.PlanSeconds)
 }
@@ -288,6 +315,9 @@ func (v *fitJob) vecchiaCheckpoint(s vecchia.Setup) error {
 	if s.Grouping.Off {
 		set.Computation += " grouping=none"
 	}
+	if cfg.Greedy() { // the final stage's sets: chosen by conditional variance among K
+		set.Computation += fmt.Sprintf(" select=greedy candidates=%d", cfg.CandidatesAt(cfg.Vecchia.M))
+	}
 	if cfg.VecchiaRefineM > 0 { // the levels' m: the refinement's bound and the checks' ratio
 		set.Computation += fmt.Sprintf(" refine=%d check=%d", cfg.VecchiaRefineM, cfg.VecchiaCheckMAt(cfg.Vecchia.M))
 	}
@@ -376,9 +406,11 @@ func readSets(in *Inputs, path string) ([]int, *neighbors.Sets, error) {
 }
 
 // setsOut writes the final stage's ordering and sets (--vecchia-sets-out,
-// rank 0), then lets the stages' sets go (dropSets).
-func (v *fitJob) setsOut(st *vecchiaStages) error {
-	if v.cfg.Vecchia.SetsOut != "" && v.w.Rank() == 0 {
+// rank 0), then lets the stages' sets go (dropSets). Before a greedy
+// fit's search (g not nil) there are none to write yet (greedyFinal
+// writes them).
+func (v *fitJob) setsOut(st *vecchiaStages, g *greedyRun) error {
+	if v.cfg.Vecchia.SetsOut != "" && v.w.Rank() == 0 && g == nil {
 		if err := writeSets(v.cfg.Vecchia.SetsOut, st.final.Perm, st.final.Sets); err != nil {
 			return err
 		}

@@ -148,7 +148,7 @@ func (v *fitJob) refineLevel(lv *vecchiaLevels, st2 *vecchiaStages, opt mle.Opti
 	if opt.MaxEvals > 0 {
 		opt.MaxEvals -= prev.Evaluations
 	}
-	if err := v.setsOut(st2); err != nil { // --vecchia-sets-out: the final level's sets in the end
+	if err := v.setsOut(st2, nil); err != nil { // --vecchia-sets-out: the final level's sets in the end
 		return err
 	}
 	res, steps, err := v.searchVecchia(st2, opt, prev.Evaluations)
@@ -187,5 +187,6 @@ func (lv *vecchiaLevels) summary(prep float64) *VecchiaSummary {
 	s := *lv.final
 	s.Prep, s.Stages = prep, lv.stages
 	s.OrderSeconds, s.SetsSeconds, s.PlanSeconds = lv.first.OrderSeconds, lv.first.SetsSeconds, lv.first.PlanSeconds
+	s.Select, s.Candidates, s.Pilot, s.SelectSeconds = lv.first.Select, lv.first.Candidates, lv.first.Pilot, lv.first.SelectSeconds
 	return &s
 }

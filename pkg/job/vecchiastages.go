@@ -32,6 +32,15 @@ type VecchiaSummary struct {
 	OrderSeconds float64 `json:"order_seconds"`
 	SetsSeconds  float64 `json:"sets_seconds"`
 	PlanSeconds  float64 `json:"plan_seconds"`
+	// Select is how the final stage's sets were chosen: nearest, or
+	// greedy (by conditional variance at the Pilot theta among each
+	// location's Candidates nearest earlier ones; SetsSeconds includes
+	// the selection's SelectSeconds). A refined fit's later levels are
+	// the check's nearest sets.
+	Select        string    `json:"select"`
+	Candidates    int       `json:"candidates,omitempty"`
+	Pilot         []float64 `json:"pilot,omitempty"`
+	SelectSeconds float64   `json:"select_seconds,omitempty"`
 }
 
 // vecchiaStages are the plans of a Vecchia fit's search: the coarse stage
@@ -49,6 +58,12 @@ type vecchiaStages struct {
 	lastTheta []float64
 	lastGrad  bool
 	last      *vecchia.Result
+	// A greedy fit's final stage (greedyFinal): the pilot theta its sets
+	// were chosen at, the candidates a location and the selection's
+	// seconds.
+	pilot         []float64
+	candidates    int
+	selectSeconds float64
 }
 
 // newVecchiaStages orders problem pr and finds its conditioning sets in
@@ -143,7 +158,7 @@ func prepModeOf(w comm.Comm, cfg config.Fit, s vecchia.Setup, holdout bool) prep
 	switch {
 	case w.Size() == 1 || holdout:
 		return prepLocal
-	case s.Sets != nil || cfg.Vecchia.SetsOut != "":
+	case s.Sets != nil || cfg.Vecchia.SetsOut != "" || cfg.Greedy(): // greedy: rank 0 chooses the sets
 		return prepScatter
 	}
 	return prepDistribute
@@ -217,7 +232,10 @@ func (st *vecchiaStages) stages() []*vecchia.Prepared {
 // summary describes the stages.
 func (st *vecchiaStages) summary(cfg config.Fit, prep float64) *VecchiaSummary {
 	s := &VecchiaSummary{M: st.final.Plan.M, Order: cfg.Vecchia.Order, Sets: cfg.Vecchia.Sets, Blocks: st.final.Plan.NumBlocks(),
-		Search: vecchiaSearch(cfg), Prep: prep, Grouping: "blocks"}
+		Search: vecchiaSearch(cfg), Prep: prep, Grouping: "blocks", Select: "nearest"}
+	if st.candidates > 0 { // greedy (no pilot: the fit ended in its coarse stage, before the selection)
+		s.Select, s.Candidates, s.Pilot, s.SelectSeconds = "greedy", st.candidates, st.pilot, st.selectSeconds
+	}
 	if cfg.Vecchia.Ungrouped() {
 		s.Grouping = "none"
 	}

@@ -231,8 +231,8 @@ func (p *Plan) Bytes() int64 {
 // lists (a location is in at most m+1 of them; twice while they are
 // merged), one evaluation's partial sums (one task per 64 locations or
 // fewer: a task is DefaultTaskWork of modelled work, hundreds of blocks)
-// and, per worker, the work space of the largest block (2 DefaultMaxSize
-// points: bivariate pairs); the blocks twice, and the total twice (the
+// and, per worker, the work space of the largest block (blockBound); the
+// blocks twice, and the total twice (the
 // garbage collector's headroom, without a heap limit). Nothing is N x N.
 // A fit's bound is FitNeed's.
 func MemoryNeed(n, m, ncov, nparams, workers int) int64 {
@@ -240,18 +240,24 @@ func MemoryNeed(n, m, ncov, nparams, workers int) int64 {
 	input := 3 * 8 * nn * int64(4+ncov) // x, y, z or t, obs, covariates
 	search := 2*8*nn*3 + 8*nn + 4*nn*mm // embedded coordinates, the ordering, the sets
 	blocks := 2 * 4 * nn * (mm + 1)     // member lists while merged
-	return 2 * (input + search + 2*blocks + evalBytes(nn, ncov, nparams, workers))
+	return 2 * (input + search + 2*blocks + evalBytes(nn, m, ncov, nparams, workers))
 }
 
-// evalBytes is one evaluation's memory beyond the plan: the tasks'
-// partial sums (one task per 64 points or fewer) and, per worker, the
-// work space of the largest block (2 DefaultMaxSize points: bivariate
-// pairs).
-func evalBytes(n int64, ncov, nparams, workers int) int64 {
+// evalBytes is one evaluation's memory beyond a plan with sets of m: the
+// tasks' partial sums (one task per 64 points or fewer) and, per worker,
+// the work space of the largest block (blockBound).
+func evalBytes(n int64, m, ncov, nparams, workers int) int64 {
 	lay := block.Layout{P: nparams, NCov: ncov, Grad: true, Timing: true}
 	sums := 8 * (n/64 + 1) * int64(lay.Len())
-	return sums + 8*int64(max(workers, 1))*int64(block.WorkBound(2*DefaultMaxSize, 2*DefaultMaxSize, ncov, nparams))
+	u := blockBound(m)
+	return sums + 8*int64(max(workers, 1))*int64(block.WorkBound(u, u, ncov, nparams))
 }
+
+// blockBound bounds the positions of a block of a plan with sets of m:
+// a merge keeps a block within DefaultMaxSize members, but a location
+// whose own set is larger (m+1 > DefaultMaxSize) starts a block of m+1;
+// twice that for the bivariate Matérn's pairs of positions.
+func blockBound(m int) int { return 2 * max(DefaultMaxSize, m+1) }
 
 // HeapHeadroom is the factor by which the heap limit of a fit
 // (FitMemory.Heap) exceeds its live bound: Go's collector, held to the
@@ -281,10 +287,14 @@ type FitShape struct {
 	Coarse int // the coarse stage's (0: none)
 	// Wide is the size of the sets the fit's neighbour search finds for
 	// the approximation check (its m2; <= M: no check).
-	Wide    int
-	NCov    int // covariates
-	Params  int // parameters of theta
-	Workers int // worker threads
+	Wide int
+	// Candidates is the greedy selection's K (0: the nearest sets): the
+	// fit's neighbour search finds the max(Wide, Candidates) nearest, and
+	// the selection holds SelectScratch a worker thread.
+	Candidates int
+	NCov       int // covariates
+	Params     int // parameters of theta
+	Workers    int // worker threads
 	// Held is the number of held-out points (--holdout) the fit
 	// predicts after its search.
 	Held int
@@ -320,7 +330,7 @@ type FitMemory struct {
 //     offsets' order, 8);
 //   - sets(k) = 4 k;
 //   - an evaluator: c (its rows, block.NewData), and per evaluation
-//     evalBytes (not a point's).
+//     evalBytes at its plan's k (not a point's).
 //
 // The phases: grouping the final plan (input, sets(Wide), sets(M), a
 // plan at M, group(M)); grouping the coarse plan (the same with the
@@ -336,7 +346,10 @@ type FitMemory struct {
 // the largest phase plus heapFloor. The neighbour search's own memory
 // (the embedded coordinates, put in the ordering in place, and the k-d
 // tree: at most about 100 a point beside sets(Wide)) is below the
-// grouping's.
+// grouping's. With Candidates (the greedy selection) the sets found are
+// sets(max(Wide, Candidates)), held until the check, and every phase
+// before the check counts the selection's scratch (SelectScratch a
+// worker).
 func FitNeed(f FitShape) FitMemory {
 	nn := int64(f.N)
 	c := 8 * int64(4+f.NCov)
@@ -349,10 +362,13 @@ func FitNeed(f FitShape) FitMemory {
 		input += c
 	}
 	wide := int64(0)
-	if f.Wide > f.M {
-		wide = sets(f.Wide)
+	if w := max(f.Wide, f.Candidates); w > f.M {
+		wide = sets(w)
 	}
-	eval := evalBytes(nn, f.NCov, f.Params, f.Workers)
+	eval := evalBytes(nn, f.M, f.NCov, f.Params, f.Workers)
+	if f.Candidates > 0 { // the selection's scratch, counted with each phase's work space before the check
+		eval += int64(max(f.Workers, 1)) * SelectScratch(f.Candidates, f.M)
+	}
 	fit := input + wide + sets(f.M) + plan(f.M)
 	live := nn * (fit + group(f.M))
 	search := nn*(fit+c) + eval
@@ -367,7 +383,7 @@ func FitNeed(f FitShape) FitMemory {
 	}
 	if f.Wide > f.M {
 		check := input + sets(f.Wide) + plan(f.Wide)
-		live = max(live, nn*(check+group(f.Wide)), nn*(check+c)+eval)
+		live = max(live, nn*(check+group(f.Wide)), nn*(check+c)+evalBytes(nn, f.Wide, f.NCov, f.Params, f.Workers))
 	}
 	live += heapFloor
 	heap := int64(float64(live) * HeapHeadroom)

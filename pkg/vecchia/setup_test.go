@@ -1,6 +1,7 @@
 package vecchia
 
 import (
+	"github.com/exageostat/exageostat/pkg/vecchia/block"
 	"slices"
 	"testing"
 )
@@ -138,6 +139,12 @@ func TestFitNeed(t *testing.T) {
 		// 176, group(30) 279 + 124 = 403: 747 (the coarse grouping 48 +
 		// 120 + 176 + 40 + 96 + 223 = 703; the search 560 + 26.4).
 		{"m 30, no check", FitShape{N: n, M: 30, Coarse: 10, NCov: 1, Params: 4, Workers: 2}, 747 * n},
+		// Greedy sets among K = 90, no check: the candidates sets(90) 360
+		// held instead of none, so the final grouping 48 + 360 + 120 +
+		// 176 + 403 = 1107 (the coarse grouping 1063; the search 920 a
+		// point, the evaluation and the selection's scratch, 2 x (8 x 90
+		// x 30 + 48 x 90 + 64) bytes).
+		{"m 30, greedy among 90, no check", FitShape{N: n, M: 30, Coarse: 10, Candidates: 90, NCov: 1, Params: 4, Workers: 2}, 1107 * n},
 		// A hold-out of 10^5, no mean: c = 32, input 72; the check's
 		// grouping 72 + 240 + (32 + 4 + 244 + 8) + 673 = 1273 (the
 		// hold-out's kriging: the search 72 + 240 + 120 + 168 + 40 + 88
@@ -162,5 +169,32 @@ func TestFitNeed(t *testing.T) {
 				t.Errorf("FitNeed = %+v; want live %d, heap %d, need %d", got, live, heap, heap+80<<20)
 			}
 		})
+	}
+}
+
+// TestEvalBytesCoversLargestBlock: the memory bound's work space per
+// worker (evalBytes on two workers less on one) holds the scratch the
+// evaluator registers for the largest block of an actual plan
+// (Plan.UMax, Plan.RespMax), for sets of m from below the merge's
+// DefaultMaxSize to above it (a location's own block of m+1 members),
+// grouped and not, one variable and the bivariate pairs.
+func TestEvalBytesCoversLargestBlock(t *testing.T) {
+	const n = 600
+	for _, tc := range cases(n, 3) {
+		if tc.name != "matern+tau2" && tc.name != "bivariate" {
+			continue
+		}
+		nparams := len(tc.theta) + 1
+		for _, m := range []int{30, 60, 200, 400} {
+			for _, g := range []Grouping{{}, {Off: true}} {
+				plan := newPlan(t, tc.p, m, g)
+				need := 8 * int64(block.WorkBound(plan.UMax, plan.RespMax, 0, nparams))
+				perWorker := evalBytes(n, m, 0, nparams, 2) - evalBytes(n, m, 0, nparams, 1)
+				if need > perWorker {
+					t.Errorf("%s m=%d off=%v: the largest block (%d members, %d responses) needs %d bytes of scratch, the bound %d",
+						tc.name, m, g.Off, plan.UMax, plan.RespMax, need, perWorker)
+				}
+			}
+		}
 	}
 }
