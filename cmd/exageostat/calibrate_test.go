@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,66 +13,20 @@ import (
 	"github.com/exageostat/exageostat/pkg/perfmodel"
 )
 
+// TestCalibrate: calibrate --json gives every kind its samples (2 workers
+// x 30), positive and finite, their median the cluster file's duration,
+// and the medians keep the order the kinds' flop counts set; calibrate
+// --out writes a TOML cluster file that loads back.
 func TestCalibrate(t *testing.T) {
 	bin := binary(t)
-	dir := t.TempDir()
-	out := filepath.Join(dir, "here.toml")
-	stdout, stderr, code := run(t, bin, "calibrate", "--nb", "128", "--reps", "5", "--workers", "2", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if stdout != "" || !strings.Contains(stderr, "gemm   nb=128  median") || !strings.Contains(stderr, "wrote "+out) {
-		t.Fatalf("stdout %q, stderr:\n%s", stdout, stderr)
-	}
-	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "# (caches evicted before each task, as in a run)") {
-		t.Errorf("the cluster file does not say the caches were evicted:\n%s", b)
-	}
-	c, err := config.LoadCluster(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.NB != 128 || c.Nodes != 1 || len(c.Groups) != 1 || c.Network.Bandwidth != 4e9 || c.Network.Latency != 1.5e-6 {
-		t.Fatalf("cluster %+v", c)
-	}
-	g := c.Groups[0]
-	if g.Name != "this-machine" || g.Nodes != 1 || g.CPUs != 2 || g.GPUs != 0 || len(g.GPU) != 0 {
-		t.Fatalf("group %+v", g)
-	}
-	d := g.CPU
-	for _, k := range config.TaskKinds() {
-		if !(d[k] > 0) {
-			t.Errorf("%s = %g, want > 0", k, d[k])
-		}
-	}
-	// Sanity relations between kernels of known flop counts (2 nb^3 for
-	// gemm, nb^3 for syrk and trmm, nb^3/3 for potrf and trtri), loose
-	// enough for a noisy shared machine. potrf and trtri run well below
-	// the gemm rate on small tiles (at nb = 128, trtri is mostly
-	// LAPACK's unblocked dtrtri: 1.4 x faster than gemm for 6 x fewer
-	// flops; potrf measured 1.02 x gemm's time at load 3 on a 2-core
-	// Xeon), so they are only checked against an upper bound.
-	within := func(name string, ratio, want, factor float64) {
-		if ratio < want/factor || ratio > want*factor {
-			t.Errorf("%s = %.3g, want %g within a factor %g (durations %v)", name, ratio, want, factor, d)
-		}
-	}
-	within("gemm/syrk", d["gemm"]/d["syrk"], 2, 3)
-	within("gemm/trmm", d["gemm"]/d["trmm"], 2, 3)
-	if !(d["potrf"] < 2*d["gemm"]) || !(d["trtri"] < 3*d["gemm"]) || !(d["gemv"] < d["gemm"]/4) || !(d["trsv"] < d["gemm"]/4) {
-		t.Errorf("potrf, trtri, gemv, trsv too slow against gemm: %v", d)
-	}
-	// (Against gemm only: det against gemv failed once on a loaded box,
-	// both a few microseconds at nb = 128.)
-	for _, k := range []string{"zcpy", "det", "geadd", "dot"} {
-		if !(d[k] < d["gemm"]/10) {
-			t.Errorf("%s = %g is not a small task (gemv %g, gemm %g)", k, d[k], d["gemv"], d["gemm"])
-		}
-	}
-
-	// --json on stdout: the same keys, and the samples.
-	stdout, stderr, code = run(t, bin, "calibrate", "--nb", "32", "--reps", "3", "--stable", "0", "--workers", "3", "--json")
+	// --json: the cluster file's keys and every sample. One round of 30
+	// samples per worker (--stable 0): their count is known.
+	stdout, stderr, code := run(t, bin, "calibrate", "--nb", "128", "--reps", "30", "--stable", "0", "--workers", "2", "--json")
 	if code != 0 {
 		t.Fatalf("--json: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "gemm   nb=128  median") {
+		t.Fatalf("stderr:\n%s", stderr)
 	}
 	var j struct {
 		NB      int
@@ -90,9 +45,93 @@ func TestCalibrate(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &j); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout)
 	}
-	if j.NB != 32 || j.Network.Bandwidth != 4e9 || len(j.Group) != 1 || j.Group[0].Name != "this-machine" ||
-		len(j.Kinds) != len(config.TaskKinds()) || len(j.Kinds[0].Samples) != 3*3 || j.Group[0].CPUs != 3 || j.Group[0].CPU["gemm"] != j.Kinds[6].Seconds {
+	if j.NB != 128 || j.Network.Bandwidth != 4e9 || j.Network.Latency != 1.5e-6 || len(j.Group) != 1 || j.Group[0].Name != "this-machine" ||
+		j.Group[0].CPUs != 2 || len(j.Kinds) != len(config.TaskKinds()) {
 		t.Fatalf("json %+v", j)
+	}
+	// Every kind: 30 samples from each of the 2 workers (one after the
+	// other), positive and finite; the duration, in the cluster file too,
+	// is the median over the workers of each one's median (with two, their
+	// mean, to the nanosecond), computed here by sorting.
+	d := j.Group[0].CPU
+	median := func(x []float64) float64 {
+		s := slices.Clone(x)
+		slices.Sort(s)
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	for i, k := range j.Kinds {
+		if k.Kind != config.TaskKinds()[i] || len(k.Samples) != 30*2 || d[k.Kind] != k.Seconds {
+			t.Fatalf("kind %d: %+v, cluster file %g", i, k, d[k.Kind])
+		}
+		for _, x := range k.Samples {
+			if !(x > 0) || math.IsInf(x, 0) {
+				t.Errorf("%s: sample %g", k.Kind, x)
+			}
+		}
+		if want := (median(k.Samples[:30]) + median(k.Samples[30:])) / 2; math.Abs(k.Seconds-want) > 0.5e-9+1e-12*want {
+			t.Errorf("%s: %g s, want the workers' medians' mean %g", k.Kind, k.Seconds, want)
+		}
+	}
+	// Sanity relations between kernels of known flop counts (2 nb^3 for
+	// gemm, nb^3 for syrk and trmm, nb^3/3 for potrf and trtri), on the
+	// medians, loose enough for a loaded machine: a sample is the
+	// thread's CPU time, which the load still stretches (the caches, the
+	// memory bus and the core's other hardware thread are shared, and the
+	// kinds are measured one after the other, so a burst of load lands on
+	// some kinds only). potrf and trtri run well below the gemm rate on
+	// small tiles (at nb = 128, trtri is mostly LAPACK's unblocked dtrtri:
+	// 1.4 x faster than gemm for 6 x fewer flops), so they are only
+	// checked against an upper bound: 2 and 3 times gemm's time, which a
+	// wrong kernel or tile size still crosses. The ratios measured under
+	// load, and why the medians and not the fastest samples, are in
+	// docs/testing.md.
+	t.Logf("medians: potrf/gemm %.3f, trtri/gemm %.3f, gemm/syrk %.3f, gemm/trmm %.3f",
+		d["potrf"]/d["gemm"], d["trtri"]/d["gemm"], d["gemm"]/d["syrk"], d["gemm"]/d["trmm"])
+	within := func(name string, ratio, want, factor float64) {
+		if ratio < want/factor || ratio > want*factor {
+			t.Errorf("%s = %.3g, want %g within a factor %g (durations %v)", name, ratio, want, factor, d)
+		}
+	}
+	within("gemm/syrk", d["gemm"]/d["syrk"], 2, 3)
+	within("gemm/trmm", d["gemm"]/d["trmm"], 2, 3)
+	if !(d["potrf"] < 2*d["gemm"]) || !(d["trtri"] < 3*d["gemm"]) || !(d["gemv"] < d["gemm"]/4) || !(d["trsv"] < d["gemm"]/4) {
+		t.Errorf("potrf, trtri, gemv, trsv too slow against gemm: %v", d)
+	}
+	// (Against gemm only: det against gemv failed once on a loaded box,
+	// both a few microseconds at nb = 128.)
+	for _, k := range []string{"zcpy", "det", "geadd", "dot"} {
+		if !(d[k] < d["gemm"]/10) {
+			t.Errorf("%s = %g is not a small task (gemv %g, gemm %g)", k, d[k], d["gemv"], d["gemm"])
+		}
+	}
+
+	// --out: the TOML cluster file, which says the caches were evicted.
+	out := filepath.Join(t.TempDir(), "here.toml")
+	stdout, stderr, code = run(t, bin, "calibrate", "--nb", "32", "--reps", "3", "--workers", "3", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if stdout != "" || !strings.Contains(stderr, "gemm   nb=32  median") || !strings.Contains(stderr, "wrote "+out) {
+		t.Fatalf("stdout %q, stderr:\n%s", stdout, stderr)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "# (caches evicted before each task, as in a run)") {
+		t.Errorf("the cluster file does not say the caches were evicted:\n%s", b)
+	}
+	c, err := config.LoadCluster(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NB != 32 || c.Nodes != 1 || len(c.Groups) != 1 || c.Network.Bandwidth != 4e9 || c.Network.Latency != 1.5e-6 {
+		t.Fatalf("cluster %+v", c)
+	}
+	g := c.Groups[0]
+	if g.Name != "this-machine" || g.Nodes != 1 || g.CPUs != 3 || g.GPUs != 0 || len(g.GPU) != 0 {
+		t.Fatalf("group %+v", g)
+	}
+	for _, k := range config.TaskKinds() {
+		if v := g.CPU[k]; !(v > 0) || math.IsInf(v, 0) {
+			t.Errorf("%s = %g, want > 0 and finite", k, v)
+		}
 	}
 }
 

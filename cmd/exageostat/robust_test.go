@@ -384,6 +384,13 @@ func TestFitStops(t *testing.T) {
 // status 143, the checkpoint), and --resume ends bitwise where the
 // uninterrupted fit does. The deadline of a Slurm job (squeue's end time;
 // here a squeue on PATH that answers for job 42) stops it the same way.
+//
+// The deadline is a share of the uninterrupted search's time, which the
+// load changes between two runs: a run that ends its search in time (the
+// load dropped) or that could start no evaluation (it rose) is checked
+// for what it must then do, and the run is made again with a deadline
+// that moves toward the middle of the search (deadlineStop), so that the
+// stop itself is always checked.
 func TestFitDeadline(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
@@ -403,44 +410,103 @@ func TestFitDeadline(t *testing.T) {
 	b, _ := os.ReadFile(ref)
 	json.Unmarshal(b, &want)
 	// A quarter of the search's time after the reserve: the search stops
-	// about a quarter of the way, whatever the machine's speed (and still
-	// before the end when the load drops between the two runs).
-	limit := 2*time.Second + time.Duration(want.Seconds*float64(time.Second)/4)
-	res := filepath.Join(dir, "r.json")
-	t0 := time.Now()
-	_, e, code := run(t, bin, append(args, "--json", res, "--deadline", limit.String())...)
-	took := time.Since(t0)
-	got := readFitJSON(t, res)
-	if code != 143 || got.Status != "deadline" || got.Evaluations >= want.Evaluations || took > limit+time.Second ||
-		!strings.Contains(e, "fit: stopped for the deadline") || !strings.Contains(e, "continue with --resume "+filepath.Join(dir, "r.ckpt")) {
+	// about a quarter of the way, whatever the machine's speed.
+	stopped := deadlineStop(t, want.Seconds, want.Evaluations, func(try int, limit time.Duration) deadlineRun {
+		res := filepath.Join(dir, fmt.Sprintf("r%d.json", try))
+		_, e, code := run(t, bin, append(args, "--json", res, "--deadline", limit.String())...)
+		return deadlineRun{res: res, stderr: e, code: code}
+	})
+	got, e, res, ckpt := readFitJSON(t, stopped.res), stopped.stderr, stopped.res, strings.TrimSuffix(stopped.res, ".json")+".ckpt"
+	if got.Evaluations >= want.Evaluations || !strings.Contains(e, "continue with --resume "+ckpt) {
 		t.Fatalf("--deadline %v: exit %d after %v, status %q after %d evaluations (uninterrupted %d)\n%s",
-			limit, code, took, got.Status, got.Evaluations, want.Evaluations, e)
+			stopped.limit, stopped.code, stopped.took, got.Status, got.Evaluations, want.Evaluations, e)
 	}
-	if n, st := checkpointEvals(filepath.Join(dir, "r.ckpt")); n != got.Evaluations || st != "deadline" {
+	if n, st := checkpointEvals(ckpt); n != got.Evaluations || st != "deadline" {
 		t.Fatalf("checkpoint: %d evaluations, status %q", n, st)
 	}
-	if _, e, code := run(t, bin, append(args, "--json", res, "--resume", filepath.Join(dir, "r.ckpt"))...); code != 0 {
+	if _, e, code := run(t, bin, append(args, "--json", res, "--resume", ckpt)...); code != 0 {
 		t.Fatalf("resume: exit %d\n%s", code, e)
 	}
 	if r := readFitJSON(t, res); r.LogLik != want.LogLik || fmt.Sprint(r.Theta) != fmt.Sprint(want.Theta) || r.Evaluations != want.Evaluations {
 		t.Fatalf("resumed: theta %v l %v after %d; uninterrupted %v %v after %d", r.Theta, r.LogLik, r.Evaluations, want.Theta, want.LogLik, want.Evaluations)
 	}
-	t.Logf("uninterrupted %d evaluations in %.2fs; --deadline %v stopped after %d, at %v", want.Evaluations, want.Seconds, limit, got.Evaluations, took.Round(time.Millisecond))
+	t.Logf("uninterrupted %d evaluations in %.2fs; --deadline %v stopped after %d, at %v", want.Evaluations, want.Seconds, stopped.limit, got.Evaluations, stopped.took.Round(time.Millisecond))
 
 	// Slurm's end time (whole seconds, one more for the truncation).
 	bindir := filepath.Join(dir, "bin")
 	os.Mkdir(bindir, 0o755)
-	os.Remove(res)
-	end := time.Now().Add(limit + time.Second).Format("2006-01-02T15:04:05")
-	script := "#!/bin/sh\n[ \"$*\" = \"-h -j 42 -o %e\" ] && echo " + end + "\n"
-	if err := os.WriteFile(filepath.Join(bindir, "squeue"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+	slurm := deadlineStop(t, want.Seconds, want.Evaluations, func(try int, limit time.Duration) deadlineRun {
+		res := filepath.Join(dir, fmt.Sprintf("s%d.json", try))
+		end := time.Now().Add(limit + time.Second).Format("2006-01-02T15:04:05")
+		script := "#!/bin/sh\n[ \"$*\" = \"-h -j 42 -o %e\" ] && echo " + end + "\n"
+		if err := os.WriteFile(filepath.Join(bindir, "squeue"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		env := []string{"SLURM_JOB_ID=42", "PATH=" + bindir + ":" + os.Getenv("PATH")}
+		_, e, code := runIn(t, dir, env, bin, append(args, "--json", res)...)
+		return deadlineRun{res: res, stderr: e, code: code, slack: time.Second}
+	})
+	if !strings.Contains(slurm.stderr, "(the time limit of Slurm job 42)") {
+		t.Fatalf("Slurm job 42: exit %d after %v\n%s", slurm.code, slurm.took, slurm.stderr)
 	}
-	env := []string{"SLURM_JOB_ID=42", "PATH=" + bindir + ":" + os.Getenv("PATH")}
-	_, e, code = runIn(t, dir, env, bin, append(args, "--json", res)...)
-	if got := readFitJSON(t, res); code != 143 || got.Status != "deadline" || !strings.Contains(e, "(the time limit of Slurm job 42)") {
-		t.Fatalf("Slurm job 42 ending at %s: exit %d, status %q\n%s", end, code, got.Status, e)
+}
+
+// deadlineRun is one fit with a deadline: its JSON's path, its stderr and
+// exit status, and (filled in by deadlineStop) the deadline, its wall
+// time, and slack: how much later than the limit the deadline may be.
+type deadlineRun struct {
+	res, stderr string
+	code        int
+	limit, took time.Duration
+	slack       time.Duration
+}
+
+// deadlineStop runs fit(try, limit) with a deadline limit of 2 s (the
+// reserve) plus a share of the uninterrupted search's seconds (a quarter
+// first) until the fit stops for the deadline after some evaluations, and
+// returns that run, whose JSON says status "deadline" and which ended
+// before the deadline (1 s allowed for the process's start and exit). A
+// run that instead ended its search (the load dropped since the
+// uninterrupted fit) must have ended before the deadline with all its
+// evaluations: the next try's share is halved. A run that could start no
+// evaluation (the load rose) must say so, exit with status 143 and write
+// nothing: the next share is doubled. Five tries at most.
+func deadlineStop(t *testing.T, seconds float64, evals int, fit func(try int, limit time.Duration) deadlineRun) deadlineRun {
+	t.Helper()
+	share := 0.25
+	for try := range 5 {
+		limit := 2*time.Second + time.Duration(seconds*share*float64(time.Second))
+		t0 := time.Now()
+		r := fit(try, limit)
+		r.limit, r.took = limit, time.Since(t0)
+		if r.took > limit+r.slack+time.Second {
+			t.Fatalf("--deadline %v: exit %d after %v (the deadline passed)\n%s", limit, r.code, r.took, r.stderr)
+		}
+		_, err := os.Stat(r.res)
+		switch {
+		case r.code == 0:
+			if got := readFitJSON(t, r.res); got.Evaluations != evals || got.Status == "deadline" {
+				t.Fatalf("--deadline %v: exit 0 after %v, status %q after %d evaluations (uninterrupted %d)\n%s", limit, r.took, got.Status, got.Evaluations, evals, r.stderr)
+			}
+			t.Logf("--deadline %v: the search ended in %v: the machine ran faster than for the uninterrupted fit", limit, r.took)
+			share /= 2
+		case r.code == 143 && strings.Contains(r.stderr, "fit: stopped for the deadline") && strings.Contains(r.stderr, "after 0 evaluations; nothing written"):
+			if err == nil {
+				t.Fatalf("--deadline %v: no evaluation, yet %s was written", limit, r.res)
+			}
+			t.Logf("--deadline %v: no evaluation could start: the machine ran slower than for the uninterrupted fit", limit)
+			share *= 2
+		case r.code == 143 && strings.Contains(r.stderr, "fit: stopped for the deadline") && err == nil:
+			if got := readFitJSON(t, r.res); got.Status != "deadline" {
+				t.Fatalf("--deadline %v: exit 143 after %v, status %q\n%s", limit, r.took, got.Status, r.stderr)
+			}
+			return r
+		default:
+			t.Fatalf("--deadline %v: exit %d after %v\n%s", limit, r.code, r.took, r.stderr)
+		}
 	}
+	t.Fatalf("five deadlines from %.2f s of search: the fit never stopped for one after some evaluations", seconds)
+	return deadlineRun{}
 }
 
 // TestMPIInputsFromRank0: under mpirun, rank 0 alone reads the inputs and

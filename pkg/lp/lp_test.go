@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/exageostat/exageostat/pkg/cputime"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-7*math.Max(1, math.Abs(b)) }
@@ -193,11 +195,18 @@ func TestSolveExcludeCPUOnly(t *testing.T) {
 	}
 }
 
+// TestSolveTiming: the LP of NT = 101 (the paper's N = 96600 with tiles of
+// 960) on three groups solves in under 5 s of the process's CPU time (not
+// wall time: a loaded machine stretches that, 5.4 s at load 17 on 2
+// cores), the paper's "under 1 s" with a margin for this machine.
 func TestSolveTiming(t *testing.T) {
-	// NT = 101 (the paper's N = 96600 with tiles of 960) on three groups.
+	c0, cpu := cputime.Process()
 	start := time.Now()
 	res, err := Solve(101, paperGroups(), Options{})
 	el := time.Since(start)
+	if c1, ok := cputime.Process(); cpu && ok {
+		el = time.Duration(c1 - c0)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +215,7 @@ func TestSolveTiming(t *testing.T) {
 		t.Logf("  %-9s gen %5.1f%%  fact %5.1f%%  busy cpu %.2f gpu %.2f", g.Name, 100*g.GenShare, 100*g.FactShare, g.Busy[CPU], g.Busy[GPU])
 	}
 	if el > 5*time.Second {
-		t.Fatalf("took %v, want under 5 s (paper: under 1 s)", el)
+		t.Fatalf("took %v of CPU, want under 5 s (paper: under 1 s)", el)
 	}
 	// The ends are ordered and the makespan is at least the F and G chains.
 	for s := 1; s < len(res.F); s++ {
