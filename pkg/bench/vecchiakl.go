@@ -12,7 +12,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/runtime"
 	"github.com/exageostat/exageostat/pkg/tile"
 	"github.com/exageostat/exageostat/pkg/vecchia"
-	"github.com/exageostat/exageostat/pkg/vecchia/greedy"
 	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
 	"github.com/exageostat/exageostat/pkg/vecchia/order"
 )
@@ -231,9 +230,10 @@ func klRow(pr likelihood.Problem, o VecchiaKLOptions, a klApprox, rt *runtime.Ru
 
 // greedySets returns the ordering ord of pr's points and sets of m chosen
 // by conditional variance (package greedy) at o.Theta among each point's
-// o.Candidates (0: 3m) nearest earlier points: the covariances by
-// greedy.KernelRows for nu = 1/2, 3/2, 5/2 (NewMatern's values), by
-// greedy.GradRows (matern.Grad's) for any other nu on planar points.
+// o.Candidates (0: 3m) nearest earlier points: vecchia.SelectGreedy, as
+// fit --vecchia-select greedy chooses them (greedy.KernelRows for nu =
+// 1/2, 3/2, 5/2, NewMatern's values; greedy.GradRows, matern.Grad's, for
+// any other nu on planar points).
 func greedySets(pr likelihood.Problem, o VecchiaKLOptions, m int, ord order.Method) ([]int, *neighbors.Sets, error) {
 	k := o.Candidates
 	if k <= 0 {
@@ -247,36 +247,8 @@ func greedySets(pr likelihood.Problem, o VecchiaKLOptions, m int, ord order.Meth
 	if cand == nil {
 		cand = wide.Sets
 	}
-	p, th := pr.Points, matern.Theta{Sigma2: o.Theta[0], Beta: o.Theta[1], Nu: o.Theta[2]}
-	kern, err := matern.NewMatern(th, matern.MaxDistance(pr.Metric, p))
-	if err != nil {
-		return nil, nil, err
-	}
-	perm := wide.Perm
-	q := matern.Points{X: permuted(p.X, perm), Y: permuted(p.Y, perm), Z: permuted(p.Z, perm), T: permuted(p.T, perm)}
-	var rows greedy.Rows = &greedy.KernelRows{K: kern, Nugget: o.Theta[3], Metric: pr.Metric, P: q}
-	if th.Nu != 0.5 && th.Nu != 1.5 && th.Nu != 2.5 && pr.Metric == matern.Euclidean && q.Z == nil {
-		// The blocks' evaluator: AVX-512 rows for any nu (not the same bits).
-		g, err := matern.NewGrad(th, wide.Plan.RMin, wide.Plan.RMax, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		rows = &greedy.GradRows{G: g, Nugget: o.Theta[3], P: q}
-	}
-	sets, err := greedy.SelectRows(cand, m, rows, o.Workers)
-	return perm, sets, err
-}
-
-// permuted returns v in the ordering perm (v[perm[i]] at i; nil for nil).
-func permuted(v []float64, perm []int) []float64 {
-	if v == nil {
-		return nil
-	}
-	out := make([]float64, len(perm))
-	for i, j := range perm {
-		out[i] = v[j]
-	}
-	return out
+	sets, err := vecchia.SelectGreedy(pr, wide.Perm, o.Theta, cand, m, o.Workers)
+	return wide.Perm, sets, err
 }
 
 // uniformPoints returns n uniform random points in the unit square (a

@@ -97,13 +97,14 @@ func (v *fitJob) fitShape(nAll, m int) vecchia.FitShape {
 // checkWide returns the fit's setup s with the size of the sets that the
 // fit's neighbour search finds for the approximation check too
 // (vecchia.Setup.Wide): its m2 when the check will need sets at m2 that
-// the fit's plans on this rank can be cut from (one rank, or a hold-out's
-// whole plans; not with a sets file, nor when m2 does not fit in memory:
-// note), else none. n is the number of locations the fit conditions.
+// the fit's plans on this rank can be cut from (one rank, a hold-out's
+// whole plans, or a greedy fit's rank 0, which prepares every plan and
+// holds the candidates; not with a sets file, nor when m2 does not fit in
+// memory: note), else none. n is the number of locations the fit conditions.
 func (v *fitJob) checkWide(s vecchia.Setup, mode prepMode, n int, note string) vecchia.Setup {
 	cfg := v.cfg
 	m2 := min(vecchiaCheckM(cfg), n-1)
-	if cfg.VecchiaCheck && cfg.Vecchia.Sets == "" && note == "" && mode == prepLocal && m2 > cfg.Vecchia.M {
+	if cfg.VecchiaCheck && cfg.Vecchia.Sets == "" && note == "" && (mode == prepLocal || cfg.Greedy()) && m2 > cfg.Vecchia.M {
 		s.Wide = m2
 	}
 	return s
