@@ -75,15 +75,16 @@ func TestLogLikAgainstScipy(t *testing.T) {
 	}
 }
 
-// TestFitMatchesScipyOptimum: on the reference data sets, BOBYQA from the
+// TestFitMatchesScipyOptimum: on the reference data sets (N = 1600, and
+// N = 2000 whose last tile at nb = 320 is ragged), BOBYQA from the
 // default start, run to FtolAbs 1e-9, ends at scipy's optimum (its two
-// optimisers, L-BFGS-B and Nelder-Mead, agree to 1e-9 in l and 4e-6 in
+// optimisers, L-BFGS-B and Nelder-Mead, agree to 1.3e-11 in l and 2.5e-7 in
 // theta): l within 1e-6 either side and each parameter within 1e-4
 // relative. A search that stops early (BOBYQA at its default 1e-5 stops
 // 1.6e-4 away in beta at N=1600) or overshoots fails.
 func TestFitMatchesScipyOptimum(t *testing.T) {
 	for _, row := range readRows(t, "fits.csv") {
-		if row["file"] == "fit_n3600.csv" && testing.Short() {
+		if row["file"] == "fit_n2000.csv" && testing.Short() {
 			continue
 		}
 		t.Run(row["file"], func(t *testing.T) {

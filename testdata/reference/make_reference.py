@@ -12,7 +12,7 @@ What it computes (all files are written next to this script):
         ds_n333.csv     333   2     (1.5, 0.07, 1.2)
         ds_n900.csv     900   3     (1,   0.1,  0.5)
         fit_n1600.csv   1600  11    (1,   0.1,  0.5)
-        fit_n3600.csv   3600  12    (1,   0.1,  0.5)
+        fit_n2000.csv   2000  12    (1,   0.1,  0.5)
 
      rng = np.random.default_rng(seed); s = ceil(sqrt(N)); the jitters are
      drawn as one array U = rng.uniform(-0.4, 0.4, size=(s*s, 2)), row
@@ -42,7 +42,7 @@ What it computes (all files are written next to this script):
 
   4. fits.csv: columns file,sigma2,beta,nu,loglik,evaluations,method -- the
      best maximum of l over theta in [0.001, 5]^3 (Matern, no nugget) for
-     fit_n1600.csv and fit_n3600.csv. Optimisation is over log(theta) with
+     fit_n1600.csv and fit_n2000.csv. Optimisation is over log(theta) with
      scipy.optimize.minimize: L-BFGS-B (numerical gradients, 3-point central
      differences) and Nelder-Mead (bounded, explicit initial simplex), both
      from the data-driven start sigma2 = var(z) (population variance),
@@ -73,11 +73,15 @@ generator, same numpy major version); loglik.csv and fits.csv are computed
 from the CSV files as written, so they depend only on those files.
 
 Runtime (measured 2026-11-22 on 2 shared cores with other jobs running,
-numpy 1.24.2, scipy 1.10.1, OpenBLAS): the whole script 945 s (~16 min):
-data + loglik 14 s, fits 931 s in 2 worker processes. fit_n3600.csv
-dominates: one likelihood costs ~3-6 s there (K_nu on 6.5e6 pairs plus the
-3600x3600 Cholesky); its Nelder-Mead run took 912 s (245 evaluations) and
-its L-BFGS-B run 611 s (161), the fit_n1600.csv runs ~140 s each.
+numpy 1.24.2, scipy 1.10.1, OpenBLAS): data + loglik 14 s; the fits of
+fit_n1600.csv ~140 s each (L-BFGS-B 133 s, 161 evaluations; Nelder-Mead
+142 s, 252). fit_n2000.csv replaced fit_n3600.csv on 2026-11-28, to make
+the Go test that fits it 5 times cheaper; its fits, run with
+``--fit-files fit_n2000.csv`` under nice 10 on a loaded 2-core Intel Xeon
+(load 7-21), took 2961 s (L-BFGS-B, 154 evaluations) and 3182 s
+(Nelder-Mead, 248): about 1 s of CPU per likelihood, the rest the load.
+(fit_n3600.csv's had taken 611 s and 912 s on a calmer box: 3-6 s per
+likelihood, K_nu on 6.5e6 pairs plus the 3600x3600 Cholesky.)
 ``--steps select`` only rebuilds fits.csv from fits_all.csv (instant).
 """
 
@@ -104,10 +108,10 @@ DATASETS = [
     ("ds_n333.csv", 333, 2, (1.5, 0.07, 1.2)),
     ("ds_n900.csv", 900, 3, (1.0, 0.1, 0.5)),
     ("fit_n1600.csv", 1600, 11, (1.0, 0.1, 0.5)),
-    ("fit_n3600.csv", 3600, 12, (1.0, 0.1, 0.5)),
+    ("fit_n2000.csv", 2000, 12, (1.0, 0.1, 0.5)),
 ]
 SMALL = ["ds_n50.csv", "ds_n333.csv", "ds_n900.csv"]
-FITS = ["fit_n1600.csv", "fit_n3600.csv"]
+FITS = ["fit_n1600.csv", "fit_n2000.csv"]
 
 # kernel, sigma2, beta, nu (delta for powexp), nugget
 LOGLIK_THETAS = [
