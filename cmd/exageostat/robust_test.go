@@ -355,7 +355,14 @@ func TestFitStops(t *testing.T) {
 	}
 
 	res, ckpt = filepath.Join(dir, "ci.json"), filepath.Join(dir, "ci.ckpt")
-	ci := exec.Command(bin, "fit", "--data", data, "--workers", "2", "--json", res, "--ci", "profile")
+	// N = 1600: the profile intervals take seconds, so the signal sent
+	// when the checkpoint says the search has ended lands during them (at
+	// N = 400 they ended first, within 17 ms, on a calm box).
+	big := filepath.Join(dir, "big.csv")
+	if _, e, code := run(t, bin, "simulate", "--n", "1600", "--seed", "3", "--out", big); code != 0 {
+		t.Fatalf("simulate: %s", e)
+	}
+	ci := exec.Command(bin, "fit", "--data", big, "--workers", "2", "--json", res, "--ci", "profile")
 	var ce strings.Builder
 	ci.Stderr = &ce
 	if err := ci.Start(); err != nil {
