@@ -13,12 +13,14 @@ import (
 
 // vecchiaResult is the part of fit's JSON the Vecchia tests read.
 type vecchiaResult struct {
-	Theta  []float64 `json:"theta"`
-	LogLik float64   `json:"loglik"`
-	Status string    `json:"status"`
-	StdErr []float64 `json:"stderr"`
-	MSPE   float64   `json:"mspe"`
-	Steps  []struct {
+	Theta       []float64 `json:"theta"`
+	LogLik      float64   `json:"loglik"`
+	Status      string    `json:"status"`
+	StdErr      []float64 `json:"stderr"`
+	MSPE        float64   `json:"mspe"`
+	Evaluations int       `json:"evaluations"`
+	Replayed    int       `json:"replayed_evaluations"`
+	Steps       []struct {
 		Wall        float64         `json:"wall"`
 		Gen         float64         `json:"gen"`
 		Chol        float64         `json:"chol"`
@@ -29,10 +31,12 @@ type vecchiaResult struct {
 	} `json:"steps"`
 	PerEval map[string]float64 `json:"seconds_per_evaluation"`
 	Vecchia *struct {
-		M      int    `json:"m"`
-		Stages []int  `json:"stages"`
-		Search string `json:"search"`
-		Select string `json:"select"`
+		M          int       `json:"m"`
+		Stages     []int     `json:"stages"`
+		Search     string    `json:"search"`
+		Select     string    `json:"select"`
+		Candidates int       `json:"candidates"`
+		Pilot      []float64 `json:"pilot"`
 	} `json:"vecchia"`
 	Check *vecchiaCheck `json:"vecchia_check"`
 }

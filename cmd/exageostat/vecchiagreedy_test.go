@@ -15,24 +15,6 @@ import (
 	"github.com/exageostat/exageostat/pkg/vecchia/neighbors"
 )
 
-// greedyResult is the part of fit's JSON the greedy tests read.
-type greedyResult struct {
-	Theta       []float64 `json:"theta"`
-	LogLik      float64   `json:"loglik"`
-	Status      string    `json:"status"`
-	StdErr      []float64 `json:"stderr"`
-	Evaluations int       `json:"evaluations"`
-	Replayed    int       `json:"replayed_evaluations"`
-	Vecchia     struct {
-		M          int       `json:"m"`
-		Stages     []int     `json:"stages"`
-		Select     string    `json:"select"`
-		Candidates int       `json:"candidates"`
-		Pilot      []float64 `json:"pilot"`
-	} `json:"vecchia"`
-	Check *vecchiaCheck `json:"vecchia_check"`
-}
-
 // readPoints reads the x, y columns of a simulate CSV file.
 func readPoints(t *testing.T, path string) (x, y []float64) {
 	t.Helper()
@@ -109,7 +91,7 @@ func TestFitVecchiaGreedy(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("greedy fit: exit %d: %s", code, e)
 			}
-			g := readJSON[greedyResult](t, at("g.json"))
+			g := readJSON[vecchiaResult](t, at("g.json"))
 			if g.Vecchia.Select != "greedy" || g.Vecchia.Candidates != 90 || !slices.Equal(g.Vecchia.Stages, []int{10, 30}) || len(g.Vecchia.Pilot) != 4 {
 				t.Fatalf("vecchia summary %+v: want greedy, 90 candidates, stages 10, 30 and a pilot", g.Vecchia)
 			}
@@ -158,7 +140,7 @@ func TestFitVecchiaGreedy(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("fit --vecchia-sets: exit %d: %s", code, e)
 			}
-			r := readJSON[greedyResult](t, at("r.json"))
+			r := readJSON[vecchiaResult](t, at("r.json"))
 			if math.Abs(r.LogLik-g.LogLik) > 1e-4 {
 				t.Errorf("l %.8f with the sets read, %.8f greedy", r.LogLik, g.LogLik)
 			}
@@ -186,13 +168,13 @@ func TestResumeVecchiaGreedy(t *testing.T) {
 	}
 	base := []string{"fit", "--data", data, "--computation", "vecchia", "--mean", "constant", "--lb", "0.01,0.001,0.1,0.001", "--ub", "10,5,3,2",
 		"--workers", "2", "-q", "--vecchia-select", "greedy"}
-	fit := func(name string, args ...string) greedyResult {
+	fit := func(name string, args ...string) vecchiaResult {
 		t.Helper()
 		out := filepath.Join(dir, name+".json")
 		if _, e, code := run(t, bin, append(append(slices.Clone(base), "--json", out), args...)...); code != 0 {
 			t.Fatalf("fit %v: exit %d: %s", args, code, e)
 		}
-		return readJSON[greedyResult](t, out)
+		return readJSON[vecchiaResult](t, out)
 	}
 	full := fit("full", "--checkpoint", "none")
 	stop := full.Evaluations - 2
