@@ -11,6 +11,16 @@ import (
 	"testing"
 )
 
+// simulateNugget writes n draws of the Matérn model at theta
+// (sigma2,beta,nu) with the nugget 0.1 from seed to path (exageostat
+// simulate): the Vecchia tests' data.
+func simulateNugget(t *testing.T, bin, path, n, theta, seed string) {
+	t.Helper()
+	if _, stderr, code := run(t, bin, "simulate", "--n", n, "--theta", theta, "--nugget", "0.1", "--seed", seed, "--out", path); code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, stderr)
+	}
+}
+
 // vecchiaResult is the part of fit's JSON the Vecchia tests read.
 type vecchiaResult struct {
 	Theta       []float64 `json:"theta"`
@@ -20,6 +30,7 @@ type vecchiaResult struct {
 	MSPE        float64   `json:"mspe"`
 	Evaluations int       `json:"evaluations"`
 	Replayed    int       `json:"replayed_evaluations"`
+	Warnings    []string  `json:"warnings"`
 	Steps       []struct {
 		Wall        float64         `json:"wall"`
 		Gen         float64         `json:"gen"`
@@ -39,6 +50,11 @@ type vecchiaResult struct {
 		Pilot      []float64 `json:"pilot"`
 	} `json:"vecchia"`
 	Check *vecchiaCheck `json:"vecchia_check"`
+	// Refined are the checks that moved a refined fit on.
+	Refined []struct {
+		M2        int     `json:"m2"`
+		MaxStepSE float64 `json:"max_step_se"`
+	} `json:"vecchia_refined"`
 }
 
 // vecchiaCheck is the approximation check in fit's JSON, less its time.
@@ -74,9 +90,7 @@ func TestFitVecchiaCLI(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "d.csv")
-	if _, stderr, code := run(t, bin, "simulate", "--n", "300", "--theta", "1,0.1,0.8", "--nugget", "0.1", "--seed", "4", "--out", data); code != 0 {
-		t.Fatalf("simulate: exit %d: %s", code, stderr)
-	}
+	simulateNugget(t, bin, data, "300", "1,0.1,0.8", "4")
 	fit := func(name string, args ...string) vecchiaResult {
 		t.Helper()
 		res := filepath.Join(dir, name+".json")
@@ -275,9 +289,7 @@ func TestMPIVecchiaRefineBitwise(t *testing.T) {
 	bin, mbin := binary(t), mpiBinary(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "d.csv")
-	if _, stderr, code := run(t, bin, "simulate", "--n", "300", "--theta", "1,0.1,1.5", "--nugget", "0.1", "--seed", "3", "--out", data); code != 0 {
-		t.Fatalf("simulate: exit %d: %s", code, stderr)
-	}
+	simulateNugget(t, bin, data, "300", "1,0.1,1.5", "3")
 	base := []string{"fit", "--data", data, "--computation", "vecchia", "--lb", "0.01,0.001,0.1,0.001",
 		"--ub", "10,5,3,2", "--mean", "constant", "--workers", "1", "-q", "--checkpoint", "none"}
 	for _, c := range []struct {
@@ -320,9 +332,7 @@ func TestMPIVecchiaRootFailure(t *testing.T) {
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
 	for _, n := range []string{"200", "300"} {
-		if _, stderr, code := run(t, bin, "simulate", "--n", n, "--theta", "1,0.1,0.8", "--nugget", "0.1", "--seed", "6", "--out", at("d"+n+".csv")); code != 0 {
-			t.Fatalf("simulate: exit %d: %s", code, stderr)
-		}
+		simulateNugget(t, bin, at("d"+n+".csv"), n, "1,0.1,0.8", "6")
 	}
 	vf := []string{"fit", "-q", "--computation", "vecchia", "--vecchia-m", "10", "--workers", "1"}
 	if _, stderr, code := run(t, bin, append(vf, "--data", at("d300.csv"), "--vecchia-sets-out", at("s300.txt"))...); code != 0 {
@@ -343,9 +353,7 @@ func TestResumeVecchiaCLI(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "d.csv")
-	if _, stderr, code := run(t, bin, "simulate", "--n", "300", "--theta", "1,0.1,0.8", "--nugget", "0.1", "--seed", "6", "--out", data); code != 0 {
-		t.Fatalf("simulate: exit %d: %s", code, stderr)
-	}
+	simulateNugget(t, bin, data, "300", "1,0.1,0.8", "6")
 	base := []string{"fit", "--data", data, "--computation", "vecchia", "--mean", "constant", "--lb", "0.01,0.001,0.1,0.001", "--ub", "10,5,3,2", "--workers", "2", "-q"}
 	fit := func(name string, args ...string) (vecchiaResult, string) {
 		t.Helper()

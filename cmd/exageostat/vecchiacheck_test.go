@@ -53,9 +53,7 @@ func TestVecchiaCheck(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "d.csv")
-	if _, stderr, code := run(t, bin, "simulate", "--n", "300", "--theta", "1,0.1,1.5", "--nugget", "0.1", "--seed", "3", "--out", data); code != 0 {
-		t.Fatalf("simulate: exit %d: %s", code, stderr)
-	}
+	simulateNugget(t, bin, data, "300", "1,0.1,1.5", "3")
 	bounds := []string{"--lb", "0.01,0.001,0.1,0.001", "--ub", "10,5,3,2"}
 	fit := func(name string, args ...string) (checkResult, string) {
 		t.Helper()
@@ -141,25 +139,6 @@ func TestVecchiaCheck(t *testing.T) {
 	}
 }
 
-// refineResult is the part of fit's JSON a refined fit's test reads.
-type refineResult struct {
-	Theta       []float64     `json:"theta"`
-	LogLik      float64       `json:"loglik"`
-	StdErr      []float64     `json:"stderr"`
-	Warnings    []string      `json:"warnings"`
-	Check       *vecchiaCheck `json:"vecchia_check"`
-	Status      string        `json:"status"`
-	Evaluations int           `json:"evaluations"`
-	Vecchia     struct {
-		M      int   `json:"m"`
-		Stages []int `json:"stages"`
-	} `json:"vecchia"`
-	Refined []struct {
-		M2        int     `json:"m2"`
-		MaxStepSE float64 `json:"max_step_se"`
-	} `json:"vecchia_refined"`
-}
-
 // TestVecchiaRefine: --vecchia-refine-m on the smooth field of
 // TestVecchiaCheck (N = 300, nu = 1.5, nugget 0.1), from m = 3. (1) The
 // fit goes on at the check's m2 while the check warns (each refining
@@ -175,10 +154,8 @@ func TestVecchiaRefine(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "d.csv")
-	if _, stderr, code := run(t, bin, "simulate", "--n", "300", "--theta", "1,0.1,1.5", "--nugget", "0.1", "--seed", "3", "--out", data); code != 0 {
-		t.Fatalf("simulate: exit %d: %s", code, stderr)
-	}
-	fit := func(name string, args ...string) refineResult {
+	simulateNugget(t, bin, data, "300", "1,0.1,1.5", "3")
+	fit := func(name string, args ...string) vecchiaResult {
 		t.Helper()
 		res := filepath.Join(dir, name+".json")
 		a := append([]string{"fit", "--data", data, "--computation", "vecchia", "--mean", "constant", "--lb", "0.01,0.001,0.1,0.001",
@@ -186,7 +163,7 @@ func TestVecchiaRefine(t *testing.T) {
 		if _, stderr, code := run(t, bin, a...); code != 0 {
 			t.Fatalf("fit %v: exit %d: %s", args, code, stderr)
 		}
-		return readJSON[refineResult](t, res)
+		return readJSON[vecchiaResult](t, res)
 	}
 	for _, c := range []struct {
 		refine string

@@ -83,9 +83,7 @@ func TestFitVecchiaGreedy(t *testing.T) {
 			at := func(s string) string { return filepath.Join(dir, strings.ReplaceAll(c.name, " ", "")+s) }
 			data := at("d.csv")
 			theta := "1,0.1," + strconv.FormatFloat(c.nu, 'g', -1, 64)
-			if _, e, code := run(t, bin, "simulate", "--n", "300", "--theta", theta, "--nugget", "0.1", "--seed", "4", "--out", data); code != 0 {
-				t.Fatalf("simulate: exit %d: %s", code, e)
-			}
+			simulateNugget(t, bin, data, "300", theta, "4")
 			base := []string{"fit", "--data", data, "--computation", "vecchia", "--mean", "constant", "--lb", c.lb, "--ub", c.ub, "--workers", "2", "-q", "--checkpoint", "none", "--stderr"}
 			_, e, code := run(t, bin, append(slices.Clone(base), "--vecchia-select", "greedy", "--vecchia-sets-out", at("g.sets"), "--json", at("g.json"))...)
 			if code != 0 {
@@ -163,9 +161,7 @@ func TestResumeVecchiaGreedy(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "d.csv")
-	if _, e, code := run(t, bin, "simulate", "--n", "300", "--theta", "1,0.1,1.5", "--nugget", "0.1", "--seed", "6", "--out", data); code != 0 {
-		t.Fatalf("simulate: exit %d: %s", code, e)
-	}
+	simulateNugget(t, bin, data, "300", "1,0.1,1.5", "6")
 	base := []string{"fit", "--data", data, "--computation", "vecchia", "--mean", "constant", "--lb", "0.01,0.001,0.1,0.001", "--ub", "10,5,3,2",
 		"--workers", "2", "-q", "--vecchia-select", "greedy"}
 	fit := func(name string, args ...string) vecchiaResult {

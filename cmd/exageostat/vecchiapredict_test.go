@@ -52,9 +52,7 @@ func TestPredictVecchiaCLI(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	all := filepath.Join(dir, "all.csv")
-	if _, stderr, code := run(t, bin, "simulate", "--n", "600", "--theta", "1,0.1,0.8", "--nugget", "0.1", "--seed", "5", "--out", all); code != 0 {
-		t.Fatalf("simulate: exit %d: %s", code, stderr)
-	}
+	simulateNugget(t, bin, all, "600", "1,0.1,0.8", "5")
 	obs, at := splitCSV(t, all, dir, "obs.csv", 0, 500), splitCSV(t, all, dir, "at.csv", 500, 600)
 	small, smallAt := splitCSV(t, all, dir, "small.csv", 0, 200), splitCSV(t, all, dir, "small-at.csv", 500, 530)
 	theta := []string{"--theta", "1,0.1,0.8,0.1", "--workers", "2", "-q"}

@@ -20,9 +20,7 @@ func TestVecchiaCheckSignal(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "d.csv")
-	if _, e, code := run(t, bin, "simulate", "--n", "4000", "--theta", "1,0.1,0.5", "--nugget", "0.1", "--seed", "5", "--out", data); code != 0 {
-		t.Fatalf("simulate: exit %d: %s", code, e)
-	}
+	simulateNugget(t, bin, data, "4000", "1,0.1,0.5", "5")
 	args := []string{"fit", "--data", data, "--computation", "vecchia", "--vecchia-m", "10", "--lb", "0.01,0.001,0.1,0.001", "--ub", "10,5,3,2", "--workers", "2"}
 	ref := filepath.Join(dir, "ref.json")
 	if _, e, code := run(t, bin, append(args, "--vecchia-check=false", "--json", ref)...); code != 0 {
